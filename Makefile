@@ -1,0 +1,42 @@
+# delaycv: the two set-up commands of the README are `make run` and `make test`.
+# Both create .venv from requirements.lock on first use (Python 3.11, PyPI only).
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+CORES ?= 2
+STAMP := $(VENV)/.delaycv-installed
+
+.PHONY: run test lint format bench clean-results
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $(STAMP)
+
+## run: the whole default pipeline (convert, evaluate, merge, tests, figures, report)
+run: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --profile profiles/default
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --profile profiles/default --report results/report.html
+
+## test: lint, format and workflow checks, then the test suite
+test: $(STAMP) lint
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --lint --cores 1
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+	$(BIN)/snakefmt Snakefile workflow/rules
+
+bench: $(STAMP)
+	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
+
+clean-results:
+	rm -rf results/* resources/generated .snakemake/metadata

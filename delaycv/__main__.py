@@ -1,0 +1,5 @@
+import sys
+
+from delaycv.cli import main
+
+sys.exit(main())

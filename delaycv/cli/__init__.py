@@ -1,0 +1,49 @@
+"""The ``delaycv`` console command.
+
+Each subcommand lives in its own module of this package, which defines ``add_parser(subparsers)``
+(registering the subcommand and its options, with ``parser.set_defaults(run=run)``) and
+``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from delaycv import __version__
+from delaycv.errors import DelaycvError
+
+COMMANDS = ("convert", "generate", "evaluate", "merge", "compare", "plot")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="delaycv",
+        description="Evaluate online binary classifiers with delayed labels (prequential k-fold).",
+    )
+    parser.add_argument("--version", action="version", version=f"delaycv {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"delaycv.cli.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"delaycv.cli.{name}":
+                raise
+            continue
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except DelaycvError as err:
+        print(f"delaycv: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
