@@ -1,0 +1,342 @@
+"""The canonical stream: arrays in memory, one Parquet file on disk (design card §2).
+
+A :class:`Stream` holds, for instances n = 1..len(stream) in arrival order,
+
+- ``time[n]``: arrival time in Unix seconds (int64), non-decreasing;
+- ``label[n]``: the true label, 0 or 1 (int8; 1 is the positive class named in the metadata);
+- ``label_time[n]``: the time an external event (the fixing commit) reveals the positive label,
+  float64 Unix seconds, NaN when no event ever does;
+- ``features``: a DataFrame with one column per feature known at arrival, float64 or categorical
+  (string categories);
+- ``metadata``: a dict (dataset, source_sha256, positive_class, features, rows, positives,
+  positives_with_label_time, dangling_links, ...).
+
+On disk (:func:`write_stream` / :func:`read_stream`) the columns are ``time`` int64, ``label`` int8,
+``label_time`` nullable int64, then the features (float64, or dictionary<int32, string>), and the
+metadata is JSON under the Parquet file-metadata key ``b"delaycv"``. Writing is atomic and
+deterministic: the same stream gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from delaycv.atomic import atomic_path
+from delaycv.errors import DelaycvError, InputError
+
+#: The columns every stream file starts with, in order; the features follow.
+BASE_COLUMNS: tuple[str, ...] = ("time", "label", "label_time")
+#: Parquet file-metadata key holding the stream metadata (JSON).
+METADATA_KEY = b"delaycv"
+#: Version of the on-disk layout, stored in the metadata as ``format_version``.
+FORMAT_VERSION = 1
+#: Metadata keys that :class:`Stream` computes from the data itself (always consistent).
+COMPUTED_KEYS: tuple[str, ...] = ("features", "rows", "positives", "positives_with_label_time")
+
+
+def _as_feature_frame(features: pd.DataFrame | None, rows: int) -> pd.DataFrame:
+    """Copy ``features`` with float64 numeric columns and categorical (str) other columns."""
+    if features is None:
+        return pd.DataFrame(index=pd.RangeIndex(rows))
+    if not isinstance(features, pd.DataFrame):
+        raise DelaycvError(f"stream features must be a pandas DataFrame, got {type(features)}")
+    names = [str(c) for c in features.columns]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise DelaycvError(f"duplicate feature names: {', '.join(dup)}")
+    clash = set(names) & set(BASE_COLUMNS)
+    if clash:
+        raise DelaycvError(f"feature names clash with stream columns: {', '.join(sorted(clash))}")
+    out: dict[str, Any] = {}
+    for name, col in zip(names, features.columns, strict=True):
+        s = features[col]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            cats = s.cat.categories
+            if not all(isinstance(c, str) for c in cats):
+                s = s.cat.rename_categories([str(c) for c in cats])
+            out[name] = s.reset_index(drop=True)
+        elif pd.api.types.is_bool_dtype(s.dtype) or pd.api.types.is_numeric_dtype(s.dtype):
+            out[name] = pd.Series(s.to_numpy(dtype=np.float64, na_value=np.nan))
+        else:
+            values = s.astype(object).where(s.notna(), None)
+            values = values.map(lambda v: v if v is None else str(v))
+            out[name] = pd.Series(pd.Categorical(values))
+    frame = (
+        pd.DataFrame(out, index=pd.RangeIndex(rows))
+        if out
+        else pd.DataFrame(index=pd.RangeIndex(rows))
+    )
+    return frame
+
+
+@dataclass(frozen=True, eq=False)
+class Stream:
+    """The canonical stream in memory (see the module docstring for the meaning of each field).
+
+    Arrays are converted to their canonical dtypes on construction and checked: equal lengths,
+    ``label`` in {0, 1}, ``time`` non-decreasing. The metadata keys in :data:`COMPUTED_KEYS` are
+    (re)computed from the data: ``rows`` = n, ``positives`` = sum(label),
+    ``positives_with_label_time`` = #{i : label_i = 1 and label_time_i is not NaN}, ``features`` =
+    the feature names in column order.
+    """
+
+    time: np.ndarray
+    label: np.ndarray
+    label_time: np.ndarray
+    features: pd.DataFrame = None  # type: ignore[assignment]
+    metadata: dict = field(default_factory=dict)
+    _columns: list = field(init=False, repr=False, compare=False, default=None)
+    _matrix: np.ndarray | None = field(init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        time = np.ascontiguousarray(self.time, dtype=np.int64)
+        label_in = np.asarray(self.label)
+        if time.ndim != 1 or label_in.ndim != 1:
+            raise DelaycvError("stream time and label must be one-dimensional arrays")
+        n = time.shape[0]
+        if label_in.shape[0] != n:
+            raise DelaycvError(f"stream label has {label_in.shape[0]} values, time has {n}")
+        if n and not np.isin(label_in, (0, 1)).all():
+            bad = int(np.flatnonzero(~np.isin(label_in, (0, 1)))[0])
+            raise DelaycvError(f"stream label at row {bad + 1} is {label_in[bad]!r}, not 0 or 1")
+        label = np.ascontiguousarray(label_in, dtype=np.int8)
+        if self.label_time is None:
+            label_time = np.full(n, np.nan)
+        else:
+            label_time = np.ascontiguousarray(self.label_time, dtype=np.float64)
+        if label_time.shape != (n,):
+            raise DelaycvError(f"stream label_time has shape {label_time.shape}, expected ({n},)")
+        if n > 1:
+            dec = np.flatnonzero(np.diff(time) < 0)
+            if dec.size:
+                i = int(dec[0]) + 1
+                raise DelaycvError(
+                    f"stream time decreases at row {i + 1} ({time[i]} after {time[i - 1]})"
+                )
+        features = _as_feature_frame(self.features, n)
+        if len(features) != n:
+            raise DelaycvError(f"stream features have {len(features)} rows, time has {n}")
+        for arr in (time, label, label_time):
+            arr.setflags(write=False)
+        meta = dict(self.metadata or {})
+        meta["features"] = [str(c) for c in features.columns]
+        meta["rows"] = int(n)
+        meta["positives"] = int(label.sum(dtype=np.int64))
+        meta["positives_with_label_time"] = int(((label == 1) & ~np.isnan(label_time)).sum())
+        set_ = object.__setattr__
+        set_(self, "time", time)
+        set_(self, "label", label)
+        set_(self, "label_time", label_time)
+        set_(self, "features", features)
+        set_(self, "metadata", meta)
+        if all(features.dtypes == np.float64):
+            matrix = np.ascontiguousarray(features.to_numpy(dtype=np.float64))
+            set_(self, "_matrix", matrix)
+        else:
+            cols = []
+            for name in features.columns:
+                s = features[name]
+                if isinstance(s.dtype, pd.CategoricalDtype):
+                    cats = np.asarray(s.cat.categories, dtype=object)
+                    cats = np.append(cats, None)  # code -1 (missing) -> None
+                    cols.append(cats[s.cat.codes.to_numpy()])
+                else:
+                    cols.append(s.to_numpy(dtype=np.float64))
+            set_(self, "_columns", cols)
+
+    def __len__(self) -> int:
+        return int(self.time.shape[0])
+
+    @property
+    def feature_names(self) -> list[str]:
+        """Names of the feature columns, in order."""
+        return list(self.metadata["features"])
+
+    def records(self, start: int = 0, stop: int | None = None) -> list[dict]:
+        """River ``x`` dicts for instances ``start .. stop - 1`` (0-based, like a slice).
+
+        Numeric values are Python floats (NaN when missing); categorical values are Python ``str``
+        (``None`` when missing).
+        """
+        n = len(self)
+        stop = n if stop is None else min(stop, n)
+        start = max(0, start)
+        names = self.metadata["features"]
+        if self._matrix is not None:
+            rows = self._matrix[start:stop].tolist()
+        else:
+            rows = zip(*(c[start:stop].tolist() for c in self._columns))  # noqa: B905
+        return [dict(zip(names, r)) for r in rows]  # noqa: B905 (lengths equal by construction)
+
+    def subset(self, start: int = 0, stop: int | None = None) -> Stream:
+        """The stream of instances ``start .. stop - 1`` (same metadata apart from the counts)."""
+        sl = slice(start, stop)
+        return Stream(
+            time=self.time[sl],
+            label=self.label[sl],
+            label_time=self.label_time[sl],
+            features=self.features.iloc[sl].reset_index(drop=True),
+            metadata={k: v for k, v in self.metadata.items() if k not in COMPUTED_KEYS},
+        )
+
+    def equals(self, other: Stream) -> bool:
+        """True when both streams have the same arrays, features (values and types) and metadata."""
+        return (
+            isinstance(other, Stream)
+            and np.array_equal(self.time, other.time)
+            and np.array_equal(self.label, other.label)
+            and np.array_equal(self.label_time, other.label_time, equal_nan=True)
+            and self.features.equals(other.features)
+            and list(self.features.dtypes.astype(str)) == list(other.features.dtypes.astype(str))
+            and self.metadata == other.metadata
+        )
+
+
+def to_table(stream: Stream) -> pa.Table:
+    """The Arrow table of ``stream`` in the canonical layout (metadata under ``b"delaycv"``)."""
+    lt = stream.label_time
+    missing = np.isnan(lt)
+    lt_int = np.where(missing, 0, lt).astype(np.int64)
+    arrays = [
+        pa.array(stream.time, type=pa.int64()),
+        pa.array(stream.label, type=pa.int8()),
+        pa.array(lt_int, type=pa.int64(), mask=missing),
+    ]
+    fields = [
+        pa.field("time", pa.int64(), nullable=False),
+        pa.field("label", pa.int8(), nullable=False),
+        pa.field("label_time", pa.int64(), nullable=True),
+    ]
+    for name in stream.features.columns:
+        s = stream.features[name]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            codes = s.cat.codes.to_numpy().astype(np.int32)
+            arr = pa.DictionaryArray.from_arrays(
+                pa.array(codes, mask=codes < 0, type=pa.int32()),
+                pa.array(list(s.cat.categories), type=pa.string()),
+            )
+        else:
+            arr = pa.array(s.to_numpy(dtype=np.float64), type=pa.float64())
+        arrays.append(arr)
+        fields.append(pa.field(str(name), arr.type))
+    meta = {**stream.metadata, "format_version": FORMAT_VERSION}
+    text = json.dumps(meta, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    schema = pa.schema(fields, metadata={METADATA_KEY: text.encode("utf-8")})
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def write_stream(stream: Stream, path: str | os.PathLike) -> None:
+    """Write ``stream`` to the Parquet file ``path``, atomically (all or nothing).
+
+    The same stream always gives the same bytes (zstd compression, no timestamps in the file).
+    """
+    table = to_table(stream)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd", row_group_size=1 << 20)
+
+
+def from_table(table: pa.Table, path: str | os.PathLike | None = None) -> Stream:
+    """Build a :class:`Stream` from an Arrow table in the canonical layout; errors name ``path``."""
+    where = None if path is None else str(path)
+    names = table.column_names
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(
+            f"duplicate column names: {', '.join(dup)}", path=where, expected="unique names"
+        )
+    missing = [c for c in BASE_COLUMNS if c not in names]
+    if missing:
+        raise InputError(
+            f"not a delaycv stream: missing column(s) {', '.join(missing)}",
+            path=where,
+            expected="columns time, label, label_time, then features",
+        )
+    raw_meta = (table.schema.metadata or {}).get(METADATA_KEY)
+    meta: dict = {}
+    if raw_meta is not None:
+        try:
+            meta = json.loads(raw_meta.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise InputError(
+                f"unreadable stream metadata: {err}", path=where, expected="JSON object"
+            ) from None
+        if not isinstance(meta, dict):
+            raise InputError("stream metadata is not an object", path=where, expected="JSON object")
+    meta.pop("format_version", None)
+
+    def col(name: str) -> pa.ChunkedArray:
+        return table.column(name)
+
+    for name in ("time", "label"):
+        c = col(name)
+        if not (pa.types.is_integer(c.type)):
+            raise InputError(f"column {name} has type {c.type}", path=where, expected="integers")
+        if c.null_count:
+            raise InputError(
+                f"column {name} has {c.null_count} null values", path=where, expected="no nulls"
+            )
+    lt = col("label_time")
+    if not (
+        pa.types.is_integer(lt.type) or pa.types.is_floating(lt.type) or pa.types.is_null(lt.type)
+    ):
+        raise InputError(
+            f"column label_time has type {lt.type}", path=where, expected="nullable int64"
+        )
+    label_time = lt.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    feats: dict[str, Any] = {}
+    for name in names:
+        if name in BASE_COLUMNS:
+            continue
+        c = col(name)
+        if pa.types.is_dictionary(c.type):
+            feats[name] = c.to_pandas()
+            if not isinstance(feats[name].dtype, pd.CategoricalDtype):
+                feats[name] = feats[name].astype("category")
+        elif pa.types.is_string(c.type) or pa.types.is_large_string(c.type):
+            feats[name] = pd.Series(pd.Categorical(c.to_pylist()))
+        elif (
+            pa.types.is_integer(c.type)
+            or pa.types.is_floating(c.type)
+            or pa.types.is_boolean(c.type)
+        ):
+            feats[name] = c.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        else:
+            raise InputError(
+                f"feature column {name} has type {c.type}",
+                path=where,
+                expected="float64 or dictionary<string>",
+            )
+    frame = pd.DataFrame(feats, index=pd.RangeIndex(table.num_rows))
+    try:
+        return Stream(
+            time=col("time").to_numpy(),
+            label=col("label").to_numpy(),
+            label_time=label_time,
+            features=frame,
+            metadata=meta,
+        )
+    except InputError:
+        raise
+    except DelaycvError as err:
+        raise InputError(str(err), path=where) from None
+
+
+def read_stream(path: str | os.PathLike) -> Stream:
+    """Read a stream written by :func:`write_stream` (or any Parquet file in the same layout)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such file", path=str(p), expected="a Parquet stream file")
+    try:
+        table = pq.read_table(p)
+    except (pa.ArrowInvalid, OSError) as err:
+        raise InputError(f"not a readable Parquet file: {err}", path=str(p)) from None
+    return from_table(table, p)
