@@ -25,8 +25,8 @@ class Window:
     def __str__(self) -> str:
         if self.is_count:
             return f"{self.amount}i"
-        for suffix, size in (("w", 7 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
-            if self.amount and self.amount % size == 0 and suffix != "w":
+        for suffix, size in (("d", 86400), ("h", 3600), ("m", 60)):
+            if self.amount and self.amount % size == 0:
                 return f"{self.amount // size}{suffix}"
         return f"{self.amount}s"
 
@@ -45,7 +45,9 @@ def parse_window(text: str | int | Window) -> Window:
     if isinstance(text, Window):
         return text
     if isinstance(text, bool):
-        raise DelaycvError(f"window {text!r} is not a duration (expected e.g. 7d, 12h, 3600s or 500i)")
+        raise DelaycvError(
+            f"window {text!r} is not a duration (expected e.g. 7d, 12h, 3600s or 500i)"
+        )
     if isinstance(text, int):
         if text < 0:
             raise DelaycvError(f"window {text!r} is negative (expected a duration >= 0)")

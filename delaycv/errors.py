@@ -30,7 +30,9 @@ class InputError(DelaycvError):
 
     def __str__(self) -> str:
         parts = [p for p in (self.path, self.location) if p]
-        text = self.message if self.expected is None else f"{self.message} (expected {self.expected})"
+        text = (
+            self.message if self.expected is None else f"{self.message} (expected {self.expected})"
+        )
         return ": ".join([*parts, text])
 
 
