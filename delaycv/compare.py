@@ -1,0 +1,789 @@
+"""Comparing learners on merged per-fold checkpoint tables (design card §8; pure, opens no files).
+
+Every learner of a run sees the same fold split, so the per-fold values of two learners pair up:
+with several seeds the pairs are ``(seed, fold)``. For two learners a and b, one metric, one
+reference (``observed`` or ``true`` labels) and one checkpoint, the differences are
+``d_i = a_i - b_i`` over the n pairs where both values are known (pairs with a NaN are dropped).
+
+Paired permutation (sign-flip) test
+    Under H0 (no difference between the learners) each ``d_i`` is as likely to be ``+|d_i|`` as
+    ``-|d_i|``. The statistic is ``T = |mean(d)|`` (two-sided), ``mean(d)`` (``greater``: a > b) or
+    ``-mean(d)`` (``less``). Its null distribution is that of the same statistic over sign-flipped
+    differences ``s * d`` with ``s_i`` in ``{-1, +1}``:
+
+    * exact, when ``2**n <= R``: all ``2**n`` sign vectors, ``p = S / 2**n``;
+    * otherwise ``R`` random sign vectors (seeded), ``p = (S + 1) / (R + 1)``;
+
+    where S counts the sign vectors whose statistic is at least the observed one (values closer than
+    ``1e-9 * mean(|d|)`` count as ties, so rounding never decides). The same sign vectors serve every
+    test with the same n, so results do not depend on the order in which tests are computed.
+
+Across the learner pairs of one family (dataset, policy, estimator, reference, checkpoint, metric),
+p-values are Holm-adjusted (``p_holm``). Each test also reports the mean difference with a 95 %
+t-interval ``mean(d) ± t(0.975, n-1) * sd(d) / sqrt(n)``, Cliff's delta between the two learners'
+fold values ``δ = (#{a_i > b_j} - #{a_i < b_j}) / n²`` over all i, j, and, from scipy, the
+Wilcoxon signed-rank p-value (zeros dropped, ``method="auto"``) and the sign-test p-value (binomial
+test of the count of positive differences among the non-zero ones).
+
+Degenerate input gives defined answers: all differences zero gives p = 1 (every test), n = 1 gives
+p = 1 and a NaN interval, n = 0 (no pair without NaN) gives NaN p-values and result ``"n.s."``.
+
+McNemar's test (:func:`mcnemar`) compares two learners' per-instance correctness from their
+prediction logs, per fold.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from delaycv.durations import Window, parse_window
+from delaycv.errors import DelaycvError, InputError
+
+#: Keys of a comparison family (besides the metric); learners are compared within them.
+KEYS = ("dataset", "policy", "estimator", "reference", "checkpoint")
+#: What pairs two learners' values.
+PAIR = ("seed", "fold")
+ALTERNATIVES = ("two-sided", "greater", "less")
+REFERENCES = ("observed", "true")
+
+#: Metrics where a smaller value is better (everything else: larger is better).
+_LOWER_IS_BETTER = re.compile(
+    r"^(fp|fn|brier|log_loss|unknown_rate(_[01])?|fpr(_[01])?|.*_fpr(_[01])?)$"
+)
+
+TEST_COLUMNS = [
+    "dataset",
+    "policy",
+    "estimator",
+    "reference",
+    "checkpoint",
+    "time",
+    "metric",
+    "learner_a",
+    "learner_b",
+    "n",
+    "mean_a",
+    "mean_b",
+    "mean_diff",
+    "ci_low",
+    "ci_high",
+    "cliffs_delta",
+    "statistic",
+    "p_value",
+    "exact",
+    "resamples",
+    "alternative",
+    "p_holm",
+    "family_size",
+    "significant",
+    "result",
+    "better",
+    "wilcoxon_p",
+    "sign_p",
+]
+
+
+def higher_is_better(metric: str) -> bool:
+    """True when a larger value of ``metric`` is better (False for losses, error counts, FPR)."""
+    return not _LOWER_IS_BETTER.match(metric)
+
+
+# --------------------------------------------------------------------------- sign-flip test core
+
+
+@dataclass(frozen=True)
+class PermutationResult:
+    """One paired permutation test: ``statistic`` (see module doc), ``mean_diff`` = mean(a - b),
+    ``p_value``, ``n`` pairs used, ``exact`` (full enumeration) and the number of sign vectors."""
+
+    statistic: float
+    mean_diff: float
+    p_value: float
+    n: int
+    exact: bool
+    resamples: int
+
+
+def _all_signs(n: int) -> np.ndarray:
+    """All 2**n sign vectors as rows of a (2**n, n) float matrix (the first row is all +1)."""
+    codes = np.arange(2**n, dtype=np.int64)[:, None]
+    bits = (codes >> np.arange(n, dtype=np.int64)[None, :]) & 1
+    return 1.0 - 2.0 * bits
+
+
+def _random_signs(n: int, resamples: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng([int(seed), n])
+    return rng.integers(0, 2, size=(resamples, n)).astype(np.float64) * 2.0 - 1.0
+
+
+def _count_extreme(values: np.ndarray, signs: np.ndarray, alternative: str) -> np.ndarray:
+    """For each row of ``values`` (m, n), count sign vectors whose statistic >= the observed one."""
+    m, n = values.shape
+    counts = np.zeros(m, dtype=np.int64)
+    chunk = max(1, (1 << 22) // max(1, signs.shape[0]))
+    for start in range(0, m, chunk):
+        v = values[start : start + chunk]
+        observed = v.sum(axis=1) / n
+        null = (v @ signs.T) / n
+        tol = 1e-9 * np.abs(v).mean(axis=1)
+        if alternative == "two-sided":
+            hits = np.abs(null) >= (np.abs(observed) - tol)[:, None]
+        elif alternative == "greater":
+            hits = null >= (observed - tol)[:, None]
+        else:
+            hits = null <= (observed + tol)[:, None]
+        counts[start : start + chunk] = hits.sum(axis=1)
+    return counts
+
+
+def _check_alternative(alternative: str) -> None:
+    if alternative not in ALTERNATIVES:
+        raise DelaycvError(
+            f"alternative {alternative!r} is unknown (expected one of {ALTERNATIVES})"
+        )
+
+
+def _by_valid_count(d: np.ndarray) -> Iterable[tuple[int, np.ndarray, np.ndarray]]:
+    """Group the rows of ``d`` by their number k of non-NaN values: yield (k, rows, (len, k) values)."""
+    valid = ~np.isnan(d)
+    counts = valid.sum(axis=1)
+    for k in np.unique(counts):
+        rows = np.flatnonzero(counts == k)
+        values = d[rows][valid[rows]].reshape(len(rows), int(k))
+        yield int(k), rows, values
+
+
+def sign_flip_pvalues(
+    d: np.ndarray,
+    *,
+    resamples: int = 5000,
+    alternative: str = "two-sided",
+    seed: int = 1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Vectorised paired permutation tests, one per row of the differences ``d`` (m, n).
+
+    NaN entries are dropped pair-wise. Returns ``(p_value, n, exact)`` arrays of length m; rows
+    with no value have p = NaN. See the module docstring for the statistic and the p-value formulas.
+    """
+    _check_alternative(alternative)
+    if resamples < 1:
+        raise DelaycvError(f"resamples {resamples} must be at least 1")
+    d = np.atleast_2d(np.asarray(d, dtype=np.float64))
+    m = d.shape[0]
+    pvalues = np.full(m, np.nan)
+    exact = np.zeros(m, dtype=bool)
+    n = (~np.isnan(d)).sum(axis=1)
+    for k, rows, values in _by_valid_count(d):
+        if k == 0:
+            continue
+        if 2**k <= resamples:
+            signs = _all_signs(k)
+            pvalues[rows] = _count_extreme(values, signs, alternative) / signs.shape[0]
+            exact[rows] = True
+        else:
+            signs = _random_signs(k, resamples, seed)
+            pvalues[rows] = (_count_extreme(values, signs, alternative) + 1) / (resamples + 1)
+    return pvalues, n, exact
+
+
+def permutation_test(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    resamples: int = 5000,
+    alternative: str = "two-sided",
+    seed: int = 1,
+) -> PermutationResult:
+    """Paired permutation test of learner a against learner b on paired values (e.g. per fold).
+
+    ``alternative="greater"`` tests whether a's values are larger than b's.
+
+    >>> permutation_test([0.8, 0.9, 0.85], [0.7, 0.8, 0.8]).p_value  # exact: 2 of 8 sign vectors
+    0.25
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise DelaycvError(
+            f"paired values need two 1-D arrays of one length, got {a.shape} and {b.shape}"
+        )
+    d = a - b
+    p, n, exact = sign_flip_pvalues(
+        d[None, :], resamples=resamples, alternative=alternative, seed=seed
+    )
+    kept = d[~np.isnan(d)]
+    mean = float(kept.mean()) if kept.size else float("nan")
+    statistic = (
+        abs(mean) if alternative == "two-sided" else (mean if alternative == "greater" else -mean)
+    )
+    return PermutationResult(
+        statistic=statistic,
+        mean_diff=mean,
+        p_value=float(p[0]),
+        n=int(n[0]),
+        exact=bool(exact[0]),
+        resamples=int(2 ** n[0]) if exact[0] else int(resamples),
+    )
+
+
+# --------------------------------------------------------------------------- companions
+
+
+def holm(pvalues: Sequence[float]) -> np.ndarray:
+    """Holm step-down adjusted p-values of one family; NaN p-values are left out (and stay NaN).
+
+    With the m known p-values sorted ``p_(1) <= ... <= p_(m)``:
+    ``p_holm_(i) = max_{j <= i} min(1, (m - j + 1) * p_(j))``.
+
+    >>> holm([0.01, 0.04, 0.03]).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    known = np.flatnonzero(~np.isnan(p))
+    m = known.size
+    if m == 0:
+        return out
+    order = known[np.argsort(p[known], kind="stable")]
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out[order] = np.maximum.accumulate(scaled)
+    return out
+
+
+def mean_ci(d: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row-wise mean of ``d`` (m, n) with NaNs dropped, and its t-interval at ``level``.
+
+    ``mean ± t((1 + level) / 2, n - 1) * sd / sqrt(n)`` with ``sd`` the sample standard deviation
+    (ddof 1). Rows with fewer than 2 values get a NaN interval; all-equal values a zero-width one.
+    """
+    d = np.atleast_2d(np.asarray(d, dtype=np.float64))
+    n = (~np.isnan(d)).sum(axis=1)
+    mean = np.full(d.shape[0], np.nan)
+    low = np.full(d.shape[0], np.nan)
+    high = np.full(d.shape[0], np.nan)
+    some = n > 0
+    mean[some] = np.nansum(d[some], axis=1) / n[some]
+    two = n > 1
+    if two.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            sd = np.nanstd(d[two], axis=1, ddof=1)
+        half = stats.t.ppf((1 + level) / 2, n[two] - 1) * sd / np.sqrt(n[two])
+        low[two] = mean[two] - half
+        high[two] = mean[two] + half
+    return mean, low, high
+
+
+def cliffs_delta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise Cliff's delta of ``a`` against ``b`` (both (m, n)); columns where either is NaN drop.
+
+    ``δ = (#{(i, j): a_i > b_j} - #{(i, j): a_i < b_j}) / n²`` over the n kept columns: +1 when
+    every value of a exceeds every value of b, -1 for the reverse, 0 for equal distributions.
+    NaN for rows with no kept column.
+    """
+    a = np.atleast_2d(np.asarray(a, dtype=np.float64))
+    b = np.atleast_2d(np.asarray(b, dtype=np.float64))
+    keep = ~(np.isnan(a) | np.isnan(b))
+    n = keep.sum(axis=1)
+    out = np.full(a.shape[0], np.nan)
+    chunk = max(1, (1 << 22) // max(1, a.shape[1] ** 2))
+    for start in range(0, a.shape[0], chunk):
+        sl = slice(start, start + chunk)
+        x = np.where(keep[sl], a[sl], 0.0)
+        y = np.where(keep[sl], b[sl], 0.0)
+        both = keep[sl][:, :, None] & keep[sl][:, None, :]
+        signs = np.sign(x[:, :, None] - y[:, None, :]) * both
+        total = signs.sum(axis=(1, 2))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[sl] = np.where(n[sl] > 0, total / n[sl].astype(float) ** 2, np.nan)
+    return out
+
+
+def wilcoxon_pvalues(d: np.ndarray, *, alternative: str = "two-sided") -> np.ndarray:
+    """Row-wise Wilcoxon signed-rank p-values (scipy, zero differences dropped, ``method="auto"``).
+
+    All-zero rows give 1, rows without values NaN.
+    """
+    _check_alternative(alternative)
+    d = np.atleast_2d(np.asarray(d, dtype=np.float64))
+    out = np.full(d.shape[0], np.nan)
+    for k, rows, values in _by_valid_count(d):
+        if k == 0:
+            continue
+        zero = (values == 0).all(axis=1)
+        out[rows[zero]] = 1.0
+        rest = ~zero
+        if rest.any():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = stats.wilcoxon(values[rest], axis=1, alternative=alternative)
+            out[rows[rest]] = np.nan_to_num(np.asarray(res.pvalue, dtype=float), nan=1.0)
+    return out
+
+
+def sign_test_pvalues(d: np.ndarray, *, alternative: str = "two-sided") -> np.ndarray:
+    """Row-wise sign-test p-values: scipy's exact binomial test of the number of positive
+    differences among the non-zero ones, with success probability 1/2. No non-zero difference
+    gives 1, no value at all NaN."""
+    _check_alternative(alternative)
+    d = np.atleast_2d(np.asarray(d, dtype=np.float64))
+    positive = (d > 0).sum(axis=1)
+    nonzero = ((d != 0) & ~np.isnan(d)).sum(axis=1)
+    known = (~np.isnan(d)).sum(axis=1)
+    out = np.full(d.shape[0], np.nan)
+    cache: dict[tuple[int, int], float] = {}
+    for i, (k, n) in enumerate(zip(positive.tolist(), nonzero.tolist(), strict=True)):
+        if known[i] == 0:
+            continue
+        if n == 0:
+            out[i] = 1.0
+            continue
+        if (k, n) not in cache:
+            cache[(k, n)] = float(stats.binomtest(k, n, 0.5, alternative=alternative).pvalue)
+        out[i] = cache[(k, n)]
+    return out
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _require_columns(table: pd.DataFrame, columns: Iterable[str], what: str) -> None:
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise InputError(
+            f"{what} lacks column(s) {', '.join(missing)}",
+            path=table.attrs.get("path", "<table>"),
+            location="columns",
+            expected="the per-fold checkpoint table of docs/architecture.md",
+        )
+
+
+def last_checkpoints(table: pd.DataFrame) -> pd.Series:
+    """The "last" checkpoint of each dataset: the largest checkpoint in the table, by dataset."""
+    _require_columns(table, ["dataset", "checkpoint"], "the per-fold table")
+    return table.groupby("dataset", sort=True)["checkpoint"].max()
+
+
+def select_checkpoints(table: pd.DataFrame, checkpoints: str | int | Iterable[int]) -> pd.DataFrame:
+    """Rows at ``"all"`` checkpoints, the ``"last"`` one per dataset, or the given positions."""
+    if isinstance(checkpoints, str):
+        if checkpoints == "all":
+            return table
+        if checkpoints == "last":
+            last = table["dataset"].map(last_checkpoints(table))
+            return table[table["checkpoint"] == last]
+        raise DelaycvError(
+            f"checkpoints {checkpoints!r} is unknown (expected 'all', 'last' or positions)"
+        )
+    wanted = (
+        [int(checkpoints)]
+        if isinstance(checkpoints, int | np.integer)
+        else [int(c) for c in checkpoints]
+    )
+    return table[table["checkpoint"].isin(wanted)]
+
+
+def _learner_pairs(
+    table: pd.DataFrame, metrics: Sequence[str]
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Pair the learners within each family: return (pair keys, A values, B values) with one row per
+    (family, metric, learner_a, learner_b) and one column per (seed, fold)."""
+    index = [*KEYS, "learner", *PAIR]
+    dup = table.duplicated(index)
+    if dup.any():
+        row = table.loc[dup, index].iloc[0].to_dict()
+        raise InputError(
+            "two rows for one (dataset, policy, estimator, reference, checkpoint, learner, seed, fold)",
+            path=table.attrs.get("path", "<table>"),
+            location=f"row {int(np.flatnonzero(dup.to_numpy())[0])}: {row}",
+            expected="one row per fold, checkpoint and reference of each run (merge each run once)",
+        )
+    long = table[[*index, *metrics]].melt(id_vars=index, var_name="metric", value_name="value")
+    wide = long.set_index([*KEYS, "metric", "learner", *PAIR])["value"].unstack(list(PAIR))
+    wide = wide.sort_index()
+    values = wide.to_numpy(dtype=np.float64)
+    rows = wide.index.to_frame(index=False)
+    rows["row"] = np.arange(len(rows))
+    family = [*KEYS, "metric"]
+    rows["family"] = rows.groupby(family, sort=False).ngroup()
+    left = rows[["family", "learner", "row"]]
+    pairs = left.merge(left, on="family", suffixes=("_a", "_b"))
+    pairs = pairs[pairs["learner_a"] < pairs["learner_b"]]
+    keys = rows.loc[pairs["row_a"].to_numpy(), family].reset_index(drop=True)
+    keys["learner_a"] = pairs["learner_a"].to_numpy()
+    keys["learner_b"] = pairs["learner_b"].to_numpy()
+    keys["family"] = pairs["family"].to_numpy()
+    return keys, values[pairs["row_a"].to_numpy()], values[pairs["row_b"].to_numpy()]
+
+
+def run_tests(
+    table: pd.DataFrame,
+    *,
+    metrics: Sequence[str],
+    references: Sequence[str] = REFERENCES,
+    resamples: int = 5000,
+    alpha: float = 0.05,
+    seed: int = 1,
+    checkpoints: str | int | Iterable[int] = "all",
+    alternative: str = "two-sided",
+) -> pd.DataFrame:
+    """All pairwise learner tests of a merged per-fold checkpoint table.
+
+    For every family (dataset, policy, estimator, reference, checkpoint, metric) and every pair of
+    learners in it (``learner_a < learner_b`` by name), a paired permutation test over the
+    ``(seed, fold)`` pairs, Holm-adjusted within the family, with the companions of the module
+    docstring. ``checkpoints``: ``"all"``, ``"last"`` (largest per dataset) or positions.
+
+    Columns (``TEST_COLUMNS``): the family keys and ``time`` (Unix s of the checkpoint), the learners,
+    ``n`` pairs, ``mean_a``, ``mean_b``, ``mean_diff`` = mean(a - b), ``ci_low``/``ci_high`` (95 %),
+    ``cliffs_delta``, ``statistic``, ``p_value``, ``exact``, ``resamples`` (sign vectors used),
+    ``alternative``, ``p_holm``, ``family_size`` (tests with a p-value in the family),
+    ``significant`` (``p_holm <= alpha``), ``result`` of a against b (``"better"``, ``"worse"`` or
+    ``"n.s."``, by the metric's direction, see :func:`higher_is_better`), ``better`` (the name of
+    the significantly better learner, else ``""``), ``wilcoxon_p`` and ``sign_p`` (unadjusted).
+    """
+    _check_alternative(alternative)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(dict.fromkeys(metrics))
+    if not metrics:
+        raise DelaycvError("no metric to test (expected at least one metric name)")
+    _require_columns(table, [*KEYS, "learner", *PAIR, "time", *metrics], "the per-fold table")
+    bad = [r for r in references if r not in REFERENCES]
+    if bad:
+        raise DelaycvError(f"reference(s) {bad} unknown (expected {REFERENCES})")
+    if not 0 < alpha < 1:
+        raise DelaycvError(f"alpha {alpha} must lie in (0, 1)")
+    sub = table[table["reference"].isin(list(references))]
+    sub = select_checkpoints(sub, checkpoints)
+    if sub.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in TEST_COLUMNS})
+
+    keys, a, b = _learner_pairs(sub, metrics)
+    if keys.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in TEST_COLUMNS})
+    d = a - b
+    missing = np.isnan(d)
+    a = np.where(missing, np.nan, a)
+    b = np.where(missing, np.nan, b)
+
+    p, n, exact = sign_flip_pvalues(d, resamples=resamples, alternative=alternative, seed=seed)
+    mean_diff, ci_low, ci_high = mean_ci(d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean_a = np.nanmean(a, axis=1)
+        mean_b = np.nanmean(b, axis=1)
+    if alternative == "two-sided":
+        statistic = np.abs(mean_diff)
+    else:
+        statistic = mean_diff if alternative == "greater" else -mean_diff
+
+    out = keys.copy()
+    times = sub.groupby(["dataset", "checkpoint"])["time"].min()
+    out["time"] = times.reindex(pd.MultiIndex.from_frame(out[["dataset", "checkpoint"]])).to_numpy()
+    out["n"] = n.astype(np.int64)
+    out["mean_a"] = mean_a
+    out["mean_b"] = mean_b
+    out["mean_diff"] = mean_diff
+    out["ci_low"] = ci_low
+    out["ci_high"] = ci_high
+    out["cliffs_delta"] = cliffs_delta(a, b)
+    out["statistic"] = statistic
+    out["p_value"] = p
+    out["exact"] = exact
+    out["resamples"] = np.where(exact, 2.0**n, resamples).astype(np.int64)
+    out["alternative"] = alternative
+    out["p_holm"] = np.nan
+    for _, idx in out.groupby("family", sort=False).indices.items():
+        out.loc[out.index[idx], "p_holm"] = holm(out["p_value"].to_numpy()[idx])
+    out["family_size"] = out.groupby("family")["p_value"].transform("count").astype(np.int64)
+    out["significant"] = out["p_holm"].le(alpha).to_numpy()
+    up = np.array([higher_is_better(m) for m in out["metric"]])
+    a_better = np.where(up, mean_diff > 0, mean_diff < 0)
+    b_better = np.where(up, mean_diff < 0, mean_diff > 0)
+    sig = out["significant"].to_numpy()
+    out["result"] = np.select([sig & a_better, sig & b_better], ["better", "worse"], "n.s.")
+    out["better"] = np.select(
+        [sig & a_better, sig & b_better], [out["learner_a"], out["learner_b"]], ""
+    )
+    out["wilcoxon_p"] = wilcoxon_pvalues(d, alternative=alternative)
+    out["sign_p"] = sign_test_pvalues(d, alternative=alternative)
+    out = out[TEST_COLUMNS].sort_values(
+        [
+            "dataset",
+            "policy",
+            "estimator",
+            "metric",
+            "reference",
+            "checkpoint",
+            "learner_a",
+            "learner_b",
+        ],
+        kind="stable",
+    )
+    return out.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- bias of realistic evaluation
+
+
+def bias_table(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per (dataset, policy, estimator, learner, seed, fold, checkpoint): the observed-label value of
+    ``metric``, its true-label value and ``bias = observed - true`` (the error of realistic
+    evaluation; positive when the practitioner's estimate is optimistic for a larger-is-better
+    metric)."""
+    index = ["dataset", "policy", "estimator", "learner", "seed", "fold", "checkpoint"]
+    _require_columns(table, [*index, "reference", "time", metric], "the per-fold table")
+    wide = table.pivot_table(
+        index=[*index, "time"], columns="reference", values=metric, aggfunc="first"
+    )
+    if not {"observed", "true"} <= set(wide.columns):
+        raise InputError(
+            f"bias of {metric} needs both references",
+            path=table.attrs.get("path", "<table>"),
+            location="column reference",
+            expected="rows with reference 'observed' and rows with reference 'true'",
+        )
+    out = wide[["observed", "true"]].reset_index()
+    out.columns.name = None
+    out["bias"] = out["observed"] - out["true"]
+    out["metric"] = metric
+    return out
+
+
+def bias_tests(
+    table: pd.DataFrame,
+    *,
+    metrics: Sequence[str],
+    resamples: int = 5000,
+    seed: int = 1,
+    checkpoints: str | int | Iterable[int] = "last",
+) -> pd.DataFrame:
+    """Is realistic evaluation biased? Per (dataset, policy, estimator, learner, checkpoint, metric):
+    a sign-flip test of ``observed - true`` over the (seed, fold) pairs (H0: zero mean bias), the
+    mean bias with its 95 % t-interval, and Holm over the learners of each (dataset, policy,
+    estimator, checkpoint, metric)."""
+    frames = []
+    sub = select_checkpoints(table, checkpoints)
+    for metric in dict.fromkeys(metrics):
+        bias = bias_table(sub, metric)
+        wide = bias.set_index(["dataset", "policy", "estimator", "checkpoint", "learner", *PAIR])[
+            "bias"
+        ].unstack(list(PAIR))
+        d = wide.to_numpy(dtype=np.float64)
+        p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
+        mean, low, high = mean_ci(d)
+        frame = wide.index.to_frame(index=False)
+        frame["metric"] = metric
+        frame["n"] = n
+        frame["mean_bias"] = mean
+        frame["ci_low"] = low
+        frame["ci_high"] = high
+        frame["p_value"] = p
+        frame["exact"] = exact
+        frame["p_holm"] = np.nan
+        groups = frame.groupby(["dataset", "policy", "estimator", "checkpoint"]).indices
+        for idx in groups.values():
+            frame.loc[frame.index[idx], "p_holm"] = holm(p[idx])
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+# --------------------------------------------------------------------------- McNemar
+
+
+MCNEMAR_COLUMNS = ["fold", "n", "a_only", "b_only", "statistic", "p_value", "method"]
+
+
+def mcnemar(
+    log_a: pd.DataFrame,
+    log_b: pd.DataFrame,
+    *,
+    reference: str = "true",
+    method: str = "exact",
+    upto: int | None = None,
+) -> pd.DataFrame:
+    """McNemar's test per fold from two learners' prediction logs (``predictions.parquet``).
+
+    Instances pair on (fold, index). Against ``reference`` (``"true"`` uses the column ``true``;
+    ``"observed"`` uses ``observed`` and drops instances still pending, ``observed == -1``), a
+    prediction is correct when it equals the label; an abstention (``pred == -1``) is not correct.
+    ``a_only`` counts instances only a got right, ``b_only`` those only b got right. ``upto`` keeps
+    instances with ``index <= upto`` (a checkpoint).
+
+    ``method="exact"``: scipy's binomial test of ``a_only`` out of ``a_only + b_only`` with
+    probability 1/2 (statistic = ``a_only``). ``method="chi2"``: the continuity-corrected
+    ``(max(|a_only - b_only| - 1, 0))² / (a_only + b_only)`` against chi-square with 1 degree of
+    freedom. No discordant instance gives statistic 0 and p = 1.
+    """
+    if reference not in REFERENCES:
+        raise DelaycvError(f"reference {reference!r} unknown (expected {REFERENCES})")
+    if method not in ("exact", "chi2"):
+        raise DelaycvError(f"McNemar method {method!r} unknown (expected 'exact' or 'chi2')")
+    needed = ["fold", "index", "pred", reference]
+    for name, log in (("a", log_a), ("b", log_b)):
+        _require_columns(log, needed, f"prediction log of learner {name}")
+    left = log_a[needed].rename(columns={"pred": "pred_a"})
+    right = log_b[["fold", "index", "pred", reference]].rename(
+        columns={"pred": "pred_b", reference: "label_b"}
+    )
+    both = left.merge(right, on=["fold", "index"], how="inner", validate="one_to_one")
+    label = both[reference].to_numpy()
+    if reference == "true":
+        mismatch = label != both["label_b"].to_numpy()
+        if mismatch.any():
+            raise InputError(
+                "the two prediction logs disagree on true labels",
+                path=log_b.attrs.get("path", "<prediction log b>"),
+                location=f"fold {both['fold'].iloc[np.flatnonzero(mismatch)[0]]}",
+                expected="logs of the same stream",
+            )
+    keep = label >= 0
+    if upto is not None:
+        keep &= both["index"].to_numpy() <= upto
+    both = both[keep]
+    label = both[reference].to_numpy()
+    ok_a = both["pred_a"].to_numpy() == label
+    ok_b = both["pred_b"].to_numpy() == label
+    frame = pd.DataFrame(
+        {"fold": both["fold"].to_numpy(), "a_only": ok_a & ~ok_b, "b_only": ok_b & ~ok_a}
+    )
+    counts = frame.groupby("fold").agg(
+        n=("a_only", "size"), a_only=("a_only", "sum"), b_only=("b_only", "sum")
+    )
+    rows = []
+    for fold, row in counts.iterrows():
+        b, c = int(row["a_only"]), int(row["b_only"])
+        if b + c == 0:
+            statistic, p = 0.0, 1.0
+        elif method == "exact":
+            statistic, p = float(b), float(stats.binomtest(b, b + c, 0.5).pvalue)
+        else:
+            statistic = max(abs(b - c) - 1, 0) ** 2 / (b + c)
+            p = float(stats.chi2.sf(statistic, 1))
+        rows.append((int(fold), int(row["n"]), b, c, statistic, p, method))
+    return pd.DataFrame(rows, columns=MCNEMAR_COLUMNS)
+
+
+def mcnemar_tests(
+    logs: Mapping[str, pd.DataFrame],
+    *,
+    reference: str = "true",
+    method: str = "exact",
+    alpha: float = 0.05,
+    upto: int | None = None,
+) -> pd.DataFrame:
+    """McNemar's test for every pair of learners (``learner_a < learner_b``) of one (dataset,
+    policy, seed), given their prediction logs keyed by learner name; per fold, with Holm over the
+    learner pairs of each fold. (Folds are not pooled: every fold predicts the same instances, so
+    their counts are not independent.)"""
+    rows = []
+    for la, lb in itertools.combinations(sorted(logs), 2):
+        res = mcnemar(logs[la], logs[lb], reference=reference, method=method, upto=upto)
+        res.insert(0, "learner_b", lb)
+        res.insert(0, "learner_a", la)
+        rows.append(res)
+    if not rows:
+        return pd.DataFrame(
+            columns=["learner_a", "learner_b", *MCNEMAR_COLUMNS, "p_holm", "significant"]
+        )
+    out = pd.concat(rows, ignore_index=True)
+    out["reference"] = reference
+    out["p_holm"] = np.nan
+    for idx in out.groupby("fold").indices.values():
+        out.loc[out.index[idx], "p_holm"] = holm(out["p_value"].to_numpy()[idx])
+    out["significant"] = out["p_holm"] <= alpha
+    return out
+
+
+# --------------------------------------------------------------------------- waiting windows of policies
+
+_POLICY = re.compile(
+    r"^(?:(?P<ideal>ideal)|delay_(?P<delay>[^_]+)|verification_(?P<ver>[^_]+)|hitl_(?P<p>[^_]+)_(?P<n>[^_]+))$"
+)
+
+
+@dataclass(frozen=True)
+class PolicyWindows:
+    """The waiting windows named by a policy: ``preset`` and the windows for predicted positives
+    (``pos``) and negatives (``neg``); ``ideal`` has both 0 s, ``delay_D`` and ``verification_W`` the
+    same window for both."""
+
+    preset: str
+    pos: Window
+    neg: Window
+
+
+def policy_windows(name: str) -> PolicyWindows | None:
+    """Parse ``ideal``, ``delay_<D>``, ``verification_<W>``, ``hitl_<P>_<N>``; None for other names."""
+    match = _POLICY.match(str(name))
+    if not match:
+        return None
+    try:
+        if match["ideal"]:
+            return PolicyWindows("ideal", Window(0, "s"), Window(0, "s"))
+        if match["delay"]:
+            w = parse_window(match["delay"])
+            return PolicyWindows("delay", w, w)
+        if match["ver"]:
+            w = parse_window(match["ver"])
+            return PolicyWindows("verification", w, w)
+        return PolicyWindows("hitl", parse_window(match["p"]), parse_window(match["n"]))
+    except DelaycvError:
+        return None
+
+
+def window_table(
+    policies: Iterable[str], windows: Mapping[str, str | int | Window] | None = None
+) -> pd.DataFrame:
+    """For the sensitivity figure: the window length on the x axis of each policy.
+
+    Columns: ``policy``, ``family`` (the line a policy belongs to, e.g. ``"hitl, N = 90d"``),
+    ``varies`` (``"P"``, ``"N"``, ``"W"``, ``"D"`` or ``"window"``), ``window`` (seconds, or instances
+    when ``unit == "i"``), ``unit``. With ``windows`` (policy -> window, e.g. ``{"fast": "7d"}``) the
+    given windows are used as they are (family ``"given"``); otherwise names are parsed by
+    :func:`policy_windows`. For hitl grids the window that takes more distinct values is the x axis
+    and the other one names the family. ``ideal`` gets window 0 in every family of second-based
+    windows. Policies whose windows are unknown are left out.
+    """
+    policies = list(dict.fromkeys(policies))
+    rows: list[tuple[str, str, str, int, str]] = []
+    if windows is not None:
+        for policy in policies:
+            if policy in windows:
+                w = parse_window(windows[policy])
+                rows.append((policy, "given", "window", w.amount, w.unit))
+        return pd.DataFrame(rows, columns=["policy", "family", "varies", "window", "unit"])
+    parsed = {p: policy_windows(p) for p in policies}
+    hitl = {p: w for p, w in parsed.items() if w is not None and w.preset == "hitl"}
+    pos_values = {w.pos for w in hitl.values()}
+    neg_values = {w.neg for w in hitl.values()}
+    by_pos = len(pos_values) >= len(neg_values)
+    for policy, w in parsed.items():
+        if w is None or w.preset == "ideal":
+            continue
+        if w.preset == "hitl":
+            x, other, varies, fixed = (
+                (w.pos, w.neg, "P", "N") if by_pos else (w.neg, w.pos, "N", "P")
+            )
+            rows.append((policy, f"hitl, {fixed} = {other}", varies, x.amount, x.unit))
+        else:
+            letter = "W" if w.preset == "verification" else "D"
+            rows.append((policy, w.preset, letter, w.pos.amount, w.pos.unit))
+    frame = pd.DataFrame(rows, columns=["policy", "family", "varies", "window", "unit"])
+    ideal = [p for p, w in parsed.items() if w is not None and w.preset == "ideal"]
+    extra = []
+    for policy in ideal:
+        for family, group in frame[frame["unit"] == "s"].groupby("family", sort=False):
+            extra.append((policy, family, group["varies"].iloc[0], 0, "s"))
+    if extra:
+        frame = pd.concat([frame, pd.DataFrame(extra, columns=frame.columns)], ignore_index=True)
+    return frame
