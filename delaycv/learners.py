@@ -1,0 +1,254 @@
+"""Learner specs -> river classifiers; the baselines NoChange and Prior.
+
+A spec is a plain dict (from YAML or the command line)::
+
+    {"class": "tree.HoeffdingTreeClassifier", "params": {"grace_period": 100}}
+    {"class": "river.forest.ARFClassifier", "params": {"n_models": 10}}
+    {"class": "mypackage.models:MyClassifier", "params": {...}}       # custom class
+    {"class": "NoChange"}  /  {"class": "Prior"}                       # baselines
+    {"pipeline": [{"class": "preprocessing.StandardScaler"},
+                  {"class": "linear_model.LogisticRegression"}]}      # composed with |
+    {"class": "imblearn.RandomUnderSampler",
+     "params": {"classifier": {"class": "tree.HoeffdingTreeClassifier"},
+                "desired_dist": {"0": 0.5, "1": 0.5}}}
+
+A dotted name is looked up under ``river.`` first (the prefix may be omitted), then as an absolute
+module path; ``package.module:Class`` imports ``package.module``. A parameter value that is itself a
+spec (a dict with ``class`` or ``pipeline``) is built recursively, as are lists of specs.
+``desired_dist``-style dicts keyed by class keep their keys, but the strings ``"0"``/``"1"`` are
+turned into the int labels the engine passes to river.
+
+Seeds: every component whose constructor takes ``seed`` gets the fold's learner seed unless the
+spec sets one.
+
+Baselines (the reference's conventions, with predicted positive iff P(1) > 0.5 and an empty
+probability dict read as 0.5):
+
+- ``NoChange`` = ``river.dummy.NoChangeClassifier``: predicts the last label it was trained on,
+  negative before any training (MOA's NoChange).
+- ``Prior`` (alias ``MajorityClass``) = ``river.dummy.PriorClassifier``: P(1) = share of positive
+  training labels; ties and no training give 0.5, i.e. negative (MOA's MajorityClass, first
+  maximum wins).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from delaycv.errors import ConfigError
+
+BASELINES = {
+    "NoChange": "river.dummy.NoChangeClassifier",
+    "Prior": "river.dummy.PriorClassifier",
+    "MajorityClass": "river.dummy.PriorClassifier",
+}
+SPEC_KEYS = ("class", "params")
+_EXPECTED_CLASS = (
+    "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class, NoChange or Prior"
+)
+
+
+def _import_attr(module_name: str, attr: str) -> Any:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    return getattr(module, attr, None)
+
+
+def resolve_class(name: str, *, where: str = "learner") -> type:
+    """The class named by ``name`` (see the module docstring for the lookup rules)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(
+            f"learner class {name!r} is not a name",
+            location=f"key {where}.class",
+            expected=_EXPECTED_CLASS,
+        )
+    name = BASELINES.get(name, name)
+    found = None
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        found = _import_attr(module_name, attr)
+    elif "." in name:
+        module_name, _, attr = name.rpartition(".")
+        candidates = [module_name] if module_name.startswith("river") else []
+        candidates += [f"river.{module_name}", module_name]
+        for mod in dict.fromkeys(candidates):
+            found = _import_attr(mod, attr)
+            if found is not None:
+                break
+    if not isinstance(found, type):
+        raise ConfigError(
+            f"unknown learner {name!r}", location=f"key {where}.class", expected=_EXPECTED_CLASS
+        )
+    return found
+
+
+def _is_spec(value: Any) -> bool:
+    return isinstance(value, dict) and ("class" in value or "pipeline" in value)
+
+
+def _label_key(key: Any) -> Any:
+    if isinstance(key, str) and key in ("0", "1"):
+        return int(key)
+    return key
+
+
+def _build_value(value: Any, seed: int | None, where: str) -> Any:
+    if _is_spec(value):
+        return _build(value, seed, where)
+    if isinstance(value, list):
+        return [_build_value(v, seed, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {_label_key(k): _build_value(v, seed, f"{where}.{k}") for k, v in value.items()}
+    return value
+
+
+def _build(spec: Any, seed: int | None, where: str) -> Any:
+    if not isinstance(spec, dict):
+        raise ConfigError(
+            f"learner spec is {type(spec).__name__}",
+            location=f"key {where}",
+            expected="a mapping with class (and params) or pipeline",
+        )
+    if "pipeline" in spec:
+        extra = sorted(set(spec) - {"pipeline"})
+        steps = spec["pipeline"]
+        if extra or not isinstance(steps, list) or not steps:
+            raise ConfigError(
+                "bad pipeline spec",
+                location=f"key {where}.{extra[0] if extra else 'pipeline'}",
+                expected="pipeline: a non-empty list of learner specs, and no other key",
+            )
+        built = [_build(s, seed, f"{where}.pipeline[{i}]") for i, s in enumerate(steps)]
+        model = built[0]
+        for step in built[1:]:
+            try:
+                model = model | step
+            except Exception as err:  # river raises various errors for bad compositions
+                raise ConfigError(
+                    f"cannot compose pipeline: {err}",
+                    location=f"key {where}.pipeline",
+                    expected="transformers followed by a classifier",
+                ) from None
+        return model
+    unknown = sorted(set(spec) - set(SPEC_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"unknown learner key(s) {', '.join(unknown)}",
+            location=f"key {where}.{unknown[0]}",
+            expected="class, params (or pipeline)",
+        )
+    if "class" not in spec:
+        raise ConfigError(
+            "learner spec has no class", location=f"key {where}", expected="class: <name>"
+        )
+    cls = resolve_class(spec["class"], where=where)
+    label = f"{cls.__module__}.{cls.__qualname__}"
+    params = spec.get("params") or {}
+    if not isinstance(params, dict):
+        raise ConfigError(
+            f"params of {label} is {type(params).__name__}",
+            location=f"key {where}.params",
+            expected="a mapping of parameter names to values",
+        )
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):
+        signature = None
+    accepted: set[str] = set()
+    var_kw = False
+    if signature is not None:
+        for p in signature.parameters.values():
+            if p.kind == inspect.Parameter.VAR_KEYWORD:
+                var_kw = True
+            elif p.kind != inspect.Parameter.VAR_POSITIONAL:
+                accepted.add(p.name)
+        bad = sorted(k for k in params if k not in accepted)
+        if bad and not var_kw:
+            raise ConfigError(
+                f"{label} has no parameter {', '.join(map(repr, bad))}",
+                location=f"key {where}.params.{bad[0]}",
+                expected="one of " + (", ".join(sorted(accepted)) or "no parameters"),
+            )
+    kwargs = {k: _build_value(v, seed, f"{where}.params.{k}") for k, v in params.items()}
+    if seed is not None and "seed" in accepted and "seed" not in kwargs:
+        kwargs["seed"] = int(seed)
+    try:
+        return cls(**kwargs)
+    except Exception as err:  # show the library's own message, with the learner's name
+        raise ConfigError(
+            f"{label}({', '.join(f'{k}={v!r}' for k, v in params.items())}): "
+            f"{type(err).__name__}: {err}",
+            location=f"key {where}.params",
+            expected="parameters the learner accepts",
+        ) from None
+
+
+def make_learner(spec: dict | str, seed: int | None = None, *, where: str = "learner") -> Any:
+    """Build a fresh learner from ``spec`` (a dict, or a class name string) with ``seed``.
+
+    Raises :class:`~delaycv.errors.ConfigError` for an unknown class, unknown or bad parameters
+    (with river's message and the learner's name) or an object that is not a classifier.
+    """
+    if isinstance(spec, str):
+        spec = {"class": spec}
+    model = _build(spec, seed, where)
+    for method in ("predict_proba_one", "learn_one"):
+        if not callable(getattr(model, method, None)):
+            raise ConfigError(
+                f"{type(model).__name__} has no {method}: it is not a classifier",
+                location=f"key {where}",
+                expected=_EXPECTED_CLASS,
+            )
+    return model
+
+
+def validate_learner(spec: dict | str, *, where: str = "learner") -> None:
+    """Check a spec before any work: the class exists and the parameters are accepted."""
+    make_learner(copy.deepcopy(spec), seed=0, where=where)
+
+
+def learner_label(spec: dict | str) -> str:
+    """A short name for a spec: the class name, or ``A|B`` for a pipeline."""
+    if isinstance(spec, str):
+        spec = {"class": spec}
+    if "pipeline" in spec:
+        return "|".join(learner_label(s) for s in spec["pipeline"])
+    name = BASELINES.get(spec.get("class", "?"), None)
+    if name is not None:
+        return spec["class"]
+    return str(spec.get("class", "?")).split(":")[-1].split(".")[-1]
+
+
+def accepts_weight(learner: Any) -> bool:
+    """True when ``learner.learn_one`` has an explicit ``w`` parameter."""
+    try:
+        params = inspect.signature(learner.learn_one).parameters
+    except (TypeError, ValueError):
+        return False
+    return "w" in params
+
+
+def trainer(learner: Any) -> Callable[[dict, int, float], None]:
+    """``train(x, y, w)``: w == 1 -> ``learn_one(x, y)``; w > 1 -> ``learn_one(x, y, w=w)`` if the
+    learner accepts a weight, else ``learn_one`` w times (w rounded to an integer); w <= 0 -> no call.
+    """
+    learn = learner.learn_one
+    weighted = accepts_weight(learner)
+
+    def train(x: dict, y: int, w: float) -> None:
+        if w == 1:
+            learn(x, y)
+        elif w > 0:
+            if weighted:
+                learn(x, y, w=w)
+            else:
+                for _ in range(round(w)):
+                    learn(x, y)
+
+    return train

@@ -1,0 +1,146 @@
+"""Validation schemes and per-fold random streams (design card §5).
+
+Training weight of instance n (1-based) in fold i (0-based) of k folds:
+
+=============== ==============================================
+``prequential`` 1 (every fold; with k > 1 folds differ only by their learner seed)
+``cv``          0 if n mod k == i, else 1 (k >= 2)
+``split``       1 if n mod k == i, else 0
+``bootstrap``   a Poisson(1) draw, the n-th of fold i's own stream
+=============== ==============================================
+
+Every random stream is a :class:`numpy.random.Generator` (PCG64) seeded from a
+:class:`numpy.random.SeedSequence` whose entropy is a tuple of integers, so that a fold's draws do
+not depend on which other folds run (needed for parallel folds and ``folds_subset``):
+
+- bootstrap weights of fold i: entropy ``(validation_seed, i)``;
+- prediction noise / inspection errors of fold i: ``(seed, i, NOISE)`` / ``(seed, i, INSPECTION)``;
+- learner seed of fold i: ``SeedSequence((seed, i)).generate_state(1)[0]`` (a uint32), or ``seed``
+  itself for every fold with ``same_learner_seed``.
+
+``evaluate="all"`` (default): every fold evaluates every instance and trains with its weight (0 =
+not trained). ``evaluate="trained"``: a fold predicts every instance but queues and evaluates only
+those with weight > 0 (the reference extension's behaviour); the others are counted as *skipped*.
+
+The module is pure: it opens no file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from delaycv.errors import ConfigError
+
+SCHEMES = ("prequential", "cv", "split", "bootstrap")
+EVALUATE = ("all", "trained")
+#: Purpose codes of the per-fold random streams derived from the run seed.
+NOISE = 1
+INSPECTION = 2
+#: Keys of a validation spec (workflow config ``validation:``).
+SPEC_KEYS = ("scheme", "folds", "seed", "evaluate")
+
+
+def _check_seed(value, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise ConfigError(
+            f"seed {value!r} is not a non-negative integer",
+            location=f"key {key}",
+            expected="an integer >= 0",
+        )
+    return int(value)
+
+
+def fold_rng(seed: int, fold: int, *purpose: int) -> np.random.Generator:
+    """The Generator seeded from entropy ``(seed, fold, *purpose)``."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence((seed, fold, *purpose))))
+
+
+def learner_seed(seed: int, fold: int, same: bool = False) -> int:
+    """The learner seed of ``fold``: derived from ``(seed, fold)``, or ``seed`` when ``same``."""
+    if same:
+        return int(seed)
+    return int(np.random.SeedSequence((seed, fold)).generate_state(1)[0])
+
+
+def uniforms(seed: int, fold: int, purpose: int, n: int) -> np.ndarray:
+    """``n`` uniform [0, 1) draws of fold ``fold``'s stream ``purpose`` (row i = instance i + 1)."""
+    return fold_rng(seed, fold, purpose).random(n)
+
+
+@dataclass(frozen=True)
+class Validation:
+    """A validation scheme: ``scheme``, number of ``folds`` k, ``seed`` (bootstrap draws) and
+    ``evaluate`` (``"all"`` or ``"trained"``)."""
+
+    scheme: str = "prequential"
+    folds: int = 1
+    seed: int = 1
+    evaluate: str = "all"
+
+    def __post_init__(self) -> None:
+        if self.scheme not in SCHEMES:
+            raise ConfigError(
+                f"unknown validation scheme {self.scheme!r}",
+                location="key validation.scheme",
+                expected=", ".join(SCHEMES),
+            )
+        if (
+            isinstance(self.folds, bool)
+            or not isinstance(self.folds, int | np.integer)
+            or self.folds < 1
+        ):
+            raise ConfigError(
+                f"folds {self.folds!r} is not a positive integer",
+                location="key validation.folds",
+                expected="k >= 1",
+            )
+        if self.scheme == "cv" and self.folds < 2:
+            raise ConfigError(
+                "cross-validation with one fold never trains",
+                location="key validation.folds",
+                expected="k >= 2 for cv",
+            )
+        _check_seed(self.seed, "validation.seed")
+        if self.evaluate not in EVALUATE:
+            raise ConfigError(
+                f"unknown evaluate option {self.evaluate!r}",
+                location="key validation.evaluate",
+                expected=", ".join(EVALUATE),
+            )
+
+    @property
+    def trained_only(self) -> bool:
+        return self.evaluate == "trained"
+
+    def weights(self, fold: int, n: int) -> np.ndarray:
+        """Training weights (int64) of instances 1..n in ``fold`` (row i = instance i + 1)."""
+        if not 0 <= fold < self.folds:
+            raise ConfigError(
+                f"fold {fold} does not exist", location="key folds", expected=f"0..{self.folds - 1}"
+            )
+        k = self.folds
+        if self.scheme == "prequential":
+            return np.ones(n, dtype=np.int64)
+        if self.scheme == "bootstrap":
+            return fold_rng(self.seed, fold).poisson(1.0, n).astype(np.int64)
+        hit = (np.arange(1, n + 1, dtype=np.int64) % k) == fold
+        if self.scheme == "cv":
+            return (~hit).astype(np.int64)
+        return hit.astype(np.int64)
+
+
+def make_validation(spec: dict | Validation | None) -> Validation:
+    """A :class:`Validation` from a plain dict (``scheme``, ``folds``, ``seed``, ``evaluate``)."""
+    if isinstance(spec, Validation):
+        return spec
+    spec = dict(spec or {})
+    unknown = sorted(set(spec) - set(SPEC_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"unknown validation key(s) {', '.join(unknown)}",
+            location=f"key validation.{unknown[0]}",
+            expected=", ".join(SPEC_KEYS),
+        )
+    return Validation(**spec)
