@@ -1,0 +1,596 @@
+"""The workflow configuration: load, validate with the JSON schema, fill defaults, expand grids.
+
+The Snakefile calls :func:`load_config` when it loads; the rule scripts use the small helpers below
+(:func:`learner_spec`, :func:`policy_spec`, :func:`validation_spec`, ...) to turn the validated
+config into the arguments of the library. Errors are :class:`delaycv.errors.ConfigError` naming the
+key, e.g. ``config.yaml: key learners.ht.params: 3 is not of type object (expected an object)``.
+
+Policy grids expand to one named policy per combination, named as :mod:`delaycv.policies` names
+presets::
+
+    policy_grids: {hitl: {preset: hitl, pos_window: [1d, 3d], neg_window: [15d, 90d]}}
+    # -> hitl_1d_15d, hitl_1d_90d, hitl_3d_15d, hitl_3d_90d
+
+:func:`source_digest` hashes the source of delaycv modules and of every delaycv module they import
+(statically, without importing them), so that the workflow can rerun exactly the stage whose code
+changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+import hashlib
+import importlib.util
+import itertools
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from delaycv.errors import ConfigError
+
+#: the schema beside the package in a checkout (workflow/schemas/config.schema.yaml)
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+
+#: the characters allowed in dataset, learner and policy names (they become path components)
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"
+
+#: delaycv modules whose code each workflow stage runs (their imports are followed)
+STAGE_MODULES: dict[str, tuple[str, ...]] = {
+    "convert": ("delaycv.convert", "delaycv.synthetic", "delaycv.stream", "delaycv.config"),
+    "evaluate": (
+        "delaycv.engine",
+        "delaycv.learners",
+        "delaycv.policies",
+        "delaycv.validation",
+        "delaycv.metrics",
+        "delaycv.results",
+        "delaycv.stream",
+        "delaycv.config",
+    ),
+    "merge": ("delaycv.results",),
+    "compare": ("delaycv.compare", "delaycv.results"),
+    "plots": ("delaycv.plots", "delaycv.results"),
+}
+
+
+@dataclass(frozen=True, order=True)
+class Run:
+    """The keys of one evaluation: one evaluate job, one run directory."""
+
+    dataset: str
+    learner: str
+    seed: int
+    policy: str
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def read_yaml(path: str | os.PathLike) -> Any:
+    import yaml
+
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise ConfigError(f"cannot read the file: {err.strerror}", path=str(path)) from err
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        location = None if mark is None else f"line {mark.line + 1}"
+        raise ConfigError(
+            f"not valid YAML: {getattr(err, 'problem', err)}", path=str(path), location=location
+        ) from err
+
+
+@functools.lru_cache(maxsize=4)
+def _schema(path: str) -> dict:
+    schema = read_yaml(path)
+    if not isinstance(schema, dict):
+        raise ConfigError("the schema is not a mapping", path=path)
+    return schema
+
+
+def load_config(
+    source: str | os.PathLike | Mapping,
+    *,
+    schema: str | os.PathLike | None = None,
+    name: str | None = None,
+) -> dict:
+    """Read (if ``source`` is a path) and validate a workflow config; see :func:`validate_config`."""
+    if isinstance(source, Mapping):
+        return validate_config(source, schema=schema, source=name or "config")
+    return validate_config(read_yaml(source), schema=schema, source=name or str(source))
+
+
+def validate_config(
+    config: Any,
+    *,
+    schema: str | os.PathLike | None = None,
+    source: str = "config.yaml",
+) -> dict:
+    """Return a validated copy of ``config`` with defaults filled in and policy grids expanded.
+
+    The returned config's ``policies`` holds every policy (explicit ones and grid ones, each with
+    its ``name``); ``policy_grids`` is kept as written. Raises :class:`ConfigError` naming the key.
+    """
+    import jsonschema
+
+    if config is None:
+        config = {}
+    if not isinstance(config, Mapping):
+        raise ConfigError(
+            f"the config is a {type(config).__name__}", path=source, expected="a mapping of keys"
+        )
+    config = _coerce_booleans(copy.deepcopy(dict(config)))
+    schema_dict = _schema(str(schema or SCHEMA_PATH))
+    validator_cls = jsonschema.validators.validator_for(schema_dict)
+    validator = validator_cls(schema_dict)
+    errors = sorted(validator.iter_errors(config), key=_error_rank)
+    if errors:
+        raise _config_error(errors[0], source)
+    _fill_defaults(config, schema_dict, schema_dict)
+    _check_semantics(config, source)
+    config["policies"] = _all_policies(config, source)
+    return config
+
+
+def _coerce_booleans(config: dict) -> dict:
+    """YAML reads an unquoted ``true`` as a boolean; the reference named "true" is meant."""
+    tests = config.get("tests")
+    if isinstance(tests, dict) and isinstance(tests.get("references"), list):
+        tests["references"] = ["true" if r is True else r for r in tests["references"]]
+    figures = config.get("figures")
+    if isinstance(figures, dict) and figures.get("reference") is True:
+        figures["reference"] = "true"
+    return config
+
+
+def _error_rank(error) -> tuple:
+    # report the deepest, most specific error first; ties by path text for a stable message
+    return (-len(error.absolute_path), str(list(error.absolute_path)), error.message)
+
+
+def _key(path: Iterable) -> str:
+    return ".".join(str(p) for p in path)
+
+
+def _describe_type(t: Any) -> str:
+    names = {
+        "object": "a mapping",
+        "array": "a list",
+        "string": "a string",
+        "integer": "an integer",
+        "number": "a number",
+        "boolean": "true or false",
+        "null": "nothing",
+    }
+    if isinstance(t, list):
+        return " or ".join(names.get(x, x) for x in t)
+    return names.get(t, str(t))
+
+
+def _config_error(error, source: str) -> ConfigError:
+    path = list(error.absolute_path)
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    validator = error.validator
+    value = error.instance
+    expected = schema.get("description")
+    if "propertyNames" in error.schema_path:
+        path = [*path, value] if isinstance(value, str) else path
+        message = f"bad name {value!r}"
+        expected = f"a name matching {NAME_PATTERN} (letters, digits, _ . + -)"
+    elif validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        path = [*path, missing]
+        message = "missing"
+        expected = expected or "this key to be given"
+    elif validator == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        unknown = sorted(set(value) - set(allowed)) if isinstance(value, dict) else []
+        if unknown:
+            path = [*path, unknown[0]]
+        message = "unknown key"
+        expected = "one of " + ", ".join(allowed) if allowed else expected
+    elif validator == "type":
+        message = f"{value!r} is {_describe_type(_json_type(value))}"
+        expected = expected or _describe_type(error.validator_value)
+    elif validator == "enum":
+        message = f"{value!r} is not allowed"
+        expected = "one of " + ", ".join(str(v) for v in error.validator_value)
+    elif validator == "pattern":
+        message = f"{value!r} has the wrong form"
+        expected = expected or f"text matching {error.validator_value}"
+    elif validator in ("oneOf", "anyOf"):
+        message = f"{value!r} is not valid"
+        expected = expected or "a value of one of the allowed forms"
+    else:
+        message = error.message
+    return ConfigError(message, path=source, location=f"key {_key(path)}", expected=expected)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null" if value is None else type(value).__name__
+
+
+def _resolve(schema: dict, root: dict) -> dict:
+    while isinstance(schema, dict) and "$ref" in schema:
+        ref = schema["$ref"]
+        node: Any = root
+        for part in ref.lstrip("#/").split("/"):
+            node = node[part]
+        schema = node
+    return schema
+
+
+def _fill_defaults(instance: Any, schema: dict, root: dict) -> None:
+    schema = _resolve(schema, root)
+    if not isinstance(instance, dict) or not isinstance(schema, dict):
+        return
+    for key, sub in schema.get("properties", {}).items():
+        sub = _resolve(sub, root)
+        if key not in instance and isinstance(sub, dict) and "default" in sub:
+            instance[key] = copy.deepcopy(sub["default"])
+        if key in instance:
+            _fill_defaults(instance[key], sub, root)
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        for key, value in instance.items():
+            if key not in schema.get("properties", {}):
+                _fill_defaults(value, extra, root)
+
+
+def _check_semantics(config: dict, source: str) -> None:
+    """What the schema cannot say: exactly-one-of keys, names that must exist, estimator options."""
+    for name, dataset in config["datasets"].items():
+        kinds = [k for k in ("generate", "path") if k in dataset]
+        if len(kinds) != 1:
+            raise ConfigError(
+                "a dataset needs exactly one of generate and path"
+                + (f", not both ({', '.join(kinds)})" if kinds else ""),
+                path=source,
+                location=f"key datasets.{name}",
+                expected="{generate: {rows, seed}} or {path: FILE, format, preset, mapping}",
+            )
+        if "generate" in dataset:
+            extra = sorted(set(dataset) - {"generate"})
+            if extra:
+                raise ConfigError(
+                    "a generated dataset takes no conversion options",
+                    path=source,
+                    location=f"key datasets.{name}.{extra[0]}",
+                    expected="only generate: {...}",
+                )
+    for name, spec in config["learners"].items():
+        _check_learner(spec, f"learners.{name}", source)
+    est = config["estimator"]
+    needs = {"fading": "alpha", "sliding": "width", "window": "width", "tumbling": "size"}
+    need = needs.get(est["kind"])
+    for option in ("alpha", "width", "size"):
+        if option in est and option != need:
+            raise ConfigError(
+                f"the {est['kind']} estimator takes no {option}",
+                path=source,
+                location=f"key estimator.{option}",
+                expected=f"only {need}" if need else "no option",
+            )
+    if need and need not in est:
+        if est["kind"] == "fading":
+            est["alpha"] = 0.99
+        else:
+            raise ConfigError(
+                "missing",
+                path=source,
+                location=f"key estimator.{need}",
+                expected=f"the {est['kind']} estimator's {need} (a positive integer)",
+            )
+    figures = config["figures"]
+    if "learner" in figures and figures["learner"] not in config["learners"]:
+        raise ConfigError(
+            f"no learner named {figures['learner']!r}",
+            path=source,
+            location="key figures.learner",
+            expected="one of " + ", ".join(config["learners"]),
+        )
+
+
+def _check_learner(spec: dict, key: str, source: str) -> None:
+    kinds = [k for k in ("class", "pipeline") if k in spec]
+    if len(kinds) != 1:
+        raise ConfigError(
+            "a learner spec needs exactly one of class and pipeline",
+            path=source,
+            location=f"key {key}",
+            expected="{class: <river class>, params: {...}} or {pipeline: [spec, ...]}",
+        )
+    if "pipeline" in spec:
+        if "params" in spec:
+            raise ConfigError(
+                "a pipeline takes no params",
+                path=source,
+                location=f"key {key}.params",
+                expected="params on the pipeline's steps",
+            )
+        for i, step in enumerate(spec["pipeline"]):
+            _check_learner(step, f"{key}.pipeline.{i}", source)
+
+
+# --------------------------------------------------------------------------- policies
+
+
+def policy_name(spec: Mapping, *, where: str = "policy") -> str:
+    """The name :func:`delaycv.policies.make_policy` gives a spec: ``ideal``, ``delay_7d``,
+    ``verification_90d``, ``hitl_7d_90d`` (or the spec's own ``name``)."""
+    from delaycv.policies import make_policy
+
+    return make_policy(dict(spec), where=where).name
+
+
+def expand_policy_grid(grid: Mapping, *, where: str = "policy_grids") -> dict[str, dict]:
+    """One policy spec per combination of the grid's window lists, by name, in grid order."""
+    preset = grid["preset"]
+    common = {k: grid[k] for k in ("inspection_error",) if k in grid}
+    out: dict[str, dict] = {}
+    if preset == "hitl":
+        for pos, neg in itertools.product(grid.get("pos_window", []), grid.get("neg_window", [])):
+            spec = {"preset": "hitl", "pos_window": pos, "neg_window": neg, **common}
+            out[policy_name(spec, where=where)] = spec
+    else:
+        for window in grid.get("window", []):
+            spec = {"preset": preset, "window": window, **common}
+            out[policy_name(spec, where=where)] = spec
+    return out
+
+
+def _all_policies(config: dict, source: str) -> dict[str, dict]:
+    policies: dict[str, dict] = {}
+    for name, spec in config["policies"].items():
+        _with_source(policy_name, spec, where=f"policies.{name}", source=source)
+        preset = spec.get("preset", "general")
+        required = {
+            "delay": ["window"],
+            "verification": ["window"],
+            "hitl": ["pos_window", "neg_window"],
+        }.get(preset, [])
+        for option in required:
+            if option not in spec:
+                raise ConfigError(
+                    "missing",
+                    path=source,
+                    location=f"key policies.{name}.{option}",
+                    expected=f"the {preset} policy's {option} (a duration such as 7d)",
+                )
+        policies[name] = {**spec}
+    for grid_name, grid in config["policy_grids"].items():
+        lists = ["pos_window", "neg_window"] if grid["preset"] == "hitl" else ["window"]
+        for option in lists:
+            if option not in grid:
+                raise ConfigError(
+                    "missing",
+                    path=source,
+                    location=f"key policy_grids.{grid_name}.{option}",
+                    expected=f"a list of durations for the {grid['preset']} preset",
+                )
+        for option in {"window", "pos_window", "neg_window"} - set(lists):
+            if option in grid:
+                raise ConfigError(
+                    f"the {grid['preset']} preset takes no {option}",
+                    path=source,
+                    location=f"key policy_grids.{grid_name}.{option}",
+                    expected=" and ".join(lists),
+                )
+        grid_policies = _with_source(
+            expand_policy_grid, grid, where=f"policy_grids.{grid_name}", source=source
+        )
+        for name, spec in grid_policies.items():
+            if name in policies:
+                raise ConfigError(
+                    f"policy {name!r} is defined twice",
+                    path=source,
+                    location=f"key policy_grids.{grid_name}",
+                    expected="policy names that differ",
+                )
+            policies[name] = spec
+    if not policies:
+        raise ConfigError(
+            "no policy",
+            path=source,
+            location="key policies",
+            expected="at least one policy in policies or policy_grids",
+        )
+    return policies
+
+
+def _with_source(function, *args, where: str, source: str):
+    """Call ``function``; a ConfigError it raises gets the config file as its path."""
+    try:
+        return function(*args, where=where)
+    except ConfigError as err:
+        raise ConfigError(
+            err.message, path=source, location=err.location, expected=err.expected
+        ) from None
+
+
+# --------------------------------------------------------------------------- helpers for scripts
+
+
+def runs(config: Mapping) -> list[Run]:
+    """Every (dataset, learner, seed, policy) of a validated config, in config order."""
+    return [
+        Run(d, learner, int(s), p)
+        for d in config["datasets"]
+        for learner in config["learners"]
+        for s in config["seeds"]
+        for p in config["policies"]
+    ]
+
+
+def _get(config: Mapping, section: str, name: str) -> dict:
+    try:
+        return copy.deepcopy(dict(config[section][name]))
+    except KeyError:
+        raise ConfigError(
+            f"no {section[:-1]} named {name!r}",
+            location=f"key {section}.{name}",
+            expected="one of " + ", ".join(map(str, config.get(section, {}))),
+        ) from None
+
+
+def dataset_spec(config: Mapping, name: str) -> dict:
+    return _get(config, "datasets", name)
+
+
+def learner_spec(config: Mapping, name: str) -> dict:
+    return _get(config, "learners", name)
+
+
+def policy_spec(config: Mapping, name: str) -> dict:
+    """The policy's spec as :func:`delaycv.policies.make_policy` takes it, with its name."""
+    spec = _get(config, "policies", name)
+    spec["name"] = name
+    return spec
+
+
+def validation_spec(config: Mapping) -> dict:
+    """Keyword arguments of :class:`delaycv.validation.Validation`."""
+    return dict(config["validation"])
+
+
+def estimator_spec(config: Mapping) -> dict:
+    """The estimator as a plain dict (``kind`` ``sliding`` for the alias ``window``)."""
+    est = dict(config["estimator"])
+    if est["kind"] == "window":
+        est["kind"] = "sliding"
+    return est
+
+
+def evaluation_options(config: Mapping) -> dict:
+    """Keyword arguments of :func:`delaycv.engine.evaluate` from ``evaluation`` and ``checkpoints``."""
+    return {**config["evaluation"], "every": int(config["checkpoints"]["every"])}
+
+
+# --------------------------------------------------------------------------- code digests
+
+
+def package_root(basedir: str | os.PathLike | None = None) -> Path:
+    """The delaycv package the workflow runs: ``basedir/delaycv`` if present, else the import."""
+    if basedir is not None:
+        candidate = Path(basedir) / "delaycv"
+        if (candidate / "__init__.py").is_file():
+            return candidate.resolve()
+    spec = importlib.util.find_spec("delaycv")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError("the delaycv package cannot be found", expected="delaycv installed")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def _module_file(root: Path, module: str) -> Path | None:
+    parts = module.split(".")[1:]
+    base = root.joinpath(*parts) if parts else root
+    for candidate in (base / "__init__.py", base.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """delaycv modules named by the import statements of one file (any nesting level)."""
+    is_package = path.name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except SyntaxError:
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "delaycv")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".")
+                if node.level > 1:
+                    base_parts = base_parts[: -(node.level - 1)]
+                base = ".".join(base_parts)
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "delaycv":
+                continue
+            found.add(target)
+            found.update(f"{target}.{a.name}" for a in node.names)  # may be submodules
+    return found
+
+
+def module_closure(modules: Iterable[str], root: Path) -> dict[str, Path | None]:
+    """Each module, its parent packages and every delaycv module they import (transitively)."""
+    seen: dict[str, Path | None] = {}
+    todo = list(modules)
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        path = _module_file(root, module)
+        seen[module] = path
+        parent = module.rpartition(".")[0]
+        if parent:
+            todo.append(parent)
+        if path is not None:
+            todo.extend(m for m in _imports(path, module) if m not in seen)
+    # names that were only candidate submodules (from x import function) and are not files
+    return {m: p for m, p in seen.items() if p is not None or m in modules}
+
+
+def source_digest(
+    modules: Iterable[str],
+    *,
+    root: str | os.PathLike | None = None,
+    files: Iterable[str | os.PathLike] = (),
+) -> str:
+    """SHA-256 (hex, 16 characters) of the source of ``modules`` and what they import from delaycv.
+
+    ``root`` is the delaycv package directory (default :func:`package_root`); ``files`` are further
+    files to include (e.g. helper modules of the scripts). A module that does not exist counts as
+    missing, so the digest changes when it appears. Paths enter the digest relative to the package,
+    so moving the checkout changes nothing.
+    """
+    root = Path(root) if root is not None else package_root()
+    closure = module_closure(modules, root)
+    return _digest(
+        tuple(sorted((m, None if p is None else str(p)) for m, p in closure.items())),
+        tuple(str(f) for f in files),
+        str(root),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _digest(entries: tuple, files: tuple, root: str) -> str:
+    h = hashlib.sha256()
+    for module, path in entries:
+        h.update(module.encode() + b"\0")
+        h.update(b"<missing>" if path is None else Path(path).read_bytes())
+        h.update(b"\0")
+    for f in files:
+        h.update(Path(f).name.encode() + b"\0" + Path(f).read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def stage_digest(stage: str, *, root: str | os.PathLike | None = None) -> str:
+    """:func:`source_digest` of a workflow stage (a key of :data:`STAGE_MODULES`)."""
+    return source_digest(STAGE_MODULES[stage], root=root)
