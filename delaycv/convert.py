@@ -1,0 +1,679 @@
+"""Convert a raw ARFF or CSV file into the canonical stream (design card §2).
+
+A :class:`Mapping` says which column is the arrival time, which is the label and which value of it
+is the positive class, which column (if any) links instances to the external event that reveals a
+positive label, and which columns are not features. :data:`PRESETS` holds the mappings of the two
+real formats (``commit-guru``, ``spdisc``). :func:`convert_file` reads, maps, checks and writes the
+Parquet stream atomically, and returns its metadata.
+
+Feedback links (``link_kind``):
+
+``fix_timestamp`` (Commit Guru): the link column of a *fixing* row j holds the arrival time v_j of
+    the commit it fixes (``-1`` or missing = no link). The reveal time of a positive instance i is
+
+        label_time_i = min { time_j : link_j = time_i }     (NaN if no link points at time_i)
+
+    When several rows share the pointed-at time, the link goes to those among them whose label
+    is 1. A link that matches none (no row at that time, or only rows with label 0) is *dangling*:
+    it is counted in the metadata and logged as a warning, never silently dropped.
+``label_time``: the link column holds the reveal time of the row's own positive label directly;
+    a value on a negative row is counted as dangling.
+
+Only what is known at arrival is a feature: the time, the label and the link column never are.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from delaycv.errors import ConfigError, InputError
+from delaycv.io import DATE, NOMINAL, NUMERIC, TEXT_KINDS, RawTable, parse_dates, read_table
+from delaycv.stream import BASE_COLUMNS, Stream, write_stream
+
+log = logging.getLogger("delaycv.convert")
+
+LINK_KINDS = ("fix_timestamp", "label_time")
+
+#: Every stream's metadata has exactly these keys (converted or generated).
+METADATA_KEYS = (
+    "dataset",
+    "source",
+    "source_sha256",
+    "format",
+    "preset",
+    "positive_class",
+    "negative_class",
+    "time_column",
+    "label_column",
+    "feedback_column",
+    "link_kind",
+    "features",
+    "dropped_columns",
+    "rows",
+    "positives",
+    "positives_with_label_time",
+    "links",
+    "dangling_links",
+    "dangling_no_row",
+    "dangling_only_negatives",
+    "label_time_before_time",
+    "dropped_last_line",
+    "sorted_rows",
+    "generator",
+)
+
+
+def stream_metadata(**values: Any) -> dict:
+    """A metadata dict with every key of :data:`METADATA_KEYS` (missing ones None or 0)."""
+    unknown = set(values) - set(METADATA_KEYS)
+    if unknown:
+        raise KeyError(f"unknown metadata keys: {sorted(unknown)}")
+    counts = {"links", "dangling_links", "dangling_no_row", "dangling_only_negatives"}
+    counts |= {"label_time_before_time", "sorted_rows"}
+    meta = {k: (0 if k in counts else None) for k in METADATA_KEYS}
+    meta["dropped_columns"] = []
+    meta["dropped_last_line"] = False
+    meta.update(values)
+    return meta
+
+
+def _as_tuple(value: Any, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str | int):
+        return (str(value),)
+    if isinstance(value, list | tuple):
+        return tuple(str(v) for v in value)
+    raise ConfigError(
+        f"bad value {value!r}", location=f"key {key}", expected="a column name or a list of them"
+    )
+
+
+def class_text(value: Any) -> str:
+    """Canonical text of a class value: ``1``, ``1.0`` and ``"1"`` are all ``"1"``."""
+    text = str(value).strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    if np.isfinite(number) and number == int(number):
+        return str(int(number))
+    return text
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """How the columns of a raw file become the canonical stream.
+
+    time          column of arrival times: Unix seconds, or date text parsed with ``time_format``
+    time_format   strptime format (e.g. ``"%Y-%m-%d %H:%M:%S"``) when ``time`` holds date text
+    label         column of the class
+    positive      the positive class (label 1); compared as text, ``1`` == ``1.0``
+    negative      the other class; None = the other declared ARFF value, or the one other value seen
+    link          optional feedback-link column (never a feature)
+    link_kind     ``fix_timestamp`` (Commit Guru) or ``label_time`` (see the module docstring)
+    link_none     link value that means "no link" (besides a missing value); Commit Guru: -1
+    drop          columns that are not features (e.g. ids, or columns that encode the future)
+    categorical   columns read as text categories rather than numbers (CSV)
+    features      explicit feature columns in order; None = every column not named above
+    boolean_as_number  True: text/nominal features whose values are within {False, True} or
+                  {0, 1} (any case) become numbers 0.0/1.0
+    delimiter     CSV field separator
+    """
+
+    time: str
+    label: str
+    positive: str
+    negative: str | None = None
+    time_format: str | None = None
+    link: str | None = None
+    link_kind: str = "fix_timestamp"
+    link_none: float | None = -1.0
+    drop: tuple[str, ...] = ()
+    categorical: tuple[str, ...] = ()
+    features: tuple[str, ...] | None = None
+    boolean_as_number: bool = True
+    delimiter: str = ","
+
+    @classmethod
+    def from_dict(
+        cls, data: dict, *, where: str = "mapping", base: Mapping | None = None
+    ) -> Mapping:
+        """Build a mapping from a plain dict (YAML config), over ``base`` (e.g. a preset's).
+
+        Errors name the key (``key mapping.positive``) and what was expected.
+        """
+        if not isinstance(data, dict):
+            raise ConfigError(
+                f"a mapping must be a dict, got {type(data).__name__}",
+                location=f"key {where}",
+                expected="keys time, label, positive, ...",
+            )
+        names = [f.name for f in fields(cls)]
+        unknown = [k for k in data if k not in names]
+        if unknown:
+            raise ConfigError(
+                f"unknown mapping key {unknown[0]!r}",
+                location=f"key {where}.{unknown[0]}",
+                expected="one of " + ", ".join(names),
+            )
+        values: dict[str, Any] = {} if base is None else {n: getattr(base, n) for n in names}
+        for key, value in data.items():
+            loc = f"{where}.{key}"
+            if key in ("drop", "categorical"):
+                values[key] = _as_tuple(value, loc)
+            elif key == "features":
+                values[key] = None if value is None else _as_tuple(value, loc)
+            elif key == "boolean_as_number":
+                if not isinstance(value, bool):
+                    raise ConfigError(
+                        f"bad value {value!r}", location=f"key {loc}", expected="true or false"
+                    )
+                values[key] = value
+            elif key == "link_none":
+                try:
+                    values[key] = None if value is None else float(value)
+                except (TypeError, ValueError):
+                    raise ConfigError(
+                        f"bad value {value!r}", location=f"key {loc}", expected="a number or null"
+                    ) from None
+            elif key in ("positive", "negative"):
+                values[key] = None if value is None else class_text(value)
+            elif value is None:
+                values[key] = None
+            elif isinstance(value, str | int | float) and not isinstance(value, bool):
+                values[key] = str(value)
+            else:
+                raise ConfigError(
+                    f"bad value {value!r}", location=f"key {loc}", expected="a text value"
+                )
+        for key in ("time", "label", "positive"):
+            if values.get(key) in (None, ""):
+                raise ConfigError(
+                    f"missing mapping key {key!r}",
+                    location=f"key {where}.{key}",
+                    expected="a column name" if key != "positive" else "the positive class",
+                )
+        if values.get("link_kind", "fix_timestamp") not in LINK_KINDS:
+            raise ConfigError(
+                f"unknown link kind {values['link_kind']!r}",
+                location=f"key {where}.link_kind",
+                expected=" or ".join(LINK_KINDS),
+            )
+        return cls(**values)
+
+    def to_dict(self) -> dict:
+        """Plain dict (JSON/YAML friendly); ``Mapping.from_dict(m.to_dict()) == m``."""
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named mapping for a known format, with the reading options it needs."""
+
+    name: str
+    mapping: Mapping
+    drop_truncated_last_line: bool = False
+    description: str = ""
+
+
+PRESETS: dict[str, Preset] = {
+    "commit-guru": Preset(
+        "commit-guru",
+        Mapping(
+            time="author_date_unix_timestamp",
+            label="contains_bug",
+            positive="1",
+            negative="0",
+            link="fix_unix_timestamp",
+            link_kind="fix_timestamp",
+            link_none=-1.0,
+        ),
+        description="Commit Guru JIT data (liu906/HITL...): 17 columns, fix-link timestamps",
+    ),
+    "spdisc": Preset(
+        "spdisc",
+        Mapping(
+            time="author_date_unix_timestamp",
+            label="contains_bug",
+            positive="True",
+            negative="False",
+            drop=("commit_type",),
+        ),
+        drop_truncated_last_line=True,
+        description="Cabral et al. ICSE'19 spdisc ARFF: no fix link; commit_type encodes the future",
+    ),
+}
+
+
+def resolve_mapping(
+    preset: str | None = None, mapping: Mapping | dict | None = None
+) -> tuple[Mapping, Preset | None]:
+    """The mapping to use: ``mapping`` (a Mapping, or a dict over the preset's mapping)."""
+    p = None
+    if preset is not None:
+        if preset not in PRESETS:
+            raise ConfigError(
+                f"unknown preset {preset!r}",
+                location="key preset",
+                expected="one of " + ", ".join(PRESETS),
+            )
+        p = PRESETS[preset]
+    if isinstance(mapping, Mapping):
+        return mapping, p
+    if mapping is not None:
+        return Mapping.from_dict(mapping, base=None if p is None else p.mapping), p
+    if p is None:
+        raise ConfigError(
+            "no mapping and no preset",
+            location="key mapping",
+            expected="a preset (" + ", ".join(PRESETS) + ") or a mapping",
+        )
+    return p.mapping, p
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _first(mask: np.ndarray) -> int:
+    idx = np.flatnonzero(mask)
+    return int(idx[0]) if idx.size else -1
+
+
+def _check_columns(raw: RawTable, m: Mapping) -> None:
+    names = raw.names
+    wanted: list[tuple[str, str]] = [("time", m.time), ("label", m.label)]
+    if m.link is not None:
+        wanted.append(("link", m.link))
+    wanted += [("drop", c) for c in m.drop]
+    wanted += [("categorical", c) for c in m.categorical]
+    wanted += [("features", c) for c in (m.features or ())]
+    for key, col in wanted:
+        if col not in names:
+            raise InputError(
+                f"column {col!r} named by mapping key {key!r} does not exist",
+                path=raw.path,
+                location=f"key mapping.{key}",
+                expected="one of the file's columns: " + ", ".join(names),
+            )
+    if m.features is not None:
+        for col in m.features:
+            if col in (m.time, m.label, m.link):
+                raise InputError(
+                    f"column {col!r} cannot be a feature (it is the time, label or link)",
+                    path=raw.path,
+                    location="key mapping.features",
+                    expected="columns known at arrival other than time, label and link",
+                )
+
+
+def _text_values(raw: RawTable, name: str) -> pa.ChunkedArray:
+    arr = raw.table.column(name)
+    if pa.types.is_string(arr.type):
+        return arr
+    return pc.cast(arr, pa.string())
+
+
+def _labels(raw: RawTable, m: Mapping) -> tuple[np.ndarray, str | None]:
+    """int8 labels and the negative class name; errors name the row and line."""
+    arr = raw.table.column(m.label)
+    col = raw.column(m.label)
+    if arr.null_count:
+        row = _first(arr.is_null().to_numpy(zero_copy_only=False))
+        raise InputError(
+            "missing label",
+            path=raw.path,
+            location=raw.location(row),
+            expected=f"a {m.label} value ({m.positive!r} or {m.negative or 'the other class'!r})",
+        )
+    enc = _text_values(raw, m.label).combine_chunks().dictionary_encode()
+    dictionary = [class_text(v) for v in enc.dictionary.to_pylist()]
+    codes = enc.indices.to_numpy(zero_copy_only=False)
+    negative = m.negative
+    if negative is None and col.kind == NOMINAL and col.values and len(col.values) == 2:
+        others = [class_text(v) for v in col.values if class_text(v) != m.positive]
+        negative = others[0] if len(others) == 1 else None
+    seen_order = [dictionary[c] for c in pd.unique(codes)]
+    if negative is None:
+        others = [v for v in seen_order if v != m.positive]
+        negative = others[0] if others else None
+    allowed = {m.positive} if negative is None else {m.positive, negative}
+    bad_codes = [i for i, v in enumerate(dictionary) if v not in allowed]
+    if bad_codes:
+        row = _first(np.isin(codes, bad_codes))
+        raise InputError(
+            f"label {dictionary[codes[row]]!r} is outside the two classes",
+            path=raw.path,
+            location=raw.location(row),
+            expected=f"{m.positive!r} (positive) or {negative!r} (negative)",
+        )
+    if m.positive not in seen_order:
+        log.warning("%s: the positive class %r never occurs", raw.path, m.positive)
+    pos_codes = [i for i, v in enumerate(dictionary) if v == m.positive]
+    return np.isin(codes, pos_codes).astype(np.int8), negative
+
+
+def _times(raw: RawTable, name: str, m: Mapping, what: str, required: bool) -> np.ndarray:
+    """float64 Unix seconds of column ``name`` (NaN where missing, allowed unless ``required``)."""
+    col = raw.column(name)
+    arr = raw.table.column(name)
+    if col.kind in TEXT_KINDS or (m.time_format is not None and col.kind == NUMERIC):
+        if m.time_format is None:
+            raise InputError(
+                f"the {what} column {name!r} holds text",
+                path=raw.path,
+                location="key mapping.time_format",
+                expected="Unix seconds, or a time_format such as '%Y-%m-%d %H:%M:%S'",
+            )
+        values = arr
+        if col.kind == NUMERIC:  # e.g. 20200131 with time_format "%Y%m%d"
+            values = pc.cast(pc.cast(arr, pa.int64()), pa.string())
+        secs, bad = parse_dates(values, m.time_format)
+        if bad >= 0:
+            raise InputError(
+                f"{what} {values[bad].as_py()!r} does not match the time format",
+                path=raw.path,
+                location=raw.location(bad),
+                expected=f"a date in format {m.time_format!r}",
+            )
+    else:
+        secs = np.asarray(
+            pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
+        )
+        finite = np.isfinite(secs)
+        bad = _first(finite & (secs != np.floor(np.where(finite, secs, 0))))
+        if bad >= 0:
+            raise InputError(
+                f"{what} {secs[bad]!r} is not a whole number of seconds",
+                path=raw.path,
+                location=raw.location(bad),
+                expected="integer Unix seconds",
+            )
+        bad = _first(np.isinf(secs))
+        if bad >= 0:
+            raise InputError(
+                f"{what} is infinite",
+                path=raw.path,
+                location=raw.location(bad),
+                expected="integer Unix seconds",
+            )
+    if required:
+        bad = _first(np.isnan(secs))
+        if bad >= 0:
+            raise InputError(
+                f"missing {what}",
+                path=raw.path,
+                location=raw.location(bad),
+                expected=f"a value in column {name!r}",
+            )
+    return secs
+
+
+def _is_boolean(values: list[str]) -> bool:
+    lowered = {v.lower() for v in values}
+    return bool(lowered) and (lowered <= {"false", "true"} or lowered <= {"0", "1"})
+
+
+def _features(raw: RawTable, m: Mapping, names: list[str]) -> pd.DataFrame:
+    out: dict[str, Any] = {}
+    for name in names:
+        col = raw.column(name)
+        arr = raw.table.column(name)
+        text = col.kind in TEXT_KINDS or name in m.categorical
+        if not text:
+            if col.kind == DATE:
+                v = arr.cast(pa.float64()).to_numpy(zero_copy_only=False)
+            else:
+                v = pc.fill_null(arr, np.nan).to_numpy()
+            out[name] = np.asarray(v, dtype=np.float64)
+            continue
+        values = _text_values(raw, name)
+        enc = values.combine_chunks().dictionary_encode()
+        dictionary = enc.dictionary.to_pylist()
+        if col.kind != NUMERIC:
+            dictionary = [str(v).strip() for v in dictionary]
+        else:
+            dictionary = [class_text(v) for v in dictionary]
+        codes = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        declared = list(col.values) if col.kind == NOMINAL and col.values else None
+        if m.boolean_as_number and _is_boolean(declared or dictionary):
+            numbers = np.array([1.0 if v.lower() in ("true", "1") else 0.0 for v in dictionary])
+            out[name] = np.where(
+                codes >= 0, numbers[np.maximum(codes, 0)] if len(numbers) else np.nan, np.nan
+            )
+            continue
+        cats = declared if declared is not None else sorted(set(dictionary))
+        position = {v: i for i, v in enumerate(cats)}
+        lookup = np.array([position[v] for v in dictionary], dtype=np.int64)
+        mapped = np.where(codes >= 0, lookup[np.maximum(codes, 0)] if len(lookup) else -1, -1)
+        out[name] = pd.Categorical.from_codes(mapped, categories=cats)
+    return pd.DataFrame(out, index=pd.RangeIndex(raw.table.num_rows))
+
+
+def _link_label_time(
+    time: np.ndarray, label: np.ndarray, link: np.ndarray, m: Mapping, raw: RawTable
+) -> tuple[np.ndarray, dict]:
+    """label_time (float64, NaN = never) and link counts; see the module docstring."""
+    present = ~np.isnan(link)
+    if m.link_none is not None:
+        present &= link != m.link_none
+    rows = np.flatnonzero(present)
+    label_time = np.full(time.shape[0], np.nan)
+    stats = {"links": int(rows.size), "dangling_no_row": 0, "dangling_only_negatives": 0}
+    if m.link_kind == "label_time":
+        pos = rows[label[rows] == 1]
+        label_time[pos] = link[pos]
+        dangling = rows[label[rows] == 0]
+        stats["dangling_only_negatives"] = int(dangling.size)
+    else:
+        order = np.argsort(time, kind="stable")
+        sorted_time = time[order]
+        targets = link[rows]
+        lo = np.searchsorted(sorted_time, targets, "left")
+        hi = np.searchsorted(sorted_time, targets, "right")
+        pos_idx = np.flatnonzero(label == 1)
+        pos_time = np.sort(time[pos_idx])
+        n_pos = np.searchsorted(pos_time, targets, "right") - np.searchsorted(
+            pos_time, targets, "left"
+        )
+        no_row = hi == lo
+        only_neg = ~no_row & (n_pos == 0)
+        stats["dangling_no_row"] = int(no_row.sum())
+        stats["dangling_only_negatives"] = int(only_neg.sum())
+        dangling = rows[no_row | only_neg]
+        good = ~(no_row | only_neg)
+        if good.any():
+            # earliest fixing time per pointed-at time, then look each positive up
+            frame = pd.DataFrame({"target": targets[good], "fix": time[rows[good]]})
+            earliest = frame.groupby("target", sort=True)["fix"].min()
+            keys = earliest.index.to_numpy(dtype=np.float64)
+            where = np.searchsorted(keys, time[pos_idx].astype(np.float64))
+            where_c = np.minimum(where, keys.size - 1)
+            hit = keys[where_c] == time[pos_idx]
+            label_time[pos_idx[hit]] = earliest.to_numpy(dtype=np.float64)[where_c[hit]]
+    stats["dangling_links"] = int(dangling.size)
+    if dangling.size:
+        shown = ", ".join(raw.location(int(r)) for r in dangling[:3])
+        log.warning(
+            "%s: %d feedback link(s) match no positive instance (%d point at a time with no "
+            "row, %d only at label-0 rows); first: %s",
+            raw.path,
+            dangling.size,
+            stats["dangling_no_row"],
+            stats["dangling_only_negatives"],
+            shown,
+        )
+    return label_time, stats
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def convert_table(
+    raw: RawTable,
+    mapping: Mapping,
+    *,
+    dataset: str | None = None,
+    preset: str | None = None,
+    sort: bool = False,
+) -> Stream:
+    """Map a :class:`RawTable` to a :class:`Stream` (checks labels, times, order and links)."""
+    m = mapping
+    _check_columns(raw, m)
+    n = raw.table.num_rows
+    label, negative = _labels(raw, m)
+    time = _times(raw, m.time, m, "time", required=True).astype(np.int64)
+    sorted_rows = 0
+    dec = _first(np.diff(time) < 0) if n > 1 else -1
+    order = None
+    if dec >= 0:
+        row = dec + 1
+        if not sort:
+            raise InputError(
+                f"time {time[row]} is earlier than {time[row - 1]} on the row before",
+                path=raw.path,
+                location=raw.location(row),
+                expected="non-decreasing times (the option sort (--sort) sorts rows stably)",
+            )
+        order = np.argsort(time, kind="stable")
+        sorted_rows = int((order != np.arange(n)).sum())
+        log.warning(
+            "%s: rows were not in time order; sorted them stably (%d of %d rows moved)",
+            raw.path,
+            sorted_rows,
+            n,
+        )
+    if m.link is not None:
+        link = _times(raw, m.link, m, "link", required=False)
+        label_time, stats = _link_label_time(time, label, link, m, raw)
+    else:
+        label_time, stats = np.full(n, np.nan), {}
+    excluded = {m.time, m.label, *(() if m.link is None else (m.link,)), *m.drop}
+    names = (
+        list(m.features) if m.features is not None else [c for c in raw.names if c not in excluded]
+    )
+    clash = [c for c in names if c in BASE_COLUMNS and c not in (m.time, m.label)]
+    if clash:
+        raise InputError(
+            f"feature column {clash[0]!r} has a reserved name",
+            path=raw.path,
+            location="header",
+            expected="feature names other than " + ", ".join(BASE_COLUMNS),
+        )
+    features = _features(raw, m, names)
+    if order is not None:
+        time, label, label_time = time[order], label[order], label_time[order]
+        features = features.iloc[order].reset_index(drop=True)
+    positives = label == 1
+    before = int((positives & (label_time < time)).sum())
+    metadata = stream_metadata(
+        dataset=dataset or Path(raw.path).stem,
+        source=Path(raw.path).name,
+        source_sha256=raw.sha256,
+        format=raw.format,
+        preset=preset,
+        positive_class=m.positive,
+        negative_class=negative,
+        time_column=m.time,
+        label_column=m.label,
+        feedback_column=m.link,
+        link_kind=None if m.link is None else m.link_kind,
+        dropped_columns=[c for c in raw.names if c not in names and c not in (m.time, m.label)],
+        label_time_before_time=before,
+        dropped_last_line=raw.dropped_last_line,
+        sorted_rows=sorted_rows,
+        **stats,
+    )
+    return Stream(
+        time=time, label=label, label_time=label_time, features=features, metadata=metadata
+    )
+
+
+def load_stream(
+    src: str | os.PathLike,
+    *,
+    dataset: str | None = None,
+    preset: str | None = None,
+    mapping: Mapping | dict | None = None,
+    drop_truncated_last_line: bool = False,
+    sort: bool = False,
+    format: str | None = None,
+) -> Stream:
+    """Read and map ``src`` into a :class:`Stream` without writing anything.
+
+    ``mapping`` may be a :class:`Mapping` or a plain dict; a dict is applied over the preset's
+    mapping when both are given. A preset may switch on reading options (``spdisc`` drops a
+    truncated last line, with a warning).
+    """
+    m, p = resolve_mapping(preset, mapping)
+    drop = drop_truncated_last_line or (p is not None and p.drop_truncated_last_line)
+    fmt = (format or Path(src).suffix.lstrip(".")).lower()
+    text_columns: list[str] = [m.label, *m.categorical]
+    if m.time_format is not None:
+        text_columns += [m.time] + ([m.link] if m.link else [])
+    if fmt == "csv":
+        from delaycv.io.csv import read_csv
+
+        raw = read_csv(
+            src, text_columns=text_columns, drop_truncated_last_line=drop, delimiter=m.delimiter
+        )
+    else:
+        raw = read_table(src, format=fmt, drop_truncated_last_line=drop)
+    return convert_table(raw, m, dataset=dataset, preset=None if p is None else p.name, sort=sort)
+
+
+def convert_file(
+    src: str | os.PathLike,
+    dest: str | os.PathLike,
+    *,
+    dataset: str | None = None,
+    preset: str | None = None,
+    mapping: Mapping | dict | None = None,
+    drop_truncated_last_line: bool = False,
+    sort: bool = False,
+    format: str | None = None,
+) -> dict:
+    """Convert ``src`` (ARFF or CSV) into the Parquet stream ``dest``; return its metadata.
+
+    The output is written atomically: on any error nothing is left at ``dest``. The dataset name
+    defaults to the source file's stem. See :func:`load_stream` for the other arguments.
+    """
+    stream = load_stream(
+        src,
+        dataset=dataset,
+        preset=preset,
+        mapping=mapping,
+        drop_truncated_last_line=drop_truncated_last_line,
+        sort=sort,
+        format=format,
+    )
+    write_stream(stream, dest)
+    return dict(stream.metadata)
+
+
+__all__ = [
+    "LINK_KINDS",
+    "METADATA_KEYS",
+    "Mapping",
+    "PRESETS",
+    "Preset",
+    "class_text",
+    "convert_file",
+    "convert_table",
+    "load_stream",
+    "resolve_mapping",
+    "stream_metadata",
+]
