@@ -1,0 +1,398 @@
+"""Paired permutation tests and their companions (delaycv.compare) on real numbers."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from test_compare_tables import fold_table
+
+from delaycv import compare
+from delaycv.errors import DelaycvError, InputError
+
+
+def brute_force_p(d, alternative="two-sided"):
+    """Exact sign-flip p-value by enumerating every sign vector, one at a time."""
+    d = np.asarray(d, float)
+    t = d.mean()
+    hits = 0
+    for signs in itertools.product((1.0, -1.0), repeat=len(d)):
+        s = float(np.mean(d * np.array(signs)))
+        if alternative == "two-sided":
+            hits += abs(s) >= abs(t) - 1e-12
+        elif alternative == "greater":
+            hits += s >= t - 1e-12
+        else:
+            hits += s <= t + 1e-12
+    return hits / 2 ** len(d)
+
+
+def scipy_p(a, b, alternative, resamples, seed=0):
+    res = stats.permutation_test(
+        (np.asarray(a), np.asarray(b)),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=resamples,
+        alternative=alternative,
+        rng=np.random.default_rng(seed),
+    )
+    return res.pvalue
+
+
+# --------------------------------------------------------------------------- exactness
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize("n", [1, 2, 5, 8])
+def test_exact_p_equals_enumeration_and_scipy(n, alternative):
+    rng = np.random.default_rng(n)
+    a = rng.normal(0.8, 0.05, n)
+    b = a - rng.normal(0.02, 0.03, n)
+    res = compare.permutation_test(a, b, alternative=alternative, resamples=5000)
+    assert res.exact and res.resamples == 2**n and res.n == n
+    assert res.p_value == pytest.approx(brute_force_p(a - b, alternative), abs=1e-12)
+    if n > 1:  # scipy needs two observations
+        assert res.p_value == pytest.approx(scipy_p(a, b, alternative, 5000), abs=1e-12)
+
+
+def test_known_small_case():
+    # d = (0.1, 0.1, 0.05): only the all-plus and the all-minus sign vectors reach |mean| >= 0.0833
+    res = compare.permutation_test([0.8, 0.9, 0.85], [0.7, 0.8, 0.8])
+    assert res.p_value == pytest.approx(2 / 8)
+    assert res.mean_diff == pytest.approx(0.25 / 3)
+    one = compare.permutation_test([0.8, 0.9, 0.85], [0.7, 0.8, 0.8], alternative="greater")
+    assert one.p_value == pytest.approx(1 / 8)
+    other = compare.permutation_test([0.8, 0.9, 0.85], [0.7, 0.8, 0.8], alternative="less")
+    assert other.p_value == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+def test_random_flips_agree_with_scipy_within_monte_carlo_error(alternative):
+    rng = np.random.default_rng(7)
+    n = 20  # 2**20 > R: random sign vectors
+    a = rng.normal(0.8, 0.05, n)
+    b = a - rng.normal(0.01, 0.04, n)
+    res = compare.permutation_test(a, b, resamples=20000, alternative=alternative, seed=3)
+    assert not res.exact and res.resamples == 20000
+    # p = (S + 1) / (R + 1) exactly
+    s = res.p_value * 20001 - 1
+    assert s == pytest.approx(round(s), abs=1e-6)
+    exactish = scipy_p(a, b, alternative, 200000, seed=1)
+    se = np.sqrt(exactish * (1 - exactish) / 20000)
+    assert abs(res.p_value - exactish) < 5 * se + 1e-4
+
+
+def test_random_flips_are_seeded_and_order_free():
+    rng = np.random.default_rng(1)
+    d = rng.normal(0.01, 0.05, size=(6, 16))
+    p1, _, _ = compare.sign_flip_pvalues(d, resamples=999, seed=5)
+    p2, _, _ = compare.sign_flip_pvalues(d[::-1], resamples=999, seed=5)
+    p3, _, _ = compare.sign_flip_pvalues(d, resamples=999, seed=6)
+    np.testing.assert_array_equal(p1, p2[::-1])
+    assert not np.array_equal(p1, p3)
+    assert np.all(p1 >= 1 / 1000)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    # metric differences on a grid of 1/1000: no near-ties below the documented 1e-9 tolerance
+    st.lists(st.integers(-1000, 1000).map(lambda k: k / 1000), min_size=1, max_size=9),
+    st.randoms(use_true_random=False),
+    st.floats(0.01, 100),
+)
+def test_p_value_invariances(d, rnd, scale):
+    d = np.array(d, dtype=float)
+    base = compare.permutation_test(d, np.zeros_like(d)).p_value
+    shuffled = d.copy()
+    rnd.shuffle(shuffled)
+    assert compare.permutation_test(shuffled, np.zeros_like(d)).p_value == pytest.approx(base)
+    # swapping the learners and rescaling leaves the two-sided p-value unchanged
+    assert compare.permutation_test(np.zeros_like(d), d).p_value == pytest.approx(base)
+    assert compare.permutation_test(d * scale, np.zeros_like(d)).p_value == pytest.approx(base)
+    assert 2.0 ** -len(d) <= base <= 1.0
+    assert base == pytest.approx(brute_force_p(d))
+
+
+# --------------------------------------------------------------------------- size under H0
+
+
+@pytest.mark.parametrize("n, resamples", [(10, 5000), (14, 999)])
+def test_rejection_rate_under_h0(n, resamples):
+    """1,000 comparisons whose differences are symmetric about zero: rejections at 0.05 in [0.03, 0.07]."""
+    rng = np.random.default_rng(2024 + n)
+    d = rng.laplace(0, 0.03, size=(1000, n)) * rng.choice([-1, 1], size=(1000, n))
+    p, _, exact = compare.sign_flip_pvalues(d, resamples=resamples, seed=11)
+    assert exact.all() == (2**n <= resamples)
+    rate = float(np.mean(p <= 0.05))
+    assert 0.03 <= rate <= 0.07, rate
+
+
+def test_power_against_a_real_difference():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.02, 0.01, size=(200, 10))
+    p, _, _ = compare.sign_flip_pvalues(d)
+    assert np.mean(p <= 0.05) > 0.95
+
+
+# --------------------------------------------------------------------------- degenerate input
+
+
+def test_degenerate_inputs_give_defined_answers():
+    zero = compare.permutation_test([0.5, 0.6, 0.7], [0.5, 0.6, 0.7])
+    assert zero.p_value == 1.0 and zero.mean_diff == 0.0
+    one = compare.permutation_test([0.9], [0.1])
+    assert one.p_value == 1.0 and one.n == 1
+    nan = compare.permutation_test([0.9, np.nan, 0.8, 0.7], [0.1, 0.2, np.nan, 0.6])
+    assert nan.n == 2
+    assert nan.p_value == pytest.approx(brute_force_p([0.8, 0.1]))
+    empty = compare.permutation_test([np.nan, 1.0], [0.2, np.nan])
+    assert empty.n == 0 and np.isnan(empty.p_value)
+
+    d = np.array([[0.0, 0.0, 0.0], [0.3, np.nan, np.nan], [np.nan] * 3])
+    np.testing.assert_array_equal(compare.wilcoxon_pvalues(d)[:2], [1.0, 1.0])
+    np.testing.assert_array_equal(compare.sign_test_pvalues(d)[:2], [1.0, 1.0])
+    assert np.isnan(compare.wilcoxon_pvalues(d)[2]) and np.isnan(compare.sign_test_pvalues(d)[2])
+    mean, low, high = compare.mean_ci(d)
+    assert mean[0] == 0 and low[0] == 0 and high[0] == 0
+    assert mean[1] == pytest.approx(0.3) and np.isnan(low[1]) and np.isnan(high[1])
+    assert np.isnan(mean[2])
+    delta = compare.cliffs_delta(
+        np.array([[1.0, 2.0], [np.nan, np.nan]]), np.array([[1.0, 2.0], [1, 1]])
+    )
+    assert delta[0] == 0 and np.isnan(delta[1])
+
+
+def test_run_tests_on_degenerate_tables():
+    table = fold_table(folds=3, checkpoints=2)
+    table.loc[table["learner"] == "nb", "accuracy"] = table.loc[
+        table["learner"] == "ht", "accuracy"
+    ].to_numpy()
+    table.loc[table["learner"] == "prior", "accuracy"] = np.nan
+    single = table[table["fold"] == 0]
+    out = compare.run_tests(table, metrics=["accuracy"], references=["true"], checkpoints="last")
+    same = out[(out.learner_a == "ht") & (out.learner_b == "nb")]
+    assert (same["p_value"] == 1).all() and (same["result"] == "n.s.").all()
+    assert (same["wilcoxon_p"] == 1).all() and (same["sign_p"] == 1).all()
+    with_prior = out[out.learner_b == "prior"]
+    assert (with_prior["n"] == 0).all() and with_prior["p_value"].isna().all()
+    assert with_prior["p_holm"].isna().all() and (with_prior["result"] == "n.s.").all()
+    assert (same["family_size"] == 1).all()
+    lone = compare.run_tests(single, metrics=["recall_1"], references=["true"], checkpoints="last")
+    assert (lone["n"] == 1).all() and (lone["p_value"] == 1).all() and lone["ci_low"].isna().all()
+
+
+# --------------------------------------------------------------------------- companions
+
+
+def test_holm_by_hand_and_properties():
+    np.testing.assert_allclose(compare.holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(compare.holm([0.5, np.nan, 0.01]), [0.5, np.nan, 0.02])
+    assert compare.holm([0.9, 0.8]).tolist() == [1.0, 1.0]
+    assert compare.holm([0.02, 0.9]).tolist() == [0.04, 0.9]
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=30) ** 3
+    adj = compare.holm(p)
+    assert np.all(adj >= p) and np.all(adj <= 1)
+    order = np.argsort(p)
+    assert np.all(np.diff(adj[order]) >= 0)
+    assert np.all(adj <= np.minimum(1, 30 * p) + 1e-15)
+
+
+def test_mean_ci_matches_scipy_t_interval():
+    rng = np.random.default_rng(5)
+    d = rng.normal(0.02, 0.05, size=(3, 12))
+    mean, low, high = compare.mean_ci(d)
+    for i in range(3):
+        lo, hi = stats.t.interval(0.95, 11, loc=d[i].mean(), scale=stats.sem(d[i]))
+        assert (low[i], high[i]) == pytest.approx((lo, hi))
+        assert mean[i] == pytest.approx(d[i].mean())
+
+
+def test_cliffs_delta_matches_its_definition():
+    assert compare.cliffs_delta([[3.0, 4.0]], [[1.0, 2.0]])[0] == 1.0
+    assert compare.cliffs_delta([[1.0, 2.0]], [[3.0, 4.0]])[0] == -1.0
+    # pairs: (1,2)<, (1,0)>, (3,2)>, (3,0)> -> (3 - 1) / 4
+    assert compare.cliffs_delta([[1.0, 3.0]], [[2.0, 0.0]])[0] == pytest.approx(0.5)
+    rng = np.random.default_rng(2)
+    a, b = rng.normal(size=(4, 7)), rng.normal(size=(4, 7))
+    brute = [np.mean([np.sign(x - y) for x in a[i] for y in b[i]]) for i in range(4)]
+    np.testing.assert_allclose(compare.cliffs_delta(a, b), brute)
+
+
+def test_wilcoxon_and_sign_tests_are_scipys():
+    rng = np.random.default_rng(9)
+    d = rng.normal(0.01, 0.02, size=(5, 10))
+    d[4, 3] = np.nan
+    w = compare.wilcoxon_pvalues(d)
+    s = compare.sign_test_pvalues(d, alternative="greater")
+    for i in range(5):
+        row = d[i][~np.isnan(d[i])]
+        assert w[i] == pytest.approx(stats.wilcoxon(row).pvalue)
+        k = int((row > 0).sum())
+        assert s[i] == pytest.approx(
+            stats.binomtest(k, len(row), 0.5, alternative="greater").pvalue
+        )
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def test_run_tests_finds_the_better_learner_and_respects_metric_direction():
+    table = fold_table(folds=10, checkpoints=4)
+    out = compare.run_tests(
+        table, metrics=["accuracy", "brier"], resamples=5000, checkpoints="last"
+    )
+    assert set(out["checkpoint"]) == {4 * 500 - 7}
+    assert len(out) == 2 * 2 * 2 * 3  # policies x references x metrics x learner pairs
+    row = out[(out.metric == "accuracy") & (out.learner_a == "ht") & (out.learner_b == "nb")].iloc[
+        0
+    ]
+    assert row["mean_diff"] == pytest.approx(row["mean_a"] - row["mean_b"])
+    assert row["ci_low"] < row["mean_diff"] < row["ci_high"]
+    assert row["result"] == "better" and row["better"] == "ht" and row["p_holm"] <= 0.05
+    brier = out[(out.metric == "brier") & (out.learner_a == "ht") & (out.learner_b == "nb")].iloc[0]
+    assert brier["mean_diff"] < 0 and brier["result"] == "better" and brier["better"] == "ht"
+    assert brier["cliffs_delta"] < 0
+    # Holm within each family of three pairs
+    fam = out[(out.metric == "accuracy") & (out.reference == "true") & (out.policy == "ideal")]
+    np.testing.assert_allclose(fam["p_holm"], compare.holm(fam["p_value"].to_numpy()))
+    assert (out["family_size"] == 3).all()
+
+
+def test_pairs_are_seed_and_fold_and_missing_pairs_drop():
+    table = fold_table(seeds=(1, 2), folds=5, checkpoints=2, learners={"a": 0.0, "b": 0.0})
+    drop = (table.learner == "a") & (table.seed == 2) & (table.fold == 4)
+    out = compare.run_tests(table[~drop], metrics=["kappa"], references=["true"], resamples=500)
+    assert set(out["n"]) == {9}
+    assert not out["exact"].any() and set(out["resamples"]) == {500}  # 2**9 > 500
+    # same values as a direct test on the (seed, fold)-paired differences
+    keep = table[~drop & (table.reference == "true") & (table.policy == "ideal")]
+    cp = keep["checkpoint"].min()
+    a = keep[(keep.learner == "a") & (keep.checkpoint == cp)].set_index(["seed", "fold"])["kappa"]
+    b = keep[(keep.learner == "b") & (keep.checkpoint == cp)].set_index(["seed", "fold"])["kappa"]
+    both = pd.concat([a, b], axis=1, join="inner").to_numpy()
+    assert len(both) == 9
+    direct = compare.permutation_test(both[:, 0], both[:, 1], resamples=500)
+    row = out[(out.policy == "ideal") & (out.checkpoint == cp)].iloc[0]
+    assert row["p_value"] == pytest.approx(direct.p_value)
+
+
+def test_all_checkpoints_and_time_column():
+    table = fold_table(folds=4, checkpoints=5, learners={"a": 0.0, "b": 0.1})
+    out = compare.run_tests(table, metrics=["gmean"], references=["observed"], checkpoints="all")
+    assert sorted(out["checkpoint"].unique()) == sorted(table["checkpoint"].unique())
+    times = table.groupby("checkpoint")["time"].first()
+    np.testing.assert_array_equal(out["time"], times.loc[out["checkpoint"]].to_numpy())
+    chosen = compare.run_tests(table, metrics=["gmean"], checkpoints=[500, 1000])
+    assert set(chosen["checkpoint"]) == {500, 1000}
+
+
+def test_bad_tables_raise_errors_naming_the_problem():
+    table = fold_table(folds=2, checkpoints=2)
+    with pytest.raises(InputError, match="lacks column"):
+        compare.run_tests(table.drop(columns="fold"), metrics=["accuracy"])
+    with pytest.raises(InputError, match="lacks column.*auc"):
+        compare.run_tests(table, metrics=["auc"])
+    with pytest.raises(InputError, match="two rows"):
+        compare.run_tests(pd.concat([table, table.iloc[:1]]), metrics=["accuracy"])
+    with pytest.raises(DelaycvError, match="checkpoints"):
+        compare.run_tests(table, metrics=["accuracy"], checkpoints="first")
+
+
+def test_bias_tests_see_the_optimism_of_observed_labels():
+    table = fold_table(folds=6, checkpoints=3)
+    out = compare.bias_tests(table, metrics=["accuracy"])
+    hitl = out[out.policy == "hitl_7d_90d"]
+    ideal = out[out.policy == "ideal"]
+    np.testing.assert_allclose(hitl["mean_bias"], 0.04)
+    np.testing.assert_allclose(hitl["p_value"], 2 / 64)
+    assert (ideal["p_value"] == 1).all() and (ideal["mean_bias"] == 0).all()
+    with pytest.raises(InputError, match="both references"):
+        compare.bias_table(table[table.reference == "true"], "accuracy")
+
+
+# --------------------------------------------------------------------------- McNemar
+
+
+def _log(pred, true, observed=None, fold=0):
+    n = len(pred)
+    return pd.DataFrame(
+        {
+            "fold": np.full(n, fold, dtype=np.int64),
+            "index": np.arange(1, n + 1, dtype=np.int64),
+            "pred": np.asarray(pred, dtype=np.int8),
+            "true": np.asarray(true, dtype=np.int8),
+            "observed": np.asarray(true if observed is None else observed, dtype=np.int8),
+        }
+    )
+
+
+def test_mcnemar_counts_and_p_values():
+    true = [1, 1, 0, 0, 1, 0, 1, 0, 1, 1]
+    a = [1, 1, 0, 0, 1, 0, 1, 0, 0, 1]  # wrong on 9
+    b = [0, 0, 1, 0, 0, 0, 1, -1, 1, 1]  # wrong on 1, 2, 3, 5, 8 (abstains)
+    log_a = pd.concat([_log(a, true, fold=0), _log(b, true, fold=1)])
+    log_b = pd.concat([_log(b, true, fold=0), _log(a, true, fold=1)])
+    exact = compare.mcnemar(log_a, log_b)
+    assert exact[["fold", "n", "a_only", "b_only"]].to_numpy().tolist() == [
+        [0, 10, 5, 1],
+        [1, 10, 1, 5],
+    ]
+    assert exact["p_value"].tolist() == pytest.approx([stats.binomtest(5, 6).pvalue] * 2)
+    chi = compare.mcnemar(log_a, log_b, method="chi2")
+    assert chi["statistic"].tolist() == pytest.approx([9 / 6, 9 / 6])
+    assert chi["p_value"].iloc[0] == pytest.approx(stats.chi2.sf(1.5, 1))
+    early = compare.mcnemar(log_a, log_b, upto=4)
+    assert early[["a_only", "b_only"]].to_numpy().tolist() == [[3, 0], [0, 3]]
+    # observed labels: pending instances (-1) drop; a "clean" assumption flips instance 1
+    observed = [0, 1, 0, 0, 1, 0, 1, -1, -1, 1]
+    obs = compare.mcnemar(_log(a, true, observed), _log(b, true, observed), reference="observed")
+    assert obs[["n", "a_only", "b_only"]].to_numpy().tolist() == [[8, 3, 1]]
+    same = compare.mcnemar(_log(a, true), _log(a, true), method="chi2")
+    assert same["p_value"].tolist() == [1.0] and same["statistic"].tolist() == [0.0]
+
+
+def test_mcnemar_tests_over_learner_pairs():
+    true = np.array([1, 0] * 20)
+    rng = np.random.default_rng(0)
+    logs = {
+        "good": _log(true, true),
+        "coin": _log(rng.integers(0, 2, 40), true),
+        "bad": _log(1 - true, true),
+    }
+    out = compare.mcnemar_tests(logs, alpha=0.05)
+    assert list(zip(out.learner_a, out.learner_b, strict=True)) == [
+        ("bad", "coin"),
+        ("bad", "good"),
+        ("coin", "good"),
+    ]
+    row = out[(out.learner_a == "bad") & (out.learner_b == "good")].iloc[0]
+    assert row["b_only"] == 40 and row["significant"]
+    np.testing.assert_allclose(out["p_holm"], compare.holm(out["p_value"].to_numpy()))
+
+
+# --------------------------------------------------------------------------- windows
+
+
+def test_policy_windows_and_window_table():
+    w = compare.policy_windows("hitl_7d_90d")
+    assert (w.preset, w.pos.amount, w.neg.amount) == ("hitl", 7 * 86400, 90 * 86400)
+    assert compare.policy_windows("ideal").pos.amount == 0
+    assert compare.policy_windows("verification_500i").pos.unit == "i"
+    assert compare.policy_windows("delay_1h").neg.amount == 3600
+    assert compare.policy_windows("my_policy") is None
+    assert compare.policy_windows("hitl_7x_90d") is None
+    grid = [f"hitl_{p}d_90d" for p in (1, 3, 7, 15, 30, 60, 90)] + ["ideal", "custom"]
+    frame = compare.window_table(grid)
+    assert set(frame["family"]) == {"hitl, N = 90d"} and set(frame["varies"]) == {"P"}
+    assert sorted(frame["window"] // 86400) == [0, 1, 3, 7, 15, 30, 60, 90]
+    neg = compare.window_table(["hitl_7d_30d", "hitl_7d_60d", "hitl_7d_90d"])
+    assert set(neg["varies"]) == {"N"} and set(neg["family"]) == {"hitl, P = 7d"}
+    given = compare.window_table(["a", "b", "c"], windows={"a": "1d", "b": 7200})
+    assert given.set_index("policy")["window"].to_dict() == {"a": 86400, "b": 7200}
