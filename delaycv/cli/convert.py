@@ -1,0 +1,125 @@
+"""``delaycv convert SRC DEST.parquet``: a raw ARFF/CSV file into the canonical Parquet stream."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+import yaml
+
+from delaycv.convert import LINK_KINDS, PRESETS, convert_file
+from delaycv.errors import InputError
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "convert",
+        help="convert an ARFF or CSV file into a Parquet stream",
+        description=(
+            "Convert a raw ARFF (Weka/MOA) or CSV file into the canonical Parquet stream "
+            "(time, label, label_time, features). Give a --preset for the known formats, or "
+            "a mapping (--mapping FILE.yaml and/or the column options below, which override it)."
+        ),
+    )
+    parser.add_argument("src", help="the raw file (.arff or .csv)")
+    parser.add_argument("dest", help="the Parquet file to write (written atomically)")
+    parser.add_argument("--dataset", help="dataset name (default: the source file's stem)")
+    parser.add_argument("--preset", choices=sorted(PRESETS), help="a known format's mapping")
+    parser.add_argument("--format", choices=["arff", "csv"], help="default: the file suffix")
+    parser.add_argument("--mapping", metavar="FILE", help="YAML/JSON file with mapping keys")
+    g = parser.add_argument_group("mapping (override the preset or --mapping)")
+    g.add_argument("--time", help="column of arrival times (Unix seconds or dates)")
+    g.add_argument("--time-format", help="strptime format when the time column holds dates")
+    g.add_argument("--label", help="column of the class")
+    g.add_argument("--positive", help="the positive class (label 1)")
+    g.add_argument("--negative", help="the negative class (default: inferred)")
+    g.add_argument("--link", help="feedback-link column (never a feature)")
+    g.add_argument("--link-kind", choices=LINK_KINDS, help="meaning of the link column")
+    g.add_argument(
+        "--drop",
+        action="append",
+        default=None,
+        metavar="COL",
+        help="a column that is not a feature (repeatable)",
+    )
+    g.add_argument(
+        "--categorical",
+        action="append",
+        default=None,
+        metavar="COL",
+        help="a CSV column read as text categories (repeatable)",
+    )
+    parser.add_argument(
+        "--drop-truncated-last-line",
+        action="store_true",
+        help="drop a cut-short last line with a warning instead of failing",
+    )
+    parser.add_argument(
+        "--sort",
+        action="store_true",
+        help="sort rows stably by time instead of failing on disorder",
+    )
+    parser.add_argument("--quiet", action="store_true", help="print no summary")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def _mapping_from_args(args) -> dict | None:
+    mapping: dict = {}
+    if args.mapping:
+        path = Path(args.mapping)
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as err:
+            raise InputError(
+                f"cannot read: {err.strerror}", path=str(path), expected="a YAML mapping file"
+            ) from None
+        except yaml.YAMLError as err:
+            raise InputError(
+                f"not valid YAML: {err}", path=str(path), expected="a YAML mapping"
+            ) from None
+        if not isinstance(loaded, dict):
+            raise InputError(
+                "not a mapping of keys", path=str(path), expected="keys time, label, positive, ..."
+            )
+        mapping.update(loaded.get("mapping", loaded))
+    for key in (
+        "time",
+        "time_format",
+        "label",
+        "positive",
+        "negative",
+        "link",
+        "link_kind",
+        "drop",
+        "categorical",
+    ):
+        value = getattr(args, key)
+        if value is not None:
+            mapping[key] = value
+    return mapping or None
+
+
+def run(args) -> int:
+    if not args.quiet:
+        logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
+    meta = convert_file(
+        args.src,
+        args.dest,
+        dataset=args.dataset,
+        preset=args.preset,
+        mapping=_mapping_from_args(args),
+        drop_truncated_last_line=args.drop_truncated_last_line,
+        sort=args.sort,
+        format=args.format,
+    )
+    if not args.quiet:
+        summary = {
+            k: meta[k]
+            for k in ("dataset", "rows", "positives", "positives_with_label_time", "dangling_links")
+        }
+        print(json.dumps(summary), file=sys.stdout)
+    return 0
