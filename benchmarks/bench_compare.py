@@ -46,9 +46,11 @@ def speed(seeds: tuple[int, ...]) -> None:
     n_tests = len(out)
     # baseline: scipy per test, on a sample of the same tests, extrapolated
     sample = out.sample(40, random_state=0)
-    t = table[table.reference == "true"].set_index(["learner", "checkpoint", "seed", "fold"])[
-        "accuracy"
-    ]
+    t = (
+        table[table.reference == "true"]
+        .set_index(["learner", "checkpoint", "seed", "fold"])["accuracy"]
+        .sort_index()
+    )
     start = time.perf_counter()
     agree = 0
     for row in sample.itertuples():
