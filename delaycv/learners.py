@@ -47,9 +47,7 @@ BASELINES = {
     "MajorityClass": "river.dummy.PriorClassifier",
 }
 SPEC_KEYS = ("class", "params")
-_EXPECTED_CLASS = (
-    "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class, NoChange or Prior"
-)
+_EXPECTED_CLASS = "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class, NoChange or Prior"
 
 
 def _import_attr(module_name: str, attr: str) -> Any:

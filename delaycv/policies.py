@@ -186,7 +186,9 @@ def _window(spec: dict, key: str, where: str) -> Window:
         return parse_window(spec[key])
     except DelaycvError as err:
         raise ConfigError(
-            str(err), location=f"key {where}.{key}", expected="a window such as 7d, 12h, 3600s or 500i"
+            str(err),
+            location=f"key {where}.{key}",
+            expected="a window such as 7d, 12h, 3600s or 500i",
         ) from None
 
 
