@@ -34,7 +34,6 @@ import heapq
 import inspect
 import math
 import multiprocessing
-import os
 import sys
 import time as _time
 from collections import deque

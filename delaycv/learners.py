@@ -217,7 +217,7 @@ def learner_label(spec: dict | str) -> str:
         spec = {"class": spec}
     if "pipeline" in spec:
         return "|".join(learner_label(s) for s in spec["pipeline"])
-    name = BASELINES.get(spec.get("class", "?"), None)
+    name = BASELINES.get(spec.get("class", "?"))
     if name is not None:
         return spec["class"]
     return str(spec.get("class", "?")).split(":")[-1].split(".")[-1]

@@ -101,7 +101,7 @@ def policy_outcome(policy, pred, m, time, label, label_time, inspect_u):
     t = int(time[m - 1])
     key = expiry_key(window, m, time)
     L = float(label_time[m - 1])
-    if policy.feedback and not math.isnan(L) and (L, 0) <= key:
+    if policy.feedback and not math.isnan(L) and key >= (L, 0):
         return 1, (max(L, t), 0)
     if expiry == "truth":
         o = int(label[m - 1])
@@ -127,75 +127,104 @@ def brute_force(
     """Run the loop of the design card for each fold; returns a list of :class:`FoldRun`."""
     n = len(stream)
     xs = stream.records(0, n)
+    return [
+        _brute_fold(
+            stream,
+            xs,
+            learner_spec,
+            policy,
+            validation,
+            fold,
+            seed,
+            threshold,
+            prediction_noise,
+            flush,
+            same_learner_seed,
+        )
+        for fold in (range(validation.folds) if folds is None else folds)
+    ]
+
+
+def _brute_fold(
+    stream,
+    xs,
+    learner_spec,
+    policy,
+    validation,
+    fold,
+    seed,
+    threshold,
+    prediction_noise,
+    flush,
+    same_learner_seed,
+):
+    n = len(stream)
     time, label, label_time = stream.time, stream.label, stream.label_time
-    runs = []
-    for fold in range(validation.folds) if folds is None else folds:
-        learner = make_learner(learner_spec, seed=learner_seed(seed, fold, same_learner_seed))
-        train = trainer(learner)
-        weights = validation.weights(fold, n)
-        noise_u = uniforms(seed, fold, NOISE, n)
-        inspect_u = uniforms(seed, fold, INSPECTION, n)
-        run = FoldRun()
-        run.pred = [0] * n
-        run.proba = [0.0] * n
-        run.observed = [-1] * n
-        run.observed_at = [math.nan] * n
-        run.weight = [0.0] * n
-        pending = []  # dicts
-        evaluated = skipped = trained = 0
-        wsum = 0.0
+    learner = make_learner(learner_spec, seed=learner_seed(seed, fold, same_learner_seed))
+    train = trainer(learner)
+    weights = validation.weights(fold, n)
+    noise_u = uniforms(seed, fold, NOISE, n)
+    inspect_u = uniforms(seed, fold, INSPECTION, n)
+    run = FoldRun()
+    run.pred = [0] * n
+    run.proba = [0.0] * n
+    run.observed = [-1] * n
+    run.observed_at = [math.nan] * n
+    run.weight = [0.0] * n
+    pending = []  # dicts
+    evaluated = skipped = trained = 0
+    wsum = 0.0
 
-        def release(p, m, t):
-            nonlocal evaluated, trained, wsum
-            run.feed_observed.append((p["pe"], p["proba"], p["o"]))
-            run.feed_true.append((p["pe"], p["proba"], p["y"]))
-            run.evaluations.append((m, t, p["pe"], p["proba"], p["o"], p["y"], p["w"]))
-            if p["w"] > 0:
-                train(xs[p["i"] - 1], p["o"], p["w"])
-                trained += 1
-                wsum += p["w"]
-            evaluated += 1
-            run.observed[p["i"] - 1] = p["o"]
-            run.observed_at[p["i"] - 1] = float(p["key"][0])
+    def release(p, m, t):
+        nonlocal evaluated, trained, wsum
+        run.feed_observed.append((p["pe"], p["proba"], p["o"]))
+        run.feed_true.append((p["pe"], p["proba"], p["y"]))
+        run.evaluations.append((m, t, p["pe"], p["proba"], p["o"], p["y"], p["w"]))
+        if p["w"] > 0:
+            train(xs[p["i"] - 1], p["o"], p["w"])
+            trained += 1
+            wsum += p["w"]
+        evaluated += 1
+        run.observed[p["i"] - 1] = p["o"]
+        run.observed_at[p["i"] - 1] = float(p["key"][0])
 
-        for m in range(1, n + 1):
-            t = int(time[m - 1])
-            before = evaluated
-            # 1. every pending label due at or before (t, m), in (due key, arrival) order
-            due = [p for p in pending if p["key"] <= (t, m)]
-            due.sort(key=lambda p: (p["key"], p["i"]))
-            for p in due:
-                pending.remove(p)
-                release(p, m, t)
-            # 2. predict
-            proba = learner.predict_proba_one(xs[m - 1])
-            total = sum(proba.values()) if proba else 0.0
-            p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
-            pred = 1 if p1 > threshold else 0
-            pe = (1 - pred) if noise_u[m - 1] < prediction_noise else pred
-            w = int(weights[m - 1])
-            run.pred[m - 1] = pe
-            run.proba[m - 1] = p1
-            run.weight[m - 1] = float(w)
-            # 3. policy outcome
-            if validation.evaluate == "trained" and w == 0:
-                skipped += 1
+    for m in range(1, n + 1):
+        t = int(time[m - 1])
+        before = evaluated
+        # 1. every pending label due at or before (t, m), in (due key, arrival) order
+        due = [p for p in pending if p["key"] <= (t, m)]
+        due.sort(key=lambda p: (p["key"], p["i"]))
+        for p in due:
+            pending.remove(p)
+            release(p, m, t)
+        # 2. predict
+        proba = learner.predict_proba_one(xs[m - 1])
+        total = sum(proba.values()) if proba else 0.0
+        p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
+        pred = 1 if p1 > threshold else 0
+        pe = (1 - pred) if noise_u[m - 1] < prediction_noise else pred
+        w = int(weights[m - 1])
+        run.pred[m - 1] = pe
+        run.proba[m - 1] = p1
+        run.weight[m - 1] = float(w)
+        # 3. policy outcome
+        if validation.evaluate == "trained" and w == 0:
+            skipped += 1
+        else:
+            o, key = policy_outcome(policy, pred, m, time, label, label_time, inspect_u[m - 1])
+            item = {"i": m, "key": key, "o": o, "pe": pe, "proba": p1, "w": w}
+            item["y"] = int(label[m - 1])
+            if key <= (t, m):
+                release(item, m, t)
             else:
-                o, key = policy_outcome(policy, pred, m, time, label, label_time, inspect_u[m - 1])
-                item = {"i": m, "key": key, "o": o, "pe": pe, "proba": p1, "w": w}
-                item["y"] = int(label[m - 1])
-                if key <= (t, m):
-                    release(item, m, t)
-                else:
-                    pending.append(item)
-            if m == n and flush:
-                for p in sorted(pending, key=lambda p: (p["key"], p["i"])):
-                    release(p, m, t)
-                pending = []
-            run.counts.append((evaluated, len(pending), skipped, trained, wsum, evaluated > before))
-            assert evaluated + len(pending) + skipped == m
-        runs.append(run)
-    return runs
+                pending.append(item)
+        if m == n and flush:
+            for p in sorted(pending, key=lambda p: (p["key"], p["i"])):
+                release(p, m, t)
+            pending = []
+        run.counts.append((evaluated, len(pending), skipped, trained, wsum, evaluated > before))
+        assert evaluated + len(pending) + skipped == m
+    return run
 
 
 def random_stream(rng: np.random.Generator, n: int, *, tie_rate: float = 0.4):
