@@ -137,6 +137,12 @@ def test_simulator_delayed_pairing_and_feedback():
 # --------------------------------------------------------------------------- fixtures
 
 
+def require_moa_metrics() -> None:
+    metrics = pytest.importorskip("delaycv.metrics")
+    if not hasattr(metrics, "MOA_MEASUREMENTS"):
+        pytest.skip("delaycv.metrics has no MOA_MEASUREMENTS yet (issue 3)")
+
+
 @pytest.fixture(scope="module")
 def brackets_rows():
     return sim.read_commit_guru_csv(shared_file(BRACKETS_CSV))
@@ -156,6 +162,7 @@ def simulated(rows, scheme: str, learner: str):
     return _SIM_CACHE[key]
 
 
+@pytest.mark.realdata
 def test_brackets_rows_read_by_the_simulator(brackets_rows):
     assert len(brackets_rows) == 11914
     assert sum(r.label for r in brackets_rows) == 3497
@@ -170,9 +177,7 @@ CASES = [(s, lrn) for s in (sim.CV, sim.SPLIT) for lrn in ("NoChange", "Majority
 @pytest.mark.parametrize(("scheme", "learner"), CASES)
 def test_export_fed_with_the_simulated_evaluations_matches(brackets_rows, scheme, learner):
     """MoaExport + delaycv.metrics on exactly the reference's evaluation sequence."""
-    metrics = pytest.importorskip("delaycv.metrics")
-    if not hasattr(metrics, "MOA_MEASUREMENTS"):
-        pytest.skip("delaycv.metrics has no MOA_MEASUREMENTS yet (issue 3)")
+    require_moa_metrics()
     from delaycv.moa import MoaExport
 
     expected, trace = simulated(brackets_rows, scheme, learner)
@@ -191,3 +196,57 @@ def test_export_fed_with_the_simulated_evaluations_matches(brackets_rows, scheme
     assert len(expected.detail) == (3570 if scheme == sim.CV else 390)
     assert mismatches(export.dump_rows(), expected.dump, sim.DUMP_HEADER, DUMP_TIMING) == []
     assert mismatches(export.detail_rows(), expected.detail, sim.DETAIL_HEADER, DETAIL_TIMING) == []
+
+
+@pytest.fixture(scope="module")
+def brackets_parquet(tmp_path_factory):
+    from delaycv.convert import convert_file
+
+    dest = tmp_path_factory.mktemp("moa") / "brackets.parquet"
+    convert_file(shared_file(BRACKETS_ARFF), dest, preset="commit-guru")
+    return dest
+
+
+RIVER = {"NoChange": "dummy.NoChangeClassifier", "MajorityClass": "dummy.PriorClassifier"}
+
+
+def assert_files_match(out_dir, expected) -> None:
+    from delaycv.moa import read_moa_csv
+
+    header, dump = read_moa_csv(out_dir / "dump.csv")
+    assert header == sim.DUMP_HEADER
+    assert mismatches(dump, expected.dump, header, DUMP_TIMING) == []
+    header, detail = read_moa_csv(out_dir / "detail.csv")
+    assert header == sim.DETAIL_HEADER
+    assert mismatches(detail, expected.detail, header, DETAIL_TIMING) == []
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("scheme", "learner"), CASES)
+def test_engine_with_river_learners_reproduces_the_reference(
+    brackets_rows, brackets_parquet, tmp_path, scheme, learner
+):
+    """The engine (ideal policy, evaluate trained only) + MoaExport, files written and read back."""
+    require_moa_metrics()
+    from delaycv.engine import evaluate
+    from delaycv.moa import MoaExport
+    from delaycv.stream import read_stream
+    from delaycv.validation import Validation
+
+    expected, _ = simulated(brackets_rows, scheme, learner)
+    export = MoaExport(every=EVERY, alpha=ALPHA, folds=FOLDS)
+    result = evaluate(
+        read_stream(brackets_parquet),
+        {"class": RIVER[learner]},
+        {"preset": "ideal"},
+        Validation(scheme=scheme, folds=FOLDS, seed=1, evaluate="trained"),
+        seed=1,
+        estimator={"kind": "fading", "alpha": ALPHA},
+        every=EVERY,
+        observer_factory=export.observer_factory,
+    )
+    export.write(tmp_path, result.observers)
+    assert_files_match(tmp_path, expected)
+    # the export's per-fold evaluation counts are the engine's and the reference's
+    assert [o.tested for o in result.observers] == expected.tested
+    assert [f["evaluated"] for f in result.info["folds"]] == expected.tested
