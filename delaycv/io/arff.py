@@ -202,7 +202,7 @@ def _parse_header(lines: list[str], path: str) -> tuple[str | None, list[Column]
     raise InputError(
         "malformed ARFF header: no @data line",
         path=path,
-        location=f"line {len(lines)}",
+        location=f"line {len(lines) - (1 if lines and not lines[-1] else 0)}",
         expected="@relation, @attribute lines, then @data",
     )
 
