@@ -1,0 +1,33 @@
+# delaycv: evaluate online binary classifiers with delayed labels (prequential k-fold).
+#   snakemake --cores 2 --profile profiles/default                  # the whole pipeline
+#   snakemake --cores 2 --profile profiles/default --report results/report.html
+# docs/workflow.md describes the config, the rules, reruns, environments and the SLURM profile.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/merge.smk"
+include: "workflow/rules/compare.smk"
+include: "workflow/rules/figures.smk"
+
+
+localrules:
+    all,
+    merge,
+    merge_all,
+
+
+rule all:
+    default_target: True
+    input:
+        final_outputs(),

@@ -1,0 +1,32 @@
+"""Snakemake adapter of rule `convert`: one dataset of the config -> the canonical stream (Parquet).
+
+A dataset is either generated (the embedded default stream, delaycv.synthetic) or converted from a
+raw ARFF/CSV file (delaycv.convert). The output is written atomically by the library.
+"""
+
+import json
+import sys
+
+sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
+
+spec = json.loads(snakemake.params.dataset)
+dataset = snakemake.wildcards.dataset
+dest = snakemake.output.stream
+
+if "generate" in spec:
+    from delaycv.stream import write_stream
+    from delaycv.synthetic import generate_stream
+
+    stream = generate_stream(**spec["generate"])
+    write_stream(stream, dest)
+    print(f"generated {len(stream)} instances of dataset {dataset} -> {dest}")
+else:
+    from delaycv.convert import convert_file
+
+    options = {
+        k: spec[k]
+        for k in ("preset", "mapping", "drop_truncated_last_line", "sort", "format")
+        if k in spec
+    }
+    metadata = convert_file(snakemake.input.raw, dest, dataset=dataset, **options)
+    print(json.dumps(metadata, indent=1, sort_keys=True, default=str))

@@ -1,0 +1,40 @@
+"""Snakemake adapter of rule `evaluate`: one (dataset, learner, seed, policy) -> a run directory.
+
+Reads the canonical stream, evaluates the learner's k folds under the policy (delaycv.engine) and
+writes the run directory (delaycv.results): folds.parquet, summary.parquet, run.json. The specs come
+from the rule's params (canonical JSON), which are exactly what Snakemake tracks for reruns.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
+
+from delaycv.engine import run_evaluation  # noqa: E402
+from delaycv.results import write_run  # noqa: E402
+from delaycv.stream import read_stream  # noqa: E402
+
+wildcards = snakemake.wildcards
+settings = json.loads(snakemake.params.options)
+options = dict(settings["options"])
+every = options.pop("every")
+
+result = run_evaluation(
+    read_stream(snakemake.input.stream),
+    learner_spec=json.loads(snakemake.params.learner),
+    policy_spec=json.loads(snakemake.params.policy),
+    validation_spec=settings["validation"],
+    seed=int(wildcards.seed),
+    estimator_spec=settings["estimator"],
+    every=every,
+    run_keys={
+        "dataset": wildcards.dataset,
+        "learner": wildcards.learner,
+        "policy": wildcards.policy,
+    },
+    jobs=snakemake.threads,
+    **options,
+)
+write_run(result, Path(snakemake.output.folds).parent)
+print(f"{wildcards}: {len(result.folds)} rows -> {Path(snakemake.output.folds).parent}")

@@ -1,0 +1,20 @@
+# Stage 1: raw data (or the embedded generator) -> the canonical stream (Parquet).
+
+
+rule convert:
+    input:
+        unpack(dataset_input),
+    output:
+        stream=STREAM,
+    log:
+        "logs/convert/{dataset}.log",
+    conda:
+        "../../envs/data.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        dataset=dataset_param,
+        code=CODE["convert"],
+    script:
+        "../../scripts/convert.py"

@@ -1,0 +1,27 @@
+# Stage 2: one evaluation per (dataset, learner, seed, policy): k folds -> a run directory.
+
+
+rule evaluate:
+    input:
+        stream=STREAM,
+    output:
+        folds=f"{RUN_DIR}/folds.parquet",
+        summary=f"{RUN_DIR}/summary.parquet",
+        run=f"{RUN_DIR}/run.json",
+    log:
+        "logs/evaluate/{dataset}/{learner}/seed{seed}/{policy}.log",
+    benchmark:
+        "results/benchmarks/evaluate/{dataset}/{learner}/seed{seed}/{policy}.tsv"
+    conda:
+        "../../envs/engine.yaml"
+    threads: 1
+    resources:
+        mem_mb=evaluate_mem_mb,
+        runtime=evaluate_runtime,
+    params:
+        learner=learner_param,
+        policy=policy_param,
+        options=EVALUATION_OPTIONS,
+        code=CODE["evaluate"],
+    script:
+        "../../scripts/evaluate.py"
