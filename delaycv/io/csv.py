@@ -83,7 +83,7 @@ def _convert_row(fields: list[str], columns: list[Column]) -> list:
         )
     out = []
     for value, col in zip(fields, columns, strict=True):
-        if value in _NULLS or not value.strip():
+        if value in _NULLS or (col.kind == NUMERIC and not value.strip()):
             out.append(None)
         elif col.kind == NUMERIC:
             try:

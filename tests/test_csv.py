@@ -1,0 +1,123 @@
+"""CSV reader: header, numbers and text, missing values, fast/slow agreement, line-exact errors."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from delaycv.errors import InputError
+from delaycv.io.csv import _slow_parse, read_csv
+
+
+def write(tmp_path, text, name="d.csv"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_values_types_and_missing(tmp_path):
+    text = '"t","x","kind"\n10,1.5,a\n20,,"b, c"\n30,NA,\n40,?,"d"\n'
+    raw = read_csv(write(tmp_path, text), text_columns=["kind", "not-there"])
+    assert raw.names == ["t", "x", "kind"]
+    assert [c.kind for c in raw.columns] == ["numeric", "numeric", "string"]
+    assert raw.table.column("t").to_pylist() == [10.0, 20.0, 30.0, 40.0]
+    assert raw.table.column("x").to_pylist() == [1.5, None, None, None]
+    assert raw.table.column("kind").to_pylist() == ["a", "b, c", None, "d"]
+    assert raw.location(0) == "row 1 (line 2)"
+    assert raw.location(3) == "row 4 (line 5)"
+
+
+def test_bom_crlf_and_blank_lines(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_bytes(b"\xef\xbb\xbft,y\r\n1,0\r\n\r\n2,1\r\n")
+    raw = read_csv(path)
+    assert raw.names == ["t", "y"]
+    assert raw.table.column("y").to_pylist() == [0.0, 1.0]
+    assert raw.location(1) == "row 2 (line 4)"
+
+
+def test_quoted_newline_goes_through_line_parser(tmp_path):
+    text = 't,note\n1,"two\nlines"\n2,plain\n'
+    raw = read_csv(write(tmp_path, text), text_columns=["note"])
+    assert raw.table.column("note").to_pylist() == ["two\nlines", "plain"]
+    assert raw.location(1) == "row 2 (line 4)"
+
+
+@pytest.mark.parametrize(
+    "text, location, message",
+    [
+        ("t,x,t\n1,2,3\n", "line 1", "duplicate column name 't' \\(columns 1 and 3\\)"),
+        ("t,,y\n1,2,3\n", "line 1", "column 2 of the header has no name"),
+        ("\n1,2\n", "line 1", "the first line is empty"),
+        ("t,x\n1,2\n3,abc\n", "line 3", "text 'abc' in numeric column 'x'"),
+        ("t,x\n1,2\n3,4,5\n6,7\n", "line 3", "malformed line: 3 fields"),
+        ("t,x\n1,2\n3\n", "line 3", "malformed line: 1 fields"),
+        ("t,x\n1,2\n3,4\n5", "line 4", "truncated last line"),
+        ("t,x\n1,2\n3,4\n5,6.", "line 4", None),
+        ("t,x\n", "line 2", "no data lines"),
+    ],
+)
+def test_errors_name_the_line(tmp_path, text, location, message):
+    path = write(tmp_path, text)
+    if message is None:  # "6." parses as a number: a last line without newline that is complete
+        assert read_csv(path).table.column("x").to_pylist() == [2.0, 4.0, 6.0]
+        return
+    with pytest.raises(InputError, match=message) as info:
+        read_csv(path)
+    assert info.value.path == str(path)
+    assert info.value.location == location
+
+
+def test_truncated_last_line_dropped_with_warning(tmp_path, caplog):
+    path = write(tmp_path, "t,x\n1,2\n3,4\n5")
+    with caplog.at_level(logging.WARNING):
+        raw = read_csv(path, drop_truncated_last_line=True)
+    assert raw.dropped_last_line
+    assert raw.table.column("t").to_pylist() == [1.0, 3.0]
+    assert "line 4: dropped the truncated last line '5'" in caplog.text
+
+
+def test_unreadable_inputs(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        read_csv(tmp_path / "none.csv")
+    with pytest.raises(InputError, match="the file is empty"):
+        read_csv(write(tmp_path, ""))
+    bad = tmp_path / "latin.csv"
+    bad.write_bytes(b"t,k\n1,a\n2,\xe9\n")
+    with pytest.raises(InputError, match="not UTF-8") as info:
+        read_csv(bad, text_columns=["k"])
+    assert info.value.location == "line 3"
+
+
+def test_other_delimiter(tmp_path):
+    raw = read_csv(write(tmp_path, "t;x\n1;2,5\n"), delimiter=";", text_columns=["x"])
+    assert raw.table.column("x").to_pylist() == ["2,5"]
+
+
+cell = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False))
+word = st.one_of(st.none(), st.text(alphabet='abc ,"', min_size=1, max_size=5))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(cell, word), min_size=1, max_size=30))
+def test_fast_path_equals_line_parser(tmp_path_factory, rows):
+    def q(s):
+        return '"' + s.replace('"', '""') + '"'
+
+    lines = ["x,w"] + [
+        ",".join(["" if x is None else repr(x), "" if w is None else q(w)]) for x, w in rows
+    ]
+    path = tmp_path_factory.mktemp("c") / "p.csv"
+    path.write_text("\n".join(lines) + "\n")
+    raw = read_csv(path, text_columns=["w"])
+    slow, _ = _slow_parse(path.read_text(), raw.columns, str(path), ",")
+    assert raw.table.equals(slow)
+    got = raw.table.column("x").to_pylist()
+    want = [r[0] for r in rows]
+    assert all(
+        (a is None and b is None) or np.isclose(a, b) for a, b in zip(got, want, strict=True)
+    )
