@@ -397,7 +397,7 @@ def _times(raw: RawTable, name: str, m: Mapping, what: str, required: bool) -> n
         bad = _first(finite & (secs != np.floor(np.where(finite, secs, 0))))
         if bad >= 0:
             raise InputError(
-                f"{what} {secs[bad]!r} is not a whole number of seconds",
+                f"{what} {float(secs[bad])!r} is not a whole number of seconds",
                 path=raw.path,
                 location=raw.location(bad),
                 expected="integer Unix seconds",

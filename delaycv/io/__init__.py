@@ -176,8 +176,8 @@ def parse_dates(values: pa.ChunkedArray | pa.Array | list, fmt: str) -> tuple[np
     secs = np.full(len(s), np.nan)
     ok = parsed.notna().to_numpy()
     if ok.any():
-        ns = parsed[ok].astype("int64").to_numpy() if len(parsed) else np.array([], np.int64)
-        secs[ok] = np.floor_divide(ns, 10**9).astype(np.float64)
+        delta = parsed[ok] - pd.Timestamp(0, tz="UTC")
+        secs[ok] = (delta // pd.Timedelta(1, "s")).to_numpy(dtype=np.float64)
     return secs, int(bad[0]) if bad.size else -1
 
 

@@ -1,0 +1,308 @@
+"""Conversion: mappings, presets, label_time from fix links, every bad input, the CLI."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from delaycv.cli import main
+from delaycv.convert import (
+    METADATA_KEYS,
+    PRESETS,
+    Mapping,
+    _link_label_time,
+    convert_file,
+    load_stream,
+)
+from delaycv.errors import ConfigError, InputError
+from delaycv.stream import read_stream
+
+NAN = np.nan
+
+# time, link (fix timestamp), fix, la, y.  Hand-worked label_time (see test below).
+LINKED = """t,link,fix,la,y
+100,-1,0,1,1
+100,-1,0,2,0
+200,-1,0,3,1
+200,-1,0,4,1
+300,100,1,5,0
+400,200,1,6,0
+500,100,1,7,0
+600,150,1,8,0
+700,600,1,9,0
+800,-1,0,10,1
+900,1000,1,11,1
+1000,-1,0,12,1
+"""
+LINK_MAP = {"time": "t", "label": "y", "positive": 1, "link": "link"}
+
+
+def write(tmp_path, text, name="d.csv"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def as_arff(csv_text: str) -> str:
+    lines = csv_text.strip().split("\n")
+    names = lines[0].split(",")
+    head = ["@relation linked"] + [
+        f"@attribute {n} {{0,1}}" if n == "y" else f"@attribute {n} numeric" for n in names
+    ]
+    return "\n".join([*head, "@data", *lines[1:]]) + "\n"
+
+
+def test_label_time_hand_computed(tmp_path):
+    """Row 1 (t=100, y=1) is fixed at 300 and again at 500: earliest wins -> 300. Row 2 shares
+    t=100 but is negative: not a target. Rows 3-4 (t=200, both y=1) are both fixed at 400. The
+    link at 600 -> 150 hits no row; 700 -> 600 hits only the negative row 8: both dangling.
+    900 -> 1000 reveals row 12 *before* it arrives (label_time_before_time = 1)."""
+    stream = load_stream(write(tmp_path, LINKED), mapping=LINK_MAP)
+    expected = [300, NAN, 400, 400, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 900]
+    np.testing.assert_array_equal(stream.label_time, expected)
+    np.testing.assert_array_equal(stream.label, [1, 0, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1])
+    m = stream.metadata
+    assert (m["rows"], m["positives"], m["positives_with_label_time"]) == (12, 6, 4)
+    assert (m["links"], m["dangling_links"]) == (6, 2)
+    assert (m["dangling_no_row"], m["dangling_only_negatives"]) == (1, 1)
+    assert m["label_time_before_time"] == 1
+    assert m["features"] == ["fix", "la"]  # the link column never is a feature
+    assert m["dropped_columns"] == ["link"]
+    assert m["negative_class"] == "0" and m["positive_class"] == "1"
+    assert set(m) == set(METADATA_KEYS)
+
+
+def test_dangling_links_are_logged(tmp_path, caplog):
+    with caplog.at_level(logging.WARNING):
+        load_stream(write(tmp_path, LINKED), mapping=LINK_MAP)
+    assert "2 feedback link(s) match no positive instance" in caplog.text
+    assert "row 8 (line 9)" in caplog.text
+
+
+def test_csv_and_arff_give_the_same_stream(tmp_path):
+    a = load_stream(write(tmp_path, LINKED), mapping=LINK_MAP)
+    b = load_stream(write(tmp_path, as_arff(LINKED), "d.arff"), mapping=LINK_MAP)
+    assert np.array_equal(a.time, b.time) and np.array_equal(a.label, b.label)
+    assert np.array_equal(a.label_time, b.label_time, equal_nan=True)
+    assert a.features.equals(b.features)
+
+
+def test_label_time_link_kind(tmp_path):
+    text = "t,y,reveal,x\n1,1,50,0\n2,0,60,1\n3,1,,2\n4,1,-1,3\n"
+    m = {"time": "t", "label": "y", "positive": "1", "link": "reveal", "link_kind": "label_time"}
+    s = load_stream(write(tmp_path, text), mapping=m)
+    np.testing.assert_array_equal(s.label_time, [50, NAN, NAN, NAN])
+    assert s.metadata["dangling_links"] == 1  # a reveal time on a negative row
+
+
+def reference_label_time(time, label, link):
+    """Brute force of the documented rule."""
+    out = np.full(len(time), np.nan)
+    dangling = 0
+    for j in np.flatnonzero(~np.isnan(link) & (link != -1)):
+        targets = [i for i in range(len(time)) if time[i] == link[j] and label[i] == 1]
+        if not targets:
+            dangling += 1
+        for i in targets:
+            out[i] = time[j] if np.isnan(out[i]) else min(out[i], time[j])
+    return out, dangling
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), st.integers(0, 1), st.integers(-1, 7)), min_size=1, max_size=25
+    )
+)
+def test_link_rule_matches_brute_force(rows):
+    rows = sorted(rows, key=lambda r: r[0])
+    time = np.array([r[0] for r in rows], dtype=np.int64)
+    label = np.array([r[1] for r in rows], dtype=np.int8)
+    link = np.array([r[2] for r in rows], dtype=np.float64)
+
+    class Raw:  # only location() is used, for the warning
+        path = "mem"
+
+        @staticmethod
+        def location(row):
+            return f"row {row + 1}"
+
+    got, stats = _link_label_time(time, label, link, Mapping("t", "y", "1"), Raw)
+    want, dangling = reference_label_time(time, label, link)
+    np.testing.assert_array_equal(got, want)
+    assert stats["dangling_links"] == dangling
+    assert stats["links"] == int((link != -1).sum())
+
+
+def test_dates_with_time_format_and_categoricals(tmp_path):
+    text = (
+        "when,kind,big,label\n"
+        "2020-01-01 00:00:10,a,True,yes\n"
+        "2020-01-01 00:01:00,b,False,no\n"
+        "2020-01-02 00:00:00,a,true,no\n"
+    )
+    m = {
+        "time": "when",
+        "time_format": "%Y-%m-%d %H:%M:%S",
+        "label": "label",
+        "positive": "yes",
+        "categorical": ["kind", "big"],
+    }
+    s = load_stream(write(tmp_path, text), mapping=m)
+    assert list(s.time) == [1577836810, 1577836860, 1577923200]
+    assert list(s.label) == [1, 0, 0]
+    assert s.metadata["negative_class"] == "no"
+    recs = s.records()
+    assert recs[0] == {"kind": "a", "big": 1.0} and recs[2] == {"kind": "a", "big": 1.0}
+    assert recs[1] == {"kind": "b", "big": 0.0}
+    m["boolean_as_number"] = False
+    assert load_stream(write(tmp_path, text), mapping=m).records(0, 1) == [
+        {"kind": "a", "big": "True"}
+    ]
+
+
+def test_sort_option_is_stable_and_reported(tmp_path, caplog):
+    text = "t,y,x\n5,0,1\n3,1,2\n5,1,3\n3,0,4\n"
+    m = {"time": "t", "label": "y", "positive": 1}
+    with caplog.at_level(logging.WARNING):
+        s = load_stream(write(tmp_path, text), mapping=m, sort=True)
+    assert list(s.time) == [3, 3, 5, 5]
+    assert s.features["x"].tolist() == [2.0, 4.0, 1.0, 3.0]  # stable: file order within a time
+    assert list(s.label) == [1, 0, 0, 1]
+    assert s.metadata["sorted_rows"] == 4
+    assert "sorted them stably (4 of 4 rows moved)" in caplog.text
+
+
+ERRORS = [
+    # (file text, mapping, options, message, location)
+    ("t,y\n1,1\n2,\n3,0\n", {}, {}, "missing label", "row 2 (line 3)"),
+    ("t,y\n1,1\n2,0\n3,2\n", {}, {}, "label '2' is outside the two classes", "row 3 (line 4)"),
+    ("t,y\n1,1\n3,0\n2,0\n", {}, {}, "time 2 is earlier than 3", "row 3 (line 4)"),
+    ("t,y\n1,1\n,0\n", {}, {}, "missing time", "row 2 (line 3)"),
+    ("t,y\n1,1\n2.5,0\n", {}, {}, "time 2.5 is not a whole number", "row 2 (line 3)"),
+    (
+        "t,y\n1,1\n2,0\n",
+        {"link": "fix"},
+        {},
+        "column 'fix' named by mapping key 'link' does not",
+        "key mapping.link",
+    ),
+    (
+        "t,y\n1,1\n2,0\n",
+        {"drop": ["a"]},
+        {},
+        "column 'a' named by mapping key 'drop'",
+        "key mapping.drop",
+    ),
+    ("t,y,y\n1,1,1\n", {}, {}, "duplicate column name 'y'", "line 1"),
+    ("t,y,x\n1,1,2\n2,0,x\n", {}, {}, "text 'x' in numeric column 'x'", "line 3"),
+    ("t,y\n1,1\n2,0\n3", {}, {}, "truncated last line", "line 4"),
+    ("", {}, {}, "the file is empty", None),
+    (
+        "d,y\n2020-01-01,1\n2020-01-32,0\n",
+        {"time": "d", "time_format": "%Y-%m-%d"},
+        {},
+        "'2020-01-32' does not match the time format",
+        "row 2 (line 3)",
+    ),
+    (
+        "d,y\n2020-01-01,1\n",
+        {"time": "d"},
+        {"categorical": ["d"]},
+        "the time column 'd' holds text",
+        "key mapping.time_format",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, extra, opts, message, location", ERRORS)
+def test_bad_input_raises_and_leaves_no_output(tmp_path, text, extra, opts, message, location):
+    src = write(tmp_path, text)
+    mapping = {"time": "t", "label": "y", "positive": "1", **extra, **opts}
+    out = tmp_path / "out" / "s.parquet"
+    with pytest.raises(InputError, match=message) as info:
+        convert_file(src, out, mapping=mapping)
+    assert info.value.path == str(src)
+    assert info.value.location == location
+    assert not out.exists()
+    assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []
+
+
+def test_arff_errors_through_convert(tmp_path):
+    head = "@relation r\n@attribute t numeric\n@attribute y {a,b,c}\n@data\n"
+    m = {"time": "t", "label": "y", "positive": "a"}
+    with pytest.raises(InputError, match="label 'c' is outside") as info:
+        load_stream(write(tmp_path, head + "1,a\n2,b\n3,c\n", "x.arff"), mapping=m)
+    assert info.value.location == "row 3 (line 7)"
+    with pytest.raises(InputError, match="unknown nominal value 'd'"):
+        load_stream(write(tmp_path, head + "1,a\n2,d\n", "x.arff"), mapping=m)
+    # with a declared pair the other class is the negative, even if it never occurs
+    two = "@relation r\n@attribute t numeric\n@attribute y {no,yes}\n@data\n1,yes\n"
+    s = load_stream(write(tmp_path, two, "y.arff"), mapping={**m, "positive": "yes"})
+    assert s.metadata["negative_class"] == "no"
+
+
+def test_features_option_and_reserved_names(tmp_path):
+    text = "t,y,a,b,label_time\n1,1,2,3,4\n"
+    m = {"time": "t", "label": "y", "positive": 1, "features": ["b"]}
+    assert load_stream(write(tmp_path, text), mapping=m).feature_names == ["b"]
+    with pytest.raises(InputError, match="cannot be a feature"):
+        load_stream(write(tmp_path, text), mapping={**m, "features": ["t"]})
+    with pytest.raises(InputError, match="reserved name"):
+        load_stream(write(tmp_path, text), mapping={**m, "features": None})
+
+
+def test_mapping_from_dict_and_back():
+    m = Mapping.from_dict({"time": "t", "label": "y", "positive": 1.0, "drop": "z"})
+    assert m.positive == "1" and m.drop == ("z",)
+    assert Mapping.from_dict(m.to_dict()) == m
+    over = Mapping.from_dict({"drop": ["fix"]}, base=PRESETS["commit-guru"].mapping)
+    assert over.link == "fix_unix_timestamp" and over.drop == ("fix",)
+    with pytest.raises(ConfigError, match="unknown mapping key 'lable'") as info:
+        Mapping.from_dict({"time": "t", "lable": "y", "positive": 1})
+    assert info.value.location == "key mapping.lable"
+    with pytest.raises(ConfigError, match="missing mapping key 'positive'"):
+        Mapping.from_dict({"time": "t", "label": "y"})
+    with pytest.raises(ConfigError, match="unknown link kind"):
+        Mapping.from_dict({"time": "t", "label": "y", "positive": 1, "link_kind": "x"})
+    with pytest.raises(ConfigError, match="unknown preset"):
+        load_stream("x.csv", preset="nope")
+
+
+def test_cli_convert_writes_and_fails_cleanly(tmp_path, capsys):
+    src = write(tmp_path, LINKED)
+    mapping = write(tmp_path, "time: t\nlabel: y\npositive: 1\nlink: link\n", "m.yaml")
+    out = tmp_path / "s.parquet"
+    assert main(["convert", str(src), str(out), "--mapping", str(mapping), "--dataset", "L"]) == 0
+    meta = json.loads(pq.read_schema(out).metadata[b"delaycv"])
+    assert meta["dataset"] == "L" and meta["positives_with_label_time"] == 4
+    assert json.loads(capsys.readouterr().out)["dangling_links"] == 2
+    bad = write(tmp_path, "t,y\n1,1\n0,0\n", "bad.csv")
+    out2 = tmp_path / "bad.parquet"
+    code = main(["convert", str(bad), str(out2), "--time", "t", "--label", "y", "--positive", "1"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert f"delaycv: error: {bad}: row 2 (line 3): time 0 is earlier than 1" in err
+    assert not out2.exists()
+    ok = main(
+        [
+            "convert",
+            str(bad),
+            str(out2),
+            "--time",
+            "t",
+            "--label",
+            "y",
+            "--positive",
+            "1",
+            "--sort",
+            "--quiet",
+        ]
+    )
+    assert ok == 0 and list(read_stream(out2).time) == [0, 1]
