@@ -1,0 +1,153 @@
+"""The real datasets in ../shared/datasets/ convert, with the figures of its README.
+
+Skipped, with the reason, where that folder is absent (tests/conftest.py: shared_file).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import SPDISC, shared_file
+
+from delaycv.convert import convert_file, load_stream
+from delaycv.errors import InputError
+from delaycv.io.arff import read_arff
+from delaycv.stream import read_stream
+
+pytestmark = pytest.mark.realdata
+
+CG = "commit_guru_dataset/"
+# file stem, formats present, rows, positives, rows with a fix link (README table)
+README = [
+    ("cut2years/0_brackets", "arff csv", 11914, 3497, 2307),
+    ("cut2years/0_cppcheck(main)", "arff csv", 23033, 8373, 6256),
+    ("cut2years/0_edx-platform(master)", "arff csv", 36932, 9822, 5164),
+    ("cut2years/0_gerrit(stable-2.12)", "arff csv", 11794, 3307, 2549),
+    ("cut2years/0_gimp(master)", "arff", 46586, 15015, 9194),
+    ("cut2years/0_git(master)", "arff csv", 43772, 12584, 8465),
+    ("cut2years/0_mindspore(master)", "arff csv", 6887, 2793, 1529),
+    ("cut2years/0_pip(main)", "arff csv", 8495, 2105, 1263),
+    ("0_brackets", "arff csv", 12011, 3513, 2336),
+    ("0_camel(camel-2.20.x)", "arff csv", 30186, 7872, 5664),
+    ("0_edx-platform(master)", "arff csv", 40511, 10522, 5722),
+    ("0_git(master)", "arff", 47544, 13140, 9351),
+    ("0_mindspore(master)", "arff csv", 25303, 8629, 5794),
+    ("history/0_cppcheck(main)", "csv", 25646, 8916, None),
+    ("history/0_gerrit(stable-2.12)", "csv", 11796, 3307, None),
+    ("history/0_pip(main)", "csv", 9443, 2202, None),
+]
+CASES = [(stem, fmt, *rest) for stem, fmts, *rest in README for fmt in fmts.split()]
+
+
+@pytest.mark.parametrize(
+    "stem, fmt, rows, positives, links", CASES, ids=[f"{c[0]}.{c[1]}" for c in CASES]
+)
+def test_readme_figures(stem, fmt, rows, positives, links):
+    stream = load_stream(shared_file(f"{CG}{stem}.{fmt}"), preset="commit-guru")
+    m = stream.metadata
+    assert (m["rows"], m["positives"]) == (rows, positives)
+    if links is not None:
+        assert m["links"] == links
+    assert m["features"] == [
+        "fix",
+        "ns",
+        "nd",
+        "nf",
+        "entropy",
+        "la",
+        "ld",
+        "lt",
+        "ndev",
+        "age",
+        "nuc",
+        "exp",
+        "rexp",
+        "sexp",
+    ]
+    assert m["positives_with_label_time"] <= positives
+    assert np.all(np.diff(stream.time) >= 0)
+
+
+def test_brackets_label_time_numbers(tmp_path, brackets_arff):
+    """cut2years/0_brackets: 1797 of the 3497 positives get a label_time (README: 1797 are
+    the target of some fix link). Every one of the 2307 links finds a positive (0 dangling);
+    20 links hit two or more positives that share a timestamp; 9 positives are 'fixed' by a
+    commit whose author time is earlier than their own."""
+    meta = convert_file(brackets_arff, tmp_path / "b.parquet", preset="commit-guru")
+    assert meta["dataset"] == "0_brackets"
+    assert (meta["rows"], meta["positives"], meta["positives_with_label_time"]) == (
+        11914,
+        3497,
+        1797,
+    )
+    assert (meta["links"], meta["dangling_links"]) == (2307, 0)
+    assert meta["label_time_before_time"] == 9
+    assert meta["source_sha256"] == (
+        "30d7a8e57d9af1b2c787de60c2a91d09bd0f33a54424c37c750210d62c515eb2"
+    )
+    s = read_stream(tmp_path / "b.parquet")
+    lt = s.label_time
+    assert np.isnan(lt[s.label == 0]).all()
+    delay_days = (lt - s.time)[~np.isnan(lt)] / 86400
+    assert np.median(delay_days) == pytest.approx(1.9, abs=0.05)
+    assert "fix_unix_timestamp" not in s.feature_names and "fix" in s.feature_names
+
+
+def test_brackets_csv_and_arff_agree(brackets_arff, brackets_csv):
+    a = load_stream(brackets_arff, preset="commit-guru")
+    c = load_stream(brackets_csv, preset="commit-guru")
+    assert np.array_equal(a.time, c.time) and np.array_equal(a.label, c.label)
+    assert np.array_equal(a.label_time, c.label_time, equal_nan=True)
+    assert a.feature_names == c.feature_names
+    # the ARFF rounds reals to 6 decimals
+    np.testing.assert_allclose(
+        a.features.to_numpy(), c.features.to_numpy(), rtol=0, atol=5e-7 + 1e-12
+    )
+    assert not np.array_equal(a.features.to_numpy(), c.features.to_numpy())
+    drop = ("source", "source_sha256", "format")
+    assert {k: v for k, v in a.metadata.items() if k not in drop} == {
+        k: v for k, v in c.metadata.items() if k not in drop
+    }
+
+
+def spdisc_files():
+    if not SPDISC.exists():
+        pytest.skip(f"real dataset not available: {SPDISC} (the shared datasets folder is absent)")
+    return sorted(SPDISC.glob("*.arff"))
+
+
+def test_spdisc_truncated_last_lines():
+    files = spdisc_files()
+    assert len(files) == 13
+    truncated = []
+    for f in files:
+        try:
+            read_arff(f)
+        except InputError as err:
+            assert "truncated last line" in str(err)
+            truncated.append(f.stem)
+    assert len(truncated) == 11
+    assert sorted(set(f.stem for f in files) - set(truncated)) == ["camel", "tomcat"]
+
+
+def test_spdisc_preset_converts_every_file(tmp_path):
+    for f in spdisc_files():
+        meta = convert_file(f, tmp_path / f"{f.stem}.parquet", preset="spdisc")
+        assert meta["dataset"] == f.stem
+        assert 9000 <= meta["rows"] <= 37000
+        assert meta["positives_with_label_time"] == 0 and meta["feedback_column"] is None
+        assert meta["dropped_columns"] == ["commit_type"]  # it encodes the future
+        assert "fix" in meta["features"] and len(meta["features"]) == 14
+        assert meta["positive_class"] == "True" and meta["negative_class"] == "False"
+    s = read_stream(tmp_path / "brackets.parquet")
+    assert s.metadata["rows"] == 21347 and s.metadata["positives"] == 8082
+    assert s.metadata["dropped_last_line"] is True
+    assert set(np.unique(s.features["fix"])) == {0.0, 1.0}  # nominal {False,True} -> 0/1
+
+
+def test_spdisc_without_dropping_fails(tmp_path):
+    src = shared_file("spdisc-icse19-master/datasets/npm.arff")
+    m = {"time": "author_date_unix_timestamp", "label": "contains_bug", "positive": "True"}
+    with pytest.raises(InputError, match="line 9279: truncated last line"):
+        convert_file(src, tmp_path / "npm.parquet", mapping=m)
+    assert not (tmp_path / "npm.parquet").exists()
