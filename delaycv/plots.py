@@ -1,0 +1,810 @@
+"""Figures of a comparison (seaborn on matplotlib's Agg canvas; PNG and PDF).
+
+Every figure is built on a fresh :class:`matplotlib.figure.Figure` (no pyplot state, no global
+theme change) with a colour-blind-safe palette (Okabe & Ito) plus a line style per learner, so
+lines stay apart in grey-scale print. Titles name dataset, policy, metric and reference; axes
+carry units; legends sit outside the data.
+
+1. :func:`learning_curves`: a metric over stream time per learner (mean over the (seed, fold)
+   pairs with a ±1 SD band), one panel per policy, with the significance strip under each panel.
+2. :func:`bias_curves`: observed-label estimate minus true-label value over stream time.
+3. :func:`final_distributions`: per-fold values at the last checkpoint, box and points per learner.
+4. :func:`pairwise_heatmap`: Cliff's delta and Holm-adjusted p-values of every learner pair.
+5. :func:`sensitivity`: a metric at the last checkpoint against the waiting window.
+
+:func:`draw_figures` draws all that apply and writes them (atomically) to a folder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.dates as mdates  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FixedLocator, NullLocator  # noqa: E402
+
+from delaycv.atomic import atomic_path  # noqa: E402
+from delaycv.compare import (  # noqa: E402
+    bias_table,
+    higher_is_better,
+    last_checkpoints,
+    policy_windows,
+    window_table,
+)
+from delaycv.errors import DelaycvError  # noqa: E402
+
+#: Okabe & Ito's colour-blind-safe palette, ordered for white backgrounds (yellow and black last).
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
+DASHES = ["-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2))]
+NS_COLOUR = "#DDDDDD"
+MISSING_COLOUR = "#FFFFFF"
+FORMATS = ("png", "pdf")
+PANEL_WIDTH = 3.6
+MAX_COLUMNS = 3
+_RC = {
+    "axes.titlesize": 9,
+    "axes.labelsize": 8.5,
+    "legend.fontsize": 8,
+    "legend.title_fontsize": 8.5,
+}
+
+_COUNTS = {"tp", "fp", "tn", "fn", "classified"}
+
+
+def metric_label(metric: str) -> str:
+    """Axis label of a metric with its unit."""
+    if metric in _COUNTS:
+        return f"{metric} (instances)"
+    if metric in ("brier", "log_loss"):
+        return f"{metric} (loss, lower is better)"
+    if metric == "info_score":
+        return f"{metric} (bits)"
+    if metric.startswith("kappa") or metric == "mcc":
+        return f"{metric} (-1 to 1)"
+    return f"{metric} (fraction)"
+
+
+def learner_styles(learners: Iterable[str]) -> dict[str, dict]:
+    """A colour and a dash pattern for each learner, in the order given."""
+    out = {}
+    for i, learner in enumerate(dict.fromkeys(learners)):
+        out[learner] = {"color": PALETTE[i % len(PALETTE)], "linestyle": DASHES[i % len(DASHES)]}
+    return out
+
+
+def _style():
+    return sns.axes_style("whitegrid"), sns.plotting_context("paper", rc=_RC)
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _select(table: pd.DataFrame, **equal) -> pd.DataFrame:
+    mask = np.ones(len(table), dtype=bool)
+    for column, value in equal.items():
+        if value is not None:
+            mask &= (table[column] == value).to_numpy()
+    return table[mask]
+
+
+def _one_estimator(table: pd.DataFrame, estimator: str | None) -> str:
+    if estimator is not None:
+        return estimator
+    found = sorted(table["estimator"].unique())
+    if len(found) != 1:
+        raise DelaycvError(f"the table holds estimators {found}; name one (estimator=...)")
+    return found[0]
+
+
+def policy_order(policies: Iterable[str]) -> list[str]:
+    """Policies in reading order: ideal first, then by preset and window length, then other names."""
+    presets = {"ideal": 0, "delay": 1, "verification": 2, "hitl": 3}
+
+    def key(name: str):
+        w = policy_windows(name)
+        if w is None:
+            return (1, 0, 0, 0, name)
+        return (0, presets[w.preset], w.pos.amount, w.neg.amount, name)
+
+    return sorted(dict.fromkeys(policies), key=key)
+
+
+def _legend(fig: Figure, handles: list, title: str) -> None:
+    """The legend below the panels, outside the data, in as many columns as fit."""
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        title=title,
+        frameon=False,
+        ncol=min(len(handles), 4),
+        columnspacing=1.4,
+        handlelength=2.6,
+    )
+
+
+def _grid(n: int) -> tuple[int, int]:
+    cols = min(n, MAX_COLUMNS)
+    return int(np.ceil(n / cols)), cols
+
+
+def _dates(seconds: Iterable) -> np.ndarray:
+    return mdates.date2num(pd.to_datetime(np.asarray(seconds, dtype=np.int64), unit="s"))
+
+
+def _date_axis(ax) -> None:
+    locator = mdates.AutoDateLocator(minticks=3, maxticks=6)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+
+
+def _fold_stats(frame: pd.DataFrame, value: str, by: Sequence[str]) -> pd.DataFrame:
+    """Mean, standard deviation (ddof 1) and count of ``value`` over folds/seeds, by ``by``."""
+    g = frame.groupby(list(by), sort=True)[value]
+    out = g.agg(mean="mean", sd="std", n="count").reset_index()
+    out["sd"] = out["sd"].fillna(0.0)
+    return out
+
+
+# --------------------------------------------------------------------------- 1. learning curves
+
+
+def strip_rows(
+    tests: pd.DataFrame, learners: Sequence[str], baseline: str | None = None, max_pairs: int = 6
+) -> list[tuple[str, str]]:
+    """The learner pairs shown in a significance strip: every pair when there are at most
+    ``max_pairs`` (or no baseline), else each learner against ``baseline``."""
+    pairs = sorted({(a, b) for a, b in zip(tests["learner_a"], tests["learner_b"], strict=True)})
+    pairs = [(a, b) for a, b in pairs if a in learners and b in learners]
+    if baseline is None and len(pairs) <= max_pairs:
+        return pairs
+    if baseline is None:
+        baseline = learners[0]
+    return [(a, b) for a, b in pairs if baseline in (a, b)]
+
+
+def _draw_strip(ax, tests: pd.DataFrame, pairs, styles, x_of) -> None:
+    """One row per learner pair: each checkpoint's cell has the colour of the significantly better
+    learner (Holm-adjusted), light grey when there is no significant difference."""
+    for row, (a, b) in enumerate(pairs):
+        sub = tests[(tests["learner_a"] == a) & (tests["learner_b"] == b)].sort_values("checkpoint")
+        if sub.empty:
+            continue
+        x = x_of(sub)
+        if len(x) > 1:
+            mid = (x[1:] + x[:-1]) / 2
+            edges = np.concatenate([[x[0] - (mid[0] - x[0])], mid, [x[-1] + (x[-1] - mid[-1])]])
+        else:
+            edges = np.array([x[0] - 0.5, x[0] + 0.5])
+        colours = [
+            styles[w]["color"] if w else (NS_COLOUR if np.isfinite(p) else MISSING_COLOUR)
+            for w, p in zip(sub["better"], sub["p_holm"], strict=True)
+        ]
+        ax.bar(
+            edges[:-1],
+            0.8,
+            width=np.diff(edges),
+            bottom=row - 0.4,
+            align="edge",
+            color=colours,
+            linewidth=0,
+        )
+    ax.set_yticks(range(len(pairs)), [f"{a} vs {b}" for a, b in pairs])
+    ax.set_ylim(len(pairs) - 0.5, -0.5)
+    ax.grid(False)
+    ax.tick_params(axis="y", length=0)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+
+
+def learning_curves(
+    table: pd.DataFrame,
+    tests: pd.DataFrame | None = None,
+    *,
+    dataset: str,
+    metric: str,
+    reference: str = "true",
+    estimator: str | None = None,
+    x: str = "time",
+    baseline: str | None = None,
+    alpha: float | None = None,
+) -> Figure:
+    """Figure 1: ``metric`` over the stream per learner, mean over (seed, fold) ± 1 SD, one panel
+    per policy; under each panel, when ``tests`` (from ``run_tests(checkpoints="all")``) covers
+    more than one checkpoint, a strip per learner pair (see :func:`strip_rows`) coloured by the
+    significantly better learner. ``x``: ``"time"`` (dates) or ``"checkpoint"`` (instances)."""
+    if x not in ("time", "checkpoint"):
+        raise DelaycvError(f"x {x!r} is unknown (expected 'time' or 'checkpoint')")
+    estimator = _one_estimator(_select(table, dataset=dataset), estimator)
+    data = _select(table, dataset=dataset, reference=reference, estimator=estimator)
+    if data.empty:
+        raise DelaycvError(
+            f"no rows for dataset {dataset!r}, reference {reference!r}, estimator {estimator!r}"
+        )
+    policies = policy_order(data["policy"].unique())
+    learners = sorted(data["learner"].unique())
+    styles = learner_styles(learners)
+    agg = _fold_stats(data, metric, ["policy", "learner", "checkpoint", "time"])
+    if tests is not None and not tests.empty:
+        tests = _select(
+            tests, dataset=dataset, reference=reference, estimator=estimator, metric=metric
+        )
+    show_strip = tests is not None and tests["checkpoint"].nunique() > 1
+
+    def x_of(frame):
+        return _dates(frame["time"]) if x == "time" else frame["checkpoint"].to_numpy(float)
+
+    strip_pairs = {}
+    if show_strip:
+        for policy in policies:
+            strip_pairs[policy] = strip_rows(tests[tests["policy"] == policy], learners, baseline)
+    n_strip = max((len(p) for p in strip_pairs.values()), default=0)
+    rows, cols = _grid(len(policies))
+    panel_h = 2.4 + (0.22 * n_strip + 0.25 if n_strip else 0)
+    axes_style, context = _style()
+    with axes_style, context:
+        fig = _new_figure(max(PANEL_WIDTH * cols, 5.5), panel_h * rows + 1.2)
+        outer = fig.add_gridspec(rows, cols)
+        for i, policy in enumerate(policies):
+            spec = outer[i // cols, i % cols]
+            if n_strip:
+                inner = spec.subgridspec(
+                    2, 1, height_ratios=[2.4, 0.22 * n_strip + 0.05], hspace=0.04
+                )
+                ax = fig.add_subplot(inner[0])
+                strip_ax = fig.add_subplot(inner[1], sharex=ax)
+            else:
+                ax, strip_ax = fig.add_subplot(spec), None
+            for learner in learners:
+                cur = agg[(agg["policy"] == policy) & (agg["learner"] == learner)]
+                if cur.empty:
+                    continue
+                xs = x_of(cur)
+                st = styles[learner]
+                ax.plot(xs, cur["mean"], color=st["color"], linestyle=st["linestyle"], lw=1.4)
+                ax.fill_between(
+                    xs,
+                    cur["mean"] - cur["sd"],
+                    cur["mean"] + cur["sd"],
+                    color=st["color"],
+                    alpha=0.18,
+                    lw=0,
+                )
+            ax.set_title(f"policy {policy}")
+            ax.set_ylabel(metric_label(metric))
+            bottom = strip_ax if strip_ax is not None else ax
+            if strip_ax is not None:
+                ax.tick_params(labelbottom=False)
+                _draw_strip(
+                    strip_ax, tests[tests["policy"] == policy], strip_pairs[policy], styles, x_of
+                )
+            if x == "time":
+                _date_axis(bottom)
+                bottom.set_xlabel("stream time (date)")
+            else:
+                bottom.set_xlabel("stream position (instances)")
+        handles = [
+            Line2D(
+                [],
+                [],
+                color=styles[lr]["color"],
+                linestyle=styles[lr]["linestyle"],
+                lw=1.6,
+                label=lr,
+            )
+            for lr in learners
+        ]
+        handles.append(Patch(facecolor=PALETTE[0], alpha=0.18, label="band: ±1 SD over folds"))
+        if n_strip:
+            level = f", α = {alpha:g}" if alpha is not None else ""
+            handles.append(
+                Patch(facecolor=NS_COLOUR, label=f"strip: no significant\ndifference (Holm{level})")
+            )
+            handles.append(
+                Patch(
+                    facecolor="none",
+                    edgecolor="none",
+                    label="strip colour: the\nsignificantly better learner",
+                )
+            )
+        _legend(fig, handles, "learner")
+        fig.suptitle(
+            f"{dataset}: {metric} on {reference} labels ({estimator} estimator)", fontsize=10
+        )
+    return fig
+
+
+# --------------------------------------------------------------------------- 2. bias
+
+
+def bias_curves(
+    table: pd.DataFrame, *, dataset: str, metric: str, estimator: str | None = None, x: str = "time"
+) -> Figure:
+    """Figure 2: the bias of realistic evaluation, ``observed - true`` of ``metric`` over the
+    stream per learner (mean over (seed, fold) ± 1 SD), one panel per policy."""
+    estimator = _one_estimator(_select(table, dataset=dataset), estimator)
+    bias = bias_table(_select(table, dataset=dataset, estimator=estimator), metric)
+    policies = policy_order(bias["policy"].unique())
+    learners = sorted(bias["learner"].unique())
+    styles = learner_styles(learners)
+    agg = _fold_stats(bias, "bias", ["policy", "learner", "checkpoint", "time"])
+    rows, cols = _grid(len(policies))
+    axes_style, context = _style()
+    with axes_style, context:
+        fig = _new_figure(max(PANEL_WIDTH * cols, 5.5), 2.5 * rows + 1.2)
+        axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
+        for i, policy in enumerate(policies):
+            ax = axes[i // cols][i % cols]
+            ax.axhline(0.0, color="#444444", lw=0.8)
+            for learner in learners:
+                cur = agg[(agg["policy"] == policy) & (agg["learner"] == learner)]
+                xs = _dates(cur["time"]) if x == "time" else cur["checkpoint"].to_numpy(float)
+                st = styles[learner]
+                ax.plot(xs, cur["mean"], color=st["color"], linestyle=st["linestyle"], lw=1.4)
+                ax.fill_between(
+                    xs,
+                    cur["mean"] - cur["sd"],
+                    cur["mean"] + cur["sd"],
+                    color=st["color"],
+                    alpha=0.18,
+                    lw=0,
+                )
+            ax.set_title(f"policy {policy}")
+            if i % cols == 0:
+                ax.set_ylabel(f"observed − true {metric}")
+            if x == "time":
+                _date_axis(ax)
+                ax.set_xlabel("stream time (date)")
+            else:
+                ax.set_xlabel("stream position (instances)")
+        for j in range(len(policies), rows * cols):
+            axes[j // cols][j % cols].set_visible(False)
+        handles = [
+            Line2D(
+                [],
+                [],
+                color=styles[lr]["color"],
+                linestyle=styles[lr]["linestyle"],
+                lw=1.6,
+                label=lr,
+            )
+            for lr in learners
+        ]
+        handles.append(Patch(facecolor=PALETTE[0], alpha=0.18, label="band: ±1 SD over folds"))
+        _legend(fig, handles, "learner")
+        direction = "above 0: optimistic" if higher_is_better(metric) else "below 0: optimistic"
+        fig.suptitle(
+            f"{dataset}: bias of realistic evaluation in {metric}\n"
+            f"(observed-label estimate − true-label value; {direction}; {estimator} estimator)",
+            fontsize=10,
+        )
+    return fig
+
+
+# --------------------------------------------------------------------------- 3. final distributions
+
+
+def final_distributions(
+    table: pd.DataFrame,
+    *,
+    dataset: str,
+    metric: str,
+    reference: str = "true",
+    estimator: str | None = None,
+) -> Figure:
+    """Figure 3: per-(seed, fold) values of ``metric`` at the last checkpoint, a box and the points
+    of each learner, one panel per policy (shared y axis)."""
+    estimator = _one_estimator(_select(table, dataset=dataset), estimator)
+    data = _select(table, dataset=dataset, reference=reference, estimator=estimator)
+    last = int(last_checkpoints(data).loc[dataset])
+    data = data[data["checkpoint"] == last]
+    policies = policy_order(data["policy"].unique())
+    learners = sorted(data["learner"].unique())
+    styles = learner_styles(learners)
+    palette = {lr: s["color"] for lr, s in styles.items()}
+    rows, cols = _grid(len(policies))
+    width = max(PANEL_WIDTH, 0.55 * len(learners) + 1.0)
+    axes_style, context = _style()
+    with axes_style, context:
+        fig = _new_figure(width * cols + 0.3, 2.9 * rows + 0.5)
+        axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
+        for i, policy in enumerate(policies):
+            ax = axes[i // cols][i % cols]
+            cur = data[data["policy"] == policy]
+            sns.boxplot(
+                data=cur,
+                x="learner",
+                y=metric,
+                order=learners,
+                hue="learner",
+                palette=palette,
+                ax=ax,
+                width=0.6,
+                fill=False,
+                showfliers=False,
+                linewidth=1.1,
+                legend=False,
+            )
+            sns.stripplot(
+                data=cur,
+                x="learner",
+                y=metric,
+                order=learners,
+                hue="learner",
+                palette=palette,
+                ax=ax,
+                size=3.2,
+                alpha=0.75,
+                jitter=0.18,
+                legend=False,
+            )
+            ax.set_title(f"policy {policy}")
+            ax.set_xlabel("learner")
+            ax.set_ylabel(metric_label(metric) if i % cols == 0 else "")
+            if len(learners) > 4:
+                ax.tick_params(axis="x", labelrotation=30)
+        for j in range(len(policies), rows * cols):
+            axes[j // cols][j % cols].set_visible(False)
+        n = data.groupby(["policy", "learner"]).size().max()
+        fig.suptitle(
+            f"{dataset}: {metric} on {reference} labels at the last checkpoint\n"
+            f"({last} instances; one point per (seed, fold), up to {n} per learner; {estimator} estimator)",
+            fontsize=10,
+        )
+    return fig
+
+
+# --------------------------------------------------------------------------- 4. pairwise heatmap
+
+
+def pairwise_heatmap(
+    tests: pd.DataFrame,
+    *,
+    dataset: str,
+    metric: str,
+    reference: str = "true",
+    estimator: str | None = None,
+    checkpoint: int | None = None,
+) -> Figure:
+    """Figure 4: for each learner pair at one checkpoint (default: the last in ``tests``), the colour
+    is Cliff's delta oriented so that + means the row learner is better (by the metric's direction),
+    and the cell reads δ and the Holm-adjusted p-value (bold with * when significant)."""
+    data = _select(tests, dataset=dataset, metric=metric, reference=reference)
+    estimator = _one_estimator(data, estimator)
+    data = data[data["estimator"] == estimator]
+    if data.empty:
+        raise DelaycvError(
+            f"no tests for dataset {dataset!r}, metric {metric!r}, reference {reference!r}"
+        )
+    checkpoint = int(data["checkpoint"].max()) if checkpoint is None else int(checkpoint)
+    data = data[data["checkpoint"] == checkpoint]
+    policies = policy_order(data["policy"].unique())
+    learners = sorted(set(data["learner_a"]) | set(data["learner_b"]))
+    sign = 1.0 if higher_is_better(metric) else -1.0
+    k = len(learners)
+    rows, cols = _grid(len(policies))
+    cell = max(0.62, min(0.95, 4.0 / k))
+    size = cell * k + 1.3
+    axes_style, context = _style()
+    with sns.axes_style("white"), context:
+        fig = _new_figure(size * cols + 1.0, size * rows + 0.6)
+        axes = fig.subplots(rows, cols, squeeze=False)
+        image = None
+        for i, policy in enumerate(policies):
+            ax = axes[i // cols][i % cols]
+            delta = np.full((k, k), np.nan)
+            text = np.full((k, k), "", dtype=object)
+            bold = np.zeros((k, k), dtype=bool)
+            for row in data[data["policy"] == policy].itertuples():
+                ia, ib = learners.index(row.learner_a), learners.index(row.learner_b)
+                d = sign * row.cliffs_delta
+                delta[ia, ib], delta[ib, ia] = d, -d
+                p = row.p_holm
+                ptxt = "p n/a" if not np.isfinite(p) else ("p<0.001" if p < 0.001 else f"p={p:.3f}")
+                star = "*" if row.significant else ""
+                for r, c, v in ((ia, ib, d), (ib, ia, -d)):
+                    text[r, c] = f"{v:+.2f}{star}\n{ptxt}" if np.isfinite(v) else ptxt
+                    bold[r, c] = bool(row.significant)
+            image = ax.imshow(delta, cmap="PuOr_r", vmin=-1, vmax=1)
+            for r in range(k):
+                for c in range(k):
+                    if r == c:
+                        ax.text(c, r, "—", ha="center", va="center", color="#777777")
+                        continue
+                    v = delta[r, c]
+                    dark = np.isfinite(v) and abs(v) > 0.6
+                    ax.text(
+                        c,
+                        r,
+                        text[r, c],
+                        ha="center",
+                        va="center",
+                        fontsize=6.8 if k <= 5 else 5.8,
+                        color="white" if dark else "black",
+                        fontweight="bold" if bold[r, c] else "normal",
+                    )
+            ax.set_xticks(
+                range(k), learners, rotation=30 if k > 3 else 0, ha="right" if k > 3 else "center"
+            )
+            ax.set_yticks(range(k), learners)
+            ax.set_xlabel("column learner")
+            ax.set_ylabel("row learner")
+            ax.set_title(f"policy {policy}")
+            ax.xaxis.set_minor_locator(NullLocator())
+        for j in range(len(policies), rows * cols):
+            axes[j // cols][j % cols].set_visible(False)
+        bar = fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8)
+        bar.set_label("Cliff's δ, + = row learner better")
+        fig.suptitle(
+            f"{dataset}: pairwise tests of {metric} on {reference} labels at checkpoint {checkpoint}\n"
+            f"(cell: Cliff's δ and Holm-adjusted permutation p; * significant; {estimator} estimator)",
+            fontsize=10,
+        )
+    return fig
+
+
+# --------------------------------------------------------------------------- 5. sensitivity
+
+
+def _window_unit(values: np.ndarray, unit: str) -> tuple[float, str]:
+    if unit == "i":
+        return 1.0, "instances"
+    top = float(np.max(values)) if len(values) else 0.0
+    if top >= 86400:
+        return 86400.0, "days"
+    if top >= 3600:
+        return 3600.0, "hours"
+    return 1.0, "seconds"
+
+
+_AXIS_NAMES = {
+    "P": "P, window for predicted positives",
+    "N": "N, window for predicted negatives",
+    "W": "W, verification window",
+    "D": "D, label delay",
+    "window": "waiting window",
+}
+
+
+def sensitivity(
+    table: pd.DataFrame,
+    *,
+    dataset: str,
+    metric: str,
+    estimator: str | None = None,
+    windows: Mapping[str, str | int] | None = None,
+    references: Sequence[str] = ("true", "observed"),
+) -> Figure:
+    """Figure 5: ``metric`` at the last checkpoint against the waiting window, per learner (mean over
+    (seed, fold) ± 1 SD), solid for true labels and dashed for observed ones; one panel per family
+    of policies (see :func:`delaycv.compare.window_table`); log-scaled window axis, with ``ideal``
+    (window 0) at the left end."""
+    estimator = _one_estimator(_select(table, dataset=dataset), estimator)
+    data = _select(table, dataset=dataset, estimator=estimator)
+    last = int(last_checkpoints(data).loc[dataset])
+    data = data[(data["checkpoint"] == last) & data["reference"].isin(list(references))]
+    frame = window_table(data["policy"].unique(), windows)
+    families = [
+        f
+        for f, g in frame.groupby("family", sort=True)
+        if g.loc[g["window"] > 0, "window"].nunique() >= 2
+    ]
+    if not families:
+        raise DelaycvError(
+            f"no policy grid in dataset {dataset!r}: sensitivity needs two or more policies whose "
+            "windows differ (names hitl_<P>_<N>, verification_<W>, delay_<D>, or windows=...)"
+        )
+    learners = sorted(data["learner"].unique())
+    styles = learner_styles(learners)
+    refs = [r for r in references if r in set(data["reference"])]
+    ref_style = {"true": "-", "observed": "--"}
+    rows, cols = _grid(len(families))
+    axes_style, context = _style()
+    with axes_style, context:
+        fig = _new_figure(max(PANEL_WIDTH * cols, 5.5), 2.8 * rows + 1.3)
+        axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
+        for i, family in enumerate(families):
+            ax = axes[i // cols][i % cols]
+            fam = frame[frame["family"] == family]
+            scale, unit_name = _window_unit(fam["window"].to_numpy(), fam["unit"].iloc[0])
+            positive = np.sort(fam.loc[fam["window"] > 0, "window"].unique()) / scale
+            ratio = positive[-1] / positive[0] if len(positive) > 1 else 10.0
+            zero_at = positive[0] / max(2.0, ratio ** (1 / max(len(positive), 2)))
+            merged = data.merge(fam[["policy", "window"]], on="policy")
+            merged["x"] = np.where(merged["window"] > 0, merged["window"] / scale, zero_at)
+            stats_ = _fold_stats(merged, metric, ["learner", "reference", "x"])
+            for learner in learners:
+                for ref in sorted(refs, key=lambda r: r == "true"):  # filled true markers on top
+                    cur = stats_[(stats_["learner"] == learner) & (stats_["reference"] == ref)]
+                    if cur.empty:
+                        continue
+                    # ideal (window 0) is a separate point, not joined to the grid's line
+                    for joined in (True, False):
+                        part = cur[(cur["x"] != zero_at) == joined]
+                        if part.empty:
+                            continue
+                        ax.errorbar(
+                            part["x"],
+                            part["mean"],
+                            yerr=part["sd"],
+                            color=styles[learner]["color"],
+                            linestyle=ref_style.get(ref, ":") if joined else "none",
+                            marker="o" if ref == "true" else "s",
+                            markersize=3.5,
+                            lw=1.3,
+                            capsize=2,
+                            elinewidth=0.8,
+                            markerfacecolor=styles[learner]["color"] if ref == "true" else "white",
+                        )
+            ax.set_xscale("log")
+            ticks = list(positive) + ([zero_at] if (fam["window"] == 0).any() else [])
+            labels = [f"{v:g}" for v in positive] + (
+                ["ideal\n(0)"] if (fam["window"] == 0).any() else []
+            )
+            ax.xaxis.set_major_locator(FixedLocator(ticks))
+            ax.set_xticklabels(labels)
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.set_xlabel(
+                f"{_AXIS_NAMES.get(fam['varies'].iloc[0], 'window')} ({unit_name}, log scale)"
+            )
+            ax.set_ylabel(metric_label(metric) if i % cols == 0 else "")
+            ax.set_title(f"policies {family}")
+        for j in range(len(families), rows * cols):
+            axes[j // cols][j % cols].set_visible(False)
+        handles = [Line2D([], [], color=styles[lr]["color"], lw=1.6, label=lr) for lr in learners]
+        for ref in refs:
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color="#444444",
+                    linestyle=ref_style.get(ref, ":"),
+                    marker="o" if ref == "true" else "s",
+                    markerfacecolor="#444444" if ref == "true" else "white",
+                    label=f"{ref} labels",
+                )
+            )
+        handles.append(Line2D([], [], color="none", label="bars: ±1 SD over folds"))
+        _legend(fig, handles, "learner / reference")
+        fig.suptitle(
+            f"{dataset}: sensitivity of {metric} to the waiting time\n"
+            f"(last checkpoint, {last} instances; {estimator} estimator)",
+            fontsize=10,
+        )
+    return fig
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(text)).strip("-") or "x"
+
+
+def save_figure(
+    fig: Figure, stem: Path, formats: Sequence[str] = FORMATS, dpi: int = 200
+) -> list[Path]:
+    """Write ``fig`` as ``stem.<format>`` for each format, each file atomically; returns the paths."""
+    paths = []
+    for fmt in formats:
+        path = Path(f"{stem}.{fmt}")
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
+        paths.append(path)
+    return paths
+
+
+def draw_figures(
+    table: pd.DataFrame,
+    tests: pd.DataFrame | None,
+    out_dir: str | Path,
+    *,
+    metric: str,
+    reference: str = "true",
+    estimator: str | None = None,
+    datasets: Sequence[str] | None = None,
+    windows: Mapping[str, str | int] | None = None,
+    baseline: str | None = None,
+    alpha: float | None = None,
+    x: str = "time",
+    formats: Sequence[str] = FORMATS,
+    dpi: int = 200,
+) -> list[Path]:
+    """Draw every figure that applies, per dataset (and estimator), into ``out_dir``.
+
+    Files ``<figure>_<dataset>_<metric>[_<reference>][_<estimator>].<format>`` with figure in
+    ``learning_curves`` (always), ``bias`` (when both references are present), ``final``
+    (always), ``pairwise`` (when ``tests`` has tests of ``metric``/``reference``) and
+    ``sensitivity`` (when some policy grid has two or more windows). ``tests``: the output of
+    :func:`delaycv.compare.run_tests`, ideally at all checkpoints (for the significance strip).
+    Returns the written paths.
+    """
+    out_dir = Path(out_dir)
+    if metric not in table.columns:
+        raise DelaycvError(f"metric {metric!r} is not a column of the per-fold table")
+    datasets = sorted(table["dataset"].unique()) if datasets is None else list(datasets)
+    written: list[Path] = []
+    for dataset in datasets:
+        sub = _select(table, dataset=dataset)
+        if sub.empty:
+            raise DelaycvError(f"dataset {dataset!r} is not in the per-fold table")
+        estimators = sorted(sub["estimator"].unique()) if estimator is None else [estimator]
+        for est in estimators:
+            tail = f"_{_slug(est)}" if len(estimators) > 1 else ""
+            name = f"{_slug(dataset)}_{_slug(metric)}"
+            figs: list[tuple[str, Figure]] = []
+            figs.append(
+                (
+                    f"learning_curves_{name}_{reference}{tail}",
+                    learning_curves(
+                        sub,
+                        tests,
+                        dataset=dataset,
+                        metric=metric,
+                        reference=reference,
+                        estimator=est,
+                        x=x,
+                        baseline=baseline,
+                        alpha=alpha,
+                    ),
+                )
+            )
+            if {"observed", "true"} <= set(sub["reference"]):
+                figs.append(
+                    (
+                        f"bias_{name}{tail}",
+                        bias_curves(sub, dataset=dataset, metric=metric, estimator=est, x=x),
+                    )
+                )
+            figs.append(
+                (
+                    f"final_{name}_{reference}{tail}",
+                    final_distributions(
+                        sub, dataset=dataset, metric=metric, reference=reference, estimator=est
+                    ),
+                )
+            )
+            if (
+                tests is not None
+                and not _select(
+                    tests, dataset=dataset, metric=metric, reference=reference, estimator=est
+                ).empty
+            ):
+                figs.append(
+                    (
+                        f"pairwise_{name}_{reference}{tail}",
+                        pairwise_heatmap(
+                            tests,
+                            dataset=dataset,
+                            metric=metric,
+                            reference=reference,
+                            estimator=est,
+                        ),
+                    )
+                )
+            try:
+                figs.append(
+                    (
+                        f"sensitivity_{name}{tail}",
+                        sensitivity(
+                            sub, dataset=dataset, metric=metric, estimator=est, windows=windows
+                        ),
+                    )
+                )
+            except DelaycvError as err:
+                if "no policy grid" not in str(err):
+                    raise
+            for stem, fig in figs:
+                written.extend(save_figure(fig, out_dir / stem, formats, dpi))
+    return written
