@@ -1,0 +1,115 @@
+"""The embedded default stream: seeded, commit-like, with delayed fix events and a drift."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from delaycv.cli import main
+from delaycv.convert import METADATA_KEYS
+from delaycv.errors import DelaycvError
+from delaycv.stream import read_stream, write_stream
+from delaycv.synthetic import FEATURES, START, generate_stream
+
+
+@pytest.fixture(scope="module")
+def default():
+    return generate_stream()
+
+
+def test_same_seed_byte_identical_parquet(tmp_path):
+    write_stream(generate_stream(rows=2000, seed=7), tmp_path / "a.parquet")
+    write_stream(generate_stream(rows=2000, seed=7), tmp_path / "b.parquet")
+    write_stream(generate_stream(rows=2000, seed=8), tmp_path / "c.parquet")
+    a = (tmp_path / "a.parquet").read_bytes()
+    assert a == (tmp_path / "b.parquet").read_bytes()
+    assert a != (tmp_path / "c.parquet").read_bytes()
+
+
+def test_shape_and_metadata(default):
+    m = default.metadata
+    assert len(default) == 6000 and m["rows"] == 6000
+    assert set(m) == set(METADATA_KEYS)  # the same keys as converted data
+    assert 10 <= len(default.feature_names) <= 15
+    assert default.feature_names == list(FEATURES)
+    assert all(default.features.dtypes == np.float64)
+    assert m["generator"]["seed"] == 1 and m["format"] == "synthetic"
+    assert len(m["source_sha256"]) == 64
+    assert generate_stream(seed=2).metadata["source_sha256"] != m["source_sha256"]
+    assert np.all(np.diff(default.time) >= 0) and default.time[0] >= START
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_positive_rate_between_25_and_35_percent(seed):
+    rate = generate_stream(rows=3000, seed=seed).label.mean()
+    assert 0.25 <= rate <= 0.35
+
+
+def test_fix_events(default):
+    pos = default.label == 1
+    lt = default.label_time
+    assert np.isnan(lt[~pos]).all()
+    revealed = pos & ~np.isnan(lt)
+    share = revealed.sum() / pos.sum()
+    assert 0.7 <= share <= 0.9  # most positives, not all
+    delay = (lt - default.time)[revealed]
+    assert (delay > 0).all()
+    # heavy tail: the 99th percentile is far beyond the median (log-normal, sigma 1.6)
+    q50, q99 = np.percentile(delay, [50, 99])
+    assert 5 * 86400 < q50 < 20 * 86400 and q99 > 20 * q50
+    # a fix is a later commit: its time is an arrival time, unless it is after the last one
+    inside = lt[revealed] <= default.time[-1]
+    assert np.isin(lt[revealed][inside], default.time).all()
+    assert default.metadata["links"] == revealed.sum()
+
+
+def test_commit_like_arrivals(default):
+    t = default.time
+    day = (t - START) // 86400
+    weekend = (day % 7) >= 5  # START is a Monday
+    per_weekend_day = weekend.sum() / max(1, np.unique(day[weekend]).size)
+    per_weekday = (~weekend).sum() / np.unique(day[~weekend]).size
+    assert weekend.mean() < 0.12 and per_weekend_day < per_weekday
+    hours = ((t - START) % 86400) // 3600
+    assert ((hours >= 8) & (hours <= 21)).all()
+    gaps = np.diff(t)
+    assert np.median(gaps) < 0.1 * gaps.mean()  # bursts: most gaps are short
+
+
+def test_concept_drift(default):
+    """Before the drift size drives the label, after it entropy and fix do."""
+    half = len(default) // 2
+    y = default.label.astype(float)
+    la = np.log1p(default.features["la"].to_numpy())
+    fix = default.features["fix"].to_numpy()
+
+    def corr(x, sl):
+        return np.corrcoef(x[sl], y[sl])[0, 1]
+
+    early, late = slice(0, half - 200), slice(half + 200, None)
+    assert corr(la, early) > corr(la, late) + 0.1
+    assert corr(fix, late) > corr(fix, early) + 0.1
+
+
+def test_bad_arguments():
+    for bad in (0, -5, 1.5, True):
+        with pytest.raises(DelaycvError, match="rows must be a positive integer"):
+            generate_stream(rows=bad)
+    with pytest.raises(DelaycvError, match="seed"):
+        generate_stream(seed=-1)
+    with pytest.raises(DelaycvError, match="positive_rate"):
+        generate_stream(positive_rate=1.5)
+
+
+def test_cli_generate(tmp_path, capsys):
+    out = tmp_path / "g.parquet"
+    assert main(["generate", str(out), "--rows", "500", "--seed", "3", "--dataset", "d"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == 500
+    assert read_stream(out).equals(generate_stream(rows=500, seed=3, dataset="d"))
+    meta = json.loads(pq.read_schema(out).metadata[b"delaycv"])
+    assert meta["generator"]["rows"] == 500
+    assert main(["generate", str(tmp_path / "x.parquet"), "--rows", "0"]) == 2
+    assert not (tmp_path / "x.parquet").exists()
