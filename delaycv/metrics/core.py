@@ -34,7 +34,7 @@ import numpy as np
 from delaycv.metrics.auc import CumulativeAUC, auc_value, pair_sums
 from delaycv.metrics.estimators import Cumulative, Fading, Sliding, Tumbling, make_estimator
 from delaycv.metrics.formulas import METRICS, compute
-from delaycv.metrics.rows import GMASK, LUT, N_LUT_ROWS, N_ROWS, R, ROW_GROUP
+from delaycv.metrics.rows import GMASK, LUT, N_LUT_ROWS, N_ROWS, ROW_GROUP, R
 
 _EPS = float(np.finfo(np.float64).eps)
 _LN2 = math.log(2.0)
