@@ -38,9 +38,10 @@ SCHEMA_PATH = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "co
 #: the characters allowed in dataset, learner and policy names (they become path components)
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"
 
-#: delaycv modules whose code each workflow stage runs (their imports are followed)
+#: delaycv modules whose code each workflow stage's script runs (their imports are followed).
+#: This module is in none: what it computes reaches the jobs as params, which are tracked.
 STAGE_MODULES: dict[str, tuple[str, ...]] = {
-    "convert": ("delaycv.convert", "delaycv.synthetic", "delaycv.stream", "delaycv.config"),
+    "convert": ("delaycv.convert", "delaycv.synthetic", "delaycv.stream"),
     "evaluate": (
         "delaycv.engine",
         "delaycv.learners",
@@ -49,7 +50,6 @@ STAGE_MODULES: dict[str, tuple[str, ...]] = {
         "delaycv.metrics",
         "delaycv.results",
         "delaycv.stream",
-        "delaycv.config",
     ),
     "merge": ("delaycv.results",),
     "compare": ("delaycv.compare", "delaycv.results"),
