@@ -716,6 +716,7 @@ def draw_figures(
     datasets: Sequence[str] | None = None,
     windows: Mapping[str, str | int] | None = None,
     baseline: str | None = None,
+    learner: str | None = None,
     alpha: float | None = None,
     x: str = "time",
     formats: Sequence[str] = FORMATS,
@@ -728,9 +729,12 @@ def draw_figures(
     (always), ``pairwise`` (when ``tests`` has tests of ``metric``/``reference``) and
     ``sensitivity`` (when some policy grid has two or more windows). ``tests``: the output of
     :func:`delaycv.compare.run_tests`, ideally at all checkpoints (for the significance strip).
+    ``baseline`` (alias ``learner``, the workflow config's key ``figures.learner``): the strip shows
+    each learner against it; by default every pair (up to 6, else against the first learner).
     Returns the written paths.
     """
     out_dir = Path(out_dir)
+    baseline = baseline if baseline is not None else learner
     if metric not in table.columns:
         raise DelaycvError(f"metric {metric!r} is not a column of the per-fold table")
     datasets = sorted(table["dataset"].unique()) if datasets is None else list(datasets)

@@ -1,0 +1,115 @@
+"""``delaycv plot MERGED.parquet --tests DIR --out DIR``: draw the comparison figures (PNG and PDF).
+
+Figures (see delaycv.plots): learning curves with the significance strip, the bias of realistic
+evaluation, final per-fold distributions, the pairwise heatmap and the waiting-time sensitivity.
+Every figure is drawn before any file is moved into ``--out``; existing other files stay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from delaycv import plots
+from delaycv.cli.compare import read_table
+from delaycv.errors import InputError
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "plot",
+        help="draw the comparison figures of a merged per-fold table",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+    )
+    parser.add_argument("merged", help="merged per-fold checkpoint table (Parquet)")
+    parser.add_argument(
+        "--tests",
+        help="output folder of `delaycv compare` (uses strip.parquet, else tests.parquet) or a file",
+    )
+    parser.add_argument("--out", required=True, help="folder for the figures")
+    parser.add_argument("--metric", default="gmean", help="metric to draw (gmean)")
+    parser.add_argument("--reference", default="true", choices=("observed", "true"), help="(true)")
+    parser.add_argument("--estimator", help="estimator to draw (default: each in the table)")
+    parser.add_argument("--dataset", action="append", dest="datasets", help="dataset (repeat; all)")
+    parser.add_argument("--baseline", help="strip: each learner against this one (default: pairs)")
+    parser.add_argument(
+        "--window",
+        action="append",
+        metavar="POLICY=WINDOW",
+        help="waiting window of a policy for the sensitivity figure, e.g. fast=7d (repeat)",
+    )
+    parser.add_argument("--alpha", type=float, help="significance level named in the legend")
+    parser.add_argument("--x", default="time", choices=("time", "checkpoint"), help="(time)")
+    parser.add_argument("--format", nargs="+", default=list(plots.FORMATS), help="(png pdf)")
+    parser.add_argument("--dpi", type=int, default=200, help="(200)")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def _tests(path: str | None):
+    if path is None:
+        return None
+    path = Path(path)
+    if path.is_dir():
+        for name in ("strip.parquet", "tests.parquet"):
+            if (path / name).is_file():
+                return read_table(path / name)
+        raise InputError(
+            "no strip.parquet or tests.parquet",
+            path=str(path),
+            expected="an output of delaycv compare",
+        )
+    return read_table(path)
+
+
+def _windows(items):
+    if not items:
+        return None
+    out = {}
+    for item in items:
+        policy, sep, window = item.partition("=")
+        if not sep or not policy or not window:
+            raise InputError(
+                f"window {item!r} is not POLICY=WINDOW",
+                location="option --window",
+                expected="e.g. hitl_fast=7d",
+            )
+        out[policy] = window
+    return out
+
+
+def run(args) -> int:
+    table = read_table(args.merged)
+    tests = _tests(args.tests)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".plot.", suffix=".tmp", dir=out))
+    try:
+        written = plots.draw_figures(
+            table,
+            tests,
+            tmp,
+            metric=args.metric,
+            reference=args.reference,
+            estimator=args.estimator,
+            datasets=args.datasets,
+            baseline=args.baseline,
+            windows=_windows(args.window),
+            alpha=args.alpha,
+            x=args.x,
+            formats=args.format,
+            dpi=args.dpi,
+        )
+        final = []
+        for path in written:
+            os.replace(path, out / path.name)
+            final.append(out / path.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for path in final:
+        print(path, file=sys.stdout)
+    return 0
