@@ -17,7 +17,7 @@ if "generate" in spec:
     from delaycv.stream import write_stream
     from delaycv.synthetic import generate_stream
 
-    stream = generate_stream(**spec["generate"])
+    stream = generate_stream(**{"dataset": dataset, **spec["generate"]})
     write_stream(stream, dest)
     print(f"generated {len(stream)} instances of dataset {dataset} -> {dest}")
 else:

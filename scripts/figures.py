@@ -11,8 +11,9 @@ from delaycv.atomic import atomic_dir  # noqa: E402
 from delaycv.plots import draw_figures  # noqa: E402
 
 settings = json.loads(snakemake.params.figures)
+alpha = json.loads(snakemake.params.tests)["alpha"]
 table = pd.read_parquet(snakemake.input.merged)
 tests = pd.read_parquet(snakemake.input.tests)
 with atomic_dir(snakemake.output.figures) as tmp:
-    written = draw_figures(table, tests, tmp, **settings)
+    written = draw_figures(table, tests, tmp, alpha=alpha, **settings)
 print(f"figures -> {snakemake.output.figures}: {written}")
