@@ -94,7 +94,7 @@ def read_bytes(path: str | os.PathLike) -> tuple[bytes, str]:
         raise InputError(
             f"cannot read: {err.strerror}", path=str(p), expected="a readable file"
         ) from None
-    if not data.strip():
+    if not data or (not data[:65536].strip() and not data.strip()):
         raise InputError("the file is empty", path=str(p), expected="a header and data lines")
     return data, hashlib.sha256(data).hexdigest()
 

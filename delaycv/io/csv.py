@@ -48,8 +48,9 @@ def _decode(data: bytes, path: str) -> str:
         ) from None
 
 
-def _header(text: str, path: str, delimiter: str) -> list[str]:
-    first = text.split("\n", 1)[0].rstrip("\r")
+def _header(data: bytes, path: str, delimiter: str) -> list[str]:
+    end = data.find(b"\n")
+    first = _decode(data if end < 0 else data[:end], path).rstrip("\r")
     if not first.strip():
         raise InputError(
             "the first line is empty", path=path, location="line 1", expected="a header line"
@@ -177,15 +178,14 @@ def read_csv(
     data, sha = read_bytes(path)
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
-    text = _decode(data, where)
-    names = _header(text, where, delimiter)
+    names = _header(data, where, delimiter)
     text_set = set(text_columns)
     columns = [Column(n, STRING if n in text_set else NUMERIC) for n in names]
     dropped = False
     head, last = split_last_line(data)
-    nlines = text.count("\n") + 1
+    nlines = data.count(b"\n") + 1
     if last is not None and head.count(b"\n") >= 1:
-        last_text = last.decode("utf-8").rstrip("\r")
+        last_text = last.decode("utf-8", errors="replace").rstrip("\r")
         try:
             fields = next(pycsv.reader([last_text], delimiter=delimiter, strict=True))
             _convert_row(fields, columns)
@@ -205,11 +205,10 @@ def read_csv(
             )
             dropped = True
             data = head
-            text = head.decode("utf-8")
     table = _fast_parse(data, columns, delimiter)
     line_numbers: np.ndarray | None = None
-    if table is None:
-        table, line_numbers = _slow_parse(text, columns, where, delimiter)
+    if table is None:  # find the exact problem (or parse what pyarrow does not)
+        table, line_numbers = _slow_parse(_decode(data, where), columns, where, delimiter)
     if table.num_rows == 0:
         raise InputError(
             "no data lines after the header",
@@ -221,7 +220,7 @@ def read_csv(
     def line_of_row(row: int) -> int | None:
         nonlocal line_numbers
         if line_numbers is None:
-            line_numbers = _slow_lines(text, delimiter)
+            line_numbers = _slow_lines(_decode(data, where), delimiter)
         return int(line_numbers[row]) if 0 <= row < len(line_numbers) else None
 
     return RawTable(
