@@ -174,6 +174,18 @@ def strip_rows(
     return [(a, b) for a, b in pairs if baseline in (a, b)]
 
 
+def _smallest_p(tests: pd.DataFrame) -> float:
+    """The smallest p-value any test of ``tests`` could reach: 1/2**n (2/2**n two-sided) when exact,
+    1/(R + 1) with R random sign vectors."""
+    if tests.empty:
+        return float("nan")
+    two = (tests["alternative"] == "two-sided").to_numpy()
+    n = tests["n"].to_numpy(dtype=float)
+    exact_floor = np.where(two, 2.0, 1.0) / 2.0**n
+    floor = np.where(tests["exact"].to_numpy(bool), exact_floor, 1.0 / (tests["resamples"] + 1.0))
+    return float(np.min(floor))
+
+
 def _draw_strip(ax, tests: pd.DataFrame, pairs, styles, x_of) -> None:
     """One row per learner pair: each checkpoint's cell has the colour of the significantly better
     learner (Holm-adjusted), light grey when there is no significant difference."""
@@ -319,9 +331,15 @@ def learning_curves(
                 )
             )
         _legend(fig, handles, "learner")
-        fig.suptitle(
-            f"{dataset}: {metric} on {reference} labels ({estimator} estimator)", fontsize=10
-        )
+        title = f"{dataset}: {metric} on {reference} labels ({estimator} estimator)"
+        if n_strip and alpha is not None:
+            floor = _smallest_p(tests)
+            if floor > alpha:
+                title += (
+                    f"\nnote: with these pairs the smallest attainable p is {floor:.3g} > α = {alpha:g};"
+                    " no difference can be significant (use more folds or seeds)"
+                )
+        fig.suptitle(title, fontsize=10)
     return fig
 
 
@@ -530,7 +548,7 @@ def pairwise_heatmap(
                         text[r, c],
                         ha="center",
                         va="center",
-                        fontsize=6.8 if k <= 5 else 5.8,
+                        fontsize=8 if k <= 5 else 6.5,
                         color="white" if dark else "black",
                         fontweight="bold" if bold[r, c] else "normal",
                     )
