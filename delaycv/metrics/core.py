@@ -34,13 +34,26 @@ import numpy as np
 from delaycv.metrics.auc import CumulativeAUC, auc_value, pair_sums
 from delaycv.metrics.estimators import Cumulative, Fading, Sliding, Tumbling, make_estimator
 from delaycv.metrics.formulas import METRICS, compute
-from delaycv.metrics.rows import GMASK, LUT, N_LUT_ROWS, N_ROWS, ROW_GROUP, R
+from delaycv.metrics.rows import (
+    GMASK_I,
+    LUT,
+    N_LUT_ROWS,
+    N_ROWS,
+    NONZERO,
+    ROW_GROUP,
+    UPDATES,
+    R,
+)
 
 _EPS = float(np.finfo(np.float64).eps)
 _LN2 = math.log(2.0)
 _IA, _IT0, _IT1 = R["a_w"], R["a_t0"], R["a_t1"]
 _IU0, _IU1 = R["u0_w"], R["u1_w"]
+_IB = R["b_w"]
 _COLK = np.array([_IA, _IT0, _IT1])
+_COUNTS = np.array([R[k] for k in ("a_w", "a_tp", "a_fp", "a_fn", "a_tn", "u0_unk", "u1_unk")])
+#: batches of at most this many evaluations are folded in one at a time (cheaper than numpy)
+SCALAR_BATCH = 12
 
 
 class Metrics:
@@ -72,6 +85,7 @@ class Metrics:
         self._prior = [0.0, 0.0]
         self._cum = np.zeros(N_ROWS)
         est = self.estimator
+        self._kind = est.kind
         if isinstance(est, Cumulative):
             self._auc = CumulativeAUC() if self._want_auc else None
         elif isinstance(est, Fading):
@@ -88,7 +102,7 @@ class Metrics:
         elif isinstance(est, Tumbling):
             self._chunk = np.zeros(N_ROWS)
             self._chunk_n = 0
-            self._chunk_q: list[np.ndarray] = []
+            self._chunk_q: list[tuple] = []
             self._chunks: list[dict[str, float]] = []
         self._empty = dict.fromkeys(self.names, math.nan)
 
@@ -103,7 +117,7 @@ class Metrics:
 
     def add_many(self, pred, proba, label, weight=None) -> None:
         """Buffer many evaluations at once (array-likes of equal length)."""
-        pred = list(np.asarray(pred).tolist())
+        pred = np.asarray(pred).tolist()
         n = len(pred)
         self._p.extend(pred)
         self._q.extend(np.asarray(proba, dtype=float).reshape(n).tolist())
@@ -119,15 +133,16 @@ class Metrics:
 
         ``Tumbling``: the values of the last completed chunk (all NaN before the first).
         """
-        self._flush()
-        est = self.estimator
-        if isinstance(est, Tumbling):
+        if self._p:
+            self._flush()
+        kind = self._kind
+        if kind == "tumbling":
             return dict(self._chunks[-1]) if self._chunks else dict(self._empty)
-        if isinstance(est, Cumulative):
+        if kind == "fading":
+            values = compute(self._faded, self._cum, math.nan)
+        elif kind == "cumulative":
             auc = self._auc.value() if self._auc is not None else math.nan
             values = compute(self._cum, self._cum, auc)
-        elif isinstance(est, Fading):
-            values = compute(self._faded, self._cum, math.nan)
         else:
             sums = self._ring.sum(axis=0)
             auc = math.nan
@@ -160,24 +175,132 @@ class Metrics:
 
     # ------------------------------------------------------------------ internals
     def _flush(self) -> None:
-        if not self._p:
+        m = len(self._p)
+        if not m:
             return
-        p = np.array(self._p, dtype=np.int64)
-        q = np.array(self._q, dtype=np.float64)
-        t = np.array(self._t, dtype=np.int64)
-        w = np.array(self._w, dtype=np.float64)
+        if m <= SCALAR_BATCH and self._kind != "window":
+            ps, qs, ts, ws = self._p, self._q, self._t, self._w
+            self._p, self._q, self._t, self._w = [], [], [], []
+            for i in range(m):
+                self._fold_one(ps[i], qs[i], ts[i], ws[i])
+            return
+        p = np.fromiter(self._p, dtype=np.int64, count=m)
+        q = np.fromiter(self._q, dtype=np.float64, count=m)
+        t = np.fromiter(self._t, dtype=np.int64, count=m)
+        w = np.fromiter(self._w, dtype=np.float64, count=m)
         self._p, self._q, self._t, self._w = [], [], [], []
         _validate(p, q, t, w)
-        if isinstance(self.estimator, Tumbling):
+        if self._kind == "tumbling":
             size = self.estimator.size
             start = 0
-            while start < p.size:
-                stop = min(p.size, start + size - self._chunk_n)
+            while start < m:
+                stop = min(m, start + size - self._chunk_n)
                 self._ingest(p[start:stop], q[start:stop], t[start:stop], w[start:stop])
                 start = stop
         else:
             self._ingest(p, q, t, w)
 
+    # -- one evaluation at a time (small batches; the same arithmetic as MOA for Fading)
+    def _fold_one(self, p, q, t, w) -> None:
+        if p not in (-1, 0, 1) or t not in (0, 1):
+            raise ValueError(f"pred must be 1, 0 or -1 and label 0 or 1, got {p!r}, {t!r}")
+        w = float(w)
+        q = float(q)
+        if not (w >= 0.0 and w != math.inf):
+            raise ValueError(f"weight must be finite and >= 0, got {w!r}")
+        if not (q != q or 0.0 <= q <= 1.0):
+            raise ValueError(f"proba must be in [0, 1] or NaN, got {q!r}")
+        kind = self._kind
+        fading = kind == "fading"
+        if fading:
+            state = self._faded.tolist()
+        elif kind == "cumulative":
+            state = self._cum.tolist()
+        else:
+            state = self._chunk.tolist()
+        pos = w > 0.0
+        known = p >= 0
+        act = known and pos
+        if act:
+            self._started = True
+        started = self._started
+        last = 0
+        if known and started:
+            last = self._last
+            self._last = t
+        # class-prior estimators before and after this evaluation
+        b, s0, s1 = state[_IA], state[_IT0], state[_IT1]
+        e1_before = s1 / b if b > 0 else 0.0
+        if act:
+            if fading:
+                a = self._alpha
+                b = a * b + w
+                s0 = a * s0 + (w if t == 0 else 0.0)
+                s1 = a * s1 + (w if t == 1 else 0.0)
+            else:
+                b += w
+                if t == 0:
+                    s0 += w
+                else:
+                    s1 += w
+        e0 = s0 / b if b > 0 else 0.0
+        e1 = s1 / b if b > 0 else 0.0
+        mid0 = e1_before > e0
+        mid1 = e1 > e0
+        code = ((((((p + 1) * 2 + t) * 2 + pos) * 2 + started) * 2 + last) * 2 + mid0) * 2 + mid1
+        code = code * 2 + mid1
+        mult = w if pos else 1.0
+        if fading:
+            a = self._alpha
+            for r, v in UPDATES[code]:
+                state[r] = a * state[r] + mult * v
+        else:
+            for r, v in NONZERO[code]:
+                state[r] += mult * v
+        # probability metrics
+        y = t == 1
+        if pos:
+            if y:
+                self._prior[1] += w
+            else:
+                self._prior[0] += w
+        if pos and q == q:
+            n0, n1 = self._prior
+            n0, n1 = (n0, n1 - w) if y else (n0 - w, n1)
+            pt = q if y else 1.0 - q
+            prior = ((n1 if y else n0) + 1.0) / (n0 + n1 + 2.0)
+            if pt >= prior:
+                gain = (math.log(pt) - math.log(prior)) / _LN2
+            else:
+                gain = (math.log1p(-prior) - math.log1p(-pt)) / _LN2
+            vals = (w, w * (q - y) ** 2, w * -math.log(min(max(pt, _EPS), 1.0 - _EPS)), w * gain)
+            if fading:
+                a = self._alpha
+                for k in range(4):
+                    state[_IB + k] = a * state[_IB + k] + vals[k]
+            else:
+                for k in range(4):
+                    state[_IB + k] += vals[k]
+            if self._want_auc:
+                if kind == "cumulative":
+                    self._auc.add(np.array([q]), np.array([float(y)]), np.array([w]))
+                elif kind == "tumbling":
+                    self._chunk_q.append((np.array([q]), np.array([float(y)]), np.array([w])))
+        self.evaluations += 1
+        if fading:
+            self._faded = np.array(state)
+            cnt = self._cum
+            for r, v in NONZERO[code]:
+                cnt[r] += mult * v
+        elif kind == "cumulative":
+            self._cum = np.array(state)
+        else:
+            self._chunk = np.array(state)
+            self._chunk_n += 1
+            if self._chunk_n == self.estimator.size:
+                self._close_chunk()
+
+    # -- many evaluations at once (vectorised)
     def _ingest(self, p, q, t, w) -> None:
         m = p.size
         pos = w > 0
@@ -201,51 +324,46 @@ class Metrics:
             last[ks[1:]] = labels[:-1]
             self._last = int(labels[-1])
         # majority class trajectory of the estimator's class priors
-        aw = np.where(act, w, 0.0)
         x = np.empty((m, 3))
-        x[:, 0] = aw
-        x[:, 1] = np.where(t == 0, aw, 0.0)
-        x[:, 2] = aw - x[:, 1]
+        aw = x[:, 0]
+        np.multiply(w, act, out=aw)
+        np.multiply(aw, t, out=x[:, 2])
+        np.subtract(aw, x[:, 2], out=x[:, 1])
         before, after = self._trajectory(x, act)
         e0_after = _est(after[:, 1], after[:, 0])
         e1_after = _est(after[:, 2], after[:, 0])
         e1_before = _est(before[:, 2], before[:, 0])
         mid0 = e1_before > e0_after
         mid1 = e1_after > e0_after
-        code = p + 1
-        code = code * 2 + t
-        code = code * 2 + pos
-        code = code * 2 + started
-        code = code * 2 + last
-        code = code * 2 + mid0
-        code = code * 2 + mid1
-        code = code * 2 + mid1
+        code = (p + 1) * 128 + t * 64 + pos * 32 + started * 16 + last * 8 + mid0 * 4 + mid1 * 3
         v = np.empty((m, N_ROWS))
-        v[:, :N_LUT_ROWS] = LUT[code]
-        v[:, :N_LUT_ROWS] *= np.where(pos, w, 1.0)[:, None]
+        np.multiply(LUT[code], np.where(pos, w, 1.0)[:, None], out=v[:, :N_LUT_ROWS])
         # probability metrics
-        bmask = pos & np.isfinite(q)
-        u = v[:, [_IU0, _IU1]]
-        cu = np.cumsum(u, axis=0) - u
-        n0 = self._prior[0] + cu[:, 0]
-        n1 = self._prior[1] + cu[:, 1]
-        self._prior[0] += float(u[:, 0].sum())
-        self._prior[1] += float(u[:, 1].sum())
-        qq = np.where(bmask, q, 0.5)
+        bmask = pos & ~np.isnan(q)
         y = t == 1
-        pt = np.where(y, qq, 1.0 - qq)  # predicted probability of the reference label
-        prior = np.where(y, n1 + 1.0, n0 + 1.0) / (n0 + n1 + 2.0)
-        with np.errstate(divide="ignore"):
+        n1 = np.cumsum(x[:, 0] * 0 + np.where(pos & y, w, 0.0))
+        n = np.cumsum(np.where(pos, w, 0.0))
+        n1_before = self._prior[1] + n1 - np.where(pos & y, w, 0.0)
+        n_before = self._prior[0] + self._prior[1] + n - np.where(pos, w, 0.0)
+        self._prior[1] += float(n1[-1])
+        self._prior[0] += float(n[-1] - n1[-1])
+        if bmask.any():
+            qq = np.where(bmask, q, 0.5)
+            pt = np.where(y, qq, 1.0 - qq)  # predicted probability of the reference label
+            prior = np.where(y, n1_before + 1.0, n_before - n1_before + 1.0) / (n_before + 2.0)
             gain = np.where(
                 pt >= prior,
-                (np.log(pt) - np.log(prior)) / _LN2,
-                (np.log1p(-prior) - np.log1p(-pt)) / _LN2,
+                (np.log(np.maximum(pt, 1e-300)) - np.log(prior)) / _LN2,
+                (np.log1p(-prior) - np.log1p(-np.minimum(pt, 1.0 - 1e-16))) / _LN2,
             )
-        bw = np.where(bmask, w, 0.0)
-        v[:, R["b_w"]] = bw
-        v[:, R["b_brier"]] = bw * (qq - y) ** 2
-        v[:, R["b_logloss"]] = bw * -np.log(np.clip(pt, _EPS, 1.0 - _EPS))
-        v[:, R["b_info"]] = np.where(bmask, bw * gain, 0.0)
+            bw = np.where(bmask, w, 0.0)
+            v[:, _IB] = bw
+            v[:, _IB + 1] = bw * (qq - y) ** 2
+            v[:, _IB + 2] = bw * -np.log(np.clip(pt, _EPS, 1.0 - _EPS))
+            v[:, _IB + 3] = bw * gain
+        else:
+            bw = None
+            v[:, _IB:] = 0.0
         self.evaluations += m
         self._aggregate(v, code, bmask, q, y, bw)
 
@@ -253,11 +371,12 @@ class Metrics:
         """(before, after): the (w, w[t=0], w[t=1]) class-prior sums of the estimator just
         before and just after each evaluation, shape (m, 3)."""
         m = x.shape[0]
-        est = self.estimator
-        if isinstance(est, Cumulative | Tumbling):
-            init = self._cum[_COLK] if isinstance(est, Cumulative) else self._chunk[_COLK]
-            after = np.cumsum(x, axis=0) + init
-        elif isinstance(est, Fading):
+        kind = self._kind
+        if kind == "cumulative" or kind == "tumbling":
+            init = self._cum[_COLK] if kind == "cumulative" else self._chunk[_COLK]
+            after = np.cumsum(x, axis=0)
+            after += init
+        elif kind == "fading":
             init = self._faded[_COLK]
             c = np.cumsum(act)
             after = np.empty((m, 3))
@@ -269,15 +388,13 @@ class Metrics:
                 stop = int(np.searchsorted(c, base + self._sub, "right"))
                 stop = max(stop, start + 1)
                 cc = c[start:stop] - base
-                pw = self._powers(int(cc[-1]) if cc.size else 0)[cc]
-                after[start:stop] = pw[:, None] * (
-                    state + np.cumsum(x[start:stop] / pw[:, None], axis=0)
-                )
+                pw = self._powers(int(cc[-1]))[cc][:, None]
+                after[start:stop] = pw * (state + np.cumsum(x[start:stop] / pw, axis=0))
                 state = after[stop - 1]
                 base = int(c[stop - 1])
                 start = stop
         else:
-            width = est.width
+            width = self.estimator.width
             idx = (self._pos + np.arange(width)) % width
             old = self._ring[idx][:, _COLK]
             cs = np.zeros((width + m + 1, 3))
@@ -296,28 +413,30 @@ class Metrics:
         return self._pw
 
     def _aggregate(self, v, code, bmask, q, y, bw) -> None:
-        est = self.estimator
-        if isinstance(est, Cumulative):
-            self._cum += v.sum(axis=0)
-            if self._auc is not None and bmask.any():
-                self._auc.add(q[bmask], y[bmask].astype(np.float64), bw[bmask])
-        elif isinstance(est, Fading):
-            self._cum += v.sum(axis=0)
-            g = np.empty((v.shape[0], GMASK.shape[1] + 1), dtype=bool)
-            g[:, :-1] = GMASK[code]
+        kind = self._kind
+        if kind == "fading":
+            self._cum[_COUNTS] += v[:, _COUNTS].sum(axis=0)
+            g = np.empty((v.shape[0], GMASK_I.shape[1] + 1), dtype=np.int64)
+            g[:, :-1] = GMASK_I[code]
             g[:, -1] = bmask
             c = np.cumsum(g, axis=0)
             n = c[-1]
             pw = self._powers(int(n.max()))
-            fw = pw[n - c] * g
+            fw = pw[n - c]
+            fw *= g
             self._faded = pw[n][ROW_GROUP] * self._faded + (v * fw[:, ROW_GROUP]).sum(axis=0)
-        elif isinstance(est, Sliding):
-            width = est.width
+        elif kind == "cumulative":
+            self._cum += v.sum(axis=0)
+            if self._auc is not None and bw is not None:
+                self._auc.add(q[bmask], y[bmask].astype(np.float64), bw[bmask])
+        elif kind == "window":
+            width = self.estimator.width
             m = v.shape[0]
-            qrow = np.empty((m, 3))
-            qrow[:, 0] = np.where(bmask, q, 0.0)
-            qrow[:, 1] = y
-            qrow[:, 2] = bw
+            qrow = np.zeros((m, 3))
+            if bw is not None:
+                qrow[:, 0] = np.where(bmask, q, 0.0)
+                qrow[:, 1] = y
+                qrow[:, 2] = bw
             if m >= width:
                 self._ring[:] = v[m - width :]
                 self._ring_q[:] = qrow[m - width :]
@@ -330,18 +449,21 @@ class Metrics:
         else:
             self._chunk += v.sum(axis=0)
             self._chunk_n += v.shape[0]
-            if self._want_auc and bmask.any():
-                self._chunk_q.append(np.stack((q[bmask], y[bmask], bw[bmask])))
-            if self._chunk_n == est.size:
-                auc = math.nan
-                if self._want_auc and self._chunk_q:
-                    qa = np.concatenate(self._chunk_q, axis=1)
-                    auc = auc_value(*pair_sums(qa[0], qa[1], qa[2]))
-                values = compute(self._chunk, self._chunk, auc)
-                self._chunks.append({k: values[k] for k in self.names})
-                self._chunk = np.zeros(N_ROWS)
-                self._chunk_n = 0
-                self._chunk_q = []
+            if self._want_auc and bw is not None:
+                self._chunk_q.append((q[bmask], y[bmask].astype(np.float64), bw[bmask]))
+            if self._chunk_n == self.estimator.size:
+                self._close_chunk()
+
+    def _close_chunk(self) -> None:
+        auc = math.nan
+        if self._want_auc and self._chunk_q:
+            qa, ya, wa = (np.concatenate(parts) for parts in zip(*self._chunk_q, strict=True))
+            auc = auc_value(*pair_sums(qa, ya, wa))
+        values = compute(self._chunk, self._chunk, auc)
+        self._chunks.append({k: values[k] for k in self.names})
+        self._chunk = np.zeros(N_ROWS)
+        self._chunk_n = 0
+        self._chunk_q = []
 
 
 def _est(s: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -352,12 +474,11 @@ def _est(s: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _validate(p, q, t, w) -> None:
-    if not np.isin(p, (-1, 0, 1)).all():
+    if p.min() < -1 or p.max() > 1:
         raise ValueError(f"pred must be 1, 0 or -1 (unknown), got {sorted(set(p.tolist()))}")
-    if not np.isin(t, (0, 1)).all():
+    if t.min() < 0 or t.max() > 1:
         raise ValueError(f"label must be 0 or 1, got {sorted(set(t.tolist()))}")
-    if not (np.isfinite(w) & (w >= 0)).all():
+    if not (w.min() >= 0 and w.max() < math.inf):
         raise ValueError("weight must be finite and >= 0")
-    finite = np.isfinite(q)
-    if not ((np.isnan(q) | finite) & ~(finite & ((q < 0) | (q > 1)))).all():
+    if (q < 0).any() or (q > 1).any():  # NaN compares false: allowed
         raise ValueError("proba must be in [0, 1] or NaN")

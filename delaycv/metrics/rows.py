@@ -117,3 +117,14 @@ def _build_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 LUT, GMASK = _build_tables()
+GMASK_I = GMASK.astype(np.int64)
+
+# Per code, for the per-evaluation (scalar) path: the rows of every group the evaluation belongs to
+# (fading updates all of them, also with 0) and the LUT value of each; group B is added apart.
+UPDATES: tuple[tuple[tuple[int, float], ...], ...] = tuple(
+    tuple((r, float(LUT[code, r])) for r in range(N_LUT_ROWS) if GMASK[code, ROW_GROUP[r]])
+    for code in range(N_CODES)
+)
+NONZERO: tuple[tuple[tuple[int, float], ...], ...] = tuple(
+    tuple((r, v) for r, v in UPDATES[code] if v != 0.0) for code in range(N_CODES)
+)
