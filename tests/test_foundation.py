@@ -83,3 +83,18 @@ def test_console_command_version_and_usage():
     bad = subprocess.run([sys.executable, "-m", "delaycv"], capture_output=True, text=True)
     assert bad.returncode == 2
     assert "COMMAND" in bad.stderr
+
+
+def test_atomic_outputs_get_the_usual_permissions(tmp_path):
+    import os
+
+    mask = os.umask(0o022)
+    try:
+        with atomic_path(tmp_path / "f.txt") as tmp:
+            tmp.write_text("x")
+        with atomic_dir(tmp_path / "d") as tmp:
+            (tmp / "a").write_text("1")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "f.txt").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "d").stat().st_mode & 0o777 == 0o755
