@@ -1,0 +1,347 @@
+"""Behaviour of delaycv.metrics: hand-computed cases, scikit-learn equivalence, properties."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import metrics as skm
+
+from delaycv.metrics import (
+    METRICS,
+    Cumulative,
+    Fading,
+    Metrics,
+    Sliding,
+    Tumbling,
+    make_estimator,
+)
+
+NAN = math.nan
+# metrics that depend only on the evaluations inside the window/chunk (not on earlier history:
+# the NoChange label and the prequential prior of the information score do)
+LOCAL = [
+    name
+    for name in METRICS
+    if not any(k in name for k in ("kappa_t", "kappa_m", "nochange", "majority", "info_score"))
+]
+
+
+def feed(m: Metrics, rows, every: int = 0) -> dict:
+    for i, row in enumerate(rows, start=1):
+        m.add(*row)
+        if every and i % every == 0:
+            m.snapshot()
+    return m.snapshot()
+
+
+def close(a: float, b: float, tol: float = 1e-9) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= tol * max(1.0, abs(b))
+
+
+def assert_same(x: dict, y: dict, names, tol: float = 1e-9) -> None:
+    bad = {k: (x[k], y[k]) for k in names if not close(x[k], y[k], tol)}
+    assert not bad, bad
+
+
+def random_rows(rng, n, unknown=0.0, nan_proba=0.0, weights=False):
+    t = rng.integers(0, 2, n)
+    q = np.clip(np.where(t == 1, 0.6, 0.4) + rng.normal(0, 0.25, n), 0, 1).round(2)
+    p = (q > 0.5).astype(int)
+    p[rng.random(n) < unknown] = -1
+    q[rng.random(n) < nan_proba] = np.nan
+    w = rng.integers(0, 4, n).astype(float) if weights else np.ones(n)
+    return [(int(a), float(b), int(c), float(d)) for a, b, c, d in zip(p, q, t, w, strict=True)]
+
+
+# ---------------------------------------------------------------- hand-computed
+def test_hand_computed_cumulative():
+    # (pred, proba, label): TP, FP, TN, FN, TP
+    rows = [(1, 0.9, 1), (1, 0.6, 0), (0, 0.2, 0), (0, 0.4, 1), (1, 0.8, 1)]
+    s = feed(Metrics(Cumulative()), rows)
+    assert (s["tp"], s["fp"], s["tn"], s["fn"], s["classified"]) == (2, 1, 1, 1, 5)
+    assert s["accuracy"] == 3 / 5
+    assert s["precision_1"] == 2 / 3 and s["precision_0"] == 1 / 2
+    assert s["recall_1"] == 2 / 3 and s["recall_0"] == 1 / 2
+    assert s["fpr_1"] == 1 / 2 and s["fpr_0"] == 1 / 3
+    assert s["specificity"] == 1 / 2
+    assert s["gmean"] == pytest.approx(math.sqrt(1 / 3))
+    assert s["gmean_pr"] == pytest.approx(2 / 3)
+    # MOA's F1: from the class averages P = R = 7/12
+    assert s["f1"] == pytest.approx(7 / 12)
+    assert s["f1_1"] == pytest.approx(2 / 3)
+    assert s["f2_1"] == pytest.approx(5 * (2 / 3) ** 2 / (4 * 2 / 3 + 2 / 3))
+    # kappa: pc = P(p=0)P(t=0) + P(p=1)P(t=1) = 2/5*2/5 + 3/5*3/5 = 13/25
+    assert s["kappa"] == pytest.approx((3 / 5 - 13 / 25) / (1 - 13 / 25))
+    # NoChange: last = 0 (start), 1, 0, 0, 1 vs labels 1, 0, 0, 1, 1 -> correct: no,no,yes,no,yes
+    assert s["nochange_accuracy"] == 2 / 5
+    assert s["kappa_t"] == pytest.approx((3 / 5 - 2 / 5) / (3 / 5))
+    # majority after each evaluation: 1 (1:0), 0 (tie), 0 (2:1), 0 (tie 2:2), 1 (2:3)
+    # vs labels 1, 0, 0, 1, 1 -> correct: yes, yes, yes, no, yes
+    assert s["majority_accuracy"] == 4 / 5
+    assert s["kappa_m"] == pytest.approx((3 / 5 - 4 / 5) / (1 - 4 / 5))
+    assert s["mcc"] == pytest.approx((2 * 1 - 1 * 1) / math.sqrt(3 * 3 * 2 * 2))
+    assert s["brier"] == pytest.approx((0.01 + 0.36 + 0.04 + 0.36 + 0.04) / 5)
+    assert s["log_loss"] == pytest.approx(
+        -(math.log(0.9) + math.log(0.4) + math.log(0.8) + math.log(0.4) + math.log(0.8)) / 5
+    )
+    # AUC: positives 0.9, 0.4, 0.8; negatives 0.6, 0.2 -> pairs won: 2 + 1 + 2 = 5 of 6
+    assert s["auc"] == pytest.approx(5 / 6)
+    assert s["unknown"] == 0 and s["unknown_rate"] == 0.0
+
+
+def test_information_score_by_hand():
+    """Kononenko-Bratko with the Laplace prior estimated from earlier evaluations."""
+    rows = [(1, 0.8, 1), (0, 0.3, 0), (1, 0.9, 0)]
+    s = feed(Metrics(Cumulative()), rows)
+    # 1st: prior P(1) = 1/2, P' = 0.8 >= 1/2 -> log2(0.8 / 0.5)
+    i1 = math.log2(0.8) - math.log2(0.5)
+    # 2nd: prior P(0) = (0 + 1) / (1 + 2) = 1/3, P' = 0.7 -> log2(0.7) - log2(1/3)
+    i2 = math.log2(0.7) - math.log2(1 / 3)
+    # 3rd: prior P(0) = (1 + 1) / (2 + 2) = 1/2, P' = 0.1 < 1/2 -> log2(1/2) - log2(0.9)
+    i3 = math.log2(1 - 0.5) - math.log2(1 - 0.1)
+    assert s["info_score"] == pytest.approx((i1 + i2 + i3) / 3)
+
+
+def test_empty_and_degenerate_values_are_nan_not_errors():
+    m = Metrics(Cumulative())
+    s = m.snapshot()
+    assert s["classified"] == 0 and math.isnan(s["accuracy"]) and math.isnan(s["auc"])
+    m.add(1, 0.7, 1)
+    s = m.snapshot()
+    assert s["precision_1"] == 1.0
+    assert math.isnan(s["precision_0"]) and math.isnan(s["recall_0"])  # 0/0
+    assert math.isnan(s["f1_0"]) and math.isnan(s["mcc"]) and math.isnan(s["auc"])
+    assert math.isnan(s["kappa"])  # pc = 1: 0/0
+    assert s["kappa_t"] == 1.0  # NoChange starts at 0 and is wrong
+    s = feed(Metrics(Fading(0.9)), [(1, NAN, 1)])
+    assert math.isnan(s["precision_0"])  # ours: NaN (MOA's fading estimator reads 0)
+
+
+def test_abstentions_are_counted_apart():
+    rows = [(1, 0.9, 1), (-1, 0.55, 1), (-1, NAN, 0), (0, 0.1, 0), (-1, 0.5, 1), (0, 0.3, 1)]
+    s = feed(Metrics(Cumulative()), rows)
+    assert s["unknown"] == 3 and s["classified"] == 3
+    assert s["unknown_rate_1"] == 2 / 4 and s["unknown_rate_0"] == 1 / 2
+    assert s["unknown_rate"] == pytest.approx((2 / 4 + 1 / 2) / 2)
+    assert s["accuracy"] == 2 / 3 and s["recall_1"] == 1 / 2
+    # abstentions are invisible to the NoChange reference: last = 0, 1, 0 vs 1, 0, 1
+    assert s["nochange_accuracy"] == 0.0
+    # probability metrics use every finite probability, abstentions included (5 of 6)
+    assert s["brier"] == pytest.approx((0.01 + 0.2025 + 0.01 + 0.25 + 0.49) / 5)
+
+
+def test_zero_weight_only_feeds_the_references():
+    base = [(1, 0.9, 1), (1, 0.8, 1), (1, 0.7, 1)]
+    with_zero = [*base[:2], (1, 0.1, 0, 0.0), base[2]]
+    a = feed(Metrics(Cumulative()), base)
+    b = feed(Metrics(Cumulative()), with_zero)
+    for k in ("classified", "accuracy", "precision_1", "recall_1", "brier", "mcc", "unknown"):
+        assert a[k] == b[k] or (math.isnan(a[k]) and math.isnan(b[k]))
+    # NoChange labels 0, 1, 1 vs 1, 1, 1 -> 2/3. With the zero-weight evaluation, as MOA: it adds
+    # 0 with count 1 and moves the NoChange label to 0 -> 0, 1, 1, 0 vs 1, 1, 0, 1 -> 1/4
+    assert a["nochange_accuracy"] == 2 / 3
+    assert b["nochange_accuracy"] == 1 / 4
+    # a zero-weight evaluation before the first weighted one is ignored entirely (MOA's reset)
+    c = feed(Metrics(Cumulative()), [(1, 0.5, 1, 0.0), *base])
+    assert_same(a, c, METRICS, 0)
+
+
+def test_weights_are_weighted_means():
+    rows = [(1, 0.9, 1, 2.0), (1, 0.6, 0, 1.0), (0, 0.2, 0, 3.0)]
+    expanded = [(1, 0.9, 1), (1, 0.9, 1), (1, 0.6, 0), (0, 0.2, 0), (0, 0.2, 0), (0, 0.2, 0)]
+    a = feed(Metrics(Cumulative()), rows)
+    b = feed(Metrics(Cumulative()), expanded)
+    assert_same(a, b, [n for n in LOCAL if n != "kappa"] + ["kappa"])
+
+
+def test_invalid_input_raises_value_error():
+    for bad in [(2, 0.5, 1), (1, 0.5, 3), (1, 1.5, 1), (1, 0.5, 1, -1.0)]:
+        m = Metrics(Fading(0.9))
+        m.add(*bad)
+        with pytest.raises(ValueError):
+            m.snapshot()
+    m = Metrics(Cumulative())
+    for _ in range(50):
+        m.add(1, 0.5, 1)
+    m.add(1, -0.5, 1)
+    with pytest.raises(ValueError):
+        m.snapshot()
+    with pytest.raises(ValueError):
+        Metrics(Cumulative(), ["accuracy", "nope"])
+    for make in (lambda: Fading(0.0), lambda: Fading(1.5), lambda: Sliding(0), lambda: Tumbling(0)):
+        with pytest.raises(ValueError):
+            make()
+    with pytest.raises(ValueError):
+        make_estimator({"kind": "window"})
+
+
+def test_make_estimator():
+    assert make_estimator({"kind": "fading", "alpha": 0.99}) == Fading(0.99)
+    assert make_estimator({"kind": "window", "width": 50}) == Sliding(50)
+    assert make_estimator({"kind": "tumbling", "size": 7}) == Tumbling(7)
+    assert make_estimator({"kind": "cumulative"}) == Cumulative()
+
+
+# ---------------------------------------------------------------- scikit-learn
+@pytest.mark.parametrize("every", [0, 1, 37])
+def test_cumulative_equals_scikit_learn(every):
+    rng = np.random.default_rng(11 + every)
+    rows = random_rows(rng, 700)
+    s = feed(Metrics(Cumulative()), rows, every)
+    p = np.array([r[0] for r in rows])
+    q = np.array([r[1] for r in rows])
+    t = np.array([r[2] for r in rows])
+    assert s["accuracy"] == pytest.approx(skm.accuracy_score(t, p), abs=1e-12)
+    assert s["kappa"] == pytest.approx(skm.cohen_kappa_score(t, p), abs=1e-12)
+    assert s["mcc"] == pytest.approx(skm.matthews_corrcoef(t, p), abs=1e-12)
+    assert s["balanced_accuracy"] == pytest.approx(skm.balanced_accuracy_score(t, p), abs=1e-12)
+    for i in (0, 1):
+        assert s[f"precision_{i}"] == pytest.approx(skm.precision_score(t, p, pos_label=i))
+        assert s[f"recall_{i}"] == pytest.approx(skm.recall_score(t, p, pos_label=i))
+        assert s[f"f1_{i}"] == pytest.approx(skm.f1_score(t, p, pos_label=i))
+        assert s[f"f2_{i}"] == pytest.approx(skm.fbeta_score(t, p, beta=2, pos_label=i))
+    assert s["precision"] == pytest.approx(skm.precision_score(t, p, average="macro"))
+    assert s["recall"] == pytest.approx(skm.recall_score(t, p, average="macro"))
+    tn, fp, fn, tp = skm.confusion_matrix(t, p).ravel()
+    assert (s["tn"], s["fp"], s["fn"], s["tp"]) == (tn, fp, fn, tp)
+    assert s["fpr_1"] == pytest.approx(fp / (fp + tn))
+    assert s["brier"] == pytest.approx(skm.brier_score_loss(t, q), abs=1e-12)
+    assert s["log_loss"] == pytest.approx(skm.log_loss(t, q), abs=1e-12)
+    assert s["auc"] == pytest.approx(skm.roc_auc_score(t, q), abs=1e-12)
+
+
+def test_weighted_cumulative_equals_scikit_learn():
+    rng = np.random.default_rng(3)
+    rows = random_rows(rng, 400, weights=True)
+    s = feed(Metrics(Cumulative()), rows, 29)
+    p, q, t, w = (np.array([r[k] for r in rows]) for k in range(4))
+    assert s["accuracy"] == pytest.approx(skm.accuracy_score(t, p, sample_weight=w))
+    assert s["mcc"] == pytest.approx(skm.matthews_corrcoef(t, p, sample_weight=w))
+    assert s["f1_1"] == pytest.approx(skm.f1_score(t, p, sample_weight=w))
+    assert s["log_loss"] == pytest.approx(skm.log_loss(t, q, sample_weight=w))
+    assert s["auc"] == pytest.approx(skm.roc_auc_score(t, q, sample_weight=w))
+
+
+def test_proba_nan_is_skipped_by_probability_metrics_only():
+    rng = np.random.default_rng(8)
+    rows = random_rows(rng, 300, nan_proba=0.3)
+    s = feed(Metrics(Cumulative()), rows, 50)
+    p, q, t = (np.array([r[k] for r in rows]) for k in range(3))
+    ok = ~np.isnan(q)
+    assert s["accuracy"] == pytest.approx(skm.accuracy_score(t, p))
+    assert s["brier"] == pytest.approx(skm.brier_score_loss(t[ok], q[ok]))
+    assert s["auc"] == pytest.approx(skm.roc_auc_score(t[ok], q[ok]))
+
+
+# ---------------------------------------------------------------- properties
+rows_strategy = st.lists(
+    st.tuples(
+        st.sampled_from([-1, 0, 1, 1, 0]),
+        st.sampled_from([NAN, 0.0, 0.1, 0.5, 0.5, 0.9, 1.0]),
+        st.integers(0, 1),
+        st.sampled_from([1.0, 1.0, 1.0, 0.0, 2.0]),
+    ),
+    min_size=1,
+    max_size=80,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=rows_strategy, every=st.integers(0, 30))
+def test_fading_one_equals_cumulative(rows, every):
+    a = feed(Metrics(Fading(1.0)), rows, every)
+    b = feed(Metrics(Cumulative()), rows, every)
+    assert_same(a, b, [n for n in METRICS if n != "auc"], 1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=rows_strategy, every=st.integers(0, 30), extra=st.integers(0, 5))
+def test_window_as_long_as_the_sequence_equals_cumulative(rows, every, extra):
+    a = feed(Metrics(Sliding(len(rows) + extra)), rows, every)
+    b = feed(Metrics(Cumulative()), rows, every)
+    assert_same(a, b, METRICS, 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=rows_strategy, width=st.integers(1, 20), every=st.integers(0, 25))
+def test_window_equals_cumulative_over_its_last_evaluations(rows, width, every):
+    a = feed(Metrics(Sliding(width)), rows, every)
+    b = feed(Metrics(Cumulative()), rows[-width:])
+    assert_same(a, b, LOCAL, 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=rows_strategy, size=st.integers(1, 15), every=st.integers(0, 25))
+def test_tumbling_chunks_equal_cumulative_per_chunk(rows, size, every):
+    m = Metrics(Tumbling(size))
+    last = feed(m, rows, every)
+    chunks = m.chunks()
+    assert len(chunks) == len(rows) // size
+    for i, values in enumerate(chunks):
+        assert values["evaluations"] == (i + 1) * size
+        ref = feed(Metrics(Cumulative()), rows[i * size : (i + 1) * size])
+        assert_same(values, ref, LOCAL, 1e-12)
+    if chunks:
+        assert_same(last, chunks[-1], METRICS, 0)
+    else:
+        assert all(math.isnan(v) for v in last.values())
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=rows_strategy, every=st.integers(1, 30), alpha=st.sampled_from([0.3, 0.9, 0.99]))
+def test_snapshot_schedule_does_not_change_values(rows, every, alpha):
+    """Folding evaluations one by one or in batches gives the same values."""
+    for est in (Fading(alpha), Cumulative(), Sliding(7), Tumbling(5)):
+        a = feed(Metrics(est), rows, every)
+        b = feed(Metrics(est), rows, 1)
+        assert_same(a, b, METRICS, 1e-11)
+
+
+def test_long_batches_with_small_alpha_do_not_overflow():
+    rng = np.random.default_rng(4)
+    rows = random_rows(rng, 5000)
+    a = feed(Metrics(Fading(0.2)), rows)  # one batch of 5000: sub-chunked powers of alpha
+    b = feed(Metrics(Fading(0.2)), rows, 1)
+    assert all(math.isfinite(a[k]) or math.isnan(b[k]) or math.isinf(b[k]) for k in METRICS)
+    assert_same(a, b, METRICS, 1e-9)
+
+
+def test_fading_forgets_old_evaluations():
+    rows = [(0, 0.1, 1)] * 200 + [(1, 0.9, 1)] * 200
+    s = feed(Metrics(Fading(0.9)), rows, 100)
+    assert s["recall_1"] == pytest.approx(1.0, abs=1e-9)
+    assert s["classified"] == 400 and s["tp"] == 200 and s["fn"] == 200  # unfaded counters
+
+
+def test_pickle_roundtrip_continues_identically():
+    rng = np.random.default_rng(6)
+    rows = random_rows(rng, 300, unknown=0.1)
+    for est in (Fading(0.95), Cumulative(), Sliding(40), Tumbling(30)):
+        m = Metrics(est)
+        feed(m, rows[:150], 20)
+        m.add(*rows[150])  # a buffered evaluation travels too
+        clone = pickle.loads(pickle.dumps(m))
+        a = feed(m, rows[151:], 20)
+        b = feed(clone, rows[151:], 20)
+        assert_same(a, b, METRICS, 0)
+
+
+def test_metric_subset_and_tumbling_frame():
+    m = Metrics(Tumbling(4), ["accuracy", "auc"])
+    s = feed(m, [(1, 0.9, 1), (0, 0.2, 1), (1, 0.6, 0), (0, 0.1, 0), (1, 0.8, 1)])
+    assert list(s) == ["accuracy", "auc"]
+    assert s["accuracy"] == 0.5 and s["auc"] == 0.75
+    frame = m.chunks_frame()
+    assert list(frame.columns) == ["chunk", "evaluations", "accuracy", "auc"]
+    assert frame.shape == (1, 4)
+    with pytest.raises(TypeError):
+        Metrics(Cumulative()).chunks()
