@@ -2,8 +2,8 @@
 (W_pos * W_neg), with H = 1 above, 1/2 on ties, 0 below (the Mann-Whitney U statistic).
 
 ``pair_sums`` computes it for one batch in O(n log n); ``CumulativeAUC`` keeps the scores of both
-classes sorted and adds a batch of m evaluations in O(n + m log n) (n = evaluations so far), so the
-cumulative AUC is exact at every snapshot without re-sorting the history.
+classes sorted (plus a short unsorted tail), so the cumulative AUC is exact at every snapshot
+without re-sorting the history.
 """
 
 from __future__ import annotations
@@ -40,7 +40,15 @@ def auc_value(u: float, wp: float, wn: float) -> float:
 
 
 class CumulativeAUC:
-    """Exact AUC over all evaluations added so far (weighted), updated batch by batch."""
+    """Exact AUC over all evaluations added so far (weighted), updated batch by batch.
+
+    The scores of each class are kept sorted with prefix sums of their weights (``main``), plus a
+    short unsorted ``tail`` of recent evaluations that is merged into ``main`` when it reaches
+    ``TAIL`` entries. Adding m evaluations costs O(m log n + m * TAIL) and, once per ``TAIL``
+    evaluations, an O(n) merge.
+    """
+
+    TAIL = 256
 
     def __init__(self) -> None:
         self.pos = np.empty(0)  # sorted scores of positives
@@ -49,17 +57,28 @@ class CumulativeAUC:
         self.neg_w = np.empty(0)
         self.pos_cw = np.zeros(1)  # prefix sums of weights, length n + 1
         self.neg_cw = np.zeros(1)
+        self.tail_q = np.empty(0)
+        self.tail_y = np.empty(0)
+        self.tail_w = np.empty(0)
         self.u = 0.0
+        self.wp = 0.0
+        self.wn = 0.0
 
     def add(self, q: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
-        """Add scores ``q`` (finite), labels ``y`` and weights ``w`` (> 0)."""
+        """Add scores ``q`` (finite), labels ``y`` (0/1) and weights ``w`` (> 0)."""
         if q.size == 0:
             return
-        u_new, _, _ = pair_sums(q, y, w)
+        # pairs inside the batch and with the tail
+        tq = np.concatenate((self.tail_q, q))
+        ty = np.concatenate((self.tail_y, y))
+        tw = np.concatenate((self.tail_w, w))
+        u_all, _, _ = pair_sums(tq, ty, tw)
+        u_tail, _, _ = pair_sums(self.tail_q, self.tail_y, self.tail_w)
+        u = u_all - u_tail
+        # pairs with the sorted main part
         is_pos = y == 1
         qp, wp = q[is_pos], w[is_pos]
         qn, wn = q[~is_pos], w[~is_pos]
-        u = u_new
         if qp.size and self.neg.size:
             lo = self.neg_cw[np.searchsorted(self.neg, qp, "left")]
             hi = self.neg_cw[np.searchsorted(self.neg, qp, "right")]
@@ -70,16 +89,26 @@ class CumulativeAUC:
             hi = self.pos_cw[np.searchsorted(self.pos, qn, "right")]
             u += float(np.dot(wn, (total - hi) + 0.5 * (hi - lo)))
         self.u += u
-        if qp.size:
-            self.pos, self.pos_w, self.pos_cw = _merge(self.pos, self.pos_w, qp, wp)
-        if qn.size:
-            self.neg, self.neg_w, self.neg_cw = _merge(self.neg, self.neg_w, qn, wn)
+        self.wp += float(wp.sum())
+        self.wn += float(wn.sum())
+        if tq.size < self.TAIL:
+            self.tail_q, self.tail_y, self.tail_w = tq, ty, tw
+            return
+        tp = ty == 1
+        self.pos, self.pos_w, self.pos_cw = _merge(self.pos, self.pos_w, tq[tp], tw[tp])
+        self.neg, self.neg_w, self.neg_cw = _merge(self.neg, self.neg_w, tq[~tp], tw[~tp])
+        self.tail_q, self.tail_y, self.tail_w = np.empty(0), np.empty(0), np.empty(0)
 
     def value(self) -> float:
-        return auc_value(self.u, float(self.pos_cw[-1]), float(self.neg_cw[-1]))
+        return auc_value(self.u, self.wp, self.wn)
 
 
 def _merge(old, old_w, new, new_w):
+    if new.size == 0:
+        cw = np.empty(old_w.size + 1)
+        cw[0] = 0.0
+        np.cumsum(old_w, out=cw[1:])
+        return old, old_w, cw
     order = np.argsort(new, kind="stable")
     new, new_w = new[order], new_w[order]
     at = np.searchsorted(old, new, "right")

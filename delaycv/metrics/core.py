@@ -105,6 +105,7 @@ class Metrics:
             self._chunk_q: list[tuple] = []
             self._chunks: list[dict[str, float]] = []
         self._empty = dict.fromkeys(self.names, math.nan)
+        self._auc_pending: list[tuple[float, float, float]] = []
 
     # ------------------------------------------------------------------ feeding
     def add(self, pred: int, proba: float, label: int, weight: float = 1.0) -> None:
@@ -181,8 +182,11 @@ class Metrics:
         if m <= SCALAR_BATCH and self._kind != "window":
             ps, qs, ts, ws = self._p, self._q, self._t, self._w
             self._p, self._q, self._t, self._w = [], [], [], []
+            self._auc_pending = []
             for i in range(m):
                 self._fold_one(ps[i], qs[i], ts[i], ws[i])
+            if self._auc_pending and self._kind == "cumulative":
+                self._auc.add(*np.array(self._auc_pending).T)
             return
         p = np.fromiter(self._p, dtype=np.int64, count=m)
         q = np.fromiter(self._q, dtype=np.float64, count=m)
@@ -281,11 +285,8 @@ class Metrics:
             else:
                 for k in range(4):
                     state[_IB + k] += vals[k]
-            if self._want_auc:
-                if kind == "cumulative":
-                    self._auc.add(np.array([q]), np.array([float(y)]), np.array([w]))
-                elif kind == "tumbling":
-                    self._chunk_q.append((np.array([q]), np.array([float(y)]), np.array([w])))
+            if self._want_auc and kind != "fading":
+                self._auc_pending.append((q, float(y), w))
         self.evaluations += 1
         if fading:
             self._faded = np.array(state)
@@ -297,6 +298,9 @@ class Metrics:
         else:
             self._chunk = np.array(state)
             self._chunk_n += 1
+            if self._auc_pending:
+                self._chunk_q.append(tuple(np.array(self._auc_pending).T))
+                self._auc_pending = []
             if self._chunk_n == self.estimator.size:
                 self._close_chunk()
 
