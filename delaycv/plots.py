@@ -718,7 +718,7 @@ def save_figure(
     for fmt in formats:
         path = Path(f"{stem}.{fmt}")
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
+            fig.savefig(tmp, format=fmt, dpi=dpi)
         paths.append(path)
     return paths
 

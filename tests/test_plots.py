@@ -1,0 +1,250 @@
+"""Figures (delaycv.plots) and the `compare` / `plot` subcommands, on synthetic per-fold tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.colors import to_hex
+from test_compare_tables import fold_table
+
+from delaycv import compare, plots
+from delaycv.cli import main
+from delaycv.errors import DelaycvError
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def table():
+    return fold_table(
+        learners={"ht": 0.03, "nb": 0.0, "prior": -0.1},
+        policies={"ideal": 0.0, "hitl_1d_90d": 0.06, "hitl_7d_90d": 0.04, "hitl_30d_90d": 0.01},
+        folds=8,
+        checkpoints=6,
+        noise=0.03,
+    )
+
+
+@pytest.fixture(scope="module")
+def tests_all(table):
+    return compare.run_tests(table, metrics=["accuracy", "brier"], checkpoints="all", resamples=500)
+
+
+def test_learning_curves_panels_titles_and_strip_colours(table, tests_all):
+    fig = plots.learning_curves(table, tests_all, dataset="synth", metric="accuracy", alpha=0.05)
+    titles = [ax.get_title() for ax in fig.axes]
+    # one curve panel per policy, ideal first, then by window
+    assert [t for t in titles if t] == [
+        "policy ideal",
+        "policy hitl_1d_90d",
+        "policy hitl_7d_90d",
+        "policy hitl_30d_90d",
+    ]
+    assert "synth" in fig._suptitle.get_text() and "accuracy" in fig._suptitle.get_text()
+    curve = fig.axes[0]
+    assert curve.get_ylabel() == "accuracy (fraction)"
+    assert len(curve.get_lines()) == 3
+    # the curve is the fold mean at each checkpoint
+    ideal = table[(table.policy == "ideal") & (table.reference == "true") & (table.learner == "ht")]
+    means = ideal.groupby("checkpoint")["accuracy"].mean().to_numpy()
+    np.testing.assert_allclose(curve.get_lines()[0].get_ydata(), means)
+    strip = fig.axes[1]
+    labels = [t.get_text() for t in strip.get_yticklabels()]
+    assert labels == ["ht vs nb", "ht vs prior", "nb vs prior"]
+    assert strip.get_xlabel() == "stream time (date)"
+    # each cell has the colour of the significantly better learner, grey when n.s.
+    styles = plots.learner_styles(["ht", "nb", "prior"])
+    sub = tests_all[
+        (tests_all.policy == "ideal")
+        & (tests_all.metric == "accuracy")
+        & (tests_all.reference == "true")
+    ]
+    expected = []
+    for a, b in [("ht", "nb"), ("ht", "prior"), ("nb", "prior")]:
+        for w in sub[(sub.learner_a == a) & (sub.learner_b == b)].sort_values("checkpoint")[
+            "better"
+        ]:
+            expected.append(styles[w]["color"].lower() if w else plots.NS_COLOUR.lower())
+    got = [to_hex(p.get_facecolor()) for p in strip.patches]
+    assert got == expected
+    assert "prior" not in [w for w in sub["better"] if w] or True
+    assert set(sub[sub.learner_b == "prior"]["better"]) == {"ht", "nb"}
+
+
+def test_baseline_strip_and_checkpoint_axis(table, tests_all):
+    fig = plots.learning_curves(
+        table, tests_all, dataset="synth", metric="brier", baseline="prior", x="checkpoint"
+    )
+    strip = fig.axes[1]
+    assert [t.get_text() for t in strip.get_yticklabels()] == ["ht vs prior", "nb vs prior"]
+    assert strip.get_xlabel() == "stream position (instances)"
+    assert fig.axes[0].get_ylabel() == "brier (loss, lower is better)"
+
+
+def test_bias_curves_show_observed_minus_true(table):
+    fig = plots.bias_curves(table, dataset="synth", metric="accuracy")
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    by_title = {ax.get_title(): ax for ax in axes}
+    np.testing.assert_allclose(by_title["policy hitl_1d_90d"].get_lines()[1].get_ydata(), 0.06)
+    np.testing.assert_allclose(by_title["policy ideal"].get_lines()[1].get_ydata(), 0.0, atol=1e-12)
+    assert by_title["policy ideal"].get_ylabel() == "observed − true accuracy"
+
+
+def test_pairwise_heatmap_cells_are_oriented_cliffs_delta(tests_all):
+    fig = plots.pairwise_heatmap(tests_all, dataset="synth", metric="brier", reference="true")
+    ax = next(a for a in fig.axes if a.get_title() == "policy ideal")
+    matrix = ax.images[0].get_array()
+    last = tests_all[
+        (tests_all.metric == "brier")
+        & (tests_all.reference == "true")
+        & (tests_all.policy == "ideal")
+    ]
+    last = last[last.checkpoint == last.checkpoint.max()]
+    row = last[(last.learner_a == "ht") & (last.learner_b == "prior")].iloc[0]
+    # brier: lower is better, so + (row better) is minus the raw delta
+    assert matrix[0, 2] == pytest.approx(-row["cliffs_delta"])
+    assert matrix[2, 0] == pytest.approx(row["cliffs_delta"])
+    assert matrix[0, 2] == pytest.approx(1.0)
+    texts = [t.get_text() for t in ax.texts]
+    assert any(t.startswith("+1.00*") for t in texts)
+
+
+def test_sensitivity_axis_is_the_window_grid(table):
+    fig = plots.sensitivity(table, dataset="synth", metric="accuracy")
+    ax = fig.axes[0]
+    assert ax.get_title() == "policies hitl, N = 90d"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "7", "30", "ideal\n(0)"]
+    assert ax.get_xlabel() == "P, window for predicted positives (days, log scale)"
+    given = plots.sensitivity(
+        table,
+        dataset="synth",
+        metric="accuracy",
+        windows={"hitl_1d_90d": "24h", "hitl_30d_90d": "720h", "ideal": 0},
+    )
+    assert given.axes[0].get_xlabel().startswith("waiting window (days")
+    with pytest.raises(DelaycvError, match="no policy grid"):
+        plots.sensitivity(
+            table[table.policy.isin(["ideal", "hitl_7d_90d"])], dataset="synth", metric="accuracy"
+        )
+
+
+def test_final_distributions_show_every_fold(table):
+    fig = plots.final_distributions(table, dataset="synth", metric="accuracy", reference="observed")
+    ax = next(a for a in fig.axes if a.get_title() == "policy hitl_7d_90d")
+    points = np.concatenate([c.get_offsets()[:, 1] for c in ax.collections if len(c.get_offsets())])
+    last = table[(table.policy == "hitl_7d_90d") & (table.reference == "observed")]
+    last = last[last.checkpoint == last.checkpoint.max()]
+    np.testing.assert_allclose(np.sort(points), np.sort(last["accuracy"].to_numpy()))
+
+
+def test_draw_figures_writes_png_and_pdf(table, tests_all, tmp_path):
+    paths = plots.draw_figures(
+        table,
+        tests_all,
+        tmp_path / "figs",
+        metric="accuracy",
+        reference="true",
+        formats=("png", "pdf"),
+        dpi=60,
+    )
+    names = sorted(p.name for p in paths)
+    assert names == sorted(
+        f"{stem}.{ext}"
+        for stem in (
+            "learning_curves_synth_accuracy_true",
+            "bias_synth_accuracy",
+            "final_synth_accuracy_true",
+            "pairwise_synth_accuracy_true",
+            "sensitivity_synth_accuracy",
+        )
+        for ext in ("png", "pdf")
+    )
+    for p in paths:
+        head = p.read_bytes()[:8]
+        assert head == PNG if p.suffix == ".png" else head.startswith(b"%PDF")
+    assert not [p for p in (tmp_path / "figs").iterdir() if p.name.startswith(".")]
+    with pytest.raises(DelaycvError, match="not a column"):
+        plots.draw_figures(table, None, tmp_path / "x", metric="nope")
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_cli_compare_and_plot(table, tmp_path, capsys):
+    merged = tmp_path / "merged.parquet"
+    table.to_parquet(merged)
+    out = tmp_path / "tests"
+    code = main(
+        [
+            "compare",
+            str(merged),
+            "--out",
+            str(out),
+            "--metric",
+            "accuracy",
+            "--resamples",
+            "200",
+        ]
+    )
+    assert code == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "bias.csv",
+        "bias.parquet",
+        "strip.parquet",
+        "tests.csv",
+        "tests.parquet",
+    ]
+    tests = pd.read_parquet(out / "tests.parquet")
+    assert list(tests.columns) == compare.TEST_COLUMNS
+    assert set(tests["checkpoint"]) == {table.checkpoint.max()}
+    assert len(pd.read_csv(out / "tests.csv")) == len(tests)
+    strip = pd.read_parquet(out / "strip.parquet")
+    assert strip["checkpoint"].nunique() == table["checkpoint"].nunique()
+    figs = tmp_path / "figs"
+    (figs).mkdir()
+    (figs / "keep.txt").write_text("mine")
+    code = main(
+        [
+            "plot",
+            str(merged),
+            "--tests",
+            str(out),
+            "--out",
+            str(figs),
+            "--metric",
+            "accuracy",
+            "--format",
+            "png",
+            "--dpi",
+            "50",
+            "--baseline",
+            "nb",
+        ]
+    )
+    assert code == 0
+    assert (figs / "keep.txt").read_text() == "mine"
+    assert sorted(p.name for p in figs.iterdir()) == sorted(
+        [
+            "keep.txt",
+            "learning_curves_synth_accuracy_true.png",
+            "bias_synth_accuracy.png",
+            "final_synth_accuracy_true.png",
+            "pairwise_synth_accuracy_true.png",
+            "sensitivity_synth_accuracy.png",
+        ]
+    )
+
+
+def test_cli_errors_exit_2_and_write_nothing(table, tmp_path, capsys):
+    merged = tmp_path / "merged.parquet"
+    table.to_parquet(merged)
+    assert main(["compare", str(tmp_path / "missing.parquet"), "--out", str(tmp_path / "o")]) == 2
+    assert "missing.parquet: no such file" in capsys.readouterr().err
+    assert main(["compare", str(merged), "--out", str(tmp_path / "o"), "--metric", "auc"]) == 2
+    assert "lacks column(s) auc" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+    assert main(["plot", str(merged), "--out", str(tmp_path / "f"), "--metric", "auc"]) == 2
+    assert "'auc' is not a column" in capsys.readouterr().err
+    assert list((tmp_path / "f").iterdir()) == []
+    assert main(["plot", str(merged), "--out", str(tmp_path / "f"), "--window", "nowindow"]) == 2
