@@ -4,9 +4,18 @@ The reference system (moa-extension, ``EvaluatePrequentialDelayedCV*``) writes t
 *dump* (``-d``, fold averages after stream instances) and the *detail* (``-o``, one row per fold
 every ``f`` evaluations). R scripts written for the reference read them. :class:`MoaExport`
 produces the same files from a delaycv run: it is an observer of the engine
-(``evaluate(..., observer_factory=export.observer_factory)``), keeps its own MOA evaluator state
-per fold (``delaycv.metrics.Metrics(Fading(alpha))`` fed with the observed label, what the
-reference evaluates against) and writes ``dump.csv`` and ``detail.csv`` with :meth:`MoaExport.write`.
+(``evaluate(..., observer_factory=export.observer_factory)``), keeps one :class:`MoaEvaluator` per
+fold fed with the observed label (what the reference evaluates against) and writes ``dump.csv`` and
+``detail.csv`` with :meth:`MoaExport.write`.
+
+:class:`MoaEvaluator` is MOA's ``BasicClassificationPerformanceEvaluator`` with the fading-factor
+estimator, updated one evaluation at a time with exactly MOA's floating-point operations
+(``s = alpha*s + v; b = alpha*b + 1``). This matters: several MOA measurements divide by
+``1 - reference`` where the reference is within 1e-9 of 1 (e.g. ``Kappa Recall M Statistic 0``), so
+any other order of the same arithmetic (as in ``delaycv.metrics``' vectorised estimators) changes
+those cells by up to percents, or turns ``±Infinity`` into huge finite numbers. Its 41 values are
+the ones ``delaycv.metrics.MOA_MEASUREMENTS`` defines (the tests check both agree where the
+arithmetic is well conditioned).
 
 Columns and row rules (reference §7, with ``every`` = MOA's ``-f``):
 
@@ -30,7 +39,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from pathlib import Path
 
@@ -124,15 +133,194 @@ def average(values: Iterable[float]) -> tuple[float, float]:
 # --------------------------------------------------------------------------- observer
 
 
-def _measurements() -> Mapping:
-    from delaycv.metrics import MOA_MEASUREMENTS
+MEASUREMENT_NAMES: tuple[str, ...] = (
+    "classified instances",
+    "TP",
+    "FP",
+    "TN",
+    "FN",
+    "classifications correct (percent)",
+    "Kappa Statistic (percent)",
+    "Kappa Temporal Statistic (percent)",
+    "Kappa M Statistic (percent)",
+    "F1 Score (percent)",
+    *(f"F1 Score for class {i} (percent)" for i in (0, 1)),
+    *(f"Kappa Temporal Statistic F1 Score for class {i} (percent)" for i in (0, 1)),
+    *(f"Kappa M Statistic F1 Score for class {i} (percent)" for i in (0, 1)),
+    *(f"Kappa Statistic F1 Score for class {i} (percent)" for i in (0, 1)),
+    "Precision (percent)",
+    *(f"Precision for class {i} (percent)" for i in (0, 1)),
+    *(f"Kappa Precision Temporal Statistic {i} (percent)" for i in (0, 1)),
+    *(f"Kappa Precision M Statistic {i} (percent)" for i in (0, 1)),
+    "Recall (percent)",
+    *(f"Recall for class {i} (percent)" for i in (0, 1)),
+    *(f"FPR for class {i} (percent)" for i in (0, 1)),
+    "Gmean for recall  (percent)",
+    *(f"Kappa Recall Temporal Statistic {i} (percent)" for i in (0, 1)),
+    *(f"Kappa Recall M Statistic {i} (percent)" for i in (0, 1)),
+    *(f"Kappa FPR Temporal Statistic {i} (percent)" for i in (0, 1)),
+    *(f"Kappa FPR M Statistic {i} (percent)" for i in (0, 1)),
+    "Kappa Gmean Temporal Statistic  (percent)",
+    "Kappa Gmean M Statistic  (percent)",
+)
+"""MOA's 41 measurement names with the evaluator flags ``-o -p -r -f`` and two classes, in order."""
 
-    return MOA_MEASUREMENTS
+
+def _jdiv(a: float, b: float) -> float:
+    """Java double division: ``x/0`` is a signed infinity, ``0/0`` NaN."""
+    if b != 0.0:
+        return a / b
+    if a != a or a == 0.0:
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _f1(p: float, r: float) -> float:
+    return 2.0 * _jdiv(p * r, p + r)
+
+
+# indices of the fading estimators (s, b pairs); "+ i" selects the class
+_CORRECT, _NC, _MAJ = 0, 1, 2
+_ROW, _COL = 3, 5
+_PREC, _PREC_NC, _PREC_MAJ = 7, 9, 11
+_REC, _REC_NC, _REC_MAJ = 13, 15, 17
+_FPR, _FPR_NC, _FPR_MAJ = 19, 21, 23
+_N_EST = 25
+
+
+class MoaEvaluator:
+    """MOA's classification evaluator (moa-extension's Basic evaluator + fading factor), 2 classes.
+
+    ``add(pred, label)`` is ``addResult`` with instance weight 1 (reference §6.2): the fading
+    estimators ``s = alpha*s + v; b = alpha*b + 1`` (an estimator with nothing added reads 0; the
+    NaN that MOA adds to "other class" estimators changes nothing and is not added); unfaded
+    TP/FP/TN/FN; the majority reference taken at the moment of each per-class update (so, for class
+    0, with class 0's column already updated and class 1's not); the no-change reference is the
+    previous label. ``values()`` gives the 41 measurements of §6.4, quirks included (``Kappa
+    Statistic F1 Score for class i`` repeats the Kappa M F1 value; Java division).
+    A prediction other than 0 or 1 (an abstention) counts as class 0, MOA's ``maxIndex`` of no votes.
+    """
+
+    def __init__(self, alpha: float) -> None:
+        self.alpha = float(alpha)
+        self.total = 0.0
+        self.tp = self.fp = self.tn = self.fn = 0
+        self.last_seen = 0
+        self.s = [0.0] * _N_EST
+        self.b = [0.0] * _N_EST
+
+    def _est(self, k: int) -> float:
+        b = self.b[k]
+        return self.s[k] / b if b > 0.0 else 0.0
+
+    def _maj(self) -> int:
+        majority, best = 0, 0.0
+        c0 = self._est(_COL)
+        if c0 > best:
+            best = c0
+        if self._est(_COL + 1) > best:
+            majority = 1
+        return majority
+
+    def add(self, pred: int, label: int) -> None:
+        p = 1 if pred == 1 else 0
+        t = 1 if label == 1 else 0
+        a, s, b = self.alpha, self.s, self.b
+
+        def put(k: int, v: float) -> None:
+            s[k] = a * s[k] + v
+            b[k] = a * b[k] + 1.0
+
+        self.total += 1.0
+        put(_CORRECT, 1.0 if p == t else 0.0)
+        if p == 1:
+            if t == 1:
+                self.tp += 1
+            else:
+                self.fp += 1
+        elif t == 1:
+            self.fn += 1
+        else:
+            self.tn += 1
+        last = self.last_seen
+        for i in (0, 1):
+            put(_ROW + i, 1.0 if p == i else 0.0)
+            put(_COL + i, 1.0 if t == i else 0.0)
+            if p == i:
+                put(_PREC + i, 1.0 if p == t else 0.0)
+                put(_PREC_MAJ + i, 1.0 if self._maj() == t else 0.0)
+                put(_PREC_NC + i, 1.0 if last == t else 0.0)
+            if t == i:
+                put(_REC + i, 1.0 if p == t else 0.0)
+                put(_REC_NC + i, 1.0 if last == t else 0.0)
+                put(_REC_MAJ + i, 1.0 if self._maj() == t else 0.0)
+            else:
+                put(_FPR + i, 1.0 if p != t else 0.0)
+                put(_FPR_NC + i, 1.0 if last != t else 0.0)
+                put(_FPR_MAJ + i, 1.0 if self._maj() != t else 0.0)
+        put(_NC, 1.0 if last == t else 0.0)
+        put(_MAJ, 1.0 if self._maj() == t else 0.0)
+        self.last_seen = t
+
+    def values(self) -> list[float]:
+        """The 41 measurements in the order of :data:`MEASUREMENT_NAMES`."""
+        e = self._est
+        has = self.total > 0.0
+
+        def kappa(p0: float, pc: float) -> float:
+            return _jdiv(p0 - pc, 1.0 - pc) if has else 0.0
+
+        acc = e(_CORRECT)
+        pc = 0.0
+        for i in (0, 1):
+            pc += e(_ROW + i) * e(_COL + i)
+        prec = [e(_PREC), e(_PREC + 1)]
+        rec = [e(_REC), e(_REC + 1)]
+        fpr = [e(_FPR), e(_FPR + 1)]
+        prec_avg = (0.0 + prec[0] + prec[1]) / 2
+        rec_avg = (0.0 + rec[0] + rec[1]) / 2
+        f1 = [_f1(prec[i], rec[i]) for i in (0, 1)]
+        f1_nc = [_f1(e(_PREC_NC + i), e(_REC_NC + i)) for i in (0, 1)]
+        f1_maj = [_f1(e(_PREC_MAJ + i), e(_REC_MAJ + i)) for i in (0, 1)]
+
+        def gmean(r0: float, r1: float) -> float:
+            g = 1.0 * r0 * r1
+            return math.sqrt(g) if g >= 0.0 else math.nan
+
+        g = gmean(rec[0], rec[1])
+        g_nc = gmean(e(_REC_NC), e(_REC_NC + 1))
+        g_maj = gmean(e(_REC_MAJ), e(_REC_MAJ + 1))
+        out = [self.total, float(self.tp), float(self.fp), float(self.tn), float(self.fn)]
+        out += [
+            acc * 100.0,
+            kappa(acc, pc) * 100.0,
+            kappa(acc, e(_NC)) * 100.0,
+            kappa(acc, e(_MAJ)) * 100.0,
+            _f1(prec_avg, rec_avg) * 100.0,
+        ]
+        out += [100.0 * f1[i] for i in (0, 1)]
+        out += [100.0 * kappa(f1[i], f1_nc[i]) for i in (0, 1)]
+        out += [100.0 * kappa(f1[i], f1_maj[i]) for i in (0, 1)]
+        out += [100.0 * kappa(f1[i], f1_maj[i]) for i in (0, 1)]  # MOA's defect, kept
+        out += [prec_avg * 100.0]
+        out += [100.0 * prec[i] for i in (0, 1)]
+        out += [100.0 * kappa(prec[i], e(_PREC_NC + i)) for i in (0, 1)]
+        out += [100.0 * kappa(prec[i], e(_PREC_MAJ + i)) for i in (0, 1)]
+        out += [rec_avg * 100.0]
+        out += [100.0 * rec[i] for i in (0, 1)]
+        out += [100.0 * fpr[i] for i in (0, 1)]
+        out += [100.0 * g]
+        out += [100.0 * kappa(rec[i], e(_REC_NC + i)) for i in (0, 1)]
+        out += [100.0 * kappa(rec[i], e(_REC_MAJ + i)) for i in (0, 1)]
+        out += [100.0 * kappa(fpr[i], e(_FPR_NC + i)) for i in (0, 1)]
+        out += [100.0 * kappa(fpr[i], e(_FPR_MAJ + i)) for i in (0, 1)]
+        out += [100.0 * kappa(g, g_nc), 100.0 * kappa(g, g_maj)]
+        return out
 
 
 def measurement_names() -> list[str]:
     """MOA's measurement names in output order (41 with the flags ``-o -p -r -f``)."""
-    return list(_measurements())
+    return list(MEASUREMENT_NAMES)
 
 
 def detail_header() -> list[str]:
@@ -154,12 +342,10 @@ class MoaObserver:
     """
 
     def __init__(self, fold: int, every: int, alpha: float) -> None:
-        from delaycv.metrics import Fading, Metrics
-
         self.fold = int(fold)
         self.every = int(every)
         self.alpha = float(alpha)
-        self.metrics = Metrics(Fading(self.alpha))
+        self.evaluator = MoaEvaluator(self.alpha)
         self.tested = 0
         self.evaluated_now = False
         self.cpu_seconds = 0.0
@@ -173,8 +359,7 @@ class MoaObserver:
 
     def _values(self) -> list[float]:
         if self._cache is None or self._cache[0] != self._version:
-            snap = self.metrics.snapshot()
-            values = [float(fn(snap)) for fn in _measurements().values()]
+            values = self.evaluator.values()
             self._cache = (self._version, values)
         return self._cache[1]
 
@@ -184,7 +369,7 @@ class MoaObserver:
         The evaluator counts each evaluation with weight 1, as the reference's evaluator does
         (its Poisson/CV weight only gates training); ``true`` and ``weight`` are not used.
         """
-        self.metrics.add(int(pred), float(proba), int(observed), 1.0)
+        self.evaluator.add(int(pred), int(observed))
         self._version += 1
         self.tested += 1
         self.evaluated_now = True
