@@ -1,0 +1,217 @@
+"""The Snakemake workflow: structure, lint, config errors, and exactly which jobs a change reruns.
+
+The rerun tests work on a copy of the workflow (with its own copy of the delaycv package) whose
+outputs are recorded as produced with ``--touch`` (provenance metadata included); after a change,
+a dry run lists exactly the jobs Snakemake would run.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from slurm.workflow_copy import (
+    BIN,
+    REPO,
+    copy_workflow,
+    planned_jobs,
+    read_config,
+    rules_of,
+    run,
+    touch_outputs,
+    write_config,
+)
+
+SMALL = REPO / "config" / "test-small.yaml"
+AGGREGATION = {
+    ("merge", (("dataset", "tiny"),)),
+    ("merge_all", ()),
+    ("permutation_tests", (("dataset", "tiny"),)),
+    ("figures", (("dataset", "tiny"),)),
+    ("all", ()),
+}
+
+
+def evaluate_job(learner: str, policy: str, seed: int = 1, dataset: str = "tiny"):
+    wildcards = (
+        ("dataset", dataset),
+        ("learner", learner),
+        ("seed", str(seed)),
+        ("policy", policy),
+    )
+    return ("evaluate", wildcards)
+
+
+ALL_EVALUATE = {evaluate_job(lr, p) for lr in ("nb", "lr") for p in ("ideal", "hitl_7d_90d")}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    """A copy of the workflow on the tiny config whose 18 outputs are all recorded as up to date."""
+    workdir = copy_workflow(tmp_path_factory.mktemp("template") / "wf", SMALL)
+    assert touch_outputs(workdir) == 18
+    return workdir
+
+
+@pytest.fixture
+def done(template, tmp_path) -> Path:
+    """A fresh copy of the template (mtimes and Snakemake's metadata kept)."""
+    workdir = tmp_path / "wf"
+    shutil.copytree(template, workdir, symlinks=True, ignore=shutil.ignore_patterns("log"))
+    return workdir
+
+
+def edit(path: Path, text: str = "\n# edited\n") -> None:
+    path.write_text(path.read_text() + text)
+
+
+# --------------------------------------------------------------------------- structure
+
+
+def test_snakefmt_check_passes():
+    proc = subprocess.run(
+        [str(BIN / "snakefmt"), "--check", "Snakefile", "workflow/rules"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_snakemake_lint_is_clean():
+    proc = run(REPO, "--lint", "--cores", "1")
+    assert "Congratulations, your workflow is in a good condition!" in proc.stdout + proc.stderr
+
+
+def test_default_config_dag(tmp_path):
+    workdir = copy_workflow(tmp_path / "wf", REPO / "config.yaml", library=False)
+    counts = rules_of(planned_jobs(workdir))
+    # 1 dataset x 3 learners x 2 seeds x 3 policies
+    assert counts == {
+        "convert": 1,
+        "evaluate": 18,
+        "merge": 1,
+        "merge_all": 1,
+        "permutation_tests": 1,
+        "figures": 1,
+        "all": 1,
+    }
+
+
+def test_hitl_study_dag(tmp_path):
+    workdir = copy_workflow(tmp_path / "wf", REPO / "config" / "hitl-study.yaml", library=False)
+    config = read_config(workdir / "config.yaml")
+    for name, dataset in config["datasets"].items():  # the raw files need not exist here
+        raw = workdir / "raw" / f"{name}.arff"
+        raw.parent.mkdir(exist_ok=True)
+        raw.touch()
+        dataset["path"] = str(raw)
+    write_config(workdir, config)
+    counts = rules_of(planned_jobs(workdir))
+    assert counts["evaluate"] == 8 * 15  # 8 projects x (7 x 2 HITL windows + ideal)
+    assert counts["convert"] == 8 and counts["merge"] == 8 and counts["figures"] == 8
+
+
+def test_a_bad_config_stops_the_workflow_naming_the_key(tmp_path):
+    config = read_config(SMALL)
+    config["learners"]["nb"]["params"] = 3
+    workdir = copy_workflow(tmp_path / "wf", config, library=False)
+    proc = run(workdir, "--dry-run", "--cores", "1", check=False)
+    assert proc.returncode != 0
+    assert "config.yaml: key learners.nb.params: 3 is an integer" in proc.stderr + proc.stdout
+
+
+def test_every_rule_has_a_log_and_evaluate_a_benchmark(tmp_path):
+    workdir = copy_workflow(tmp_path / "wf", SMALL, library=False)
+    proc = run(workdir, "--dry-run", "--cores", "1")
+    blocks = proc.stdout.split("\nrule ")[1:] + proc.stdout.split("\nlocalrule ")[1:]
+    for block in blocks:
+        name = block.split(":")[0]
+        if name == "all":
+            continue
+        assert "    log: logs/" in block, name
+        assert ("benchmark: results/benchmarks/evaluate/" in block) == (name == "evaluate")
+
+
+# --------------------------------------------------------------------------- reruns
+
+
+def test_nothing_changed_nothing_runs(done):
+    assert planned_jobs(done) == set()
+
+
+def test_changing_one_learner_reruns_only_its_jobs(done):
+    config = read_config(done / "config.yaml")
+    config["learners"]["nb"]["params"] = {"var_smoothing": 1e-8}
+    write_config(done, config)
+    expected = {evaluate_job("nb", "ideal"), evaluate_job("nb", "hitl_7d_90d")} | AGGREGATION
+    assert planned_jobs(done) == expected
+
+
+def test_reordering_config_keys_reruns_nothing(done):
+    config = read_config(done / "config.yaml")
+    config["validation"] = dict(reversed(list(config["validation"].items())))
+    config["learners"] = dict(reversed(list(config["learners"].items())))
+    write_config(done, config)
+    assert planned_jobs(done) == set()
+
+
+def test_adding_a_learner_runs_only_its_jobs_and_the_aggregation(done):
+    config = read_config(done / "config.yaml")
+    config["learners"]["ht"] = {"class": "river.tree.HoeffdingTreeClassifier"}
+    write_config(done, config)
+    expected = {evaluate_job("ht", "ideal"), evaluate_job("ht", "hitl_7d_90d")} | AGGREGATION
+    assert planned_jobs(done) == expected
+
+
+def test_adding_a_seed_and_a_policy_run_only_their_jobs(done):
+    config = read_config(done / "config.yaml")
+    config["seeds"] = [1, 2]
+    config["policies"]["delay_3d"] = {"preset": "delay", "window": "3d"}
+    write_config(done, config)
+    new = {evaluate_job(lr, p, 2) for lr in ("nb", "lr") for p in ("ideal", "hitl_7d_90d")}
+    new |= {evaluate_job(lr, "delay_3d", s) for lr in ("nb", "lr") for s in (1, 2)}
+    assert planned_jobs(done) == new | AGGREGATION
+
+
+def test_changing_validation_reruns_every_evaluation_but_not_the_data(done):
+    config = read_config(done / "config.yaml")
+    config["validation"]["folds"] = 3
+    write_config(done, config)
+    assert planned_jobs(done) == ALL_EVALUATE | AGGREGATION
+
+
+def test_changing_the_tests_settings_reruns_only_tests_and_figures(done):
+    config = read_config(done / "config.yaml")
+    config["tests"]["resamples"] = 999
+    write_config(done, config)
+    assert planned_jobs(done) == {
+        ("permutation_tests", (("dataset", "tiny"),)),
+        ("figures", (("dataset", "tiny"),)),
+        ("all", ()),
+    }
+
+
+@pytest.mark.parametrize(
+    "module, expected",
+    [
+        ("engine.py", ALL_EVALUATE | AGGREGATION),
+        ("policies.py", ALL_EVALUATE | AGGREGATION),
+        ("metrics/__init__.py", ALL_EVALUATE | AGGREGATION),
+        ("plots.py", {("figures", (("dataset", "tiny"),)), ("all", ())}),
+        ("compare.py", AGGREGATION - {("merge", (("dataset", "tiny"),)), ("merge_all", ())}),
+        ("synthetic.py", {("convert", (("dataset", "tiny"),))} | ALL_EVALUATE | AGGREGATION),
+        ("cli/__init__.py", set()),
+        ("config.py", set()),
+    ],
+)
+def test_library_code_changes_rerun_exactly_their_stage(done, module, expected):
+    edit(done / "delaycv" / module)
+    assert planned_jobs(done) == expected
+
+
+def test_changing_a_rule_script_reruns_its_jobs(done):
+    edit(done / "scripts" / "evaluate.py")
+    assert planned_jobs(done) == ALL_EVALUATE | AGGREGATION
