@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import math
 import pickle
+import random
 
+import moa_reference_sim as sim
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from moa_reference_sim import DETAIL_HEADER, DUMP_HEADER, MEASUREMENT_NAMES
 
-_metrics = pytest.importorskip(
-    "delaycv.metrics", reason="delaycv.metrics (issue 3) is not here yet"
-)
-if not hasattr(_metrics, "MOA_MEASUREMENTS"):
-    pytest.skip("delaycv.metrics has no MOA_MEASUREMENTS yet (issue 3)", allow_module_level=True)
-
-from moa_reference_sim import DETAIL_HEADER, DUMP_HEADER, MEASUREMENT_NAMES  # noqa: E402
-
-from delaycv.errors import DelaycvError  # noqa: E402
-from delaycv.moa import (  # noqa: E402
+from delaycv.errors import DelaycvError
+from delaycv.metrics import MOA_MEASUREMENTS, Fading, Metrics
+from delaycv.moa import (
     DETAIL_FILE,
     DUMP_FILE,
+    MoaEvaluator,
     MoaExport,
     detail_header,
     dump_header,
@@ -323,3 +322,45 @@ def test_bad_parameters_are_errors(kwargs):
 def test_fold_outside_range_is_an_error():
     with pytest.raises(DelaycvError, match="fold 2"):
         MoaExport(every=2, alpha=0.9, folds=2).observer_factory(2)
+
+
+# --------------------------------------------------------------------------- the evaluator
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=80),
+    st.sampled_from([0.5, 0.9, 0.99, 1.0]),
+)
+def test_evaluator_equals_the_simulator_bit_for_bit(pairs, alpha):
+    ours, ref = MoaEvaluator(alpha), sim.Evaluator(alpha)
+    for p, t in pairs:
+        ours.add(p, t)
+        ref.add_result(t, p)
+        assert repr(ours.values()) == repr(ref.measurements())  # NaN-safe exact equality
+
+
+def test_evaluator_agrees_with_delaycv_metrics_where_well_conditioned():
+    """Same names and, on a mixed sequence, the same values as ``delaycv.metrics.MOA_MEASUREMENTS``."""
+    assert list(MOA_MEASUREMENTS) == MEASUREMENT_NAMES
+    rng = random.Random(7)
+    for alpha in (0.9, 0.99):
+        ours, theirs = MoaEvaluator(alpha), Metrics(Fading(alpha))
+        for k in range(1, 301):
+            t = 1 if rng.random() < 0.45 else 0
+            p = t if rng.random() < 0.7 else 1 - t
+            ours.add(p, t)
+            theirs.add(p, float(p), t)
+            if k % 25 == 0:
+                snap = theirs.snapshot()
+                expected = [f(snap) for f in MOA_MEASUREMENTS.values()]
+                for name, a, b in zip(MEASUREMENT_NAMES, ours.values(), expected, strict=True):
+                    assert same(a, b), (alpha, k, name)
+
+
+def test_abstention_counts_as_class_zero():
+    a, b = MoaEvaluator(0.9), MoaEvaluator(0.9)
+    for pred, label in [(-1, 1), (1, 1), (-1, 0)]:
+        a.add(pred, label)
+        b.add(0 if pred == -1 else pred, label)
+    assert repr(a.values()) == repr(b.values())

@@ -137,12 +137,6 @@ def test_simulator_delayed_pairing_and_feedback():
 # --------------------------------------------------------------------------- fixtures
 
 
-def require_moa_metrics() -> None:
-    metrics = pytest.importorskip("delaycv.metrics")
-    if not hasattr(metrics, "MOA_MEASUREMENTS"):
-        pytest.skip("delaycv.metrics has no MOA_MEASUREMENTS yet (issue 3)")
-
-
 @pytest.fixture(scope="module")
 def brackets_rows():
     return sim.read_commit_guru_csv(shared_file(BRACKETS_CSV))
@@ -176,8 +170,7 @@ CASES = [(s, lrn) for s in (sim.CV, sim.SPLIT) for lrn in ("NoChange", "Majority
 @pytest.mark.realdata
 @pytest.mark.parametrize(("scheme", "learner"), CASES)
 def test_export_fed_with_the_simulated_evaluations_matches(brackets_rows, scheme, learner):
-    """MoaExport + delaycv.metrics on exactly the reference's evaluation sequence."""
-    require_moa_metrics()
+    """MoaExport on exactly the reference's evaluation sequence (isolates the export)."""
     from delaycv.moa import MoaExport
 
     expected, trace = simulated(brackets_rows, scheme, learner)
@@ -227,7 +220,6 @@ def test_engine_with_river_learners_reproduces_the_reference(
     brackets_rows, brackets_parquet, tmp_path, scheme, learner
 ):
     """The engine (ideal policy, evaluate trained only) + MoaExport, files written and read back."""
-    require_moa_metrics()
     from delaycv.engine import evaluate
     from delaycv.moa import MoaExport
     from delaycv.stream import read_stream
