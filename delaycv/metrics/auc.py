@@ -72,9 +72,12 @@ class CumulativeAUC:
         tq = np.concatenate((self.tail_q, q))
         ty = np.concatenate((self.tail_y, y))
         tw = np.concatenate((self.tail_w, w))
-        u_all, _, _ = pair_sums(tq, ty, tw)
-        u_tail, _, _ = pair_sums(self.tail_q, self.tail_y, self.tail_w)
-        u = u_all - u_tail
+        if q.size * (self.tail_q.size + q.size) <= 8192:
+            u = _cross(q, y, w, tq, ty, tw) - 0.5 * _cross(q, y, w, q, y, w)
+        else:
+            u_all, _, _ = pair_sums(tq, ty, tw)
+            u_tail, _, _ = pair_sums(self.tail_q, self.tail_y, self.tail_w)
+            u = u_all - u_tail
         # pairs with the sorted main part
         is_pos = y == 1
         qp, wp = q[is_pos], w[is_pos]
@@ -101,6 +104,15 @@ class CumulativeAUC:
 
     def value(self) -> float:
         return auc_value(self.u, self.wp, self.wn)
+
+
+def _cross(q, y, w, oq, oy, ow) -> float:
+    """U over the pairs (new i, other j) of opposite classes, by broadcasting (small inputs)."""
+    d = q[:, None] - oq[None, :]
+    h = (d > 0) + 0.5 * (d == 0)  # H(q_i - q_j)
+    pos_neg = np.outer(w * y, ow * (1.0 - oy))  # i positive, j negative: H(q_i - q_j)
+    neg_pos = np.outer(w * (1.0 - y), ow * oy)  # i negative, j positive: H(q_j - q_i)
+    return float((pos_neg * h).sum() + (neg_pos * (1.0 - h)).sum())
 
 
 def _merge(old, old_w, new, new_w):

@@ -274,7 +274,7 @@ class Metrics:
             pt = q if y else 1.0 - q
             prior = ((n1 if y else n0) + 1.0) / (n0 + n1 + 2.0)
             if pt >= prior:
-                gain = (math.log(pt) - math.log(prior)) / _LN2
+                gain = math.log2(pt) - math.log2(prior)
             else:
                 gain = (math.log1p(-prior) - math.log1p(-pt)) / _LN2
             vals = (w, w * (q - y) ** 2, w * -math.log(min(max(pt, _EPS), 1.0 - _EPS)), w * gain)
@@ -310,17 +310,19 @@ class Metrics:
         pos = w > 0
         known = p >= 0
         act = known & pos
+        wpos = np.where(pos, w, 0.0)
         # started: at or after the first active evaluation (MOA's reset)
         if self._started:
-            started = np.ones(m, dtype=bool)
+            started = 1
+            ks = np.flatnonzero(known)
         else:
             first = np.flatnonzero(act)
-            started = np.zeros(m, dtype=bool)
+            started = np.zeros(m, dtype=np.int64)
             if first.size:
-                started[first[0] :] = True
+                started[first[0] :] = 1
                 self._started = True
+            ks = np.flatnonzero(known & (started == 1))
         # NoChange label: reference label of the previous known evaluation since the start
-        ks = np.flatnonzero(known & started)
         last = np.zeros(m, dtype=np.int64)
         if ks.size:
             labels = t[ks]
@@ -330,34 +332,33 @@ class Metrics:
         # majority class trajectory of the estimator's class priors
         x = np.empty((m, 3))
         aw = x[:, 0]
-        np.multiply(w, act, out=aw)
+        np.multiply(wpos, known, out=aw)
         np.multiply(aw, t, out=x[:, 2])
         np.subtract(aw, x[:, 2], out=x[:, 1])
         before, after = self._trajectory(x, act)
-        e0_after = _est(after[:, 1], after[:, 0])
-        e1_after = _est(after[:, 2], after[:, 0])
-        e1_before = _est(before[:, 2], before[:, 0])
-        mid0 = e1_before > e0_after
-        mid1 = e1_after > e0_after
+        b_after = np.maximum(after[:, 0], 1e-300)  # empty (b = 0, s = 0) reads 0, as MOA's rule
+        e0_after = after[:, 1] / b_after
+        mid0 = before[:, 2] / np.maximum(before[:, 0], 1e-300) > e0_after
+        mid1 = after[:, 2] / b_after > e0_after
         code = (p + 1) * 128 + t * 64 + pos * 32 + started * 16 + last * 8 + mid0 * 4 + mid1 * 3
         v = np.empty((m, N_ROWS))
         np.multiply(LUT[code], np.where(pos, w, 1.0)[:, None], out=v[:, :N_LUT_ROWS])
-        # probability metrics
+        # probability metrics; the prior of the information score counts earlier evaluations
         bmask = pos & ~np.isnan(q)
         y = t == 1
-        n1 = np.cumsum(x[:, 0] * 0 + np.where(pos & y, w, 0.0))
-        n = np.cumsum(np.where(pos, w, 0.0))
-        n1_before = self._prior[1] + n1 - np.where(pos & y, w, 0.0)
-        n_before = self._prior[0] + self._prior[1] + n - np.where(pos, w, 0.0)
-        self._prior[1] += float(n1[-1])
-        self._prior[0] += float(n[-1] - n1[-1])
+        bw = None
         if bmask.any():
+            wy = wpos * t
+            n1 = np.cumsum(wy)
+            n = np.cumsum(wpos)
+            n1 += self._prior[1] - wy
+            n += self._prior[0] + self._prior[1] - wpos
             qq = np.where(bmask, q, 0.5)
             pt = np.where(y, qq, 1.0 - qq)  # predicted probability of the reference label
-            prior = np.where(y, n1_before + 1.0, n_before - n1_before + 1.0) / (n_before + 2.0)
+            prior = np.where(y, n1 + 1.0, n - n1 + 1.0) / (n + 2.0)
             gain = np.where(
                 pt >= prior,
-                (np.log(np.maximum(pt, 1e-300)) - np.log(prior)) / _LN2,
+                np.log2(np.maximum(pt, 1e-300)) - np.log2(prior),
                 (np.log1p(-prior) - np.log1p(-np.minimum(pt, 1.0 - 1e-16))) / _LN2,
             )
             bw = np.where(bmask, w, 0.0)
@@ -366,8 +367,11 @@ class Metrics:
             v[:, _IB + 2] = bw * -np.log(np.clip(pt, _EPS, 1.0 - _EPS))
             v[:, _IB + 3] = bw * gain
         else:
-            bw = None
             v[:, _IB:] = 0.0
+        total = float(wpos.sum())
+        total1 = float(wpos @ t)
+        self._prior[0] += total - total1
+        self._prior[1] += total1
         self.evaluations += m
         self._aggregate(v, code, bmask, q, y, bw)
 
@@ -400,7 +404,7 @@ class Metrics:
         else:
             width = self.estimator.width
             idx = (self._pos + np.arange(width)) % width
-            old = self._ring[idx][:, _COLK]
+            old = self._ring[idx[:, None], _COLK]
             cs = np.zeros((width + m + 1, 3))
             np.cumsum(np.concatenate((old, x)), axis=0, out=cs[1:])
             after = cs[width + 1 :] - cs[1 : m + 1]
@@ -468,13 +472,6 @@ class Metrics:
         self._chunk = np.zeros(N_ROWS)
         self._chunk_n = 0
         self._chunk_q = []
-
-
-def _est(s: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Estimation s / b, 0 when empty (b = 0): what MOA's majority rule sees (NaN > x is false)."""
-    out = np.zeros_like(s)
-    np.divide(s, b, out=out, where=b > 0)
-    return out
 
 
 def _validate(p, q, t, w) -> None:
