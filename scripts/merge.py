@@ -8,7 +8,8 @@ import sys
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.results import merge_tables  # noqa: E402
+from delaycv.results import merge_tables, write_table  # noqa: E402
 
-table = merge_tables(list(snakemake.input.folds), snakemake.output.merged)
+table = merge_tables(list(snakemake.input.folds))
+write_table(table, snakemake.output.merged)
 print(f"{len(snakemake.input.folds)} tables, {len(table)} rows -> {snakemake.output.merged}")

@@ -1,7 +1,9 @@
 """Snakemake adapter of rule `permutation_tests`: a merged table -> pairwise learner tests.
 
-Runs delaycv.compare.run_tests with the config's `tests` section and writes tests.parquet and
-tests.csv (the report shows the CSV), both atomically.
+Runs delaycv.compare with the config's `tests` section and writes, atomically:
+tests.parquet/.csv (at the configured checkpoints; the report shows the CSV), strip.parquet (the
+same tests at every checkpoint, for the figures' significance strip) and bias.parquet/.csv (the
+bias of realistic evaluation: observed-label against true-label values).
 """
 
 import json
@@ -9,24 +11,39 @@ import sys
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-import pandas as pd  # noqa: E402
-
+from delaycv import compare  # noqa: E402
 from delaycv.atomic import atomic_path  # noqa: E402
-from delaycv.compare import run_tests  # noqa: E402
+from delaycv.results import read_table  # noqa: E402
 
 settings = json.loads(snakemake.params.tests)
-table = pd.read_parquet(snakemake.input.merged)
-tests = run_tests(
-    table,
-    metrics=settings["metrics"],
-    references=settings["references"],
-    resamples=settings["resamples"],
-    alpha=settings["alpha"],
-    seed=settings["seed"],
-    checkpoints=settings["checkpoints"],
+table = read_table(snakemake.input.merged)
+common = {
+    "metrics": settings["metrics"],
+    "references": settings["references"],
+    "resamples": settings["resamples"],
+    "alpha": settings["alpha"],
+    "seed": settings["seed"],
+}
+strip = compare.run_tests(table, checkpoints="all", **common)
+checkpoints = settings["checkpoints"]
+tests = (
+    strip if checkpoints == "all" else compare.run_tests(table, checkpoints=checkpoints, **common)
 )
-with atomic_path(snakemake.output.tests) as tmp:
-    tests.to_parquet(tmp, index=False)
-with atomic_path(snakemake.output.csv) as tmp:
-    tests.to_csv(tmp, index=False)
-print(f"{len(tests)} tests -> {snakemake.output.tests}")
+bias = compare.bias_tests(
+    table, metrics=settings["metrics"], resamples=settings["resamples"], seed=settings["seed"]
+)
+output = snakemake.output
+for frame, parquet, csv in (
+    (tests, output.tests, output.csv),
+    (strip, output.strip, None),
+    (bias, output.bias, output.bias_csv),
+):
+    with atomic_path(parquet) as tmp:
+        frame.to_parquet(tmp, index=False)
+    if csv is not None:
+        with atomic_path(csv) as tmp:
+            frame.to_csv(tmp, index=False)
+significant = int(tests["significant"].sum()) if len(tests) else 0
+print(
+    f"{len(tests)} tests ({significant} significant), {len(strip)} strip tests, {len(bias)} bias tests"
+)

@@ -1,4 +1,5 @@
-# Stage 4: paired permutation tests between learners (Holm-adjusted, with effect sizes).
+# Stage 4: paired permutation tests between learners (Holm-adjusted, with effect sizes), and the
+# bias of realistic evaluation (observed-label against true-label values).
 
 
 rule permutation_tests:
@@ -11,7 +12,16 @@ rule permutation_tests:
             caption="../report/tests.rst",
             category="Permutation tests",
             subcategory="{dataset}",
-            labels={"dataset": "{dataset}", "table": "pairwise tests"},
+            labels={"dataset": "{dataset}", "table": "learner pairs"},
+        ),
+        strip=f"{TESTS_DIR}/strip.parquet",
+        bias=f"{TESTS_DIR}/bias.parquet",
+        bias_csv=report(
+            f"{TESTS_DIR}/bias.csv",
+            caption="../report/bias.rst",
+            category="Permutation tests",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "table": "bias of realistic evaluation"},
         ),
     log:
         "logs/permutation_tests/{dataset}.log",

@@ -4,7 +4,7 @@
 rule figures:
     input:
         merged=MERGED,
-        tests=f"{TESTS_DIR}/tests.parquet",
+        strip=f"{TESTS_DIR}/strip.parquet",
     output:
         figures=report(
             directory(FIGURES_DIR),
