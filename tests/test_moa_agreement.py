@@ -242,3 +242,30 @@ def test_engine_with_river_learners_reproduces_the_reference(
     # the export's per-fold evaluation counts are the engine's and the reference's
     assert [o.tested for o in result.observers] == expected.tested
     assert [f["evaluated"] for f in result.info["folds"]] == expected.tested
+
+
+@pytest.mark.realdata
+def test_engine_with_worker_processes_gives_the_same_files(
+    brackets_rows, brackets_parquet, tmp_path
+):
+    """``jobs=2``: observers run in worker processes and come back pickled in the result."""
+    from delaycv.engine import evaluate
+    from delaycv.moa import MoaExport
+    from delaycv.stream import read_stream
+
+    expected, _ = simulated(brackets_rows, sim.SPLIT, "NoChange")
+    export = MoaExport(every=EVERY, alpha=ALPHA, folds=FOLDS)
+    result = evaluate(
+        read_stream(brackets_parquet),
+        {"class": "NoChange"},
+        {"preset": "ideal"},
+        {"scheme": "split", "folds": FOLDS, "seed": 1, "evaluate": "trained"},
+        seed=1,
+        estimator={"kind": "fading", "alpha": ALPHA},
+        every=EVERY,
+        observer_factory=export.observer_factory,
+        jobs=2,
+    )
+    assert export.observers == {}  # nothing ran in this process
+    export.write(tmp_path, result.observers)
+    assert_files_match(tmp_path, expected)
