@@ -269,3 +269,18 @@ def test_engine_with_worker_processes_gives_the_same_files(
     assert export.observers == {}  # nothing ran in this process
     export.write(tmp_path, result.observers)
     assert_files_match(tmp_path, expected)
+
+
+@pytest.mark.realdata
+def test_cli_moa_csv_reproduces_the_reference(brackets_rows, brackets_parquet, tmp_path):
+    """``delaycv evaluate ... --moa-csv`` (river PriorClassifier, cross-validation, 2 processes)."""
+    from delaycv.cli import main
+
+    expected, _ = simulated(brackets_rows, sim.CV, "MajorityClass")
+    out = tmp_path / "run"
+    argv = ["evaluate", str(brackets_parquet), "--learner", "dummy.PriorClassifier"]
+    argv += ["--policy", "ideal", "--validation", "cv", "--folds", str(FOLDS)]
+    argv += ["--evaluate", "trained", "--estimator", "fading", "--alpha", str(ALPHA)]
+    argv += ["--every", str(EVERY), "--moa-csv", "--jobs", "2", "--quiet", "--out", str(out)]
+    assert main(argv) == 0
+    assert_files_match(out, expected)
