@@ -61,6 +61,7 @@ class CumulativeAUC:
         self.tail_y = np.empty(0)
         self.tail_w = np.empty(0)
         self.u = 0.0
+        self.u_tail = 0.0  # U of the pairs inside the tail
         self.wp = 0.0
         self.wn = 0.0
 
@@ -74,10 +75,10 @@ class CumulativeAUC:
         tw = np.concatenate((self.tail_w, w))
         if q.size * (self.tail_q.size + q.size) <= 8192:
             u = _cross(q, y, w, tq, ty, tw) - 0.5 * _cross(q, y, w, q, y, w)
+            u_all = self.u_tail + u
         else:
             u_all, _, _ = pair_sums(tq, ty, tw)
-            u_tail, _, _ = pair_sums(self.tail_q, self.tail_y, self.tail_w)
-            u = u_all - u_tail
+            u = u_all - self.u_tail
         # pairs with the sorted main part
         is_pos = y == 1
         qp, wp = q[is_pos], w[is_pos]
@@ -96,11 +97,13 @@ class CumulativeAUC:
         self.wn += float(wn.sum())
         if tq.size < self.TAIL:
             self.tail_q, self.tail_y, self.tail_w = tq, ty, tw
+            self.u_tail = u_all
             return
         tp = ty == 1
         self.pos, self.pos_w, self.pos_cw = _merge(self.pos, self.pos_w, tq[tp], tw[tp])
         self.neg, self.neg_w, self.neg_cw = _merge(self.neg, self.neg_w, tq[~tp], tw[~tp])
         self.tail_q, self.tail_y, self.tail_w = np.empty(0), np.empty(0), np.empty(0)
+        self.u_tail = 0.0
 
     def value(self) -> float:
         return auc_value(self.u, self.wp, self.wn)

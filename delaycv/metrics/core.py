@@ -96,7 +96,7 @@ class Metrics:
                 10**18 if self._alpha == 1.0 else max(1, int(600.0 / -math.log(self._alpha)))
             )
         elif isinstance(est, Sliding):
-            self._ring = np.zeros((est.width, N_ROWS))
+            self._ring = np.zeros((N_ROWS, est.width))  # one row per sum: fast reductions
             self._ring_q = np.zeros((est.width, 3))  # score, label, weight (0 = not in AUC)
             self._pos = 0  # next slot
         elif isinstance(est, Tumbling):
@@ -145,7 +145,7 @@ class Metrics:
             auc = self._auc.value() if self._auc is not None else math.nan
             values = compute(self._cum, self._cum, auc)
         else:
-            sums = self._ring.sum(axis=0)
+            sums = self._ring.sum(axis=1)
             auc = math.nan
             if self._want_auc:
                 rq = self._ring_q
@@ -404,7 +404,7 @@ class Metrics:
         else:
             width = self.estimator.width
             idx = (self._pos + np.arange(width)) % width
-            old = self._ring[idx[:, None], _COLK]
+            old = self._ring[_COLK][:, idx].T
             cs = np.zeros((width + m + 1, 3))
             np.cumsum(np.concatenate((old, x)), axis=0, out=cs[1:])
             after = cs[width + 1 :] - cs[1 : m + 1]
@@ -446,12 +446,12 @@ class Metrics:
                 qrow[:, 1] = y
                 qrow[:, 2] = bw
             if m >= width:
-                self._ring[:] = v[m - width :]
+                self._ring[:] = v[m - width :].T
                 self._ring_q[:] = qrow[m - width :]
                 self._pos = 0
             else:
                 idx = (self._pos + np.arange(m)) % width
-                self._ring[idx] = v
+                self._ring[:, idx] = v.T
                 self._ring_q[idx] = qrow
                 self._pos = (self._pos + m) % width
         else:
