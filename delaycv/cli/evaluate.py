@@ -1,0 +1,262 @@
+"""``delaycv evaluate``: evaluate one learner on one stream under one policy; write a run directory.
+
+Thin: it turns options into the plain-dict specs of :func:`delaycv.engine.run_evaluation`, checks
+them all before reading the stream, runs the evaluation and writes the run directory with
+:func:`delaycv.results.write_run` (atomic). ``--moa-csv`` adds the reference's ``dump.csv`` and
+``detail.csv`` (:class:`delaycv.moa.MoaExport`, an observer of the engine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from delaycv.errors import ConfigError, InputError
+
+SCHEMES = ("prequential", "cv", "split", "bootstrap")
+PRESETS = ("ideal", "delay", "verification", "hitl", "general")
+ESTIMATORS = ("cumulative", "window", "fading", "tumbling")
+
+
+def parse_value(text: str) -> Any:
+    """A ``--param`` value: JSON (numbers, true/false/null, lists, objects), else the string."""
+    low = text.strip()
+    if low in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[low]
+    try:
+        return json.loads(low)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_params(items: list[str] | None) -> dict[str, Any]:
+    """``KEY=VALUE`` items -> dict; a dotted key ``a.b=1`` sets a nested value."""
+    params: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"bad --param {item!r}", location="option --param", expected="KEY=VALUE"
+            )
+        node = params
+        parts = key.strip().split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(
+                    f"--param {item!r} conflicts with an earlier value",
+                    location="option --param",
+                    expected="KEY=VALUE",
+                )
+        node[parts[-1]] = parse_value(value)
+    return params
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "evaluate",
+        help="evaluate a learner with delayed labels (prequential k-fold)",
+        description="Evaluate a river learner on a stream with a label policy; write a run "
+        "directory (folds.parquet, summary.parquet, run.json, optional predictions and MOA CSV).",
+    )
+    p.add_argument("stream", metavar="STREAM.parquet", help="canonical stream (delaycv convert)")
+    g = p.add_argument_group("learner")
+    g.add_argument(
+        "--learner",
+        required=True,
+        help="river class (tree.HoeffdingTreeClassifier), package.module:Class, NoChange, Prior, "
+        "or a JSON/YAML file holding a learner spec",
+    )
+    g.add_argument("--param", action="append", metavar="KEY=VALUE", help="learner parameter")
+    g.add_argument("--learner-name", help="the run key 'learner' (default: the class name)")
+    g = p.add_argument_group("policy")
+    g.add_argument(
+        "--policy", choices=PRESETS, default="ideal", help="label policy (default ideal)"
+    )
+    g.add_argument("--window", metavar="D", help="window of delay/verification (7d, 3600s, 500i)")
+    g.add_argument("--pos-window", metavar="D", help="window of predicted positives (hitl/general)")
+    g.add_argument("--neg-window", metavar="D", help="window of predicted negatives (hitl/general)")
+    g.add_argument("--pos-expiry", choices=("truth", "negative"), help="general: positive expiry")
+    g.add_argument("--neg-expiry", choices=("truth", "negative"), help="general: negative expiry")
+    g.add_argument(
+        "--feedback", action=argparse.BooleanOptionalAction, default=None, help="general: feedback"
+    )
+    g.add_argument("--inspection-error", type=float, help="seeded inspection error rate")
+    g.add_argument("--policy-name", help="the run key 'policy' (default: e.g. hitl_7d_90d)")
+    g = p.add_argument_group("validation")
+    g.add_argument("--validation", choices=SCHEMES, default="bootstrap", help="default bootstrap")
+    g.add_argument("--folds", type=int, help="k (default 10; 1 for prequential)")
+    g.add_argument("--seed", type=int, default=1, help="run seed: learners, noise (default 1)")
+    g.add_argument("--validation-seed", type=int, default=1, help="bootstrap seed (default 1)")
+    g.add_argument(
+        "--evaluate",
+        choices=("all", "trained"),
+        default="all",
+        help="all: every fold evaluates every instance; trained: only what it trains on",
+    )
+    g.add_argument(
+        "--same-learner-seed", action="store_true", help="one learner seed for all folds"
+    )
+    g = p.add_argument_group("metrics and checkpoints")
+    g.add_argument("--estimator", choices=ESTIMATORS, default="cumulative")
+    g.add_argument("--alpha", type=float, help="fading factor (default 0.999)")
+    g.add_argument("--width", type=int, help="width of the window estimator (default 1000)")
+    g.add_argument("--size", type=int, help="chunk size of the tumbling estimator (default 1000)")
+    g.add_argument("--every", type=int, default=1000, help="checkpoint every F instances")
+    g.add_argument("--checkpoint-fraction", type=float, nargs="+", help="extra checkpoints")
+    g.add_argument("--checkpoint-time", type=int, nargs="+", help="extra checkpoints (Unix s)")
+    g.add_argument("--threshold", type=float, default=0.5, help="positive iff P(1) > threshold")
+    g.add_argument("--noise", type=float, default=0.0, help="prediction noise (reference -n)")
+    g.add_argument("--flush", action="store_true", help="release pending labels at the end")
+    g = p.add_argument_group("output")
+    g.add_argument("--out", required=True, metavar="DIR", help="run directory to write")
+    g.add_argument("--dataset", help="the run key 'dataset' (default: stream metadata)")
+    g.add_argument("--predictions", action="store_true", help="write predictions.parquet")
+    g.add_argument("--moa-csv", action="store_true", help="write the reference's dump/detail CSV")
+    g.add_argument("--moa-alpha", type=float, help="fading factor of the MOA export")
+    g.add_argument("--memory", action="store_true", help="measure model memory at checkpoints")
+    g.add_argument(
+        "--no-timing", action="store_true", help="no CPU/wall times (byte-reproducible outputs)"
+    )
+    g.add_argument("--jobs", type=int, default=1, help="folds in N processes (same output)")
+    g.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(run=run)
+    return p
+
+
+def learner_spec_from(args) -> dict:
+    text = args.learner
+    path = Path(text)
+    if path.suffix.lower() in (".json", ".yaml", ".yml") and path.is_file():
+        import yaml
+
+        try:
+            spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as err:
+            raise InputError(f"unreadable learner spec: {err}", path=str(path)) from None
+        if not isinstance(spec, dict):
+            raise InputError(
+                "learner spec is not a mapping", path=str(path), expected="class/params or pipeline"
+            )
+        if args.param:
+            if "class" not in spec:
+                raise ConfigError(
+                    "--param needs a spec with class", location="option --param", expected="class"
+                )
+            spec = {**spec, "params": {**(spec.get("params") or {}), **parse_params(args.param)}}
+        return spec
+    spec: dict[str, Any] = {"class": text}
+    params = parse_params(args.param)
+    if params:
+        spec["params"] = params
+    return spec
+
+
+def policy_spec_from(args) -> dict:
+    spec: dict[str, Any] = {"preset": args.policy}
+    for key in ("window", "pos_window", "neg_window", "pos_expiry", "neg_expiry", "feedback"):
+        value = getattr(args, key)
+        if value is not None:
+            spec[key] = value
+    if args.inspection_error is not None:
+        spec["inspection_error"] = args.inspection_error
+    if args.policy_name:
+        spec["name"] = args.policy_name
+    return spec
+
+
+def estimator_spec_from(args) -> dict:
+    kind = args.estimator
+    spec: dict[str, Any] = {"kind": kind}
+    given = {"alpha": args.alpha, "width": args.width, "size": args.size}
+    need = {"fading": "alpha", "window": "width", "tumbling": "size"}.get(kind)
+    for key, value in given.items():
+        if value is not None and key != need:
+            raise ConfigError(
+                f"--{key} does not apply to the {kind} estimator",
+                location=f"option --{key}",
+                expected=f"--{need}" if need else "no estimator parameter",
+            )
+    if need:
+        spec[need] = (
+            given[need] if given[need] is not None else (0.999 if need == "alpha" else 1000)
+        )
+    return spec
+
+
+def run(args) -> int:
+    from delaycv.engine import make_estimator, run_evaluation
+    from delaycv.learners import validate_learner
+    from delaycv.policies import make_policy
+    from delaycv.results import write_run
+    from delaycv.stream import read_stream
+    from delaycv.validation import make_validation
+
+    learner_spec = learner_spec_from(args)
+    policy_spec = policy_spec_from(args)
+    folds = (
+        args.folds if args.folds is not None else (1 if args.validation == "prequential" else 10)
+    )
+    validation_spec = {
+        "scheme": args.validation,
+        "folds": folds,
+        "seed": args.validation_seed,
+        "evaluate": args.evaluate,
+    }
+    estimator_spec = estimator_spec_from(args)
+    # every check before any work
+    make_policy(policy_spec)
+    make_validation(validation_spec)
+    make_estimator(estimator_spec)
+    validate_learner(learner_spec)
+    if args.every is not None and args.every < 0:
+        raise ConfigError(f"--every {args.every}", location="option --every", expected="F >= 0")
+    if args.jobs < 1:
+        raise ConfigError(f"--jobs {args.jobs}", location="option --jobs", expected="N >= 1")
+    export = None
+    if args.moa_csv:
+        from delaycv.moa import MoaExport
+
+        alpha = args.moa_alpha if args.moa_alpha is not None else (args.alpha or 0.999)
+        export = MoaExport(every=args.every or 1, alpha=alpha, folds=folds)
+    checkpoints = {}
+    if args.checkpoint_fraction:
+        checkpoints["fractions"] = args.checkpoint_fraction
+    if args.checkpoint_time:
+        checkpoints["times"] = args.checkpoint_time
+    stream = read_stream(args.stream)
+    run_keys = {}
+    if args.dataset:
+        run_keys["dataset"] = args.dataset
+    elif "dataset" not in stream.metadata:
+        run_keys["dataset"] = Path(args.stream).stem
+    if args.learner_name:
+        run_keys["learner"] = args.learner_name
+    result = run_evaluation(
+        stream,
+        learner_spec=learner_spec,
+        policy_spec=policy_spec,
+        validation_spec=validation_spec,
+        seed=args.seed,
+        estimator_spec=estimator_spec,
+        every=args.every,
+        run_keys=run_keys,
+        checkpoints=checkpoints or None,
+        threshold=args.threshold,
+        prediction_noise=args.noise,
+        flush=args.flush,
+        keep_predictions=args.predictions,
+        same_learner_seed=args.same_learner_seed,
+        observer_factory=export.observer_factory if export is not None else None,
+        measure_memory=args.memory,
+        timing=not args.no_timing,
+        jobs=args.jobs,
+        progress=not args.quiet,
+    )
+    extra = {"stream": {"path": str(args.stream), "metadata": dict(stream.metadata)}}
+    if export is not None:
+        extra["moa_export"] = {"every": export.every, "alpha": export.alpha, "folds": export.folds}
+    write_run(result, args.out, moa_export=export, extra=extra)
+    return 0

@@ -1,0 +1,204 @@
+"""Run directories: writing and reading the outputs of one run, merging runs into tidy tables.
+
+A run directory (``delaycv evaluate ... --out DIR``) holds
+
+- ``folds.parquet``: the per-fold checkpoint table (columns in ``docs/architecture.md``);
+- ``summary.parquet``: the fold summary (mean, std, 95 % CI per checkpoint and metric);
+- ``run.json``: run keys, specs, package versions, final counts per fold, wall/CPU time;
+- optionally ``predictions.parquet`` (the prediction log), ``dump.csv`` and ``detail.csv`` (the
+  MOA-compatible export of :mod:`delaycv.moa`).
+
+The directory is written all-or-nothing (:func:`delaycv.atomic.atomic_dir`). Given the same
+result, the files are byte-identical (no timestamps inside; timing fields only when the run
+measured them).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from delaycv import __version__
+from delaycv.atomic import atomic_dir, atomic_path
+from delaycv.errors import InputError
+
+FOLDS_FILE = "folds.parquet"
+SUMMARY_FILE = "summary.parquet"
+PREDICTIONS_FILE = "predictions.parquet"
+RUN_FILE = "run.json"
+
+
+def versions() -> dict[str, str]:
+    """Versions of delaycv, Python and the libraries that shape the numbers."""
+    import river
+
+    return {
+        "delaycv": __version__,
+        "python": platform.python_version(),
+        "river": river.__version__,
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "pyarrow": pa.__version__,
+    }
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, set | tuple):
+        return list(value)
+    return str(value)
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe copy: non-finite floats become None."""
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    if isinstance(value, float | np.floating) and not math.isfinite(float(value)):
+        return None
+    return value
+
+
+def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write ``frame`` to Parquet deterministically (no index, zstd), atomically."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def _write_table_into(frame: pd.DataFrame, path: Path) -> None:
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(table, path, compression="zstd")
+
+
+def run_info(result, extra: dict | None = None) -> dict:
+    """The content of ``run.json`` for ``result`` (an :class:`~delaycv.engine.EvaluationResult`)."""
+    info = dict(result.info)
+    out: dict[str, Any] = {
+        "run_keys": info.pop("run_keys", {}),
+        "versions": versions(),
+        **info,
+    }
+    if extra:
+        out.update(extra)
+    return _clean(out)
+
+
+def write_run(
+    result,
+    out_dir: str | os.PathLike,
+    *,
+    moa_export=None,
+    extra: dict | None = None,
+) -> Path:
+    """Write the run directory ``out_dir`` for ``result`` (replacing it whole, atomically).
+
+    ``moa_export``: a :class:`delaycv.moa.MoaExport` whose observers ran in the evaluation; its
+    ``dump.csv`` and ``detail.csv`` are written into the directory (with ``result.observers``,
+    which holds the observers also when folds ran in other processes). ``extra``: more fields
+    for ``run.json``.
+    """
+    out_dir = Path(out_dir)
+    with atomic_dir(out_dir) as tmp:
+        _write_table_into(result.folds, tmp / FOLDS_FILE)
+        _write_table_into(result.summary, tmp / SUMMARY_FILE)
+        if result.predictions is not None:
+            _write_table_into(result.predictions, tmp / PREDICTIONS_FILE)
+        if moa_export is not None:
+            moa_export.write(tmp, result.observers or [])
+        text = json.dumps(run_info(result, extra), indent=2, sort_keys=True, default=_json_default)
+        (tmp / RUN_FILE).write_text(text + "\n", encoding="utf-8")
+    return out_dir
+
+
+def read_table(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a Parquet table; errors name the file."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such file", path=str(p), expected="a Parquet table")
+    try:
+        return pq.read_table(p).to_pandas()
+    except (pa.ArrowInvalid, OSError) as err:
+        raise InputError(f"not a readable Parquet file: {err}", path=str(p)) from None
+
+
+def read_run(run_dir: str | os.PathLike) -> dict[str, Any]:
+    """``{"folds", "summary", "predictions" (or None), "info"}`` of a run directory."""
+    d = Path(run_dir)
+    if not (d / FOLDS_FILE).is_file():
+        raise InputError(
+            f"not a run directory (no {FOLDS_FILE})",
+            path=str(d),
+            expected="a delaycv run directory",
+        )
+    info_path = d / RUN_FILE
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8")) if info_path.is_file() else {}
+    except json.JSONDecodeError as err:
+        raise InputError(
+            f"unreadable JSON: {err.msg}", path=str(info_path), location=f"line {err.lineno}"
+        ) from None
+    return {
+        "folds": read_table(d / FOLDS_FILE),
+        "summary": read_table(d / SUMMARY_FILE) if (d / SUMMARY_FILE).is_file() else None,
+        "predictions": read_table(d / PREDICTIONS_FILE)
+        if (d / PREDICTIONS_FILE).is_file()
+        else None,
+        "info": info,
+    }
+
+
+def merge_tables(paths: Iterable[str | os.PathLike], *, name: str = FOLDS_FILE) -> pd.DataFrame:
+    """Concatenate the tables ``name`` of run directories (or Parquet files given directly).
+
+    Every table must have the same columns in the same order as the first; the error names the
+    file that differs. Rows keep their order (runs in the order given).
+    """
+    frames = []
+    columns = None
+    first = None
+    for path in paths:
+        p = Path(path)
+        p = p / name if p.is_dir() else p
+        frame = read_table(p)
+        if columns is None:
+            columns, first = list(frame.columns), p
+        elif list(frame.columns) != columns:
+            missing = [c for c in columns if c not in frame.columns]
+            extra = [c for c in frame.columns if c not in columns]
+            raise InputError(
+                f"columns differ from {first} (missing {missing or 'none'}, extra {extra or 'none'})",
+                path=str(p),
+                expected="the same columns in the same order",
+            )
+        frames.append(frame)
+    if not frames:
+        raise InputError("nothing to merge", expected="at least one run directory")
+    return pd.concat(frames, ignore_index=True)
+
+
+def merge_runs(
+    run_dirs: Iterable[str | os.PathLike], out: str | os.PathLike | None = None
+) -> pd.DataFrame:
+    """The ``folds.parquet`` tables of ``run_dirs`` concatenated (one tidy table, same columns);
+    written to ``out`` (atomically) when given."""
+    merged = merge_tables(run_dirs, name=FOLDS_FILE)
+    if out is not None:
+        write_table(merged, out)
+    return merged
