@@ -73,7 +73,12 @@ class CumulativeAUC:
         tq = np.concatenate((self.tail_q, q))
         ty = np.concatenate((self.tail_y, y))
         tw = np.concatenate((self.tail_w, w))
-        if q.size * (self.tail_q.size + q.size) <= 8192:
+        if q.size == 1:
+            u = _cross_one(
+                float(q[0]), float(y[0]), float(w[0]), self.tail_q, self.tail_y, self.tail_w
+            )
+            u_all = self.u_tail + u
+        elif q.size * (self.tail_q.size + q.size) <= 8192:
             u = _cross(q, y, w, tq, ty, tw) - 0.5 * _cross(q, y, w, q, y, w)
             u_all = self.u_tail + u
         else:
@@ -116,6 +121,17 @@ def _cross(q, y, w, oq, oy, ow) -> float:
     pos_neg = np.outer(w * y, ow * (1.0 - oy))  # i positive, j negative: H(q_i - q_j)
     neg_pos = np.outer(w * (1.0 - y), ow * oy)  # i negative, j positive: H(q_j - q_i)
     return float((pos_neg * h).sum() + (neg_pos * (1.0 - h)).sum())
+
+
+def _cross_one(q: float, y: float, w: float, oq, oy, ow) -> float:
+    """U over the pairs (one new evaluation, other j) of opposite classes."""
+    if oq.size == 0:
+        return 0.0
+    if y == 1.0:  # new positive against the negatives: H(q - q_j)
+        h = (q > oq) + 0.5 * (q == oq)
+        return w * float(np.dot(ow * (1.0 - oy), h))
+    h = (oq > q) + 0.5 * (oq == q)  # new negative against the positives: H(q_j - q)
+    return w * float(np.dot(ow * oy, h))
 
 
 def _merge(old, old_w, new, new_w):
