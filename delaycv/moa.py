@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import os
+from array import array
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -355,12 +356,12 @@ class MoaObserver:
         self.records: list[tuple] = []
         self.last: tuple | None = None  # (n, time, cpu, evaluated_now) of the latest instance
         self._version = 0
-        self._cache: tuple[int, list[float]] | None = None
+        self._cache: tuple[int, array] | None = None
 
-    def _values(self) -> list[float]:
+    def _values(self) -> array:
+        # compact (8 bytes per value) and shared between a detail and a dump record of one state
         if self._cache is None or self._cache[0] != self._version:
-            values = self.evaluator.values()
-            self._cache = (self._version, values)
+            self._cache = (self._version, array("d", self.evaluator.values()))
         return self._cache[1]
 
     def on_evaluation(self, n, time, pred, proba, observed, true, weight) -> None:
@@ -375,7 +376,7 @@ class MoaObserver:
         self.evaluated_now = True
         if self.tested % self.every == 0:
             # the timestamp of instance n comes with on_instance(n); ``time`` is the fallback
-            self.detail.append([int(n), self.tested, None, None, list(self._values()), float(time)])
+            self.detail.append([int(n), self.tested, None, None, self._values(), float(time)])
 
     def on_instance(self, n, time, cpu_seconds: float | None = None) -> None:
         """After stream instance ``n`` (arrival ``time``); ``cpu_seconds``: the fold's CPU time so far."""
@@ -388,19 +389,14 @@ class MoaObserver:
             row[2] = float(time)
             row[3] = self.cpu_seconds
         if n % self.every == 0:
-            values = list(self._values()) if self.tested > 0 else None
+            values = self._values() if self.tested > 0 else None
             self.records.append((n, float(time), self.cpu_seconds, self.evaluated_now, values))
         self.last = (n, float(time), self.cpu_seconds, self.evaluated_now)
         self.evaluated_now = False
 
-    def final_values(self) -> list[float] | None:
+    def final_values(self) -> array | None:
         """Measurements of the current state (after the latest instance), None if never evaluated."""
-        return list(self._values()) if self.tested > 0 else None
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["_cache"] = None
-        return state
+        return self._values() if self.tested > 0 else None
 
 
 # --------------------------------------------------------------------------- the export
