@@ -807,6 +807,18 @@ def evaluate(
 # --------------------------------------------------------------------------- parallel folds
 
 _WORKER: dict = {}
+#: Modules the fork server imports once, so that worker processes start with them loaded.
+PRELOAD = (
+    "delaycv.engine",
+    "river.tree",
+    "river.naive_bayes",
+    "river.linear_model",
+    "river.forest",
+    "river.ensemble",
+    "river.imblearn",
+    "river.preprocessing",
+    "river.dummy",
+)
 
 
 def _worker_init(stream, learner_spec, policy, validation, kwargs, observer_factory, counter):
@@ -847,7 +859,7 @@ def _mp_context():
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["delaycv.engine"])
+        ctx.set_forkserver_preload(list(PRELOAD))
         return ctx
     return multiprocessing.get_context("spawn")
 
