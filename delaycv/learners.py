@@ -146,7 +146,7 @@ def _build(spec: Any, seed: int | None, where: str) -> Any:
             "learner spec has no class", location=f"key {where}", expected="class: <name>"
         )
     cls = resolve_class(spec["class"], where=where)
-    label = f"{cls.__module__}.{cls.__qualname__}"
+    label = str(spec["class"])
     params = spec.get("params") or {}
     if not isinstance(params, dict):
         raise ConfigError(

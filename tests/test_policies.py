@@ -1,0 +1,185 @@
+"""Label policies: the design card §3 table on hand-worked instances, presets, names, errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from engine_bruteforce import random_stream
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from delaycv.durations import Window
+from delaycv.errors import ConfigError
+from delaycv.policies import make_policy, parse_policy_name
+
+# t, y, L: instance 1 revealed at 15, 2 never, 3 at 100, 4 before its own arrival (5 < 30)
+TIME = np.array([0, 10, 20, 30])
+LABEL = np.array([1, 0, 1, 1])
+REVEAL = np.array([15.0, math.nan, 100.0, 5.0])
+
+
+def outcomes(policy, pred):
+    """(o, a, q) of the four instances predicted ``pred``, via the vectorised schedule."""
+    side = policy.schedule(TIME, LABEL, REVEAL).side(pred)
+    return [
+        (int(side.observed[i]), float(side.due_time[i]), int(side.due_pos[i])) for i in range(4)
+    ]
+
+
+def test_hitl_table_by_hand():
+    policy = make_policy({"preset": "hitl", "pos_window": "10s", "neg_window": "50s"})
+    assert policy.name == "hitl_10s_50s"
+    # predicted positive: o = 1 at L if L <= t + 10, else o = y at t + 10
+    assert outcomes(policy, 1) == [(1, 10.0, 0), (0, 20.0, 0), (1, 30.0, 0), (1, 30.0, 0)]
+    # predicted negative: o = 1 at L if L <= t + 50, else o = 0 at t + 50
+    assert outcomes(policy, 0) == [(1, 15.0, 0), (0, 60.0, 0), (0, 70.0, 0), (1, 30.0, 0)]
+    side = policy.schedule(TIME, LABEL, REVEAL)
+    assert side.pos.feedback.tolist() == [False, False, False, True]
+    assert side.pos.inspect.tolist() == [True, True, True, False]  # truth expiries
+    assert side.neg.inspect.tolist() == [False] * 4  # negative expiries are not inspections
+
+
+def test_verification_delay_ideal_by_hand():
+    ver = make_policy({"preset": "verification", "window": "10s"})
+    assert ver.name == "verification_10s"
+    expected = [(0, 10.0, 0), (0, 20.0, 0), (0, 30.0, 0), (1, 30.0, 0)]
+    assert outcomes(ver, 1) == expected and outcomes(ver, 0) == expected
+    delay = make_policy({"preset": "delay", "window": "10s"})
+    expected = [(1, 10.0, 0), (0, 20.0, 0), (1, 30.0, 0), (1, 40.0, 0)]
+    assert outcomes(delay, 1) == expected and outcomes(delay, 0) == expected
+    ideal = make_policy("ideal")
+    expected = [(1, 0.0, 0), (0, 10.0, 0), (1, 20.0, 0), (1, 30.0, 0)]
+    assert outcomes(ideal, 1) == expected and outcomes(ideal, 0) == expected
+
+
+def test_count_windows_by_hand():
+    delay = make_policy({"preset": "delay", "window": "2i"})
+    assert delay.name == "delay_2i"
+    # due when instance i + 2 arrives: key (t_{i+2}, i + 2); past the end: never
+    assert outcomes(delay, 0) == [(1, 20.0, 3), (0, 30.0, 4), (1, math.inf, 0), (1, math.inf, 0)]
+    hitl = make_policy({"preset": "hitl", "pos_window": "1i", "neg_window": "3i"})
+    # negative side of instance 1 ends at (t_4, 4) = (30, 4); L = 15 comes first
+    assert outcomes(hitl, 0)[0] == (1, 15.0, 0)
+    # instance 3: window past the end, L = 100 known -> feedback at 100
+    assert outcomes(hitl, 0)[2] == (1, 100.0, 0)
+    # positive side of instance 1 ends at (t_2, 2) = (10, 2) < (15, 0): the inspection's truth
+    assert outcomes(hitl, 1)[0] == (1, 10.0, 2)
+
+
+def test_feedback_tie_with_expiry_goes_to_feedback():
+    # L == t + W: the fix arrives at the expiry time, so it reveals 1
+    ver = make_policy({"preset": "verification", "window": "15s"})
+    assert outcomes(ver, 0)[0] == (1, 15.0, 0)
+
+
+def test_general_form_and_presets_agree():
+    general = make_policy(
+        {
+            "pos_window": "10s",
+            "neg_window": "50s",
+            "pos_expiry": "truth",
+            "neg_expiry": "negative",
+            "feedback": True,
+        }
+    )
+    hitl = make_policy({"preset": "hitl", "pos_window": "10s", "neg_window": "50s"})
+    for pred in (0, 1):
+        assert outcomes(general, pred) == outcomes(hitl, pred)
+    assert general.name == "general_pos10s-truth_neg50s-negative_feedback"
+
+
+@pytest.mark.parametrize(
+    "name, spec",
+    [
+        ("ideal", {"preset": "ideal"}),
+        ("delay_7d", {"preset": "delay", "window": "7d"}),
+        ("verification_90d", {"preset": "verification", "window": "90d"}),
+        ("hitl_7d_90d", {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"}),
+        ("hitl_12h_500i", {"preset": "hitl", "pos_window": "12h", "neg_window": "500i"}),
+        (
+            "hitl_7d_90d_err0.05",
+            {"preset": "hitl", "pos_window": "7d", "neg_window": "90d", "inspection_error": 0.05},
+        ),
+    ],
+)
+def test_preset_names_round_trip(name, spec):
+    policy = make_policy(spec)
+    assert policy.name == name
+    assert make_policy(name) == policy
+    rebuilt = make_policy(policy.spec())  # the general form of the preset
+    fields = (
+        "pos_window",
+        "neg_window",
+        "pos_expiry",
+        "neg_expiry",
+        "feedback",
+        "inspection_error",
+    )
+    assert [getattr(rebuilt, f) for f in fields] == [getattr(policy, f) for f in fields]
+    assert rebuilt.name == name
+
+
+def test_defaults_are_the_reference_defaults():
+    hitl = make_policy({"preset": "hitl"})
+    assert (hitl.pos_window, hitl.neg_window) == (Window(7 * 86400), Window(90 * 86400))
+    assert make_policy({"preset": "verification"}).name == "verification_90d"
+    assert parse_policy_name("delay_3600s") == {"preset": "delay", "window": "3600s"}
+
+
+@pytest.mark.parametrize(
+    "spec, where",
+    [
+        ({"preset": "hitl", "pos_window": "-7d"}, "key policy.pos_window"),
+        ({"preset": "delay", "window": "soon"}, "key policy.window"),
+        ({"preset": "delay"}, "key policy.window"),
+        ({"preset": "hitl", "windw": "7d"}, "key policy.windw"),
+        ({"preset": "ideal", "window": "7d"}, "key policy.window"),
+        ({"preset": "hitl", "window": "7d"}, "key policy.window"),
+        ({"preset": "nope"}, "key policy.preset"),
+        ({"pos_expiry": "maybe"}, "key policy.pos_expiry"),
+        ({"feedback": "yes"}, "key policy.feedback"),
+        ({"inspection_error": 1.5}, "key policy.inspection_error"),
+        ("hitl_7d", "key policy"),
+    ],
+)
+def test_bad_policy_specs_name_the_key(spec, where):
+    with pytest.raises(ConfigError) as err:
+        make_policy(spec)
+    assert err.value.location == where
+    assert err.value.expected
+
+
+windows = st.one_of(
+    st.integers(0, 12).map(lambda s: f"{s}s"), st.integers(0, 5).map(lambda c: f"{c}i")
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 30),
+    pos=windows,
+    neg=windows,
+    pe=st.sampled_from(["truth", "negative"]),
+    ne=st.sampled_from(["truth", "negative"]),
+    fb=st.booleans(),
+)
+def test_schedule_equals_scalar_outcome(seed, n, pos, neg, pe, ne, fb):
+    stream = random_stream(np.random.default_rng(seed), n)
+    policy = make_policy(
+        {"pos_window": pos, "neg_window": neg, "pos_expiry": pe, "neg_expiry": ne, "feedback": fb}
+    )
+    sched = policy.schedule(stream.time, stream.label, stream.label_time)
+    for pred in (0, 1):
+        side = sched.side(pred)
+        for i in range(n):
+            o, a, q, by_fb, inspect = policy.outcome(
+                pred, i + 1, stream.time, stream.label, stream.label_time
+            )
+            got = (int(side.observed[i]), float(side.due_time[i]), int(side.due_pos[i]))
+            assert got == (o, a, q)
+            assert (bool(side.feedback[i]), bool(side.inspect[i])) == (by_fb, inspect)
+            # a label is never due before its instance arrives
+            assert (a, q) >= (float(stream.time[i]), 0)
