@@ -1,0 +1,148 @@
+"""``delaycv evaluate`` and ``delaycv merge`` from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from engine_bruteforce import random_stream
+
+from delaycv.cli import main
+from delaycv.moa import read_moa_csv
+from delaycv.stream import write_stream
+
+
+@pytest.fixture
+def stream_file(tmp_path):
+    path = tmp_path / "s.parquet"
+    write_stream(random_stream(np.random.default_rng(4), 120), path)
+    return path
+
+
+def evaluate_args(stream_file, out, *extra):
+    return [
+        "evaluate",
+        str(stream_file),
+        "--learner",
+        "tree.HoeffdingTreeClassifier",
+        "--param",
+        "grace_period=20",
+        "--policy",
+        "hitl",
+        "--pos-window",
+        "3s",
+        "--neg-window",
+        "10s",
+        "--validation",
+        "bootstrap",
+        "--folds",
+        "3",
+        "--seed",
+        "2",
+        "--validation-seed",
+        "5",
+        "--estimator",
+        "fading",
+        "--alpha",
+        "0.99",
+        "--every",
+        "30",
+        "--out",
+        str(out),
+        "--quiet",
+        *extra,
+    ]
+
+
+def test_evaluate_writes_a_run_directory(stream_file, tmp_path):
+    out = tmp_path / "run"
+    assert main(evaluate_args(stream_file, out, "--predictions", "--moa-csv")) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [
+        "detail.csv",
+        "dump.csv",
+        "folds.parquet",
+        "predictions.parquet",
+        "run.json",
+        "summary.parquet",
+    ]
+    folds = pd.read_parquet(out / "folds.parquet")
+    assert sorted(set(folds["checkpoint"])) == [30, 60, 90, 120]
+    assert set(folds["policy"]) == {"hitl_3s_10s"} and set(folds["estimator"]) == {"fading"}
+    assert set(folds["learner"]) == {"HoeffdingTreeClassifier"} and set(folds["seed"]) == {2}
+    info = json.loads((out / "run.json").read_text())
+    assert info["specs"]["learner"] == {
+        "class": "tree.HoeffdingTreeClassifier",
+        "params": {"grace_period": 20},
+    }
+    assert info["specs"]["validation"] == {
+        "scheme": "bootstrap",
+        "folds": 3,
+        "seed": 5,
+        "evaluate": "all",
+    }
+    header, rows = read_moa_csv(out / "dump.csv")
+    assert header[0] == "learning evaluation instances"
+    assert {r[0] for r in rows} <= {30.0, 60.0, 90.0, 120.0}
+    header, rows = read_moa_csv(out / "detail.csv")
+    assert header[2] == "fold" and {r[2] for r in rows} <= {0.0, 1.0, 2.0}
+
+
+def test_jobs_output_is_byte_identical(stream_file, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(evaluate_args(stream_file, a, "--no-timing", "--moa-csv", "--predictions")) == 0
+    assert (
+        main(
+            evaluate_args(
+                stream_file, b, "--no-timing", "--moa-csv", "--predictions", "--jobs", "2"
+            )
+        )
+        == 0
+    )
+    for name in sorted(p.name for p in a.iterdir()):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--learner", "tree.Nope"], ["tree.Nope"]),
+        (["--param", "grace_periodd=3"], ["HoeffdingTreeClassifier", "grace_periodd"]),
+        (["--neg-window=-3d"], ["neg_window", "-3d"]),
+        (["--folds", "0"], ["folds"]),
+        (["--width", "3"], ["--width"]),
+        (["--param", "novalue"], ["KEY=VALUE"]),
+    ],
+)
+def test_bad_configuration_exits_2_without_output(stream_file, tmp_path, capsys, extra, words):
+    out = tmp_path / "run"
+    args = evaluate_args(stream_file, out)
+    # later options override earlier ones
+    assert main([*args, *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("delaycv: error: ")
+    for word in words:
+        assert word in err
+    assert not out.exists()
+
+
+def test_missing_stream_exits_2(tmp_path, capsys):
+    assert main(evaluate_args(tmp_path / "none.parquet", tmp_path / "run")) == 2
+    assert "none.parquet" in capsys.readouterr().err
+
+
+def test_merge_command(stream_file, tmp_path):
+    for name, learner in (("a", "NoChange"), ("b", "Prior")):
+        args = ["evaluate", str(stream_file), "--learner", learner, "--policy", "delay"]
+        args += ["--window", "2i", "--folds", "2", "--every", "50", "--quiet"]
+        assert main([*args, "--out", str(tmp_path / name)]) == 0
+    out = tmp_path / "merged.parquet"
+    summary = tmp_path / "summary.parquet"
+    runs = [str(tmp_path / "a"), str(tmp_path / "b")]
+    assert main(["merge", *runs, "--out", str(out), "--summary-out", str(summary)]) == 0
+    merged = pd.read_parquet(out)
+    assert merged["learner"].drop_duplicates().tolist() == ["NoChange", "Prior"]
+    assert set(merged["policy"]) == {"delay_2i"}
+    assert set(pd.read_parquet(summary)["learner"]) == {"NoChange", "Prior"}
