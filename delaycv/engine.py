@@ -311,13 +311,13 @@ def _run_fold(
         if prediction_noise > 0
         else np.zeros(n, dtype=bool)
     )
-    obs_by_side = []
-    for side in (schedule.neg, schedule.pos):
-        observed = side.observed
-        if policy.inspection_error > 0:
-            flip = uniforms(seed, fold, INSPECTION, n) < policy.inspection_error
-            observed = observed ^ (flip & side.inspect).astype(np.int8)
-        obs_by_side.append(observed)
+    obs_by_side = [schedule.neg.observed, schedule.pos.observed]
+    if policy.inspection_error > 0:
+        flip = uniforms(seed, fold, INSPECTION, n) < policy.inspection_error
+        obs_by_side = [
+            side.observed ^ (flip & side.inspect).astype(np.int8)
+            for side in (schedule.neg, schedule.pos)
+        ]
 
     if keep_predictions:
         log_pred = np.zeros(n, dtype=np.int8)
