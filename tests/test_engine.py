@@ -381,3 +381,12 @@ def test_bad_configuration_fails_before_any_work(learner, policy, validation, kw
     with pytest.raises(ConfigError) as err:
         evaluate(Exploding(small_stream()), learner, policy, validation, **kwargs)
     assert err.value.location == where
+
+
+def test_progress_counts_every_instance_of_every_fold():
+    stream = random_stream(np.random.default_rng(2), 50)
+    done = []
+    evaluate(
+        stream, "NoChange", "ideal", {"scheme": "split", "folds": 3}, seed=1, progress=done.append
+    )
+    assert sum(done) == 150
