@@ -6,6 +6,11 @@ machine's hostname, its CPUs) with every state, spool, log and socket file under
 starts munged, slurmctld and slurmd in the foreground as child processes, and waits until the node
 is idle; ``stop()`` ends exactly those processes.
 
+Client commands find the cluster through ``SLURM_CONF``; but the plugin's job step removes every
+``SLURM_*`` variable before it calls ``srun`` inside a job, so ``srun`` reads the default path:
+``/etc/slurm/slurm.conf`` is made a symbolic link to the temporary ``slurm.conf`` while the cluster
+runs (never over a real file: then the cluster is unavailable, with the reason).
+
 The SLURM executor plugin asks ``sacct`` or ``squeue`` for job states. Without slurmdbd, ``sacct``
 fails ("accounting storage is disabled"), so the cluster keeps finished jobs in the controller for an
 hour (``MinJobAge=3600``) and the profile selects ``status_command: squeue``, which then sees every
@@ -32,6 +37,7 @@ import time
 from pathlib import Path
 
 PACKAGES = ("slurmctld", "slurmd", "slurm-client", "munge")
+SYSTEM_CONF = Path("/etc/slurm/slurm.conf")
 PROGRAMS = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scontrol", "srun", "scancel")
 
 
@@ -194,9 +200,24 @@ class Cluster:
                 return field.split("=", 1)[1]
         return ""
 
+    def _link_system_conf(self) -> None:
+        if SYSTEM_CONF.exists() and not SYSTEM_CONF.is_symlink():
+            raise ClusterUnavailable(
+                f"{SYSTEM_CONF} exists (a real cluster's configuration?); not replacing it"
+            )
+        SYSTEM_CONF.parent.mkdir(parents=True, exist_ok=True)
+        if SYSTEM_CONF.is_symlink():
+            SYSTEM_CONF.unlink()
+        SYSTEM_CONF.symlink_to(self.conf)
+
+    def _unlink_system_conf(self) -> None:
+        if SYSTEM_CONF.is_symlink() and Path(os.readlink(SYSTEM_CONF)) == self.conf:
+            SYSTEM_CONF.unlink()
+
     def start(self) -> Cluster:
         ensure_installed()
         self.write_config()
+        self._link_system_conf()
         key = self.dir / "munge" / "munge.key"
         key.write_bytes(os.urandom(1024))
         os.chmod(key, 0o400)
@@ -233,6 +254,7 @@ class Cluster:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        self._unlink_system_conf()
 
     def __enter__(self) -> Cluster:
         return self.start()
@@ -249,6 +271,9 @@ def _stop_from_pid_files(state_dir: Path) -> None:
                 os.kill(int(pid_file.read_text()), signal.SIGTERM)
             pid_file.unlink()
             time.sleep(1)
+    conf = (state_dir / "slurm.conf").resolve()
+    if SYSTEM_CONF.is_symlink() and Path(os.readlink(SYSTEM_CONF)) == conf:
+        SYSTEM_CONF.unlink()
 
 
 def main(argv: list[str]) -> int:
