@@ -98,8 +98,10 @@ SUMMARY_STATS = ("n_folds", "mean", "std", "ci_low", "ci_high")
 SUMMARY_COUNTS = ("evaluated", "pending", "skipped", "trained", "weight")
 REFERENCES = ("observed", "true")
 ESTIMATORS = ("cumulative", "window", "fading", "tumbling")
-#: Instances per chunk of x dicts built from the stream.
+#: Instances per chunk of x dicts built from the stream (shared by the folds).
 CHUNK = 4096
+#: Evaluations buffered per fold before they are handed to the metric states between checkpoints.
+FLUSH_EVERY = 65536
 
 
 # --------------------------------------------------------------------------- specs
@@ -264,13 +266,307 @@ class _FoldOutput:
 # --------------------------------------------------------------------------- one fold
 
 
-def _run_fold(
+class _Fold:
+    """The state of one fold: learner, metric buffers, pending labels, counters, table rows."""
+
+    def __init__(self, stream, learner_spec, policy, schedule, validation, fold, o) -> None:
+        self.cpu = 0.0
+        c0 = _time.process_time()
+        n = len(stream)
+        self.fold = fold
+        self.n = n
+        self.learner = make_learner(
+            learner_spec, seed=learner_seed(o["seed"], fold, o["same_learner_seed"])
+        )
+        self.weighted_train = trainer(self.learner)
+        self.m_obs = _metrics.Metrics(o["estimator"].build())
+        self.m_true = _metrics.Metrics(o["estimator"].build())
+        # evaluations since the last checkpoint: scored prediction, probability, observed, true
+        self.buf_p: list = []
+        self.buf_q: list = []
+        self.buf_o: list = []
+        self.buf_y: list = []
+        factory = o["observer_factory"]
+        self.observer = factory(fold) if factory is not None else None
+        self.obs_cpu = False
+        if self.observer is not None and o["timing"]:
+            try:
+                params = inspect.signature(self.observer.on_instance).parameters
+                self.obs_cpu = "cpu_seconds" in params
+            except (TypeError, ValueError):
+                self.obs_cpu = False
+        self.weights = validation.weights(fold, n)
+        noise = o["prediction_noise"]
+        self.noise_flip = (
+            uniforms(o["seed"], fold, NOISE, n) < noise if noise > 0 else np.zeros(n, dtype=bool)
+        )
+        self.obs_by_side = [schedule.neg.observed, schedule.pos.observed]
+        if policy.inspection_error > 0:
+            flip = uniforms(o["seed"], fold, INSPECTION, n) < policy.inspection_error
+            self.obs_by_side = [
+                side.observed ^ (flip & side.inspect).astype(np.int8)
+                for side in (schedule.neg, schedule.pos)
+            ]
+        if o["keep_predictions"]:
+            self.log_pred = np.zeros(n, dtype=np.int8)
+            self.log_proba = np.zeros(n, dtype=np.float64)
+            self.log_obs = np.full(n, -1, dtype=np.int8)
+            self.log_at = np.full(n, np.nan, dtype=np.float64)
+        self.pos_fifo: deque = deque()
+        self.neg_fifo: deque = deque()
+        self.fb_heap: list = []
+        self.sent = (math.inf, 0, n + 1)
+        self.nxt = self.sent  # the pending entry with the smallest key, or sent
+        self.evaluated = self.skipped = self.trained = 0
+        self.weight_sum = 0.0
+        self.rows: list = []
+        self.cp_i = 0
+        self.cpu += _time.process_time() - c0
+
+    def head(self) -> tuple:
+        """The pending entry with the smallest key (or the sentinel)."""
+        best = self.sent
+        if self.pos_fifo and self.pos_fifo[0] < best:
+            best = self.pos_fifo[0]
+        if self.neg_fifo and self.neg_fifo[0] < best:
+            best = self.neg_fifo[0]
+        if self.fb_heap and self.fb_heap[0] < best:
+            best = self.fb_heap[0]
+        return best
+
+    def pop(self, entry: tuple) -> None:
+        if self.pos_fifo and self.pos_fifo[0] is entry:
+            self.pos_fifo.popleft()
+        elif self.neg_fifo and self.neg_fifo[0] is entry:
+            self.neg_fifo.popleft()
+        else:
+            heapq.heappop(self.fb_heap)
+
+    def run_chunk(self, start: int, stop: int, xs: list, shared: dict, o: dict) -> None:
+        """Process instances start+1 .. stop (1-based) of this fold; ``xs`` their x dicts."""
+        c0 = _time.process_time()
+        n = self.n
+        sl = slice(start, stop)
+        ts, ys = shared["ts"], shared["ys"]
+        neg_t, neg_q, neg_fb = shared["neg_t"], shared["neg_q"], shared["neg_fb"]
+        pos_t, pos_q, pos_fb = shared["pos_t"], shared["pos_q"], shared["pos_fb"]
+        neg_o = self.obs_by_side[0][sl].tolist()
+        pos_o = self.obs_by_side[1][sl].tolist()
+        ws = self.weights[sl].tolist()
+        flips = self.noise_flip[sl].tolist()
+        threshold = o["threshold"]
+        trained_only = o["trained_only"]
+        flush = o["flush"]
+        keep = o["keep_predictions"]
+        if keep:
+            log_pred, log_proba = self.log_pred, self.log_proba
+            log_obs, log_at = self.log_obs, self.log_at
+        learner = self.learner
+        predict = learner.predict_proba_one
+        learn = learner.learn_one
+        wtrain = self.weighted_train
+        bp, bq, bo, by = self.buf_p.append, self.buf_q.append, self.buf_o.append, self.buf_y.append
+        observer = self.observer
+        on_eval = observer.on_evaluation if observer is not None else None
+        on_inst = observer.on_instance if observer is not None else None
+        obs_cpu = self.obs_cpu
+        pos_fifo, neg_fifo, fb_heap = self.pos_fifo, self.neg_fifo, self.fb_heap
+        heappush = heapq.heappush
+        head, pop = self.head, self.pop
+        sent = self.sent
+        nxt = self.nxt
+        evaluated, skipped, trained = self.evaluated, self.skipped, self.trained
+        weight_sum = self.weight_sum
+        cps = o["cp_list"]
+        next_cp = cps[self.cp_i] if self.cp_i < len(cps) else -1
+        for k in range(stop - start):
+            m = start + k + 1
+            t = ts[k]
+            ev_before = evaluated
+            # 1. release what is due before predicting m
+            if nxt[0] <= t:
+                lim = (t, m, n + 1)
+                while nxt <= lim:
+                    entry = nxt
+                    pop(entry)
+                    nxt = head()
+                    _, _, i, x_i, o_i, pe_i, pr_i, w_i, y_i = entry
+                    bp(pe_i)
+                    bq(pr_i)
+                    bo(o_i)
+                    by(y_i)
+                    if w_i == 1:
+                        learn(x_i, o_i)
+                        trained += 1
+                        weight_sum += 1
+                    elif w_i > 0:
+                        wtrain(x_i, o_i, w_i)
+                        trained += 1
+                        weight_sum += w_i
+                    evaluated += 1
+                    if keep:
+                        log_obs[i - 1] = o_i
+                        log_at[i - 1] = entry[0]
+                    if on_eval is not None:
+                        on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
+            # 2. predict m
+            x = xs[k]
+            proba = predict(x)
+            if proba:
+                total = sum(proba.values())
+                p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
+            else:
+                p1 = 0.5
+            pred = 1 if p1 > threshold else 0
+            pe = 1 - pred if flips[k] else pred
+            w = ws[k]
+            if keep:
+                log_pred[m - 1] = pe
+                log_proba[m - 1] = p1
+            # 3. the policy's outcome: release now or queue
+            if trained_only and w == 0:
+                skipped += 1
+            else:
+                if pred:
+                    a, q, ob, fb = pos_t[k], pos_q[k], pos_o[k], pos_fb[k]
+                else:
+                    a, q, ob, fb = neg_t[k], neg_q[k], neg_o[k], neg_fb[k]
+                if a < t or (a == t and q <= m):
+                    y = ys[k]
+                    bp(pe)
+                    bq(p1)
+                    bo(ob)
+                    by(y)
+                    if w == 1:
+                        learn(x, ob)
+                        trained += 1
+                        weight_sum += 1
+                    elif w > 0:
+                        wtrain(x, ob, w)
+                        trained += 1
+                        weight_sum += w
+                    evaluated += 1
+                    if keep:
+                        log_obs[m - 1] = ob
+                        log_at[m - 1] = a
+                    if on_eval is not None:
+                        on_eval(m, t, pe, p1, ob, y, w)
+                else:
+                    entry = (a, q, m, x, ob, pe, p1, w, ys[k])
+                    if fb:
+                        heappush(fb_heap, entry)
+                    elif pred:
+                        pos_fifo.append(entry)
+                    else:
+                        neg_fifo.append(entry)
+                    if entry < nxt:
+                        nxt = entry
+            if m == n and flush:
+                while nxt is not sent:
+                    entry = nxt
+                    pop(entry)
+                    nxt = head()
+                    _, _, i, x_i, o_i, pe_i, pr_i, w_i, y_i = entry
+                    bp(pe_i)
+                    bq(pr_i)
+                    bo(o_i)
+                    by(y_i)
+                    if w_i > 0:
+                        wtrain(x_i, o_i, w_i)
+                        trained += 1
+                        weight_sum += w_i
+                    evaluated += 1
+                    if keep:
+                        log_obs[i - 1] = o_i
+                        log_at[i - 1] = entry[0]
+                    if on_eval is not None:
+                        on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
+            if on_inst is not None:
+                if obs_cpu:
+                    on_inst(m, t, cpu_seconds=self.cpu + _time.process_time() - c0)
+                else:
+                    on_inst(m, t)
+            if m == next_cp:
+                self.evaluated, self.skipped, self.trained = evaluated, skipped, trained
+                self.weight_sum = weight_sum
+                self._checkpoint(m, t, evaluated > ev_before, o, c0)
+                self.cp_i += 1
+                next_cp = cps[self.cp_i] if self.cp_i < len(cps) else -1
+        self.nxt = nxt
+        self.evaluated, self.skipped, self.trained = evaluated, skipped, trained
+        self.weight_sum = weight_sum
+        if len(self.buf_p) > FLUSH_EVERY:
+            # bound the memory of long stretches without checkpoints: let the metric states
+            # fold in what is buffered (a snapshot is how Metrics ingests its buffer)
+            self._to_metrics()
+            self.m_obs.snapshot()
+            self.m_true.snapshot()
+        self.cpu += _time.process_time() - c0
+
+    def _to_metrics(self) -> None:
+        if self.buf_p:
+            self.m_obs.add_many(self.buf_p, self.buf_q, self.buf_o)
+            self.m_true.add_many(self.buf_p, self.buf_q, self.buf_y)
+            for buf in (self.buf_p, self.buf_q, self.buf_o, self.buf_y):
+                buf.clear()  # in place: the loop holds their append methods
+
+    def _checkpoint(self, m: int, t: int, evaluated_now: bool, o: dict, c0: float) -> None:
+        self._to_metrics()
+        cpu = self.cpu + _time.process_time() - c0 if o["timing"] else math.nan
+        mem = float(self.learner._raw_memory_usage) if o["measure_memory"] else math.nan
+        counts = [
+            m,
+            t,
+            m,
+            self.evaluated,
+            m - self.evaluated - self.skipped,
+            self.skipped,
+            self.trained,
+            float(self.weight_sum),
+            evaluated_now,
+            cpu,
+            mem,
+        ]
+        self.rows.append((self.fold, "observed", counts, self.m_obs.snapshot()))
+        self.rows.append((self.fold, "true", counts, self.m_true.snapshot()))
+
+    def output(self, stream, trained_only: bool, keep: bool) -> _FoldOutput:
+        n = self.n
+        predictions = None
+        if keep:
+            predictions = pd.DataFrame(
+                {
+                    "fold": np.full(n, self.fold, dtype=np.int64),
+                    "index": np.arange(1, n + 1, dtype=np.int64),
+                    "time": np.asarray(stream.time, dtype=np.int64),
+                    "pred": self.log_pred,
+                    "proba": self.log_proba,
+                    "true": np.asarray(stream.label, dtype=np.int8),
+                    "observed": self.log_obs,
+                    "observed_at": self.log_at,
+                    "weight": self.weights.astype(np.float64),
+                }
+            )
+        info = {
+            "fold": self.fold,
+            "seen": n,
+            "evaluated": self.evaluated,
+            "pending": n - self.evaluated - self.skipped,
+            "skipped": self.skipped,
+            "trained": self.trained,
+            "weight": float(self.weight_sum),
+            "cpu_seconds": self.cpu,
+        }
+        return _FoldOutput(self.fold, self.rows, predictions, self.observer, info)
+
+
+def _run_folds(
     stream,
     learner_spec,
     policy: Policy,
     schedule,
     validation: Validation,
-    fold: int,
+    folds: Sequence[int],
     *,
     seed: int,
     estimator: Estimator,
@@ -284,237 +580,44 @@ def _run_fold(
     measure_memory: bool,
     timing: bool,
     progress: Callable[[int], None] | None,
-) -> _FoldOutput:
-    cpu0 = _time.process_time()
-    n = len(stream)
-    learner = make_learner(learner_spec, seed=learner_seed(seed, fold, same_learner_seed))
-    predict = learner.predict_proba_one
-    train = trainer(learner)
-    m_obs = _metrics.Metrics(estimator.build())
-    m_true = _metrics.Metrics(estimator.build())
-    add_obs = m_obs.add
-    add_true = m_true.add
-    observer = observer_factory(fold) if observer_factory is not None else None
-    on_eval = observer.on_evaluation if observer is not None else None
-    on_inst = observer.on_instance if observer is not None else None
-    obs_cpu = False
-    if observer is not None and timing:
-        try:
-            obs_cpu = "cpu_seconds" in inspect.signature(on_inst).parameters
-        except (TypeError, ValueError):
-            obs_cpu = False
-    trained_only = validation.trained_only
-
-    weights = validation.weights(fold, n)
-    noise_flip = (
-        uniforms(seed, fold, NOISE, n) < prediction_noise
-        if prediction_noise > 0
-        else np.zeros(n, dtype=bool)
+) -> list[_FoldOutput]:
+    """Run ``folds`` chunk by chunk: each chunk of x dicts is built once and used by every fold
+    in turn (fold states are independent, so the result equals running the folds one by one)."""
+    o = dict(
+        seed=seed,
+        estimator=estimator,
+        cp_list=positions.tolist(),
+        threshold=float(threshold),
+        prediction_noise=prediction_noise,
+        flush=flush,
+        keep_predictions=keep_predictions,
+        same_learner_seed=same_learner_seed,
+        observer_factory=observer_factory,
+        measure_memory=measure_memory,
+        timing=timing,
+        trained_only=validation.trained_only,
     )
-    obs_by_side = [schedule.neg.observed, schedule.pos.observed]
-    if policy.inspection_error > 0:
-        flip = uniforms(seed, fold, INSPECTION, n) < policy.inspection_error
-        obs_by_side = [
-            side.observed ^ (flip & side.inspect).astype(np.int8)
-            for side in (schedule.neg, schedule.pos)
-        ]
-
-    if keep_predictions:
-        log_pred = np.zeros(n, dtype=np.int8)
-        log_proba = np.zeros(n, dtype=np.float64)
-        log_obs = np.full(n, -1, dtype=np.int8)
-        log_at = np.full(n, np.nan, dtype=np.float64)
-    pos_fifo: deque = deque()
-    neg_fifo: deque = deque()
-    fb_heap: list = []
-    SENT = (math.inf, 0, n + 1)
-    nxt: tuple = SENT  # the pending entry with the smallest key, or SENT
-    evaluated = skipped = trained = 0
-    weight_sum = 0.0
-    rows: list = []
-    cp_list = positions.tolist()
-    cp_i = 0
-    next_cp = cp_list[0] if cp_list else -1
-    time_all = stream.time
-    label_all = stream.label
-    mem = math.nan
-
-    def next_head() -> tuple:
-        best = SENT
-        if pos_fifo and pos_fifo[0] < best:
-            best = pos_fifo[0]
-        if neg_fifo and neg_fifo[0] < best:
-            best = neg_fifo[0]
-        if fb_heap and fb_heap[0] < best:
-            best = fb_heap[0]
-        return best
-
-    def pop_head(entry: tuple) -> None:
-        if pos_fifo and pos_fifo[0] is entry:
-            pos_fifo.popleft()
-        elif neg_fifo and neg_fifo[0] is entry:
-            neg_fifo.popleft()
-        else:
-            heapq.heappop(fb_heap)
-
+    states = [_Fold(stream, learner_spec, policy, schedule, validation, f, o) for f in folds]
+    n = len(stream)
     for start in range(0, n, CHUNK):
         stop = min(n, start + CHUNK)
-        xs = stream.records(start, stop)
-        ts = time_all[start:stop].tolist()
-        ys = label_all[start:stop].tolist()
-        ws = weights[start:stop].tolist()
-        flips = noise_flip[start:stop].tolist()
         sl = slice(start, stop)
-        neg_t = schedule.neg.due_time[sl].tolist()
-        neg_q = schedule.neg.due_pos[sl].tolist()
-        neg_o = obs_by_side[0][sl].tolist()
-        neg_fb = schedule.neg.feedback[sl].tolist()
-        pos_t = schedule.pos.due_time[sl].tolist()
-        pos_q = schedule.pos.due_pos[sl].tolist()
-        pos_o = obs_by_side[1][sl].tolist()
-        pos_fb = schedule.pos.feedback[sl].tolist()
-        for k in range(stop - start):
-            m = start + k + 1
-            t = ts[k]
-            ev_before = evaluated
-            # 1. release what is due before predicting m
-            if nxt[0] <= t:
-                lim = (t, m, n + 1)
-                while nxt <= lim:
-                    entry = nxt
-                    pop_head(entry)
-                    nxt = next_head()
-                    _, _, i, x_i, o_i, pe_i, pr_i, w_i, y_i = entry
-                    add_obs(pe_i, pr_i, o_i)
-                    add_true(pe_i, pr_i, y_i)
-                    if w_i > 0:
-                        train(x_i, o_i, w_i)
-                        trained += 1
-                        weight_sum += w_i
-                    evaluated += 1
-                    if keep_predictions:
-                        log_obs[i - 1] = o_i
-                        log_at[i - 1] = entry[0]
-                    if on_eval is not None:
-                        on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
-            # 2. predict m
-            x = xs[k]
-            proba = predict(x)
-            if proba:
-                total = sum(proba.values())
-                p1 = float(proba.get(1, 0.0)) / total if total > 0 else 0.5
-            else:
-                p1 = 0.5
-            pred = 1 if p1 > threshold else 0
-            pe = 1 - pred if flips[k] else pred
-            w = ws[k]
-            if keep_predictions:
-                log_pred[m - 1] = pe
-                log_proba[m - 1] = p1
-            # 3. the policy's outcome: release now or queue
-            if trained_only and w == 0:
-                skipped += 1
-            else:
-                if pred:
-                    a, q, o, fb = pos_t[k], pos_q[k], pos_o[k], pos_fb[k]
-                else:
-                    a, q, o, fb = neg_t[k], neg_q[k], neg_o[k], neg_fb[k]
-                if a < t or (a == t and q <= m):
-                    y = ys[k]
-                    add_obs(pe, p1, o)
-                    add_true(pe, p1, y)
-                    if w > 0:
-                        train(x, o, w)
-                        trained += 1
-                        weight_sum += w
-                    evaluated += 1
-                    if keep_predictions:
-                        log_obs[m - 1] = o
-                        log_at[m - 1] = a
-                    if on_eval is not None:
-                        on_eval(m, t, pe, p1, o, y, w)
-                else:
-                    entry = (a, q, m, x, o, pe, p1, w, ys[k])
-                    if fb:
-                        heapq.heappush(fb_heap, entry)
-                    elif pred:
-                        pos_fifo.append(entry)
-                    else:
-                        neg_fifo.append(entry)
-                    if entry < nxt:
-                        nxt = entry
-            if m == n and flush:
-                while nxt is not SENT:
-                    entry = nxt
-                    pop_head(entry)
-                    nxt = next_head()
-                    _, _, i, x_i, o_i, pe_i, pr_i, w_i, y_i = entry
-                    add_obs(pe_i, pr_i, o_i)
-                    add_true(pe_i, pr_i, y_i)
-                    if w_i > 0:
-                        train(x_i, o_i, w_i)
-                        trained += 1
-                        weight_sum += w_i
-                    evaluated += 1
-                    if keep_predictions:
-                        log_obs[i - 1] = o_i
-                        log_at[i - 1] = entry[0]
-                    if on_eval is not None:
-                        on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
-            if on_inst is not None:
-                if obs_cpu:
-                    on_inst(m, t, cpu_seconds=_time.process_time() - cpu0)
-                else:
-                    on_inst(m, t)
-            if m == next_cp:
-                cpu = _time.process_time() - cpu0 if timing else math.nan
-                if measure_memory:
-                    mem = float(learner._raw_memory_usage)
-                counts = [
-                    m,
-                    t,
-                    m,
-                    evaluated,
-                    m - evaluated - skipped,
-                    skipped,
-                    trained,
-                    float(weight_sum),
-                    evaluated > ev_before,
-                    cpu,
-                    mem,
-                ]
-                rows.append((fold, "observed", counts, m_obs.snapshot()))
-                rows.append((fold, "true", counts, m_true.snapshot()))
-                cp_i += 1
-                next_cp = cp_list[cp_i] if cp_i < len(cp_list) else -1
+        xs = stream.records(start, stop)
+        shared = {
+            "ts": stream.time[sl].tolist(),
+            "ys": stream.label[sl].tolist(),
+            "neg_t": schedule.neg.due_time[sl].tolist(),
+            "neg_q": schedule.neg.due_pos[sl].tolist(),
+            "neg_fb": schedule.neg.feedback[sl].tolist(),
+            "pos_t": schedule.pos.due_time[sl].tolist(),
+            "pos_q": schedule.pos.due_pos[sl].tolist(),
+            "pos_fb": schedule.pos.feedback[sl].tolist(),
+        }
+        for state in states:
+            state.run_chunk(start, stop, xs, shared, o)
         if progress is not None:
-            progress(stop - start)
-    predictions = None
-    if keep_predictions:
-        predictions = pd.DataFrame(
-            {
-                "fold": np.full(n, fold, dtype=np.int64),
-                "index": np.arange(1, n + 1, dtype=np.int64),
-                "time": np.asarray(time_all, dtype=np.int64),
-                "pred": log_pred,
-                "proba": log_proba,
-                "true": np.asarray(label_all, dtype=np.int8),
-                "observed": log_obs,
-                "observed_at": log_at,
-                "weight": np.where((weights == 0) & trained_only, 0.0, weights.astype(np.float64)),
-            }
-        )
-    info = {
-        "fold": fold,
-        "seen": n,
-        "evaluated": evaluated,
-        "pending": n - evaluated - skipped,
-        "skipped": skipped,
-        "trained": trained,
-        "weight": float(weight_sum),
-        "cpu_seconds": _time.process_time() - cpu0,
-    }
-    return _FoldOutput(fold, rows, predictions, observer, info)
+            progress((stop - start) * len(states))
+    return [s.output(stream, validation.trained_only, keep_predictions) for s in states]
 
 
 # --------------------------------------------------------------------------- tables
@@ -764,20 +867,17 @@ def evaluate(
         )
     else:
         schedule = policy.schedule(stream.time, stream.label, stream.label_time)
-        outputs = [
-            _run_fold(
-                stream,
-                learner_spec,
-                policy,
-                schedule,
-                validation,
-                f,
-                observer_factory=observer_factory,
-                progress=reporter,
-                **kwargs,
-            )
-            for f in folds
-        ]
+        outputs = _run_folds(
+            stream,
+            learner_spec,
+            policy,
+            schedule,
+            validation,
+            folds,
+            observer_factory=observer_factory,
+            progress=reporter,
+            **kwargs,
+        )
     if isinstance(reporter, _Progress):
         reporter.close()
     folds_table = _folds_table(outputs, keys, estimator)
@@ -834,7 +934,7 @@ def _worker_init(stream, learner_spec, policy, validation, kwargs, observer_fact
     )
 
 
-def _worker_fold(fold: int) -> _FoldOutput:
+def _worker_folds(folds: list[int]) -> list[_FoldOutput]:
     w = _WORKER
     counter = w["counter"]
 
@@ -842,13 +942,13 @@ def _worker_fold(fold: int) -> _FoldOutput:
         with counter.get_lock():
             counter.value += k
 
-    return _run_fold(
+    return _run_folds(
         w["stream"],
         w["learner_spec"],
         w["policy"],
         w["schedule"],
         w["validation"],
-        fold,
+        folds,
         observer_factory=w["observer_factory"],
         progress=progress,
         **w["kwargs"],
@@ -869,7 +969,8 @@ def _run_parallel(
 ) -> list[_FoldOutput]:
     """Run ``folds`` in ``min(jobs, len(folds))`` processes; outputs in fold order.
 
-    Each process gets the stream once (pickled), runs whole folds, and sends back the fold's rows,
+    Process g runs folds ``folds[g::workers]`` chunk by chunk. Each process gets the stream once
+    (pickled), runs whole folds, and sends back the fold's rows,
     prediction log and observer; fold results do not depend on the process, so the concatenation
     equals a one-process run.
     """
@@ -882,7 +983,8 @@ def _run_parallel(
         initializer=_worker_init,
         initargs=(stream, learner_spec, policy, validation, kwargs, observer_factory, counter),
     ) as pool:
-        futures = [pool.submit(_worker_fold, f) for f in folds]
+        groups = [folds[g::workers] for g in range(workers)]
+        futures = [pool.submit(_worker_folds, group) for group in groups]
         if reporter is not None:
             pending = set(futures)
             from concurrent.futures import FIRST_COMPLETED, wait
@@ -895,7 +997,8 @@ def _run_parallel(
                 else:
                     reporter(value - getattr(reporter, "_delaycv_done", 0))
                     reporter._delaycv_done = value  # type: ignore[attr-defined]
-        return [f.result() for f in futures]
+        outputs = [out for f in futures for out in f.result()]
+    return sorted(outputs, key=lambda out: out.fold)
 
 
 # --------------------------------------------------------------------------- plain-dict entry point

@@ -35,6 +35,10 @@ class RecordingMetrics:
     def add(self, pred, proba, label, weight=1.0) -> None:
         self.feed.append((pred, proba, label))
 
+    def add_many(self, pred, proba, label, weight=None) -> None:
+        assert weight is None
+        self.feed.extend(zip(pred, proba, label, strict=True))
+
     def snapshot(self) -> dict:
         return {"classified": float(len(self.feed))}
 
