@@ -49,9 +49,9 @@ ALL_EVALUATE = {evaluate_job(lr, p) for lr in ("nb", "lr") for p in ("ideal", "h
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
-    """A copy of the workflow on the tiny config whose 18 outputs are all recorded as up to date."""
+    """A copy of the workflow on the tiny config whose 21 outputs are all recorded as up to date."""
     workdir = copy_workflow(tmp_path_factory.mktemp("template") / "wf", SMALL)
-    assert touch_outputs(workdir) == 18
+    assert touch_outputs(workdir) == 21
     return workdir
 
 
