@@ -295,7 +295,9 @@ class _Fold:
                 self.obs_cpu = "cpu_seconds" in params
             except (TypeError, ValueError):
                 self.obs_cpu = False
-        self.weights = validation.weights(fold, n)
+        weights = validation.weights(fold, n)
+        # the smallest integer type that holds them (memory: one array per fold)
+        self.weights = weights.astype(np.min_scalar_type(int(weights.max()) if n else 0))
         noise = o["prediction_noise"]
         self.noise_flip = (
             uniforms(o["seed"], fold, NOISE, n) < noise if noise > 0 else np.zeros(n, dtype=bool)
