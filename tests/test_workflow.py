@@ -88,10 +88,10 @@ def test_snakemake_lint_is_clean():
 def test_default_config_dag(tmp_path):
     workdir = copy_workflow(tmp_path / "wf", REPO / "config.yaml", library=False)
     counts = rules_of(planned_jobs(workdir))
-    # 1 dataset x 3 learners x 2 seeds x 3 policies
+    # 1 dataset x 3 learners x 2 seeds x 5 policies (ideal, verification_90d, 3 hitl windows)
     assert counts == {
         "convert": 1,
-        "evaluate": 18,
+        "evaluate": 30,
         "merge": 1,
         "merge_all": 1,
         "permutation_tests": 1,
