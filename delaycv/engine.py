@@ -30,16 +30,16 @@ learner), plus optional positions, fractions of the stream or times. The module 
 
 from __future__ import annotations
 
-import heapq
 import inspect
 import math
 import multiprocessing
 import sys
 import time as _time
-from collections import deque
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -281,11 +281,8 @@ class _Fold:
         self.weighted_train = trainer(self.learner)
         self.m_obs = _metrics.Metrics(o["estimator"].build())
         self.m_true = _metrics.Metrics(o["estimator"].build())
-        # evaluations since the last checkpoint: scored prediction, probability, observed, true
-        self.buf_p: list = []
-        self.buf_q: list = []
-        self.buf_o: list = []
-        self.buf_y: list = []
+        # evaluations since the last checkpoint (their pending entries, in release order)
+        self.buf: list = []
         factory = o["observer_factory"]
         self.observer = factory(fold) if factory is not None else None
         self.obs_cpu = False
@@ -299,221 +296,183 @@ class _Fold:
         # the smallest integer type that holds them (memory: one array per fold)
         self.weights = weights.astype(np.min_scalar_type(int(weights.max()) if n else 0))
         noise = o["prediction_noise"]
-        self.noise_flip = (
-            uniforms(o["seed"], fold, NOISE, n) < noise if noise > 0 else np.zeros(n, dtype=bool)
-        )
-        self.obs_by_side = [schedule.neg.observed, schedule.pos.observed]
+        self.noise_flip = uniforms(o["seed"], fold, NOISE, n) < noise if noise > 0 else None
+        self.obs_by_side = None  # None: the schedule's observed labels (shared by the folds)
         if policy.inspection_error > 0:
             flip = uniforms(o["seed"], fold, INSPECTION, n) < policy.inspection_error
             self.obs_by_side = [
                 side.observed ^ (flip & side.inspect).astype(np.int8)
                 for side in (schedule.neg, schedule.pos)
             ]
+        self.due_time = (schedule.neg.due_time, schedule.pos.due_time)
         if o["keep_predictions"]:
             self.log_pred = np.zeros(n, dtype=np.int8)
             self.log_proba = np.zeros(n, dtype=np.float64)
             self.log_obs = np.full(n, -1, dtype=np.int8)
             self.log_at = np.full(n, np.nan, dtype=np.float64)
-        self.pos_fifo: deque = deque()
-        self.neg_fifo: deque = deque()
-        self.fb_heap: list = []
-        self.sent = (math.inf, 0, n + 1)
-        self.nxt = self.sent  # the pending entry with the smallest key, or sent
+        # pending labels by release position: buckets[r] holds the entries released while
+        # instance r is processed (r = n + 1: not due within the stream)
+        self.buckets: defaultdict = defaultdict(list)
         self.evaluated = self.skipped = self.trained = 0
         self.weight_sum = 0.0
         self.rows: list = []
         self.cp_i = 0
         self.cpu += _time.process_time() - c0
 
-    def head(self) -> tuple:
-        """The pending entry with the smallest key (or the sentinel)."""
-        best = self.sent
-        if self.pos_fifo and self.pos_fifo[0] < best:
-            best = self.pos_fifo[0]
-        if self.neg_fifo and self.neg_fifo[0] < best:
-            best = self.neg_fifo[0]
-        if self.fb_heap and self.fb_heap[0] < best:
-            best = self.fb_heap[0]
-        return best
-
-    def pop(self, entry: tuple) -> None:
-        if self.pos_fifo and self.pos_fifo[0] is entry:
-            self.pos_fifo.popleft()
-        elif self.neg_fifo and self.neg_fifo[0] is entry:
-            self.neg_fifo.popleft()
-        else:
-            heapq.heappop(self.fb_heap)
-
     def run_chunk(self, start: int, stop: int, xs: list, shared: dict, o: dict) -> None:
-        """Process instances start+1 .. stop (1-based) of this fold; ``xs`` their x dicts."""
+        """Process instances start+1 .. stop (1-based) of this fold; ``xs`` their x dicts.
+
+        A pending entry is ``(rank, i, x, observed, scored prediction, probability, weight, true,
+        prediction)``; ``rank`` orders the due keys ``(a, q, i)`` of the stream (both sides), so
+        sorting a bucket gives the release order.
+        """
         c0 = _time.process_time()
         n = self.n
         sl = slice(start, stop)
-        ts, ys = shared["ts"], shared["ys"]
-        neg_t, neg_q, neg_fb = shared["neg_t"], shared["neg_q"], shared["neg_fb"]
-        pos_t, pos_q, pos_fb = shared["pos_t"], shared["pos_q"], shared["pos_fb"]
-        neg_o = self.obs_by_side[0][sl].tolist()
-        pos_o = self.obs_by_side[1][sl].tolist()
+        if self.obs_by_side is None:
+            neg_o, pos_o = shared["neg_o"], shared["pos_o"]
+        else:
+            neg_o = self.obs_by_side[0][sl].tolist()
+            pos_o = self.obs_by_side[1][sl].tolist()
         ws = self.weights[sl].tolist()
-        flips = self.noise_flip[sl].tolist()
+        flips = repeat(False) if self.noise_flip is None else self.noise_flip[sl].tolist()
         threshold = o["threshold"]
         trained_only = o["trained_only"]
         flush = o["flush"]
         keep = o["keep_predictions"]
         if keep:
             log_pred, log_proba = self.log_pred, self.log_proba
-            log_obs, log_at = self.log_obs, self.log_at
         learner = self.learner
         predict = learner.predict_proba_one
         learn = learner.learn_one
         wtrain = self.weighted_train
-        bp, bq, bo, by = self.buf_p.append, self.buf_q.append, self.buf_o.append, self.buf_y.append
+        add = self.buf.append
         observer = self.observer
         on_eval = observer.on_evaluation if observer is not None else None
         on_inst = observer.on_instance if observer is not None else None
         obs_cpu = self.obs_cpu
-        pos_fifo, neg_fifo, fb_heap = self.pos_fifo, self.neg_fifo, self.fb_heap
-        heappush = heapq.heappush
-        head, pop = self.head, self.pop
-        sent = self.sent
-        nxt = self.nxt
-        evaluated, skipped, trained = self.evaluated, self.skipped, self.trained
-        weight_sum = self.weight_sum
+        buckets = self.buckets
+        take = buckets.pop
+        evaluated, skipped = self.evaluated, self.skipped
         cps = o["cp_list"]
         next_cp = cps[self.cp_i] if self.cp_i < len(cps) else -1
-        for k in range(stop - start):
-            m = start + k + 1
-            t = ts[k]
+        m = start
+        for t, x, y, r_n, r_p, k_n, k_p, o_n, o_p, w, flip in zip(  # noqa: B905 (equal lengths)
+            shared["ts"],
+            xs,
+            shared["ys"],
+            shared["neg_r"],
+            shared["pos_r"],
+            shared["neg_k"],
+            shared["pos_k"],
+            neg_o,
+            pos_o,
+            ws,
+            flips,
+        ):
+            m += 1
             ev_before = evaluated
-            # 1. release what is due before predicting m
-            if nxt[0] <= t:
-                lim = (t, m, n + 1)
-                while nxt <= lim:
-                    entry = nxt
-                    pop(entry)
-                    nxt = head()
-                    _, _, i, x_i, o_i, pe_i, pr_i, w_i, y_i = entry
-                    bp(pe_i)
-                    bq(pr_i)
-                    bo(o_i)
-                    by(y_i)
+            # 1. release what is due before predicting m (in (a, q, i) order)
+            bucket = take(m, None)
+            if bucket is not None:
+                if len(bucket) > 1:
+                    bucket.sort()
+                evaluated += len(bucket)
+                for entry in bucket:
+                    add(entry)
+                    _, _, x_i, o_i, pe_i, pr_i, w_i, y_i, _ = entry
                     if w_i == 1:
                         learn(x_i, o_i)
-                        trained += 1
-                        weight_sum += 1
                     elif w_i > 0:
                         wtrain(x_i, o_i, w_i)
-                        trained += 1
-                        weight_sum += w_i
-                    evaluated += 1
-                    if keep:
-                        log_obs[i - 1] = o_i
-                        log_at[i - 1] = entry[0]
                     if on_eval is not None:
                         on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
             # 2. predict m
-            x = xs[k]
             proba = predict(x)
-            if proba:
-                total = sum(proba.values())
-                p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
+            total = sum(proba.values())  # an empty dict sums to 0
+            p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
+            if p1 > threshold:
+                pred, r, ob, rank = 1, r_p, o_p, k_p
             else:
-                p1 = 0.5
-            pred = 1 if p1 > threshold else 0
-            pe = 1 - pred if flips[k] else pred
-            w = ws[k]
+                pred, r, ob, rank = 0, r_n, o_n, k_n
+            pe = 1 - pred if flip else pred
             if keep:
                 log_pred[m - 1] = pe
                 log_proba[m - 1] = p1
             # 3. the policy's outcome: release now or queue
             if trained_only and w == 0:
                 skipped += 1
+            elif r == m:
+                add((rank, m, x, ob, pe, p1, w, y, pred))
+                evaluated += 1
+                if w == 1:
+                    learn(x, ob)
+                elif w > 0:
+                    wtrain(x, ob, w)
+                if on_eval is not None:
+                    on_eval(m, t, pe, p1, ob, y, w)
             else:
-                if pred:
-                    a, q, ob, fb = pos_t[k], pos_q[k], pos_o[k], pos_fb[k]
-                else:
-                    a, q, ob, fb = neg_t[k], neg_q[k], neg_o[k], neg_fb[k]
-                if a < t or (a == t and q <= m):
-                    y = ys[k]
-                    bp(pe)
-                    bq(p1)
-                    bo(ob)
-                    by(y)
-                    if w == 1:
-                        learn(x, ob)
-                        trained += 1
-                        weight_sum += 1
-                    elif w > 0:
-                        wtrain(x, ob, w)
-                        trained += 1
-                        weight_sum += w
-                    evaluated += 1
-                    if keep:
-                        log_obs[m - 1] = ob
-                        log_at[m - 1] = a
-                    if on_eval is not None:
-                        on_eval(m, t, pe, p1, ob, y, w)
-                else:
-                    entry = (a, q, m, x, ob, pe, p1, w, ys[k])
-                    if fb:
-                        heappush(fb_heap, entry)
-                    elif pred:
-                        pos_fifo.append(entry)
+                buckets[r].append((rank, m, x, ob, pe, p1, w, y, pred))
+            if m == next_cp:
+                if m == n and flush:
+                    # everything still pending, in due order, while the last instance is processed
+                    rest = sorted(e for b in buckets.values() for e in b)
+                    buckets.clear()
+                    evaluated += len(rest)
+                    for entry in rest:
+                        add(entry)
+                        _, _, x_i, o_i, pe_i, pr_i, w_i, y_i, _ = entry
+                        if w_i > 0:
+                            wtrain(x_i, o_i, w_i)
+                        if on_eval is not None:
+                            on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
+                if on_inst is not None:
+                    if obs_cpu:
+                        on_inst(m, t, cpu_seconds=self.cpu + _time.process_time() - c0)
                     else:
-                        neg_fifo.append(entry)
-                    if entry < nxt:
-                        nxt = entry
-            if m == n and flush:
-                while nxt is not sent:
-                    entry = nxt
-                    pop(entry)
-                    nxt = head()
-                    _, _, i, x_i, o_i, pe_i, pr_i, w_i, y_i = entry
-                    bp(pe_i)
-                    bq(pr_i)
-                    bo(o_i)
-                    by(y_i)
-                    if w_i > 0:
-                        wtrain(x_i, o_i, w_i)
-                        trained += 1
-                        weight_sum += w_i
-                    evaluated += 1
-                    if keep:
-                        log_obs[i - 1] = o_i
-                        log_at[i - 1] = entry[0]
-                    if on_eval is not None:
-                        on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
-            if on_inst is not None:
+                        on_inst(m, t)
+                self.evaluated, self.skipped = evaluated, skipped
+                self._checkpoint(m, t, evaluated > ev_before, o, c0)
+                self.cp_i += 1
+                next_cp = cps[self.cp_i] if self.cp_i < len(cps) else -1
+            elif on_inst is not None:
                 if obs_cpu:
                     on_inst(m, t, cpu_seconds=self.cpu + _time.process_time() - c0)
                 else:
                     on_inst(m, t)
-            if m == next_cp:
-                self.evaluated, self.skipped, self.trained = evaluated, skipped, trained
-                self.weight_sum = weight_sum
-                self._checkpoint(m, t, evaluated > ev_before, o, c0)
-                self.cp_i += 1
-                next_cp = cps[self.cp_i] if self.cp_i < len(cps) else -1
-        self.nxt = nxt
-        self.evaluated, self.skipped, self.trained = evaluated, skipped, trained
-        self.weight_sum = weight_sum
-        if len(self.buf_p) > FLUSH_EVERY:
+        self.evaluated, self.skipped = evaluated, skipped
+        if len(self.buf) > FLUSH_EVERY:
             # bound the memory of long stretches without checkpoints: let the metric states
             # fold in what is buffered (a snapshot is how Metrics ingests its buffer)
-            self._to_metrics()
+            self._drain(o)
             self.m_obs.snapshot()
             self.m_true.snapshot()
         self.cpu += _time.process_time() - c0
 
-    def _to_metrics(self) -> None:
-        if self.buf_p:
-            self.m_obs.add_many(self.buf_p, self.buf_q, self.buf_o)
-            self.m_true.add_many(self.buf_p, self.buf_q, self.buf_y)
-            for buf in (self.buf_p, self.buf_q, self.buf_o, self.buf_y):
-                buf.clear()  # in place: the loop holds their append methods
+    def _drain(self, o: dict) -> None:
+        """Hand the buffered evaluations to the metric states; count the trained ones; log."""
+        buf = self.buf
+        if not buf:
+            return
+        _, idx, _, ob, pe, p1, w, y, side = zip(*buf)  # noqa: B905
+        buf.clear()  # in place: the loop holds its append method
+        pe = np.array(pe, dtype=np.int64)
+        p1 = np.array(p1, dtype=np.float64)
+        w = np.array(w, dtype=np.int64)
+        self.trained += int(np.count_nonzero(w))
+        self.weight_sum += float(w.sum())
+        if o["keep_predictions"]:
+            at = np.array(idx, dtype=np.int64) - 1
+            ob_a = np.array(ob, dtype=np.int8)
+            self.log_obs[at] = ob_a
+            self.log_at[at] = np.where(
+                np.array(side, dtype=bool), self.due_time[1][at], self.due_time[0][at]
+            )
+        self.m_obs.add_many(pe, p1, np.array(ob, dtype=np.int64))
+        self.m_true.add_many(pe, p1, np.array(y, dtype=np.int64))
 
     def _checkpoint(self, m: int, t: int, evaluated_now: bool, o: dict, c0: float) -> None:
-        self._to_metrics()
+        self._drain(o)
         cpu = self.cpu + _time.process_time() - c0 if o["timing"] else math.nan
         mem = float(self.learner._raw_memory_usage) if o["measure_memory"] else math.nan
         counts = [
@@ -529,8 +488,12 @@ class _Fold:
             cpu,
             mem,
         ]
-        self.rows.append((self.fold, "observed", counts, self.m_obs.snapshot()))
-        self.rows.append((self.fold, "true", counts, self.m_true.snapshot()))
+        # metric values as one float array per row, in METRICS order (memory: no dict per row)
+        names = _metrics.METRICS
+        for reference, state in (("observed", self.m_obs), ("true", self.m_true)):
+            snap = state.snapshot()
+            values = np.fromiter((snap.get(k, math.nan) for k in names), np.float64, len(names))
+            self.rows.append((self.fold, reference, counts, values))
 
     def output(self, stream, trained_only: bool, keep: bool) -> _FoldOutput:
         n = self.n
@@ -560,6 +523,34 @@ class _Fold:
             "cpu_seconds": self.cpu,
         }
         return _FoldOutput(self.fold, self.rows, predictions, self.observer, info)
+
+
+def release_plan(time: np.ndarray, schedule) -> dict[str, np.ndarray]:
+    """Where and in which order each instance's label is released, for both predictions.
+
+    ``neg_r``/``pos_r``: the 1-based position r of the instance whose processing releases the
+    label of instance i predicted negative/positive: the first r >= i with ``(a, q) <= (t_r, r)``
+    (``n + 1``: not within the stream). ``neg_k``/``pos_k``: the rank of the due key
+    ``(a, q, i)`` among the keys of both sides (sorting by rank = sorting by key).
+    """
+    time = np.asarray(time, dtype=np.int64)
+    n = time.shape[0]
+    index = np.arange(1, n + 1, dtype=np.int64)
+    plan: dict[str, np.ndarray] = {}
+    for name, side in (("neg", schedule.neg), ("pos", schedule.pos)):
+        a, q = side.due_time, side.due_pos
+        lo = np.searchsorted(time, a, "left")  # instances lo+1 .. hi (1-based) have t == a
+        hi = np.searchsorted(time, a, "right")
+        first = np.maximum(lo + 1, q)
+        r = np.where(first <= hi, first, hi + 1)
+        plan[f"{name}_r"] = np.maximum(r, index)
+    keys_a = np.concatenate((schedule.neg.due_time, schedule.pos.due_time))
+    keys_q = np.concatenate((schedule.neg.due_pos, schedule.pos.due_pos))
+    order = np.lexsort((np.concatenate((index, index)), keys_q, keys_a))
+    rank = np.empty(2 * n, dtype=np.int64)
+    rank[order] = np.arange(2 * n, dtype=np.int64)
+    plan["neg_k"], plan["pos_k"] = rank[:n], rank[n:]
+    return plan
 
 
 def _run_folds(
@@ -601,6 +592,7 @@ def _run_folds(
     )
     states = [_Fold(stream, learner_spec, policy, schedule, validation, f, o) for f in folds]
     n = len(stream)
+    plan = release_plan(stream.time, schedule)
     for start in range(0, n, CHUNK):
         stop = min(n, start + CHUNK)
         sl = slice(start, stop)
@@ -608,12 +600,9 @@ def _run_folds(
         shared = {
             "ts": stream.time[sl].tolist(),
             "ys": stream.label[sl].tolist(),
-            "neg_t": schedule.neg.due_time[sl].tolist(),
-            "neg_q": schedule.neg.due_pos[sl].tolist(),
-            "neg_fb": schedule.neg.feedback[sl].tolist(),
-            "pos_t": schedule.pos.due_time[sl].tolist(),
-            "pos_q": schedule.pos.due_pos[sl].tolist(),
-            "pos_fb": schedule.pos.feedback[sl].tolist(),
+            "neg_o": schedule.neg.observed[sl].tolist(),
+            "pos_o": schedule.pos.observed[sl].tolist(),
+            **{key: arr[sl].tolist() for key, arr in plan.items()},
         }
         for state in states:
             state.run_chunk(start, stop, xs, shared, o)
@@ -629,41 +618,40 @@ def _folds_table(
     outputs: Sequence[_FoldOutput], run_keys: dict, estimator: Estimator
 ) -> pd.DataFrame:
     metric_names = list(_metrics.METRICS)
-    records = []
-    for out in outputs:
-        for fold, reference, counts, snap in out.rows:
-            records.append(
-                [fold, reference, *counts, *(snap.get(k, math.nan) for k in metric_names)]
-            )
+    rows = [row for out in outputs for row in out.rows]
     count_cols = list(FOLD_COLUMNS[len(RUN_KEYS) + 3 :])
-    cols = ["fold", "reference", *count_cols, *metric_names]
-    frame = (
-        pd.DataFrame.from_records(records, columns=cols)
-        if records
-        else pd.DataFrame({c: [] for c in cols})
-    )
+    n_rows = len(rows)
+    if rows:
+        values = np.vstack([row[3] for row in rows])
+        count_values = list(zip(*(row[2] for row in rows), strict=True))
+    else:
+        values = np.empty((0, len(metric_names)))
+        count_values = [() for _ in count_cols]
+    frame = {
+        "fold": np.array([row[0] for row in rows], dtype=np.int64),
+        "reference": [row[1] for row in rows],
+    }
     out = pd.DataFrame(
         {
-            "dataset": pd.Series([str(run_keys["dataset"])] * len(frame), dtype=object),
-            "learner": pd.Series([str(run_keys["learner"])] * len(frame), dtype=object),
-            "seed": np.full(len(frame), int(run_keys["seed"]), dtype=np.int64),
-            "policy": pd.Series([str(run_keys["policy"])] * len(frame), dtype=object),
-            "fold": frame["fold"].to_numpy(dtype=np.int64),
-            "reference": pd.Series(frame["reference"].tolist(), dtype=object),
-            "estimator": pd.Series([estimator.kind] * len(frame), dtype=object),
+            "dataset": pd.Series([str(run_keys["dataset"])] * n_rows, dtype=object),
+            "learner": pd.Series([str(run_keys["learner"])] * n_rows, dtype=object),
+            "seed": np.full(n_rows, int(run_keys["seed"]), dtype=np.int64),
+            "policy": pd.Series([str(run_keys["policy"])] * n_rows, dtype=object),
+            "fold": frame["fold"],
+            "reference": pd.Series(frame["reference"], dtype=object),
+            "estimator": pd.Series([estimator.kind] * n_rows, dtype=object),
         }
     )
     ints = ("checkpoint", "time", "seen", "evaluated", "pending", "skipped", "trained")
-    for c in count_cols:
+    for c, col in zip(count_cols, count_values, strict=True):
         if c in ints:
-            out[c] = frame[c].to_numpy(dtype=np.int64)
+            out[c] = np.array(col, dtype=np.int64)
         elif c == "evaluated_now":
-            out[c] = frame[c].to_numpy(dtype=bool)
+            out[c] = np.array(col, dtype=bool)
         else:
-            out[c] = frame[c].to_numpy(dtype=np.float64)
-    for c in metric_names:
-        out[c] = frame[c].to_numpy(dtype=np.float64)
-    return out
+            out[c] = np.array(col, dtype=np.float64)
+    metrics = pd.DataFrame(values, columns=metric_names, index=out.index)
+    return pd.concat([out, metrics], axis=1)
 
 
 def summarize(folds: pd.DataFrame) -> pd.DataFrame:

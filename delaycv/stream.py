@@ -56,6 +56,21 @@ def _as_feature_frame(features: pd.DataFrame | None, rows: int) -> pd.DataFrame:
     clash = set(names) & set(BASE_COLUMNS)
     if clash:
         raise DelaycvError(f"feature names clash with stream columns: {', '.join(sorted(clash))}")
+    numeric = [
+        not isinstance(features[col].dtype, pd.CategoricalDtype)
+        and (
+            pd.api.types.is_bool_dtype(features[col].dtype)
+            or pd.api.types.is_numeric_dtype(features[col].dtype)
+        )
+        for col in features.columns
+    ]
+    if names and all(numeric):
+        # one float64 block, filled column by column (memory: no intermediate copies); the
+        # stream's feature matrix is a view of it
+        block = np.empty((len(names), rows), dtype=np.float64)
+        for j, col in enumerate(features.columns):
+            block[j] = features[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        return pd.DataFrame(block.T, columns=names, index=pd.RangeIndex(rows), copy=False)
     out: dict[str, Any] = {}
     for name, col in zip(names, features.columns, strict=True):
         s = features[col]
@@ -139,8 +154,8 @@ class Stream:
         set_(self, "features", features)
         set_(self, "metadata", meta)
         if all(features.dtypes == np.float64):
-            matrix = np.ascontiguousarray(features.to_numpy(dtype=np.float64))
-            set_(self, "_matrix", matrix)
+            # a view of the frame's single float64 block when it has one (no copy)
+            set_(self, "_matrix", features.to_numpy(dtype=np.float64))
         else:
             cols = []
             for name in features.columns:
@@ -172,7 +187,7 @@ class Stream:
         start = max(0, start)
         names = self.metadata["features"]
         if self._matrix is not None:
-            rows = self._matrix[start:stop].tolist()
+            rows = np.ascontiguousarray(self._matrix[start:stop]).tolist()
         else:
             rows = zip(*(c[start:stop].tolist() for c in self._columns))  # noqa: B905
         return [dict(zip(names, r)) for r in rows]  # noqa: B905 (lengths equal by construction)

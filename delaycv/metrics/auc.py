@@ -52,11 +52,14 @@ class CumulativeAUC:
 
     def __init__(self) -> None:
         self.pos = np.empty(0)  # sorted scores of positives
-        self.pos_w = np.empty(0)  # their weights, in the same order
         self.neg = np.empty(0)
-        self.neg_w = np.empty(0)
-        self.pos_cw = np.zeros(1)  # prefix sums of weights, length n + 1
-        self.neg_cw = np.zeros(1)
+        # While every weight is 1 (``unit``; the engine's case) the weights and their prefix sums
+        # are implicit (prefix sum k = k, exactly): 8 bytes per evaluation instead of 24.
+        self.unit = True
+        self.pos_w = None  # weights of the sorted scores, in the same order (None while unit)
+        self.neg_w = None
+        self.pos_cw = None  # prefix sums of the weights, length n + 1 (None while unit)
+        self.neg_cw = None
         self.tail_q = np.empty(0)
         self.tail_y = np.empty(0)
         self.tail_w = np.empty(0)
@@ -84,18 +87,30 @@ class CumulativeAUC:
         else:
             u_all, _, _ = pair_sums(tq, ty, tw)
             u = u_all - self.u_tail
+        if self.unit and not (w == 1.0).all():
+            self._materialise()
+        unit = self.unit
         # pairs with the sorted main part
         is_pos = y == 1
         qp, wp = q[is_pos], w[is_pos]
         qn, wn = q[~is_pos], w[~is_pos]
         if qp.size and self.neg.size:
-            lo = self.neg_cw[np.searchsorted(self.neg, qp, "left")]
-            hi = self.neg_cw[np.searchsorted(self.neg, qp, "right")]
+            lo = np.searchsorted(self.neg, qp, "left")
+            hi = np.searchsorted(self.neg, qp, "right")
+            if unit:
+                lo, hi = lo.astype(np.float64), hi.astype(np.float64)
+            else:
+                lo, hi = self.neg_cw[lo], self.neg_cw[hi]
             u += float(np.dot(wp, lo + 0.5 * (hi - lo)))
         if qn.size and self.pos.size:
-            total = self.pos_cw[-1]
-            lo = self.pos_cw[np.searchsorted(self.pos, qn, "left")]
-            hi = self.pos_cw[np.searchsorted(self.pos, qn, "right")]
+            lo = np.searchsorted(self.pos, qn, "left")
+            hi = np.searchsorted(self.pos, qn, "right")
+            if unit:
+                total = float(self.pos.size)
+                lo, hi = lo.astype(np.float64), hi.astype(np.float64)
+            else:
+                total = self.pos_cw[-1]
+                lo, hi = self.pos_cw[lo], self.pos_cw[hi]
             u += float(np.dot(wn, (total - hi) + 0.5 * (hi - lo)))
         self.u += u
         self.wp += float(wp.sum())
@@ -105,13 +120,25 @@ class CumulativeAUC:
             self.u_tail = u_all
             return
         tp = ty == 1
-        self.pos, self.pos_w, self.pos_cw = _merge(self.pos, self.pos_w, tq[tp], tw[tp])
-        self.neg, self.neg_w, self.neg_cw = _merge(self.neg, self.neg_w, tq[~tp], tw[~tp])
+        if unit:
+            self.pos = _merge_scores(self.pos, tq[tp])
+            self.neg = _merge_scores(self.neg, tq[~tp])
+        else:
+            self.pos, self.pos_w, self.pos_cw = _merge(self.pos, self.pos_w, tq[tp], tw[tp])
+            self.neg, self.neg_w, self.neg_cw = _merge(self.neg, self.neg_w, tq[~tp], tw[~tp])
         self.tail_q, self.tail_y, self.tail_w = np.empty(0), np.empty(0), np.empty(0)
         self.u_tail = 0.0
 
     def value(self) -> float:
         return auc_value(self.u, self.wp, self.wn)
+
+    def _materialise(self) -> None:
+        """Leave the unit-weight representation: explicit weights 1 and their prefix sums."""
+        self.unit = False
+        self.pos_w = np.ones(self.pos.size)
+        self.neg_w = np.ones(self.neg.size)
+        self.pos_cw = np.arange(self.pos.size + 1, dtype=np.float64)
+        self.neg_cw = np.arange(self.neg.size + 1, dtype=np.float64)
 
 
 def _cross(q, y, w, oq, oy, ow) -> float:
@@ -132,6 +159,14 @@ def _cross_one(q: float, y: float, w: float, oq, oy, ow) -> float:
         return w * float(np.dot(ow * (1.0 - oy), h))
     h = (oq > q) + 0.5 * (oq == q)  # new negative against the positives: H(q_j - q)
     return w * float(np.dot(ow * oy, h))
+
+
+def _merge_scores(old, new):
+    """``old`` (sorted) with ``new`` inserted, as ``_merge`` orders them (unit weights)."""
+    if new.size == 0:
+        return old
+    new = np.sort(new, kind="stable")
+    return np.insert(old, np.searchsorted(old, new, "right"), new)
 
 
 def _merge(old, old_w, new, new_w):
