@@ -60,6 +60,8 @@ class CumulativeAUC:
         self.neg_w = None
         self.pos_cw = None  # prefix sums of the weights, length n + 1 (None while unit)
         self.neg_cw = None
+        self.rpos = np.empty(0)  # unit weights: recent scores, sorted, merged into pos/neg
+        self.rneg = np.empty(0)  # when they reach a fraction of them (amortised O(n) merges)
         self.tail_q = np.empty(0)
         self.tail_y = np.empty(0)
         self.tail_w = np.empty(0)
@@ -72,6 +74,11 @@ class CumulativeAUC:
         """Add scores ``q`` (finite), labels ``y`` (0/1) and weights ``w`` (> 0)."""
         if q.size == 0:
             return
+        if self.unit:
+            if (w == 1.0).all():
+                self._add_unit(q, y)
+                return
+            self._materialise()
         # pairs inside the batch and with the tail
         tq = np.concatenate((self.tail_q, q))
         ty = np.concatenate((self.tail_y, y))
@@ -87,30 +94,18 @@ class CumulativeAUC:
         else:
             u_all, _, _ = pair_sums(tq, ty, tw)
             u = u_all - self.u_tail
-        if self.unit and not (w == 1.0).all():
-            self._materialise()
-        unit = self.unit
         # pairs with the sorted main part
         is_pos = y == 1
         qp, wp = q[is_pos], w[is_pos]
         qn, wn = q[~is_pos], w[~is_pos]
         if qp.size and self.neg.size:
-            lo = np.searchsorted(self.neg, qp, "left")
-            hi = np.searchsorted(self.neg, qp, "right")
-            if unit:
-                lo, hi = lo.astype(np.float64), hi.astype(np.float64)
-            else:
-                lo, hi = self.neg_cw[lo], self.neg_cw[hi]
+            lo = self.neg_cw[np.searchsorted(self.neg, qp, "left")]
+            hi = self.neg_cw[np.searchsorted(self.neg, qp, "right")]
             u += float(np.dot(wp, lo + 0.5 * (hi - lo)))
         if qn.size and self.pos.size:
-            lo = np.searchsorted(self.pos, qn, "left")
-            hi = np.searchsorted(self.pos, qn, "right")
-            if unit:
-                total = float(self.pos.size)
-                lo, hi = lo.astype(np.float64), hi.astype(np.float64)
-            else:
-                total = self.pos_cw[-1]
-                lo, hi = self.pos_cw[lo], self.pos_cw[hi]
+            total = self.pos_cw[-1]
+            lo = self.pos_cw[np.searchsorted(self.pos, qn, "left")]
+            hi = self.pos_cw[np.searchsorted(self.pos, qn, "right")]
             u += float(np.dot(wn, (total - hi) + 0.5 * (hi - lo)))
         self.u += u
         self.wp += float(wp.sum())
@@ -120,21 +115,56 @@ class CumulativeAUC:
             self.u_tail = u_all
             return
         tp = ty == 1
-        if unit:
-            self.pos = _merge_scores(self.pos, tq[tp])
-            self.neg = _merge_scores(self.neg, tq[~tp])
-        else:
-            self.pos, self.pos_w, self.pos_cw = _merge(self.pos, self.pos_w, tq[tp], tw[tp])
-            self.neg, self.neg_w, self.neg_cw = _merge(self.neg, self.neg_w, tq[~tp], tw[~tp])
+        self.pos, self.pos_w, self.pos_cw = _merge(self.pos, self.pos_w, tq[tp], tw[tp])
+        self.neg, self.neg_w, self.neg_cw = _merge(self.neg, self.neg_w, tq[~tp], tw[~tp])
         self.tail_q, self.tail_y, self.tail_w = np.empty(0), np.empty(0), np.empty(0)
         self.u_tail = 0.0
 
     def value(self) -> float:
         return auc_value(self.u, self.wp, self.wn)
 
+    def _add_unit(self, q: np.ndarray, y: np.ndarray) -> None:
+        """``add`` with every weight 1: U counts pairs (integers and halves, exact in any order).
+
+        A new positive s adds #neg below s + #neg equal / 2 = (lo + hi) / 2 (``searchsorted``
+        left/right in the sorted negatives); a new negative adds #pos above + #pos equal / 2 =
+        n_pos - (lo + hi) / 2.
+        """
+        is_pos = y == 1
+        qp = np.sort(q[is_pos])
+        qn = np.sort(q[~is_pos])
+        n_p, n_n = qp.size, qn.size
+        u = 0.0
+        ss = np.searchsorted
+        if n_p:
+            for level in (qn, self.neg, self.rneg):
+                if level.size:
+                    u += 0.5 * float((ss(level, qp, "left") + ss(level, qp, "right")).sum())
+        if n_n:
+            for level in (self.pos, self.rpos):
+                if level.size:
+                    lo_hi = ss(level, qn, "left") + ss(level, qn, "right")
+                    u += float(level.size * n_n) - 0.5 * float(lo_hi.sum())
+        self.u += u
+        self.wp += float(n_p)
+        self.wn += float(n_n)
+        if n_p:
+            self.rpos = np.insert(self.rpos, ss(self.rpos, qp, "right"), qp)
+            if self.rpos.size > max(2048, self.pos.size >> 3):
+                self.pos = _merge_scores(self.pos, self.rpos)
+                self.rpos = np.empty(0)
+        if n_n:
+            self.rneg = np.insert(self.rneg, ss(self.rneg, qn, "right"), qn)
+            if self.rneg.size > max(2048, self.neg.size >> 3):
+                self.neg = _merge_scores(self.neg, self.rneg)
+                self.rneg = np.empty(0)
+
     def _materialise(self) -> None:
         """Leave the unit-weight representation: explicit weights 1 and their prefix sums."""
         self.unit = False
+        self.pos = _merge_scores(self.pos, self.rpos)
+        self.neg = _merge_scores(self.neg, self.rneg)
+        self.rpos = self.rneg = np.empty(0)
         self.pos_w = np.ones(self.pos.size)
         self.neg_w = np.ones(self.neg.size)
         self.pos_cw = np.arange(self.pos.size + 1, dtype=np.float64)

@@ -75,10 +75,9 @@ class Metrics:
                 raise ValueError(f"unknown metric(s) {unknown}; known: {', '.join(METRICS)}")
             self.names = names
         self._want_auc = "auc" in self.names
-        self._p: list = []
-        self._q: list = []
-        self._t: list = []
-        self._w: list = []
+        self._buf: list = []  # (pred, proba, label, weight) tuples from add, not yet folded in
+        self._segs: list = []  # (p, q, t, w) arrays (int64, float64, int64, float64), in order
+        self._nseg = 0  # evaluations in _segs (all of them come before those in _buf)
         self.evaluations = 0  # evaluations folded into the state
         self._started = False
         self._last = 0
@@ -111,22 +110,42 @@ class Metrics:
     def add(self, pred: int, proba: float, label: int, weight: float = 1.0) -> None:
         """Buffer one evaluation: pred in {1, 0, -1 (unknown)}, proba = P(positive) or NaN,
         label = reference label (0/1), weight >= 0. Validated at the next ``snapshot``."""
-        self._p.append(pred)
-        self._q.append(proba)
-        self._t.append(label)
-        self._w.append(weight)
+        self._buf.append((pred, proba, label, weight))
 
     def add_many(self, pred, proba, label, weight=None) -> None:
         """Buffer many evaluations at once (array-likes of equal length)."""
-        pred = np.asarray(pred).tolist()
-        n = len(pred)
-        self._p.extend(pred)
-        self._q.extend(np.asarray(proba, dtype=float).reshape(n).tolist())
-        self._t.extend(np.asarray(label).reshape(n).tolist())
-        if weight is None:
-            self._w.extend([1.0] * n)
-        else:
-            self._w.extend(np.asarray(weight, dtype=float).reshape(n).tolist())
+        p = np.asarray(pred)
+        n = len(p)
+        q = np.asarray(proba, dtype=float).reshape(n)
+        t = np.asarray(label).reshape(n)
+        w = np.ones(n) if weight is None else np.asarray(weight, dtype=float).reshape(n)
+        if p.ndim != 1 or p.dtype.kind not in "biu" or t.dtype.kind not in "biu":
+            # not plain integers: buffered as values, validated at the next snapshot
+            self._buf.extend(zip(p.tolist(), q.tolist(), t.tolist(), w.tolist(), strict=True))
+            return
+        if not n:
+            return
+        self._seal()
+        self._segs.append((p.astype(np.int64), q, t.astype(np.int64), w))
+        self._nseg += n
+
+    def _seal(self) -> None:
+        """Move the evaluations buffered by ``add`` into ``_segs`` (as arrays)."""
+        buf = self._buf
+        if not buf:
+            return
+        m = len(buf)
+        p, q, t, w = zip(*buf, strict=True)
+        self._buf = []
+        self._segs.append(
+            (
+                np.fromiter(p, dtype=np.int64, count=m),
+                np.fromiter(q, dtype=np.float64, count=m),
+                np.fromiter(t, dtype=np.int64, count=m),
+                np.fromiter(w, dtype=np.float64, count=m),
+            )
+        )
+        self._nseg += m
 
     # ------------------------------------------------------------------ reading
     def snapshot(self) -> dict[str, float]:
@@ -134,7 +153,7 @@ class Metrics:
 
         ``Tumbling``: the values of the last completed chunk (all NaN before the first).
         """
-        if self._p:
+        if self._buf or self._segs:
             self._flush()
         kind = self._kind
         if kind == "tumbling":
@@ -176,23 +195,28 @@ class Metrics:
 
     # ------------------------------------------------------------------ internals
     def _flush(self) -> None:
-        m = len(self._p)
+        m = len(self._buf) + self._nseg
         if not m:
             return
         if m <= SCALAR_BATCH and self._kind != "window":
-            ps, qs, ts, ws = self._p, self._q, self._t, self._w
-            self._p, self._q, self._t, self._w = [], [], [], []
+            rows = [
+                row for seg in self._segs for row in zip(*(a.tolist() for a in seg), strict=True)
+            ]
+            rows.extend(self._buf)
+            self._buf, self._segs, self._nseg = [], [], 0
             self._auc_pending = []
-            for i in range(m):
-                self._fold_one(ps[i], qs[i], ts[i], ws[i])
+            for row in rows:
+                self._fold_one(*row)
             if self._auc_pending and self._kind == "cumulative":
                 self._auc.add(*np.array(self._auc_pending).T)
             return
-        p = np.fromiter(self._p, dtype=np.int64, count=m)
-        q = np.fromiter(self._q, dtype=np.float64, count=m)
-        t = np.fromiter(self._t, dtype=np.int64, count=m)
-        w = np.fromiter(self._w, dtype=np.float64, count=m)
-        self._p, self._q, self._t, self._w = [], [], [], []
+        self._seal()
+        segs = self._segs
+        self._segs, self._nseg = [], 0
+        if len(segs) == 1:
+            p, q, t, w = segs[0]
+        else:
+            p, q, t, w = (np.concatenate(parts) for parts in zip(*segs, strict=True))
         _validate(p, q, t, w)
         if self._kind == "tumbling":
             size = self.estimator.size
