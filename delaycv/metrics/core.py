@@ -331,6 +331,11 @@ class Metrics:
     # -- many evaluations at once (vectorised)
     def _ingest(self, p, q, t, w) -> None:
         m = p.size
+        if self._started and p.min() >= 0 and w.min() > 0 and not np.isnan(q.sum()):
+            # every evaluation known, weighted and with a probability: the same arithmetic
+            # with the masks dropped (the engine's case)
+            self._ingest_active(p, q, t, w)
+            return
         pos = w > 0
         known = p >= 0
         act = known & pos
@@ -398,6 +403,88 @@ class Metrics:
         self._prior[1] += total1
         self.evaluations += m
         self._aggregate(v, code, bmask, q, y, bw)
+
+    def _ingest_active(self, p, q, t, w) -> None:
+        """``_ingest`` when the MOA part has started and every evaluation has p >= 0, w > 0 and a
+        finite probability: the masks are all true, so they are dropped; with every w = 1 the
+        multiplications by w (exact identities) are dropped too, and Cumulative/Tumbling sum
+        the lookup rows by counting codes (integer sums: exact in any order)."""
+        m = p.size
+        unit = w.min() == 1.0 and w.max() == 1.0
+        last = np.empty(m, dtype=np.int64)
+        last[0] = self._last
+        last[1:] = t[:-1]
+        self._last = int(t[-1])
+        x = np.empty((m, 3))
+        x[:, 0] = w
+        np.multiply(w, t, out=x[:, 2])
+        np.subtract(w, x[:, 2], out=x[:, 1])
+        act = np.ones(m, dtype=bool)
+        before, after = self._trajectory(x, act)
+        b_after = np.maximum(after[:, 0], 1e-300)
+        e0_after = after[:, 1] / b_after
+        mid0 = before[:, 2] / np.maximum(before[:, 0], 1e-300) > e0_after
+        mid1 = after[:, 2] / b_after > e0_after
+        code = p * 128
+        code += t * 64
+        code += last * 8
+        code += mid0 * 4
+        code += mid1 * 3
+        code += 128 + 32 + 16  # (p + 1) * 128 + pos * 32 + started * 16
+        y = t == 1
+        wy = x[:, 2]
+        n1 = np.cumsum(wy)
+        n = np.cumsum(w)
+        n1 += self._prior[1] - wy
+        n += self._prior[0] + self._prior[1] - w
+        pt = np.where(y, q, 1.0 - q)
+        prior = np.where(y, n1 + 1.0, n - n1 + 1.0) / (n + 2.0)
+        gain = np.where(
+            pt >= prior,
+            np.log2(np.maximum(pt, 1e-300)) - np.log2(prior),
+            (np.log1p(-prior) - np.log1p(-np.minimum(pt, 1.0 - 1e-16))) / _LN2,
+        )
+        vb = np.empty((m, N_ROWS - _IB))
+        vb[:, 0] = w
+        brier = (q - y) ** 2
+        loss = -np.log(np.clip(pt, _EPS, 1.0 - _EPS))
+        if unit:
+            vb[:, 1] = brier
+            vb[:, 2] = loss
+            vb[:, 3] = gain
+        else:
+            np.multiply(w, brier, out=vb[:, 1])
+            np.multiply(w, loss, out=vb[:, 2])
+            np.multiply(w, gain, out=vb[:, 3])
+        total = float(w.sum())
+        total1 = float(w @ t)
+        self._prior[0] += total - total1
+        self._prior[1] += total1
+        self.evaluations += m
+        kind = self._kind
+        if unit and (kind == "cumulative" or kind == "tumbling"):
+            sums = np.empty(N_ROWS)
+            sums[:N_LUT_ROWS] = np.bincount(code, minlength=LUT.shape[0]) @ LUT
+            sums[_IB:] = vb.sum(axis=0)
+            if kind == "cumulative":
+                self._cum += sums
+                if self._auc is not None:
+                    self._auc.add(q, y.astype(np.float64), w)
+            else:
+                self._chunk += sums
+                self._chunk_n += m
+                if self._want_auc:
+                    self._chunk_q.append((q, y.astype(np.float64), w))
+                if self._chunk_n == self.estimator.size:
+                    self._close_chunk()
+            return
+        v = np.empty((m, N_ROWS))
+        if unit:
+            v[:, :N_LUT_ROWS] = LUT[code]
+        else:
+            np.multiply(LUT[code], w[:, None], out=v[:, :N_LUT_ROWS])
+        v[:, _IB:] = vb
+        self._aggregate(v, code, act, q, y, w)
 
     def _trajectory(self, x: np.ndarray, act: np.ndarray):
         """(before, after): the (w, w[t=0], w[t=1]) class-prior sums of the estimator just
