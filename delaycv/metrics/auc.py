@@ -131,33 +131,37 @@ class CumulativeAUC:
         n_pos - (lo + hi) / 2.
         """
         is_pos = y == 1
-        qp = np.sort(q[is_pos])
-        qn = np.sort(q[~is_pos])
+        qp = q[is_pos]
+        qn = q[~is_pos]
         n_p, n_n = qp.size, qn.size
-        u = 0.0
         ss = np.searchsorted
-        if n_p:
-            for level in (qn, self.neg, self.rneg):
-                if level.size:
-                    u += 0.5 * float((ss(level, qp, "left") + ss(level, qp, "right")).sum())
+        u = 0.0
         if n_n:
+            # the new negatives join the recent level first: the new positives then count the
+            # pairs inside the batch, the new negatives count only earlier positives
+            rneg = np.concatenate((self.rneg, qn))
+            rneg.sort(kind="stable")
+            self.rneg = rneg
             for level in (self.pos, self.rpos):
                 if level.size:
                     lo_hi = ss(level, qn, "left") + ss(level, qn, "right")
                     u += float(level.size * n_n) - 0.5 * float(lo_hi.sum())
+        if n_p:
+            for level in (self.neg, self.rneg):
+                if level.size:
+                    u += 0.5 * float((ss(level, qp, "left") + ss(level, qp, "right")).sum())
+            rpos = np.concatenate((self.rpos, qp))
+            rpos.sort(kind="stable")
+            self.rpos = rpos
         self.u += u
         self.wp += float(n_p)
         self.wn += float(n_n)
-        if n_p:
-            self.rpos = np.insert(self.rpos, ss(self.rpos, qp, "right"), qp)
-            if self.rpos.size > max(2048, self.pos.size >> 3):
-                self.pos = _merge_scores(self.pos, self.rpos)
-                self.rpos = np.empty(0)
-        if n_n:
-            self.rneg = np.insert(self.rneg, ss(self.rneg, qn, "right"), qn)
-            if self.rneg.size > max(2048, self.neg.size >> 3):
-                self.neg = _merge_scores(self.neg, self.rneg)
-                self.rneg = np.empty(0)
+        if self.rpos.size > max(2048, self.pos.size >> 3):
+            self.pos = _merge_scores(self.pos, self.rpos)
+            self.rpos = np.empty(0)
+        if self.rneg.size > max(2048, self.neg.size >> 3):
+            self.neg = _merge_scores(self.neg, self.rneg)
+            self.rneg = np.empty(0)
 
     def _materialise(self) -> None:
         """Leave the unit-weight representation: explicit weights 1 and their prefix sums."""

@@ -217,16 +217,16 @@ class Metrics:
             p, q, t, w = segs[0]
         else:
             p, q, t, w = (np.concatenate(parts) for parts in zip(*segs, strict=True))
-        _validate(p, q, t, w)
+        active = _validate(p, q, t, w)
         if self._kind == "tumbling":
             size = self.estimator.size
             start = 0
             while start < m:
                 stop = min(m, start + size - self._chunk_n)
-                self._ingest(p[start:stop], q[start:stop], t[start:stop], w[start:stop])
+                self._ingest(p[start:stop], q[start:stop], t[start:stop], w[start:stop], active)
                 start = stop
         else:
-            self._ingest(p, q, t, w)
+            self._ingest(p, q, t, w, active)
 
     # -- one evaluation at a time (small batches; the same arithmetic as MOA for Fading)
     def _fold_one(self, p, q, t, w) -> None:
@@ -329,9 +329,9 @@ class Metrics:
                 self._close_chunk()
 
     # -- many evaluations at once (vectorised)
-    def _ingest(self, p, q, t, w) -> None:
+    def _ingest(self, p, q, t, w, active: bool = False) -> None:
         m = p.size
-        if self._started and p.min() >= 0 and w.min() > 0 and not np.isnan(q.sum()):
+        if active and self._started:
             # every evaluation known, weighted and with a probability: the same arithmetic
             # with the masks dropped (the engine's case)
             self._ingest_active(p, q, t, w)
@@ -585,12 +585,21 @@ class Metrics:
         self._chunk_q = []
 
 
-def _validate(p, q, t, w) -> None:
-    if p.min() < -1 or p.max() > 1:
+def _validate(p, q, t, w) -> bool:
+    """Check a batch (``ValueError``); True when every evaluation is known (p >= 0), weighted
+    (w > 0) and has a probability (not NaN)."""
+    pmin = p.min()
+    if pmin < -1 or p.max() > 1:
         raise ValueError(f"pred must be 1, 0 or -1 (unknown), got {sorted(set(p.tolist()))}")
     if t.min() < 0 or t.max() > 1:
         raise ValueError(f"label must be 0 or 1, got {sorted(set(t.tolist()))}")
-    if not (w.min() >= 0 and w.max() < math.inf):
+    wmin = w.min()
+    if not (wmin >= 0 and w.max() < math.inf):
         raise ValueError("weight must be finite and >= 0")
-    if (q < 0).any() or (q > 1).any():  # NaN compares false: allowed
+    qmin, qmax = q.min(), q.max()  # NaN if any is NaN
+    finite = qmin == qmin and qmax == qmax
+    if not finite:
+        qmin, qmax = np.fmin.reduce(q), np.fmax.reduce(q)  # NaN compares false: allowed
+    if qmin < 0 or qmax > 1:
         raise ValueError("proba must be in [0, 1] or NaN")
+    return bool(pmin >= 0 and wmin > 0 and finite)
