@@ -75,9 +75,13 @@ class Metrics:
                 raise ValueError(f"unknown metric(s) {unknown}; known: {', '.join(METRICS)}")
             self.names = names
         self._want_auc = "auc" in self.names
-        self._buf: list = []  # (pred, proba, label, weight) tuples from add, not yet folded in
+        # evaluations from add, not yet folded in: predictions, probabilities, labels, weights
+        self._bp: list = []
+        self._bq: list = []
+        self._bt: list = []
+        self._bw: list = []
         self._segs: list = []  # (p, q, t, w) arrays (int64, float64, int64, float64), in order
-        self._nseg = 0  # evaluations in _segs (all of them come before those in _buf)
+        self._nseg = 0  # evaluations in _segs (all of them come before those of add)
         self.evaluations = 0  # evaluations folded into the state
         self._started = False
         self._last = 0
@@ -110,7 +114,10 @@ class Metrics:
     def add(self, pred: int, proba: float, label: int, weight: float = 1.0) -> None:
         """Buffer one evaluation: pred in {1, 0, -1 (unknown)}, proba = P(positive) or NaN,
         label = reference label (0/1), weight >= 0. Validated at the next ``snapshot``."""
-        self._buf.append((pred, proba, label, weight))
+        self._bp.append(pred)
+        self._bq.append(proba)
+        self._bt.append(label)
+        self._bw.append(weight)
 
     def add_many(self, pred, proba, label, weight=None) -> None:
         """Buffer many evaluations at once (array-likes of equal length)."""
@@ -121,7 +128,10 @@ class Metrics:
         w = np.ones(n) if weight is None else np.asarray(weight, dtype=float).reshape(n)
         if p.ndim != 1 or p.dtype.kind not in "biu" or t.dtype.kind not in "biu":
             # not plain integers: buffered as values, validated at the next snapshot
-            self._buf.extend(zip(p.tolist(), q.tolist(), t.tolist(), w.tolist(), strict=True))
+            self._bp.extend(p.tolist())
+            self._bq.extend(q.tolist())
+            self._bt.extend(t.tolist())
+            self._bw.extend(w.tolist())
             return
         if not n:
             return
@@ -131,12 +141,11 @@ class Metrics:
 
     def _seal(self) -> None:
         """Move the evaluations buffered by ``add`` into ``_segs`` (as arrays)."""
-        buf = self._buf
-        if not buf:
+        p, q, t, w = self._bp, self._bq, self._bt, self._bw
+        m = len(p)
+        if not m:
             return
-        m = len(buf)
-        p, q, t, w = zip(*buf, strict=True)
-        self._buf = []
+        self._bp, self._bq, self._bt, self._bw = [], [], [], []
         self._segs.append(
             (
                 np.fromiter(p, dtype=np.int64, count=m),
@@ -153,7 +162,7 @@ class Metrics:
 
         ``Tumbling``: the values of the last completed chunk (all NaN before the first).
         """
-        if self._buf or self._segs:
+        if self._bp or self._segs:
             self._flush()
         kind = self._kind
         if kind == "tumbling":
@@ -195,15 +204,16 @@ class Metrics:
 
     # ------------------------------------------------------------------ internals
     def _flush(self) -> None:
-        m = len(self._buf) + self._nseg
+        m = len(self._bp) + self._nseg
         if not m:
             return
         if m <= SCALAR_BATCH and self._kind != "window":
             rows = [
                 row for seg in self._segs for row in zip(*(a.tolist() for a in seg), strict=True)
             ]
-            rows.extend(self._buf)
-            self._buf, self._segs, self._nseg = [], [], 0
+            rows.extend(zip(self._bp, self._bq, self._bt, self._bw, strict=True))
+            self._bp, self._bq, self._bt, self._bw = [], [], [], []
+            self._segs, self._nseg = [], 0
             self._auc_pending = []
             for row in rows:
                 self._fold_one(*row)
@@ -217,16 +227,18 @@ class Metrics:
             p, q, t, w = segs[0]
         else:
             p, q, t, w = (np.concatenate(parts) for parts in zip(*segs, strict=True))
-        active = _validate(p, q, t, w)
+        active, unit = _validate(p, q, t, w)
         if self._kind == "tumbling":
             size = self.estimator.size
             start = 0
             while start < m:
                 stop = min(m, start + size - self._chunk_n)
-                self._ingest(p[start:stop], q[start:stop], t[start:stop], w[start:stop], active)
+                self._ingest(
+                    p[start:stop], q[start:stop], t[start:stop], w[start:stop], active, unit
+                )
                 start = stop
         else:
-            self._ingest(p, q, t, w, active)
+            self._ingest(p, q, t, w, active, unit)
 
     # -- one evaluation at a time (small batches; the same arithmetic as MOA for Fading)
     def _fold_one(self, p, q, t, w) -> None:
@@ -329,12 +341,12 @@ class Metrics:
                 self._close_chunk()
 
     # -- many evaluations at once (vectorised)
-    def _ingest(self, p, q, t, w, active: bool = False) -> None:
+    def _ingest(self, p, q, t, w, active: bool = False, unit: bool = False) -> None:
         m = p.size
         if active and self._started:
             # every evaluation known, weighted and with a probability: the same arithmetic
             # with the masks dropped (the engine's case)
-            self._ingest_active(p, q, t, w)
+            self._ingest_active(p, q, t, w, unit)
             return
         pos = w > 0
         known = p >= 0
@@ -404,13 +416,12 @@ class Metrics:
         self.evaluations += m
         self._aggregate(v, code, bmask, q, y, bw)
 
-    def _ingest_active(self, p, q, t, w) -> None:
+    def _ingest_active(self, p, q, t, w, unit: bool) -> None:
         """``_ingest`` when the MOA part has started and every evaluation has p >= 0, w > 0 and a
         finite probability: the masks are all true, so they are dropped; with every w = 1 the
         multiplications by w (exact identities) are dropped too, and Cumulative/Tumbling sum
         the lookup rows by counting codes (integer sums: exact in any order)."""
         m = p.size
-        unit = w.min() == 1.0 and w.max() == 1.0
         last = np.empty(m, dtype=np.int64)
         last[0] = self._last
         last[1:] = t[:-1]
@@ -585,16 +596,16 @@ class Metrics:
         self._chunk_q = []
 
 
-def _validate(p, q, t, w) -> bool:
-    """Check a batch (``ValueError``); True when every evaluation is known (p >= 0), weighted
-    (w > 0) and has a probability (not NaN)."""
+def _validate(p, q, t, w) -> tuple[bool, bool]:
+    """Check a batch (``ValueError``). Returns (active, unit): every evaluation is known
+    (p >= 0), weighted (w > 0) and has a probability (not NaN); every weight is 1."""
     pmin = p.min()
     if pmin < -1 or p.max() > 1:
         raise ValueError(f"pred must be 1, 0 or -1 (unknown), got {sorted(set(p.tolist()))}")
     if t.min() < 0 or t.max() > 1:
         raise ValueError(f"label must be 0 or 1, got {sorted(set(t.tolist()))}")
-    wmin = w.min()
-    if not (wmin >= 0 and w.max() < math.inf):
+    wmin, wmax = w.min(), w.max()
+    if not (wmin >= 0 and wmax < math.inf):
         raise ValueError("weight must be finite and >= 0")
     qmin, qmax = q.min(), q.max()  # NaN if any is NaN
     finite = qmin == qmin and qmax == qmax
@@ -602,4 +613,4 @@ def _validate(p, q, t, w) -> bool:
         qmin, qmax = np.fmin.reduce(q), np.fmax.reduce(q)  # NaN compares false: allowed
     if qmin < 0 or qmax > 1:
         raise ValueError("proba must be in [0, 1] or NaN")
-    return bool(pmin >= 0 and wmin > 0 and finite)
+    return bool(pmin >= 0 and wmin > 0 and finite), bool(wmin == 1.0 and wmax == 1.0)
