@@ -6,25 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-RUN_COLUMNS = [
-    "dataset",
-    "learner",
-    "seed",
-    "policy",
-    "fold",
-    "reference",
-    "estimator",
-    "checkpoint",
-    "time",
-    "seen",
-    "evaluated",
-    "pending",
-    "trained",
-    "weight",
-    "evaluated_now",
-    "cpu_seconds",
-    "model_bytes",
-]
+from delaycv.engine import FOLD_COLUMNS
+
+#: The per-fold table's columns before the metrics: the engine's own list, so the two cannot drift.
+RUN_COLUMNS = list(FOLD_COLUMNS)
 METRIC_COLUMNS = ["accuracy", "kappa", "recall_1", "gmean", "brier", "fpr_1"]
 
 
@@ -74,6 +59,7 @@ def fold_table(
                                         "seen": n,
                                         "evaluated": n - 10,
                                         "pending": 10,
+                                        "skipped": 0,
                                         "trained": n - 10,
                                         "weight": float(n - 10),
                                         "evaluated_now": True,
@@ -88,7 +74,18 @@ def fold_table(
                                     }
                                 )
     table = pd.DataFrame(rows)
-    for col in ("seed", "fold", "checkpoint", "time", "seen", "evaluated", "pending", "trained"):
+    ints = (
+        "seed",
+        "fold",
+        "checkpoint",
+        "time",
+        "seen",
+        "evaluated",
+        "pending",
+        "skipped",
+        "trained",
+    )
+    for col in ints:
         table[col] = table[col].astype("int64")
     return table[RUN_COLUMNS + METRIC_COLUMNS]
 
