@@ -35,7 +35,6 @@ import math
 import multiprocessing
 import sys
 import time as _time
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -102,6 +101,8 @@ ESTIMATORS = ("cumulative", "window", "fading", "tumbling")
 CHUNK = 4096
 #: Evaluations buffered per fold before they are handed to the metric states between checkpoints.
 FLUSH_EVERY = 65536
+#: Fields of a pending entry (see ``_Fold.run_chunk``).
+ENTRY = 9
 
 
 # --------------------------------------------------------------------------- specs
@@ -281,7 +282,11 @@ class _Fold:
         self.weighted_train = trainer(self.learner)
         self.m_obs = _metrics.Metrics(o["estimator"].build())
         self.m_true = _metrics.Metrics(o["estimator"].build())
-        # evaluations since the last checkpoint (their pending entries, in release order)
+        # evaluations since the last checkpoint, in release order: their entries' fields one
+        # after the other (ENTRY fields each). Not the entries themselves: a released entry is
+        # freed at once, so the tuples of the pending entries are created and freed at the same
+        # rate and Python's cyclic garbage collector, whose passes also walk every learner, is
+        # hardly ever triggered by the engine.
         self.buf: list = []
         factory = o["observer_factory"]
         self.observer = factory(fold) if factory is not None else None
@@ -311,8 +316,12 @@ class _Fold:
             self.log_obs = np.full(n, -1, dtype=np.int8)
             self.log_at = np.full(n, np.nan, dtype=np.float64)
         # pending labels by release position: buckets[r] holds the entries released while
-        # instance r is processed (r = n + 1: not due within the stream)
-        self.buckets: defaultdict = defaultdict(list)
+        # instance r is processed (r = n + 1: not due within the stream): the entry itself
+        # while it is the only one, then a chain of pairs (newest entry, what was there). Tuples
+        # only, no list: tuples of plain values drop out of the cyclic garbage collector's
+        # sight, whereas a list per position would stay tracked for as long as it waits and
+        # trigger the collector's full passes, which also walk every learner.
+        self.buckets: dict = {}
         self.evaluated = self.skipped = self.trained = 0
         self.weight_sum = 0.0
         self.rows: list = []
@@ -346,14 +355,28 @@ class _Fold:
         predict = learner.predict_proba_one
         learn = learner.learn_one
         wtrain = self.weighted_train
-        add = self.buf.append
+        put = self.buf.extend
         observer = self.observer
         on_eval = observer.on_evaluation if observer is not None else None
         on_inst = observer.on_instance if observer is not None else None
         obs_cpu = self.obs_cpu
         buckets = self.buckets
         take = buckets.pop
+        find = buckets.get
         evaluated, skipped = self.evaluated, self.skipped
+
+        def release(entries: list, m: int, t: int) -> None:
+            # several labels released at one position (in due order), or the final flush
+            for entry in entries:
+                put(entry)
+                _, _, x_i, o_i, pe_i, pr_i, w_i, y_i, _ = entry
+                if w_i == 1:
+                    learn(x_i, o_i)
+                elif w_i > 0:
+                    wtrain(x_i, o_i, w_i)
+                if on_eval is not None:
+                    on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
+
         cps = o["cp_list"]
         next_cp = cps[self.cp_i] if self.cp_i < len(cps) else -1
         m = start
@@ -375,18 +398,20 @@ class _Fold:
             # 1. release what is due before predicting m (in (a, q, i) order)
             bucket = take(m, None)
             if bucket is not None:
-                if len(bucket) > 1:
-                    bucket.sort()
-                evaluated += len(bucket)
-                for entry in bucket:
-                    add(entry)
-                    _, _, x_i, o_i, pe_i, pr_i, w_i, y_i, _ = entry
+                if len(bucket) == ENTRY:  # one entry (most positions)
+                    put(bucket)
+                    evaluated += 1
+                    _, _, x_i, o_i, pe_i, pr_i, w_i, y_i, _ = bucket
                     if w_i == 1:
                         learn(x_i, o_i)
                     elif w_i > 0:
                         wtrain(x_i, o_i, w_i)
                     if on_eval is not None:
                         on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
+                else:
+                    bucket = _unchain(bucket)
+                    evaluated += len(bucket)
+                    release(bucket, m, t)
             # 2. predict m
             proba = predict(x)
             total = sum(proba.values())  # an empty dict sums to 0
@@ -403,7 +428,7 @@ class _Fold:
             if trained_only and w == 0:
                 skipped += 1
             elif r == m:
-                add((rank, m, x, ob, pe, p1, w, y, pred))
+                put((rank, m, x, ob, pe, p1, w, y, pred))
                 evaluated += 1
                 if w == 1:
                     learn(x, ob)
@@ -412,20 +437,16 @@ class _Fold:
                 if on_eval is not None:
                     on_eval(m, t, pe, p1, ob, y, w)
             else:
-                buckets[r].append((rank, m, x, ob, pe, p1, w, y, pred))
+                entry = (rank, m, x, ob, pe, p1, w, y, pred)
+                queued = find(r)
+                buckets[r] = entry if queued is None else (entry, queued)
             if m == next_cp:
                 if m == n and flush:
                     # everything still pending, in due order, while the last instance is processed
-                    rest = sorted(e for b in buckets.values() for e in b)
+                    rest = sorted(e for b in buckets.values() for e in _unchain(b))
                     buckets.clear()
                     evaluated += len(rest)
-                    for entry in rest:
-                        add(entry)
-                        _, _, x_i, o_i, pe_i, pr_i, w_i, y_i, _ = entry
-                        if w_i > 0:
-                            wtrain(x_i, o_i, w_i)
-                        if on_eval is not None:
-                            on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
+                    release(rest, m, t)
                 if on_inst is not None:
                     if obs_cpu:
                         on_inst(m, t, cpu_seconds=self.cpu + _time.process_time() - c0)
@@ -441,7 +462,7 @@ class _Fold:
                 else:
                     on_inst(m, t)
         self.evaluated, self.skipped = evaluated, skipped
-        if len(self.buf) > FLUSH_EVERY:
+        if len(self.buf) > FLUSH_EVERY * ENTRY:
             # bound the memory of long stretches without checkpoints: let the metric states
             # fold in what is buffered (a snapshot is how Metrics ingests its buffer)
             self._drain(o)
@@ -454,22 +475,22 @@ class _Fold:
         buf = self.buf
         if not buf:
             return
-        _, idx, _, ob, pe, p1, w, y, side = zip(*buf)  # noqa: B905
-        buf.clear()  # in place: the loop holds its append method
-        pe = np.array(pe, dtype=np.int64)
-        p1 = np.array(p1, dtype=np.float64)
-        w = np.array(w, dtype=np.int64)
-        self.trained += int(np.count_nonzero(w))
-        self.weight_sum += float(w.sum())
+        pe_a = np.array(buf[4::ENTRY], dtype=np.int64)
+        p1_a = np.array(buf[5::ENTRY], dtype=np.float64)
+        ob_a = np.array(buf[3::ENTRY], dtype=np.int64)
+        y_a = np.array(buf[7::ENTRY], dtype=np.int64)
+        w_a = np.array(buf[6::ENTRY], dtype=np.int64)
+        self.trained += int(np.count_nonzero(w_a))
+        self.weight_sum += float(w_a.sum())
         if o["keep_predictions"]:
-            at = np.array(idx, dtype=np.int64) - 1
-            ob_a = np.array(ob, dtype=np.int8)
+            at = np.array(buf[1::ENTRY], dtype=np.int64) - 1
             self.log_obs[at] = ob_a
             self.log_at[at] = np.where(
-                np.array(side, dtype=bool), self.due_time[1][at], self.due_time[0][at]
+                np.array(buf[8::ENTRY], dtype=bool), self.due_time[1][at], self.due_time[0][at]
             )
-        self.m_obs.add_many(pe, p1, np.array(ob, dtype=np.int64))
-        self.m_true.add_many(pe, p1, np.array(y, dtype=np.int64))
+        buf.clear()  # in place: the loop holds its extend method
+        self.m_obs.add_many(pe_a, p1_a, ob_a)
+        self.m_true.add_many(pe_a, p1_a, y_a)
 
     def _checkpoint(self, m: int, t: int, evaluated_now: bool, o: dict, c0: float) -> None:
         self._drain(o)
@@ -523,6 +544,17 @@ class _Fold:
             "cpu_seconds": self.cpu,
         }
         return _FoldOutput(self.fold, self.rows, predictions, self.observer, info)
+
+
+def _unchain(bucket: tuple) -> list:
+    """The entries of a bucket (one entry, or a chain of (entry, rest) pairs) in release order."""
+    entries = []
+    while len(bucket) == 2:
+        entries.append(bucket[0])
+        bucket = bucket[1]
+    entries.append(bucket)
+    entries.sort()
+    return entries
 
 
 def release_plan(time: np.ndarray, schedule) -> dict[str, np.ndarray]:

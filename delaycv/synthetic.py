@@ -68,7 +68,9 @@ _W1 = np.array([0.2, 0.1, 0.1, 0.1, 0.1, 0.9, 0.0, 0.2, -0.7, 0.1, -0.1, 0.0, 0.
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
+    # exp(-x) overflows to inf for x < -709, and 1 / (1 + inf) is the right limit, 0
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-x))
 
 
 def _intercept(score: np.ndarray, rate: float) -> float:

@@ -37,6 +37,8 @@ from delaycv.metrics.formulas import METRICS, compute
 from delaycv.metrics.rows import (
     GMASK_I,
     LUT,
+    N_CODES,
+    N_GROUPS,
     N_LUT_ROWS,
     N_ROWS,
     NONZERO,
@@ -52,6 +54,8 @@ _IU0, _IU1 = R["u0_w"], R["u1_w"]
 _IB = R["b_w"]
 _COLK = np.array([_IA, _IT0, _IT1])
 _COUNTS = np.array([R[k] for k in ("a_w", "a_tp", "a_fp", "a_fn", "a_tn", "u0_unk", "u1_unk")])
+_GROUP_COLS = np.arange(N_GROUPS - 1)
+_LUT_COLS = np.arange(N_LUT_ROWS)
 #: batches of at most this many evaluations are folded in one at a time (cheaper than numpy)
 SCALAR_BATCH = 12
 
@@ -473,6 +477,9 @@ class Metrics:
         self._prior[1] += total1
         self.evaluations += m
         kind = self._kind
+        if kind == "fading":
+            self._fade_active(code, None if unit else w, vb)
+            return
         if unit and (kind == "cumulative" or kind == "tumbling"):
             sums = np.empty(N_ROWS)
             sums[:N_LUT_ROWS] = np.bincount(code, minlength=LUT.shape[0]) @ LUT
@@ -496,6 +503,32 @@ class Metrics:
             np.multiply(LUT[code], w[:, None], out=v[:, :N_LUT_ROWS])
         v[:, _IB:] = vb
         self._aggregate(v, code, act, q, y, w)
+
+    def _fade_active(self, code: np.ndarray, w: np.ndarray | None, vb: np.ndarray) -> None:
+        """``_aggregate`` for ``Fading`` when every evaluation is active (w = None: all w = 1),
+        without the (evaluations x rows) matrix: the faded weight of each evaluation in each group
+        is summed per code (one ``bincount``), and the lookup table turns the code sums into row
+        sums. The same sums as ``_aggregate``'s, added in another order."""
+        m = code.size
+        ng = N_GROUPS - 1  # group B (every evaluation here) is apart
+        g = np.empty((m, N_GROUPS), dtype=np.int64)
+        g[:, :ng] = GMASK_I[code]
+        g[:, ng] = 1
+        c = np.cumsum(g, axis=0)
+        n = c[-1]
+        pw = self._powers(int(n.max()))
+        fw = pw[n - c]
+        fw *= g
+        fl = fw[:, :ng] if w is None else fw[:, :ng] * w[:, None]
+        by_code = np.bincount(
+            (code[:, None] * ng + _GROUP_COLS).ravel(), weights=fl.ravel(), minlength=N_CODES * ng
+        ).reshape(N_CODES, ng)
+        faded = np.empty(N_ROWS)
+        faded[:N_LUT_ROWS] = (by_code.T @ LUT)[ROW_GROUP[:N_LUT_ROWS], _LUT_COLS]
+        faded[_IB:] = fw[:, ng] @ vb
+        self._faded = pw[n][ROW_GROUP] * self._faded + faded
+        counts = np.bincount(code, weights=w, minlength=N_CODES)
+        self._cum[_COUNTS] += counts @ LUT[:, _COUNTS]
 
     def _trajectory(self, x: np.ndarray, act: np.ndarray):
         """(before, after): the (w, w[t=0], w[t=1]) class-prior sums of the estimator just
