@@ -398,7 +398,8 @@ class _Fold:
             # 1. release what is due before predicting m (in (a, q, i) order)
             bucket = take(m, None)
             if bucket is not None:
-                if len(bucket) == ENTRY:  # one entry (most positions)
+                if len(bucket) == ENTRY:  # one entry (most positions): release() written inline,
+                    # since a call and a 1-tuple per instance would cost a few % of the engine
                     put(bucket)
                     evaluated += 1
                     _, _, x_i, o_i, pe_i, pr_i, w_i, y_i, _ = bucket
