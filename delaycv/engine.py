@@ -78,6 +78,18 @@ FOLD_COLUMNS = (
     "cpu_seconds",
     "model_bytes",
 )
+#: The integer columns among them (``evaluated_now`` is boolean, the rest float).
+INT_COLUMNS = (
+    "seed",
+    "fold",
+    "checkpoint",
+    "time",
+    "seen",
+    "evaluated",
+    "pending",
+    "skipped",
+    "trained",
+)
 #: Columns of the prediction log, in order.
 PREDICTION_COLUMNS = (
     "fold",
@@ -517,7 +529,7 @@ class _Fold:
             values = np.fromiter((snap.get(k, math.nan) for k in names), np.float64, len(names))
             self.rows.append((self.fold, reference, counts, values))
 
-    def output(self, stream, trained_only: bool, keep: bool) -> _FoldOutput:
+    def output(self, stream, keep: bool) -> _FoldOutput:
         n = self.n
         predictions = None
         if keep:
@@ -641,7 +653,7 @@ def _run_folds(
             state.run_chunk(start, stop, xs, shared, o)
         if progress is not None:
             progress((stop - start) * len(states))
-    return [s.output(stream, validation.trained_only, keep_predictions) for s in states]
+    return [s.output(stream, keep_predictions) for s in states]
 
 
 # --------------------------------------------------------------------------- tables
@@ -660,24 +672,19 @@ def _folds_table(
     else:
         values = np.empty((0, len(metric_names)))
         count_values = [() for _ in count_cols]
-    frame = {
-        "fold": np.array([row[0] for row in rows], dtype=np.int64),
-        "reference": [row[1] for row in rows],
-    }
     out = pd.DataFrame(
         {
             "dataset": pd.Series([str(run_keys["dataset"])] * n_rows, dtype=object),
             "learner": pd.Series([str(run_keys["learner"])] * n_rows, dtype=object),
             "seed": np.full(n_rows, int(run_keys["seed"]), dtype=np.int64),
             "policy": pd.Series([str(run_keys["policy"])] * n_rows, dtype=object),
-            "fold": frame["fold"],
-            "reference": pd.Series(frame["reference"], dtype=object),
+            "fold": np.array([row[0] for row in rows], dtype=np.int64),
+            "reference": pd.Series([row[1] for row in rows], dtype=object),
             "estimator": pd.Series([estimator.kind] * n_rows, dtype=object),
         }
     )
-    ints = ("checkpoint", "time", "seen", "evaluated", "pending", "skipped", "trained")
     for c, col in zip(count_cols, count_values, strict=True):
-        if c in ints:
+        if c in INT_COLUMNS:
             out[c] = np.array(col, dtype=np.int64)
         elif c == "evaluated_now":
             out[c] = np.array(col, dtype=bool)

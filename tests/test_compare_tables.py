@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from delaycv.engine import FOLD_COLUMNS
+from delaycv.engine import FOLD_COLUMNS, INT_COLUMNS
 
 #: The per-fold table's columns before the metrics: the engine's own list, so the two cannot drift.
 RUN_COLUMNS = list(FOLD_COLUMNS)
@@ -74,18 +74,7 @@ def fold_table(
                                     }
                                 )
     table = pd.DataFrame(rows)
-    ints = (
-        "seed",
-        "fold",
-        "checkpoint",
-        "time",
-        "seen",
-        "evaluated",
-        "pending",
-        "skipped",
-        "trained",
-    )
-    for col in ints:
+    for col in INT_COLUMNS:
         table[col] = table[col].astype("int64")
     return table[RUN_COLUMNS + METRIC_COLUMNS]
 
