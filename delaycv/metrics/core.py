@@ -509,16 +509,8 @@ class Metrics:
         without the (evaluations x rows) matrix: the faded weight of each evaluation in each group
         is summed per code (one ``bincount``), and the lookup table turns the code sums into row
         sums. The same sums as ``_aggregate``'s, added in another order."""
-        m = code.size
         ng = N_GROUPS - 1  # group B (every evaluation here) is apart
-        g = np.empty((m, N_GROUPS), dtype=np.int64)
-        g[:, :ng] = GMASK_I[code]
-        g[:, ng] = 1
-        c = np.cumsum(g, axis=0)
-        n = c[-1]
-        pw = self._powers(int(n.max()))
-        fw = pw[n - c]
-        fw *= g
+        n, pw, fw = self._fading_weights(code, 1)
         fl = fw[:, :ng] if w is None else fw[:, :ng] * w[:, None]
         by_code = np.bincount(
             (code[:, None] * ng + _GROUP_COLS).ravel(), weights=fl.ravel(), minlength=N_CODES * ng
@@ -570,6 +562,20 @@ class Metrics:
         before[1:] = after[:-1]
         return before, after
 
+    def _fading_weights(self, code: np.ndarray, bmask) -> tuple:
+        """Per evaluation and group (the groups of ``rows``, group B last, its membership
+        ``bmask``): alpha ** (the group's own events after this one in the batch), 0 outside the
+        group. Returns (own events per group in the batch, the powers of alpha, those weights)."""
+        g = np.empty((code.size, N_GROUPS), dtype=np.int64)
+        g[:, :-1] = GMASK_I[code]
+        g[:, -1] = bmask
+        c = np.cumsum(g, axis=0)
+        n = c[-1]
+        pw = self._powers(int(n.max()))
+        fw = pw[n - c]
+        fw *= g
+        return n, pw, fw
+
     def _powers(self, n: int) -> np.ndarray:
         if n >= self._pw.size:
             self._pw = self._alpha ** np.arange(max(n + 1, 2 * self._pw.size), dtype=np.float64)
@@ -579,14 +585,7 @@ class Metrics:
         kind = self._kind
         if kind == "fading":
             self._cum[_COUNTS] += v[:, _COUNTS].sum(axis=0)
-            g = np.empty((v.shape[0], GMASK_I.shape[1] + 1), dtype=np.int64)
-            g[:, :-1] = GMASK_I[code]
-            g[:, -1] = bmask
-            c = np.cumsum(g, axis=0)
-            n = c[-1]
-            pw = self._powers(int(n.max()))
-            fw = pw[n - c]
-            fw *= g
+            n, pw, fw = self._fading_weights(code, bmask)
             self._faded = pw[n][ROW_GROUP] * self._faded + (v * fw[:, ROW_GROUP]).sum(axis=0)
         elif kind == "cumulative":
             self._cum += v.sum(axis=0)
