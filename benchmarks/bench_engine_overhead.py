@@ -36,6 +36,7 @@ Usage: ``.venv/bin/python benchmarks/bench_engine_overhead.py [--quick] [--rows 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import statistics
@@ -118,6 +119,11 @@ def record(stream, common) -> tuple[list, list[int]]:
     return order, bounds
 
 
+def chunk_calls(order, bounds, j: int) -> list:
+    """The recorded calls of engine chunk ``j``."""
+    return order[bounds[j - 1] if j else 0 : bounds[j]]
+
+
 def _bare_worker(conn, order, bounds, xs) -> None:
     """The bare loop's process: replays chunk j when asked, answers with its CPU seconds."""
     models: dict = {}
@@ -125,54 +131,16 @@ def _bare_worker(conn, order, bounds, xs) -> None:
         j = conn.recv()
         if j is None:
             break
-        lo = bounds[j - 1] if j else 0
-        conn.send(replay(order[lo : bounds[j]], xs, models))
+        conn.send(replay(chunk_calls(order, bounds, j), xs, models))
     conn.close()
 
 
-def interleaved(stream, spec, common, order, bounds, xs) -> tuple[float, float, list[float]]:
-    """One engine run, with the bare loop replayed chunk by chunk in lockstep in a second process:
-    at the end of each engine chunk the engine waits while the bare loop runs the same chunk.
-    Each side has its own heap (its garbage collector walks only its own learners) and both see
-    the same stretches of the machine. Returns (engine CPU s, bare CPU s, per-chunk ratios)."""
-    # both processes on one CPU: the vCPUs of a shared machine differ in speed from moment to
-    # moment, and the two sides must see the same one
-    cpus = os.sched_getaffinity(0)
-    cpu = min(cpus)
-    os.sched_setaffinity(0, {cpu})
-    ctx = multiprocessing.get_context("fork")
-    here, there = ctx.Pipe()
-    worker = ctx.Process(target=_bare_worker, args=(there, order, bounds, xs))
-    worker.start()
-    there.close()
-    state = {"chunk": 0, "callback": 0.0, "bare": 0.0, "last": 0.0, "ratios": []}
-
-    def callback(_k: int) -> None:
-        c0 = time.process_time()
-        j = state["chunk"]
-        here.send(j)
-        bare = here.recv()  # the engine's process waits here without using CPU
-        state["bare"] += bare
-        state["chunk"] = j + 1
-        state["ratios"].append((c0 - state["last"]) / bare if bare > 0 else float("nan"))
-        state["callback"] += time.process_time() - c0
-        state["last"] = time.process_time()
-
-    try:
-        t0 = time.process_time()
-        state["last"] = t0
-        evaluate(stream, spec, progress=callback, **common)
-        total = time.process_time() - t0
-    finally:
-        here.send(None)
-        worker.join()
-        os.sched_setaffinity(0, cpus)
-    assert state["chunk"] == len(bounds)
-    return total - state["callback"], state["bare"], state["ratios"]
-
-
-def aa_run(order, bounds, xs) -> tuple[float, float, list[float]]:
-    """The bare loop against itself in the same lockstep as ``interleaved``."""
+@contextlib.contextmanager
+def lockstep_partner(order, bounds, xs):
+    """A bare-loop process forked now and pinned, with this process, to one CPU (the vCPUs of a
+    shared machine differ in speed from moment to moment, and both sides must see the same one).
+    Yields ``partner(j)``: the partner replays chunk j while this process waits without using CPU;
+    returns the partner's CPU seconds."""
     cpus = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(cpus)})
     ctx = multiprocessing.get_context("fork")
@@ -180,22 +148,57 @@ def aa_run(order, bounds, xs) -> tuple[float, float, list[float]]:
     worker = ctx.Process(target=_bare_worker, args=(there, order, bounds, xs))
     worker.start()
     there.close()
-    models: dict = {}
-    a = b = 0.0
-    ratios = []
+
+    def partner(j: int) -> float:
+        here.send(j)
+        return here.recv()
+
     try:
-        for j in range(len(bounds)):
-            lo = bounds[j - 1] if j else 0
-            sa = replay(order[lo : bounds[j]], xs, models)
-            here.send(j)
-            sb = here.recv()
-            a += sa
-            b += sb
-            ratios.append(sa / sb if sb > 0 else float("nan"))
+        yield partner
     finally:
         here.send(None)
         worker.join()
         os.sched_setaffinity(0, cpus)
+
+
+def interleaved(stream, spec, common, order, bounds, xs) -> tuple[float, float, list[float]]:
+    """One engine run, with the bare loop replayed chunk by chunk in lockstep in a second process:
+    at the end of each engine chunk the engine waits while the bare loop runs the same chunk.
+    Each side has its own heap (its garbage collector walks only its own learners) and both see
+    the same stretches of the machine. Returns (engine CPU s, bare CPU s, per-chunk ratios)."""
+    state = {"chunk": 0, "callback": 0.0, "bare": 0.0, "last": 0.0, "ratios": []}
+    with lockstep_partner(order, bounds, xs) as partner:
+
+        def callback(_k: int) -> None:
+            c0 = time.process_time()
+            j = state["chunk"]
+            bare = partner(j)
+            state["bare"] += bare
+            state["chunk"] = j + 1
+            state["ratios"].append((c0 - state["last"]) / bare if bare > 0 else float("nan"))
+            state["callback"] += time.process_time() - c0
+            state["last"] = time.process_time()
+
+        t0 = time.process_time()
+        state["last"] = t0
+        evaluate(stream, spec, progress=callback, **common)
+        total = time.process_time() - t0
+    assert state["chunk"] == len(bounds)
+    return total - state["callback"], state["bare"], state["ratios"]
+
+
+def aa_run(order, bounds, xs) -> tuple[float, float, list[float]]:
+    """The bare loop against itself in the same lockstep as ``interleaved``."""
+    models: dict = {}
+    a = b = 0.0
+    ratios = []
+    with lockstep_partner(order, bounds, xs) as partner:
+        for j in range(len(bounds)):
+            sa = replay(chunk_calls(order, bounds, j), xs, models)
+            sb = partner(j)
+            a += sa
+            b += sb
+            ratios.append(sa / sb if sb > 0 else float("nan"))
     return a, b, ratios
 
 
