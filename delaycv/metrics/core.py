@@ -36,6 +36,7 @@ from delaycv.metrics.estimators import Cumulative, Fading, Sliding, Tumbling, ma
 from delaycv.metrics.formulas import METRICS, compute
 from delaycv.metrics.rows import (
     GMASK_I,
+    GROUPS,
     LUT,
     N_CODES,
     N_GROUPS,
@@ -56,6 +57,17 @@ _COLK = np.array([_IA, _IT0, _IT1])
 _COUNTS = np.array([R[k] for k in ("a_w", "a_tp", "a_fp", "a_fn", "a_tn", "u0_unk", "u1_unk")])
 _GROUP_COLS = np.arange(N_GROUPS - 1)
 _LUT_COLS = np.arange(N_LUT_ROWS)
+_LUT_COUNTS = np.ascontiguousarray(LUT[:, _COUNTS])
+#: For an active evaluation (known prediction p, w > 0, after the start), the own events of each
+#: group are all evaluations (A, Z, B), those with its prediction (P0, P1) or those with its label
+#: (T0, T1, U0, U1): per group the fading weight sequence used (0 all, 1 by prediction, 2 by
+#: label) and per row that of its group; ``_ACTIVE_OWN`` picks each group's count of own events
+#: from (all, p = 0, p = 1, t = 0, t = 1).
+_GROUP_SEQ = np.array([{"p": 1, "t": 2, "u": 2}.get(g[0], 0) for g in GROUPS])
+_ACTIVE_SEQ = _GROUP_SEQ[ROW_GROUP]
+_ACTIVE_OWN = np.array(
+    [0 if s == 0 else 2 * s - 1 + int(g[-1]) for g, s in zip(GROUPS, _GROUP_SEQ, strict=True)]
+)
 #: batches of at most this many evaluations are folded in one at a time (cheaper than numpy)
 SCALAR_BATCH = 12
 
@@ -434,8 +446,7 @@ class Metrics:
         x[:, 0] = w
         np.multiply(w, t, out=x[:, 2])
         np.subtract(w, x[:, 2], out=x[:, 1])
-        act = np.ones(m, dtype=bool)
-        before, after = self._trajectory(x, act)
+        before, after = self._trajectory(x, None)
         b_after = np.maximum(after[:, 0], 1e-300)
         e0_after = after[:, 1] / b_after
         mid0 = before[:, 2] / np.maximum(before[:, 0], 1e-300) > e0_after
@@ -478,7 +489,7 @@ class Metrics:
         self.evaluations += m
         kind = self._kind
         if kind == "fading":
-            self._fade_active(code, None if unit else w, vb)
+            self._fade_active(p, t, code, None if unit else w, vb)
             return
         if unit and (kind == "cumulative" or kind == "tumbling"):
             sums = np.empty(N_ROWS)
@@ -502,29 +513,45 @@ class Metrics:
         else:
             np.multiply(LUT[code], w[:, None], out=v[:, :N_LUT_ROWS])
         v[:, _IB:] = vb
-        self._aggregate(v, code, act, q, y, w)
+        self._aggregate(v, code, np.ones(m, dtype=bool), q, y, w)
 
-    def _fade_active(self, code: np.ndarray, w: np.ndarray | None, vb: np.ndarray) -> None:
+    def _fade_active(self, p, t, code, w: np.ndarray | None, vb: np.ndarray) -> None:
         """``_aggregate`` for ``Fading`` when every evaluation is active (w = None: all w = 1),
-        without the (evaluations x rows) matrix: the faded weight of each evaluation in each group
-        is summed per code (one ``bincount``), and the lookup table turns the code sums into row
-        sums. The same sums as ``_aggregate``'s, added in another order."""
-        ng = N_GROUPS - 1  # group B (every evaluation here) is apart
-        n, pw, fw = self._fading_weights(code, 1)
-        fl = fw[:, :ng] if w is None else fw[:, :ng] * w[:, None]
-        by_code = np.bincount(
-            (code[:, None] * ng + _GROUP_COLS).ravel(), weights=fl.ravel(), minlength=N_CODES * ng
-        ).reshape(N_CODES, ng)
+        without an (evaluations x groups) matrix. Every evaluation is then an own event of groups
+        A, Z and B, of the P group of its prediction and of the T and U groups of its label
+        (``_ACTIVE_SEQ``), so three fading weights per evaluation serve every group: alpha **
+        (the later evaluations of the batch, of those with the same prediction, of those with the
+        same label). Each is summed per code (``bincount``); the lookup table turns code sums into
+        row sums, a group's rows being zero at the codes of non-members. The same weights as
+        ``_fading_weights``, summed per code in the same order."""
+        m = code.size
+        pw = self._powers(m)
+        later = pw[m - 1 :: -1]  # alpha ** (m - 1 - e): _powers gave at least m + 1 powers
+        rev = np.arange(m - 1, -1, -1)  # the later evaluations of the batch
+        n_by = []
+        fw = [later]
+        for side in (p, t):
+            c1 = np.cumsum(side)  # evaluations on side 1 up to each (inclusive)
+            n1 = int(c1[-1])
+            d1 = n1 - c1  # later evaluations on side 1
+            fw.append(pw[np.where(side == 1, d1, rev - d1)])
+            n_by.append(n1)
+        sums = np.empty((3, N_CODES))
+        for k, f in enumerate(fw):
+            sums[k] = np.bincount(code, weights=f if w is None else f * w, minlength=N_CODES)
         faded = np.empty(N_ROWS)
-        faded[:N_LUT_ROWS] = (by_code.T @ LUT)[ROW_GROUP[:N_LUT_ROWS], _LUT_COLS]
-        faded[_IB:] = fw[:, ng] @ vb
-        self._faded = pw[n][ROW_GROUP] * self._faded + faded
+        faded[:N_LUT_ROWS] = (sums @ LUT)[_ACTIVE_SEQ[:N_LUT_ROWS], _LUT_COLS]
+        faded[_IB:] = later @ vb
+        # own events of each group in the batch: all of them, or those of one side
+        own = np.array([m, m - n_by[0], n_by[0], m - n_by[1], n_by[1]])[_ACTIVE_OWN]
+        self._faded = pw[own][ROW_GROUP] * self._faded + faded
         counts = np.bincount(code, weights=w, minlength=N_CODES)
-        self._cum[_COUNTS] += counts @ LUT[:, _COUNTS]
+        self._cum[_COUNTS] += counts @ _LUT_COUNTS
 
-    def _trajectory(self, x: np.ndarray, act: np.ndarray):
+    def _trajectory(self, x: np.ndarray, act: np.ndarray | None):
         """(before, after): the (w, w[t=0], w[t=1]) class-prior sums of the estimator just
-        before and just after each evaluation, shape (m, 3)."""
+        before and just after each evaluation, shape (m, 3). ``act``: which evaluations are
+        active (None: all)."""
         m = x.shape[0]
         kind = self._kind
         if kind == "cumulative" or kind == "tumbling":
@@ -533,21 +560,26 @@ class Metrics:
             after += init
         elif kind == "fading":
             init = self._faded[_COLK]
-            c = np.cumsum(act)
-            after = np.empty((m, 3))
-            start = 0
-            base = 0
-            state = init
-            while start < m:
-                # sub-chunks of at most self._sub active evaluations: alpha^-c stays finite
-                stop = int(np.searchsorted(c, base + self._sub, "right"))
-                stop = max(stop, start + 1)
-                cc = c[start:stop] - base
-                pw = self._powers(int(cc[-1]))[cc][:, None]
-                after[start:stop] = pw * (state + np.cumsum(x[start:stop] / pw, axis=0))
-                state = after[stop - 1]
-                base = int(c[stop - 1])
-                start = stop
+            if act is None and m <= self._sub:
+                # all active, within one sub-chunk (below): the active counts are 1 .. m
+                pw = self._powers(m)[1 : m + 1, None]
+                after = pw * (init + np.cumsum(x / pw, axis=0))
+            else:
+                c = np.cumsum(act) if act is not None else np.arange(1, m + 1)
+                after = np.empty((m, 3))
+                start = 0
+                base = 0
+                state = init
+                while start < m:
+                    # sub-chunks of at most self._sub active evaluations: alpha^-c stays finite
+                    stop = int(np.searchsorted(c, base + self._sub, "right"))
+                    stop = max(stop, start + 1)
+                    cc = c[start:stop] - base
+                    pw = self._powers(int(cc[-1]))[cc][:, None]
+                    after[start:stop] = pw * (state + np.cumsum(x[start:stop] / pw, axis=0))
+                    state = after[stop - 1]
+                    base = int(c[stop - 1])
+                    start = stop
         else:
             width = self.estimator.width
             idx = (self._pos + np.arange(width)) % width
