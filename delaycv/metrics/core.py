@@ -387,16 +387,12 @@ class Metrics:
             last[ks[1:]] = labels[:-1]
             self._last = int(labels[-1])
         # majority class trajectory of the estimator's class priors
-        x = np.empty((m, 3))
-        aw = x[:, 0]
+        x = np.empty((3, m))
+        aw = x[0]
         np.multiply(wpos, known, out=aw)
-        np.multiply(aw, t, out=x[:, 2])
-        np.subtract(aw, x[:, 2], out=x[:, 1])
-        before, after = self._trajectory(x, act)
-        b_after = np.maximum(after[:, 0], 1e-300)  # empty (b = 0, s = 0) reads 0, as MOA's rule
-        e0_after = after[:, 1] / b_after
-        mid0 = before[:, 2] / np.maximum(before[:, 0], 1e-300) > e0_after
-        mid1 = after[:, 2] / b_after > e0_after
+        np.multiply(aw, t, out=x[2])
+        np.subtract(aw, x[2], out=x[1])
+        mid0, mid1 = self._majority(x, act)
         code = (p + 1) * 128 + t * 64 + pos * 32 + started * 16 + last * 8 + mid0 * 4 + mid1 * 3
         v = np.empty((m, N_ROWS))
         np.multiply(LUT[code], np.where(pos, w, 1.0)[:, None], out=v[:, :N_LUT_ROWS])
@@ -442,15 +438,11 @@ class Metrics:
         last[0] = self._last
         last[1:] = t[:-1]
         self._last = int(t[-1])
-        x = np.empty((m, 3))
-        x[:, 0] = w
-        np.multiply(w, t, out=x[:, 2])
-        np.subtract(w, x[:, 2], out=x[:, 1])
-        before, after = self._trajectory(x, None)
-        b_after = np.maximum(after[:, 0], 1e-300)
-        e0_after = after[:, 1] / b_after
-        mid0 = before[:, 2] / np.maximum(before[:, 0], 1e-300) > e0_after
-        mid1 = after[:, 2] / b_after > e0_after
+        x = np.empty((3, m))
+        x[0] = w
+        np.multiply(w, t, out=x[2])
+        np.subtract(w, x[2], out=x[1])
+        mid0, mid1 = self._majority(x, None)
         code = p * 128
         code += t * 64
         code += last * 8
@@ -458,7 +450,7 @@ class Metrics:
         code += mid1 * 3
         code += 128 + 32 + 16  # (p + 1) * 128 + pos * 32 + started * 16
         y = t == 1
-        wy = x[:, 2]
+        wy = x[2]
         n1 = np.cumsum(wy)
         n = np.cumsum(w)
         n1 += self._prior[1] - wy
@@ -526,15 +518,19 @@ class Metrics:
         ``_fading_weights``, summed per code in the same order."""
         m = code.size
         pw = self._powers(m)
-        later = pw[m - 1 :: -1]  # alpha ** (m - 1 - e): _powers gave at least m + 1 powers
-        rev = np.arange(m - 1, -1, -1)  # the later evaluations of the batch
+        back = pw[m::-1]  # alpha ** (m - e) for e = 0 .. m: _powers gave at least m + 1 powers
+        later = back[1:]  # alpha ** (the later evaluations of the batch)
         n_by = []
         fw = [later]
         for side in (p, t):
-            c1 = np.cumsum(side)  # evaluations on side 1 up to each (inclusive)
-            n1 = int(c1[-1])
-            d1 = n1 - c1  # later evaluations on side 1
-            fw.append(pw[np.where(side == 1, d1, rev - d1)])
+            # the k-th of n evaluations on one side has n - 1 - k later ones on that side
+            one = side == 1
+            n1 = int(np.count_nonzero(one))
+            f = np.empty(m)
+            f[one] = back[m - n1 + 1 :]
+            np.logical_not(one, out=one)
+            f[one] = back[n1 + 1 :]
+            fw.append(f)
             n_by.append(n1)
         sums = np.empty((3, N_CODES))
         for k, f in enumerate(fw):
@@ -548,25 +544,36 @@ class Metrics:
         counts = np.bincount(code, weights=w, minlength=N_CODES)
         self._cum[_COUNTS] += counts @ _LUT_COUNTS
 
+    def _majority(self, x: np.ndarray, act: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """(mid0, mid1): MOA's majority class read for class 0 and for class 1 in its class loop
+        (see the class docstring), per evaluation. ``x``: the (w, w[t=0], w[t=1]) of each
+        evaluation's class-prior update, shape (3, m) (rows: contiguous cumulative sums);
+        ``act``: which evaluations are active (None: all)."""
+        before, after = self._trajectory(x, act)
+        b_after = np.maximum(after[0], 1e-300)  # empty (b = 0, s = 0) reads 0, as MOA's rule
+        e0_after = after[1] / b_after
+        mid0 = before[2] / np.maximum(before[0], 1e-300) > e0_after
+        mid1 = after[2] / b_after > e0_after
+        return mid0, mid1
+
     def _trajectory(self, x: np.ndarray, act: np.ndarray | None):
         """(before, after): the (w, w[t=0], w[t=1]) class-prior sums of the estimator just
-        before and just after each evaluation, shape (m, 3). ``act``: which evaluations are
-        active (None: all)."""
-        m = x.shape[0]
+        before and just after each evaluation, shape (3, m)."""
+        m = x.shape[1]
         kind = self._kind
         if kind == "cumulative" or kind == "tumbling":
-            init = self._cum[_COLK] if kind == "cumulative" else self._chunk[_COLK]
-            after = np.cumsum(x, axis=0)
+            init = (self._cum if kind == "cumulative" else self._chunk)[_COLK, None]
+            after = np.cumsum(x, axis=1)
             after += init
         elif kind == "fading":
-            init = self._faded[_COLK]
+            init = self._faded[_COLK, None]
             if act is None and m <= self._sub:
                 # all active, within one sub-chunk (below): the active counts are 1 .. m
-                pw = self._powers(m)[1 : m + 1, None]
-                after = pw * (init + np.cumsum(x / pw, axis=0))
+                pw = self._powers(m)[1 : m + 1]
+                after = pw * (init + np.cumsum(x / pw, axis=1))
             else:
                 c = np.cumsum(act) if act is not None else np.arange(1, m + 1)
-                after = np.empty((m, 3))
+                after = np.empty((3, m))
                 start = 0
                 base = 0
                 state = init
@@ -575,23 +582,23 @@ class Metrics:
                     stop = int(np.searchsorted(c, base + self._sub, "right"))
                     stop = max(stop, start + 1)
                     cc = c[start:stop] - base
-                    pw = self._powers(int(cc[-1]))[cc][:, None]
-                    after[start:stop] = pw * (state + np.cumsum(x[start:stop] / pw, axis=0))
-                    state = after[stop - 1]
+                    pw = self._powers(int(cc[-1]))[cc]
+                    after[:, start:stop] = pw * (state + np.cumsum(x[:, start:stop] / pw, axis=1))
+                    state = after[:, stop - 1 : stop]
                     base = int(c[stop - 1])
                     start = stop
         else:
             width = self.estimator.width
             idx = (self._pos + np.arange(width)) % width
-            old = self._ring[_COLK][:, idx].T
-            cs = np.zeros((width + m + 1, 3))
-            np.cumsum(np.concatenate((old, x)), axis=0, out=cs[1:])
-            after = cs[width + 1 :] - cs[1 : m + 1]
-            before = cs[width : width + m] - cs[:m]
+            old = self._ring[_COLK][:, idx]
+            cs = np.zeros((3, width + m + 1))
+            np.cumsum(np.concatenate((old, x), axis=1), axis=1, out=cs[:, 1:])
+            after = cs[:, width + 1 :] - cs[:, 1 : m + 1]
+            before = cs[:, width : width + m] - cs[:, :m]
             return before, after
         before = np.empty_like(after)
-        before[0] = init
-        before[1:] = after[:-1]
+        before[:, :1] = init
+        before[:, 1:] = after[:, :-1]
         return before, after
 
     def _fading_weights(self, code: np.ndarray, bmask) -> tuple:
