@@ -322,6 +322,10 @@ class _Fold:
                 for side in (schedule.neg, schedule.pos)
             ]
         self.due_time = (schedule.neg.due_time, schedule.pos.due_time)
+        # what _drain reads back per released instance and predicted side (the entries hold the
+        # same values: see run_chunk)
+        self.true = stream.label
+        self.observed = self.obs_by_side or (schedule.neg.observed, schedule.pos.observed)
         if o["keep_predictions"]:
             self.log_pred = np.zeros(n, dtype=np.int8)
             self.log_proba = np.zeros(n, dtype=np.float64)
@@ -484,24 +488,29 @@ class _Fold:
         self.cpu += _time.process_time() - c0
 
     def _drain(self, o: dict) -> None:
-        """Hand the buffered evaluations to the metric states; count the trained ones; log."""
+        """Hand the buffered evaluations to the metric states; count the trained ones; log.
+
+        Only three fields are read from the buffer (index, predicted side, probability): the
+        labels, weight and scored prediction of an entry are functions of these (the arrays the
+        loop read them from), gathered with numpy, which costs less than converting lists."""
         buf = self.buf
         if not buf:
             return
-        pe_a = np.array(buf[4::ENTRY], dtype=np.int64)
-        p1_a = np.array(buf[5::ENTRY], dtype=np.float64)
-        ob_a = np.array(buf[3::ENTRY], dtype=np.int64)
-        y_a = np.array(buf[7::ENTRY], dtype=np.int64)
-        w_a = np.array(buf[6::ENTRY], dtype=np.int64)
+        k = len(buf) // ENTRY
+        at = np.fromiter(buf[1::ENTRY], np.int64, k)
+        at -= 1
+        side = np.fromiter(buf[8::ENTRY], np.int8, k)
+        p1_a = np.fromiter(buf[5::ENTRY], np.float64, k)
+        buf.clear()  # in place: the loop holds its extend method
+        ob_a = np.where(side == 1, self.observed[1][at], self.observed[0][at])
+        y_a = self.true[at]
+        w_a = self.weights[at]
+        pe_a = side if self.noise_flip is None else side ^ self.noise_flip[at]
         self.trained += int(np.count_nonzero(w_a))
         self.weight_sum += float(w_a.sum())
         if o["keep_predictions"]:
-            at = np.array(buf[1::ENTRY], dtype=np.int64) - 1
             self.log_obs[at] = ob_a
-            self.log_at[at] = np.where(
-                np.array(buf[8::ENTRY], dtype=bool), self.due_time[1][at], self.due_time[0][at]
-            )
-        buf.clear()  # in place: the loop holds its extend method
+            self.log_at[at] = np.where(side == 1, self.due_time[1][at], self.due_time[0][at])
         self.m_obs.add_many(pe_a, p1_a, ob_a)
         self.m_true.add_many(pe_a, p1_a, y_a)
 
