@@ -35,6 +35,7 @@ import math
 import multiprocessing
 import sys
 import time as _time
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -114,7 +115,7 @@ CHUNK = 4096
 #: Evaluations buffered per fold before they are handed to the metric states between checkpoints.
 FLUSH_EVERY = 65536
 #: Fields of a pending entry (see ``_Fold.run_chunk``).
-ENTRY = 9
+ENTRY = 7
 
 
 # --------------------------------------------------------------------------- specs
@@ -282,7 +283,9 @@ class _FoldOutput:
 class _Fold:
     """The state of one fold: learner, metric buffers, pending labels, counters, table rows."""
 
-    def __init__(self, stream, learner_spec, policy, schedule, validation, fold, o) -> None:
+    def __init__(
+        self, stream, learner_spec, policy, schedule, key_of_rank, validation, fold, o
+    ) -> None:
         self.cpu = 0.0
         c0 = _time.process_time()
         n = len(stream)
@@ -294,12 +297,13 @@ class _Fold:
         self.weighted_train = trainer(self.learner)
         self.m_obs = _metrics.Metrics(o["estimator"].build())
         self.m_true = _metrics.Metrics(o["estimator"].build())
-        # evaluations since the last checkpoint, in release order: their entries' fields one
-        # after the other (ENTRY fields each). Not the entries themselves: a released entry is
-        # freed at once, so the tuples of the pending entries are created and freed at the same
-        # rate and Python's cyclic garbage collector, whose passes also walk every learner, is
-        # hardly ever triggered by the engine.
-        self.buf: list = []
+        # evaluations since the last checkpoint, in release order: the rank of the due key
+        # (which gives the instance and the predicted side, see _drain) and the probability, as
+        # machine values. No reference to the entry or its objects is kept: a released entry is
+        # freed at once, while its objects are in the cache, and the buffer is never walked again
+        # object by object (nor by the cyclic garbage collector).
+        self.ev_rank = array("q")
+        self.ev_p1 = array("d")
         factory = o["observer_factory"]
         self.observer = factory(fold) if factory is not None else None
         self.obs_cpu = False
@@ -326,6 +330,7 @@ class _Fold:
         # same values: see run_chunk)
         self.true = stream.label
         self.observed = self.obs_by_side or (schedule.neg.observed, schedule.pos.observed)
+        self.key_of_rank = key_of_rank
         if o["keep_predictions"]:
             self.log_pred = np.zeros(n, dtype=np.int8)
             self.log_proba = np.zeros(n, dtype=np.float64)
@@ -347,9 +352,9 @@ class _Fold:
     def run_chunk(self, start: int, stop: int, xs: list, shared: dict, o: dict) -> None:
         """Process instances start+1 .. stop (1-based) of this fold; ``xs`` their x dicts.
 
-        A pending entry is ``(rank, i, x, observed, scored prediction, probability, weight, true,
-        prediction)``; ``rank`` orders the due keys ``(a, q, i)`` of the stream (both sides), so
-        sorting a bucket gives the release order.
+        A pending entry is ``(rank, x, observed, scored prediction, probability, weight, true)``;
+        ``rank`` orders the due keys ``(a, q, i)`` of the stream (both sides), so sorting a bucket
+        gives the release order, and it identifies the instance and its predicted side.
         """
         c0 = _time.process_time()
         n = self.n
@@ -371,7 +376,8 @@ class _Fold:
         predict = learner.predict_proba_one
         learn = learner.learn_one
         wtrain = self.weighted_train
-        put = self.buf.extend
+        put_rank = self.ev_rank.append
+        put_p1 = self.ev_p1.append
         observer = self.observer
         on_eval = observer.on_evaluation if observer is not None else None
         on_inst = observer.on_instance if observer is not None else None
@@ -384,8 +390,9 @@ class _Fold:
         def release(entries: list, m: int, t: int) -> None:
             # several labels released at one position (in due order), or the final flush
             for entry in entries:
-                put(entry)
-                _, _, x_i, o_i, pe_i, pr_i, w_i, y_i, _ = entry
+                rank_i, x_i, o_i, pe_i, pr_i, w_i, y_i = entry
+                put_rank(rank_i)
+                put_p1(pr_i)
                 if w_i == 1:
                     learn(x_i, o_i)
                 elif w_i > 0:
@@ -416,9 +423,10 @@ class _Fold:
             if bucket is not None:
                 if len(bucket) == ENTRY:  # one entry (most positions): release() written inline,
                     # since a call and a 1-tuple per instance would cost a few % of the engine
-                    put(bucket)
+                    rank_i, x_i, o_i, pe_i, pr_i, w_i, y_i = bucket
+                    put_rank(rank_i)
+                    put_p1(pr_i)
                     evaluated += 1
-                    _, _, x_i, o_i, pe_i, pr_i, w_i, y_i, _ = bucket
                     if w_i == 1:
                         learn(x_i, o_i)
                     elif w_i > 0:
@@ -445,7 +453,8 @@ class _Fold:
             if trained_only and w == 0:
                 skipped += 1
             elif r == m:
-                put((rank, m, x, ob, pe, p1, w, y, pred))
+                put_rank(rank)
+                put_p1(p1)
                 evaluated += 1
                 if w == 1:
                     learn(x, ob)
@@ -454,7 +463,7 @@ class _Fold:
                 if on_eval is not None:
                     on_eval(m, t, pe, p1, ob, y, w)
             else:
-                entry = (rank, m, x, ob, pe, p1, w, y, pred)
+                entry = (rank, x, ob, pe, p1, w, y)
                 queued = find(r)
                 buckets[r] = entry if queued is None else (entry, queued)
             if m == next_cp:
@@ -479,7 +488,7 @@ class _Fold:
                 else:
                     on_inst(m, t)
         self.evaluated, self.skipped = evaluated, skipped
-        if len(self.buf) > FLUSH_EVERY * ENTRY:
+        if len(self.ev_rank) > FLUSH_EVERY:
             # bound the memory of long stretches without checkpoints: let the metric states
             # fold in what is buffered (a snapshot is how Metrics ingests its buffer)
             self._drain(o)
@@ -490,18 +499,18 @@ class _Fold:
     def _drain(self, o: dict) -> None:
         """Hand the buffered evaluations to the metric states; count the trained ones; log.
 
-        Only three fields are read from the buffer (index, predicted side, probability): the
-        labels, weight and scored prediction of an entry are functions of these (the arrays the
-        loop read them from), gathered with numpy, which costs less than converting lists."""
-        buf = self.buf
-        if not buf:
+        The buffer holds ranks and probabilities; a rank's due key gives the instance and the
+        predicted side, and the labels, weight and scored prediction of an entry are functions of
+        these (the arrays the loop read them from), gathered with numpy."""
+        if not self.ev_rank:
             return
-        k = len(buf) // ENTRY
-        at = np.fromiter(buf[1::ENTRY], np.int64, k)
-        at -= 1
-        side = np.fromiter(buf[8::ENTRY], np.int8, k)
-        p1_a = np.fromiter(buf[5::ENTRY], np.float64, k)
-        buf.clear()  # in place: the loop holds its extend method
+        key = self.key_of_rank[np.array(self.ev_rank, dtype=np.int64)]
+        p1_a = np.array(self.ev_p1, dtype=np.float64)
+        del self.ev_rank[:], self.ev_p1[:]  # in place: the loop holds their append methods
+        n = self.n
+        positive = key >= n  # keys n .. 2n - 1: predicted positive
+        at = np.where(positive, key - n, key)
+        side = positive.view(np.int8)
         ob_a = np.where(side == 1, self.observed[1][at], self.observed[0][at])
         y_a = self.true[at]
         w_a = self.weights[at]
@@ -579,13 +588,15 @@ def _unchain(bucket: tuple) -> list:
     return entries
 
 
-def release_plan(time: np.ndarray, schedule) -> dict[str, np.ndarray]:
+def release_plan(time: np.ndarray, schedule) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Where and in which order each instance's label is released, for both predictions.
 
     ``neg_r``/``pos_r``: the 1-based position r of the instance whose processing releases the
     label of instance i predicted negative/positive: the first r >= i with ``(a, q) <= (t_r, r)``
     (``n + 1``: not within the stream). ``neg_k``/``pos_k``: the rank of the due key
-    ``(a, q, i)`` among the keys of both sides (sorting by rank = sorting by key).
+    ``(a, q, i)`` among the keys of both sides (sorting by rank = sorting by key). Also
+    returns ``key_of_rank``: the key of each rank, key j < n for instance j + 1 predicted
+    negative, key n + j for it predicted positive.
     """
     time = np.asarray(time, dtype=np.int64)
     n = time.shape[0]
@@ -604,7 +615,7 @@ def release_plan(time: np.ndarray, schedule) -> dict[str, np.ndarray]:
     rank = np.empty(2 * n, dtype=np.int64)
     rank[order] = np.arange(2 * n, dtype=np.int64)
     plan["neg_k"], plan["pos_k"] = rank[:n], rank[n:]
-    return plan
+    return plan, order
 
 
 def _run_folds(
@@ -644,9 +655,11 @@ def _run_folds(
         timing=timing,
         trained_only=validation.trained_only,
     )
-    states = [_Fold(stream, learner_spec, policy, schedule, validation, f, o) for f in folds]
+    plan, key_of_rank = release_plan(stream.time, schedule)
+    states = [
+        _Fold(stream, learner_spec, policy, schedule, key_of_rank, validation, f, o) for f in folds
+    ]
     n = len(stream)
-    plan = release_plan(stream.time, schedule)
     for start in range(0, n, CHUNK):
         stop = min(n, start + CHUNK)
         sl = slice(start, stop)
