@@ -29,8 +29,13 @@ itself (A/A) is printed first as the noise floor of the measurement (``--no-cali
 For comparison the old design (engine alone, then bare loop alone, best of ``--repeat``) is printed
 too, with ``--separate``.
 
+``--split`` runs the lockstep once more with every learner call timed on both sides
+(``TimedTree``) and prints each side's time in learner calls and in the rest: where the overhead
+is (the timing wrappers add the same to both sides).
+
 Usage: ``.venv/bin/python benchmarks/bench_engine_overhead.py [--quick] [--rows N] [--repeat R]
-[--estimator fading|cumulative|both] [--separate]`` (default: both estimators, fading first)
+[--estimator fading|cumulative|both] [--separate] [--split]`` (default: both estimators, fading
+first)
 """
 
 from __future__ import annotations
@@ -81,14 +86,33 @@ class RecordingTree(HoeffdingTreeClassifier):
         return super().learn_one(x, y, w=w)
 
 
-def replay(calls, xs, models: dict) -> float:
+class TimedTree(HoeffdingTreeClassifier):
+    """HoeffdingTree that adds the CPU time spent in its calls to ``TimedTree.seconds``
+    (``--split``; CPU time like the totals it is subtracted from: the wall clock also counts the
+    time the virtual machine takes the CPU away, several % here)."""
+
+    seconds = 0.0
+
+    def predict_proba_one(self, x):
+        t0 = time.process_time()
+        proba = super().predict_proba_one(x)
+        TimedTree.seconds += time.process_time() - t0
+        return proba
+
+    def learn_one(self, x, y, *, w=1.0):
+        t0 = time.process_time()
+        super().learn_one(x, y, w=w)
+        TimedTree.seconds += time.process_time() - t0
+
+
+def replay(calls, xs, models: dict, model_class=HoeffdingTreeClassifier) -> float:
     """The bare loop: the recorded ``calls`` on the learners of ``models`` (created on first use),
     nothing else. Returns CPU seconds."""
     t0 = time.process_time()
     for position, c in calls:
         model = models.get(position)
         if model is None:
-            model = models[position] = HoeffdingTreeClassifier()
+            model = models[position] = model_class()
         if c.__class__ is int:
             model.predict_proba_one(xs[c])
         else:
@@ -124,28 +148,31 @@ def chunk_calls(order, bounds, j: int) -> list:
     return order[bounds[j - 1] if j else 0 : bounds[j]]
 
 
-def _bare_worker(conn, order, bounds, xs) -> None:
-    """The bare loop's process: replays chunk j when asked, answers with its CPU seconds."""
+def _bare_worker(conn, order, bounds, xs, model_class) -> None:
+    """The bare loop's process: replays chunk j when asked, answers with its CPU seconds; at the
+    end answers with the seconds spent in ``TimedTree`` calls (0 for the plain tree)."""
     models: dict = {}
     while True:
         j = conn.recv()
         if j is None:
             break
-        conn.send(replay(chunk_calls(order, bounds, j), xs, models))
+        conn.send(replay(chunk_calls(order, bounds, j), xs, models, model_class))
+    conn.send(TimedTree.seconds)
     conn.close()
 
 
 @contextlib.contextmanager
-def lockstep_partner(order, bounds, xs):
+def lockstep_partner(order, bounds, xs, model_class=HoeffdingTreeClassifier):
     """A bare-loop process forked now and pinned, with this process, to one CPU (the vCPUs of a
     shared machine differ in speed from moment to moment, and both sides must see the same one).
     Yields ``partner(j)``: the partner replays chunk j while this process waits without using CPU;
-    returns the partner's CPU seconds."""
+    returns the partner's CPU seconds. After the block, ``partner.learner_seconds`` holds the
+    partner's time in ``TimedTree`` calls."""
     cpus = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(cpus)})
     ctx = multiprocessing.get_context("fork")
     here, there = ctx.Pipe()
-    worker = ctx.Process(target=_bare_worker, args=(there, order, bounds, xs))
+    worker = ctx.Process(target=_bare_worker, args=(there, order, bounds, xs, model_class))
     worker.start()
     there.close()
 
@@ -157,6 +184,7 @@ def lockstep_partner(order, bounds, xs):
         yield partner
     finally:
         here.send(None)
+        partner.learner_seconds = here.recv()
         worker.join()
         os.sched_setaffinity(0, cpus)
 
@@ -187,6 +215,30 @@ def interleaved(stream, spec, common, order, bounds, xs) -> tuple[float, float, 
     return total - state["callback"], state["bare"], state["ratios"]
 
 
+def split(stream, common, order, bounds, xs) -> dict:
+    """``interleaved`` with ``TimedTree`` on both sides: each side's time in learner calls and in
+    the rest (its CPU seconds minus the learner calls' time)."""
+    TimedTree.seconds = 0.0
+    spec = {"class": "__main__:TimedTree"}
+    state = {"chunk": 0, "callback": 0.0, "bare": 0.0}
+    with lockstep_partner(order, bounds, xs, TimedTree) as partner:
+
+        def callback(_k: int) -> None:
+            c0 = time.process_time()
+            state["bare"] += partner(state["chunk"])
+            state["chunk"] += 1
+            state["callback"] += time.process_time() - c0
+
+        t0 = time.process_time()
+        evaluate(stream, spec, progress=callback, **common)
+        engine = time.process_time() - t0 - state["callback"]
+        engine_learner = TimedTree.seconds
+    return {
+        "engine": (engine_learner, engine - engine_learner),
+        "bare": (partner.learner_seconds, state["bare"] - partner.learner_seconds),
+    }
+
+
 def aa_run(order, bounds, xs) -> tuple[float, float, list[float]]:
     """The bare loop against itself in the same lockstep as ``interleaved``."""
     models: dict = {}
@@ -213,6 +265,11 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--chunk", type=int, default=256, help="engine chunk (instances), default 256")
     ap.add_argument("--no-calibrate", action="store_true", help="skip the A/A run")
+    ap.add_argument(
+        "--split",
+        action="store_true",
+        help="also time the learner calls on both sides: learner time and the rest, per side",
+    )
     args = ap.parse_args(argv)
     rows = args.rows or (20_000 if args.quick else 100_000)
     repeat = args.repeat or (1 if args.quick else 2)
@@ -252,6 +309,14 @@ def main(argv=None) -> int:
             )
         best = min(e / b for e, b, _ in results)
         print(f"    ratio engine / bare loop = {best:.3f} (best of {repeat})   (target <= 1.10)")
+    if args.split:
+        parts = split(stream, {**common, "estimator": ESTIMATORS[kinds[0]]}, order, bounds, xs)
+        per = rows * 10 / 1e6  # fold-instances, in millions: seconds / per = us each
+        for side, (learner, rest) in parts.items():
+            print(
+                f"  split ({kinds[0]}), {side:6s}: learner calls {learner:7.2f} s, the rest "
+                f"{rest:6.2f} s ({rest / per:.2f} us per fold and instance)"
+            )
     if args.separate:
         for kind in kinds:
             engine_s, bare_s = [], []
