@@ -511,7 +511,7 @@ class _Fold:
         positive = key >= n  # keys n .. 2n - 1: predicted positive
         at = np.where(positive, key - n, key)
         side = positive.view(np.int8)
-        ob_a = np.where(side == 1, self.observed[1][at], self.observed[0][at])
+        ob_a = np.where(positive, self.observed[1][at], self.observed[0][at])
         y_a = self.true[at]
         w_a = self.weights[at]
         pe_a = side if self.noise_flip is None else side ^ self.noise_flip[at]
@@ -519,7 +519,7 @@ class _Fold:
         self.weight_sum += float(w_a.sum())
         if o["keep_predictions"]:
             self.log_obs[at] = ob_a
-            self.log_at[at] = np.where(side == 1, self.due_time[1][at], self.due_time[0][at])
+            self.log_at[at] = np.where(positive, self.due_time[1][at], self.due_time[0][at])
         self.m_obs.add_many(pe_a, p1_a, ob_a)
         self.m_true.add_many(pe_a, p1_a, y_a)
 

@@ -55,7 +55,6 @@ _IU0, _IU1 = R["u0_w"], R["u1_w"]
 _IB = R["b_w"]
 _COLK = np.array([_IA, _IT0, _IT1])
 _COUNTS = np.array([R[k] for k in ("a_w", "a_tp", "a_fp", "a_fn", "a_tn", "u0_unk", "u1_unk")])
-_GROUP_COLS = np.arange(N_GROUPS - 1)
 _LUT_COLS = np.arange(N_LUT_ROWS)
 _LUT_COUNTS = np.ascontiguousarray(LUT[:, _COUNTS])
 #: For an active evaluation (known prediction p, w > 0, after the start), the own events of each
