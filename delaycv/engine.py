@@ -114,8 +114,6 @@ ESTIMATORS = ("cumulative", "window", "fading", "tumbling")
 CHUNK = 4096
 #: Evaluations buffered per fold before they are handed to the metric states between checkpoints.
 FLUSH_EVERY = 65536
-#: Fields of a pending entry (see ``_Fold.run_chunk``).
-ENTRY = 7
 
 
 # --------------------------------------------------------------------------- specs
@@ -297,13 +295,9 @@ class _Fold:
         self.weighted_train = trainer(self.learner)
         self.m_obs = _metrics.Metrics(o["estimator"].build())
         self.m_true = _metrics.Metrics(o["estimator"].build())
-        # evaluations since the last checkpoint, in release order: the rank of the due key
-        # (which gives the instance and the predicted side, see _drain) and the probability, as
-        # machine values. No reference to the entry or its objects is kept: a released entry is
-        # freed at once, while its objects are in the cache, and the buffer is never walked again
-        # object by object (nor by the cyclic garbage collector).
+        # evaluations since the last checkpoint, in release order: the rank of the due key (which
+        # gives the instance and the predicted side, see _drain), as machine values
         self.ev_rank = array("q")
-        self.ev_p1 = array("d")
         factory = o["observer_factory"]
         self.observer = factory(fold) if factory is not None else None
         self.obs_cpu = False
@@ -326,23 +320,27 @@ class _Fold:
                 for side in (schedule.neg, schedule.pos)
             ]
         self.due_time = (schedule.neg.due_time, schedule.pos.due_time)
-        # what _drain reads back per released instance and predicted side (the entries hold the
-        # same values: see run_chunk)
         self.true = stream.label
         self.observed = self.obs_by_side or (schedule.neg.observed, schedule.pos.observed)
         self.key_of_rank = key_of_rank
-        if o["keep_predictions"]:
-            self.log_pred = np.zeros(n, dtype=np.int8)
-            self.log_proba = np.zeros(n, dtype=np.float64)
+        self.keep = o["keep_predictions"]
+        self.threshold = o["threshold"]
+        if self.keep:
             self.log_obs = np.full(n, -1, dtype=np.int8)
             self.log_at = np.full(n, np.nan, dtype=np.float64)
-        # pending labels by release position: buckets[r] holds the entries released while
-        # instance r is processed (r = n + 1: not due within the stream): the entry itself
-        # while it is the only one, then a chain of pairs (newest entry, what was there). Tuples
-        # only, no list: tuples of plain values drop out of the cyclic garbage collector's
-        # sight, whereas a list per position would stay tracked for as long as it waits and
-        # trigger the collector's full passes, which also walk every learner.
-        self.buckets: dict = {}
+        # The fold's pending labels, by instance number m = 1..n (slot 0 unused): the predicted
+        # side (2: not queued) and the probability; release walks the stream's release
+        # candidates (see release_candidates) and takes those of the predicted side. Machine
+        # values only: pending labels cost no Python object, so nothing long-lived is allocated
+        # between the learner's calls (long-lived tuples slowed the learner's own calls by a few
+        # %: more work for the garbage collector, scattered memory).
+        self.side = bytearray(b"\x02") * (n + 1)
+        self.p1 = array("d", bytes(8 * (n + 1)))
+        w_pad = np.concatenate(([0], self.weights)).astype(self.weights.dtype)
+        if self.weights.dtype == np.uint8:
+            self.w_of = w_pad.tobytes()
+        else:
+            self.w_of = array("q", w_pad.astype(np.int64).tolist())
         self.evaluated = self.skipped = self.trained = 0
         self.weight_sum = 0.0
         self.rows: list = []
@@ -352,54 +350,42 @@ class _Fold:
     def run_chunk(self, start: int, stop: int, xs: list, shared: dict, o: dict) -> None:
         """Process instances start+1 .. stop (1-based) of this fold; ``xs`` their x dicts.
 
-        A pending entry is ``(rank, x, observed, scored prediction, probability, weight, true)``;
-        ``rank`` orders the due keys ``(a, q, i)`` of the stream (both sides), so sorting a bucket
-        gives the release order, and it identifies the instance and its predicted side.
+        ``shared`` (the same for every fold): the chunk's columns, the release plan's
+        (``neg_r``, ``pos_r``, ``neg_k``, ``pos_k``), the release candidates of positions
+        start+1 .. stop in release order (``c_r`` position, with a sentinel, ``c_i`` instance,
+        ``c_s`` side, ``c_k`` rank, ``c_o`` observed label; see :func:`release_candidates`), and
+        ``x_of``, the x dicts of instances whose labels may still be released.
         """
         c0 = _time.process_time()
         n = self.n
         sl = slice(start, stop)
         if self.obs_by_side is None:
             neg_o, pos_o = shared["neg_o"], shared["pos_o"]
+            c_o = shared["c_o"]
         else:
             neg_o = self.obs_by_side[0][sl].tolist()
             pos_o = self.obs_by_side[1][sl].tolist()
+            c_i_a = shared["c_i_a"] - 1
+            c_o = np.where(
+                shared["c_s_a"] == 1, self.obs_by_side[1][c_i_a], self.obs_by_side[0][c_i_a]
+            ).tolist()
         ws = self.weights[sl].tolist()
         flips = repeat(False) if self.noise_flip is None else self.noise_flip[sl].tolist()
         threshold = o["threshold"]
         trained_only = o["trained_only"]
-        flush = o["flush"]
-        keep = o["keep_predictions"]
-        if keep:
-            log_pred, log_proba = self.log_pred, self.log_proba
         learner = self.learner
         predict = learner.predict_proba_one
         learn = learner.learn_one
         wtrain = self.weighted_train
         put_rank = self.ev_rank.append
-        put_p1 = self.ev_p1.append
         observer = self.observer
         on_eval = observer.on_evaluation if observer is not None else None
         on_inst = observer.on_instance if observer is not None else None
         obs_cpu = self.obs_cpu
-        buckets = self.buckets
-        take = buckets.pop
-        find = buckets.get
+        side_of, p1_of, w_of, x_of = self.side, self.p1, self.w_of, shared["x_of"]
+        c_r, c_i, c_s, c_k = shared["c_r"], shared["c_i"], shared["c_s"], shared["c_k"]
+        c = 0
         evaluated, skipped = self.evaluated, self.skipped
-
-        def release(entries: list, m: int, t: int) -> None:
-            # several labels released at one position (in due order), or the final flush
-            for entry in entries:
-                rank_i, x_i, o_i, pe_i, pr_i, w_i, y_i = entry
-                put_rank(rank_i)
-                put_p1(pr_i)
-                if w_i == 1:
-                    learn(x_i, o_i)
-                elif w_i > 0:
-                    wtrain(x_i, o_i, w_i)
-                if on_eval is not None:
-                    on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
-
         cps = o["cp_list"]
         next_cp = cps[self.cp_i] if self.cp_i < len(cps) else -1
         m = start
@@ -418,61 +404,47 @@ class _Fold:
         ):
             m += 1
             ev_before = evaluated
-            # 1. release what is due before predicting m (in (a, q, i) order)
-            bucket = take(m, None)
-            if bucket is not None:
-                if len(bucket) == ENTRY:  # one entry (most positions): release() written inline,
-                    # since a call and a 1-tuple per instance would cost a few % of the engine
-                    rank_i, x_i, o_i, pe_i, pr_i, w_i, y_i = bucket
-                    put_rank(rank_i)
-                    put_p1(pr_i)
+            # 1. release what is due before predicting m (in (a, q, i) order): the candidates
+            # of position m whose side is the one this fold predicted
+            while c_r[c] == m:
+                i = c_i[c]
+                if side_of[i] == c_s[c]:
+                    put_rank(c_k[c])
                     evaluated += 1
+                    w_i = w_of[i]
                     if w_i == 1:
-                        learn(x_i, o_i)
+                        learn(x_of[i], c_o[c])
                     elif w_i > 0:
-                        wtrain(x_i, o_i, w_i)
+                        wtrain(x_of[i], c_o[c], w_i)
                     if on_eval is not None:
-                        on_eval(m, t, pe_i, pr_i, o_i, y_i, w_i)
-                else:
-                    bucket = _unchain(bucket)
-                    evaluated += len(bucket)
-                    release(bucket, m, t)
+                        self._observe(on_eval, m, t, i, c_s[c], c_o[c])
+                c += 1
             # 2. predict m
             proba = predict(x)
             total = sum(proba.values())  # an empty dict sums to 0
             p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
+            p1_of[m] = p1
             if p1 > threshold:
                 pred, r, ob, rank = 1, r_p, o_p, k_p
             else:
                 pred, r, ob, rank = 0, r_n, o_n, k_n
-            pe = 1 - pred if flip else pred
-            if keep:
-                log_pred[m - 1] = pe
-                log_proba[m - 1] = p1
             # 3. the policy's outcome: release now or queue
             if trained_only and w == 0:
                 skipped += 1
             elif r == m:
                 put_rank(rank)
-                put_p1(p1)
                 evaluated += 1
                 if w == 1:
                     learn(x, ob)
                 elif w > 0:
                     wtrain(x, ob, w)
                 if on_eval is not None:
-                    on_eval(m, t, pe, p1, ob, y, w)
+                    on_eval(m, t, 1 - pred if flip else pred, p1, ob, y, w)
             else:
-                entry = (rank, x, ob, pe, p1, w, y)
-                queued = find(r)
-                buckets[r] = entry if queued is None else (entry, queued)
+                side_of[m] = pred
             if m == next_cp:
-                if m == n and flush:
-                    # everything still pending, in due order, while the last instance is processed
-                    rest = sorted(e for b in buckets.values() for e in _unchain(b))
-                    buckets.clear()
-                    evaluated += len(rest)
-                    release(rest, m, t)
+                if m == n and o["flush"]:
+                    evaluated += self._flush(m, t, shared["plan"], x_of)
                 if on_inst is not None:
                     if obs_cpu:
                         on_inst(m, t, cpu_seconds=self.cpu + _time.process_time() - c0)
@@ -496,6 +468,37 @@ class _Fold:
             self.m_true.snapshot()
         self.cpu += _time.process_time() - c0
 
+    def _observe(self, on_eval, m: int, t: int, i: int, side: int, ob: int) -> None:
+        """The observer's call for the release of instance i's label (predicted ``side``)."""
+        pe = side if self.noise_flip is None else side ^ int(self.noise_flip[i - 1])
+        y = int(self.true[i - 1])
+        on_eval(m, t, pe, self.p1[i], ob, y, self.w_of[i])
+
+    def _flush(self, m: int, t: int, plan: dict, x_of: list) -> int:
+        """Release everything still pending (labels not due within the stream), in due order,
+        while the last instance m = n is processed. Returns how many."""
+        n = self.n
+        side = np.frombuffer(self.side, dtype=np.uint8)[1:]
+        never = n + 1
+        neg = np.flatnonzero((side == 0) & (plan["neg_r"] == never))
+        pos = np.flatnonzero((side == 1) & (plan["pos_r"] == never))
+        ranks = np.sort(np.concatenate((plan["neg_k"][neg], plan["pos_k"][pos]))).tolist()
+        key_of_rank = self.key_of_rank
+        put_rank = self.ev_rank.append
+        on_eval = self.observer.on_evaluation if self.observer is not None else None
+        for rank in ranks:
+            key = int(key_of_rank[rank])
+            s = int(key >= n)
+            i = key - n * s + 1
+            ob = int(self.observed[s][i - 1])
+            w_i = self.w_of[i]
+            put_rank(rank)
+            if w_i > 0:
+                self.weighted_train(x_of[i], ob, w_i)
+            if on_eval is not None:
+                self._observe(on_eval, m, t, i, s, ob)
+        return len(ranks)
+
     def _drain(self, o: dict) -> None:
         """Hand the buffered evaluations to the metric states; count the trained ones; log.
 
@@ -505,11 +508,11 @@ class _Fold:
         if not self.ev_rank:
             return
         key = self.key_of_rank[np.array(self.ev_rank, dtype=np.int64)]
-        p1_a = np.array(self.ev_p1, dtype=np.float64)
-        del self.ev_rank[:], self.ev_p1[:]  # in place: the loop holds their append methods
+        del self.ev_rank[:]  # in place: the loop holds its append method
         n = self.n
         positive = key >= n  # keys n .. 2n - 1: predicted positive
         at = np.where(positive, key - n, key)
+        p1_a = np.frombuffer(self.p1, dtype=np.float64)[at + 1]
         side = positive.view(np.int8)
         ob_a = np.where(positive, self.observed[1][at], self.observed[0][at])
         y_a = self.true[at]
@@ -517,7 +520,7 @@ class _Fold:
         pe_a = side if self.noise_flip is None else side ^ self.noise_flip[at]
         self.trained += int(np.count_nonzero(w_a))
         self.weight_sum += float(w_a.sum())
-        if o["keep_predictions"]:
+        if self.keep:
             self.log_obs[at] = ob_a
             self.log_at[at] = np.where(positive, self.due_time[1][at], self.due_time[0][at])
         self.m_obs.add_many(pe_a, p1_a, ob_a)
@@ -547,6 +550,13 @@ class _Fold:
             values = np.fromiter((snap.get(k, math.nan) for k in names), np.float64, len(names))
             self.rows.append((self.fold, reference, counts, values))
 
+    def _scored_predictions(self) -> np.ndarray:
+        """The scored prediction of every instance (0/1, int8): P1 > threshold, flipped where
+        the prediction noise says so."""
+        p1 = np.frombuffer(self.p1, dtype=np.float64)[1:]
+        pred = (p1 > self.threshold).view(np.int8)
+        return pred if self.noise_flip is None else pred ^ self.noise_flip.view(np.int8)
+
     def output(self, stream, keep: bool) -> _FoldOutput:
         n = self.n
         predictions = None
@@ -556,8 +566,8 @@ class _Fold:
                     "fold": np.full(n, self.fold, dtype=np.int64),
                     "index": np.arange(1, n + 1, dtype=np.int64),
                     "time": np.asarray(stream.time, dtype=np.int64),
-                    "pred": self.log_pred,
-                    "proba": self.log_proba,
+                    "pred": self._scored_predictions(),
+                    "proba": np.frombuffer(self.p1, dtype=np.float64)[1:].copy(),
                     "true": np.asarray(stream.label, dtype=np.int8),
                     "observed": self.log_obs,
                     "observed_at": self.log_at,
@@ -575,17 +585,6 @@ class _Fold:
             "cpu_seconds": self.cpu,
         }
         return _FoldOutput(self.fold, self.rows, predictions, self.observer, info)
-
-
-def _unchain(bucket: tuple) -> list:
-    """The entries of a bucket (one entry, or a chain of (entry, rest) pairs) in release order."""
-    entries = []
-    while len(bucket) == 2:
-        entries.append(bucket[0])
-        bucket = bucket[1]
-    entries.append(bucket)
-    entries.sort()
-    return entries
 
 
 def release_plan(time: np.ndarray, schedule) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -616,6 +615,35 @@ def release_plan(time: np.ndarray, schedule) -> tuple[dict[str, np.ndarray], np.
     rank[order] = np.arange(2 * n, dtype=np.int64)
     plan["neg_k"], plan["pos_k"] = rank[:n], rank[n:]
     return plan, order
+
+
+def release_candidates(plan: dict[str, np.ndarray], observed: tuple, n: int) -> dict:
+    """Every label that may be released before a prediction, in release order.
+
+    A candidate is an instance i and a side s (0 negative, 1 positive) whose label, if i was
+    predicted s, is released while a later instance r is processed (``i < r <= n``; r = i is the
+    zero-delay release right after i's own prediction, r = n + 1 never). Sorted by (r, rank):
+    at position r a fold releases, in this order, the candidates of its predicted sides.
+    Returns numpy arrays ``r``, ``i`` (1-based), ``s``, ``k`` (rank) and ``o`` (the observed label
+    of i on side s, from ``observed`` = (negative side's, positive side's)), and ``need``: per
+    instance, the last position whose processing may need its x dict (at least its own).
+    """
+    index = np.arange(1, n + 1, dtype=np.int64)
+    parts = []
+    need = index.copy()
+    for s, name in enumerate(("neg", "pos")):
+        r = plan[f"{name}_r"]
+        later = (r > index) & (r <= n)
+        at = np.flatnonzero(later)
+        parts.append((r[at], at + 1, np.full(at.size, s, np.int8), plan[f"{name}_k"][at]))
+        parts[-1] += (np.asarray(observed[s])[at],)
+        need = np.maximum(need, np.where(later, r, index))
+    r, i, s, k, o = (np.concatenate(cols) for cols in zip(*parts, strict=True))
+    order = np.lexsort((k, r))
+    small = np.int32 if 2 * n + 2 < 2**31 else np.int64  # (memory: up to 2n candidates)
+    cand = {"r": r[order].astype(small), "i": i[order].astype(small), "s": s[order]}
+    cand.update(k=k[order].astype(small), o=o[order], need=need)
+    return cand
 
 
 def _run_folds(
@@ -656,23 +684,47 @@ def _run_folds(
         trained_only=validation.trained_only,
     )
     plan, key_of_rank = release_plan(stream.time, schedule)
+    n = len(stream)
+    cand = release_candidates(plan, (schedule.neg.observed, schedule.pos.observed), n)
+    need = cand.pop("need")
+    if flush:  # labels never due are released at the last instance: keep their x dicts
+        never = (plan["neg_r"] == n + 1) | (plan["pos_r"] == n + 1)
+        need[never] = n
+    # x_of[i]: the x dict of instance i while a fold may still train on it (1-based, shared by
+    # the folds); freed, in this order, after the chunk that processes position need[i]
+    x_of: list = [None] * (n + 1)
+    free_order = np.argsort(need, kind="stable")
+    free_need = need[free_order]
+    freed = 0
     states = [
         _Fold(stream, learner_spec, policy, schedule, key_of_rank, validation, f, o) for f in folds
     ]
-    n = len(stream)
     for start in range(0, n, CHUNK):
         stop = min(n, start + CHUNK)
         sl = slice(start, stop)
         xs = stream.records(start, stop)
+        x_of[start + 1 : stop + 1] = xs
+        lo, hi = np.searchsorted(cand["r"], (start + 1, stop + 1))
         shared = {
             "ts": stream.time[sl].tolist(),
             "ys": stream.label[sl].tolist(),
             "neg_o": schedule.neg.observed[sl].tolist(),
             "pos_o": schedule.pos.observed[sl].tolist(),
             **{key: arr[sl].tolist() for key, arr in plan.items()},
+            # the chunk's release candidates; c_r ends with a position beyond the chunk
+            "c_r": [*cand["r"][lo:hi].tolist(), n + 2],
+            **{f"c_{key}": cand[key][lo:hi].tolist() for key in ("i", "s", "k", "o")},
+            "c_i_a": cand["i"][lo:hi],
+            "c_s_a": cand["s"][lo:hi],
+            "x_of": x_of,
+            "plan": plan,
         }
         for state in states:
             state.run_chunk(start, stop, xs, shared, o)
+        done = int(np.searchsorted(free_need, stop, "right"))
+        for i in free_order[freed:done].tolist():
+            x_of[i + 1] = None
+        freed = done
         if progress is not None:
             progress((stop - start) * len(states))
     return [s.output(stream, keep_predictions) for s in states]

@@ -264,6 +264,35 @@ def test_river_learners_equal_brute_force(recording, spec):
     )
 
 
+class HeavyBootstrap(Validation):
+    """Bootstrap weights times 300: weights that do not fit in a byte."""
+
+    def weights(self, fold: int, n: int) -> np.ndarray:
+        return super().weights(fold, n) * 300
+
+
+@pytest.mark.parametrize("weighted", [True, False])
+def test_weights_beyond_a_byte_equal_brute_force(recording, weighted):
+    stream = random_stream(np.random.default_rng(11), 50)
+    policy = make_policy({"preset": "hitl", "pos_window": "4s", "neg_window": "9s"})
+    validation = HeavyBootstrap("bootstrap", 2, 5)
+    assert validation.weights(0, 50).max() > 255
+    name = "WeightedOrderLearner" if weighted else "OrderLearner"
+    recording.made = []
+    result, _ = _compare(
+        stream,
+        {"class": f"engine_bruteforce:{name}"},
+        policy,
+        validation,
+        seed=1,
+        noise=0.0,
+        flush=True,
+        threshold=0.5,
+        recording=recording,
+    )
+    assert result.folds["weight"].max() > 255
+
+
 def _due_key(policy, pred, m, stream):
     """(a, q) of instance m predicted pred, from the design card (before inspection errors)."""
     window = policy.pos_window if pred == 1 else policy.neg_window
