@@ -400,3 +400,27 @@ def test_metric_subset_and_tumbling_frame():
     assert frame.shape == (1, 4)
     with pytest.raises(TypeError):
         Metrics(Cumulative()).chunks()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    sizes=st.lists(st.integers(1, 1500), min_size=1, max_size=12),
+    levels=st.sampled_from([3, 50, 1000]),
+)
+def test_cumulative_auc_batches_equal_one_pass(seed, sizes, levels):
+    """Unit weights, many ties (scores on a grid), batches large enough to cross the merges of
+    the recent levels: the running U equals the one-pass pair count exactly, batch by batch."""
+    from delaycv.metrics.auc import CumulativeAUC, pair_sums
+
+    rng = np.random.default_rng(seed)
+    auc = CumulativeAUC()
+    qs, ys = [], []
+    for m in sizes:
+        q = rng.integers(0, levels, m) / levels
+        y = (rng.random(m) < 0.3).astype(np.float64)
+        auc.add(q, y, np.ones(m))
+        qs.append(q)
+        ys.append(y)
+        u, wp, wn = pair_sums(np.concatenate(qs), np.concatenate(ys), np.ones(sum(map(len, qs))))
+        assert (auc.u, auc.wp, auc.wn) == (u, wp, wn)

@@ -131,8 +131,10 @@ class CumulativeAUC:
         n_pos - (lo + hi) / 2.
         """
         is_pos = y == 1
-        qp = q[is_pos]
-        qn = q[~is_pos]
+        # sorted first: searchsorted is several times faster with sorted needles, and the sums
+        # below do not depend on the order
+        qp = np.sort(q[is_pos])
+        qn = np.sort(q[~is_pos])
         n_p, n_n = qp.size, qn.size
         ss = np.searchsorted
         u = 0.0
