@@ -477,20 +477,21 @@ class _Fold:
     def _flush(self, m: int, t: int, plan: dict, x_of: list) -> int:
         """Release everything still pending (labels not due within the stream), in due order,
         while the last instance m = n is processed. Returns how many."""
-        n = self.n
         side = np.frombuffer(self.side, dtype=np.uint8)[1:]
-        never = n + 1
+        never = self.n + 1
         neg = np.flatnonzero((side == 0) & (plan["neg_r"] == never))
         pos = np.flatnonzero((side == 1) & (plan["pos_r"] == never))
-        ranks = np.sort(np.concatenate((plan["neg_k"][neg], plan["pos_k"][pos]))).tolist()
-        key_of_rank = self.key_of_rank
+        ranks = np.concatenate((plan["neg_k"][neg], plan["pos_k"][pos]))
+        at = np.concatenate((neg, pos))
+        sides = np.repeat((0, 1), (neg.size, pos.size))
+        order = np.argsort(ranks)
         put_rank = self.ev_rank.append
         on_eval = self.observer.on_evaluation if self.observer is not None else None
-        for rank in ranks:
-            key = int(key_of_rank[rank])
-            s = int(key >= n)
-            i = key - n * s + 1
-            ob = int(self.observed[s][i - 1])
+        for rank, i0, s in zip(  # noqa: B905 (equal lengths)
+            ranks[order].tolist(), at[order].tolist(), sides[order].tolist()
+        ):
+            i = i0 + 1
+            ob = int(self.observed[s][i0])
             w_i = self.w_of[i]
             put_rank(rank)
             if w_i > 0:
@@ -502,9 +503,9 @@ class _Fold:
     def _drain(self, o: dict) -> None:
         """Hand the buffered evaluations to the metric states; count the trained ones; log.
 
-        The buffer holds ranks and probabilities; a rank's due key gives the instance and the
-        predicted side, and the labels, weight and scored prediction of an entry are functions of
-        these (the arrays the loop read them from), gathered with numpy."""
+        The buffer holds ranks; a rank's due key gives the instance and the predicted side, and
+        the labels, weight, probability and scored prediction of the evaluation are functions of
+        these (the arrays the loop read them from or wrote them to), gathered with numpy."""
         if not self.ev_rank:
             return
         key = self.key_of_rank[np.array(self.ev_rank, dtype=np.int64)]
@@ -557,10 +558,10 @@ class _Fold:
         pred = (p1 > self.threshold).view(np.int8)
         return pred if self.noise_flip is None else pred ^ self.noise_flip.view(np.int8)
 
-    def output(self, stream, keep: bool) -> _FoldOutput:
+    def output(self, stream) -> _FoldOutput:
         n = self.n
         predictions = None
-        if keep:
+        if self.keep:
             predictions = pd.DataFrame(
                 {
                     "fold": np.full(n, self.fold, dtype=np.int64),
@@ -625,24 +626,20 @@ def release_candidates(plan: dict[str, np.ndarray], observed: tuple, n: int) -> 
     zero-delay release right after i's own prediction, r = n + 1 never). Sorted by (r, rank):
     at position r a fold releases, in this order, the candidates of its predicted sides.
     Returns numpy arrays ``r``, ``i`` (1-based), ``s``, ``k`` (rank) and ``o`` (the observed label
-    of i on side s, from ``observed`` = (negative side's, positive side's)), and ``need``: per
-    instance, the last position whose processing may need its x dict (at least its own).
+    of i on side s, from ``observed`` = (negative side's, positive side's)).
     """
     index = np.arange(1, n + 1, dtype=np.int64)
     parts = []
-    need = index.copy()
     for s, name in enumerate(("neg", "pos")):
         r = plan[f"{name}_r"]
-        later = (r > index) & (r <= n)
-        at = np.flatnonzero(later)
+        at = np.flatnonzero((r > index) & (r <= n))
         parts.append((r[at], at + 1, np.full(at.size, s, np.int8), plan[f"{name}_k"][at]))
         parts[-1] += (np.asarray(observed[s])[at],)
-        need = np.maximum(need, np.where(later, r, index))
     r, i, s, k, o = (np.concatenate(cols) for cols in zip(*parts, strict=True))
     order = np.lexsort((k, r))
     small = np.int32 if 2 * n + 2 < 2**31 else np.int64  # (memory: up to 2n candidates)
     cand = {"r": r[order].astype(small), "i": i[order].astype(small), "s": s[order]}
-    cand.update(k=k[order].astype(small), o=o[order], need=need)
+    cand.update(k=k[order].astype(small), o=o[order])
     return cand
 
 
@@ -686,12 +683,13 @@ def _run_folds(
     plan, key_of_rank = release_plan(stream.time, schedule)
     n = len(stream)
     cand = release_candidates(plan, (schedule.neg.observed, schedule.pos.observed), n)
-    need = cand.pop("need")
-    if flush:  # labels never due are released at the last instance: keep their x dicts
-        never = (plan["neg_r"] == n + 1) | (plan["pos_r"] == n + 1)
-        need[never] = n
     # x_of[i]: the x dict of instance i while a fold may still train on it (1-based, shared by
-    # the folds); freed, in this order, after the chunk that processes position need[i]
+    # the folds); freed, in this order, after the chunk that processes position need[i]: the
+    # later of its own position and its two release positions (the last instance for labels
+    # never due, if flushed)
+    need = np.arange(1, n + 1, dtype=np.int64)
+    for r in (plan["neg_r"], plan["pos_r"]):
+        need = np.maximum(need, np.where(r <= n, r, n if flush else 0))
     x_of: list = [None] * (n + 1)
     free_order = np.argsort(need, kind="stable")
     free_need = need[free_order]
@@ -727,7 +725,7 @@ def _run_folds(
         freed = done
         if progress is not None:
             progress((stop - start) * len(states))
-    return [s.output(stream, keep_predictions) for s in states]
+    return [s.output(stream) for s in states]
 
 
 # --------------------------------------------------------------------------- tables
