@@ -51,14 +51,16 @@ from delaycv import metrics as _metrics
 from delaycv.errors import ConfigError, DelaycvError
 from delaycv.learners import learner_label, make_learner, trainer, validate_learner
 from delaycv.policies import Policy, make_policy
+from delaycv.releases import Releases
+from delaycv.stream import StreamFile
 from delaycv.validation import (
     INSPECTION,
     NOISE,
     Validation,
     _check_seed,
+    fold_rng,
     learner_seed,
     make_validation,
-    uniforms,
 )
 
 #: Run keys, in column order.
@@ -203,9 +205,20 @@ def checkpoint_positions(
     Every ``every`` instances (``every`` None or 0: none), the last instance, and from
     ``checkpoints``: a list of positions (ints), or a mapping with ``positions`` (ints),
     ``fractions`` (in (0, 1]: position ``ceil(f * n)``) and ``times`` (Unix s: the last instance
-    with time <= T; none if no instance is that early).
+    with time <= T; none if no instance is that early). ``time``: the stream's times, or a
+    :class:`~delaycv.stream.StreamFile` (its times are read only for ``times``).
     """
-    n = len(time)
+    if isinstance(time, StreamFile):
+        n = len(time)
+
+        def count_until(times: list) -> list[int]:
+            return time.count_until(times)
+    else:
+        n = len(time)
+
+        def count_until(times: list) -> list[int]:
+            return np.searchsorted(time, times, side="right").tolist()
+
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     if every is not None and (isinstance(every, bool) or not isinstance(every, int | np.integer)):
@@ -250,14 +263,14 @@ def checkpoint_positions(
                 expected="numbers in (0, 1]",
             )
         points.add(max(1, min(n, math.ceil(f * n - 1e-9))))
-    for t in spec.get("times", []) or []:
+    times = list(spec.get("times", []) or [])
+    for t in times:
         if isinstance(t, bool) or not isinstance(t, int | float | np.integer):
             raise ConfigError(
                 f"checkpoint time {t!r}", location="key checkpoints.times", expected="Unix seconds"
             )
-        pos = int(np.searchsorted(time, t, side="right"))
-        if pos >= 1:
-            points.add(pos)
+    if times:
+        points.update(pos for pos in count_until(times) if pos >= 1)
     return np.array(sorted(points), dtype=np.int64)
 
 
@@ -296,20 +309,20 @@ class _FoldOutput:
     predictions: pd.DataFrame | None
     observer: Any
     info: dict
+    held: int = 0  # the most instances whose state the run held at once
 
 
 # --------------------------------------------------------------------------- one fold
 
 
 class _Fold:
-    """The state of one fold: learner, metric buffers, pending labels, counters, table rows."""
+    """The state of one fold: learner, metric buffers, per-instance state of the instances whose
+    labels may still be released (a window of slots shared with :class:`_Shared`), counters and
+    table rows."""
 
-    def __init__(
-        self, stream, learner_spec, policy, schedule, key_of_rank, validation, fold, o
-    ) -> None:
+    def __init__(self, learner_spec, policy, validation, fold, n, o) -> None:
         self.cpu = 0.0
         c0 = _time.process_time()
-        n = len(stream)
         self.fold = fold
         self.n = n
         self.learner = make_learner(
@@ -318,9 +331,10 @@ class _Fold:
         self.weighted_train = trainer(self.learner)
         self.m_obs = _metrics.Metrics(o["estimator"].build())
         self.m_true = _metrics.Metrics(o["estimator"].build())
-        # evaluations since the last checkpoint, in release order: the rank of the due key (which
-        # gives the instance and the predicted side, see _drain), as machine values
-        self.ev_rank = array("q")
+        # evaluations since the last drain, in release order: the key 2 i + s of the released
+        # label (instance i, predicted side s), as machine values
+        self.ev_key = array("q")
+        self.buffered = 0  # evaluations handed to the metric states since their last snapshot
         factory = o["observer_factory"]
         self.observer = factory(fold) if factory is not None else None
         self.obs_cpu = False
@@ -330,136 +344,141 @@ class _Fold:
                 self.obs_cpu = "cpu_seconds" in params
             except (TypeError, ValueError):
                 self.obs_cpu = False
-        weights = validation.weights(fold, n, o["seed"])
-        # the smallest integer type that holds them (memory: one array per fold)
-        self.weights = weights.astype(np.min_scalar_type(int(weights.max()) if n else 0))
+        # the fold's random streams, drawn chunk by chunk in stream order
+        self.draw_weights = validation.weight_draws(fold, o["seed"])
         noise = o["prediction_noise"]
-        self.noise_flip = uniforms(o["seed"], fold, NOISE, n) < noise if noise > 0 else None
-        self.obs_by_side = None  # None: the schedule's observed labels (shared by the folds)
-        if policy.inspection_error > 0:
-            flip = uniforms(o["seed"], fold, INSPECTION, n) < policy.inspection_error
-            self.obs_by_side = [
-                side.observed ^ (flip & side.inspect).astype(np.int8)
-                for side in (schedule.neg, schedule.pos)
-            ]
-        self.due_time = (schedule.neg.due_time, schedule.pos.due_time)
-        self.true = stream.label
-        self.observed = self.obs_by_side or (schedule.neg.observed, schedule.pos.observed)
-        self.key_of_rank = key_of_rank
+        self.noise = noise
+        self.noise_rng = fold_rng(o["seed"], fold, NOISE) if noise > 0 else None
+        self.inspection = policy.inspection_error
+        self.insp_rng = fold_rng(o["seed"], fold, INSPECTION) if self.inspection > 0 else None
+        # Per instance while its label may be released (slot = instance - shared.off): the
+        # predicted side (2: not queued), P1, the training weight, the prediction noise flip and
+        # the inspection flip. Machine values only: pending labels cost no Python object, so
+        # nothing long-lived is allocated between the learner's calls (long-lived tuples slowed
+        # the learner's own calls by a few %: more work for the garbage collector).
+        self.side = bytearray()
+        self.p1 = array("d")
+        self.w = array("q")
+        self.flip = bytearray() if self.noise_rng is not None else None
+        self.insp = bytearray() if self.insp_rng is not None else None
         self.keep = o["keep_predictions"]
         self.threshold = o["threshold"]
         if self.keep:
             self.log_obs = np.full(n, -1, dtype=np.int8)
             self.log_at = np.full(n, np.nan, dtype=np.float64)
-        # The fold's pending labels, by instance number m = 1..n (slot 0 unused): the predicted
-        # side (2: not queued) and the probability; release walks the stream's release
-        # candidates (see release_candidates) and takes those of the predicted side. Machine
-        # values only: pending labels cost no Python object, so nothing long-lived is allocated
-        # between the learner's calls (long-lived tuples slowed the learner's own calls by a few
-        # %: more work for the garbage collector, scattered memory).
-        self.side = bytearray(b"\x02") * (n + 1)
-        self.p1 = array("d", bytes(8 * (n + 1)))
-        w_pad = np.concatenate(([0], self.weights)).astype(self.weights.dtype)
-        if self.weights.dtype == np.uint8:
-            self.w_of = w_pad.tobytes()
-        else:
-            self.w_of = array("q", w_pad.astype(np.int64).tolist())
+            self.log_p1 = np.zeros(n, dtype=np.float64)
+            self.log_w = np.zeros(n, dtype=np.float64)
+            self.log_flip = np.zeros(n, dtype=np.int8)
         self.evaluated = self.skipped = self.trained = 0
         self.weight_sum = 0.0
         self.rows: list = []
         self.cp_i = 0
         self.cpu += _time.process_time() - c0
 
-    def run_chunk(self, start: int, stop: int, xs: list, shared: dict, o: dict) -> None:
-        """Process instances start+1 .. stop (1-based) of this fold; ``xs`` their x dicts.
+    def extend(self, start: int, stop: int) -> None:
+        """Add the slots of instances start+1 .. stop (drawing their weights and flips)."""
+        k = stop - start
+        self.side.extend(b"\x02" * k)
+        self.p1.frombytes(bytes(8 * k))
+        w = self.draw_weights(start, stop)
+        self.w.frombytes(w.astype(np.int64).tobytes())
+        if self.flip is not None:
+            flip = (self.noise_rng.random(k) < self.noise).view(np.uint8)
+            self.flip.extend(flip.tobytes())
+        if self.insp is not None:
+            self.insp.extend((self.insp_rng.random(k) < self.inspection).tobytes())
+        if self.keep:
+            self.log_w[start:stop] = w
+            if self.flip is not None:
+                self.log_flip[start:stop] = flip
 
-        ``shared`` (the same for every fold): the chunk's columns, the release plan's
-        (``neg_r``, ``pos_r``, ``neg_k``, ``pos_k``), the release candidates of positions
-        start+1 .. stop in release order (``c_r`` position, with a sentinel, ``c_i`` instance,
-        ``c_s`` side, ``c_k`` rank, ``c_o`` observed label; see :func:`release_candidates`), and
-        ``x_of``, the x dicts of instances whose labels may still be released.
-        """
+    def compact(self, drop: int) -> None:
+        """Forget the first ``drop`` slots."""
+        for column in (self.side, self.p1, self.w, self.flip, self.insp):
+            if column is not None:
+                del column[:drop]
+
+    def _inspected(self, o: np.ndarray, insp: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """Observed labels ``o`` with this fold's inspection errors (where ``insp``)."""
+        if self.insp is None or not len(o):
+            return o
+        flips = np.frombuffer(self.insp, dtype=np.uint8)[slots].astype(bool) & insp
+        return o ^ flips.view(np.int8)
+
+    def run_chunk(self, chunk, sh, cr, o: dict) -> None:
+        """Process the instances of ``chunk`` (a :class:`~delaycv.stream.StreamChunk`) with
+        their releases ``cr`` (:class:`~delaycv.releases.ChunkReleases`; ``sh.cand_*``: the
+        candidates as lists, ``c_r`` with a sentinel, ``c_j`` as slots) for this fold."""
         c0 = _time.process_time()
         n = self.n
-        sl = slice(start, stop)
-        if self.obs_by_side is None:
-            neg_o, pos_o = shared["neg_o"], shared["pos_o"]
-            c_o = shared["c_o"]
+        start, k = chunk.start, len(chunk)
+        j0 = start - sh.off  # slot of instance start + 1, minus 1
+        chunk_slots = np.arange(j0 + 1, j0 + 1 + k)
+        if self.insp is None:
+            o_n, o_p, c_o = sh.own_o_n, sh.own_o_p, sh.c_o
         else:
-            neg_o = self.obs_by_side[0][sl].tolist()
-            pos_o = self.obs_by_side[1][sl].tolist()
-            c_i_a = shared["c_i_a"] - 1
-            c_o = np.where(
-                shared["c_s_a"] == 1, self.obs_by_side[1][c_i_a], self.obs_by_side[0][c_i_a]
-            ).tolist()
-        ws = self.weights[sl].tolist()
-        flips = repeat(False) if self.noise_flip is None else self.noise_flip[sl].tolist()
+            o_n = self._inspected(cr.own_o[0], cr.own_in[0], chunk_slots).tolist()
+            o_p = self._inspected(cr.own_o[1], cr.own_in[1], chunk_slots).tolist()
+            c_o = self._inspected(cr.cand["o"], cr.cand["insp"], sh.c_j_a).tolist()
+        ws = self.w[j0 + 1 : j0 + 1 + k].tolist()
+        flips = repeat(False) if self.flip is None else self.flip[j0 + 1 : j0 + 1 + k]
         threshold = o["threshold"]
         trained_only = o["trained_only"]
         learner = self.learner
         predict = learner.predict_proba_one
         learn = learner.learn_one
         wtrain = self.weighted_train
-        put_rank = self.ev_rank.append
+        put_key = self.ev_key.append
         observer = self.observer
         on_eval = observer.on_evaluation if observer is not None else None
         on_inst = observer.on_instance if observer is not None else None
         obs_cpu = self.obs_cpu
-        side_of, p1_of, w_of, x_of = self.side, self.p1, self.w_of, shared["x_of"]
-        c_r, c_i, c_s, c_k = shared["c_r"], shared["c_i"], shared["c_s"], shared["c_k"]
+        side_of, p1_of, w_of, x_of = self.side, self.p1, self.w, sh.x_of
+        c_r, c_j, c_s, c_k = sh.c_r, sh.c_j, sh.c_s, sh.c_k
         c = 0
         evaluated, skipped = self.evaluated, self.skipped
         cps = o["cp_list"]
         next_cp = cps[self.cp_i] if self.cp_i < len(cps) else -1
-        m = start
+        m, j = start, j0
         rows = zip(  # noqa: B905 (equal lengths)
-            shared["ts"],
-            xs,
-            shared["ys"],
-            shared["neg_r"],
-            shared["pos_r"],
-            shared["neg_k"],
-            shared["pos_k"],
-            neg_o,
-            pos_o,
-            ws,
-            flips,
+            sh.ts, chunk.records, sh.ys, sh.own_n, sh.own_p, o_n, o_p, ws, flips
         )
         if o["progress"] is not None:
             # progress every PROGRESS_BLOCK instances (C-level iterators; nothing when off)
-            rows = chain.from_iterable(_blocks(rows, stop - start, o["progress"]))
-        for t, x, y, r_n, r_p, k_n, k_p, o_n, o_p, w, flip in rows:
+            rows = chain.from_iterable(_blocks(rows, k, o["progress"]))
+        for t, x, y, own_n, own_p, ob_n, ob_p, w, flip in rows:
             m += 1
+            j += 1
             ev_before = evaluated
             # 1. release what is due before predicting m (in (a, q, i) order): the candidates
             # of position m whose side is the one this fold predicted
             while c_r[c] == m:
-                i = c_i[c]
-                if side_of[i] == c_s[c]:
-                    put_rank(c_k[c])
+                jj = c_j[c]
+                if side_of[jj] == c_s[c]:
+                    put_key(c_k[c])
                     evaluated += 1
-                    w_i = w_of[i]
+                    w_i = w_of[jj]
                     if w_i == 1:
-                        learn(x_of[i], c_o[c])
+                        learn(x_of[jj], c_o[c])
                     elif w_i > 0:
-                        wtrain(x_of[i], c_o[c], w_i)
+                        wtrain(x_of[jj], c_o[c], w_i)
                     if on_eval is not None:
-                        self._observe(on_eval, m, t, i, c_s[c], c_o[c])
+                        self._observe(on_eval, sh, m, t, jj, c_s[c], c_o[c])
                 c += 1
             # 2. predict m
             proba = predict(x)
             total = sum(proba.values())  # an empty dict sums to 0
             p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
-            p1_of[m] = p1
+            p1_of[j] = p1
             if p1 > threshold:
-                pred, r, ob, rank = 1, r_p, o_p, k_p
+                pred, own, ob = 1, own_p, ob_p
             else:
-                pred, r, ob, rank = 0, r_n, o_n, k_n
+                pred, own, ob = 0, own_n, ob_n
             # 3. the policy's outcome: release now or queue
             if trained_only and w == 0:
                 skipped += 1
-            elif r == m:
-                put_rank(rank)
+            elif own:
+                put_key(2 * m + pred)
                 evaluated += 1
                 if w == 1:
                     learn(x, ob)
@@ -468,17 +487,17 @@ class _Fold:
                 if on_eval is not None:
                     on_eval(m, t, 1 - pred if flip else pred, p1, ob, y, w)
             else:
-                side_of[m] = pred
+                side_of[j] = pred
             if m == next_cp:
                 if m == n and o["flush"]:
-                    evaluated += self._flush(m, t, shared["plan"], x_of)
+                    evaluated += self._flush(m, t, sh)
                 if on_inst is not None:
                     if obs_cpu:
                         on_inst(m, t, cpu_seconds=self.cpu + _time.process_time() - c0)
                     else:
                         on_inst(m, t)
                 self.evaluated, self.skipped = evaluated, skipped
-                self._checkpoint(m, t, evaluated > ev_before, o, c0)
+                self._checkpoint(m, t, evaluated > ev_before, o, c0, sh)
                 self.cp_i += 1
                 next_cp = cps[self.cp_i] if self.cp_i < len(cps) else -1
             elif on_inst is not None:
@@ -487,75 +506,100 @@ class _Fold:
                 else:
                     on_inst(m, t)
         self.evaluated, self.skipped = evaluated, skipped
-        if len(self.ev_rank) > FLUSH_EVERY:
-            # bound the memory of long stretches without checkpoints: let the metric states
-            # fold in what is buffered (a snapshot is how Metrics ingests its buffer)
-            self._drain(o)
+        # the chunk's slots may be forgotten after it: hand what is buffered to the metric
+        # states now; let them fold it in after long stretches without checkpoints (memory; a
+        # snapshot is how Metrics ingests its buffer)
+        self._drain(sh)
+        if self.buffered > FLUSH_EVERY:
             self.m_obs.snapshot()
             self.m_true.snapshot()
+            self.buffered = 0
+        if self.keep:
+            self.log_p1[start : start + k] = np.frombuffer(self.p1, dtype=np.float64)[
+                j0 + 1 : j0 + 1 + k
+            ]
         self.cpu += _time.process_time() - c0
 
-    def _observe(self, on_eval, m: int, t: int, i: int, side: int, ob: int) -> None:
-        """The observer's call for the release of instance i's label (predicted ``side``)."""
-        pe = side if self.noise_flip is None else side ^ int(self.noise_flip[i - 1])
-        y = int(self.true[i - 1])
-        on_eval(m, t, pe, self.p1[i], ob, y, self.w_of[i])
+    def _observe(self, on_eval, sh, m: int, t: int, jj: int, side: int, ob: int) -> None:
+        """The observer's call for the release of the label in slot jj (predicted ``side``)."""
+        pe = side if self.flip is None else side ^ self.flip[jj]
+        on_eval(m, t, pe, self.p1[jj], ob, sh.y[jj], self.w[jj])
 
-    def _flush(self, m: int, t: int, plan: dict, x_of: list) -> int:
+    def _flush(self, m: int, t: int, sh) -> int:
         """Release everything still pending (labels not due within the stream), in due order,
         while the last instance m = n is processed. Returns how many."""
-        side = np.frombuffer(self.side, dtype=np.uint8)[1:]
-        never = self.n + 1
-        neg = np.flatnonzero((side == 0) & (plan["neg_r"] == never))
-        pos = np.flatnonzero((side == 1) & (plan["pos_r"] == never))
-        ranks = np.concatenate((plan["neg_k"][neg], plan["pos_k"][pos]))
-        at = np.concatenate((neg, pos))
-        sides = np.repeat((0, 1), (neg.size, pos.size))
-        order = np.argsort(ranks)
-        put_rank = self.ev_rank.append
+        rest = sh.remaining
+        slots = rest["i"] - sh.off
+        side = np.frombuffer(self.side, dtype=np.uint8)[slots]
+        pick = np.flatnonzero(side == rest["s"])
+        del side
+        obs = self._inspected(rest["o"][pick], rest["insp"][pick], slots[pick])
+        put_key = self.ev_key.append
         on_eval = self.observer.on_evaluation if self.observer is not None else None
-        for rank, i0, s in zip(  # noqa: B905 (equal lengths)
-            ranks[order].tolist(), at[order].tolist(), sides[order].tolist()
+        for key, jj, s, ob in zip(  # noqa: B905 (equal lengths)
+            (2 * rest["i"][pick] + rest["s"][pick]).tolist(),
+            slots[pick].tolist(),
+            rest["s"][pick].tolist(),
+            obs.tolist(),
         ):
-            i = i0 + 1
-            ob = int(self.observed[s][i0])
-            w_i = self.w_of[i]
-            put_rank(rank)
+            w_i = self.w[jj]
+            put_key(key)
             if w_i > 0:
-                self.weighted_train(x_of[i], ob, w_i)
+                self.weighted_train(sh.x_of[jj], ob, w_i)
             if on_eval is not None:
-                self._observe(on_eval, m, t, i, s, ob)
-        return len(ranks)
+                self._observe(on_eval, sh, m, t, jj, s, ob)
+        return len(pick)
 
-    def _drain(self, o: dict) -> None:
+    def _drain(self, sh) -> None:
         """Hand the buffered evaluations to the metric states; count the trained ones; log.
 
-        The buffer holds ranks; a rank's due key gives the instance and the predicted side, and
-        the labels, weight, probability and scored prediction of the evaluation are functions of
-        these (the arrays the loop read them from or wrote them to), gathered with numpy."""
-        if not self.ev_rank:
+        The buffer holds keys 2 i + s; the labels, weight, probability and scored prediction of
+        the evaluation are in the slot of instance i (the arrays the loop read them from or
+        wrote them to, and the shared resolved labels), gathered with numpy."""
+        if not self.ev_key:
             return
-        key = self.key_of_rank[np.array(self.ev_rank, dtype=np.int64)]
-        del self.ev_rank[:]  # in place: the loop holds its append method
-        n = self.n
-        positive = key >= n  # keys n .. 2n - 1: predicted positive
-        at = np.where(positive, key - n, key)
-        p1_a = np.frombuffer(self.p1, dtype=np.float64)[at + 1]
+        key = np.array(self.ev_key, dtype=np.int64)
+        del self.ev_key[:]  # in place: the loop holds its append method
+        at = key >> 1
+        positive = (key & 1).astype(bool)
+        jj = at - sh.off
+        p1_a = np.frombuffer(self.p1, dtype=np.float64)[jj]
         side = positive.view(np.int8)
-        ob_a = np.where(positive, self.observed[1][at], self.observed[0][at])
-        y_a = self.true[at]
-        w_a = self.weights[at]
-        pe_a = side if self.noise_flip is None else side ^ self.noise_flip[at]
+        res_o, res_in = sh.res_o, sh.res_in
+        ob_a = np.where(
+            positive,
+            np.frombuffer(res_o[1], dtype=np.int8)[jj],
+            np.frombuffer(res_o[0], dtype=np.int8)[jj],
+        )
+        if self.insp is not None:
+            insp = np.where(
+                positive,
+                np.frombuffer(res_in[1], dtype=np.uint8)[jj],
+                np.frombuffer(res_in[0], dtype=np.uint8)[jj],
+            ).astype(bool)
+            ob_a = self._inspected(ob_a, insp, jj)
+        y_a = np.frombuffer(sh.y, dtype=np.int8)[jj]
+        w_a = np.frombuffer(self.w, dtype=np.int64)[jj]
+        if self.flip is not None:
+            pe_a = side ^ np.frombuffer(self.flip, dtype=np.int8)[jj]
+        else:
+            pe_a = side
         self.trained += int(np.count_nonzero(w_a))
         self.weight_sum += float(w_a.sum())
         if self.keep:
-            self.log_obs[at] = ob_a
-            self.log_at[at] = np.where(positive, self.due_time[1][at], self.due_time[0][at])
+            self.log_obs[at - 1] = ob_a
+            self.log_at[at - 1] = np.where(
+                positive,
+                np.frombuffer(sh.res_due[1], dtype=np.float64)[jj],
+                np.frombuffer(sh.res_due[0], dtype=np.float64)[jj],
+            )
         self.m_obs.add_many(pe_a, p1_a, ob_a)
         self.m_true.add_many(pe_a, p1_a, y_a)
+        self.buffered += len(key)
 
-    def _checkpoint(self, m: int, t: int, evaluated_now: bool, o: dict, c0: float) -> None:
-        self._drain(o)
+    def _checkpoint(self, m: int, t: int, evaluated_now: bool, o: dict, c0: float, sh) -> None:
+        self._drain(sh)
+        self.buffered = 0
         cpu = self.cpu + _time.process_time() - c0 if o["timing"] else math.nan
         mem = float(self.learner._raw_memory_usage) if o["measure_memory"] else math.nan
         counts = [
@@ -578,28 +622,28 @@ class _Fold:
             values = np.fromiter((snap.get(k, math.nan) for k in names), np.float64, len(names))
             self.rows.append((self.fold, reference, counts, values))
 
-    def _scored_predictions(self) -> np.ndarray:
-        """The scored prediction of every instance (0/1, int8): P1 > threshold, flipped where
-        the prediction noise says so."""
-        p1 = np.frombuffer(self.p1, dtype=np.float64)[1:]
-        pred = (p1 > self.threshold).view(np.int8)
-        return pred if self.noise_flip is None else pred ^ self.noise_flip.view(np.int8)
+    def take_rows(self) -> list:
+        """The table rows written since the last call (and forget them)."""
+        rows, self.rows = self.rows, []
+        return rows
 
-    def output(self, stream) -> _FoldOutput:
+    def output(self, time, label) -> _FoldOutput:
+        """The fold's result; ``time``/``label``: the whole stream's, for the prediction log."""
         n = self.n
         predictions = None
         if self.keep:
+            pred = (self.log_p1 > self.threshold).view(np.int8) ^ self.log_flip
             predictions = pd.DataFrame(
                 {
                     "fold": np.full(n, self.fold, dtype=np.int64),
                     "index": np.arange(1, n + 1, dtype=np.int64),
-                    "time": np.asarray(stream.time, dtype=np.int64),
-                    "pred": self._scored_predictions(),
-                    "proba": np.frombuffer(self.p1, dtype=np.float64)[1:].copy(),
-                    "true": np.asarray(stream.label, dtype=np.int8),
+                    "time": np.asarray(time, dtype=np.int64),
+                    "pred": pred,
+                    "proba": self.log_p1,
+                    "true": np.asarray(label, dtype=np.int8),
                     "observed": self.log_obs,
                     "observed_at": self.log_at,
-                    "weight": self.weights.astype(np.float64),
+                    "weight": self.log_w,
                 }
             )
         info = {
@@ -612,7 +656,7 @@ class _Fold:
             "weight": float(self.weight_sum),
             "cpu_seconds": self.cpu,
         }
-        return _FoldOutput(self.fold, self.rows, predictions, self.observer, info)
+        return _FoldOutput(self.fold, self.take_rows(), predictions, self.observer, info)
 
 
 def _learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int) -> Exception:
@@ -649,10 +693,12 @@ def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
     """Run a throwaway learner (seed 0) on the first ``instances`` of ``stream``: predict, then
     learn each, as the loop does. Catches, before any work, parameters that river accepts when it
     builds the learner but fails on at its first call (with river's message, as a ConfigError)."""
-    n = min(len(stream), instances)
+    first = next(iter(stream.chunks(instances)), None)
+    if first is None:
+        return
     learner = make_learner(learner_spec, seed=0)
     try:
-        for x, y in zip(stream.records(0, n), stream.label[:n].tolist(), strict=True):
+        for x, y in zip(first.records, first.label.tolist(), strict=True):
             learner.predict_proba_one(x)
             learner.learn_one(x, y)
     except Exception as err:
@@ -673,66 +719,53 @@ def _blocks(rows: Iterator, n: int, progress: Callable[[int], None]) -> Iterator
         progress(k)
 
 
-def release_plan(time: np.ndarray, schedule) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Where and in which order each instance's label is released, for both predictions.
+class _Shared:
+    """What the folds share while the stream is read: per instance whose label may still be
+    released (slot = instance - ``off``, for instances ``off`` .. ``top``), its true label, the
+    observed label, inspection flag and due time of each side once resolved, and its x dict;
+    and the current chunk's columns and releases as lists for the loop."""
 
-    ``neg_r``/``pos_r``: the 1-based position r of the instance whose processing releases the
-    label of instance i predicted negative/positive: the first r >= i with ``(a, q) <= (t_r, r)``
-    (``n + 1``: not within the stream). ``neg_k``/``pos_k``: the rank of the due key
-    ``(a, q, i)`` among the keys of both sides (sorting by rank = sorting by key). Also
-    returns ``key_of_rank``: the key of each rank, key j < n for instance j + 1 predicted
-    negative, key n + j for it predicted positive.
-    """
-    time = np.asarray(time, dtype=np.int64)
-    n = time.shape[0]
-    index = np.arange(1, n + 1, dtype=np.int64)
-    plan: dict[str, np.ndarray] = {}
-    for name, side in (("neg", schedule.neg), ("pos", schedule.pos)):
-        a, q = side.due_time, side.due_pos
-        lo = np.searchsorted(time, a, "left")  # instances lo+1 .. hi (1-based) have t == a
-        hi = np.searchsorted(time, a, "right")
-        first = np.maximum(lo + 1, q)
-        r = np.where(first <= hi, first, hi + 1)
-        plan[f"{name}_r"] = np.maximum(r, index)
-    keys_a = np.concatenate((schedule.neg.due_time, schedule.pos.due_time))
-    keys_q = np.concatenate((schedule.neg.due_pos, schedule.pos.due_pos))
-    order = np.lexsort((np.concatenate((index, index)), keys_q, keys_a))
-    rank = np.empty(2 * n, dtype=np.int64)
-    rank[order] = np.arange(2 * n, dtype=np.int64)
-    plan["neg_k"], plan["pos_k"] = rank[:n], rank[n:]
-    return plan, order
+    def __init__(self) -> None:
+        self.off, self.top = 1, 0
+        self.y = array("b")
+        self.res_o = (array("b"), array("b"))
+        self.res_in = (bytearray(), bytearray())
+        self.res_due = (array("d"), array("d"))
+        self.x_of: list = []
+        self.remaining: dict | None = None
 
+    def columns(self):
+        return (self.y, *self.res_o, *self.res_in, *self.res_due)
 
-def release_candidates(plan: dict[str, np.ndarray], observed: tuple, n: int) -> dict:
-    """Every label that may be released before a prediction, in release order.
+    def extend(self, chunk) -> None:
+        k = len(chunk)
+        self.top += k
+        self.y.frombytes(np.asarray(chunk.label, dtype=np.int8).tobytes())
+        for column in (*self.res_o, *self.res_due):
+            column.frombytes(bytes(column.itemsize * k))
+        for column in self.res_in:
+            column.extend(bytes(k))
+        self.x_of.extend(chunk.records)
 
-    A candidate is an instance i and a side s (0 negative, 1 positive) whose label, if i was
-    predicted s, is released while a later instance r is processed (``i < r <= n``; r = i is the
-    zero-delay release right after i's own prediction, r = n + 1 never). Sorted by (r, rank):
-    at position r a fold releases, in this order, the candidates of its predicted sides.
-    Returns numpy arrays ``r``, ``i`` (1-based), ``s``, ``k`` (rank) and ``o`` (the observed label
-    of i on side s, from ``observed`` = (negative side's, positive side's)).
-    """
-    index = np.arange(1, n + 1, dtype=np.int64)
-    parts = []
-    for s, name in enumerate(("neg", "pos")):
-        r = plan[f"{name}_r"]
-        at = np.flatnonzero((r > index) & (r <= n))
-        parts.append((r[at], at + 1, np.full(at.size, s, np.int8), plan[f"{name}_k"][at]))
-        parts[-1] += (np.asarray(observed[s])[at],)
-    r, i, s, k, o = (np.concatenate(cols) for cols in zip(*parts, strict=True))
-    order = np.lexsort((k, r))
-    small = np.int32 if 2 * n + 2 < 2**31 else np.int64  # (memory: up to 2n candidates)
-    cand = {"r": r[order].astype(small), "i": i[order].astype(small), "s": s[order]}
-    cand.update(k=k[order].astype(small), o=o[order])
-    return cand
+    def record(self, slots: np.ndarray, s: np.ndarray, o, insp, due) -> None:
+        """Store the resolved label (observed, inspection flag, due time) of (slot, side) pairs."""
+        for side in (0, 1):
+            at = slots[s == side]
+            np.frombuffer(self.res_o[side], dtype=np.int8)[at] = o[s == side]
+            np.frombuffer(self.res_in[side], dtype=np.uint8)[at] = insp[s == side]
+            np.frombuffer(self.res_due[side], dtype=np.float64)[at] = due[s == side]
+
+    def compact(self, drop: int) -> None:
+        for column in self.columns():
+            del column[:drop]
+        del self.x_of[:drop]
+        self.off += drop
 
 
 def _run_folds(
     stream,
     learner_spec,
     policy: Policy,
-    schedule,
     validation: Validation,
     folds: Sequence[int],
     *,
@@ -748,9 +781,13 @@ def _run_folds(
     measure_memory: bool,
     timing: bool,
     progress: Callable[[int], None] | None,
+    on_rows: Callable[[list], None] | None = None,
 ) -> list[_FoldOutput]:
-    """Run ``folds`` chunk by chunk: each chunk of x dicts is built once and used by every fold
-    in turn (fold states are independent, so the result equals running the folds one by one)."""
+    """Run ``folds`` chunk by chunk as the stream is read: each chunk's x dicts and releases are
+    built once and used by every fold in turn (fold states are independent, so the result
+    equals running the folds one by one). What is held between chunks is the state of the
+    instances whose labels may still be released (:mod:`delaycv.releases`); ``on_rows``, if
+    given, receives the table rows of every chunk's checkpoints (all folds) as they are made."""
     o = dict(
         seed=seed,
         estimator=estimator,
@@ -766,63 +803,88 @@ def _run_folds(
         trained_only=validation.trained_only,
         progress=progress,
     )
-    plan, key_of_rank = release_plan(stream.time, schedule)
     n = len(stream)
-    cand = release_candidates(plan, (schedule.neg.observed, schedule.pos.observed), n)
-    # x_of[i]: the x dict of instance i while a fold may still train on it (1-based, shared by
-    # the folds); freed, in this order, after the chunk that processes position need[i]: the
-    # later of its own position and its two release positions (the last instance for labels
-    # never due, if flushed)
-    need = np.arange(1, n + 1, dtype=np.int64)
-    for r in (plan["neg_r"], plan["pos_r"]):
-        need = np.maximum(need, np.where(r <= n, r, n if flush else 0))
-    x_of: list = [None] * (n + 1)
-    free_order = np.argsort(need, kind="stable")
-    free_need = need[free_order]
-    freed = 0
-    states = [
-        _Fold(stream, learner_spec, policy, schedule, key_of_rank, validation, f, o) for f in folds
-    ]
-    for start in range(0, n, CHUNK):
-        stop = min(n, start + CHUNK)
-        sl = slice(start, stop)
-        xs = stream.records(start, stop)
-        x_of[start + 1 : stop + 1] = xs
-        lo, hi = np.searchsorted(cand["r"], (start + 1, stop + 1))
-        shared = {
-            "ts": stream.time[sl].tolist(),
-            "ys": stream.label[sl].tolist(),
-            "neg_o": schedule.neg.observed[sl].tolist(),
-            "pos_o": schedule.pos.observed[sl].tolist(),
-            **{key: arr[sl].tolist() for key, arr in plan.items()},
-            # the chunk's release candidates; c_r ends with a position beyond the chunk
-            "c_r": [*cand["r"][lo:hi].tolist(), n + 2],
-            **{f"c_{key}": cand[key][lo:hi].tolist() for key in ("i", "s", "k", "o")},
-            "c_i_a": cand["i"][lo:hi],
-            "c_s_a": cand["s"][lo:hi],
-            "x_of": x_of,
-            "plan": plan,
-        }
+    releases = Releases(policy, n, flush)
+    sh = _Shared()
+    states = [_Fold(learner_spec, policy, validation, f, n, o) for f in folds]
+    times: list = []
+    labels: list = []
+    held = 0  # the most instances whose state was held at once
+    for chunk in stream.chunks(CHUNK):
+        start, k = chunk.start, len(chunk)
+        stop = start + k
+        if keep_predictions:
+            times.append(chunk.time)
+            labels.append(chunk.label)
+        sh.extend(chunk)
+        for state in states:
+            state.extend(start, stop)
+        cr = releases.resolve(start, chunk.time, chunk.label, chunk.label_time)
+        cand = cr.cand
+        chunk_slots = np.arange(start + 1 - sh.off, stop + 1 - sh.off)
+        for s in (0, 1):
+            mine = cr.own[s]
+            sh.record(
+                chunk_slots[mine],
+                np.full(int(mine.sum()), s, dtype=np.int8),
+                cr.own_o[s][mine],
+                cr.own_in[s][mine],
+                cr.own_due[s][mine],
+            )
+        sh.c_j_a = cand["i"] - sh.off
+        sh.record(sh.c_j_a, cand["s"], cand["o"], cand["insp"], cand["due"])
+        if stop == n and flush:
+            rest = releases.remaining()
+            sh.record(rest["i"] - sh.off, rest["s"], rest["o"], rest["insp"], rest["due"])
+            sh.remaining = rest
+        sh.ts = chunk.time.tolist()
+        sh.ys = chunk.label.tolist()
+        sh.own_n, sh.own_p = cr.own[0].tolist(), cr.own[1].tolist()
+        sh.own_o_n, sh.own_o_p = cr.own_o[0].tolist(), cr.own_o[1].tolist()
+        # the chunk's release candidates; c_r ends with a position beyond the chunk
+        sh.c_r = [*cand["r"].tolist(), n + 2]
+        sh.c_j = sh.c_j_a.tolist()
+        sh.c_s = cand["s"].tolist()
+        sh.c_k = (2 * cand["i"] + cand["s"]).tolist()
+        sh.c_o = cand["o"].tolist()
         for state in states:
             try:
-                state.run_chunk(start, stop, xs, shared, o)
+                state.run_chunk(chunk, sh, cr, o)
             except Exception as err:
                 raise _learner_error(err, learner_spec, state.fold, start, stop) from err
-        done = int(np.searchsorted(free_need, stop, "right"))
-        for i in free_order[freed:done].tolist():
-            x_of[i + 1] = None
-        freed = done
-    return [s.output(stream) for s in states]
+        if on_rows is not None:
+            rows = [row for state in states for row in state.take_rows()]
+            if rows:
+                on_rows(rows)
+        # x dicts no fold needs any more: instances with nothing left waiting
+        oldest = releases.oldest()
+        lo = stop + 1 if oldest is None else oldest
+        done = np.concatenate((chunk_slots, sh.c_j_a)) + sh.off
+        waiting = releases.pool["i"]
+        for i in done[~np.isin(done, waiting)].tolist():
+            sh.x_of[i - sh.off] = None
+        # forget the slots before the oldest waiting instance once they are as many as the
+        # rest (each slot is moved at most once on average)
+        held = max(held, sh.top - sh.off + 1)
+        drop = lo - sh.off
+        if drop >= max(CHUNK, sh.top - lo + 1):
+            sh.compact(drop)
+            for state in states:
+                state.compact(drop)
+    time = np.concatenate(times) if keep_predictions else None
+    label = np.concatenate(labels) if keep_predictions else None
+    outputs = [s.output(time, label) for s in states]
+    for out in outputs:
+        out.held = held
+    return outputs
 
 
 # --------------------------------------------------------------------------- tables
 
 
-def _folds_table(
-    outputs: Sequence[_FoldOutput], run_keys: dict, estimator: Estimator
-) -> pd.DataFrame:
+def _folds_table(rows: list, run_keys: dict, estimator: Estimator) -> pd.DataFrame:
+    """The per-fold checkpoint table of ``rows`` (fold, reference, counts, metric values)."""
     metric_names = list(_metrics.METRICS)
-    rows = [row for out in outputs for row in out.rows]
     count_cols = list(FOLD_COLUMNS[len(RUN_KEYS) + 3 :])
     n_rows = len(rows)
     if rows:
@@ -1032,6 +1094,7 @@ def evaluate(
     timing: bool = True,
     jobs: int = 1,
     progress: bool | Callable[[int], None] = False,
+    on_rows: Callable[[pd.DataFrame], None] | None = None,
 ) -> EvaluationResult:
     """Evaluate a learner on ``stream`` with a label ``policy`` under ``validation`` (k folds).
 
@@ -1050,7 +1113,15 @@ def evaluate(
     (same result); ``progress``: True for progress on stderr (:class:`Progress`: after 3 s, at
     most every second on a terminal, plain lines every 5 s elsewhere), or a callable given the
     number of instance-folds done since its last call, every :data:`PROGRESS_BLOCK` instances of
-    each fold.
+    each fold; ``on_rows``: receives the fold table in pieces as it is made (each piece: the
+    rows of complete checkpoints, all folds, in fold order; in one process, one piece per chunk
+    of :data:`CHUNK` instances), so that a long stream's table need not be held: the result's
+    ``folds`` and ``summary`` are then empty (with their columns).
+
+    ``stream``: a :class:`~delaycv.stream.Stream`, or a :class:`~delaycv.stream.StreamFile`
+    read chunk by chunk: what a run holds grows with the labels waiting, not with the stream
+    (:mod:`delaycv.releases`), apart from the table rows (see ``on_rows``) and the prediction
+    log.
     """
     seed = _check_common(stream, threshold, prediction_noise, seed)
     policy = make_policy(policy)
@@ -1071,7 +1142,9 @@ def evaluate(
             )
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"jobs {jobs!r}", location="key jobs", expected="an integer >= 1")
-    positions = checkpoint_positions(stream.time, every, checkpoints)
+    positions = checkpoint_positions(
+        stream if isinstance(stream, StreamFile) else stream.time, every, checkpoints
+    )
     keys = {
         "dataset": str(stream.metadata.get("dataset", "stream")),
         "learner": learner_label(learner_spec),
@@ -1111,21 +1184,26 @@ def evaluate(
             reporter,
         )
     else:
-        schedule = policy.schedule(stream.time, stream.label, stream.label_time)
         outputs = _run_folds(
             stream,
             learner_spec,
             policy,
-            schedule,
             validation,
             folds,
             observer_factory=observer_factory,
             progress=reporter,
+            on_rows=None
+            if on_rows is None
+            else lambda rows: on_rows(_folds_table(rows, keys, estimator)),
             **kwargs,
         )
     if isinstance(reporter, Progress):
         reporter.close()
-    folds_table = _folds_table(outputs, keys, estimator)
+    folds_table = _folds_table([row for out in outputs for row in out.rows], keys, estimator)
+    if on_rows is not None:
+        if len(folds_table):  # rows of parallel workers come back at their end
+            on_rows(folds_table)
+        folds_table = folds_table.iloc[:0]
     predictions = None
     if keep_predictions:
         predictions = pd.concat([o.predictions for o in outputs], ignore_index=True)
@@ -1134,6 +1212,8 @@ def evaluate(
         "folds": [o.info for o in outputs],
         "instances": len(stream),
         "checkpoints": len(positions),
+        # the most instances whose state (x dict, pending labels) a process held at once
+        "instances_held": max(o.held for o in outputs),
     }
     if timing:
         info["wall_seconds"] = _time.monotonic() - wall0
@@ -1175,7 +1255,6 @@ def _worker_init(stream, learner_spec, policy, validation, kwargs, observer_fact
         kwargs=kwargs,
         observer_factory=observer_factory,
         counter=counter,
-        schedule=policy.schedule(stream.time, stream.label, stream.label_time),
     )
 
 
@@ -1191,7 +1270,6 @@ def _worker_folds(folds: list[int]) -> list[_FoldOutput]:
         w["stream"],
         w["learner_spec"],
         w["policy"],
-        w["schedule"],
         w["validation"],
         folds,
         observer_factory=w["observer_factory"],

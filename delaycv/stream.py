@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,7 +104,9 @@ def _as_feature_frame(features: pd.DataFrame | None, rows: int) -> pd.DataFrame:
     return frame
 
 
-def _missing_values(features: pd.DataFrame) -> tuple[dict[str, int], np.ndarray]:
+def _missing_values(
+    features: pd.DataFrame, first_row: int = 1
+) -> tuple[dict[str, int], np.ndarray]:
     """``({feature: missing count}, rows with a missing value)`` of a canonical feature frame.
 
     Missing = NaN in a float64 column, a missing category in a categorical one. An infinite value
@@ -127,7 +130,8 @@ def _missing_values(features: pd.DataFrame) -> tuple[dict[str, int], np.ndarray]
             if int(np.count_nonzero(mask)) != bad:
                 row = int(np.flatnonzero(np.isinf(values))[0])
                 raise DelaycvError(
-                    f"stream feature {name!r} is {values[row]} at row {row + 1}: feature values "
+                    f"stream feature {name!r} is {values[row]} at row {row + first_row}: "
+                    "feature values "
                     "must be finite numbers (or missing: NaN)"
                 )
         if bad:
@@ -135,6 +139,21 @@ def _missing_values(features: pd.DataFrame) -> tuple[dict[str, int], np.ndarray]
             rows = mask if rows is None else rows | mask
     missing_rows = np.empty(0, dtype=np.int64) if rows is None else np.flatnonzero(rows)
     return counts, missing_rows
+
+
+@dataclass(frozen=True)
+class StreamChunk:
+    """Instances ``start + 1 .. start + len(time)`` of a stream (1-based): their arrays, as in
+    :class:`Stream`, and their river ``x`` dicts (``records``)."""
+
+    start: int
+    time: np.ndarray
+    label: np.ndarray
+    label_time: np.ndarray
+    records: list
+
+    def __len__(self) -> int:
+        return int(self.time.shape[0])
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,6 +173,8 @@ class Stream:
     label_time: np.ndarray
     features: pd.DataFrame = None  # type: ignore[assignment]
     metadata: dict = field(default_factory=dict)
+    #: the row number of the first instance in error messages (a chunk of a longer stream)
+    first_row: int = field(default=1, repr=False, compare=False)
     _columns: list = field(init=False, repr=False, compare=False, default=None)
     _matrix: np.ndarray | None = field(init=False, repr=False, compare=False, default=None)
     _missing_rows: np.ndarray | None = field(init=False, repr=False, compare=False, default=None)
@@ -168,7 +189,9 @@ class Stream:
             raise DelaycvError(f"stream label has {label_in.shape[0]} values, time has {n}")
         if n and not np.isin(label_in, (0, 1)).all():
             bad = int(np.flatnonzero(~np.isin(label_in, (0, 1)))[0])
-            raise DelaycvError(f"stream label at row {bad + 1} is {label_in[bad]!r}, not 0 or 1")
+            raise DelaycvError(
+                f"stream label at row {bad + self.first_row} is {label_in[bad]!r}, not 0 or 1"
+            )
         label = np.ascontiguousarray(label_in, dtype=np.int8)
         if self.label_time is None:
             label_time = np.full(n, np.nan)
@@ -181,7 +204,8 @@ class Stream:
             if dec.size:
                 i = int(dec[0]) + 1
                 raise DelaycvError(
-                    f"stream time decreases at row {i + 1} ({time[i]} after {time[i - 1]})"
+                    f"stream time decreases at row {i + self.first_row} "
+                    f"({time[i]} after {time[i - 1]})"
                 )
         features = _as_feature_frame(self.features, n)
         if len(features) != n:
@@ -193,7 +217,7 @@ class Stream:
         meta["rows"] = int(n)
         meta["positives"] = int(label.sum(dtype=np.int64))
         meta["positives_with_label_time"] = int(((label == 1) & ~np.isnan(label_time)).sum())
-        missing, missing_rows = _missing_values(features)
+        missing, missing_rows = _missing_values(features, self.first_row)
         meta["missing"] = missing
         set_ = object.__setattr__
         set_(self, "_missing_rows", missing_rows)
@@ -246,6 +270,16 @@ class Stream:
             for i in (miss[lo:hi] - start).tolist():
                 out[i] = {k: v for k, v in out[i].items() if v is not None and v == v}
         return out
+
+    def chunks(self, size: int) -> Iterator[StreamChunk]:
+        """The stream in consecutive chunks of ``size`` instances (the last may be shorter)."""
+        n = len(self)
+        for start in range(0, n, size):
+            stop = min(n, start + size)
+            sl = slice(start, stop)
+            yield StreamChunk(
+                start, self.time[sl], self.label[sl], self.label_time[sl], self.records(start, stop)
+            )
 
     def subset(self, start: int = 0, stop: int | None = None) -> Stream:
         """The stream of instances ``start .. stop - 1`` (same metadata apart from the counts)."""
@@ -377,8 +411,11 @@ def _is_text(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t)
 
 
-def from_table(table: pa.Table, path: str | os.PathLike | None = None) -> Stream:
-    """Build a :class:`Stream` from an Arrow table in the canonical layout; errors name ``path``."""
+def from_table(
+    table: pa.Table, path: str | os.PathLike | None = None, *, first_row: int = 1
+) -> Stream:
+    """Build a :class:`Stream` from an Arrow table in the canonical layout; errors name ``path``
+    and count rows from ``first_row`` (the table is a chunk of a longer stream)."""
     where = None if path is None else str(path)
     meta = _check_schema(table.schema, where)
     names = table.column_names
@@ -389,8 +426,11 @@ def from_table(table: pa.Table, path: str | os.PathLike | None = None) -> Stream
     for name in ("time", "label"):
         c = col(name)
         if c.null_count:
+            row = first_row + int(np.flatnonzero(c.is_null().to_numpy(zero_copy_only=False))[0])
             raise InputError(
-                f"column {name} has {c.null_count} null values", path=where, expected="no nulls"
+                f"column {name} has {c.null_count} null values (the first at row {row})",
+                path=where,
+                expected="no nulls",
             )
     label_time = col("label_time").cast(pa.float64()).to_numpy(zero_copy_only=False)
     feats: dict[str, Any] = {}
@@ -414,6 +454,7 @@ def from_table(table: pa.Table, path: str | os.PathLike | None = None) -> Stream
             label_time=label_time,
             features=frame,
             metadata=meta,
+            first_row=first_row,
         )
     except InputError:
         raise
@@ -450,3 +491,93 @@ def read_stream(path: str | os.PathLike) -> Stream:
     """Read a stream written by :func:`write_stream` (or any Parquet file in the same layout)."""
     p, table = _read_parquet(path, pq.read_table)
     return from_table(table, p)
+
+
+class StreamFile:
+    """A stream file read chunk by chunk: what the engine holds of it is one chunk (and the
+    Parquet reader's row group), whatever the stream's length.
+
+    Opening checks the schema and metadata (:func:`check_stream_file`); the values (labels 0/1,
+    non-decreasing time, finite features) are checked chunk by chunk as they are read, and an
+    error names the file and the row. ``len()`` is the file's row count; ``metadata`` the
+    stream metadata stored in the file.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        p, parquet = _read_parquet(path, pq.ParquetFile)
+        self.path = p
+        self.metadata = _check_schema(parquet.schema_arrow, str(p))
+        self.rows = int(parquet.metadata.num_rows)
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def __repr__(self) -> str:
+        return f"StreamFile({str(self.path)!r}, rows={self.rows})"
+
+    def _batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
+        _, parquet = _read_parquet(self.path, pq.ParquetFile)
+        try:
+            yield from parquet.iter_batches(batch_size=1 << 16, columns=columns)
+        except (pa.ArrowInvalid, OSError) as err:
+            raise InputError(
+                f"unreadable Parquet data: {err}",
+                path=str(self.path),
+                expected="a stream written by delaycv convert",
+            ) from None
+
+    def chunks(self, size: int) -> Iterator[StreamChunk]:
+        """Consecutive chunks of exactly ``size`` instances (the last may be shorter), as
+        :meth:`Stream.chunks` gives them for the same stream in memory."""
+        pending: list[pa.RecordBatch] = []
+        held = start = 0
+        last_time = None
+        where = str(self.path)
+
+        def take(k: int) -> Stream:
+            nonlocal pending, held, start, last_time
+            table = pa.Table.from_batches(pending).slice(0, k)
+            rest = pa.Table.from_batches(pending).slice(k)
+            pending, held = rest.to_batches(), rest.num_rows
+            chunk = from_table(table, where, first_row=start + 1)
+            if last_time is not None and len(chunk) and chunk.time[0] < last_time:
+                raise InputError(
+                    f"stream time decreases at row {start + 1} ({chunk.time[0]} after {last_time})",
+                    path=where,
+                    expected="rows in non-decreasing time order",
+                )
+            if len(chunk):
+                last_time = int(chunk.time[-1])
+            return chunk
+
+        for batch in self._batches():
+            pending.append(batch)
+            held += batch.num_rows
+            while held >= size:
+                chunk = take(size)
+                yield StreamChunk(start, chunk.time, chunk.label, chunk.label_time, chunk.records())
+                start += size
+        if held:
+            chunk = take(held)
+            yield StreamChunk(start, chunk.time, chunk.label, chunk.label_time, chunk.records())
+            start += len(chunk)
+        if start != self.rows:
+            raise InputError(
+                f"the file holds {start} rows, its metadata says {self.rows}",
+                path=where,
+                expected="an intact stream file",
+            )
+
+    def count_until(self, times: list) -> list[int]:
+        """For each time T: how many instances arrive at or before T (read column by column)."""
+        counts = [0] * len(times)
+        for batch in self._batches(["time"]):
+            t = batch.column(0).to_numpy(zero_copy_only=False)
+            for j, found in enumerate(np.searchsorted(t, times, side="right").tolist()):
+                counts[j] += found
+        return counts
+
+
+def open_stream(path: str | os.PathLike) -> StreamFile:
+    """A :class:`StreamFile` for ``path`` (schema checked now, values as they are read)."""
+    return StreamFile(path)

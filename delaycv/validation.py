@@ -36,6 +36,7 @@ The module is pure: it opens no file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -143,6 +144,12 @@ class Validation:
     def weights(self, fold: int, n: int, seed: int) -> np.ndarray:
         """Training weights (int64) of instances 1..n in ``fold`` (row i = instance i + 1) in the
         run of seed ``seed`` (the replicate; only bootstrap without ``fixed_split`` uses it)."""
+        return self.weight_draws(fold, seed)(0, n)
+
+    def weight_draws(self, fold: int, seed: int) -> Callable[[int, int], np.ndarray]:
+        """``draw(start, stop)``: the weights of instances start+1 .. stop, for consecutive
+        ranges from 0 on (one random stream per fold, drawn in order: chunk by chunk gives the
+        same weights as :meth:`weights` at once)."""
         if not 0 <= fold < self.folds:
             raise ConfigError(
                 f"fold {fold} does not exist", location="key folds", expected=f"0..{self.folds - 1}"
@@ -150,18 +157,21 @@ class Validation:
         seed = _check_seed(seed, "seed")
         k = self.folds
         if self.scheme == "prequential":
-            return np.ones(n, dtype=np.int64)
+            return lambda start, stop: np.ones(stop - start, dtype=np.int64)
         if self.scheme == "bootstrap":
             rng = (
                 generator(self.seed, fold)
                 if self.fixed_split
                 else generator(self.seed, seed, fold, BOOTSTRAP)
             )
-            return rng.poisson(1.0, n).astype(np.int64)
-        hit = (np.arange(1, n + 1, dtype=np.int64) % k) == fold
-        if self.scheme == "cv":
-            return (~hit).astype(np.int64)
-        return hit.astype(np.int64)
+            return lambda start, stop: rng.poisson(1.0, stop - start).astype(np.int64)
+        cv = self.scheme == "cv"  # cv trains on the other folds' instances, split on its own
+
+        def draw(start: int, stop: int) -> np.ndarray:
+            hit = (np.arange(start + 1, stop + 1, dtype=np.int64) % k) == fold
+            return (hit != cv).astype(np.int64)
+
+        return draw
 
 
 def make_validation(spec: dict | Validation | None) -> Validation:

@@ -1,8 +1,8 @@
 """Snakemake adapter of rule `evaluate`: one (dataset, learner, seed, policy) -> a run directory.
 
-Reads the canonical stream, evaluates the learner's k folds under the policy (delaycv.engine) and
-writes the run directory (delaycv.results): folds.parquet, summary.parquet, run.json. The specs come
-from the rule's params (canonical JSON), which are exactly what Snakemake tracks for reruns.
+Reads the canonical stream chunk by chunk, evaluates the learner's k folds under the policy
+(delaycv.engine) and writes the run directory (delaycv.results): folds.parquet, summary.parquet,
+run.json. The specs come from the rule's params (canonical JSON), which are exactly what Snakemake tracks for reruns.
 """
 
 import json
@@ -17,7 +17,7 @@ check_code("evaluate", snakemake.params.code)  # the code that runs is the code 
 
 from delaycv.engine import run_evaluation  # noqa: E402
 from delaycv.results import write_run  # noqa: E402
-from delaycv.stream import read_stream  # noqa: E402
+from delaycv.stream import open_stream  # noqa: E402
 
 wildcards = snakemake.wildcards
 settings = json.loads(snakemake.params.options)
@@ -25,7 +25,7 @@ options = dict(settings["options"])
 every = options.pop("every")
 
 result = run_evaluation(
-    read_stream(snakemake.input.stream),
+    open_stream(snakemake.input.stream),  # read chunk by chunk as the run goes
     learner_spec=json.loads(snakemake.params.learner),
     policy_spec=json.loads(snakemake.params.policy),
     validation_spec=settings["validation"],

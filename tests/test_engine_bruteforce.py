@@ -272,8 +272,9 @@ def test_river_learners_equal_brute_force(recording, spec):
 class HeavyBootstrap(Validation):
     """Bootstrap weights times 300: weights that do not fit in a byte."""
 
-    def weights(self, fold: int, n: int, seed: int) -> np.ndarray:
-        return super().weights(fold, n, seed) * 300
+    def weight_draws(self, fold: int, seed: int):
+        draw = super().weight_draws(fold, seed)
+        return lambda start, stop: draw(start, stop) * 300
 
 
 @pytest.mark.parametrize("weighted", [True, False])

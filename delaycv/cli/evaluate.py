@@ -305,7 +305,7 @@ def _run(args) -> int:
     from delaycv.learners import validate_learner
     from delaycv.policies import make_policy
     from delaycv.results import write_run
-    from delaycv.stream import read_stream
+    from delaycv.stream import open_stream
     from delaycv.validation import make_validation
 
     learner_spec = learner_spec_from(args)
@@ -345,7 +345,7 @@ def _run(args) -> int:
     if args.checkpoint_time:
         checkpoints["times"] = args.checkpoint_time
     out = check_output(args.out, directory=True)
-    stream = read_stream(args.stream)
+    stream = open_stream(args.stream)  # read chunk by chunk as the run goes
     probe_learner(stream, learner_spec)
     run_keys = {}
     if args.dataset:
