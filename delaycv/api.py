@@ -140,9 +140,19 @@ def evaluate(
     validation = make_validation(_validation_spec(validation, folds))
     estimator = engine.make_estimator(estimator)
     validate_learner(model)
-    stream = as_stream(
-        stream, time=time, label=label, label_time=label_time, positive=positive, dataset=dataset
-    )
+    if isinstance(stream, str | os.PathLike):
+        from delaycv.stream import open_stream
+
+        stream = open_stream(stream)  # read chunk by chunk: memory independent of its length
+    else:
+        stream = as_stream(
+            stream,
+            time=time,
+            label=label,
+            label_time=label_time,
+            positive=positive,
+            dataset=dataset,
+        )
     engine.probe_learner(stream, model)
     return engine.evaluate(
         stream,
