@@ -41,7 +41,7 @@ write_stream(generate_stream(rows, seed=1, days=rows / 100.0), sys.argv[2])
 
 CHILD = r"""
 import json, resource, sys, time
-import pyarrow as pa, pyarrow.parquet as pq
+import pandas as pd, pyarrow as pa, pyarrow.parquet as pq
 from delaycv.engine import evaluate
 from delaycv.stream import open_stream
 import river.naive_bayes
@@ -56,20 +56,18 @@ if evaluate_it:
 
     def flush():
         global writer, pending
-        table = pa.concat_tables(pending)
+        table = pa.Table.from_pandas(pd.concat(pending, ignore_index=True), preserve_index=False)
         if writer is None:
             writer = pq.ParquetWriter(out, table.schema)
         writer.write_table(table)
         pending = []
 
     def write(piece):
-        # each piece becomes an Arrow table at once (a small DataFrame costs ~100 KB of pandas
-        # objects); written in row groups of about 65,536 rows (one per chunk would pile up
-        # row-group metadata)
+        # row groups of about 65,536 rows: one per chunk would pile up row-group metadata
         global rows
-        pending.append(pa.Table.from_pandas(piece, preserve_index=False))
+        pending.append(piece)
         rows += len(piece)
-        if sum(t.num_rows for t in pending) >= 65536:
+        if sum(len(p) for p in pending) >= 65536:
             flush()
 
     r = evaluate(stream, {"class": learner},
