@@ -538,12 +538,13 @@ class StreamFile:
         last_time = None
         where = str(self.path)
 
-        def take(k: int) -> Stream:
+        def take(k: int) -> StreamChunk:
+            """The next k rows held as a chunk (checked, time continuing the last chunk's)."""
             nonlocal pending, held, start, last_time
-            table = pa.Table.from_batches(pending).slice(0, k)
-            rest = pa.Table.from_batches(pending).slice(k)
+            held_rows = pa.Table.from_batches(pending)
+            rest = held_rows.slice(k)
             pending, held = rest.to_batches(), rest.num_rows
-            chunk = from_table(table, where, first_row=start + 1)
+            chunk = from_table(held_rows.slice(0, k), where, first_row=start + 1)
             if last_time is not None and len(chunk) and chunk.time[0] < last_time:
                 raise InputError(
                     f"stream time decreases at row {start + 1} ({chunk.time[0]} after {last_time})",
@@ -552,19 +553,17 @@ class StreamFile:
                 )
             if len(chunk):
                 last_time = int(chunk.time[-1])
-            return chunk
+            out = StreamChunk(start, chunk.time, chunk.label, chunk.label_time, chunk.records())
+            start += k
+            return out
 
         for batch in self._batches():
             pending.append(batch)
             held += batch.num_rows
             while held >= size:
-                chunk = take(size)
-                yield StreamChunk(start, chunk.time, chunk.label, chunk.label_time, chunk.records())
-                start += size
+                yield take(size)
         if held:
-            chunk = take(held)
-            yield StreamChunk(start, chunk.time, chunk.label, chunk.label_time, chunk.records())
-            start += len(chunk)
+            yield take(held)
         if start != self.rows:
             raise InputError(
                 f"the file holds {start} rows, its metadata says {self.rows}",
