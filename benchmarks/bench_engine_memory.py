@@ -5,8 +5,9 @@ the same run on 1,000,000 instances).
 Each measurement is a fresh subprocess (``resource.getrusage`` peak RSS) that opens the stream
 file (:class:`delaycv.stream.StreamFile`: read chunk by chunk), runs :func:`delaycv.engine.evaluate`
 with the default estimator (fading 0.99) and a checkpoint every 1,000 instances, and writes the
-fold table as it is made (``on_rows``, into a Parquet file in row groups of about 65,536 rows) --
-what a long study does. The stream
+fold table as it is made (``on_rows`` into :class:`delaycv.results.TableWriter`: a Parquet file
+written in row groups of 65,536 rows from column buffers allocated once) -- what a long study
+does. The stream
 files are generated beforehand in another subprocess (not measured), spanning rows / 100 days
 (about 9,000 instances inside the 90-day window). Baseline in the same run: the peak of a process
 that imports the same modules and opens the file.
@@ -41,8 +42,8 @@ write_stream(generate_stream(rows, seed=1, days=rows / 100.0), sys.argv[2])
 
 CHILD = r"""
 import json, resource, sys, time
-import pandas as pd, pyarrow as pa, pyarrow.parquet as pq
 from delaycv.engine import evaluate
+from delaycv.results import TableWriter
 from delaycv.stream import open_stream
 import river.naive_bayes
 path, out, evaluate_it, learner = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
@@ -50,33 +51,12 @@ stream = open_stream(path)
 t0 = time.perf_counter()
 info = {}
 if evaluate_it:
-    writer = None
-    rows = 0
-    pending = []
-
-    def flush():
-        global writer, pending
-        table = pa.Table.from_pandas(pd.concat(pending, ignore_index=True), preserve_index=False)
-        if writer is None:
-            writer = pq.ParquetWriter(out, table.schema)
-        writer.write_table(table)
-        pending = []
-
-    def write(piece):
-        # row groups of about 65,536 rows: one per chunk would pile up row-group metadata
-        global rows
-        pending.append(piece)
-        rows += len(piece)
-        if sum(len(p) for p in pending) >= 65536:
-            flush()
-
-    r = evaluate(stream, {"class": learner},
-                 {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
-                 {"scheme": "bootstrap", "folds": 10, "seed": 1}, seed=1, every=1000,
-                 on_rows=write)
-    if pending:
-        flush()
-    writer.close()
+    with TableWriter(out) as write:  # row groups of 65,536 rows, buffers allocated once
+        r = evaluate(stream, {"class": learner},
+                     {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
+                     {"scheme": "bootstrap", "folds": 10, "seed": 1}, seed=1, every=1000,
+                     on_rows=write)
+    rows = write.rows
     info = {"held": r.info["instances_held"], "rows": rows,
             "pending": r.info["folds"][0]["pending"]}
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB

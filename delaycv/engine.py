@@ -335,6 +335,10 @@ class _Fold:
         # label (instance i, predicted side s), as machine values
         self.ev_key = array("q")
         self.buffered = 0  # evaluations handed to the metric states since their last snapshot
+        # checkpoints of this chunk whose rows wait for their metric values (computed for all of
+        # them at once at the chunk's end): (evaluations buffered in ev_key at the checkpoint,
+        # the row's counts without trained and weight)
+        self.marks: list = []
         factory = o["observer_factory"]
         self.observer = factory(fold) if factory is not None else None
         self.obs_cpu = False
@@ -496,8 +500,7 @@ class _Fold:
                         on_inst(m, t, cpu_seconds=self.cpu + _time.process_time() - c0)
                     else:
                         on_inst(m, t)
-                self.evaluated, self.skipped = evaluated, skipped
-                self._checkpoint(m, t, evaluated > ev_before, o, c0, sh)
+                self._mark(m, t, evaluated, skipped, evaluated > ev_before, o, c0)
                 self.cp_i += 1
                 next_cp = cps[self.cp_i] if self.cp_i < len(cps) else -1
             elif on_inst is not None:
@@ -506,6 +509,8 @@ class _Fold:
                 else:
                     on_inst(m, t)
         self.evaluated, self.skipped = evaluated, skipped
+        if self.marks:
+            self._checkpoints(sh)
         if self.buffered + len(self.ev_key) > FLUSH_EVERY:
             # let the metric states fold in what is buffered after long stretches without
             # checkpoints (memory; a snapshot is how Metrics ingests its buffer)
@@ -549,16 +554,17 @@ class _Fold:
                 self._observe(on_eval, sh, m, t, jj, s, ob)
         return len(pick)
 
-    def _drain(self, sh) -> None:
-        """Hand the buffered evaluations to the metric states; count the trained ones; log.
+    def _drain(self, sh, upto: int | None = None) -> np.ndarray | None:
+        """Hand the buffered evaluations (the first ``upto``; None: all) to the metric states;
+        count the trained ones; log. Returns their training weights (None if there were none).
 
         The buffer holds keys 2 i + s; the labels, weight, probability and scored prediction of
         the evaluation are in the slot of instance i (the arrays the loop read them from or
         wrote them to, and the shared resolved labels), gathered with numpy."""
-        if not self.ev_key:
-            return
-        key = np.array(self.ev_key, dtype=np.int64)
-        del self.ev_key[:]  # in place: the loop holds its append method
+        if not self.ev_key or upto == 0:
+            return None
+        key = np.frombuffer(self.ev_key, dtype=np.int64)[:upto].copy()
+        del self.ev_key[:upto]  # in place: the loop holds its append method
         at = key >> 1
         positive = (key & 1).astype(bool)
         jj = at - sh.off
@@ -595,31 +601,35 @@ class _Fold:
         self.m_obs.add_many(pe_a, p1_a, ob_a)
         self.m_true.add_many(pe_a, p1_a, y_a)
         self.buffered += len(key)
+        return w_a
 
-    def _checkpoint(self, m: int, t: int, evaluated_now: bool, o: dict, c0: float, sh) -> None:
-        self._drain(sh)
-        self.buffered = 0
+    def _mark(self, m, t, evaluated, skipped, evaluated_now: bool, o: dict, c0: float) -> None:
+        """Checkpoint m: its counts now, its metric values at the chunk's end (``_checkpoints``)."""
         cpu = self.cpu + _time.process_time() - c0 if o["timing"] else math.nan
         mem = float(self.learner._raw_memory_usage) if o["measure_memory"] else math.nan
-        counts = [
-            m,
-            t,
-            m,
-            self.evaluated,
-            m - self.evaluated - self.skipped,
-            self.skipped,
-            self.trained,
-            float(self.weight_sum),
-            evaluated_now,
-            cpu,
-            mem,
-        ]
-        # metric values as one float array per row, in METRICS order (memory: no dict per row)
-        names = _metrics.METRICS
-        for reference, state in (("observed", self.m_obs), ("true", self.m_true)):
-            snap = state.snapshot()
-            values = np.fromiter((snap.get(k, math.nan) for k in names), np.float64, len(names))
-            self.rows.append((self.fold, reference, counts, values))
+        counts = [m, t, m, evaluated, m - evaluated - skipped, skipped, evaluated_now, cpu, mem]
+        self.marks.append((len(self.ev_key), counts))
+
+    def _checkpoints(self, sh) -> None:
+        """The table rows of the chunk's checkpoints: the evaluations up to the last one are
+        handed to the metric states, which give the values after each checkpoint's prefix in
+        one pass (``Metrics.snapshots``); trained counts and weights are prefix sums."""
+        marks, self.marks = self.marks, []
+        ends = np.array([end for end, _ in marks], dtype=np.int64)
+        trained, weight = self.trained, self.weight_sum
+        base = self.m_obs.buffered  # evaluations handed over before (not yet folded in)
+        w_a = self._drain(sh, int(ends[-1]))
+        self.buffered = 0
+        if w_a is None:
+            w_a = np.zeros(0, dtype=np.int64)
+        n_trained = np.concatenate(([0], np.cumsum(w_a != 0)))[ends].tolist()
+        w_sum = np.concatenate(([0], np.cumsum(w_a)))[ends].tolist()
+        values = (self.m_obs.snapshots(base + ends), self.m_true.snapshots(base + ends))
+        for k, (_, c) in enumerate(marks):
+            counts = [*c[:6], trained + n_trained[k], float(weight + w_sum[k]), *c[6:]]
+            # metric values as one float array per row, in METRICS order (no dict per row)
+            self.rows.append((self.fold, "observed", counts, values[0][k]))
+            self.rows.append((self.fold, "true", counts, values[1][k]))
 
     def take_rows(self) -> list:
         """The table rows written since the last call (and forget them)."""

@@ -15,10 +15,12 @@ measured them).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import platform
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -80,6 +82,100 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> None:
     table = pa.Table.from_pandas(frame, preserve_index=False)
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, compression="zstd")
+
+
+class TableWriter:
+    """Write a table handed over in pieces (DataFrames with the same columns, e.g. the
+    ``on_rows`` pieces of :func:`delaycv.engine.evaluate`) to one Parquet file, atomically.
+
+    Rows are copied into column buffers of ``row_group`` rows, allocated once, and written as a
+    row group whenever they are full: what is held stays the same however many pieces come (many
+    small DataFrames or Arrow tables kept until a row group is written grew with the stream).
+    Use as a context manager: the file appears at ``path`` when the block ends without error, and
+    nothing is left otherwise.
+
+    >>> with TableWriter("folds.parquet") as write:   # doctest: +SKIP
+    ...     evaluate(stream, learner, policy, validation, on_rows=write)
+    """
+
+    def __init__(self, path: str | os.PathLike, *, row_group: int = 65_536) -> None:
+        if row_group < 1:
+            raise ValueError(f"row_group must be >= 1, got {row_group!r}")
+        self.path = Path(path)
+        self.row_group = int(row_group)
+        self.rows = 0  # rows written or buffered so far
+        self._stack: contextlib.ExitStack | None = None
+        self._tmp: Path | None = None
+        self._schema: pa.Schema | None = None
+        self._columns: list[str] = []
+        self._buffers: list[np.ndarray] = []
+        self._held = 0
+        self._writer: pq.ParquetWriter | None = None
+
+    def __enter__(self) -> TableWriter:
+        self._stack = contextlib.ExitStack()
+        self._tmp = self._stack.enter_context(atomic_path(self.path))
+        return self
+
+    def __call__(self, piece: pd.DataFrame) -> None:
+        """Append the rows of ``piece``."""
+        if self._tmp is None:
+            raise RuntimeError("TableWriter is used as a context manager (with ... as write)")
+        if self._schema is None:
+            self._schema = pa.Schema.from_pandas(piece, preserve_index=False)
+            self._columns = list(piece.columns)
+            self._buffers = [
+                np.empty(self.row_group, dtype=piece[c].to_numpy().dtype) for c in self._columns
+            ]
+        elif list(piece.columns) != self._columns:
+            raise ValueError(
+                f"{self.path}: a piece has columns {list(piece.columns)}, "
+                f"the table has {self._columns}"
+            )
+        values = [piece[c].to_numpy() for c in self._columns]
+        start, n = 0, len(piece)
+        while start < n:
+            take = min(n - start, self.row_group - self._held)
+            for buffer, column in zip(self._buffers, values, strict=True):
+                buffer[self._held : self._held + take] = column[start : start + take]
+            self._held += take
+            start += take
+            if self._held == self.row_group:
+                self._write_group()
+        self.rows += n
+
+    def _write_group(self) -> None:
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self._tmp, self._schema, compression="zstd")
+        arrays = [
+            pa.array(b[: self._held], type=f.type)
+            for b, f in zip(self._buffers, self._schema, strict=True)
+        ]
+        self._writer.write_table(pa.Table.from_arrays(arrays, schema=self._schema))
+        self._held = 0
+
+    def __exit__(self, kind, value, tb) -> bool:
+        stack, self._stack = self._stack, None
+        if kind is None:
+            try:
+                if self._schema is None:
+                    raise ValueError(f"{self.path}: no table piece was handed to the writer")
+                if self._held or self._writer is None:
+                    self._write_group()
+                self._writer.close()
+            except BaseException:
+                self._abandon()
+                stack.__exit__(*sys.exc_info())  # removes the temporary file, raises again
+                raise
+        else:
+            self._abandon()
+        return bool(stack.__exit__(kind, value, tb))
+
+    def _abandon(self) -> None:
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()
+            self._writer = None
 
 
 def _write_table_into(frame: pd.DataFrame, path: Path) -> None:

@@ -31,6 +31,7 @@ class RecordingMetrics:
 
     def __init__(self, estimator) -> None:
         self.feed: list = []
+        self.folded = 0  # evaluations folded in (snapshot, snapshots)
         RecordingMetrics.made.append(self)
 
     def add(self, pred, proba, label, weight=1.0) -> None:
@@ -40,8 +41,20 @@ class RecordingMetrics:
         assert weight is None
         self.feed.extend(zip(pred, proba, label, strict=True))
 
+    @property
+    def buffered(self) -> int:
+        return len(self.feed) - self.folded
+
     def snapshot(self) -> dict:
+        self.folded = len(self.feed)
         return {"classified": float(len(self.feed))}
+
+    def snapshots(self, bounds):
+        """As Metrics.snapshots: after each prefix of the buffered evaluations."""
+        assert list(bounds) == sorted(bounds) and bounds[-1] <= self.buffered
+        rows = [[float(self.folded + b)] for b in bounds]
+        self.folded += int(bounds[-1])
+        return np.array(rows)
 
 
 class RecordingObserver:

@@ -424,3 +424,99 @@ def test_cumulative_auc_batches_equal_one_pass(seed, sizes, levels):
         ys.append(y)
         u, wp, wn = pair_sums(np.concatenate(qs), np.concatenate(ys), np.ones(sum(map(len, qs))))
         assert (auc.u, auc.wp, auc.wn) == (u, wp, wn)
+
+
+def _rows_equal(a: np.ndarray, b: np.ndarray, rtol: float) -> bool:
+    same = (a == b) | (np.isnan(a) & np.isnan(b))
+    if same.all():
+        return True
+    both = ~same & np.isfinite(a) & np.isfinite(b)
+    if (~same & ~both).any():
+        return False
+    return bool((np.abs(a[both] - b[both]) <= rtol * np.maximum(1.0, np.abs(a[both]))).all())
+
+
+estimator_specs = st.sampled_from(
+    [
+        {"kind": "fading", "alpha": 0.99},
+        {"kind": "fading", "alpha": 0.9},
+        {"kind": "fading", "alpha": 1.0},
+        {"kind": "cumulative"},
+        {"kind": "window", "width": 7},
+        {"kind": "tumbling", "size": 5},
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    spec=estimator_specs,
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(0, 400),
+    head=st.integers(0, 30),
+    cuts=st.lists(st.integers(0, 400), min_size=1, max_size=25),
+    abstain=st.booleans(),
+    weighted=st.booleans(),
+)
+def test_snapshots_equal_snapshots_between_adds(spec, seed, n, head, cuts, abstain, weighted):
+    """``snapshots(bounds)`` gives what folding in the evaluations up to each bound and calling
+    ``snapshot`` gives (exactly, apart from the vectorised Fading path: up to rounding), folds
+    in only up to the last bound and leaves the rest buffered."""
+    rng = np.random.default_rng(seed)
+    total = head + n
+    p = rng.integers(-1 if abstain else 0, 2, total)
+    t = rng.integers(0, 2, total)
+    q = rng.random(total)
+    w = rng.choice([0.0, 1.0, 3.0], total) if weighted else np.ones(total)
+    bounds = np.sort(np.minimum(np.array(cuts), n))
+    one, many = Metrics(spec), Metrics(spec)
+    for m in (one, many):  # a history first (the MOA part may or may not have started)
+        m.add_many(p[:head], q[:head], t[:head], w[:head])
+        m.snapshot()
+    want, prev = [], 0
+    for b in bounds:
+        one.add_many(*(a[head + prev : head + b] for a in (p, q, t, w)))
+        snap = one.snapshot()
+        want.append([snap[k] for k in METRICS])
+        prev = int(b)
+    many.add_many(p[head:], q[head:], t[head:], w[head:])
+    got = many.snapshots(bounds)
+    assert got.shape == (len(bounds), len(METRICS))
+    assert many.buffered == n - int(bounds[-1])
+    rtol = 1e-9 if spec["kind"] == "fading" else 0.0
+    kappas = np.array([k.startswith("kappa") for k in METRICS])
+    # a kappa against a reference near 1 divides the rounding by 1 - ref
+    assert _rows_equal(np.array(want)[:, ~kappas], got[:, ~kappas], rtol)
+    one.add_many(*(a[head + prev :] for a in (p, q, t, w)))
+    a, b = one.snapshot(), many.snapshot()
+    plain = [k for k in METRICS if not k.startswith("kappa")]
+    assert _rows_equal(np.array([a[k] for k in plain]), np.array([b[k] for k in plain]), rtol)
+
+
+def test_snapshots_checks_its_bounds():
+    m = Metrics(Fading(0.99))
+    m.add_many(np.array([1, 0, 1]), np.array([0.9, 0.2, 0.6]), np.array([1, 0, 0]))
+    for bad in ([4], [2, 1], [-1]):
+        with pytest.raises(ValueError, match="non-decreasing counts within the 3 buffered"):
+            m.snapshots(bad)
+    assert m.snapshots([]).shape == (0, len(METRICS))
+    assert m.buffered == 3
+
+
+def test_snapshots_of_the_engine_case_by_hand():
+    """Fading after the start, every evaluation active: two prefixes by hand."""
+    m = Metrics(Fading(0.5), metrics=["accuracy", "recall_1", "tp", "brier"])
+    m.add(1, 0.8, 1)  # starts the MOA part (folded in by the snapshot)
+    m.snapshot()
+    m.add_many(np.array([0, 1, 1]), np.array([0.3, 0.6, 0.9]), np.array([1, 0, 1]))
+    rows = m.snapshots([1, 3])
+    # accuracy (own events: all): after 2 evaluations (correct, wrong): (0.5 * 1 + 0) /
+    # (0.5 * 1 + 1); after 4: correct, wrong, wrong, correct
+    acc2 = (0.5 * 1 + 0) / (0.5 + 1)
+    acc4 = (0.5**3 * 1 + 0.5**2 * 0 + 0.5 * 0 + 1) / (0.5**3 + 0.5**2 + 0.5 + 1)
+    # recall_1 (own events: t = 1): t = 1 at evaluations 1, 2 and 4 (p = 1, 0, 1)
+    rec2 = (0.5 * 1 + 0) / (0.5 + 1)
+    rec4 = (0.5**2 * 1 + 0.5 * 0 + 1) / (0.5**2 + 0.5 + 1)
+    brier2 = (0.5 * 0.2**2 + 0.7**2) / (0.5 + 1)
+    assert rows[0] == pytest.approx([acc2, rec2, 1.0, brier2], rel=1e-12)
+    assert rows[1][:3] == pytest.approx([acc4, rec4, 2.0], rel=1e-12)

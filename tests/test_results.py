@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from engine_bruteforce import random_stream
 
 from delaycv.engine import evaluate
 from delaycv.errors import InputError
-from delaycv.results import merge_runs, read_run, write_run
+from delaycv.results import (
+    TableWriter,
+    merge_runs,
+    read_run,
+    read_table,
+    write_run,
+    write_table,
+)
 
 
 def result(seed=1, learner="NoChange", keep=False):
@@ -100,3 +108,43 @@ def test_merge_errors_name_the_file(tmp_path):
     with pytest.raises(InputError) as err:
         read_run(tmp_path / "a")
     assert err.value.location == "line 1"
+
+
+def test_table_writer_writes_the_pieces_as_one_table(tmp_path):
+    """Pieces handed over as they come (the engine's on_rows) read back as the table the run
+    holds in memory, in row groups of the given size; nothing stays but the file."""
+    stream = random_stream(np.random.default_rng(3), 400)
+    args = (stream, "NoChange", "hitl_5s_20s", {"scheme": "bootstrap", "folds": 3})
+    whole = evaluate(*args, every=10, timing=False)
+    order = ["fold", "checkpoint", "reference"]
+    for group in (1, 7, 1000):
+        path = tmp_path / f"folds_{group}.parquet"
+        with TableWriter(path, row_group=group) as write:
+            streamed = evaluate(*args, every=10, timing=False, on_rows=write)
+        assert len(streamed.folds) == 0 and write.rows == len(whole.folds)
+        assert pq.ParquetFile(path).metadata.num_row_groups == -(-len(whole.folds) // group)
+        back = read_table(path).sort_values(order, kind="stable").reset_index(drop=True)
+        write_table(whole.folds, tmp_path / "whole.parquet")
+        want = read_table(tmp_path / "whole.parquet")
+        want = want.sort_values(order, kind="stable").reset_index(drop=True)
+        pd.testing.assert_frame_equal(back, want, check_exact=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "folds_1.parquet",
+        "folds_1000.parquet",
+        "folds_7.parquet",
+        "whole.parquet",
+    ]
+
+
+def test_table_writer_leaves_nothing_on_error(tmp_path):
+    r = result()
+    path = tmp_path / "folds.parquet"
+    with pytest.raises(KeyError), TableWriter(path, row_group=4) as write:
+        write(r.folds.iloc[:10])  # two row groups written already
+        raise KeyError("the run failed")
+    with pytest.raises(ValueError, match="a piece has columns"), TableWriter(path) as write:
+        write(r.folds)
+        write(r.folds.drop(columns=["fold"]))
+    with pytest.raises(ValueError, match="no table piece"), TableWriter(path):
+        pass
+    assert list(tmp_path.iterdir()) == []

@@ -90,6 +90,7 @@ class Metrics:
                 raise ValueError(f"unknown metric(s) {unknown}; known: {', '.join(METRICS)}")
             self.names = names
         self._want_auc = "auc" in self.names
+        self._cols = np.array([METRICS.index(k) for k in self.names], dtype=np.intp)
         # evaluations from add, not yet folded in: predictions, probabilities, labels, weights
         self._bp: list = []
         self._bq: list = []
@@ -171,6 +172,11 @@ class Metrics:
         )
         self._nseg += m
 
+    @property
+    def buffered(self) -> int:
+        """Evaluations added and not yet folded into the state."""
+        return len(self._bp) + self._nseg
+
     # ------------------------------------------------------------------ reading
     def snapshot(self) -> dict[str, float]:
         """The current value of every selected metric under the estimator.
@@ -179,9 +185,74 @@ class Metrics:
         """
         if self._bp or self._segs:
             self._flush()
-        kind = self._kind
-        if kind == "tumbling":
+        if self._kind == "tumbling":
             return dict(self._chunks[-1]) if self._chunks else dict(self._empty)
+        return dict(zip(self.names, self._values().tolist(), strict=True))
+
+    def snapshots(self, bounds) -> np.ndarray:
+        """The values after each of several prefixes of the buffered evaluations.
+
+        ``bounds``: non-decreasing counts of buffered evaluations (from ``add``/``add_many``
+        since the last fold-in); row i of the result holds the selected metrics (columns in
+        ``names`` order) as ``snapshot`` would give them after the first ``bounds[i]``
+        evaluations were folded in. The first ``bounds[-1]`` evaluations are folded in; the
+        rest stay buffered.
+
+        The same as folding in the evaluations between consecutive bounds and calling
+        ``snapshot`` at each bound; under ``Fading``, once the MOA part has started and every
+        evaluation is active (known prediction, w > 0, a probability: the engine's case), all
+        prefixes are computed at once (:meth:`_fade_prefixes`), equal to that up to rounding.
+        """
+        bounds = np.asarray(bounds, dtype=np.int64).reshape(-1)
+        k = bounds.size
+        out = np.empty((k, len(self.names)))
+        if not k:
+            return out
+        self._seal()
+        total = self._nseg
+        if bounds[0] < 0 or bounds[-1] > total or (np.diff(bounds) < 0).any():
+            raise ValueError(
+                f"bounds must be non-decreasing counts within the {total} buffered evaluations, "
+                f"got {bounds.tolist()[:5]}{'...' if k > 5 else ''}"
+            )
+        segs = self._segs
+        if len(segs) == 1:
+            p, q, t, w = segs[0]
+        elif segs:
+            p, q, t, w = (np.concatenate(parts) for parts in zip(*segs, strict=True))
+        else:
+            p = t = np.zeros(0, dtype=np.int64)
+            q = w = np.zeros(0)
+        end = int(bounds[-1])
+        rest = [(p[end:], q[end:], t[end:], w[end:])] if end < total else []
+        self._segs, self._nseg = [], 0
+        i, prev = 0, 0
+        vectorised = self._kind == "fading"
+        while i < k:
+            if vectorised and self._started:
+                # the longest run of bounds whose evaluations fit one vectorised pass
+                j = int(np.searchsorted(bounds, prev + self._sub, "right"))
+                if j > i:
+                    b = int(bounds[j - 1])
+                    rel = bounds[i:j] - prev
+                    rows = self._fade_prefixes(p[prev:b], q[prev:b], t[prev:b], w[prev:b], rel)
+                    if rows is not None:
+                        out[i:j] = rows[:, self._cols]
+                        i, prev = j, b
+                        continue
+                    vectorised = False  # not every evaluation is active: one bound at a time
+            b = int(bounds[i])
+            if b > prev:
+                self._segs, self._nseg = [(p[prev:b], q[prev:b], t[prev:b], w[prev:b])], b - prev
+            snap = self.snapshot()
+            out[i] = [snap[name] for name in self.names]
+            i, prev = i + 1, b
+        self._segs, self._nseg = rest, total - end
+        return out
+
+    def _values(self) -> np.ndarray:
+        """The selected metrics of the current state (not Tumbling), in ``names`` order."""
+        kind = self._kind
         if kind == "fading":
             values = compute(self._faded, self._cum, math.nan)
         elif kind == "cumulative":
@@ -195,9 +266,7 @@ class Metrics:
                 keep = rq[:, 2] > 0
                 auc = auc_value(*pair_sums(rq[keep, 0], rq[keep, 1], rq[keep, 2]))
             values = compute(sums, sums, auc)
-        if self.names is METRICS:
-            return values
-        return {k: values[k] for k in self.names}
+        return values[self._cols]
 
     def chunks(self) -> list[dict[str, float]]:
         """``Tumbling`` only: the values of every completed chunk, in order; each dict also holds
@@ -433,6 +502,41 @@ class Metrics:
         multiplications by w (exact identities) are dropped too, and Cumulative/Tumbling sum
         the lookup rows by counting codes (integer sums: exact in any order)."""
         m = p.size
+        code, vb, y = self._active_terms(p, q, t, w, unit)
+        kind = self._kind
+        if kind == "fading":
+            self._fade_active(p, t, code, None if unit else w, vb)
+            return
+        if unit and (kind == "cumulative" or kind == "tumbling"):
+            sums = np.empty(N_ROWS)
+            sums[:N_LUT_ROWS] = np.bincount(code, minlength=LUT.shape[0]) @ LUT
+            sums[_IB:] = vb.sum(axis=0)
+            if kind == "cumulative":
+                self._cum += sums
+                if self._auc is not None:
+                    self._auc.add(q, y.astype(np.float64), w)
+            else:
+                self._chunk += sums
+                self._chunk_n += m
+                if self._want_auc:
+                    self._chunk_q.append((q, y.astype(np.float64), w))
+                if self._chunk_n == self.estimator.size:
+                    self._close_chunk()
+            return
+        v = np.empty((m, N_ROWS))
+        if unit:
+            v[:, :N_LUT_ROWS] = LUT[code]
+        else:
+            np.multiply(LUT[code], w[:, None], out=v[:, :N_LUT_ROWS])
+        v[:, _IB:] = vb
+        self._aggregate(v, code, np.ones(m, dtype=bool), q, y, w)
+
+    def _active_terms(self, p, q, t, w, unit: bool):
+        """The terms of a batch of active evaluations (see ``_ingest_active``): the lookup code
+        and the B rows (w, brier, log loss, information gain; times w unless ``unit``) of each,
+        and y = (t == 1). Advances the NoChange label, the prior and the evaluation count; the
+        state sums are left to the caller (the majority trajectory is read from them)."""
+        m = p.size
         last = np.empty(m, dtype=np.int64)
         last[0] = self._last
         last[1:] = t[:-1]
@@ -478,33 +582,58 @@ class Metrics:
         self._prior[0] += total - total1
         self._prior[1] += total1
         self.evaluations += m
-        kind = self._kind
-        if kind == "fading":
-            self._fade_active(p, t, code, None if unit else w, vb)
-            return
-        if unit and (kind == "cumulative" or kind == "tumbling"):
-            sums = np.empty(N_ROWS)
-            sums[:N_LUT_ROWS] = np.bincount(code, minlength=LUT.shape[0]) @ LUT
-            sums[_IB:] = vb.sum(axis=0)
-            if kind == "cumulative":
-                self._cum += sums
-                if self._auc is not None:
-                    self._auc.add(q, y.astype(np.float64), w)
-            else:
-                self._chunk += sums
-                self._chunk_n += m
-                if self._want_auc:
-                    self._chunk_q.append((q, y.astype(np.float64), w))
-                if self._chunk_n == self.estimator.size:
-                    self._close_chunk()
-            return
-        v = np.empty((m, N_ROWS))
-        if unit:
-            v[:, :N_LUT_ROWS] = LUT[code]
-        else:
-            np.multiply(LUT[code], w[:, None], out=v[:, :N_LUT_ROWS])
-        v[:, _IB:] = vb
-        self._aggregate(v, code, np.ones(m, dtype=bool), q, y, w)
+        return code, vb, y
+
+    def _fade_prefixes(self, p, q, t, w, bounds: np.ndarray) -> np.ndarray | None:
+        """``Fading`` after the MOA part started: fold in the batch (``bounds[-1]`` evaluations)
+        and return every metric (``METRICS`` columns) after each prefix ``bounds[i]``, or None
+        (nothing folded in) unless every evaluation is active. The batch holds at most
+        ``_sub`` evaluations, so that alpha ** -count stays finite.
+
+        A sum of group g is faded on g's own events only: after b evaluations it is
+        ``alpha ** n_g(b) * (s_0 + sum_{k < b, k own} alpha ** -c_g(k) v_k)``, with c_g(k) the
+        own events up to and including k and n_g(b) those before b. For an active evaluation the
+        own-event count is that of all evaluations, of those with its prediction or of those
+        with its label (``_ACTIVE_SEQ``); one cumulative sum over the scaled terms gives every
+        prefix at once."""
+        if not p.size:
+            return np.repeat(compute(self._faded, self._cum, math.nan)[None, :], bounds.size, 0)
+        active, unit = _validate(p, q, t, w)
+        if not active:
+            return None
+        m = p.size
+        code, vb, _ = self._active_terms(p, q, t, w, unit)
+        # own events up to and including each evaluation: all, same prediction, same label
+        own = np.empty((3, m), dtype=np.int64)
+        own[0] = np.arange(1, m + 1)
+        cum_p1, cum_t1 = np.cumsum(p == 1), np.cumsum(t == 1)
+        own[1] = np.where(p == 1, cum_p1, own[0] - cum_p1)
+        own[2] = np.where(t == 1, cum_t1, own[0] - cum_t1)
+        scale = np.power(self._alpha, -own.astype(np.float64))  # (3, m)
+        terms = np.empty((m + 1, N_ROWS))
+        terms[0] = 0.0
+        terms[1:, :N_LUT_ROWS] = LUT[code]
+        terms[1:, _IB:] = vb
+        if not unit:
+            terms[1:, :N_LUT_ROWS] *= w[:, None]
+        counts = np.cumsum(terms[:, _COUNTS], axis=0)[bounds]  # unfaded
+        terms[1:] *= scale.T[:, _ACTIVE_SEQ]
+        sums = np.cumsum(terms, axis=0)[bounds]
+        # own events before each bound, per group, then per row
+        before = np.zeros((bounds.size, 5), dtype=np.int64)
+        nz = bounds > 0
+        before[:, 0] = bounds
+        before[nz, 2] = cum_p1[bounds[nz] - 1]
+        before[:, 1] = bounds - before[:, 2]
+        before[nz, 4] = cum_t1[bounds[nz] - 1]
+        before[:, 3] = bounds - before[:, 4]
+        exponent = before[:, _ACTIVE_OWN][:, ROW_GROUP]
+        faded = self._powers(m)[exponent] * (self._faded + sums)
+        cum = np.repeat(self._cum[None, :], bounds.size, 0)
+        cum[:, _COUNTS] += counts
+        self._faded = faded[-1].copy()
+        self._cum = cum[-1].copy()
+        return compute(faded, cum, math.nan)
 
     def _fade_active(self, p, t, code, w: np.ndarray | None, vb: np.ndarray) -> None:
         """``_aggregate`` for ``Fading`` when every evaluation is active (w = None: all w = 1),
@@ -659,8 +788,8 @@ class Metrics:
         if self._want_auc and self._chunk_q:
             qa, ya, wa = (np.concatenate(parts) for parts in zip(*self._chunk_q, strict=True))
             auc = auc_value(*pair_sums(qa, ya, wa))
-        values = compute(self._chunk, self._chunk, auc)
-        self._chunks.append({k: values[k] for k in self.names})
+        values = compute(self._chunk, self._chunk, auc)[self._cols]
+        self._chunks.append(dict(zip(self.names, values.tolist(), strict=True)))
         self._chunk = np.zeros(N_ROWS)
         self._chunk_n = 0
         self._chunk_q = []
