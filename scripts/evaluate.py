@@ -6,6 +6,7 @@ run.json. The specs come from the rule's params (canonical JSON), which are exac
 """
 
 import json
+import resource
 import sys
 from pathlib import Path
 
@@ -41,5 +42,12 @@ result = run_evaluation(
     progress=True,  # plain lines in the job log (not a terminal), every few seconds
     **options,
 )
-write_run(result, Path(snakemake.output.folds).parent)
+# the job's own CPU time so far (start-up and imports included; the engine's cpu_seconds counts
+# the evaluation only): what the job costs a cluster, and what bench_study sums
+usage = resource.getrusage(resource.RUSAGE_SELF)
+write_run(
+    result,
+    Path(snakemake.output.folds).parent,
+    extra={"process_cpu_seconds": usage.ru_utime + usage.ru_stime},
+)
 print(f"{wildcards}: {len(result.folds)} rows -> {Path(snakemake.output.folds).parent}")
