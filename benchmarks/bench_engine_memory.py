@@ -6,7 +6,7 @@ Each measurement is a fresh subprocess (``resource.getrusage`` peak RSS) that op
 file (:class:`delaycv.stream.StreamFile`: read chunk by chunk), runs :func:`delaycv.engine.evaluate`
 with the default estimator (fading 0.99) and a checkpoint every 1,000 instances, and writes the
 fold table as it is made (``on_rows`` into :class:`delaycv.results.TableWriter`: a Parquet file
-written in row groups of 65,536 rows from column buffers allocated once) -- what a long study
+written in row groups of 16,384 rows from column buffers allocated once) -- what a long study
 does. The stream
 files are generated beforehand in another subprocess (not measured), spanning rows / 100 days
 (about 9,000 instances inside the 90-day window). Baseline in the same run: the peak of a process
@@ -51,7 +51,7 @@ stream = open_stream(path)
 t0 = time.perf_counter()
 info = {}
 if evaluate_it:
-    with TableWriter(out) as write:  # row groups of 65,536 rows, buffers allocated once
+    with TableWriter(out) as write:  # row groups of 16,384 rows, buffers allocated once
         r = evaluate(stream, {"class": learner},
                      {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
                      {"scheme": "bootstrap", "folds": 10, "seed": 1}, seed=1, every=1000,
