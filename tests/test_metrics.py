@@ -509,7 +509,7 @@ def test_snapshots_of_the_engine_case_by_hand():
     m.add(1, 0.8, 1)  # starts the MOA part (folded in by the snapshot)
     m.snapshot()
     m.add_many(np.array([0, 1, 1]), np.array([0.3, 0.6, 0.9]), np.array([1, 0, 1]))
-    rows = m.snapshots([1, 3])
+    rows = m.snapshots([1, 1, 2, 3])[[0, 3]]  # four bounds: one vectorised pass
     # accuracy (own events: all): after 2 evaluations (correct, wrong): (0.5 * 1 + 0) /
     # (0.5 * 1 + 1); after 4: correct, wrong, wrong, correct
     acc2 = (0.5 * 1 + 0) / (0.5 + 1)
@@ -520,3 +520,20 @@ def test_snapshots_of_the_engine_case_by_hand():
     brier2 = (0.5 * 0.2**2 + 0.7**2) / (0.5 + 1)
     assert rows[0] == pytest.approx([acc2, rec2, 1.0, brier2], rel=1e-12)
     assert rows[1][:3] == pytest.approx([acc4, rec4, 2.0], rel=1e-12)
+
+
+def test_compute_many_equals_compute():
+    """The array form of the formulas gives exactly the values of the scalar form, state by
+    state (random sums with many zeros: empty estimators, 0/0, x/0)."""
+    from delaycv.metrics.formulas import compute, compute_many
+    from delaycv.metrics.rows import N_ROWS
+
+    rng = np.random.default_rng(0)
+    s = rng.random((600, N_ROWS)) * rng.integers(0, 3, (600, N_ROWS))
+    s[::7] = 0.0
+    s[5::11, :10] = 0.0
+    counts = rng.integers(0, 5, (600, N_ROWS)).astype(float)
+    many = compute_many(s, counts, np.nan)
+    for i in range(len(s)):
+        one = np.array(list(compute(s[i], counts[i], np.nan).values()))
+        assert np.array_equal(one, many[i], equal_nan=True), i

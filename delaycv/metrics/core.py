@@ -33,7 +33,7 @@ import numpy as np
 
 from delaycv.metrics.auc import CumulativeAUC, auc_value, pair_sums
 from delaycv.metrics.estimators import Cumulative, Fading, Sliding, Tumbling, make_estimator
-from delaycv.metrics.formulas import METRICS, compute
+from delaycv.metrics.formulas import METRICS, compute, compute_many
 from delaycv.metrics.rows import (
     GMASK_I,
     GROUPS,
@@ -69,6 +69,9 @@ _ACTIVE_OWN = np.array(
 )
 #: batches of at most this many evaluations are folded in one at a time (cheaper than numpy)
 SCALAR_BATCH = 12
+#: ``snapshots`` computes the prefixes of this many bounds or more in one pass (one pass costs
+#: about as much as three one-bound snapshots of the same evaluations)
+PREFIX_MIN = 4
 
 
 class Metrics:
@@ -187,7 +190,10 @@ class Metrics:
             self._flush()
         if self._kind == "tumbling":
             return dict(self._chunks[-1]) if self._chunks else dict(self._empty)
-        return dict(zip(self.names, self._values().tolist(), strict=True))
+        values = self._values()
+        if self.names is METRICS:
+            return values
+        return {k: values[k] for k in self.names}
 
     def snapshots(self, bounds) -> np.ndarray:
         """The values after each of several prefixes of the buffered evaluations.
@@ -200,8 +206,9 @@ class Metrics:
 
         The same as folding in the evaluations between consecutive bounds and calling
         ``snapshot`` at each bound; under ``Fading``, once the MOA part has started and every
-        evaluation is active (known prediction, w > 0, a probability: the engine's case), all
-        prefixes are computed at once (:meth:`_fade_prefixes`), equal to that up to rounding.
+        evaluation is active (known prediction, w > 0, a probability: the engine's case), runs
+        of at least ``PREFIX_MIN`` bounds are computed at once (:meth:`_fade_prefixes`), equal
+        to that up to rounding.
         """
         bounds = np.asarray(bounds, dtype=np.int64).reshape(-1)
         k = bounds.size
@@ -232,7 +239,7 @@ class Metrics:
             if vectorised and self._started:
                 # the longest run of bounds whose evaluations fit one vectorised pass
                 j = int(np.searchsorted(bounds, prev + self._sub, "right"))
-                if j > i:
+                if j - i >= PREFIX_MIN:
                     b = int(bounds[j - 1])
                     rel = bounds[i:j] - prev
                     rows = self._fade_prefixes(p[prev:b], q[prev:b], t[prev:b], w[prev:b], rel)
@@ -250,8 +257,8 @@ class Metrics:
         self._segs, self._nseg = rest, total - end
         return out
 
-    def _values(self) -> np.ndarray:
-        """The selected metrics of the current state (not Tumbling), in ``names`` order."""
+    def _values(self) -> dict[str, float]:
+        """Every metric of the current state (not Tumbling)."""
         kind = self._kind
         if kind == "fading":
             values = compute(self._faded, self._cum, math.nan)
@@ -266,7 +273,7 @@ class Metrics:
                 keep = rq[:, 2] > 0
                 auc = auc_value(*pair_sums(rq[keep, 0], rq[keep, 1], rq[keep, 2]))
             values = compute(sums, sums, auc)
-        return values[self._cols]
+        return values
 
     def chunks(self) -> list[dict[str, float]]:
         """``Tumbling`` only: the values of every completed chunk, in order; each dict also holds
@@ -597,7 +604,8 @@ class Metrics:
         with its label (``_ACTIVE_SEQ``); one cumulative sum over the scaled terms gives every
         prefix at once."""
         if not p.size:
-            return np.repeat(compute(self._faded, self._cum, math.nan)[None, :], bounds.size, 0)
+            values = compute(self._faded, self._cum, math.nan)
+            return np.repeat(np.array([list(values.values())]), bounds.size, 0)
         active, unit = _validate(p, q, t, w)
         if not active:
             return None
@@ -633,7 +641,7 @@ class Metrics:
         cum[:, _COUNTS] += counts
         self._faded = faded[-1].copy()
         self._cum = cum[-1].copy()
-        return compute(faded, cum, math.nan)
+        return compute_many(faded, cum, math.nan)
 
     def _fade_active(self, p, t, code, w: np.ndarray | None, vb: np.ndarray) -> None:
         """``_aggregate`` for ``Fading`` when every evaluation is active (w = None: all w = 1),
@@ -788,8 +796,8 @@ class Metrics:
         if self._want_auc and self._chunk_q:
             qa, ya, wa = (np.concatenate(parts) for parts in zip(*self._chunk_q, strict=True))
             auc = auc_value(*pair_sums(qa, ya, wa))
-        values = compute(self._chunk, self._chunk, auc)[self._cols]
-        self._chunks.append(dict(zip(self.names, values.tolist(), strict=True)))
+        values = compute(self._chunk, self._chunk, auc)
+        self._chunks.append({k: values[k] for k in self.names})
         self._chunk = np.zeros(N_ROWS)
         self._chunk_n = 0
         self._chunk_q = []

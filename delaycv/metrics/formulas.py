@@ -98,14 +98,180 @@ def div(a: float, b: float) -> float:
     return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
-def compute(s, counts, auc) -> np.ndarray:
+def kappa_of(x: float, ref: float) -> float:
+    """(x - ref) / (1 - ref): MOA's kappa of a value against a reference classifier's value."""
+    den = 1.0 - ref
+    return (x - ref) / den if den else div(x - ref, den)
+
+
+def fbeta(p: float, r: float, beta2: float) -> float:
+    """F_beta = (1 + beta^2) P R / (beta^2 P + R); beta2 = beta^2. F1 is written as MOA does."""
+    if beta2 == 1.0:
+        return 2.0 * div(p * r, p + r)
+    return div((1.0 + beta2) * p * r, beta2 * p + r)
+
+
+def _sqrt(x: float) -> float:
+    """sqrt; NaN for NaN (and for negative input, which cannot occur with weights >= 0)."""
+    return math.sqrt(x) if x >= 0 else NAN
+
+
+def compute(s, counts, auc: float) -> dict[str, float]:
     """All metrics of ``METRICS`` from the estimator sums ``s`` and the unfaded sums ``counts``.
+
+    ``s`` and ``counts`` are sequences indexed by ``rows.R`` (``counts`` is ``s`` except under
+    ``Fading``). Returns a dict in ``METRICS`` order. (Written flat, without helper calls where a
+    denominator is non-zero: it runs at every snapshot.)
+    """
+    c = counts.tolist() if hasattr(counts, "tolist") else list(counts)
+    (
+        a_w, a_correct, a_p0, a_p1, a_t0, a_t1, a_tp, a_fp, a_fn, a_tn,
+        p0_w, p0_hit, p0_maj, p0_nc,
+        p1_w, p1_hit, p1_maj, p1_nc,
+        t0_w, t0_hit, t0_nc, t0_maj, t0_fpr, t0_fpr_nc, t0_fpr_maj,
+        t1_w, t1_hit, t1_nc, t1_maj, t1_fpr, t1_fpr_nc, t1_fpr_maj,
+        z_w, z_nc, z_maj,
+        u0_w, u0_unk, u1_w, u1_unk,
+        b_w, b_brier, b_logloss, b_info,
+    ) = s.tolist() if hasattr(s, "tolist") else s  # fmt: skip
+    d = div
+    if a_w:
+        acc = a_correct / a_w
+        pc = (a_p0 / a_w) * (a_t0 / a_w) + (a_p1 / a_w) * (a_t1 / a_w)
+        row0, row1, col0, col1 = a_p0 / a_w, a_p1 / a_w, a_t0 / a_w, a_t1 / a_w
+    else:
+        acc = pc = row0 = row1 = col0 = col1 = NAN
+    if z_w:
+        nc_acc, maj_acc = z_nc / z_w, z_maj / z_w
+    else:
+        nc_acc = maj_acc = NAN
+    if p0_w:
+        pr0, pr_nc0, pr_maj0 = p0_hit / p0_w, p0_nc / p0_w, p0_maj / p0_w
+    else:
+        pr0 = pr_nc0 = pr_maj0 = NAN
+    if p1_w:
+        pr1, pr_nc1, pr_maj1 = p1_hit / p1_w, p1_nc / p1_w, p1_maj / p1_w
+    else:
+        pr1 = pr_nc1 = pr_maj1 = NAN
+    if t0_w:
+        re0, re_nc0, re_maj0 = t0_hit / t0_w, t0_nc / t0_w, t0_maj / t0_w
+        # FPR of class 1 counts p != t among t != 1, i.e. among t = 0
+        fpr1, fpr_nc1, fpr_maj1 = t0_fpr / t0_w, t0_fpr_nc / t0_w, t0_fpr_maj / t0_w
+    else:
+        re0 = re_nc0 = re_maj0 = fpr1 = fpr_nc1 = fpr_maj1 = NAN
+    if t1_w:
+        re1, re_nc1, re_maj1 = t1_hit / t1_w, t1_nc / t1_w, t1_maj / t1_w
+        fpr0, fpr_nc0, fpr_maj0 = t1_fpr / t1_w, t1_fpr_nc / t1_w, t1_fpr_maj / t1_w
+    else:
+        re1 = re_nc1 = re_maj1 = fpr0 = fpr_nc0 = fpr_maj0 = NAN
+    p_avg = (pr0 + pr1) / 2.0
+    r_avg = (re0 + re1) / 2.0
+    f1_0 = 2.0 * d(pr0 * re0, pr0 + re0)
+    f1_1 = 2.0 * d(pr1 * re1, pr1 + re1)
+    f1_nc0 = 2.0 * d(pr_nc0 * re_nc0, pr_nc0 + re_nc0)
+    f1_nc1 = 2.0 * d(pr_nc1 * re_nc1, pr_nc1 + re_nc1)
+    f1_maj0 = 2.0 * d(pr_maj0 * re_maj0, pr_maj0 + re_maj0)
+    f1_maj1 = 2.0 * d(pr_maj1 * re_maj1, pr_maj1 + re_maj1)
+    f1_ch0 = 2.0 * d(col0 * row0, col0 + row0)
+    f1_ch1 = 2.0 * d(col1 * row1, col1 + row1)
+    gm = _sqrt(re0 * re1)
+    gm_nc = _sqrt(re_nc0 * re_nc1)
+    gm_maj = _sqrt(re_maj0 * re_maj1)
+    mcc = d(
+        a_tp * a_tn - a_fp * a_fn,
+        _sqrt((a_tp + a_fp) * (a_tp + a_fn) * (a_tn + a_fp) * (a_tn + a_fn)),
+    )
+    unk0 = u0_unk / u0_w if u0_w else NAN
+    unk1 = u1_unk / u1_w if u1_w else NAN
+    if b_w:
+        brier, logloss, info = b_brier / b_w, b_logloss / b_w, b_info / b_w
+    else:
+        brier = logloss = info = NAN
+    k = kappa_of
+    return {
+        "classified": c[_I_AW],
+        "tp": c[_I_TP],
+        "fp": c[_I_FP],
+        "tn": c[_I_TN],
+        "fn": c[_I_FN],
+        "unknown": c[_I_U0] + c[_I_U1],
+        "accuracy": acc,
+        "kappa": k(acc, pc),
+        "kappa_t": k(acc, nc_acc),
+        "kappa_m": k(acc, maj_acc),
+        "precision": p_avg,
+        "precision_0": pr0,
+        "precision_1": pr1,
+        "recall": r_avg,
+        "recall_0": re0,
+        "recall_1": re1,
+        "f1": 2.0 * d(p_avg * r_avg, p_avg + r_avg),
+        "f1_0": f1_0,
+        "f1_1": f1_1,
+        "fpr_0": fpr0,
+        "fpr_1": fpr1,
+        "gmean": gm,
+        "specificity": re0,
+        "balanced_accuracy": r_avg,
+        "mcc": mcc,
+        "f2": d(5.0 * p_avg * r_avg, 4.0 * p_avg + r_avg),
+        "f2_0": d(5.0 * pr0 * re0, 4.0 * pr0 + re0),
+        "f2_1": d(5.0 * pr1 * re1, 4.0 * pr1 + re1),
+        "gmean_pr": _sqrt(pr1 * re1),
+        "brier": brier,
+        "log_loss": logloss,
+        "info_score": info,
+        "auc": auc,
+        "unknown_rate": (unk0 + unk1) / 2.0,
+        "unknown_rate_0": unk0,
+        "unknown_rate_1": unk1,
+        "kappa_f1_0": k(f1_0, f1_ch0),
+        "kappa_f1_1": k(f1_1, f1_ch1),
+        "kappa_t_f1_0": k(f1_0, f1_nc0),
+        "kappa_t_f1_1": k(f1_1, f1_nc1),
+        "kappa_m_f1_0": k(f1_0, f1_maj0),
+        "kappa_m_f1_1": k(f1_1, f1_maj1),
+        "kappa_t_precision_0": k(pr0, pr_nc0),
+        "kappa_t_precision_1": k(pr1, pr_nc1),
+        "kappa_m_precision_0": k(pr0, pr_maj0),
+        "kappa_m_precision_1": k(pr1, pr_maj1),
+        "kappa_t_recall_0": k(re0, re_nc0),
+        "kappa_t_recall_1": k(re1, re_nc1),
+        "kappa_m_recall_0": k(re0, re_maj0),
+        "kappa_m_recall_1": k(re1, re_maj1),
+        "kappa_t_fpr_0": k(fpr0, fpr_nc0),
+        "kappa_t_fpr_1": k(fpr1, fpr_nc1),
+        "kappa_m_fpr_0": k(fpr0, fpr_maj0),
+        "kappa_m_fpr_1": k(fpr1, fpr_maj1),
+        "kappa_t_gmean": k(gm, gm_nc),
+        "kappa_m_gmean": k(gm, gm_maj),
+        "nochange_accuracy": nc_acc,
+        "majority_accuracy": maj_acc,
+        "nochange_precision_0": pr_nc0,
+        "nochange_precision_1": pr_nc1,
+        "majority_precision_0": pr_maj0,
+        "majority_precision_1": pr_maj1,
+        "nochange_recall_0": re_nc0,
+        "nochange_recall_1": re_nc1,
+        "majority_recall_0": re_maj0,
+        "majority_recall_1": re_maj1,
+        "nochange_fpr_0": fpr_nc0,
+        "nochange_fpr_1": fpr_nc1,
+        "majority_fpr_0": fpr_maj0,
+        "majority_fpr_1": fpr_maj1,
+    }
+
+
+def compute_many(s, counts, auc) -> np.ndarray:
+    """``compute`` for many states at once (``Metrics.snapshots``), with numpy.
 
     ``s`` and ``counts``: arrays indexed by ``rows.R`` in their last axis, one state (shape
     ``(N_ROWS,)``) or one per row (``(k, N_ROWS)``); ``counts`` is ``s`` except under
     ``Fading``. ``auc``: a number or one per row. Returns the values in ``METRICS`` order, shape
     ``(len(METRICS),)`` or ``(k, len(METRICS))``. Element-wise IEEE arithmetic, so a state gives
-    the same values alone or among others; an estimator with no events (0/0) reads NaN.
+    the same values alone or among others, and the same as ``compute`` (which is ~20x faster
+    on one state; ``test_compute_many_equals_compute`` keeps the two equal); an estimator with
+    no events (0/0) reads NaN.
     """
     s = np.asarray(s, dtype=np.float64)
     single = s.ndim == 1
