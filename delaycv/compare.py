@@ -62,6 +62,13 @@ PAIR = ("seed", "fold")
 ALTERNATIVES = ("two-sided", "greater", "less")
 REFERENCES = ("observed", "true")
 
+
+def table_columns(metrics: str | Iterable[str]) -> list[str]:
+    """The columns of the per-fold table that the tests, the bias tests and the figures of
+    ``metrics`` read (a merged table has ~90; reading only these is ~5 times faster)."""
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    return list(dict.fromkeys([*KEYS, "learner", *PAIR, "time", *metrics]))
+
 #: Metrics where a smaller value is better (everything else: larger is better).
 _LOWER_IS_BETTER = re.compile(
     r"^(fp|fn|brier|log_loss|unknown_rate(_[01])?|fpr(_[01])?|.*_fpr(_[01])?)$"
@@ -644,7 +651,7 @@ def run_tests(
     metrics = list(dict.fromkeys(metrics))
     if not metrics:
         raise DelaycvError("no metric to test (expected at least one metric name)")
-    _require_columns(table, [*KEYS, "learner", *PAIR, "time", *metrics], "the per-fold table")
+    _require_columns(table, table_columns(metrics), "the per-fold table")
     bad = [r for r in references if r not in REFERENCES]
     if bad:
         raise DelaycvError(f"reference(s) {bad} unknown (expected {REFERENCES})")

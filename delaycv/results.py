@@ -225,13 +225,25 @@ def write_run(
     return out_dir
 
 
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a Parquet table; errors name the file."""
+def read_table(path: str | os.PathLike, columns: Iterable[str] | None = None) -> pd.DataFrame:
+    """Read a Parquet table, or only its ``columns`` (in the file's order); errors name the file
+    (and the columns it lacks)."""
     p = Path(path)
     if not p.is_file():
         raise InputError("no such file", path=str(p), expected="a Parquet table")
     try:
-        return pq.read_table(p).to_pandas()
+        if columns is None:
+            return pq.read_table(p).to_pandas()
+        wanted = set(columns)
+        names = pq.read_schema(p).names
+        missing = sorted(wanted.difference(names))
+        if missing:
+            raise InputError(
+                f"no column {', '.join(map(repr, missing))}",
+                path=str(p),
+                expected=f"a table with the columns {', '.join(sorted(wanted))}",
+            )
+        return pq.read_table(p, columns=[c for c in names if c in wanted]).to_pandas()
     except (pa.ArrowInvalid, OSError) as err:
         raise InputError(f"not a readable Parquet file: {err}", path=str(p)) from None
 

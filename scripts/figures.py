@@ -17,12 +17,13 @@ from delaycv.config import check_code  # noqa: E402
 check_code("plots", snakemake.params.code)  # the code that runs is the code hashed
 
 from delaycv.atomic import atomic_dir  # noqa: E402
+from delaycv.compare import table_columns  # noqa: E402
 from delaycv.plots import draw_figures  # noqa: E402
 from delaycv.results import read_table  # noqa: E402
 
 settings = json.loads(snakemake.params.figures)
 alpha = json.loads(snakemake.params.tests)["alpha"]
-table = read_table(snakemake.input.merged)
+table = read_table(snakemake.input.merged, table_columns(settings["metric"]))
 strip = read_table(snakemake.input.strip)
 with atomic_dir(snakemake.output.figures) as tmp:
     written = draw_figures(table, strip, tmp, alpha=alpha, **settings)

@@ -31,7 +31,7 @@ def log(message: str) -> None:
 
 
 settings = json.loads(snakemake.params.tests)
-table = read_table(snakemake.input.merged)
+table = read_table(snakemake.input.merged, compare.table_columns(settings["metrics"]))
 log(f"read {snakemake.input.merged}: {len(table)} rows")
 common = {
     "metrics": settings["metrics"],

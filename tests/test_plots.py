@@ -388,3 +388,56 @@ def test_pairwise_heatmap_writes_a_zero_delta_without_sign_noise(tests_all):
     ax = next(a for a in fig.axes if a.get_title() == "policy ideal")
     deltas = [t.get_text().split("\n")[0].rstrip("*") for t in ax.texts if "\n" in t.get_text()]
     assert len(deltas) == 6 and set(deltas) == {"+0.00"}
+
+
+@pytest.mark.parametrize(
+    "span_days", [0.2, 3, 40, 400, 3000], ids=["hours", "days", "weeks", "year", "years"]
+)
+def test_date_axis_fixes_the_ticks_and_labels_the_date_locator_would_draw(span_days):
+    # the fixed ticks are chosen once, for the final limits: the same ticks, labels and offset as
+    # matplotlib's AutoDateLocator and ConciseDateFormatter give at drawing time
+    import matplotlib.dates as mdates
+    from matplotlib.figure import Figure
+
+    start = pd.Timestamp("2019-03-07 05:00").timestamp()
+    xs = plots._dates(start + np.linspace(0, span_days * 86400, 50))
+    drawn = []
+    for fixed in (False, True):
+        fig = Figure(figsize=(3, 2), layout="constrained")
+        ax = fig.add_subplot()
+        ax.plot(xs, np.linspace(0, 1, 50))
+        if fixed:
+            plots._date_axis(ax)
+        else:
+            auto = mdates.AutoDateLocator(minticks=3, maxticks=6)
+            ax.xaxis.set_major_locator(auto)
+            ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(auto))
+        fig.canvas.draw()
+        drawn.append(
+            (
+                ax.get_xlim(),
+                list(ax.get_xticks()),
+                [t.get_text() for t in ax.get_xticklabels()],
+                ax.xaxis.get_offset_text().get_text(),
+            )
+        )
+    assert drawn[1] == drawn[0]
+    assert len(drawn[0][1]) >= 3 and all(drawn[0][2])
+
+
+def test_save_figure_lays_out_once_and_keeps_the_layout_engine(table, tmp_path):
+    # the first format's drawing lays the figure out; the others reuse its positions; afterwards
+    # the figure has its layout engine again
+    def positions(fig):
+        return np.array([ax.get_position().bounds for ax in fig.axes])
+
+    png_only = plots.bias_curves(table, dataset="synth", metric="accuracy")
+    plots.save_figure(png_only, tmp_path / "a", ("png",), dpi=40)
+    fig = plots.bias_curves(table, dataset="synth", metric="accuracy")
+    engine = fig.get_layout_engine()
+    paths = plots.save_figure(fig, tmp_path / "b", ("png", "pdf", "svg"), dpi=40)
+    assert [p.name for p in paths] == ["b.png", "b.pdf", "b.svg"]
+    assert all(p.read_bytes() for p in paths)
+    assert np.array_equal(positions(fig), positions(png_only))
+    assert fig.get_layout_engine() is engine
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()

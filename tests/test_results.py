@@ -148,3 +148,13 @@ def test_table_writer_leaves_nothing_on_error(tmp_path):
     with pytest.raises(ValueError, match="no table piece"), TableWriter(path):
         pass
     assert list(tmp_path.iterdir()) == []
+
+
+def test_read_table_reads_only_the_columns_asked_for_in_file_order(tmp_path):
+    path = tmp_path / "t.parquet"
+    write_table(pd.DataFrame({"a": [1, 2], "b": [0.5, 1.5], "c": ["x", "y"]}), path)
+    part = read_table(path, ["c", "a"])
+    assert list(part.columns) == ["a", "c"]
+    assert part["a"].tolist() == [1, 2] and part["c"].tolist() == ["x", "y"]
+    with pytest.raises(InputError, match=r"t\.parquet: no column 'd', 'e'"):
+        read_table(path, ["a", "e", "d"])

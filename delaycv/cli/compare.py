@@ -24,6 +24,7 @@ import pandas as pd
 from delaycv import compare
 from delaycv.atomic import atomic_path
 from delaycv.errors import InputError
+from delaycv.results import read_table
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -69,19 +70,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.set_defaults(run=run)
     return parser
-
-
-def read_table(path: str | Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """Read a Parquet table, naming the file in any error."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", path=str(path), expected="a Parquet file")
-    try:
-        table = pd.read_parquet(path, columns=columns)
-    except Exception as err:  # pyarrow raises several types for unreadable files
-        raise InputError(f"cannot read: {err}", path=str(path), expected="a Parquet file") from err
-    table.attrs["path"] = str(path)
-    return table
 
 
 def _checkpoints(text: str):

@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 
 from delaycv import plots
-from delaycv.cli.compare import read_table
 from delaycv.errors import InputError
+from delaycv.results import read_table
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
