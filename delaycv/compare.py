@@ -69,6 +69,7 @@ def table_columns(metrics: str | Iterable[str]) -> list[str]:
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     return list(dict.fromkeys([*KEYS, "learner", *PAIR, "time", *metrics]))
 
+
 #: Metrics where a smaller value is better (everything else: larger is better).
 _LOWER_IS_BETTER = re.compile(
     r"^(fp|fn|brier|log_loss|unknown_rate(_[01])?|fpr(_[01])?|.*_fpr(_[01])?)$"
