@@ -116,14 +116,12 @@ def _sqrt(x: float) -> float:
     return math.sqrt(x) if x >= 0 else NAN
 
 
-def compute(s, counts, auc: float) -> dict[str, float]:
-    """All metrics of ``METRICS`` from the estimator sums ``s`` and the unfaded sums ``counts``.
-
-    ``s`` and ``counts`` are sequences indexed by ``rows.R`` (``counts`` is ``s`` except under
-    ``Fading``). Returns a dict in ``METRICS`` order. (Written flat, without helper calls where a
-    denominator is non-zero: it runs at every snapshot.)
-    """
-    c = counts.tolist() if hasattr(counts, "tolist") else list(counts)
+def _formulas(sums, c, auc, e, kappa, f1, div, sqrt) -> dict:
+    """Every metric of ``METRICS`` (a dict in that order) from the estimator sums ``sums`` (one
+    entry per ``rows.R``) and the unfaded sums ``c``, with the arithmetic given: ``e(x, b)`` the
+    elementary estimator x / b (NaN when b = 0), ``kappa(x, ref)`` MOA's kappa against a reference
+    value, ``f1(p, r)``, ``div`` IEEE division and ``sqrt`` (NaN for NaN). The one definition of the
+    formulas, evaluated on floats by :func:`compute` and on arrays by :func:`compute_many`."""
     (
         a_w, a_correct, a_p0, a_p1, a_t0, a_t1, a_tp, a_fp, a_fn, a_tn,
         p0_w, p0_hit, p0_maj, p0_nc,
@@ -133,61 +131,31 @@ def compute(s, counts, auc: float) -> dict[str, float]:
         z_w, z_nc, z_maj,
         u0_w, u0_unk, u1_w, u1_unk,
         b_w, b_brier, b_logloss, b_info,
-    ) = s.tolist() if hasattr(s, "tolist") else s  # fmt: skip
-    d = div
-    if a_w:
-        acc = a_correct / a_w
-        pc = (a_p0 / a_w) * (a_t0 / a_w) + (a_p1 / a_w) * (a_t1 / a_w)
-        row0, row1, col0, col1 = a_p0 / a_w, a_p1 / a_w, a_t0 / a_w, a_t1 / a_w
-    else:
-        acc = pc = row0 = row1 = col0 = col1 = NAN
-    if z_w:
-        nc_acc, maj_acc = z_nc / z_w, z_maj / z_w
-    else:
-        nc_acc = maj_acc = NAN
-    if p0_w:
-        pr0, pr_nc0, pr_maj0 = p0_hit / p0_w, p0_nc / p0_w, p0_maj / p0_w
-    else:
-        pr0 = pr_nc0 = pr_maj0 = NAN
-    if p1_w:
-        pr1, pr_nc1, pr_maj1 = p1_hit / p1_w, p1_nc / p1_w, p1_maj / p1_w
-    else:
-        pr1 = pr_nc1 = pr_maj1 = NAN
-    if t0_w:
-        re0, re_nc0, re_maj0 = t0_hit / t0_w, t0_nc / t0_w, t0_maj / t0_w
-        # FPR of class 1 counts p != t among t != 1, i.e. among t = 0
-        fpr1, fpr_nc1, fpr_maj1 = t0_fpr / t0_w, t0_fpr_nc / t0_w, t0_fpr_maj / t0_w
-    else:
-        re0 = re_nc0 = re_maj0 = fpr1 = fpr_nc1 = fpr_maj1 = NAN
-    if t1_w:
-        re1, re_nc1, re_maj1 = t1_hit / t1_w, t1_nc / t1_w, t1_maj / t1_w
-        fpr0, fpr_nc0, fpr_maj0 = t1_fpr / t1_w, t1_fpr_nc / t1_w, t1_fpr_maj / t1_w
-    else:
-        re1 = re_nc1 = re_maj1 = fpr0 = fpr_nc0 = fpr_maj0 = NAN
+    ) = sums  # fmt: skip
+    acc = e(a_correct, a_w)
+    row0, row1, col0, col1 = e(a_p0, a_w), e(a_p1, a_w), e(a_t0, a_w), e(a_t1, a_w)
+    pc = row0 * col0 + row1 * col1
+    nc_acc, maj_acc = e(z_nc, z_w), e(z_maj, z_w)
+    pr0, pr_nc0, pr_maj0 = e(p0_hit, p0_w), e(p0_nc, p0_w), e(p0_maj, p0_w)
+    pr1, pr_nc1, pr_maj1 = e(p1_hit, p1_w), e(p1_nc, p1_w), e(p1_maj, p1_w)
+    re0, re_nc0, re_maj0 = e(t0_hit, t0_w), e(t0_nc, t0_w), e(t0_maj, t0_w)
+    # FPR of class 1 counts p != t among t != 1, i.e. among t = 0
+    fpr1, fpr_nc1, fpr_maj1 = e(t0_fpr, t0_w), e(t0_fpr_nc, t0_w), e(t0_fpr_maj, t0_w)
+    re1, re_nc1, re_maj1 = e(t1_hit, t1_w), e(t1_nc, t1_w), e(t1_maj, t1_w)
+    fpr0, fpr_nc0, fpr_maj0 = e(t1_fpr, t1_w), e(t1_fpr_nc, t1_w), e(t1_fpr_maj, t1_w)
     p_avg = (pr0 + pr1) / 2.0
     r_avg = (re0 + re1) / 2.0
-    f1_0 = 2.0 * d(pr0 * re0, pr0 + re0)
-    f1_1 = 2.0 * d(pr1 * re1, pr1 + re1)
-    f1_nc0 = 2.0 * d(pr_nc0 * re_nc0, pr_nc0 + re_nc0)
-    f1_nc1 = 2.0 * d(pr_nc1 * re_nc1, pr_nc1 + re_nc1)
-    f1_maj0 = 2.0 * d(pr_maj0 * re_maj0, pr_maj0 + re_maj0)
-    f1_maj1 = 2.0 * d(pr_maj1 * re_maj1, pr_maj1 + re_maj1)
-    f1_ch0 = 2.0 * d(col0 * row0, col0 + row0)
-    f1_ch1 = 2.0 * d(col1 * row1, col1 + row1)
-    gm = _sqrt(re0 * re1)
-    gm_nc = _sqrt(re_nc0 * re_nc1)
-    gm_maj = _sqrt(re_maj0 * re_maj1)
-    mcc = d(
+    f1_0, f1_1 = f1(pr0, re0), f1(pr1, re1)
+    f1_nc0, f1_nc1 = f1(pr_nc0, re_nc0), f1(pr_nc1, re_nc1)
+    f1_maj0, f1_maj1 = f1(pr_maj0, re_maj0), f1(pr_maj1, re_maj1)
+    gm = sqrt(re0 * re1)
+    gm_nc = sqrt(re_nc0 * re_nc1)
+    gm_maj = sqrt(re_maj0 * re_maj1)
+    mcc = div(
         a_tp * a_tn - a_fp * a_fn,
-        _sqrt((a_tp + a_fp) * (a_tp + a_fn) * (a_tn + a_fp) * (a_tn + a_fn)),
+        sqrt((a_tp + a_fp) * (a_tp + a_fn) * (a_tn + a_fp) * (a_tn + a_fn)),
     )
-    unk0 = u0_unk / u0_w if u0_w else NAN
-    unk1 = u1_unk / u1_w if u1_w else NAN
-    if b_w:
-        brier, logloss, info = b_brier / b_w, b_logloss / b_w, b_info / b_w
-    else:
-        brier = logloss = info = NAN
-    k = kappa_of
+    unk0, unk1 = e(u0_unk, u0_w), e(u1_unk, u1_w)
     return {
         "classified": c[_I_AW],
         "tp": c[_I_TP],
@@ -196,16 +164,16 @@ def compute(s, counts, auc: float) -> dict[str, float]:
         "fn": c[_I_FN],
         "unknown": c[_I_U0] + c[_I_U1],
         "accuracy": acc,
-        "kappa": k(acc, pc),
-        "kappa_t": k(acc, nc_acc),
-        "kappa_m": k(acc, maj_acc),
+        "kappa": kappa(acc, pc),
+        "kappa_t": kappa(acc, nc_acc),
+        "kappa_m": kappa(acc, maj_acc),
         "precision": p_avg,
         "precision_0": pr0,
         "precision_1": pr1,
         "recall": r_avg,
         "recall_0": re0,
         "recall_1": re1,
-        "f1": 2.0 * d(p_avg * r_avg, p_avg + r_avg),
+        "f1": f1(p_avg, r_avg),
         "f1_0": f1_0,
         "f1_1": f1_1,
         "fpr_0": fpr0,
@@ -214,37 +182,37 @@ def compute(s, counts, auc: float) -> dict[str, float]:
         "specificity": re0,
         "balanced_accuracy": r_avg,
         "mcc": mcc,
-        "f2": d(5.0 * p_avg * r_avg, 4.0 * p_avg + r_avg),
-        "f2_0": d(5.0 * pr0 * re0, 4.0 * pr0 + re0),
-        "f2_1": d(5.0 * pr1 * re1, 4.0 * pr1 + re1),
-        "gmean_pr": _sqrt(pr1 * re1),
-        "brier": brier,
-        "log_loss": logloss,
-        "info_score": info,
+        "f2": div(5.0 * p_avg * r_avg, 4.0 * p_avg + r_avg),
+        "f2_0": div(5.0 * pr0 * re0, 4.0 * pr0 + re0),
+        "f2_1": div(5.0 * pr1 * re1, 4.0 * pr1 + re1),
+        "gmean_pr": sqrt(pr1 * re1),
+        "brier": e(b_brier, b_w),
+        "log_loss": e(b_logloss, b_w),
+        "info_score": e(b_info, b_w),
         "auc": auc,
         "unknown_rate": (unk0 + unk1) / 2.0,
         "unknown_rate_0": unk0,
         "unknown_rate_1": unk1,
-        "kappa_f1_0": k(f1_0, f1_ch0),
-        "kappa_f1_1": k(f1_1, f1_ch1),
-        "kappa_t_f1_0": k(f1_0, f1_nc0),
-        "kappa_t_f1_1": k(f1_1, f1_nc1),
-        "kappa_m_f1_0": k(f1_0, f1_maj0),
-        "kappa_m_f1_1": k(f1_1, f1_maj1),
-        "kappa_t_precision_0": k(pr0, pr_nc0),
-        "kappa_t_precision_1": k(pr1, pr_nc1),
-        "kappa_m_precision_0": k(pr0, pr_maj0),
-        "kappa_m_precision_1": k(pr1, pr_maj1),
-        "kappa_t_recall_0": k(re0, re_nc0),
-        "kappa_t_recall_1": k(re1, re_nc1),
-        "kappa_m_recall_0": k(re0, re_maj0),
-        "kappa_m_recall_1": k(re1, re_maj1),
-        "kappa_t_fpr_0": k(fpr0, fpr_nc0),
-        "kappa_t_fpr_1": k(fpr1, fpr_nc1),
-        "kappa_m_fpr_0": k(fpr0, fpr_maj0),
-        "kappa_m_fpr_1": k(fpr1, fpr_maj1),
-        "kappa_t_gmean": k(gm, gm_nc),
-        "kappa_m_gmean": k(gm, gm_maj),
+        "kappa_f1_0": kappa(f1_0, f1(col0, row0)),
+        "kappa_f1_1": kappa(f1_1, f1(col1, row1)),
+        "kappa_t_f1_0": kappa(f1_0, f1_nc0),
+        "kappa_t_f1_1": kappa(f1_1, f1_nc1),
+        "kappa_m_f1_0": kappa(f1_0, f1_maj0),
+        "kappa_m_f1_1": kappa(f1_1, f1_maj1),
+        "kappa_t_precision_0": kappa(pr0, pr_nc0),
+        "kappa_t_precision_1": kappa(pr1, pr_nc1),
+        "kappa_m_precision_0": kappa(pr0, pr_maj0),
+        "kappa_m_precision_1": kappa(pr1, pr_maj1),
+        "kappa_t_recall_0": kappa(re0, re_nc0),
+        "kappa_t_recall_1": kappa(re1, re_nc1),
+        "kappa_m_recall_0": kappa(re0, re_maj0),
+        "kappa_m_recall_1": kappa(re1, re_maj1),
+        "kappa_t_fpr_0": kappa(fpr0, fpr_nc0),
+        "kappa_t_fpr_1": kappa(fpr1, fpr_nc1),
+        "kappa_m_fpr_0": kappa(fpr0, fpr_maj0),
+        "kappa_m_fpr_1": kappa(fpr1, fpr_maj1),
+        "kappa_t_gmean": kappa(gm, gm_nc),
+        "kappa_m_gmean": kappa(gm, gm_maj),
         "nochange_accuracy": nc_acc,
         "majority_accuracy": maj_acc,
         "nochange_precision_0": pr_nc0,
@@ -262,139 +230,54 @@ def compute(s, counts, auc: float) -> dict[str, float]:
     }
 
 
+def _e(x: float, b: float) -> float:
+    return x / b if b else NAN
+
+
+def _f1(p: float, r: float) -> float:
+    return 2.0 * div(p * r, p + r)
+
+
+def compute(s, counts, auc: float) -> dict[str, float]:
+    """All metrics of ``METRICS`` from the estimator sums ``s`` and the unfaded sums ``counts``.
+
+    ``s`` and ``counts`` are sequences indexed by ``rows.R`` (``counts`` is ``s`` except under
+    ``Fading``). Returns a dict in ``METRICS`` order. Python floats: one state costs ~40 us, where
+    numpy's per-call overhead would cost ~20 times as much (it runs at every snapshot).
+    """
+    sums = s.tolist() if hasattr(s, "tolist") else s
+    c = counts.tolist() if hasattr(counts, "tolist") else list(counts)
+    return _formulas(sums, c, auc, _e, kappa_of, _f1, div, _sqrt)
+
+
+def _e_many(x: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where(b != 0, x / b, NAN)
+
+
+def _kappa_many(x: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    return (x - ref) / (1.0 - ref)
+
+
+def _f1_many(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+    return 2.0 * ((p * r) / (p + r))
+
+
 def compute_many(s, counts, auc) -> np.ndarray:
     """``compute`` for many states at once (``Metrics.snapshots``), with numpy.
 
     ``s`` and ``counts``: arrays indexed by ``rows.R`` in their last axis, one state (shape
     ``(N_ROWS,)``) or one per row (``(k, N_ROWS)``); ``counts`` is ``s`` except under
     ``Fading``. ``auc``: a number or one per row. Returns the values in ``METRICS`` order, shape
-    ``(len(METRICS),)`` or ``(k, len(METRICS))``. Element-wise IEEE arithmetic, so a state gives
-    the same values alone or among others, and the same as ``compute`` (which is ~20x faster
-    on one state; ``test_compute_many_equals_compute`` keeps the two equal); an estimator with
-    no events (0/0) reads NaN.
+    ``(len(METRICS),)`` or ``(k, len(METRICS))``. The same formulas (``_formulas``) in element-wise
+    IEEE arithmetic, so a state gives the same values alone, among others and in ``compute``
+    (``test_compute_many_equals_compute``).
     """
     s = np.asarray(s, dtype=np.float64)
     single = s.ndim == 1
     cols = np.ascontiguousarray(np.atleast_2d(s).T)  # one contiguous row per sum
     c = np.ascontiguousarray(np.atleast_2d(np.asarray(counts, dtype=np.float64)).T)
-    (
-        a_w, a_correct, a_p0, a_p1, a_t0, a_t1, a_tp, a_fp, a_fn, a_tn,
-        p0_w, p0_hit, p0_maj, p0_nc,
-        p1_w, p1_hit, p1_maj, p1_nc,
-        t0_w, t0_hit, t0_nc, t0_maj, t0_fpr, t0_fpr_nc, t0_fpr_maj,
-        t1_w, t1_hit, t1_nc, t1_maj, t1_fpr, t1_fpr_nc, t1_fpr_maj,
-        z_w, z_nc, z_maj,
-        u0_w, u0_unk, u1_w, u1_unk,
-        b_w, b_brier, b_logloss, b_info,
-    ) = cols  # fmt: skip
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-
-        def e(x, b):
-            """An elementary estimator E(x | own) = x / b; NaN without own events (b = 0)."""
-            return np.where(b != 0, x / b, NAN)
-
-        def kappa(x, ref):
-            """(x - ref) / (1 - ref): MOA's kappa of a value against a reference's value."""
-            return (x - ref) / (1.0 - ref)
-
-        def f1(p, r):
-            return 2.0 * ((p * r) / (p + r))
-
-        acc = e(a_correct, a_w)
-        row0, row1, col0, col1 = e(a_p0, a_w), e(a_p1, a_w), e(a_t0, a_w), e(a_t1, a_w)
-        pc = row0 * col0 + row1 * col1
-        nc_acc, maj_acc = e(z_nc, z_w), e(z_maj, z_w)
-        pr0, pr_nc0, pr_maj0 = e(p0_hit, p0_w), e(p0_nc, p0_w), e(p0_maj, p0_w)
-        pr1, pr_nc1, pr_maj1 = e(p1_hit, p1_w), e(p1_nc, p1_w), e(p1_maj, p1_w)
-        re0, re_nc0, re_maj0 = e(t0_hit, t0_w), e(t0_nc, t0_w), e(t0_maj, t0_w)
-        # FPR of class 1 counts p != t among t != 1, i.e. among t = 0
-        fpr1, fpr_nc1, fpr_maj1 = e(t0_fpr, t0_w), e(t0_fpr_nc, t0_w), e(t0_fpr_maj, t0_w)
-        re1, re_nc1, re_maj1 = e(t1_hit, t1_w), e(t1_nc, t1_w), e(t1_maj, t1_w)
-        fpr0, fpr_nc0, fpr_maj0 = e(t1_fpr, t1_w), e(t1_fpr_nc, t1_w), e(t1_fpr_maj, t1_w)
-        p_avg = (pr0 + pr1) / 2.0
-        r_avg = (re0 + re1) / 2.0
-        f1_0, f1_1 = f1(pr0, re0), f1(pr1, re1)
-        f1_nc0, f1_nc1 = f1(pr_nc0, re_nc0), f1(pr_nc1, re_nc1)
-        f1_maj0, f1_maj1 = f1(pr_maj0, re_maj0), f1(pr_maj1, re_maj1)
-        gm = np.sqrt(re0 * re1)  # NaN for NaN (negative cannot occur with weights >= 0)
-        gm_nc = np.sqrt(re_nc0 * re_nc1)
-        gm_maj = np.sqrt(re_maj0 * re_maj1)
-        mcc = (a_tp * a_tn - a_fp * a_fn) / np.sqrt(
-            (a_tp + a_fp) * (a_tp + a_fn) * (a_tn + a_fp) * (a_tn + a_fn)
-        )
-        unk0, unk1 = e(u0_unk, u0_w), e(u1_unk, u1_w)
-        values = {
-            "classified": c[_I_AW],
-            "tp": c[_I_TP],
-            "fp": c[_I_FP],
-            "tn": c[_I_TN],
-            "fn": c[_I_FN],
-            "unknown": c[_I_U0] + c[_I_U1],
-            "accuracy": acc,
-            "kappa": kappa(acc, pc),
-            "kappa_t": kappa(acc, nc_acc),
-            "kappa_m": kappa(acc, maj_acc),
-            "precision": p_avg,
-            "precision_0": pr0,
-            "precision_1": pr1,
-            "recall": r_avg,
-            "recall_0": re0,
-            "recall_1": re1,
-            "f1": f1(p_avg, r_avg),
-            "f1_0": f1_0,
-            "f1_1": f1_1,
-            "fpr_0": fpr0,
-            "fpr_1": fpr1,
-            "gmean": gm,
-            "specificity": re0,
-            "balanced_accuracy": r_avg,
-            "mcc": mcc,
-            "f2": (5.0 * p_avg * r_avg) / (4.0 * p_avg + r_avg),
-            "f2_0": (5.0 * pr0 * re0) / (4.0 * pr0 + re0),
-            "f2_1": (5.0 * pr1 * re1) / (4.0 * pr1 + re1),
-            "gmean_pr": np.sqrt(pr1 * re1),
-            "brier": e(b_brier, b_w),
-            "log_loss": e(b_logloss, b_w),
-            "info_score": e(b_info, b_w),
-            "auc": auc,
-            "unknown_rate": (unk0 + unk1) / 2.0,
-            "unknown_rate_0": unk0,
-            "unknown_rate_1": unk1,
-            "kappa_f1_0": kappa(f1_0, f1(col0, row0)),
-            "kappa_f1_1": kappa(f1_1, f1(col1, row1)),
-            "kappa_t_f1_0": kappa(f1_0, f1_nc0),
-            "kappa_t_f1_1": kappa(f1_1, f1_nc1),
-            "kappa_m_f1_0": kappa(f1_0, f1_maj0),
-            "kappa_m_f1_1": kappa(f1_1, f1_maj1),
-            "kappa_t_precision_0": kappa(pr0, pr_nc0),
-            "kappa_t_precision_1": kappa(pr1, pr_nc1),
-            "kappa_m_precision_0": kappa(pr0, pr_maj0),
-            "kappa_m_precision_1": kappa(pr1, pr_maj1),
-            "kappa_t_recall_0": kappa(re0, re_nc0),
-            "kappa_t_recall_1": kappa(re1, re_nc1),
-            "kappa_m_recall_0": kappa(re0, re_maj0),
-            "kappa_m_recall_1": kappa(re1, re_maj1),
-            "kappa_t_fpr_0": kappa(fpr0, fpr_nc0),
-            "kappa_t_fpr_1": kappa(fpr1, fpr_nc1),
-            "kappa_m_fpr_0": kappa(fpr0, fpr_maj0),
-            "kappa_m_fpr_1": kappa(fpr1, fpr_maj1),
-            "kappa_t_gmean": kappa(gm, gm_nc),
-            "kappa_m_gmean": kappa(gm, gm_maj),
-            "nochange_accuracy": nc_acc,
-            "majority_accuracy": maj_acc,
-            "nochange_precision_0": pr_nc0,
-            "nochange_precision_1": pr_nc1,
-            "majority_precision_0": pr_maj0,
-            "majority_precision_1": pr_maj1,
-            "nochange_recall_0": re_nc0,
-            "nochange_recall_1": re_nc1,
-            "majority_recall_0": re_maj0,
-            "majority_recall_1": re_maj1,
-            "nochange_fpr_0": fpr_nc0,
-            "nochange_fpr_1": fpr_nc1,
-            "majority_fpr_0": fpr_maj0,
-            "majority_fpr_1": fpr_maj1,
-        }
+        values = _formulas(cols, c, auc, _e_many, _kappa_many, _f1_many, np.divide, np.sqrt)
     out = np.empty((cols.shape[1], len(METRICS)))
     for k, name in enumerate(METRICS):
         out[:, k] = values[name]
