@@ -518,11 +518,16 @@ class StreamFile:
     def _batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         # streaming reads (no pre-buffering of whole row groups): what is held does not depend
         # on the file's size (10M rows read at a peak of 161 MiB, against 464 MiB pre-buffered)
+        # after each batch, Arrow's pool hands the pages it freed back (mimalloc keeps them
+        # otherwise: 1M instances x 10 folds peaked 12 MiB higher, and grew with the file)
         _, parquet = _read_parquet(
             self.path, lambda p: pq.ParquetFile(p, pre_buffer=False, buffer_size=1 << 20)
         )
+        pool = pa.default_memory_pool()
         try:
-            yield from parquet.iter_batches(batch_size=1 << 16, columns=columns)
+            for batch in parquet.iter_batches(batch_size=1 << 16, columns=columns):
+                yield batch
+                pool.release_unused()
         except (pa.ArrowInvalid, OSError) as err:
             raise InputError(
                 f"unreadable Parquet data: {err}",
