@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
@@ -299,12 +299,20 @@ def test_tumbling_chunks_equal_cumulative_per_chunk(rows, size, every):
 
 @settings(max_examples=60, deadline=None)
 @given(rows=rows_strategy, every=st.integers(1, 30), alpha=st.sampled_from([0.3, 0.9, 0.99]))
+# found by hypothesis: NoChange's faded accuracy is 1 - 6e-6, so kappa_t = (acc - nc) / (1 - nc)
+# multiplies the last bits of the sums by ~1.7e5 (2.7e-11 relative between the two schedules)
+@example(rows=[(0, math.nan, 0, 1.0)] * 3 + [(0, math.nan, 1, 1.0)] + [(0, math.nan, 0, 1.0)] * 11,
+         every=15, alpha=0.3)  # fmt: skip
 def test_snapshot_schedule_does_not_change_values(rows, every, alpha):
-    """Folding evaluations one by one or in batches gives the same values."""
+    """Folding evaluations one by one or in batches gives the same sums, and so the same values
+    (kappa and mcc compared through their sums: near a zero denominator they amplify rounding)."""
+    stable = [k for k in METRICS if not k.startswith(("kappa", "mcc"))]
     for est in (Fading(alpha), Cumulative(), Sliding(7), Tumbling(5)):
-        a = feed(Metrics(est), rows, every)
-        b = feed(Metrics(est), rows, 1)
-        assert_same(a, b, METRICS, 1e-11)
+        ma, mb = Metrics(est), Metrics(est)
+        a = feed(ma, rows, every)
+        b = feed(mb, rows, 1)
+        assert np.allclose(state_sums(ma), state_sums(mb), rtol=1e-11, atol=0)
+        assert_same(a, b, stable, 1e-11)
 
 
 @settings(max_examples=60, deadline=None)
