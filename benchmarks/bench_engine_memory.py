@@ -5,9 +5,9 @@ the same run on 1,000,000 instances).
 Each measurement is a fresh subprocess (``resource.getrusage`` peak RSS) that opens the stream
 file (:class:`delaycv.stream.StreamFile`: read chunk by chunk), runs :func:`delaycv.engine.evaluate`
 with the default estimator (fading 0.99) and a checkpoint every 1,000 instances, and writes the
-fold table as it is made (``on_rows`` into :class:`delaycv.results.TableWriter`: a Parquet file
-written in row groups of 16,384 rows from column buffers allocated once) -- what a long study
-does. The stream
+run directory as the run goes (``on_rows`` into :class:`delaycv.run_writer.RunWriter`: the fold
+table and its summary written in row groups of 16,384 rows from column buffers allocated once)
+-- what ``delaycv evaluate`` and the workflow's evaluate jobs do. The stream
 files are generated beforehand in another subprocess (not measured), spanning rows / 100 days
 (about 9,000 instances inside the 90-day window). Baseline in the same run: the peak of a process
 that imports the same modules and opens the file.
@@ -43,7 +43,7 @@ write_stream(generate_stream(rows, seed=1, days=rows / 100.0), sys.argv[2])
 CHILD = r"""
 import json, resource, sys, time
 from delaycv.engine import evaluate
-from delaycv.results import TableWriter
+from delaycv.run_writer import RunWriter
 from delaycv.stream import open_stream
 import river.naive_bayes
 path, out, evaluate_it, learner = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
@@ -51,12 +51,13 @@ stream = open_stream(path)
 t0 = time.perf_counter()
 info = {}
 if evaluate_it:
-    with TableWriter(out) as write:  # row groups of 16,384 rows, buffers allocated once
+    with RunWriter(out) as run:  # row groups of 16,384 rows, buffers allocated once
         r = evaluate(stream, {"class": learner},
                      {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
                      {"scheme": "bootstrap", "folds": 10, "seed": 1}, seed=1, every=1000,
-                     on_rows=write)
-    rows = write.rows
+                     on_rows=run.add)
+        run.finish(r)
+    rows = run.rows
     info = {"held": r.info["instances_held"], "rows": rows,
             "pending": r.info["folds"][0]["pending"]}
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
@@ -98,8 +99,8 @@ def main(argv=None) -> int:
             path = folder / f"stream_{rows}.parquet"
             if not path.exists():
                 child(GENERATE, str(rows), str(path))
-            base = child(CHILD, str(path), str(folder / "none.parquet"), "0", args.learner)
-            out = folder / f"folds_{rows}.parquet"
+            base = child(CHILD, str(path), str(folder / "none"), "0", args.learner)
+            out = folder / f"run_{rows}"
             run = child(CHILD, str(path), str(out), "1", args.learner)
             peaks[rows] = run["peak"]
             print(

@@ -72,6 +72,7 @@ STAGE_MODULES: dict[str, tuple[str, ...]] = {
         "delaycv.validation",
         "delaycv.metrics",
         "delaycv.results",
+        "delaycv.run_writer",
         "delaycv.stream",
     ),
     "merge": ("delaycv.results",),

@@ -86,7 +86,9 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> None:
 
 class TableWriter:
     """Write a table handed over in pieces (DataFrames with the same columns, e.g. the
-    ``on_rows`` pieces of :func:`delaycv.engine.evaluate`) to one Parquet file, atomically.
+    ``on_rows`` pieces of :func:`delaycv.engine.evaluate`) to one Parquet file, atomically
+    (``arrow=True``: an Arrow IPC file of record batches instead, uncompressed: cheap to write and
+    to read back, for intermediate files).
 
     Rows are copied into column buffers of ``row_group`` rows, allocated once, and written as a
     row group whenever they are full: what is held stays the same however many pieces come (many
@@ -100,11 +102,14 @@ class TableWriter:
     ...     evaluate(stream, learner, policy, validation, on_rows=write)
     """
 
-    def __init__(self, path: str | os.PathLike, *, row_group: int = 16_384) -> None:
+    def __init__(
+        self, path: str | os.PathLike, *, row_group: int = 16_384, arrow: bool = False
+    ) -> None:
         if row_group < 1:
             raise ValueError(f"row_group must be >= 1, got {row_group!r}")
         self.path = Path(path)
         self.row_group = int(row_group)
+        self.arrow = arrow
         self.rows = 0  # rows written or buffered so far
         self._stack: contextlib.ExitStack | None = None
         self._tmp: Path | None = None
@@ -112,7 +117,7 @@ class TableWriter:
         self._columns: list[str] = []
         self._buffers: list[np.ndarray] = []
         self._held = 0
-        self._writer: pq.ParquetWriter | None = None
+        self._writer: pq.ParquetWriter | pa.ipc.RecordBatchFileWriter | None = None
 
     def __enter__(self) -> TableWriter:
         self._stack = contextlib.ExitStack()
@@ -121,21 +126,34 @@ class TableWriter:
 
     def __call__(self, piece: pd.DataFrame) -> None:
         """Append the rows of ``piece``."""
+        self.check(piece)
+        self.append([piece[c].to_numpy() for c in self._columns])
+
+    def check(self, piece: pd.DataFrame) -> None:
+        """Take the table's columns from the first piece; check that ``piece`` has them."""
         if self._tmp is None:
             raise RuntimeError("TableWriter is used as a context manager (with ... as write)")
         if self._schema is None:
-            self._schema = pa.Schema.from_pandas(piece, preserve_index=False)
-            self._columns = list(piece.columns)
-            self._buffers = [
-                np.empty(self.row_group, dtype=piece[c].to_numpy().dtype) for c in self._columns
-            ]
+            self.start(
+                pa.Schema.from_pandas(piece, preserve_index=False),
+                {c: piece[c].to_numpy().dtype for c in piece.columns},
+            )
         elif list(piece.columns) != self._columns:
             raise ValueError(
                 f"{self.path}: a piece has columns {list(piece.columns)}, "
                 f"the table has {self._columns}"
             )
-        values = [piece[c].to_numpy() for c in self._columns]
-        start, n = 0, len(piece)
+
+    def start(self, schema: pa.Schema, dtypes: dict[str, np.dtype]) -> None:
+        """Take the table's columns (Arrow ``schema``, NumPy ``dtypes`` of the buffers)."""
+        self._schema = schema
+        self._columns = list(dtypes)
+        self._buffers = [np.empty(self.row_group, dtype=dtype) for dtype in dtypes.values()]
+
+    def append(self, values: list[np.ndarray]) -> None:
+        """Append rows given as one array per column (in the columns' order, after
+        :meth:`check` of a piece with these columns)."""
+        start, n = 0, len(values[0])
         while start < n:
             take = min(n - start, self.row_group - self._held)
             for buffer, column in zip(self._buffers, values, strict=True):
@@ -147,7 +165,9 @@ class TableWriter:
         self.rows += n
 
     def _write_group(self) -> None:
-        if self._writer is None:
+        if self._writer is None and self.arrow:
+            self._writer = pa.ipc.new_file(str(self._tmp), self._schema)
+        elif self._writer is None:
             self._writer = pq.ParquetWriter(self._tmp, self._schema, compression="zstd")
         arrays = [
             pa.array(b[: self._held], type=f.type)
@@ -216,13 +236,19 @@ def write_run(
     with atomic_dir(out_dir) as tmp:
         _write_table_into(result.folds, tmp / FOLDS_FILE)
         _write_table_into(result.summary, tmp / SUMMARY_FILE)
-        if result.predictions is not None:
-            _write_table_into(result.predictions, tmp / PREDICTIONS_FILE)
-        if moa_export is not None:
-            moa_export.write(tmp, result.observers or [])
-        text = json.dumps(run_info(result, extra), indent=2, sort_keys=True, default=_json_default)
-        (tmp / RUN_FILE).write_text(text + "\n", encoding="utf-8")
+        write_run_files(result, tmp, moa_export=moa_export, extra=extra)
     return out_dir
+
+
+def write_run_files(result, folder: Path, *, moa_export=None, extra: dict | None = None) -> None:
+    """Write into ``folder`` the files of a run directory other than its two tables: the
+    prediction log (if kept), the MOA export (if given) and ``run.json``."""
+    if result.predictions is not None:
+        _write_table_into(result.predictions, folder / PREDICTIONS_FILE)
+    if moa_export is not None:
+        moa_export.write(folder, result.observers or [])
+    text = json.dumps(run_info(result, extra), indent=2, sort_keys=True, default=_json_default)
+    (folder / RUN_FILE).write_text(text + "\n", encoding="utf-8")
 
 
 def read_table(path: str | os.PathLike, columns: Iterable[str] | None = None) -> pd.DataFrame:

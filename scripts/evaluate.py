@@ -1,8 +1,8 @@
 """Snakemake adapter of rule `evaluate`: one (dataset, learner, seed, policy) -> a run directory.
 
 Reads the canonical stream chunk by chunk, evaluates the learner's k folds under the policy
-(delaycv.engine) and writes the run directory (delaycv.results): folds.parquet, summary.parquet,
-run.json. The specs come from the rule's params (canonical JSON), which are exactly what Snakemake tracks for reruns.
+(delaycv.engine) and writes the run directory (delaycv.run_writer.RunWriter) as the run goes: the
+fold table and its summary piece by piece, then run.json. The specs come from the rule's params (canonical JSON), which are exactly what Snakemake tracks for reruns.
 """
 
 import json
@@ -17,7 +17,7 @@ from delaycv.config import check_code  # noqa: E402
 check_code("evaluate", snakemake.params.code)  # the code that runs is the code hashed
 
 from delaycv.engine import run_evaluation  # noqa: E402
-from delaycv.results import write_run  # noqa: E402
+from delaycv.run_writer import RunWriter  # noqa: E402
 from delaycv.stream import open_stream  # noqa: E402
 
 wildcards = snakemake.wildcards
@@ -25,29 +25,28 @@ settings = json.loads(snakemake.params.options)
 options = dict(settings["options"])
 every = options.pop("every")
 
-result = run_evaluation(
-    open_stream(snakemake.input.stream),  # read chunk by chunk as the run goes
-    learner_spec=json.loads(snakemake.params.learner),
-    policy_spec=json.loads(snakemake.params.policy),
-    validation_spec=settings["validation"],
-    seed=int(wildcards.seed),
-    estimator_spec=settings["estimator"],
-    every=every,
-    run_keys={
-        "dataset": wildcards.dataset,
-        "learner": wildcards.learner,
-        "policy": wildcards.policy,
-    },
-    jobs=snakemake.threads,
-    progress=True,  # plain lines in the job log (not a terminal), every few seconds
-    **options,
-)
-# the job's own CPU time so far (start-up and imports included; the engine's cpu_seconds counts
-# the evaluation only): what the job costs a cluster, and what bench_study sums
-usage = resource.getrusage(resource.RUSAGE_SELF)
-write_run(
-    result,
-    Path(snakemake.output.folds).parent,
-    extra={"process_cpu_seconds": usage.ru_utime + usage.ru_stime},
-)
-print(f"{wildcards}: {len(result.folds)} rows -> {Path(snakemake.output.folds).parent}")
+run_dir = Path(snakemake.output.folds).parent
+with RunWriter(run_dir) as run:
+    result = run_evaluation(
+        open_stream(snakemake.input.stream),  # read chunk by chunk as the run goes
+        learner_spec=json.loads(snakemake.params.learner),
+        policy_spec=json.loads(snakemake.params.policy),
+        validation_spec=settings["validation"],
+        seed=int(wildcards.seed),
+        estimator_spec=settings["estimator"],
+        every=every,
+        run_keys={
+            "dataset": wildcards.dataset,
+            "learner": wildcards.learner,
+            "policy": wildcards.policy,
+        },
+        jobs=snakemake.threads,
+        progress=True,  # plain lines in the job log (not a terminal), every few seconds
+        on_rows=run.add,  # the fold table is written as it comes, not held
+        **options,
+    )
+    # the job's own CPU time so far (start-up and imports included; the engine's cpu_seconds
+    # counts the evaluation only): what the job costs a cluster, and what bench_study sums
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    run.finish(result, extra={"process_cpu_seconds": usage.ru_utime + usage.ru_stime})
+print(f"{wildcards}: {run.rows} rows -> {run_dir}")

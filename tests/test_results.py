@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from engine_bruteforce import random_stream
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from delaycv.engine import evaluate
 from delaycv.errors import InputError
@@ -18,6 +23,7 @@ from delaycv.results import (
     write_run,
     write_table,
 )
+from delaycv.run_writer import RunWriter
 
 
 def result(seed=1, learner="NoChange", keep=False):
@@ -32,6 +38,10 @@ def result(seed=1, learner="NoChange", keep=False):
         timing=False,
         keep_predictions=keep,
     )
+
+
+_SMALL_RUN = result(learner="Prior")
+_FOLDS_OF_SMALL_RUN = _SMALL_RUN.folds
 
 
 def test_write_and_read_back(tmp_path):
@@ -158,3 +168,107 @@ def test_read_table_reads_only_the_columns_asked_for_in_file_order(tmp_path):
     assert part["a"].tolist() == [1, 2] and part["c"].tolist() == ["x", "y"]
     with pytest.raises(InputError, match=r"t\.parquet: no column 'd', 'e'"):
         read_table(path, ["a", "e", "d"])
+
+
+def _run_dir_tables(run_dir):
+    back = read_run(run_dir)
+    return back["folds"], back["summary"], back["info"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "n_pieces"),
+    [
+        ({}, 3),
+        ({"policy": "ideal", "estimator": {"kind": "window", "width": 50}}, 3),
+        ({"validation": {"scheme": "cv", "folds": 4}, "keep_predictions": True}, 3),
+        ({"validation": {"scheme": "prequential", "folds": 1}, "every": 0}, 1),  # the last only
+        ({"jobs": 2}, 1),  # the rows of the fold processes come back in one piece at the end
+    ],
+)
+def test_run_writer_writes_what_write_run_writes(tmp_path, kwargs, n_pieces):
+    """A run written as it goes (several pieces: the stream is longer than a chunk) holds the
+    same tables, rows in the same order, and the same run.json as the in-memory run written
+    whole."""
+    kwargs = dict(kwargs)
+    stream = random_stream(np.random.default_rng(5), 9_000)
+    args = (
+        stream,
+        "NoChange",
+        kwargs.pop("policy", "hitl_5s_20s"),
+        kwargs.pop("validation", {"scheme": "bootstrap", "folds": 3}),
+    )
+    kwargs = {"every": 100, "timing": False, **kwargs}
+    write_run(evaluate(*args, **kwargs), tmp_path / "whole", extra={"note": "x"})
+    pieces = []
+    with RunWriter(tmp_path / "streamed") as run:
+
+        def add(piece):
+            pieces.append(len(piece))
+            run.add(piece)
+
+        streamed = evaluate(*args, on_rows=add, **kwargs)
+        assert streamed.folds.empty and streamed.summary.empty
+        run.finish(streamed, extra={"note": "x"})
+    assert len(pieces) == n_pieces
+    want, got = _run_dir_tables(tmp_path / "whole"), _run_dir_tables(tmp_path / "streamed")
+    assert run.rows == len(want[0]) > 0
+    pd.testing.assert_frame_equal(got[0], want[0], check_exact=True)
+    pd.testing.assert_frame_equal(got[1], want[1], check_exact=True)
+    assert got[2] == want[2]
+    names = sorted(p.name for p in (tmp_path / "streamed").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "whole").iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["streamed", "whole"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    cuts=st.lists(st.integers(1, 24), max_size=8),
+    batch=st.integers(1, 60),
+    row_group=st.integers(1, 40),
+)
+def test_run_writer_any_pieces_give_the_table_and_its_summary(cuts, batch, row_group):
+    """However the checkpoints are cut into pieces, summarised in batches and buffered, the files
+    are the table and its summary."""
+    table = _FOLDS_OF_SMALL_RUN
+    checkpoints = np.sort(table["checkpoint"].unique())
+    bounds = sorted({checkpoints[c % len(checkpoints)] for c in cuts})
+    edges = [-np.inf, *bounds, np.inf]
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "run"
+        with RunWriter(out) as run:
+            run.SUMMARY_BATCH, run.FOLD_ROW_GROUP = batch, row_group
+            for low, high in zip(edges[:-1], edges[1:], strict=True):
+                inside = (table["checkpoint"] >= low) & (table["checkpoint"] < high)
+                run.add(table[inside])  # rows of whole checkpoints, fold by fold
+            run.finish(_SMALL_RUN)
+        folds, summary, _ = _run_dir_tables(out)
+        write_run(_SMALL_RUN, Path(folder) / "whole")
+        want_folds, want_summary, _ = _run_dir_tables(Path(folder) / "whole")
+    pd.testing.assert_frame_equal(folds, want_folds, check_exact=True)
+    pd.testing.assert_frame_equal(summary, want_summary, check_exact=True)
+
+
+def test_run_writer_leaves_nothing_unless_finished(tmp_path):
+    r = result()
+    out = tmp_path / "run"
+    with pytest.raises(KeyError), RunWriter(out) as run:
+        run.add(r.folds)
+        raise KeyError("the evaluation failed")
+    with pytest.raises(RuntimeError, match="without RunWriter.finish"), RunWriter(out) as run:
+        run.add(r.folds)
+    assert list(tmp_path.iterdir()) == []
+    write_run(r, out)  # a run that exists stays as it was when a new one fails
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(KeyError), RunWriter(out) as run:
+        run.add(r.folds)
+        run.finish(r)
+        raise KeyError("after finish, before the block ends")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+    with RunWriter(out) as run:
+        run.finish(r)  # no piece: the result's own tables
+        with pytest.raises(RuntimeError, match="once"):
+            run.finish(r)
+        with pytest.raises(RuntimeError, match="before finish"):
+            run.add(r.folds)
+    pd.testing.assert_frame_equal(read_run(out)["folds"], r.folds, check_dtype=False)

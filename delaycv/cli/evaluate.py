@@ -1,8 +1,8 @@
 """``delaycv evaluate``: evaluate one learner on one stream under one policy; write a run directory.
 
 Thin: it turns options into the plain-dict specs of :func:`delaycv.engine.run_evaluation`, checks
-them all before reading the stream, runs the evaluation and writes the run directory with
-:func:`delaycv.results.write_run` (atomic). ``--moa-csv`` adds the reference's ``dump.csv`` and
+them all before reading the stream, runs the evaluation and writes the run directory as it goes
+(:class:`delaycv.run_writer.RunWriter`: the fold table and its summary piece by piece, atomic). ``--moa-csv`` adds the reference's ``dump.csv`` and
 ``detail.csv`` (:class:`delaycv.moa.MoaExport`, an observer of the engine).
 """
 
@@ -304,7 +304,7 @@ def _run(args) -> int:
     from delaycv.engine import make_estimator, probe_learner, run_evaluation
     from delaycv.learners import validate_learner
     from delaycv.policies import make_policy
-    from delaycv.results import write_run
+    from delaycv.run_writer import RunWriter
     from delaycv.stream import open_stream
     from delaycv.validation import make_validation
 
@@ -354,31 +354,37 @@ def _run(args) -> int:
         run_keys["dataset"] = Path(args.stream).stem
     if args.learner_name:
         run_keys["learner"] = args.learner_name
-    result = run_evaluation(
-        stream,
-        learner_spec=learner_spec,
-        policy_spec=policy_spec,
-        validation_spec=validation_spec,
-        seed=args.seed,
-        estimator_spec=estimator_spec,
-        every=args.every,
-        run_keys=run_keys,
-        checkpoints=checkpoints or None,
-        threshold=args.threshold,
-        prediction_noise=args.noise,
-        flush=args.flush,
-        keep_predictions=args.predictions,
-        same_learner_seed=args.same_learner_seed,
-        observer_factory=export.observer_factory if export is not None else None,
-        measure_memory=args.memory,
-        timing=not args.no_timing,
-        jobs=args.jobs,
-        progress=not args.quiet,
-    )
-    extra = {"stream": {"path": str(args.stream), "metadata": dict(stream.metadata)}}
-    if export is not None:
-        extra["moa_export"] = {"every": export.every, "alpha": export.alpha, "folds": export.folds}
-    write_run(result, out, moa_export=export, extra=extra)
+    with RunWriter(out) as run:
+        result = run_evaluation(
+            stream,
+            learner_spec=learner_spec,
+            policy_spec=policy_spec,
+            validation_spec=validation_spec,
+            seed=args.seed,
+            estimator_spec=estimator_spec,
+            every=args.every,
+            run_keys=run_keys,
+            checkpoints=checkpoints or None,
+            threshold=args.threshold,
+            prediction_noise=args.noise,
+            flush=args.flush,
+            keep_predictions=args.predictions,
+            same_learner_seed=args.same_learner_seed,
+            observer_factory=export.observer_factory if export is not None else None,
+            measure_memory=args.memory,
+            timing=not args.no_timing,
+            jobs=args.jobs,
+            progress=not args.quiet,
+            on_rows=run.add,  # the fold table is written as it comes, not held
+        )
+        extra = {"stream": {"path": str(args.stream), "metadata": dict(stream.metadata)}}
+        if export is not None:
+            extra["moa_export"] = {
+                "every": export.every,
+                "alpha": export.alpha,
+                "folds": export.folds,
+            }
+        run.finish(result, moa_export=export, extra=extra)
     if not args.quiet:
         keys = result.info["run_keys"]
         files = ", ".join(sorted(p.name for p in out.iterdir()))
