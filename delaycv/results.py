@@ -300,6 +300,22 @@ def read_run(run_dir: str | os.PathLike) -> dict[str, Any]:
     }
 
 
+def _table_path(path: str | os.PathLike, name: str) -> Path:
+    p = Path(path)
+    return p / name if p.is_dir() else p
+
+
+def _check_same_columns(columns: list[str], first: Path, found: list[str], path: Path) -> None:
+    if found != columns:
+        missing = [c for c in columns if c not in found]
+        extra = [c for c in found if c not in columns]
+        raise InputError(
+            f"columns differ from {first} (missing {missing or 'none'}, extra {extra or 'none'})",
+            path=str(path),
+            expected="the same columns in the same order",
+        )
+
+
 def merge_tables(paths: Iterable[str | os.PathLike], *, name: str = FOLDS_FILE) -> pd.DataFrame:
     """Concatenate the tables ``name`` of run directories (or Parquet files given directly).
 
@@ -310,23 +326,52 @@ def merge_tables(paths: Iterable[str | os.PathLike], *, name: str = FOLDS_FILE) 
     columns = None
     first = None
     for path in paths:
-        p = Path(path)
-        p = p / name if p.is_dir() else p
+        p = _table_path(path, name)
         frame = read_table(p)
         if columns is None:
             columns, first = list(frame.columns), p
-        elif list(frame.columns) != columns:
-            missing = [c for c in columns if c not in frame.columns]
-            extra = [c for c in frame.columns if c not in columns]
-            raise InputError(
-                f"columns differ from {first} (missing {missing or 'none'}, extra {extra or 'none'})",
-                path=str(p),
-                expected="the same columns in the same order",
-            )
+        _check_same_columns(columns, first, list(frame.columns), p)
         frames.append(frame)
     if not frames:
         raise InputError("nothing to merge", expected="at least one run directory")
     return pd.concat(frames, ignore_index=True)
+
+
+def merge_files(
+    paths: Iterable[str | os.PathLike], out: str | os.PathLike, *, name: str = FOLDS_FILE
+) -> int:
+    """:func:`merge_tables` written to the Parquet file ``out`` (atomically) without holding the
+    tables: Arrow row groups are copied one at a time (the workflow's merges: a study's merged
+    table can be gigabytes in pandas). The same checks, and the same table read back; returns
+    the number of rows."""
+    paths = [_table_path(path, name) for path in paths]
+    if not paths:
+        raise InputError("nothing to merge", expected="at least one run directory")
+    rows = 0
+    with atomic_path(out) as tmp:
+        writer = None
+        try:
+            for p in paths:
+                if not p.is_file():
+                    raise InputError("no such file", path=str(p), expected="a Parquet table")
+                try:
+                    source = pq.ParquetFile(p)
+                    if writer is None:
+                        schema, first = source.schema_arrow, p
+                        writer = pq.ParquetWriter(tmp, schema, compression="zstd")
+                    _check_same_columns(schema.names, first, source.schema_arrow.names, p)
+                    for group in range(source.num_row_groups):
+                        table = source.read_row_group(group)
+                        if not table.schema.equals(schema, check_metadata=False):
+                            table = table.cast(schema)  # e.g. a column all null in one run
+                        writer.write_table(table)
+                        rows += table.num_rows
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as err:
+                    raise InputError(f"not a readable Parquet file: {err}", path=str(p)) from None
+        finally:
+            if writer is not None:
+                writer.close()
+    return rows
 
 
 def merge_runs(

@@ -129,6 +129,7 @@ class RunWriter:
         self._summary: _Parts | None = None
         self._unsummarised: list[pd.DataFrame] = []
         self._unsummarised_rows = 0
+        self._tables_written = False
         self._finished = False
 
     def __enter__(self) -> RunWriter:
@@ -138,8 +139,10 @@ class RunWriter:
 
     def add(self, piece: pd.DataFrame) -> None:
         """Write the fold-table rows of ``piece`` (whole checkpoints) and their summary."""
-        if self._tmp is None or self._finished:
-            raise RuntimeError("RunWriter.add is called inside its with block, before finish")
+        if self._tmp is None or self._tables_written:
+            raise RuntimeError(
+                "RunWriter.add is called inside its with block, before the tables are written"
+            )
         if piece.empty:
             return
         if self._folds is None:
@@ -160,21 +163,31 @@ class RunWriter:
             self._unsummarised, self._unsummarised_rows = [], 0
             self._summary.add("reference", summarize(batch))
 
-    def finish(self, result, *, moa_export=None, extra: dict | None = None) -> None:
-        """Write the rest of the run. ``result``: the evaluation's result (its tables are written
-        only if no piece came here); ``moa_export`` and ``extra`` as in :func:`~delaycv.results.write_run`."""
+    def write_tables(self, result) -> None:
+        """Complete ``folds.parquet`` and ``summary.parquet`` (the parts joined; if no piece came
+        here, ``result``'s own tables). :meth:`finish` does it when it has not been done."""
         if self._tmp is None or self._finished:
-            raise RuntimeError("RunWriter.finish is called once, inside its with block")
-        self._finished = True
-        tmp = self._tmp
+            raise RuntimeError("RunWriter.write_tables is called inside its with block")
+        if self._tables_written:
+            return
+        self._tables_written = True
         if self._folds is None:
-            write_table(result.folds, tmp / FOLDS_FILE)
-            write_table(result.summary, tmp / SUMMARY_FILE)
+            write_table(result.folds, self._tmp / FOLDS_FILE)
+            write_table(result.summary, self._tmp / SUMMARY_FILE)
         else:
             self._summarise()
-            self._folds.join(tmp / FOLDS_FILE)
-            self._summary.join(tmp / SUMMARY_FILE)
-        write_run_files(result, tmp, moa_export=moa_export, extra=extra)
+            self._folds.join(self._tmp / FOLDS_FILE)
+            self._summary.join(self._tmp / SUMMARY_FILE)
+
+    def finish(self, result, *, moa_export=None, extra: dict | None = None) -> None:
+        """Write the rest of the run: the tables (:meth:`write_tables`), then what
+        :func:`~delaycv.results.write_run` writes besides them (``moa_export`` and ``extra`` as
+        there)."""
+        if self._tmp is None or self._finished:
+            raise RuntimeError("RunWriter.finish is called once, inside its with block")
+        self.write_tables(result)
+        self._finished = True
+        write_run_files(result, self._tmp, moa_export=moa_export, extra=extra)
 
     def __exit__(self, kind, value, tb) -> bool:
         directory, self._dir, self._tmp = self._dir, None, None

@@ -9,7 +9,7 @@ import sys
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.config import check_code  # noqa: E402
+from delaycv.config import check_code, end_job  # noqa: E402
 
 check_code("convert", snakemake.params.code)  # the code that runs is the code hashed
 
@@ -34,3 +34,4 @@ else:
     }
     metadata = convert_file(snakemake.input.raw, dest, dataset=dataset, **options)
     print(json.dumps(metadata, indent=1, sort_keys=True, default=str))
+end_job()  # outputs written and closed: no teardown

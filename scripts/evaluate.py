@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.config import check_code  # noqa: E402
+from delaycv.config import check_code, end_job  # noqa: E402
 
 check_code("evaluate", snakemake.params.code)  # the code that runs is the code hashed
 
@@ -45,8 +45,10 @@ with RunWriter(run_dir) as run:
         on_rows=run.add,  # the fold table is written as it comes, not held
         **options,
     )
-    # the job's own CPU time so far (start-up and imports included; the engine's cpu_seconds
-    # counts the evaluation only): what the job costs a cluster, and what bench_study sums
+    run.write_tables(result)
+    # the job's own CPU time (start-up, imports and writing the tables included; the engine's
+    # cpu_seconds counts the evaluation only): what the job costs a cluster, what bench_study sums
     usage = resource.getrusage(resource.RUSAGE_SELF)
     run.finish(result, extra={"process_cpu_seconds": usage.ru_utime + usage.ru_stime})
 print(f"{wildcards}: {run.rows} rows -> {run_dir}")
+end_job()  # outputs written and closed: no teardown

@@ -12,7 +12,7 @@ import sys
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 logging.basicConfig(stream=sys.stdout, level=logging.WARNING, format="%(levelname)s: %(message)s")
 
-from delaycv.config import check_code  # noqa: E402
+from delaycv.config import check_code, end_job  # noqa: E402
 
 check_code("plots", snakemake.params.code)  # the code that runs is the code hashed
 
@@ -28,3 +28,4 @@ strip = read_table(snakemake.input.strip)
 with atomic_dir(snakemake.output.figures) as tmp:
     written = draw_figures(table, strip, tmp, alpha=alpha, **settings)
 print(f"{len(written)} files -> {snakemake.output.figures}")
+end_job()  # outputs written and closed: no teardown

@@ -14,7 +14,7 @@ import time
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.config import check_code  # noqa: E402
+from delaycv.config import check_code, end_job  # noqa: E402
 
 check_code("compare", snakemake.params.code)  # the code that runs is the code hashed
 
@@ -93,3 +93,4 @@ significant = int(tests["significant"].sum()) if len(tests) else 0
 log(
     f"{len(tests)} tests ({significant} significant), {len(strip)} strip tests, {len(bias)} bias tests"
 )
+end_job()  # outputs written and closed: no teardown

@@ -11,6 +11,7 @@ a venv without system site-packages, that list must be empty.
 """
 
 import json
+import os
 import runpy
 import sys
 import sysconfig
@@ -63,6 +64,7 @@ def main(job_file: str, report_file: str) -> None:
     job = Job(record)
     for path in [*job.output, *job.log]:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+    os.environ["DELAYCV_KEEP_TEARDOWN"] = "1"  # the script's end_job returns: the report follows
     runpy.run_path(record["script"], init_globals={"snakemake": job}, run_name="__main__")
     sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__  # (the script redirects them)
     report = {

@@ -17,7 +17,9 @@ from delaycv.engine import evaluate
 from delaycv.errors import InputError
 from delaycv.results import (
     TableWriter,
+    merge_files,
     merge_runs,
+    merge_tables,
     read_run,
     read_table,
     write_run,
@@ -269,6 +271,66 @@ def test_run_writer_leaves_nothing_unless_finished(tmp_path):
         run.finish(r)  # no piece: the result's own tables
         with pytest.raises(RuntimeError, match="once"):
             run.finish(r)
-        with pytest.raises(RuntimeError, match="before finish"):
+        with pytest.raises(RuntimeError, match="before the tables are written"):
             run.add(r.folds)
     pd.testing.assert_frame_equal(read_run(out)["folds"], r.folds, check_dtype=False)
+
+
+def test_run_writer_tables_are_complete_before_run_json(tmp_path):
+    """write_tables completes both tables (the job then reads its CPU time for run.json); it is
+    done once, finish does it when it was not, and no piece may follow it."""
+    r = result()
+    with RunWriter(tmp_path / "run") as run:
+        run.add(r.folds)
+        run.write_tables(r)
+        inside = sorted(p.name for p in run._tmp.iterdir())
+        assert inside == ["folds.parquet", "summary.parquet"]
+        run.write_tables(r)
+        with pytest.raises(RuntimeError, match="before the tables are written"):
+            run.add(r.folds)
+        run.finish(r)
+    want = read_run(write_run(r, tmp_path / "whole"))["summary"]
+    pd.testing.assert_frame_equal(read_run(tmp_path / "run")["summary"], want, check_exact=True)
+
+
+def test_merge_files_equals_merge_tables_written(tmp_path):
+    """The workflow's merge, row group by row group, reads back as the merged table written
+    whole; a column null in one run and typed in another is cast; errors name the file."""
+    runs = []
+    for seed in (1, 2, 3):
+        out = tmp_path / f"r{seed}"
+        with RunWriter(out) as run:  # row groups of 16,384 rows and less
+            run.FOLD_ROW_GROUP = 7
+            run.finish(evaluate(*_run_args(seed), every=10, timing=False, on_rows=run.add))
+        runs.append(out)
+    n = merge_files(runs, tmp_path / "m.parquet")
+    write_table(merge_tables(runs), tmp_path / "whole.parquet")
+    want = read_table(tmp_path / "whole.parquet")
+    assert n == len(want) > 0
+    pd.testing.assert_frame_equal(read_table(tmp_path / "m.parquet"), want, check_exact=True)
+    first = len(read_table(runs[0] / "folds.parquet"))
+    assert merge_files([tmp_path / "m.parquet", runs[0]], tmp_path / "m2.parquet") == n + first
+    nulls = want.copy()
+    nulls["dataset"] = None
+    write_table(nulls, tmp_path / "nulls.parquet")
+    merge_files([tmp_path / "whole.parquet", tmp_path / "nulls.parquet"], tmp_path / "m3.parquet")
+    back = read_table(tmp_path / "m3.parquet")
+    assert back["dataset"].isna().sum() == len(want) and len(back) == 2 * len(want)
+    odd = want.drop(columns=["mcc"])
+    write_table(odd, tmp_path / "odd.parquet")
+    with pytest.raises(InputError) as err:
+        merge_files([runs[0], tmp_path / "odd.parquet"], tmp_path / "bad.parquet")
+    assert err.value.path.endswith("odd.parquet") and "mcc" in str(err.value)
+    (tmp_path / "junk.parquet").write_text("not parquet")
+    for bad in (tmp_path / "junk.parquet", tmp_path / "missing"):
+        with pytest.raises(InputError) as err:
+            merge_files([runs[0], bad], tmp_path / "bad.parquet")
+        assert err.value.path.endswith(bad.name)
+    with pytest.raises(InputError, match="nothing to merge"):
+        merge_files([], tmp_path / "bad.parquet")
+    assert not (tmp_path / "bad.parquet").exists()
+
+
+def _run_args(seed):
+    stream = random_stream(np.random.default_rng(seed), 120)
+    return (stream, "NoChange", "hitl_5s_20s", {"scheme": "bootstrap", "folds": 3})
