@@ -25,6 +25,7 @@ from delaycv.results import (
     FOLDS_FILE,
     SUMMARY_FILE,
     TableWriter,
+    parquet_options,
     write_run_files,
     write_table,
 )
@@ -78,18 +79,18 @@ class _Parts:
         held: list[pa.RecordBatch] = []
         try:
             for part in parts:
-                with pa.memory_map(str(part)) as source:
+                with pa.OSFile(str(part)) as source:  # batches read into memory of their own
                     reader = pa.ipc.open_file(source)
                     if writer is None:
-                        writer = pq.ParquetWriter(path, reader.schema, compression="zstd")
+                        options = parquet_options(reader.schema)
+                        writer = pq.ParquetWriter(path, reader.schema, **options)
                     for batch in range(reader.num_record_batches):
                         held.append(reader.get_batch(batch))
                         if sum(b.num_rows for b in held) >= row_group:
                             writer.write_table(pa.Table.from_batches(held))
                             held = []
-                    if held:  # written before the file is unmapped
-                        writer.write_table(pa.Table.from_batches(held))
-                        held = []
+            if held:
+                writer.write_table(pa.Table.from_batches(held))
         finally:
             if writer is not None:
                 writer.close()

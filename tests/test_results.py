@@ -308,6 +308,10 @@ def test_merge_files_equals_merge_tables_written(tmp_path):
     want = read_table(tmp_path / "whole.parquet")
     assert n == len(want) > 0
     pd.testing.assert_frame_equal(read_table(tmp_path / "m.parquet"), want, check_exact=True)
+    assert merge_files(runs, tmp_path / "m5.parquet", row_group=5) == n
+    groups = pq.ParquetFile(tmp_path / "m5.parquet").metadata
+    assert all(groups.row_group(g).num_rows >= 5 for g in range(groups.num_row_groups - 1))
+    pd.testing.assert_frame_equal(read_table(tmp_path / "m5.parquet"), want, check_exact=True)
     first = len(read_table(runs[0] / "folds.parquet"))
     assert merge_files([tmp_path / "m.parquet", runs[0]], tmp_path / "m2.parquet") == n + first
     nulls = want.copy()
