@@ -32,9 +32,10 @@ from delaycv.results import (
 
 
 class _Parts:
-    """One table written as parts, a Parquet file per key (in a folder), then joined into one
-    file in the keys' order: rows that arrive interleaved (a run's pieces hold every fold's rows
-    of a few checkpoints) end up grouped by key, in the order they came within each key."""
+    """One table written as parts, an Arrow IPC file per key (in a folder), then joined into one
+    Parquet file in the keys' order: rows that arrive interleaved (a run's pieces hold every
+    fold's rows of a few checkpoints) end up grouped by key, in the order they came within each
+    key."""
 
     def __init__(self, folder: Path, name: str, row_group: int) -> None:
         self.folder, self.name, self.row_group = folder, name, row_group
@@ -102,13 +103,15 @@ class RunWriter:
     """A run directory written while its evaluation goes: the fold table and its summary are
     handed over in pieces (the ``on_rows`` of :func:`delaycv.engine.evaluate`) and written as
     they come, so that a long stream's tables are never held; :meth:`finish` then writes the rest
-    of the run (``run.json``, the prediction log, the MOA export) as :func:`~delaycv.results.write_run` does.
+    of the run (``run.json``, the prediction log, the MOA export) as
+    :func:`~delaycv.results.write_run` does.
 
-    The files hold the same tables, rows in the same order, as :func:`~delaycv.results.write_run` given the
-    in-memory result (only the Parquet row groups differ). A piece holds whole checkpoints of
-    every fold; the table is fold by fold and the summary reference by reference, so each
-    fold's rows, and each reference's summary rows (the summary of a piece is the summary of the
-    table at its checkpoints), go to a part file of their own, joined in order at the end.
+    The files hold the same tables, rows in the same order, as
+    :func:`~delaycv.results.write_run` given the in-memory result (only the Parquet row groups
+    differ). A piece holds whole checkpoints of every fold; the table is fold by fold and the
+    summary reference by reference, so each fold's rows go to a part file of their own, and so do
+    each reference's summary rows (pieces are summarised in batches of whole checkpoints, whose
+    summary is the table's at those checkpoints); the parts are joined in order at the end.
     All-or-nothing: the directory appears when the block ends after :meth:`finish`; nothing is
     left if it ends otherwise (an existing directory stays as it was).
 
