@@ -369,7 +369,6 @@ def merge_files(
     if not paths:
         raise InputError("nothing to merge", expected="at least one run directory")
     rows = 0
-    held: list[pa.Table] = []
     with atomic_path(out) as tmp:
         writer = None
         try:
@@ -380,25 +379,49 @@ def merge_files(
                     source = pq.ParquetFile(p)
                     if writer is None:
                         schema, first = source.schema_arrow, p
-                        writer = pq.ParquetWriter(tmp, schema, **parquet_options(schema))
+                        writer = GroupedParquetWriter(tmp, schema, row_group)
                     _check_same_columns(schema.names, first, source.schema_arrow.names, p)
                     for group in range(source.num_row_groups):
                         table = source.read_row_group(group)
                         if not table.schema.equals(schema, check_metadata=False):
                             table = table.cast(schema)  # e.g. a column all null in one run
-                        held.append(table)
+                        writer.write(table)
                         rows += table.num_rows
-                        if sum(t.num_rows for t in held) >= row_group:
-                            writer.write_table(pa.concat_tables(held))
-                            held = []
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as err:
                     raise InputError(f"not a readable Parquet file: {err}", path=str(p)) from None
-            if held:
-                writer.write_table(pa.concat_tables(held))
         finally:
             if writer is not None:
                 writer.close()
     return rows
+
+
+class GroupedParquetWriter:
+    """A Parquet file (:func:`parquet_options`) written from Arrow tables that come one after the
+    other, in row groups of at least ``row_group`` rows (what is held until it is written; many
+    small row groups write slowly). :meth:`close` writes the rest and closes the file."""
+
+    def __init__(self, path: str | os.PathLike, schema: pa.Schema, row_group: int) -> None:
+        self.row_group = row_group
+        self._writer = pq.ParquetWriter(path, schema, **parquet_options(schema))
+        self._held: list[pa.Table] = []
+        self._rows_held = 0
+
+    def write(self, table: pa.Table) -> None:
+        self._held.append(table)
+        self._rows_held += table.num_rows
+        if self._rows_held >= self.row_group:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._held:
+            self._writer.write_table(pa.concat_tables(self._held))
+            self._held, self._rows_held = [], 0
+
+    def close(self) -> None:
+        try:
+            self._flush()
+        finally:
+            self._writer.close()
 
 
 def merge_runs(

@@ -17,15 +17,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from delaycv.atomic import atomic_dir
 from delaycv.engine import summarize
 from delaycv.results import (
     FOLDS_FILE,
     SUMMARY_FILE,
+    GroupedParquetWriter,
     TableWriter,
-    parquet_options,
     write_run_files,
     write_table,
 )
@@ -77,21 +76,14 @@ class _Parts:
         self.stack.close()
         parts = [self.writers[key].path for key in sorted(self.writers)]
         writer = None
-        held: list[pa.RecordBatch] = []
         try:
             for part in parts:
                 with pa.OSFile(str(part)) as source:  # batches read into memory of their own
                     reader = pa.ipc.open_file(source)
                     if writer is None:
-                        options = parquet_options(reader.schema)
-                        writer = pq.ParquetWriter(path, reader.schema, **options)
+                        writer = GroupedParquetWriter(path, reader.schema, row_group)
                     for batch in range(reader.num_record_batches):
-                        held.append(reader.get_batch(batch))
-                        if sum(b.num_rows for b in held) >= row_group:
-                            writer.write_table(pa.Table.from_batches(held))
-                            held = []
-            if held:
-                writer.write_table(pa.Table.from_batches(held))
+                        writer.write(pa.Table.from_batches([reader.get_batch(batch)]))
         finally:
             if writer is not None:
                 writer.close()
