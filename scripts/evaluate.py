@@ -2,7 +2,8 @@
 
 Reads the canonical stream chunk by chunk, evaluates the learner's k folds under the policy
 (delaycv.engine) and writes the run directory (delaycv.run_writer.RunWriter) as the run goes: the
-fold table and its summary piece by piece, then run.json. The specs come from the rule's params (canonical JSON), which are exactly what Snakemake tracks for reruns.
+fold table and its summary piece by piece, then run.json. The specs come from the rule's params
+(canonical JSON), which are exactly what Snakemake tracks for reruns.
 """
 
 import json

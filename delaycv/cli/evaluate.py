@@ -2,8 +2,9 @@
 
 Thin: it turns options into the plain-dict specs of :func:`delaycv.engine.run_evaluation`, checks
 them all before reading the stream, runs the evaluation and writes the run directory as it goes
-(:class:`delaycv.run_writer.RunWriter`: the fold table and its summary piece by piece, atomic). ``--moa-csv`` adds the reference's ``dump.csv`` and
-``detail.csv`` (:class:`delaycv.moa.MoaExport`, an observer of the engine).
+(:class:`delaycv.run_writer.RunWriter`: the fold table and its summary piece by piece, atomic).
+``--moa-csv`` adds the reference's ``dump.csv`` and ``detail.csv`` (:class:`delaycv.moa.MoaExport`,
+an observer of the engine).
 """
 
 from __future__ import annotations
