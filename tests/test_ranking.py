@@ -411,3 +411,95 @@ def test_rank_across_speed_of_a_study_sized_table():
     elapsed = time.perf_counter() - start
     assert len(out.families()) == (15 + 2) * 2 * 5 * 3
     assert elapsed < 20  # a couple of seconds on 2 shared cores (docs/comparison.md)
+
+
+# --------------------------------------------------------------------------- figures
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def policies():
+    rng = np.random.default_rng(1)
+    names = ["ideal", "hitl_1d_90d", "hitl_7d_90d", "hitl_30d_90d", "auto_7d_7d", "auto_30d_30d"]
+    return pd.DataFrame(
+        rng.normal(size=(8, 6)) * 0.05 + np.linspace(0.8, 0.6, 6),
+        columns=names,
+        index=[f"d{i}" for i in range(8)],
+    )
+
+
+def test_cd_diagram_draws_the_mean_ranks_the_cd_and_the_bars(policies, tmp_path):
+    from matplotlib.colors import to_hex
+
+    from delaycv import plots
+
+    result = ranking.friedman_nemenyi(policies)
+    fig = plots.cd_diagram(result, title="gmean, policies within ht")
+    ax = fig.axes[0]
+    # one marker per treatment at its mean rank, on the axis (y = 0)
+    offsets = np.concatenate([c.get_offsets() for c in ax.collections])
+    assert sorted(offsets[:, 0]) == pytest.approx(sorted(result.mean_ranks))
+    assert (offsets[:, 1] == 0).all()
+    texts = [t.get_text() for t in ax.texts]
+    for name, rank in result.mean_ranks.items():
+        assert any(name in t and f"{rank:.2f}" in t for t in texts), name
+    assert f"CD = {result.cd:.2f}" in texts
+    # the CD drawn from rank 1; a bar per maximal set of treatments within CD of each other
+    lines = [ln for ln in ax.get_lines() if ln.get_ydata()[0] == ln.get_ydata()[-1]]
+    cd_line = [ln for ln in lines if list(ln.get_xdata()) == pytest.approx([1, 1 + result.cd])]
+    assert len(cd_line) == 1
+    bars = [ln for ln in lines if ln.get_ydata()[0] < 0 and len(ln.get_xdata()) >= 2
+            and to_hex(ln.get_color()) == "#444444"]  # fmt: skip
+    ranks = result.mean_ranks
+    for bar in bars:
+        xs = np.asarray(bar.get_xdata())
+        assert xs.max() - xs.min() < result.cd  # treatments under a bar are within CD
+    within = {(a, b) for a in ranks.index for b in ranks.index
+              if a < b and abs(ranks[a] - ranks[b]) < result.cd}  # fmt: skip
+    covered = set()
+    for bar in bars:
+        names = [t for t in ranks.index if ranks[t] in list(bar.get_xdata())]
+        covered |= {(a, b) for a in names for b in names if a < b}
+    assert covered == within
+    assert "Friedman chi2" in fig._suptitle.get_text()
+    paths = plots.save_figure(fig, tmp_path / "cd", ["png", "pdf"], 100)
+    assert paths[0].read_bytes().startswith(PNG) and paths[1].read_bytes().startswith(b"%PDF")
+    with pytest.raises(DelaycvError, match="2 datasets"):
+        plots.cd_diagram(ranking.friedman_nemenyi(policies.iloc[:2]))
+
+
+def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
+    from matplotlib.colors import to_hex
+
+    from delaycv import plots
+
+    groups = ranking.scott_knott_esd(policies)
+    # make two treatments share a group, to see one boundary fewer
+    groups.loc[1, "group"] = 1
+    groups.loc[2:, "group"] -= 1
+    fig = plots.sk_boxplot(policies, groups, title="gmean", ylabel="gmean (fraction)")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == groups["treatment"].tolist()
+    assert [t.get_text() for t in ax.texts] == [str(g) for g in groups["group"]]
+    # one point per observation, at the data values, coloured by group
+    for i, (name, group) in enumerate(zip(groups["treatment"], groups["group"], strict=True)):
+        pts = ax.collections[i].get_offsets()
+        assert sorted(pts[:, 1]) == pytest.approx(sorted(policies[name]))
+        assert (np.abs(pts[:, 0] - i) <= plots.JITTER).all()
+        assert to_hex(ax.collections[i].get_facecolor()[0]) == plots.PALETTE[group - 1].lower()
+    vlines = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert len(vlines) == groups["group"].nunique() - 1
+    assert "Scott-Knott ESD: 5 groups" in fig._suptitle.get_text()
+    paths = plots.save_figure(fig, tmp_path / "sk", ["png"], 100)
+    assert paths[0].read_bytes().startswith(PNG)
+    # the same inputs draw the same file
+    again = plots.save_figure(
+        plots.sk_boxplot(policies, groups, title="gmean", ylabel="gmean (fraction)"),
+        tmp_path / "sk2",
+        ["png"],
+        100,
+    )
+    assert again[0].read_bytes() == paths[0].read_bytes()
+    with pytest.raises(DelaycvError, match="no values of treatments"):
+        plots.sk_boxplot(policies.drop(columns="ideal"), groups)
