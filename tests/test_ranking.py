@@ -503,3 +503,44 @@ def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
     assert again[0].read_bytes() == paths[0].read_bytes()
     with pytest.raises(DelaycvError, match="no values of treatments"):
         plots.sk_boxplot(policies.drop(columns="ideal"), groups)
+
+
+# --------------------------------------------------------------------------- report tables
+
+
+def test_rankings_html_tables(table):
+    from delaycv.report import rankings_html
+
+    out = ranking.rank_across(table, ["gmean", "fpr_1"], ranked=["policy"])
+    page = rankings_html(
+        out.friedman, out.scott_knott, title="Rankings <x>", metrics=["fpr_1", "gmean"]
+    )
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+    assert "Rankings &lt;x&gt;" in page
+    heads = [h.split("</h2>")[0] for h in page.split("<h2>")[1:]]
+    # policies within 2 learners x 2 references x 2 metrics, fpr_1 first
+    assert len(heads) == 8 and all(h.startswith("fpr_1") for h in heads[:4])
+    assert heads[0] == (
+        "fpr_1 on observed labels at last: policies within ht (fading estimator; lower is better)"
+    )
+    first = page.split("<h2>")[1]
+    fam = out.friedman[(out.friedman["metric"] == "fpr_1") & (out.friedman["within"] == "ht")
+                       & (out.friedman["reference"] == "observed")]  # fmt: skip
+    row = fam.iloc[0]
+    assert f"Friedman chi2 = {row['statistic']:.2f}" in first and f"CD = {row['cd']:.2f}" in first
+    # rows best first: treatment, mean rank, rank, mean, SK-ESD group, median
+    cells = first.split("<tbody>")[1].split("</tr>")[0]
+    assert f"<td>{row['treatment']}</td>" in cells and f">{row['mean_rank']:.2f}<" in cells
+    assert "<th>SK-ESD group</th>" in first and "<th>median (SK-ESD)</th>" in first
+    # fewer than 3 datasets: the note instead of the test
+    few = ranking.rank_across(table[table["dataset"] != "d1"].query("dataset != 'd2'"), "gmean")
+    page = rankings_html(few.friedman, few.scott_knott, title="few")
+    assert "No test: 2 datasets: the tests need at least 3." in page
+    assert "Friedman chi2" not in page
+    # within datasets: the Scott-Knott ESD table alone, a section per dataset
+    within = ranking.rank_within(table, "gmean", ranked=["learner"])
+    page = rankings_html(scott_knott=within, title="within")
+    assert page.count("<h2>") == 4 * 3 * 2
+    assert "<h2>d1: gmean on observed labels at last: learners within hitl_30d_90d" in page
+    assert "Scott-Knott ESD over 8 (seed, fold) pairs." in page
+    assert '<tr class="sig"><td>ht</td>' in page  # the best group in bold
