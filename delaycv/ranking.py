@@ -18,8 +18,9 @@ Friedman test, Nemenyi post-hoc, critical difference (Demšar 2006)
 
 Scott-Knott ESD (ScottKnottESD, Tantithamthavorn et al., TSE 2018)
     Followed from the R package's source on GitHub, klainfo/ScottKnottESD, its development branch
-    (version 3.0): ``R/partition.R`` (``PartitionNonParametric``, ``PartitionParametric``) as of
-    the stored version of that file, ``R/sk_esd.R`` (``sk_esd(x, version = "np", alpha = 0.05)``)
+    (version 3.0.0, "pending approval to be available in CRAN" in its README; the copy read did
+    not record its commit): ``R/partition.R`` (``PartitionNonParametric``,
+    ``PartitionParametric``), ``R/sk_esd.R`` (``sk_esd(x, version = "np", alpha = 0.05)``)
     and ``R/m.inf.1a.R``; v3's ``R/scottknott.R`` (the dispatch between the two) was not available,
     so the order in which its groups are labelled is taken from v2's (see below). The treatments are
     sorted, best first, by median (``version="np"``) or mean (``"p"``). A segment of that order
@@ -39,11 +40,12 @@ Scott-Knott ESD (ScottKnottESD, Tantithamthavorn et al., TSE 2018)
     The first cut with the largest score wins (R's ``order(..., decreasing=TRUE)[1]``).
 
     Where the package's README and its code differ: the README says a split is kept when *any
-    pair* of treatments across the two sides differs non-negligibly; the code's ``diff()`` loops
-    over pairs but compares ``means[k]`` and ``means[g]`` (the segment's two extremes) every time,
-    and only decides whether to cut at all, not between the two sides of the chosen cut. This
-    module does what the code does. Other details of the code reproduced: no transformation of the
-    data (the package's ``normalize()`` is a separate function); the effect sizes are unpaired
+    pair* of treatments across the two sides differs non-negligibly; the code's ``diff()`` compares
+    ``means[k]`` and ``means[g]``, the segment's two extremes (the ``np`` path loops over the pairs
+    but looks at those two every time), and only decides whether to cut at all, not between the
+    two sides of the chosen cut. This module does what the code does. Other details of the code
+    reproduced: no transformation of the data (the package's ``normalize()`` is a separate
+    function); the effect sizes are unpaired
     (the ``paired=TRUE`` in the code goes to ``as.character``); ``p`` treats two identical samples
     as negligible. Not reproduced: R orders tied medians (means) by column position, and its
     ``np`` path labels the groups with the rows of a table sorted by *mean* while the partition is
