@@ -45,14 +45,14 @@ Scott-Knott ESD (ScottKnottESD, Tantithamthavorn et al., TSE 2018)
     but looks at those two every time), and only decides whether to cut at all, not between the
     two sides of the chosen cut. This module does what the code does. Other details of the code
     reproduced: no transformation of the data (the package's ``normalize()`` is a separate
-    function); the effect sizes are unpaired
-    (the ``paired=TRUE`` in the code goes to ``as.character``); ``p`` treats two identical samples
-    as negligible. Not reproduced: R orders tied medians (means) by column position, and its
-    ``np`` path labels the groups with the rows of a table sorted by *mean* while the partition is
-    built in *median* order (so R attaches groups to the wrong names when the two orders differ);
-    here ties are broken by the other average (mean for ``np``, median for ``p``), then by name,
-    and every group is attached to the treatments the partition put in it, so the order of the
-    columns never changes the groups.
+    function); the effect sizes are unpaired (the ``paired=TRUE`` in the code goes to
+    ``as.character``); ``p`` treats two identical samples as negligible. Not reproduced: R orders
+    tied medians (means) by column position, and ``sk_esd`` names the groups with the rows of the
+    treatment table, which v2's ``scottknott`` sorts by *mean*, while the ``np`` partition is built
+    in *median* order (if v3 sorts that table as v2 does, R attaches groups to the wrong names when
+    the two orders differ); here ties are broken by the other average (mean for ``np``, median
+    for ``p``), then by name, and every group is attached to the treatments the partition put in
+    it, so the order of the columns never changes the groups.
 
 Everything is oriented so that 1 is best: a lower-is-better metric (``delaycv.compare.
 higher_is_better``) is negated before ranking and partitioning; the tables report the values as
