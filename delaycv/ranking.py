@@ -219,8 +219,12 @@ class FriedmanResult:
 
 
 def _friedman_statistic(ranks: np.ndarray) -> float:
-    """Friedman's chi-square with scipy's tie correction from within-block ranks (n x k)."""
+    """Friedman's chi-square with scipy's tie correction from within-block ranks (n x k). When
+    every block ties all treatments (the correction is 0: scipy divides by zero) there is no
+    difference to see: 0 (p = 1)."""
     n, k = ranks.shape
+    if (ranks == ranks[:, :1]).all():
+        return 0.0
     if k >= 3:
         return float(stats.friedmanchisquare(*ranks.T).statistic)
     # scipy needs 3 treatments; the same formula for k = 2

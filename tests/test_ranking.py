@@ -78,6 +78,14 @@ def test_friedman_two_treatments_uses_the_same_formula():
     assert r.p_value == pytest.approx(stats.chi2.sf(1.0, 1))
 
 
+def test_friedman_every_block_tied_gives_chi2_0_p_1():
+    r = ranking.friedman_nemenyi(
+        pd.DataFrame({"a": [1.0, 2, 3], "b": [1.0, 2, 3], "c": [1.0, 2, 3]})
+    )
+    assert (r.statistic, r.p_value) == (0.0, 1.0)
+    assert (r.nemenyi.to_numpy() == 1).all() and (r.mean_ranks == 2).all()
+
+
 @pytest.mark.parametrize(
     ("alpha", "table"),
     [
@@ -359,9 +367,9 @@ def test_rank_across_shapes_keys_and_values(table):
         result.nemenyi.loc[direct.treatments, direct.treatments], direct.nemenyi, check_names=False
     )
     sk = ranking.scott_knott_esd(wide)
-    mine = out.scott_knott[(out.scott_knott["ranked"] == "policy") & (out.scott_knott["within"] == "ht")
-                           & (out.scott_knott["reference"] == "true")
-                           & (out.scott_knott["metric"] == "gmean")]  # fmt: skip
+    sks = out.scott_knott
+    mine = sks[(sks["ranked"] == "policy") & (sks["within"] == "ht") & (sks["reference"] == "true")
+               & (sks["metric"] == "gmean")]  # fmt: skip
     assert mine["treatment"].tolist() == sk["treatment"].tolist()
     assert mine["group"].tolist() == sk["group"].tolist()
 
