@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -552,3 +553,28 @@ def test_rankings_html_tables(table):
     assert "<h2>d1: gmean on observed labels at last: learners within hitl_30d_90d" in page
     assert "Scott-Knott ESD over 8 (seed, fold) pairs." in page
     assert '<tr class="sig"><td>ht</td>' in page  # the best group in bold
+
+
+# --------------------------------------------------------------------------- the HITL study's folds
+
+STUDY = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "hitl-study"
+
+
+@pytest.mark.realdata
+def test_the_hitl_study_s_folds_rank_ideal_first():
+    path = STUDY / "folds.csv.gz"
+    if not path.is_file():
+        pytest.skip(f"the HITL study's numbers are not available: {path}")
+    folds = pd.read_csv(path).rename(columns={"project": "dataset"})
+    folds = folds.assign(learner="HoeffdingTree", seed=1, reference="observed", estimator="fading")
+    out = ranking.rank_across(folds, ["gmean", "fpr_1"], ranked=["policy"])
+    assert (out.friedman["note"] == "").all() and set(out.friedman["n"]) == {8}
+    last = out.friedman[
+        (out.friedman["at"] == "fraction_1.0") & (out.friedman["metric"] == "gmean")
+    ]
+    assert last.iloc[0]["treatment"] == "ideal" and last.iloc[0]["mean_rank"] == 1.0
+    sk = out.scott_knott[(out.scott_knott["at"] == "fraction_1.0")]
+    best = sk[(sk["metric"] == "gmean") & (sk["group"] == 1)]
+    assert best["treatment"].tolist() == ["ideal"]
+    within = ranking.rank_within(folds[folds["at"] == "fraction_1.0"], "gmean", ranked=["policy"])
+    assert set(within["n"]) == {10} and within["group"].notna().all()
