@@ -951,3 +951,138 @@ def draw_figures(
             for stem, fig in figs:
                 written.extend(save_figure(fig, out_dir / stem, formats, dpi))
     return written
+
+
+# --------------------------------------------------------------------------- rankings (issue 21)
+
+
+def cd_diagram(result, *, title: str | None = None) -> Figure:
+    """Demšar's critical-difference diagram of a :class:`delaycv.ranking.FriedmanResult`: the
+    treatments at their mean rank on an axis from 1 (best) to k, a bar joining the treatments that
+    Nemenyi's test does not tell apart (p >= alpha: mean ranks within CD of each other), and the
+    CD itself drawn above the axis. Drawn by scikit-posthocs' ``critical_difference_diagram``.
+    A result without a test (``result.note``) has no diagram: DelaycvError."""
+    import scikit_posthocs as sp  # import on use (the other figures do not need it)
+
+    if result.note:
+        raise DelaycvError(f"no critical-difference diagram: {result.note}")
+    k = result.k
+    palette = {
+        t: PALETTE[i % len(PALETTE)] for i, t in enumerate(result.mean_ranks.sort_values().index)
+    }
+    axes_style, context = _style()
+    with axes_style, context:
+        fig = _new_figure(max(5.0, 0.45 * k + 3.5), 1.8 + 0.25 * k)
+        ax = fig.subplots()
+        sp.critical_difference_diagram(
+            result.mean_ranks,
+            result.nemenyi,
+            alpha=result.alpha,
+            ax=ax,
+            color_palette=palette,
+            label_fmt_left="{label} ({rank:.2f})",
+            label_fmt_right="({rank:.2f}) {label}",
+            label_props={"fontsize": 8},
+            crossbar_props={"linewidth": 2.5, "color": "#444444"},
+            text_h_margin=0.1,
+        )
+        # the critical difference above the axis and its tick labels, from rank 1
+        ax.plot([1, 1 + result.cd], [1.6, 1.6], color="#000000", linewidth=1.5)
+        ax.plot([1, 1], [1.45, 1.75], color="#000000", linewidth=1.5)
+        ax.plot([1 + result.cd] * 2, [1.45, 1.75], color="#000000", linewidth=1.5)
+        ax.text(1 + result.cd / 2, 1.85, f"CD = {result.cd:.2f}", ha="center", fontsize=8)
+        ax.set_ylim(ax.get_ylim()[0] - 0.3, 2.6)
+        ax.set_xlim(1, max(k, 2))
+        ax.set_xticks(range(1, max(k, 2) + 1))
+        ax.grid(False)
+        ax.set_xlabel("mean rank (1 = best)", fontsize=8)
+        ax.xaxis.set_label_position("top")
+        text = (
+            f"Friedman chi2 = {result.statistic:.2f}, p = {result.p_value:.3g}; N = {result.n} "
+            f"datasets; a bar joins treatments Nemenyi's test does not tell apart "
+            f"(alpha = {result.alpha})"
+        )
+        note = _note(fig, text)
+        fig.suptitle(title + note if title else note.lstrip("\n"), fontsize=9)
+    return fig
+
+
+def sk_boxplot(
+    values: pd.DataFrame,
+    groups: pd.DataFrame,
+    *,
+    title: str | None = None,
+    ylabel: str | None = None,
+    seed: int = 0,
+) -> Figure:
+    """Box and points per treatment (``values``: one column per treatment, one row per
+    observation), ordered as ``groups`` orders them (the table of
+    :func:`delaycv.ranking.scott_knott_esd`: best first), coloured by Scott-Knott ESD group, the
+    group number above each box and a dashed line between groups. The points' sideways jitter comes
+    from ``numpy.random.default_rng(seed)``."""
+    order = [str(t) for t in groups["treatment"]]
+    missing = [t for t in order if t not in values.columns]
+    if missing:
+        raise DelaycvError(f"no values of treatments {missing} (columns: {list(values.columns)})")
+    group_of = dict(zip(order, groups["group"], strict=True))
+    colour = {t: PALETTE[(int(g) - 1) % len(PALETTE)] for t, g in group_of.items()}
+    long = values[order].melt(var_name="treatment", value_name="value")
+    rng = np.random.default_rng(seed)
+    axes_style, context = _style()
+    with axes_style, context:
+        fig = _new_figure(max(PANEL_WIDTH, 0.5 * len(order) + 1.5), 3.4)
+        ax = fig.subplots()
+        sns.boxplot(
+            data=long,
+            x="treatment",
+            y="value",
+            order=order,
+            hue="treatment",
+            palette=colour,
+            ax=ax,
+            width=0.6,
+            fill=False,
+            showfliers=False,
+            linewidth=1.1,
+            legend=False,
+        )
+        for i, t in enumerate(order):
+            v = values[t].to_numpy(dtype=float)
+            ax.scatter(
+                i + rng.uniform(-JITTER, JITTER, size=len(v)),
+                v,
+                s=10,
+                color=colour[t],
+                alpha=0.75,
+                linewidths=0,
+                zorder=3,
+            )
+        top = np.nanmax(values[order].to_numpy(dtype=float))
+        for i, t in enumerate(order):
+            ax.annotate(
+                str(int(group_of[t])),
+                (i, top),
+                xytext=(0, 6),
+                textcoords="offset points",
+                ha="center",
+                fontsize=8,
+                color=colour[t],
+            )
+        boundaries = [
+            i + 0.5 for i in range(len(order) - 1) if group_of[order[i]] != group_of[order[i + 1]]
+        ]
+        for x in boundaries:
+            ax.axvline(x, color="#888888", linestyle="--", linewidth=0.8)
+        ax.set_xlabel("")
+        ax.set_ylabel(ylabel or "value")
+        ax.margins(y=0.12)
+        if len(order) > 4:
+            ax.tick_params(axis="x", labelrotation=30)
+        n_groups = len(set(group_of.values()))
+        text = (
+            f"Scott-Knott ESD: {n_groups} group{'s' if n_groups != 1 else ''} (the number above "
+            f"each box; 1 = best); {len(values)} observations per treatment"
+        )
+        note = _note(fig, text)
+        fig.suptitle(title + note if title else note.lstrip("\n"), fontsize=9)
+    return fig

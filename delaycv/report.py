@@ -198,3 +198,96 @@ def bias_html(
         "Every column at full precision: bias.csv."
     )
     return _page(title, intro, sections)
+
+
+def _family_heading(key: dict) -> str:
+    ranked = "learners" if key["ranked"] == "learner" else "policies"
+    where = f"{key['dataset']}: " if "dataset" in key else ""
+    return (
+        f"{where}{key['metric']} on {key['reference']} labels at {key['at']}: {ranked} within "
+        f"{key['within']} ({key['estimator']} estimator; "
+        f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+    )
+
+
+def rankings_html(
+    friedman: pd.DataFrame | None = None,
+    scott_knott: pd.DataFrame | None = None,
+    *,
+    title: str,
+    metrics: Sequence[str] | None = None,
+) -> str:
+    """A page of the rankings of :func:`delaycv.ranking.rank_across` (its ``friedman`` and
+    ``scott_knott`` tables) or of :func:`delaycv.ranking.rank_within` (``scott_knott`` alone, one
+    section per dataset too): one section per family (what is ranked, within which learner or
+    policy, reference, estimator, position, metric), in the order of ``metrics`` when given, its
+    test (Friedman's chi2, p, N, CD) or the note that replaces it, and one row per treatment:
+    mean rank and rank (Friedman), mean over datasets, Scott-Knott ESD group and median (or mean),
+    best first. Rows of the best Scott-Knott ESD group are bold."""
+    if friedman is None and scott_knott is None:
+        raise ValueError("rankings_html needs a friedman or a scott_knott table")
+    keys = ["ranked", "within", "reference", "estimator", "at", "metric"]
+    sk = scott_knott
+    if sk is not None and "dataset" in sk.columns:
+        keys.append("dataset")
+    average = None
+    if sk is not None:
+        average = "median" if "median" in sk.columns else "mean"
+    if friedman is not None and sk is not None:
+        merged = friedman.merge(
+            sk[[*keys, "treatment", "group", average]].rename(columns={average: "sk_average"}),
+            on=[*keys, "treatment"],
+            how="left",
+        )
+    elif friedman is not None:
+        merged = friedman.assign(group=pd.NA, sk_average=math.nan)
+    else:
+        merged = sk.rename(columns={average: "sk_average"})
+
+    def integer(value) -> str:
+        return "–" if pd.isna(value) else str(int(value))
+
+    columns: list[Column] = [("treatment", lambda r: str(r["treatment"]), False)]
+    if friedman is not None:
+        columns += [
+            ("mean rank", lambda r: _number(float(r["mean_rank"]), 2), True),
+            ("rank", lambda r: integer(r["rank"]), True),
+            ("mean over datasets", lambda r: _number(float(r["mean"])), True),
+        ]
+    if sk is not None:
+        columns += [("SK-ESD group", lambda r: integer(r["group"]), True)]
+        columns += [(f"{average} (SK-ESD)", lambda r: _number(float(r["sk_average"])), True)]
+        if friedman is None:
+            columns += [
+                ("rank", lambda r: integer(r["rank"]), True),
+                ("mean rank", lambda r: _number(float(r["mean_rank"]), 2), True),
+                ("n", lambda r: integer(r["n"]), True),
+            ]
+    sections = []
+    for key, rows in _groups(merged, keys, metrics):
+        first = rows.iloc[0]
+        if first["note"]:
+            test = f"<p><em>No test: {escape(str(first['note']))}.</em></p>"
+        elif friedman is not None:
+            test = (
+                f"<p>Friedman chi2 = {_number(float(first['statistic']), 2)}, "
+                f"p = {escape(_p(first['p_value']))}, N = {int(first['n'])} datasets, "
+                f"k = {int(first['k'])}; Nemenyi's critical difference CD = "
+                f"{_number(float(first['cd']), 2)}: mean ranks further apart differ.</p>"
+            )
+        else:
+            test = f"<p>Scott-Knott ESD over {integer(first['n'])} (seed, fold) pairs.</p>"
+        if friedman is None and "group" in rows:
+            rows = rows.sort_values(["rank", "treatment"], kind="stable", na_position="last")
+        best = rows["group"].eq(1).fillna(False).astype(bool) if sk is not None else None
+        bold = best if best is not None else pd.Series(False, index=rows.index)
+        sections.append((_family_heading(key), test + _table(rows, columns, bold)))
+    intro = (
+        "Rankings across datasets (block = dataset; value = the mean over folds and seeds) or, "
+        "per dataset, over the (seed, fold) pairs. Rank 1 = best, by the metric's direction. "
+        "Friedman's test with Nemenyi's post-hoc: two treatments differ when their mean ranks "
+        "differ by more than CD. Scott-Knott ESD (ScottKnottESD v3): treatments of one group are "
+        "not told apart, group 1 is the best; <b>bold</b>: group 1. A note replaces the tests "
+        "when a family has fewer than 3 datasets or a missing value."
+    )
+    return _page(title, intro, sections)

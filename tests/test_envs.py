@@ -39,6 +39,7 @@ CONDA_TO_PIP = {
     "matplotlib-base": "matplotlib",
     "seaborn-base": "seaborn",
     "scikit-learn": "scikit-learn",
+    "interface_meta": "interface-meta",
 }
 #: import name -> conda-forge package
 IMPORT_TO_CONDA = {
@@ -46,6 +47,7 @@ IMPORT_TO_CONDA = {
     "sklearn": "scikit-learn",
     "matplotlib": "matplotlib-base",
     "seaborn": "seaborn-base",
+    "scikit_posthocs": "scikit-posthocs",
 }
 #: rule -> (env file, the workflow stage whose delaycv modules its script runs)
 RULES = {
