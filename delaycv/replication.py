@@ -1,0 +1,216 @@
+"""The HITL study replicated: delaycv's policy contrasts beside the study code's own numbers.
+
+Pure (opens no files): ``benchmarks/hitl_replication.py`` reads the workflow's contrast tables of
+``config/hitl-rq1.yaml`` and ``config/hitl-rq3.yaml`` and the study's numbers
+(``../shared/reference/hitl-study/means.csv.gz``), and prints the tables of docs/replication.md.
+
+The study measured a realistic setting's *validity* at the 1000th ... 5000th commit of each project:
+``100 - |ideal - estimate|`` per metric, in percent, where ``estimate`` is the fold average the
+setting's evaluator reports (observed labels) and ``ideal`` the same project's ideal run. delaycv's
+contrast tables hold the same quantity for the observed-label contrast (``reference ==
+"observed"``, ``validity``), computed with each instance scored with its own prediction and every
+due label released, and the true-label contrast beside it (what the delay costs the model alone).
+
+Names: the study's ``auto_<W>_<W>`` (automatic labelling, its ...Extension task) is delaycv's
+``verification_<W>``; its ``hitl_<P>_<N>`` and ``ideal`` are delaycv's names. Positions: the study's
+``commit_1000`` is delaycv's ``position_1000`` (the first checkpoint at or after commit 1000).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from delaycv.errors import DelaycvError
+from delaycv.ranking import scott_knott_esd
+
+#: The study's metrics (percent in its tables, fractions in delaycv's).
+METRICS = ("gmean", "recall_1", "fpr_1")
+#: Key commits of the study's validity analysis.
+COMMITS = (1000, 2000, 3000, 4000, 5000)
+#: Columns of :func:`study_validity` and :func:`delaycv_validity`.
+VALIDITY_COLUMNS = ["project", "policy", "at", "metric", "estimate", "ideal", "validity"]
+
+_AUTO = re.compile(r"^auto_(?P<w>[^_]+)_(?P=w)$")
+_VERIFICATION = re.compile(r"^verification_(?P<w>[^_]+)$")
+_HITL = re.compile(r"^hitl_(?P<p>\d+)d_(?P<n>\d+)d$")
+
+
+def study_policy(name: str) -> str:
+    """delaycv's policy name in the study's spelling.
+
+    >>> study_policy("verification_7d"), study_policy("hitl_7d_90d"), study_policy("ideal")
+    ('auto_7d_7d', 'hitl_7d_90d', 'ideal')
+    """
+    match = _VERIFICATION.match(name)
+    return f"auto_{match['w']}_{match['w']}" if match else name
+
+
+def study_at(at: str) -> str:
+    """delaycv's ``at`` label in the study's spelling: ``position_1000`` -> ``commit_1000``."""
+    return "commit_" + at.removeprefix("position_") if at.startswith("position_") else at
+
+
+def study_validity(means: pd.DataFrame, metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """The study's validity from its fold averages (``means.csv.gz``: project, policy, at and the
+    metrics in percent): ``100 - |ideal - estimate|`` against the same project's ``ideal`` at the
+    same ``at``. Columns :data:`VALIDITY_COLUMNS` (estimate and ideal in percent); ideal's own rows
+    are left out.
+
+    >>> m = pd.DataFrame({"project": ["a", "a"], "policy": ["ideal", "hitl_1d_15d"],
+    ...                   "at": ["commit_1000"] * 2, "gmean": [40.0, 25.5]})
+    >>> study_validity(m, ["gmean"])[["policy", "validity"]].to_numpy().tolist()
+    [['hitl_1d_15d', 85.5]]
+    """
+    missing = [c for c in ("project", "policy", "at", *metrics) if c not in means]
+    if missing:
+        raise DelaycvError(f"the study's means lack the columns {missing}")
+    long = means.melt(
+        id_vars=["project", "policy", "at"],
+        value_vars=list(metrics),
+        var_name="metric",
+        value_name="estimate",
+    )
+    ideal = long[long["policy"] == "ideal"].set_index(["project", "at", "metric"])["estimate"]
+    if ideal.index.has_duplicates:
+        raise DelaycvError("the study's means have two ideal rows for one project and position")
+    out = long[long["policy"] != "ideal"].copy()
+    out["ideal"] = ideal.reindex(pd.MultiIndex.from_frame(out[["project", "at", "metric"]])).values
+    out["validity"] = 100.0 - (out["ideal"] - out["estimate"]).abs()
+    return out[VALIDITY_COLUMNS].reset_index(drop=True)
+
+
+def delaycv_validity(
+    contrasts: pd.DataFrame, *, reference: str = "observed", learner: str | None = None
+) -> pd.DataFrame:
+    """delaycv's validity from its contrast tables (:func:`delaycv.contrasts.policy_contrasts`
+    against ``ideal``), in the study's names and percent. ``reference="observed"`` is the study's
+    quantity (the setting's estimate against ideal); ``"true"`` is the model's own true-label value
+    against ideal. Rows with a note (a position beyond a stream) are left out. Columns
+    :data:`VALIDITY_COLUMNS`."""
+    rows = contrasts[
+        (contrasts["reference"] == reference)
+        & (contrasts["reference_policy"] == "ideal")
+        & (contrasts["note"].fillna("") == "")
+    ]
+    if learner is not None:
+        rows = rows[rows["learner"] == learner]
+    if rows["learner"].nunique() > 1:
+        raise DelaycvError(
+            f"contrasts of several learners ({sorted(rows['learner'].unique())}): name one"
+        )
+    if rows.duplicated(["dataset", "policy", "at", "metric"]).any():
+        raise DelaycvError("two contrasts for one project, policy, position and metric")
+    return pd.DataFrame(
+        {
+            "project": rows["dataset"].to_numpy(),
+            "policy": [study_policy(p) for p in rows["policy"]],
+            "at": [study_at(a) for a in rows["at"]],
+            "metric": rows["metric"].to_numpy(),
+            "estimate": 100.0 * rows["mean_policy"].to_numpy(np.float64),
+            "ideal": 100.0 * rows["mean_reference_policy"].to_numpy(np.float64),
+            "validity": rows["validity"].to_numpy(np.float64),
+        }
+    )[VALIDITY_COLUMNS].reset_index(drop=True)
+
+
+def side_by_side(study: pd.DataFrame, ours: pd.DataFrame) -> pd.DataFrame:
+    """The two validity tables joined on (project, policy, at, metric): the columns of each get the
+    suffix ``_study`` / ``_delaycv``; only keys present in both."""
+    keys = ["project", "policy", "at", "metric"]
+    return study.merge(ours, on=keys, suffixes=("_study", "_delaycv"), how="inner")
+
+
+def validity_ranks(validity: pd.DataFrame, *, version: str = "np") -> pd.DataFrame:
+    """Scott-Knott ESD of the settings (policies) by validity, per metric, as the study ranked them:
+    the observations of a setting are its validity values at every (project, at) of the table.
+    Columns: ``metric`` then those of :func:`delaycv.ranking.scott_knott_esd` (group and rank 1 =
+    most valid). A (project, at) where a setting has no value is left out for all."""
+    frames = []
+    for metric, rows in validity.groupby("metric", sort=False):
+        wide = rows.pivot_table(
+            index=["project", "at"], columns="policy", values="validity", aggfunc="first"
+        ).dropna()
+        if wide.empty:
+            continue
+        groups = scott_knott_esd(wide, version=version, higher_is_better=True)
+        frames.append(groups.assign(metric=metric))
+    if not frames:
+        return pd.DataFrame(columns=["metric", "treatment", "group", "rank"])
+    out = pd.concat(frames, ignore_index=True)
+    return out[["metric", *[c for c in out.columns if c != "metric"]]]
+
+
+def _windows(policy: str) -> tuple[int, int] | None:
+    """(P, N) in days of a ``hitl_<P>d_<N>d`` name, else None."""
+    match = _HITL.match(policy)
+    return (int(match["p"]), int(match["n"])) if match else None
+
+
+def paired_difference(
+    validity: pd.DataFrame, pairs: Iterable[tuple[str, str]], metric: str
+) -> dict[str, float]:
+    """Validity of the first policy of each pair minus the second's, over every (project, at) where
+    both have a value: ``mean``, ``wins`` (the share of differences above 0) and ``n``."""
+    rows = validity[validity["metric"] == metric]
+    wide = rows.pivot_table(index=["project", "at"], columns="policy", values="validity")
+    diffs = [
+        (wide[a] - wide[b]).dropna().to_numpy()
+        for a, b in pairs
+        if a in wide.columns and b in wide.columns
+    ]
+    d = np.concatenate(diffs) if diffs else np.array([])
+    if not len(d):
+        return {"mean": np.nan, "wins": np.nan, "n": 0}
+    return {"mean": float(d.mean()), "wins": float((d > 0).mean()), "n": int(len(d))}
+
+
+def findings(validity: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
+    """The study's questions asked of one validity table (study's or delaycv's), for one metric:
+
+    * ``N 90d vs 15d``: hitl_P_90d against hitl_P_15d at the same P (RQ1: does waiting longer for a
+      fix before calling a commit clean give a more valid estimate?);
+    * ``P longest vs shortest``: hitl with the longest inspection time against the shortest, per N;
+    * ``hitl vs auto``: hitl_W_W against auto_W_W at the same W (RQ3: does a human in the loop give
+      a more valid estimate than automatic labelling?);
+    * ``best``: the setting with the highest median validity.
+
+    One row per question: ``question``, ``mean`` (mean paired difference, percentage points),
+    ``wins`` (share of (project, at, setting) pairs where the first is more valid), ``n`` and
+    ``answer`` (text)."""
+    policies = sorted(set(validity["policy"]))
+    hitl = {p: w for p in policies if (w := _windows(p))}
+    rows = []
+    by_n = [
+        (f"hitl_{p}d_90d", f"hitl_{p}d_15d")
+        for p in sorted({w[0] for w in hitl.values()})
+        if f"hitl_{p}d_90d" in hitl and f"hitl_{p}d_15d" in hitl
+    ]
+    if by_n:
+        rows.append(("N 90d vs 15d", paired_difference(validity, by_n, metric)))
+    by_p = []
+    for n in (15, 90):
+        ps = sorted(w[0] for w in hitl.values() if w[1] == n)
+        if len(ps) > 1:
+            by_p.append((f"hitl_{ps[-1]}d_{n}d", f"hitl_{ps[0]}d_{n}d"))
+    if by_p:
+        rows.append(("P longest vs shortest", paired_difference(validity, by_p, metric)))
+    autos = [(p, m["w"]) for p in policies if (m := _AUTO.match(p))]
+    by_w = [(f"hitl_{w}_{w}", p) for p, w in autos if f"hitl_{w}_{w}" in hitl]
+    if by_w:
+        rows.append(("hitl vs auto", paired_difference(validity, by_w, metric)))
+    out = pd.DataFrame(
+        [{"question": q, **r} for q, r in rows], columns=["question", "mean", "wins", "n"]
+    )
+    out["answer"] = [
+        "no pairs" if r.n == 0 else ("first more valid" if r.mean > 0 else "second more valid")
+        for r in out.itertuples()
+    ]
+    medians = validity[validity["metric"] == metric].groupby("policy")["validity"].median()
+    if len(medians):
+        best = medians.idxmax()
+        out.loc[len(out)] = ["best", medians[best], np.nan, int(len(medians)), best]
+    return out
