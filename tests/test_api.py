@@ -229,6 +229,7 @@ def test_labels_by_name_and_datetimes():
     [
         ({"policy": "hitl"}, ConfigError, ["key policy.pos_window", "no default window"]),
         ({"policy": "verification"}, ConfigError, ["key policy.window"]),
+        ({"policy": "delay", "window": 7}, ConfigError, ["key policy.window", "7d, 7h, 7s or 7i"]),
         ({"policy": "hitl_7d_90d", "window": "3d"}, ConfigError, ["key window", "hitl_7d_90d"]),
         ({"validation": "boot"}, ConfigError, ["key validation.scheme"]),
         ({"validation": {"folds": 3}, "folds": 4}, ConfigError, ["key folds"]),

@@ -116,6 +116,7 @@ def test_output_where_nothing_can_be_created(work, capsys):
         (["--policy", "verification"], ["option --window", "no default window"]),
         (["--policy", "hitl", "--neg-window", "90d"], ["option --pos-window"]),
         (["--policy", "delay", "--window", "soon"], ["option --window", "soon"]),
+        (["--policy", "delay", "--window", "7"], ["option --window", "no unit", "7d, 7h, 7s"]),
     ],
 )
 def test_bad_values_name_the_option(work, capsys, extra, words):

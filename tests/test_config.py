@@ -51,6 +51,17 @@ def error_of(config: dict) -> ConfigError:
         ({"datasets": {"d": {"path": "x.csv", "inf": "drop"}}}, "key datasets.d.inf", "missing"),
         ({"policies": {"x": {"preset": "hitl", "window": "7d"}}}, "key policies.x.window", ""),
         ({"policies": {"x": {"preset": "delay"}}}, "key policies.x.window", "window"),
+        ({"policies": {"x": {"preset": "delay", "window": 7}}}, "key policies.x.window", "7d, 7h"),
+        (
+            {"policies": {"x": {"preset": "hitl", "pos_window": "7", "neg_window": "90d"}}},
+            "key policies.x.pos_window",
+            "has no unit",
+        ),
+        (
+            {"policy_grids": {"h": {"preset": "delay", "window": ["1d", 2]}}},
+            "key policy_grids.h.window",
+            "2d, 2h, 2s or 2i",
+        ),
         (
             {"policy_grids": {"h": {"preset": "hitl", "pos_window": ["7q"], "neg_window": ["1d"]}}},
             "key policy_grids.h.pos_window.0",
@@ -137,7 +148,7 @@ def test_policy_grids_expand_with_the_library_names():
 
     for name, spec in out["policies"].items():
         assert make_policy(spec).name == name
-    windows = {"preset": "verification", "window": ["1d", 3600]}
+    windows = {"preset": "verification", "window": ["1d", "3600s"]}
     assert list(dcfg.expand_policy_grid(windows)) == ["verification_1d", "verification_1h"]
 
 
