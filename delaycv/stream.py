@@ -18,7 +18,8 @@ On disk (:func:`write_stream` / :func:`read_stream`) the columns are ``time`` in
 ``label_time`` nullable int64, then the features (float64, or dictionary<int32, string>; a missing
 value is null, and a NaN read from a foreign file is missing too), and the metadata is JSON under
 the Parquet file-metadata key ``b"delaycv"``. Writing is atomic and deterministic: the same stream
-gives byte-identical files.
+gives byte-identical files. Every page has a checksum, verified on reading (a mismatch is an
+InputError naming the file).
 """
 
 from __future__ import annotations
@@ -344,13 +345,20 @@ def write_stream(stream: Stream, path: str | os.PathLike) -> None:
     """Write ``stream`` to the Parquet file ``path``, atomically (all or nothing).
 
     The same stream always gives the same bytes (zstd compression, no timestamps in the file).
+    Every page carries a CRC-32 checksum, verified when the stream is read (:func:`read_stream`,
+    :class:`StreamFile`): a file changed after it was written is an error naming it.
     """
     table = to_table(stream)
     # dictionary pages only where they pay (label, categorical features): 40 % faster writes
     dictionary = ["label"] + [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
     with atomic_path(path) as tmp:
         pq.write_table(
-            table, tmp, compression="zstd", row_group_size=1 << 20, use_dictionary=dictionary
+            table,
+            tmp,
+            compression="zstd",
+            row_group_size=1 << 20,
+            use_dictionary=dictionary,
+            write_page_checksum=True,
         )
 
 
@@ -472,6 +480,19 @@ def check_stream_file(path: str | os.PathLike) -> dict:
     return _check_schema(schema, str(p))
 
 
+def parquet_error(err: Exception, path: str | os.PathLike, expected: str | None) -> InputError:
+    """The InputError for a Parquet file that pyarrow could not read (``err``), naming ``path``;
+    a page whose checksum does not match says that the file is corrupt."""
+    text = str(err)
+    if "checksum" in text.lower():
+        return InputError(
+            f"corrupt Parquet file: a page checksum does not match its data ({text})",
+            path=str(path),
+            expected="the file as it was written (write it again from its source)",
+        )
+    return InputError(f"not a readable Parquet file: {text}", path=str(path), expected=expected)
+
+
 def _read_parquet(path: str | os.PathLike, read):
     """``(Path, read(path))`` for a stream file; a missing or unreadable file is an InputError."""
     p = Path(path)
@@ -480,16 +501,12 @@ def _read_parquet(path: str | os.PathLike, read):
     try:
         return p, read(p)
     except (pa.ArrowInvalid, OSError) as err:
-        raise InputError(
-            f"not a readable Parquet file: {err}",
-            path=str(p),
-            expected="a stream written by delaycv convert",
-        ) from None
+        raise parquet_error(err, p, "a stream written by delaycv convert") from None
 
 
 def read_stream(path: str | os.PathLike) -> Stream:
     """Read a stream written by :func:`write_stream` (or any Parquet file in the same layout)."""
-    p, table = _read_parquet(path, pq.read_table)
+    p, table = _read_parquet(path, lambda f: pq.read_table(f, page_checksum_verification=True))
     return from_table(table, p)
 
 
@@ -521,7 +538,10 @@ class StreamFile:
         # after each batch, Arrow's pool hands the pages it freed back (mimalloc keeps them
         # otherwise: 1M instances x 10 folds peaked 12 MiB higher, and grew with the file)
         _, parquet = _read_parquet(
-            self.path, lambda p: pq.ParquetFile(p, pre_buffer=False, buffer_size=1 << 20)
+            self.path,
+            lambda p: pq.ParquetFile(
+                p, pre_buffer=False, buffer_size=1 << 20, page_checksum_verification=True
+            ),
         )
         pool = pa.default_memory_pool()
         try:
@@ -529,11 +549,7 @@ class StreamFile:
                 yield batch
                 pool.release_unused()
         except (pa.ArrowInvalid, OSError) as err:
-            raise InputError(
-                f"unreadable Parquet data: {err}",
-                path=str(self.path),
-                expected="a stream written by delaycv convert",
-            ) from None
+            raise parquet_error(err, self.path, "a stream written by delaycv convert") from None
 
     def chunks(self, size: int) -> Iterator[StreamChunk]:
         """Consecutive chunks of exactly ``size`` instances (the last may be shorter), as

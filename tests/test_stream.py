@@ -330,3 +330,40 @@ def _same(a: dict, b: dict) -> bool:
         (x is y) or x == y or (isinstance(x, float) and np.isnan(x) and np.isnan(y))
         for x, y in ((a[k], b[k]) for k in a)
     )
+
+
+def _random_stream(rows: int = 5000) -> Stream:
+    rng = np.random.default_rng(7)
+    return Stream(
+        time=1_500_000_000 + np.arange(rows) * 60,
+        label=rng.integers(0, 2, rows),
+        label_time=np.full(rows, np.nan),
+        features=pd.DataFrame({"x": rng.random(rows), "y": rng.random(rows)}),
+        metadata={"dataset": "random"},
+    )
+
+
+def test_a_flipped_byte_in_a_data_page_is_an_error_naming_the_file(tmp_path):
+    from conftest import flip_page_byte
+
+    from delaycv.stream import open_stream, to_table
+
+    stream = _random_stream()
+    # a file written as before (no page checksums): the flipped byte is read as a changed value
+    old = tmp_path / "old.parquet"
+    pq.write_table(to_table(stream), old, compression="zstd", use_dictionary=["label"])
+    flip_page_byte(old, "x")
+    silently = read_stream(old)
+    assert not np.array_equal(silently.features["x"].to_numpy(), stream.features["x"].to_numpy())
+    # written now: every page has a checksum, and reading verifies it
+    path = tmp_path / "s.parquet"
+    write_stream(stream, path)
+    assert read_stream(path).equals(stream)
+    flip_page_byte(path, "x")
+    for read in (read_stream, lambda p: list(open_stream(p).chunks(1000))):
+        with pytest.raises(InputError) as info:
+            read(path)
+        text = str(info.value)
+        assert text.startswith(f"{path}: corrupt Parquet file: a page checksum does not match")
+    # the schema alone is still readable (only the data page is bad)
+    assert check_stream_file(path)["dataset"] == "random"
