@@ -2,7 +2,8 @@
 
 A :class:`Stream` holds, for instances n = 1..len(stream) in arrival order,
 
-- ``time[n]``: arrival time in Unix seconds (int64), non-decreasing;
+- ``time[n]``: arrival time in Unix seconds (int64), non-decreasing, between 1900 and 2200
+  (a time outside is an error naming the row and the likely unit: milliseconds, ...);
 - ``label[n]``: the true label, 0 or 1 (int8; 1 is the positive class named in the metadata);
 - ``label_time[n]``: the time an external event (the fixing commit) reveals the positive label,
   float64 Unix seconds, NaN when no event ever does;
@@ -38,6 +39,7 @@ import pyarrow.parquet as pq
 
 from delaycv.atomic import atomic_path
 from delaycv.errors import DelaycvError, InputError
+from delaycv.timeunits import implausible, implausible_message
 
 #: The columns every stream file starts with, in order; the features follow.
 BASE_COLUMNS: tuple[str, ...] = ("time", "label", "label_time")
@@ -142,6 +144,25 @@ def _missing_values(
     return counts, missing_rows
 
 
+def _check_times(time: np.ndarray, label_time: np.ndarray, first_row: int) -> None:
+    """Times must be plausible Unix seconds (1900-2200): milliseconds stored as seconds would
+    make every window 1000 times too short. The error names the row and the likely unit."""
+    for name, values in (("time", time), ("label_time", label_time)):
+        if values.size == 0:
+            continue
+        present = values if values.dtype != np.float64 else np.where(np.isnan(values), 0, values)
+        bad = implausible(present)
+        if bad >= 0:
+            raise DelaycvError(
+                implausible_message(
+                    float(values[bad]),
+                    what=f"stream {name}",
+                    where=f" at row {bad + first_row}",
+                    hint="a stream stores seconds: convert the source with time_unit: {unit}",
+                )
+            )
+
+
 @dataclass(frozen=True)
 class StreamChunk:
     """Instances ``start + 1 .. start + len(time)`` of a stream (1-based): their arrays, as in
@@ -208,6 +229,7 @@ class Stream:
                     f"stream time decreases at row {i + self.first_row} "
                     f"({time[i]} after {time[i - 1]})"
                 )
+        _check_times(time, label_time, self.first_row)
         features = _as_feature_frame(self.features, n)
         if len(features) != n:
             raise DelaycvError(f"stream features have {len(features)} rows, time has {n}")
