@@ -302,7 +302,7 @@ def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
             implausible_message(
                 raw[bad],
                 unit,
-                what=str(what),
+                what="value",
                 where=f" at row {bad + 1}",
                 hint="time_unit={unit!r}",
             ),

@@ -496,10 +496,33 @@ def check_stream_file(path: str | os.PathLike) -> dict:
     """Check, from its schema alone (no data is read), that ``path`` is a stream file in the
     canonical layout, as :func:`write_stream` (``delaycv convert``) writes it; return its metadata.
 
-    :func:`read_stream` checks the same and then the values (labels 0/1, time non-decreasing).
+    The row-group statistics (minimum and maximum, kept in the file's footer) of ``time`` and
+    ``label_time`` must be plausible Unix seconds (1900-2200): a stream of milliseconds fails
+    here, naming the file, before any work. :func:`read_stream` checks the same and then the
+    values (labels 0/1, time non-decreasing).
     """
-    p, schema = _read_parquet(path, pq.read_schema)
-    return _check_schema(schema, str(p))
+    p, meta = _read_parquet(path, pq.read_metadata)
+    where = str(p)
+    try:
+        schema = meta.schema.to_arrow_schema()
+    except (pa.ArrowInvalid, OSError) as err:
+        raise parquet_error(err, p, "a stream written by delaycv convert") from None
+    out = _check_schema(schema, where)
+    names = schema.names
+    for group in range(meta.num_row_groups):
+        rows = meta.row_group(group)
+        for name in ("time", "label_time"):
+            stats = rows.column(names.index(name)).statistics
+            if stats is None or not stats.has_min_max:
+                continue
+            values, none = np.asarray([stats.min, stats.max], dtype=np.float64), np.empty(0)
+            try:
+                _check_times(*((values, none) if name == "time" else (none, values)), 1)
+            except DelaycvError as err:
+                text = str(err).replace(" at row 1 ", " ").replace(" at row 2 ", " ")
+                text = text.replace(" is ", f" (row group {group}) is ", 1)
+                raise InputError(text, path=where) from None
+    return out
 
 
 def parquet_error(err: Exception, path: str | os.PathLike, expected: str | None) -> InputError:

@@ -264,6 +264,34 @@ def test_bad_streams_and_models_are_named():
         delaycv.evaluate(frame, preprocessing.StandardScaler())
 
 
+def test_time_units_of_a_dataframe():
+    frame = pd.read_parquet(_tiny_parquet())
+    from delaycv.api import as_stream
+
+    ref = as_stream(frame)
+    ms = frame.assign(time=frame["time"] * 1000 + 999, label_time=frame["label_time"] * 1000)
+    with pytest.raises(InputError) as err:
+        delaycv.evaluate(ms, "NoChange", progress=False)
+    assert str(err.value).startswith(
+        f"column time: value {frame['time'][0] * 1000 + 999} at row 1 is after 2200-01-01 "
+        "as Unix seconds: it looks like milliseconds (time_unit='ms')"
+    )
+    got = as_stream(ms, time_unit="ms")
+    assert np.array_equal(got.time, ref.time)
+    assert np.array_equal(got.label_time, ref.label_time, equal_nan=True)
+    dates = frame.assign(
+        time=pd.to_datetime(frame["time"], unit="s", utc=True).dt.tz_convert("Europe/Paris"),
+        label_time=pd.to_datetime(frame["label_time"], unit="s"),
+    )
+    got = as_stream(dates)
+    assert np.array_equal(got.time, ref.time)
+    assert np.array_equal(got.label_time, ref.label_time, equal_nan=True)
+    with pytest.raises(ConfigError, match="unknown time unit 'sec'"):
+        delaycv.evaluate(frame, "NoChange", time_unit="sec", progress=False)
+    with pytest.raises(ConfigError, match="a canonical stream stores seconds"):
+        as_stream(_tiny_parquet(), time_unit="ms")
+
+
 _TINY: list = []
 
 

@@ -415,6 +415,32 @@ def files(tmp_path) -> Path:
             "missing mapping key 'positive'",
         ),
         (
+            {
+                "datasets": {
+                    "d": {
+                        "path": "raw.csv",
+                        "preset": "commit-guru",
+                        "mapping": {"time_unit": "sec"},
+                    }
+                }
+            },
+            "key datasets.d.mapping.time_unit",
+            "unknown time unit 'sec'",
+        ),
+        (
+            {
+                "datasets": {
+                    "d": {
+                        "path": "raw.csv",
+                        "preset": "commit-guru",
+                        "mapping": {"delimiter": ";;"},
+                    }
+                }
+            },
+            "key datasets.d.mapping.delimiter",
+            "bad delimiter",
+        ),
+        (
             {"datasets": {"d": {"path": "stream.parquet", "preset": "commit-guru"}}},
             "key datasets.d.preset",
             "a canonical stream (.parquet) is used as it is",

@@ -367,3 +367,55 @@ def test_a_flipped_byte_in_a_data_page_is_an_error_naming_the_file(tmp_path):
         assert text.startswith(f"{path}: corrupt Parquet file: a page checksum does not match")
     # the schema alone is still readable (only the data page is bad)
     assert check_stream_file(path)["dataset"] == "random"
+
+
+def test_times_not_plausible_as_seconds_are_an_error_naming_the_row():
+    with pytest.raises(DelaycvError) as info:
+        Stream(time=[1_600_000_000, 1_600_000_000_123], label=[0, 1], label_time=None)
+    assert str(info.value).startswith(
+        "stream time 1600000000123 at row 2 is after 2200-01-01 as Unix seconds: it looks like "
+        "milliseconds (a stream stores seconds: convert the source with time_unit: ms)"
+    )
+    with pytest.raises(DelaycvError, match="stream label_time 1600000000000000 at row 1 .* micro"):
+        Stream(time=[1_600_000_000], label=[1], label_time=[1.6e15])
+    # before 1970 is fine (back-dated commits), before 1900 is not
+    assert len(Stream(time=[-86_400, 0, 5], label=[0, 1, 0], label_time=None)) == 3
+    with pytest.raises(DelaycvError, match="before 1900-01-01"):
+        Stream(time=[-3_000_000_000], label=[0], label_time=None)
+
+
+def test_a_stream_file_with_milliseconds_is_an_error_naming_the_file(tmp_path):
+    from delaycv.stream import open_stream
+
+    bad = tmp_path / "ms.parquet"
+    table = pa.table(
+        {
+            "time": [1_600_000_000_000, 1_600_000_060_000],
+            "label": [0, 1],
+            "label_time": [None, None],
+        }
+    )
+    pq.write_table(table, bad)
+    for read in (read_stream, lambda p: list(open_stream(p).chunks(10))):
+        with pytest.raises(InputError) as info:
+            read(bad)
+        assert str(info.value).startswith(
+            f"{bad}: stream time 1600000000000 at row 1 is after 2200-01-01 as Unix seconds: it "
+            "looks like milliseconds"
+        )
+
+
+def test_check_stream_file_finds_milliseconds_in_the_statistics(tmp_path):
+    bad = tmp_path / "ms.parquet"
+    table = pa.table({"time": [1_600_000_000_000], "label": [0], "label_time": [1_600_000_000]})
+    pq.write_table(table, bad)
+    with pytest.raises(InputError) as info:
+        check_stream_file(bad)
+    assert str(info.value).startswith(
+        f"{bad}: stream time 1600000000000 (row group 0) is after 2200-01-01 as Unix seconds: "
+        "it looks like milliseconds"
+    )
+    table = pa.table({"time": [1_600_000_000], "label": [1], "label_time": [1_600_000_000_000]})
+    pq.write_table(table, bad)
+    with pytest.raises(InputError, match="stream label_time 1600000000000 .row group 0. is"):
+        check_stream_file(bad)
