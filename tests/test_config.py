@@ -491,6 +491,19 @@ def test_a_canonical_stream_is_a_dataset_used_as_it_is(files):
     assert dcfg.stream_file({"path": "raw.csv"}) is None
 
 
+def test_a_canonical_stream_of_milliseconds_fails_when_the_config_loads(files):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"time": [1_600_000_000_000], "label": [0], "label_time": [None]})
+    pq.write_table(table, files / "ms.parquet")
+    with pytest.raises(ConfigError) as info:
+        dcfg.load_config(with_changes(datasets={"s": {"path": "ms.parquet"}}), cwd=files)
+    assert "stream time 1600000000000 (row group 0) is after 2200-01-01" in str(info.value)
+    assert "it looks like milliseconds" in str(info.value)
+    assert info.value.location.startswith("key datasets.s.path")
+
+
 def test_learners_are_not_built_when_told_not_to():
     config = with_changes(learners={"x": {"class": "river.tree.NoSuchTree"}})
     assert "x" in dcfg.load_config(config, learners=False)["learners"]
