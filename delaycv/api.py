@@ -276,7 +276,7 @@ def as_stream(
 
 def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
     """Unix seconds (float64, NaN for missing) of numbers in ``unit`` or of datetimes (exact;
-    sub-second parts rounded down); a time outside 1900-2200 is an InputError naming the row
+    sub-second parts rounded down); a time outside 1900-9999 is an InputError naming the row
     and the likely unit."""
     from delaycv.timeunits import FACTORS, RANGE_TEXT, implausible, implausible_message
 

@@ -427,7 +427,7 @@ def _times(
 
     Numbers are in ``m.time_unit`` (sub-second parts of ms/us/ns are dropped, rounding down, so
     the order is kept); dates (ARFF date attribute, text with ``time_format``, ISO 8601 text with
-    ``time_unit: datetime``) are converted exactly. Every time must be plausible (1900-2200):
+    ``time_unit: datetime``) are converted exactly. Every time must be plausible (1900-9999):
     otherwise an InputError names the column, the first such row and the likely unit.
     """
     col = raw.column(name)

@@ -2,7 +2,7 @@
 
 A :class:`Stream` holds, for instances n = 1..len(stream) in arrival order,
 
-- ``time[n]``: arrival time in Unix seconds (int64), non-decreasing, between 1900 and 2200
+- ``time[n]``: arrival time in Unix seconds (int64), non-decreasing, between 1900 and 9999
   (a time outside is an error naming the row and the likely unit: milliseconds, ...);
 - ``label[n]``: the true label, 0 or 1 (int8; 1 is the positive class named in the metadata);
 - ``label_time[n]``: the time an external event (the fixing commit) reveals the positive label,
@@ -145,7 +145,7 @@ def _missing_values(
 
 
 def _check_times(time: np.ndarray, label_time: np.ndarray, first_row: int) -> None:
-    """Times must be plausible Unix seconds (1900-2200): milliseconds stored as seconds would
+    """Times must be plausible Unix seconds (1900-9999): milliseconds stored as seconds would
     make every window 1000 times too short. The error names the row and the likely unit."""
     for name, values in (("time", time), ("label_time", label_time)):
         if values.size == 0:
@@ -497,7 +497,7 @@ def check_stream_file(path: str | os.PathLike) -> dict:
     canonical layout, as :func:`write_stream` (``delaycv convert``) writes it; return its metadata.
 
     The row-group statistics (minimum and maximum, kept in the file's footer) of ``time`` and
-    ``label_time`` must be plausible Unix seconds (1900-2200): a stream of milliseconds fails
+    ``label_time`` must be plausible Unix seconds (1900-9999): a stream of milliseconds fails
     here, naming the file, before any work. :func:`read_stream` checks the same and then the
     values (labels 0/1, time non-decreasing).
     """

@@ -499,7 +499,7 @@ def test_a_canonical_stream_of_milliseconds_fails_when_the_config_loads(files):
     pq.write_table(table, files / "ms.parquet")
     with pytest.raises(ConfigError) as info:
         dcfg.load_config(with_changes(datasets={"s": {"path": "ms.parquet"}}), cwd=files)
-    assert "stream time 1600000000000 (row group 0) is after 2200-01-01" in str(info.value)
+    assert "stream time 1600000000000 (row group 0) is after 9999-12-31" in str(info.value)
     assert "it looks like milliseconds" in str(info.value)
     assert info.value.location.startswith("key datasets.s.path")
 

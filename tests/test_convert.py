@@ -223,7 +223,7 @@ ERRORS = [
         "t,y\n1600000000,1\n1600000000123,0\n",
         {},
         {},
-        "time 1600000000123 in column 't' is after 2200-01-01 as Unix seconds: it looks like "
+        "time 1600000000123 in column 't' is after 9999-12-31 as Unix seconds: it looks like "
         "milliseconds \\(set time_unit: ms, or --time-unit ms\\)",
         "row 2 (line 3)",
     ),
@@ -231,7 +231,7 @@ ERRORS = [
         "t,y\n1600000000000000,1\n",
         {"time_unit": "ms"},
         {},
-        "after 2200-01-01 as Unix milliseconds: it looks like microseconds",
+        "after 9999-12-31 as Unix milliseconds: it looks like microseconds",
         "row 1 (line 2)",
     ),
     (
@@ -245,7 +245,7 @@ ERRORS = [
         "t,y,link\n1600000000,1,-1\n1600000001,0,1600000000000\n",
         {"link": "link"},
         {},
-        "link 1600000000000 in column 'link' is after 2200-01-01 as Unix seconds: it looks like "
+        "link 1600000000000 in column 'link' is after 9999-12-31 as Unix seconds: it looks like "
         "milliseconds",
         "row 2 (line 3)",
     ),
@@ -264,10 +264,10 @@ ERRORS = [
         "row 2 (line 3)",
     ),
     (
-        "d,y\n2300-01-01T00:00:00,1\n",
+        "d,y\n1850-01-01T00:00:00,1\n",
         {"time": "d", "time_unit": "datetime"},
         {},
-        "time 2300-01-01T00:00:00 in column 'd' is not between 1900-01-01 and 2200-01-01",
+        "time 1850-01-01T00:00:00 in column 'd' is not between 1900-01-01 and 9999-12-31",
         "row 1 (line 2)",
     ),
     # junk and other separators
@@ -524,8 +524,8 @@ def test_brackets_in_milliseconds(tmp_path, brackets_csv):
         convert_file(src, tmp_path / "bad.parquet", preset="commit-guru")
     assert str(info.value) == (
         f"{src}: row 1 (line 2): time 1323292816000 in column 'author_date_unix_timestamp' is "
-        "after 2200-01-01 as Unix seconds: it looks like milliseconds (set time_unit: ms, or "
-        "--time-unit ms) (expected Unix seconds between 1900-01-01 and 2200-01-01, or the "
+        "after 9999-12-31 as Unix seconds: it looks like milliseconds (set time_unit: ms, or "
+        "--time-unit ms) (expected Unix seconds between 1900-01-01 and 9999-12-31, or the "
         "column's unit in time_unit (s, ms, us, ns))"
     )
     assert not (tmp_path / "bad.parquet").exists()

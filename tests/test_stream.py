@@ -373,7 +373,7 @@ def test_times_not_plausible_as_seconds_are_an_error_naming_the_row():
     with pytest.raises(DelaycvError) as info:
         Stream(time=[1_600_000_000, 1_600_000_000_123], label=[0, 1], label_time=None)
     assert str(info.value).startswith(
-        "stream time 1600000000123 at row 2 is after 2200-01-01 as Unix seconds: it looks like "
+        "stream time 1600000000123 at row 2 is after 9999-12-31 as Unix seconds: it looks like "
         "milliseconds (a stream stores seconds: convert the source with time_unit: ms)"
     )
     with pytest.raises(DelaycvError, match="stream label_time 1600000000000000 at row 1 .* micro"):
@@ -400,7 +400,7 @@ def test_a_stream_file_with_milliseconds_is_an_error_naming_the_file(tmp_path):
         with pytest.raises(InputError) as info:
             read(bad)
         assert str(info.value).startswith(
-            f"{bad}: stream time 1600000000000 at row 1 is after 2200-01-01 as Unix seconds: it "
+            f"{bad}: stream time 1600000000000 at row 1 is after 9999-12-31 as Unix seconds: it "
             "looks like milliseconds"
         )
 
@@ -412,7 +412,7 @@ def test_check_stream_file_finds_milliseconds_in_the_statistics(tmp_path):
     with pytest.raises(InputError) as info:
         check_stream_file(bad)
     assert str(info.value).startswith(
-        f"{bad}: stream time 1600000000000 (row group 0) is after 2200-01-01 as Unix seconds: "
+        f"{bad}: stream time 1600000000000 (row group 0) is after 9999-12-31 as Unix seconds: "
         "it looks like milliseconds"
     )
     table = pa.table({"time": [1_600_000_000], "label": [1], "label_time": [1_600_000_000_000]})
