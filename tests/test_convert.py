@@ -536,6 +536,13 @@ def test_brackets_in_milliseconds(tmp_path, brackets_csv):
     assert np.array_equal(ms.label_time, ref.label_time, equal_nan=True)
     assert ms.features.equals(ref.features)
     assert ms.metadata["positives_with_label_time"] == 1797
+    out = tmp_path / "ms.parquet"
+    assert main(["convert", str(src), str(out), "--preset", "commit-guru", "--quiet"]) == 2
+    assert not out.exists()
+    argv = ["convert", str(src), str(out), "--preset", "commit-guru", "--time-unit", "ms"]
+    assert main([*argv, "--quiet"]) == 0
+    back = read_stream(out)
+    assert back.metadata["time_unit"] == "ms" and np.array_equal(back.time, ref.time)
 
 
 def test_a_semicolon_csv_converts_with_the_delimiter_option(tmp_path, capsys):
