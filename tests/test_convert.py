@@ -574,6 +574,7 @@ def test_a_semicolon_csv_converts_with_the_delimiter_option(tmp_path, capsys):
         (b"\x00" * 100, "a NUL byte at byte offset 0", "line 1"),
         (b"\x1f\x8b\x08\x00junk", "it is a gzip-compressed file", "line 1"),
         (b"PAR1\x15\x04junkPAR1", "it is a Parquet file", "line 1"),
+        ("t,y\n1,1\n".encode("utf-16"), "it is UTF-16 text (save it as UTF-8)", "line 1"),
     ],
 )
 @pytest.mark.parametrize("suffix", ["csv", "arff"])

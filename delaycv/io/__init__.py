@@ -125,6 +125,8 @@ _SIGNATURES = (
     (b"(\xb5/\xfd", "a zstd-compressed file (decompress it first)"),
     (b"ARROW1", "an Arrow IPC file"),
     (b"\x89PNG", "a PNG image"),
+    (b"\xff\xfe", "UTF-16 text (save it as UTF-8)"),
+    (b"\xfe\xff", "UTF-16 text (save it as UTF-8)"),
     (b"%PDF-", "a PDF document"),
 )
 
