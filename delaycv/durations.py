@@ -35,8 +35,8 @@ class Window:
 def _no_unit(text: object) -> DelaycvError:
     amount = str(text).strip()
     return DelaycvError(
-        f"window {text!r} has no unit (expected e.g. {amount}d, {amount}h, {amount}s or "
-        f"{amount}i; only 0 may go without one)"
+        f"window {text!r} has no unit: write {amount}d, {amount}h, {amount}s or {amount}i "
+        "(days, hours, seconds or instances; only 0 may go without one)"
     )
 
 
