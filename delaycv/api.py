@@ -80,6 +80,7 @@ def evaluate(
     every: int | None = defaults.EVERY,
     predictions: bool = False,
     time: str | None = None,
+    time_unit: str = "s",
     label: str = "label",
     label_time: str | None = None,
     positive: Any = None,
@@ -91,8 +92,9 @@ def evaluate(
     """Evaluate ``model`` on ``stream`` under a label ``policy`` with k-fold ``validation``.
 
     ``stream``: a Parquet path, a :class:`~delaycv.stream.Stream`, a DataFrame or an iterable of
-    ``(x, y)`` (module docstring; ``time``, ``label``, ``label_time``, ``positive`` say how to
-    read the last two). ``model``: a river classifier instance, cloned and seeded per fold (or a
+    ``(x, y)`` (module docstring; ``time``, ``time_unit``, ``label``, ``label_time``,
+    ``positive`` say how to read the last two: ``time_unit`` ``"s"``, ``"ms"``, ``"us"`` or
+    ``"ns"`` is the unit of numeric times and reveal times; datetimes are converted exactly). ``model``: a river classifier instance, cloned and seeded per fold (or a
     learner spec). ``policy``: a preset name with its windows given here (``"hitl"`` with
     ``pos_window`` and ``neg_window``; ``"delay"`` or ``"verification"`` with ``window``), a
     policy name (``"hitl_7d_90d"``), a spec dict or a :class:`~delaycv.policies.Policy`; a preset
@@ -145,9 +147,11 @@ def evaluate(
 
         stream = open_stream(stream)  # read chunk by chunk: memory independent of its length
     else:
+        _check_time_unit(time_unit)
         stream = as_stream(
             stream,
             time=time,
+            time_unit=time_unit,
             label=label,
             label_time=label_time,
             positive=positive,
@@ -224,10 +228,22 @@ def _validation_spec(validation: Any, folds: int | None) -> Any:
 # --------------------------------------------------------------------------- streams
 
 
+def _check_time_unit(time_unit: Any) -> None:
+    from delaycv.timeunits import FACTORS
+
+    if time_unit not in FACTORS:
+        raise ConfigError(
+            f"unknown time unit {time_unit!r}",
+            location="key time_unit",
+            expected="s, ms, us or ns (the unit of numeric times; datetimes need none)",
+        )
+
+
 def as_stream(
     stream: Any,
     *,
     time: str | None = None,
+    time_unit: str = "s",
     label: str = "label",
     label_time: str | None = None,
     positive: Any = None,
@@ -236,14 +252,21 @@ def as_stream(
     """A :class:`~delaycv.stream.Stream` from any form :func:`evaluate` accepts (see there)."""
     from delaycv.stream import Stream, read_stream
 
+    _check_time_unit(time_unit)
+    if isinstance(stream, Stream | str | os.PathLike) and time_unit != "s":
+        raise ConfigError(
+            f"time_unit {time_unit!r} given with a canonical stream",
+            location="key time_unit",
+            expected="no time_unit: a canonical stream stores seconds",
+        )
     if isinstance(stream, Stream):
         return stream
     if isinstance(stream, str | os.PathLike):
         return read_stream(stream)
     if isinstance(stream, pd.DataFrame):
-        return _from_frame(stream, time, label, label_time, positive, dataset)
+        return _from_frame(stream, time, label, label_time, positive, dataset, time_unit)
     if isinstance(stream, Iterable) and not isinstance(stream, dict | bytes):
-        return _from_pairs(stream, time, label_time, positive, dataset)
+        return _from_pairs(stream, time, label_time, positive, dataset, time_unit)
     raise InputError(
         f"a stream cannot be a {type(stream).__name__}",
         location="argument stream",
@@ -251,27 +274,50 @@ def as_stream(
     )
 
 
-def _seconds(values: pd.Series, what: str) -> np.ndarray:
-    """Unix seconds (float64, NaN for missing) of numbers or datetimes."""
+def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
+    """Unix seconds (float64, NaN for missing) of numbers in ``unit`` or of datetimes (exact;
+    sub-second parts rounded down); a time outside 1900-9999 is an InputError naming the row
+    and the likely unit."""
+    from delaycv.timeunits import FACTORS, RANGE_TEXT, implausible, implausible_message
+
     if pd.api.types.is_datetime64_any_dtype(values.dtype):
         if getattr(values.dt, "tz", None) is not None:
             values = values.dt.tz_convert("UTC").dt.tz_localize(None)
-        stamps = values.to_numpy(dtype="datetime64[ns]")
+        stamps = values.to_numpy()
         out = stamps.astype("datetime64[s]").astype(np.int64).astype(np.float64)
         out[np.isnat(stamps)] = np.nan
         return out
     try:
-        return pd.to_numeric(values).to_numpy(dtype=np.float64, na_value=np.nan)
+        raw = pd.to_numeric(values).to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
         raise InputError(
             f"{what} holds {values.dtype} values such as {values.iloc[0]!r}",
             location=what,
-            expected="Unix seconds (numbers) or datetimes",
+            expected="Unix seconds (numbers, in time_unit) or datetimes",
         ) from None
+    factor = FACTORS[unit]
+    bad = implausible(np.where(np.isfinite(raw), raw, 0.0) / factor)
+    if bad >= 0:
+        raise InputError(
+            implausible_message(
+                raw[bad],
+                unit,
+                what="value",
+                where=f" at row {bad + 1}",
+                hint="time_unit={unit!r}",
+            ),
+            location=what,
+            expected=f"Unix times {RANGE_TEXT} in time_unit (s, ms, us, ns) or datetimes",
+        )
+    if factor == 1:
+        return raw
+    finite = np.isfinite(raw)
+    whole = np.floor(np.where(finite, raw, 0.0)).astype(np.int64) // factor
+    return np.where(finite, whole.astype(np.float64), raw)
 
 
-def _times(values: pd.Series, what: str) -> np.ndarray:
-    seconds = _seconds(values, what)
+def _times(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
+    seconds = _seconds(values, what, unit)
     bad = np.flatnonzero(~np.isfinite(seconds) | (seconds != np.floor(seconds)))
     if bad.size:
         raise InputError(
@@ -298,7 +344,7 @@ def _labels(values: pd.Series, positive: Any, what: str) -> np.ndarray:
     return values.to_numpy(dtype=np.int8)
 
 
-def _from_frame(frame, time, label, label_time, positive, dataset):
+def _from_frame(frame, time, label, label_time, positive, dataset, unit="s"):
     from delaycv.stream import Stream
 
     time_col = time or "time"
@@ -314,8 +360,8 @@ def _from_frame(frame, time, label, label_time, positive, dataset):
         )
     lt_col = label_time or ("label_time" if "label_time" in frame.columns else None)
     used = [time_col, label, *([lt_col] if lt_col else [])]
-    times = _times(frame[time_col], f"column {time_col}")
-    lts = _seconds(frame[lt_col], f"column {lt_col}") if lt_col else None
+    times = _times(frame[time_col], f"column {time_col}", unit)
+    lts = _seconds(frame[lt_col], f"column {lt_col}", unit) if lt_col else None
     return _make_stream(
         Stream,
         times,
@@ -326,7 +372,7 @@ def _from_frame(frame, time, label, label_time, positive, dataset):
     )
 
 
-def _from_pairs(pairs, time, label_time, positive, dataset):
+def _from_pairs(pairs, time, label_time, positive, dataset, unit="s"):
     from delaycv.stream import Stream
 
     time_key = time or "time"
@@ -371,11 +417,11 @@ def _from_pairs(pairs, time, label_time, positive, dataset):
                 location="argument stream",
                 expected=f"a {time_key!r} key in every x, or in none",
             )
-        times = _times(pd.Series(ts), f"key {time_key}")
+        times = _times(pd.Series(ts), f"key {time_key}", unit)
         meta = {}
     lt = None
     if any(v is not None for v in lts):
-        lt = _seconds(pd.Series([math.nan if v is None else v for v in lts]), f"key {lt_key}")
+        lt = _seconds(pd.Series([math.nan if v is None else v for v in lts]), f"key {lt_key}", unit)
     labels = _labels(pd.Series(ys), positive, "y")
     features = pd.DataFrame.from_records(xs)
     return _make_stream(

@@ -44,6 +44,16 @@ import pyarrow.compute as pc
 from delaycv.errors import ConfigError, InputError
 from delaycv.io import DATE, NOMINAL, NUMERIC, TEXT_KINDS, RawTable, parse_dates, read_table
 from delaycv.stream import BASE_COLUMNS, Stream, write_stream
+from delaycv.timeunits import (
+    EARLIEST,
+    FACTORS,
+    LATEST,
+    NAMES,
+    RANGE_TEXT,
+    TIME_UNITS,
+    implausible,
+    implausible_message,
+)
 
 log = logging.getLogger("delaycv.convert")
 
@@ -61,6 +71,7 @@ METADATA_KEYS = (
     "positive_class",
     "negative_class",
     "time_column",
+    "time_unit",
     "label_column",
     "feedback_column",
     "link_kind",
@@ -110,6 +121,18 @@ def _as_tuple(value: Any, key: str) -> tuple[str, ...]:
     )
 
 
+def _delimiter(value: Any, key: str) -> str:
+    """The CSV separator of a mapping value: one character (``\\t`` or ``tab`` is a tab)."""
+    text = {"\\t": "\t", "tab": "\t"}.get(str(value), str(value)) if value is not None else ""
+    if len(text) != 1 or text in '"\r\n':
+        raise ConfigError(
+            f"bad delimiter {value!r}",
+            location=f"key {key}",
+            expected="one character such as ',', ';', '|' or '\\t' (a tab), not a quote",
+        )
+    return text
+
+
 def class_text(value: Any) -> str:
     """Canonical text of a class value: ``1``, ``1.0`` and ``"1"`` are all ``"1"``."""
     text = str(value).strip()
@@ -126,7 +149,9 @@ def class_text(value: Any) -> str:
 class Mapping:
     """How the columns of a raw file become the canonical stream.
 
-    time          column of arrival times: Unix seconds, or date text parsed with ``time_format``
+    time          column of arrival times: Unix times in ``time_unit``, or dates
+    time_unit     unit of the time (and link) numbers: ``s`` (default), ``ms``, ``us``, ``ns``; or
+                  ``datetime``: dates (ISO 8601 text, an ARFF date attribute), converted exactly
     time_format   strptime format (e.g. ``"%Y-%m-%d %H:%M:%S"``) when ``time`` holds date text
     label         column of the class
     positive      the positive class (label 1); compared as text, ``1`` == ``1.0``
@@ -139,7 +164,7 @@ class Mapping:
     features      explicit feature columns in order; None = every column not named above
     boolean_as_number  True: text/nominal features whose values are within {False, True} or
                   {0, 1} (any case) become numbers 0.0/1.0
-    delimiter     CSV field separator
+    delimiter     CSV field separator (one character; ``\\t`` or ``tab`` for a tab)
     """
 
     time: str
@@ -147,6 +172,7 @@ class Mapping:
     positive: str
     negative: str | None = None
     time_format: str | None = None
+    time_unit: str = "s"
     link: str | None = None
     link_kind: str = "fix_timestamp"
     link_none: float | None = -1.0
@@ -215,6 +241,21 @@ class Mapping:
                     location=f"key {where}.{key}",
                     expected="a column name" if key != "positive" else "the positive class",
                 )
+        unit = values.get("time_unit", "s")
+        if unit not in TIME_UNITS:
+            raise ConfigError(
+                f"unknown time unit {unit!r}",
+                location=f"key {where}.time_unit",
+                expected="s, ms, us, ns (numbers: seconds ... nanoseconds) or datetime (dates)",
+            )
+        if values.get("time_format") is not None and unit not in ("s", "datetime"):
+            raise ConfigError(
+                f"time_format given with time_unit {unit!r}",
+                location=f"key {where}.time_unit",
+                expected="time_unit datetime (or none) with a time_format: the column holds dates",
+            )
+        if "delimiter" in data:
+            values["delimiter"] = _delimiter(values["delimiter"], f"{where}.delimiter")
         if values.get("link_kind", "fix_timestamp") not in LINK_KINDS:
             raise ConfigError(
                 f"unknown link kind {values['link_kind']!r}",
@@ -378,41 +419,77 @@ def _labels(raw: RawTable, m: Mapping) -> tuple[np.ndarray, str | None]:
     return np.isin(codes, pos_codes).astype(np.int8), negative
 
 
-def _times(raw: RawTable, name: str, m: Mapping, what: str, required: bool) -> np.ndarray:
-    """float64 Unix seconds of column ``name`` (NaN where missing, allowed unless ``required``)."""
+def _times(
+    raw: RawTable, name: str, m: Mapping, what: str, required: bool, none: float | None = None
+) -> np.ndarray:
+    """float64 Unix seconds of column ``name`` (NaN where missing, allowed unless ``required``;
+    a raw number equal to ``none`` means "no value" and is NaN too).
+
+    Numbers are in ``m.time_unit`` (sub-second parts of ms/us/ns are dropped, rounding down, so
+    the order is kept); dates (ARFF date attribute, text with ``time_format``, ISO 8601 text with
+    ``time_unit: datetime``) are converted exactly. Every time must be plausible (1900-9999):
+    otherwise an InputError names the column, the first such row and the likely unit.
+    """
     col = raw.column(name)
     arr = raw.table.column(name)
-    if col.kind in TEXT_KINDS or (m.time_format is not None and col.kind == NUMERIC):
-        if m.time_format is None:
+    unit = m.time_unit
+    numbers = col.kind == NUMERIC and m.time_format is None
+    if col.kind == DATE:
+        if unit not in ("s", "datetime"):
+            raise InputError(
+                f"the {what} column {name!r} holds dates, not numbers in {NAMES[unit]}",
+                path=raw.path,
+                location="key mapping.time_unit",
+                expected="time_unit datetime (or none) for a date attribute",
+            )
+        secs = np.asarray(
+            pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
+        )
+    elif not numbers or unit == "datetime":
+        if m.time_format is None and unit != "datetime":
             raise InputError(
                 f"the {what} column {name!r} holds text",
                 path=raw.path,
                 location="key mapping.time_format",
-                expected="Unix seconds, or a time_format such as '%Y-%m-%d %H:%M:%S'",
+                expected="Unix times (numbers), or a time_format such as '%Y-%m-%d %H:%M:%S', "
+                "or time_unit: datetime for ISO 8601 dates",
             )
         values = arr
         if col.kind == NUMERIC:  # e.g. 20200131 with time_format "%Y%m%d"
             values = pc.cast(pc.cast(arr, pa.int64()), pa.string())
-        secs, bad = parse_dates(values, m.time_format)
+        if none is not None:  # e.g. -1 (no link) in a link column of dates
+            texts = values.to_pylist()
+            nothing = class_text(none)
+            values = pa.array(
+                [None if v is not None and class_text(v) == nothing else v for v in texts],
+                type=pa.string(),
+            )
+        fmt = m.time_format or "ISO8601"
+        secs, bad = parse_dates(values, fmt)
         if bad >= 0:
             raise InputError(
-                f"{what} {values[bad].as_py()!r} does not match the time format",
+                f"{what} {values[bad].as_py()!r} does not match the time format (column {name!r})",
                 path=raw.path,
                 location=raw.location(bad),
-                expected=f"a date in format {m.time_format!r}",
+                expected=f"a date in format {m.time_format!r}"
+                if m.time_format
+                else "an ISO 8601 date such as 2021-03-04T05:06:07Z (or a time_format)",
             )
     else:
         secs = np.asarray(
             pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
         )
+        if none is not None:
+            secs = np.where(secs == none, np.nan, secs)
         finite = np.isfinite(secs)
         bad = _first(finite & (secs != np.floor(np.where(finite, secs, 0))))
         if bad >= 0:
             raise InputError(
-                f"{what} {float(secs[bad])!r} is not a whole number of seconds",
+                f"{what} {float(secs[bad])!r} is not a whole number of {NAMES[unit]} "
+                f"(column {name!r})",
                 path=raw.path,
                 location=raw.location(bad),
-                expected="integer Unix seconds",
+                expected=f"integer Unix {NAMES[unit]}",
             )
         bad = _first(np.isinf(secs))
         if bad >= 0:
@@ -420,8 +497,37 @@ def _times(raw: RawTable, name: str, m: Mapping, what: str, required: bool) -> n
                 f"{what} is infinite",
                 path=raw.path,
                 location=raw.location(bad),
-                expected="integer Unix seconds",
+                expected=f"integer Unix {NAMES[unit]}",
             )
+        bad = _first(
+            finite & ((secs < EARLIEST * FACTORS[unit]) | (secs >= LATEST * FACTORS[unit]))
+        )
+        if bad >= 0:
+            raise InputError(
+                implausible_message(
+                    secs[bad],
+                    unit,
+                    what=what,
+                    where=f" in column {name!r}",
+                    hint="set time_unit: {unit}, or --time-unit {unit}",
+                ),
+                path=raw.path,
+                location=raw.location(bad),
+                expected=f"Unix {NAMES[unit]} {RANGE_TEXT}, or the column's unit in time_unit "
+                "(s, ms, us, ns)",
+            )
+        factor = FACTORS[unit]
+        if factor != 1:
+            whole = np.where(finite, secs, 0).astype(np.int64) // factor
+            secs = np.where(finite, whole.astype(np.float64), np.nan)
+    bad = implausible(np.where(np.isnan(secs), 0.0, secs))
+    if bad >= 0:
+        raise InputError(
+            f"{what} {np.datetime64(int(secs[bad]), 's')} in column {name!r} is not {RANGE_TEXT}",
+            path=raw.path,
+            location=raw.location(bad),
+            expected=f"dates {RANGE_TEXT}",
+        )
     if required:
         bad = _first(np.isnan(secs))
         if bad >= 0:
@@ -432,6 +538,14 @@ def _times(raw: RawTable, name: str, m: Mapping, what: str, required: bool) -> n
                 expected=f"a value in column {name!r}",
             )
     return secs
+
+
+def _source_unit(raw: RawTable, m: Mapping) -> str:
+    """The unit of the raw time column as recorded in the metadata: ``s``, ``ms``, ``us``, ``ns``
+    or ``datetime`` (dates: an ARFF date attribute, text with a time_format or ISO 8601)."""
+    if raw.column(m.time).kind != NUMERIC or m.time_format is not None:
+        return "datetime"
+    return m.time_unit
 
 
 def _is_boolean(values: list[str]) -> bool:
@@ -608,7 +722,7 @@ def convert_table(
             n,
         )
     if m.link is not None:
-        link = _times(raw, m.link, m, "link", required=False)
+        link = _times(raw, m.link, m, "link", required=False, none=m.link_none)
         label_time, stats = _link_label_time(time, label, link, m, raw)
     else:
         label_time, stats = np.full(n, np.nan), {}
@@ -639,6 +753,7 @@ def convert_table(
         positive_class=m.positive,
         negative_class=negative,
         time_column=m.time,
+        time_unit=_source_unit(raw, m),
         label_column=m.label,
         feedback_column=m.link,
         link_kind=None if m.link is None else m.link_kind,
@@ -676,7 +791,7 @@ def load_stream(
     drop = drop_truncated_last_line or (p is not None and p.drop_truncated_last_line)
     fmt = (format or Path(src).suffix.lstrip(".")).lower()
     text_columns: list[str] = [m.label, *m.categorical]
-    if m.time_format is not None:
+    if m.time_format is not None or m.time_unit == "datetime":
         text_columns += [m.time] + ([m.link] if m.link else [])
     if fmt == "csv":
         from delaycv.io.csv import read_csv

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass
 
@@ -31,11 +32,21 @@ class Window:
         return f"{self.amount}s"
 
 
+def _no_unit(text: object) -> DelaycvError:
+    amount = str(text).strip()
+    return DelaycvError(
+        f"window {text!r} has no unit: write {amount}d, {amount}h, {amount}s or {amount}i "
+        "(days, hours, seconds or instances; only 0 may go without one)"
+    )
+
+
 def parse_window(text: str | int | Window) -> Window:
     """Parse a waiting window.
 
-    ``"90d"``, ``"12h"``, ``"30m"``, ``"3600s"``, ``"2w"`` and a bare integer (seconds) are durations;
-    ``"500i"`` (or ``"500 instances"``) is a count of instances.
+    ``"90d"``, ``"12h"``, ``"30m"``, ``"3600s"`` and ``"2w"`` are durations; ``"500i"`` (or
+    ``"500 instances"``) is a count of instances. A number without a unit (``7`` or ``"7"``) is an
+    error: it could be seconds, days or instances. Only ``0`` may go without a unit (no wait:
+    ``0s`` and ``0i`` mean the same); it is ``Window(0, "s")``.
 
     >>> parse_window("7d")
     Window(amount=604800, unit='s')
@@ -44,22 +55,29 @@ def parse_window(text: str | int | Window) -> Window:
     """
     if isinstance(text, Window):
         return text
-    if isinstance(text, bool):
+    if isinstance(text, bool) or not isinstance(text, str | numbers.Integral):
         raise DelaycvError(
             f"window {text!r} is not a duration (expected e.g. 7d, 12h, 3600s or 500i)"
         )
-    if isinstance(text, int):
+    if isinstance(text, numbers.Integral):
+        text = int(text)
         if text < 0:
             raise DelaycvError(f"window {text!r} is negative (expected a duration >= 0)")
-        return Window(text, "s")
-    match = _PATTERN.match(str(text))
+        if text != 0:
+            raise _no_unit(text)
+        return Window(0, "s")
+    match = _PATTERN.match(text)
     if not match:
-        if str(text).strip().startswith("-"):
+        if text.strip().startswith("-"):
             raise DelaycvError(f"window {text!r} is negative (expected a duration >= 0)")
         raise DelaycvError(
             f"window {text!r} is not a duration (expected e.g. 7d, 12h, 30m, 3600s, 2w or 500i)"
         )
-    amount, unit = int(match.group(1)), match.group(2) or "s"
+    amount, unit = int(match.group(1)), match.group(2)
+    if unit is None:
+        if amount != 0:
+            raise _no_unit(text)
+        unit = "s"
     if unit.startswith("i"):
         return Window(amount, "i")
     return Window(amount * _UNIT_SECONDS[unit], "s")

@@ -2,7 +2,8 @@
 
 A :class:`Stream` holds, for instances n = 1..len(stream) in arrival order,
 
-- ``time[n]``: arrival time in Unix seconds (int64), non-decreasing;
+- ``time[n]``: arrival time in Unix seconds (int64), non-decreasing, between 1900 and 9999
+  (a time outside is an error naming the row and the likely unit: milliseconds, ...);
 - ``label[n]``: the true label, 0 or 1 (int8; 1 is the positive class named in the metadata);
 - ``label_time[n]``: the time an external event (the fixing commit) reveals the positive label,
   float64 Unix seconds, NaN when no event ever does;
@@ -18,7 +19,8 @@ On disk (:func:`write_stream` / :func:`read_stream`) the columns are ``time`` in
 ``label_time`` nullable int64, then the features (float64, or dictionary<int32, string>; a missing
 value is null, and a NaN read from a foreign file is missing too), and the metadata is JSON under
 the Parquet file-metadata key ``b"delaycv"``. Writing is atomic and deterministic: the same stream
-gives byte-identical files.
+gives byte-identical files. Every page has a checksum, verified on reading (a mismatch is an
+InputError naming the file).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import pyarrow.parquet as pq
 
 from delaycv.atomic import atomic_path
 from delaycv.errors import DelaycvError, InputError
+from delaycv.timeunits import implausible, implausible_message
 
 #: The columns every stream file starts with, in order; the features follow.
 BASE_COLUMNS: tuple[str, ...] = ("time", "label", "label_time")
@@ -141,6 +144,25 @@ def _missing_values(
     return counts, missing_rows
 
 
+def _check_times(time: np.ndarray, label_time: np.ndarray, first_row: int) -> None:
+    """Times must be plausible Unix seconds (1900-9999): milliseconds stored as seconds would
+    make every window 1000 times too short. The error names the row and the likely unit."""
+    for name, values in (("time", time), ("label_time", label_time)):
+        if values.size == 0:
+            continue
+        present = values if values.dtype != np.float64 else np.where(np.isnan(values), 0, values)
+        bad = implausible(present)
+        if bad >= 0:
+            raise DelaycvError(
+                implausible_message(
+                    float(values[bad]),
+                    what=f"stream {name}",
+                    where=f" at row {bad + first_row}",
+                    hint="a stream stores seconds: convert the source with time_unit: {unit}",
+                )
+            )
+
+
 @dataclass(frozen=True)
 class StreamChunk:
     """Instances ``start + 1 .. start + len(time)`` of a stream (1-based): their arrays, as in
@@ -207,6 +229,7 @@ class Stream:
                     f"stream time decreases at row {i + self.first_row} "
                     f"({time[i]} after {time[i - 1]})"
                 )
+        _check_times(time, label_time, self.first_row)
         features = _as_feature_frame(self.features, n)
         if len(features) != n:
             raise DelaycvError(f"stream features have {len(features)} rows, time has {n}")
@@ -344,13 +367,20 @@ def write_stream(stream: Stream, path: str | os.PathLike) -> None:
     """Write ``stream`` to the Parquet file ``path``, atomically (all or nothing).
 
     The same stream always gives the same bytes (zstd compression, no timestamps in the file).
+    Every page carries a CRC-32 checksum, verified when the stream is read (:func:`read_stream`,
+    :class:`StreamFile`): a file changed after it was written is an error naming it.
     """
     table = to_table(stream)
     # dictionary pages only where they pay (label, categorical features): 40 % faster writes
     dictionary = ["label"] + [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
     with atomic_path(path) as tmp:
         pq.write_table(
-            table, tmp, compression="zstd", row_group_size=1 << 20, use_dictionary=dictionary
+            table,
+            tmp,
+            compression="zstd",
+            row_group_size=1 << 20,
+            use_dictionary=dictionary,
+            write_page_checksum=True,
         )
 
 
@@ -466,10 +496,46 @@ def check_stream_file(path: str | os.PathLike) -> dict:
     """Check, from its schema alone (no data is read), that ``path`` is a stream file in the
     canonical layout, as :func:`write_stream` (``delaycv convert``) writes it; return its metadata.
 
-    :func:`read_stream` checks the same and then the values (labels 0/1, time non-decreasing).
+    The row-group statistics (minimum and maximum, kept in the file's footer) of ``time`` and
+    ``label_time`` must be plausible Unix seconds (1900-9999): a stream of milliseconds fails
+    here, naming the file, before any work. :func:`read_stream` checks the same and then the
+    values (labels 0/1, time non-decreasing).
     """
-    p, schema = _read_parquet(path, pq.read_schema)
-    return _check_schema(schema, str(p))
+    p, meta = _read_parquet(path, pq.read_metadata)
+    where = str(p)
+    try:
+        schema = meta.schema.to_arrow_schema()
+    except (pa.ArrowInvalid, OSError) as err:
+        raise parquet_error(err, p, "a stream written by delaycv convert") from None
+    out = _check_schema(schema, where)
+    names = schema.names
+    for group in range(meta.num_row_groups):
+        rows = meta.row_group(group)
+        for name in ("time", "label_time"):
+            stats = rows.column(names.index(name)).statistics
+            if stats is None or not stats.has_min_max:
+                continue
+            values, none = np.asarray([stats.min, stats.max], dtype=np.float64), np.empty(0)
+            try:
+                _check_times(*((values, none) if name == "time" else (none, values)), 1)
+            except DelaycvError as err:
+                text = str(err).replace(" at row 1 ", " ").replace(" at row 2 ", " ")
+                text = text.replace(" is ", f" (row group {group}) is ", 1)
+                raise InputError(text, path=where) from None
+    return out
+
+
+def parquet_error(err: Exception, path: str | os.PathLike, expected: str | None) -> InputError:
+    """The InputError for a Parquet file that pyarrow could not read (``err``), naming ``path``;
+    a page whose checksum does not match says that the file is corrupt."""
+    text = str(err)
+    if "checksum" in text.lower():
+        return InputError(
+            f"corrupt Parquet file: a page checksum does not match its data ({text})",
+            path=str(path),
+            expected="the file as it was written (write it again from its source)",
+        )
+    return InputError(f"not a readable Parquet file: {text}", path=str(path), expected=expected)
 
 
 def _read_parquet(path: str | os.PathLike, read):
@@ -480,16 +546,12 @@ def _read_parquet(path: str | os.PathLike, read):
     try:
         return p, read(p)
     except (pa.ArrowInvalid, OSError) as err:
-        raise InputError(
-            f"not a readable Parquet file: {err}",
-            path=str(p),
-            expected="a stream written by delaycv convert",
-        ) from None
+        raise parquet_error(err, p, "a stream written by delaycv convert") from None
 
 
 def read_stream(path: str | os.PathLike) -> Stream:
     """Read a stream written by :func:`write_stream` (or any Parquet file in the same layout)."""
-    p, table = _read_parquet(path, pq.read_table)
+    p, table = _read_parquet(path, lambda f: pq.read_table(f, page_checksum_verification=True))
     return from_table(table, p)
 
 
@@ -521,7 +583,10 @@ class StreamFile:
         # after each batch, Arrow's pool hands the pages it freed back (mimalloc keeps them
         # otherwise: 1M instances x 10 folds peaked 12 MiB higher, and grew with the file)
         _, parquet = _read_parquet(
-            self.path, lambda p: pq.ParquetFile(p, pre_buffer=False, buffer_size=1 << 20)
+            self.path,
+            lambda p: pq.ParquetFile(
+                p, pre_buffer=False, buffer_size=1 << 20, page_checksum_verification=True
+            ),
         )
         pool = pa.default_memory_pool()
         try:
@@ -529,11 +594,7 @@ class StreamFile:
                 yield batch
                 pool.release_unused()
         except (pa.ArrowInvalid, OSError) as err:
-            raise InputError(
-                f"unreadable Parquet data: {err}",
-                path=str(self.path),
-                expected="a stream written by delaycv convert",
-            ) from None
+            raise parquet_error(err, self.path, "a stream written by delaycv convert") from None
 
     def chunks(self, size: int) -> Iterator[StreamChunk]:
         """Consecutive chunks of exactly ``size`` instances (the last may be shorter), as

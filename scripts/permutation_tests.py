@@ -65,7 +65,7 @@ for frame, parquet, csv in (
     (bias, output.bias, output.bias_csv),
 ):
     with atomic_path(parquet) as tmp:
-        frame.to_parquet(tmp, index=False)
+        frame.to_parquet(tmp, index=False, write_page_checksum=True)
     if csv is not None:
         with atomic_path(csv) as tmp:
             frame.to_csv(tmp, index=False)

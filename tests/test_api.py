@@ -229,6 +229,7 @@ def test_labels_by_name_and_datetimes():
     [
         ({"policy": "hitl"}, ConfigError, ["key policy.pos_window", "no default window"]),
         ({"policy": "verification"}, ConfigError, ["key policy.window"]),
+        ({"policy": "delay", "window": 7}, ConfigError, ["key policy.window", "7d, 7h, 7s or 7i"]),
         ({"policy": "hitl_7d_90d", "window": "3d"}, ConfigError, ["key window", "hitl_7d_90d"]),
         ({"validation": "boot"}, ConfigError, ["key validation.scheme"]),
         ({"validation": {"folds": 3}, "folds": 4}, ConfigError, ["key folds"]),
@@ -261,6 +262,34 @@ def test_bad_streams_and_models_are_named():
         )
     with pytest.raises(ConfigError, match="StandardScaler has no predict_proba_one"):
         delaycv.evaluate(frame, preprocessing.StandardScaler())
+
+
+def test_time_units_of_a_dataframe():
+    frame = pd.read_parquet(_tiny_parquet())
+    from delaycv.api import as_stream
+
+    ref = as_stream(frame)
+    ms = frame.assign(time=frame["time"] * 1000 + 999, label_time=frame["label_time"] * 1000)
+    with pytest.raises(InputError) as err:
+        delaycv.evaluate(ms, "NoChange", progress=False)
+    assert str(err.value).startswith(
+        f"column time: value {frame['time'][0] * 1000 + 999} at row 1 is after 9999-12-31 "
+        "as Unix seconds: it looks like milliseconds (time_unit='ms')"
+    )
+    got = as_stream(ms, time_unit="ms")
+    assert np.array_equal(got.time, ref.time)
+    assert np.array_equal(got.label_time, ref.label_time, equal_nan=True)
+    dates = frame.assign(
+        time=pd.to_datetime(frame["time"], unit="s", utc=True).dt.tz_convert("Europe/Paris"),
+        label_time=pd.to_datetime(frame["label_time"], unit="s"),
+    )
+    got = as_stream(dates)
+    assert np.array_equal(got.time, ref.time)
+    assert np.array_equal(got.label_time, ref.label_time, equal_nan=True)
+    with pytest.raises(ConfigError, match="unknown time unit 'sec'"):
+        delaycv.evaluate(frame, "NoChange", time_unit="sec", progress=False)
+    with pytest.raises(ConfigError, match="a canonical stream stores seconds"):
+        as_stream(_tiny_parquet(), time_unit="ms")
 
 
 _TINY: list = []

@@ -116,6 +116,7 @@ def test_output_where_nothing_can_be_created(work, capsys):
         (["--policy", "verification"], ["option --window", "no default window"]),
         (["--policy", "hitl", "--neg-window", "90d"], ["option --pos-window"]),
         (["--policy", "delay", "--window", "soon"], ["option --window", "soon"]),
+        (["--policy", "delay", "--window", "7"], ["option --window", "no unit", "7d, 7h, 7s"]),
     ],
 )
 def test_bad_values_name_the_option(work, capsys, extra, words):
@@ -168,6 +169,33 @@ def test_compare_checkpoint_that_matches_nothing(merged, capsys):
     fails([*argv[:3], "afile", "--resamples", "50"], capsys, work, "afile", "not a directory")
     assert main([*argv, "--checkpoint", "400"]) == 0
     assert set(pd.read_parquet(work / "tests" / "tests.parquet")["checkpoint"]) == {400}
+
+
+# --------------------------------------------------------------------------- bad stream files
+
+
+def test_a_stream_in_milliseconds_or_corrupt_fails_naming_the_file(work, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from conftest import flip_page_byte
+
+    rows = 300
+    table = pa.table(
+        {
+            "time": [1_600_000_000_000 + 60_000 * i for i in range(rows)],
+            "label": [i % 2 for i in range(rows)],
+            "label_time": pa.array([None] * rows, pa.int64()),
+            "x": np.random.default_rng(1).random(rows),
+        }
+    )
+    pq.write_table(table, work / "ms.parquet")
+    argv = ["evaluate", "ms.parquet", "--learner", "NoChange", "--out", "run", "--quiet"]
+    fails(argv, capsys, work, "ms.parquet: stream time 1600000000000 at row 1", "milliseconds")
+    stream = random_stream(np.random.default_rng(4), 5000)
+    write_stream(stream, work / "bad.parquet")
+    flip_page_byte(work / "bad.parquet", stream.feature_names[0])
+    argv[1] = "bad.parquet"
+    fails(argv, capsys, work, "bad.parquet: corrupt Parquet file: a page checksum does not match")
 
 
 # --------------------------------------------------------------------------- the console script

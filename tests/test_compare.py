@@ -648,5 +648,5 @@ def test_policy_windows_and_window_table():
     assert sorted(frame["window"] // 86400) == [0, 1, 3, 7, 15, 30, 60, 90]
     neg = compare.window_table(["hitl_7d_30d", "hitl_7d_60d", "hitl_7d_90d"])
     assert set(neg["varies"]) == {"N"} and set(neg["family"]) == {"hitl, P = 7d"}
-    given = compare.window_table(["a", "b", "c"], windows={"a": "1d", "b": 7200})
+    given = compare.window_table(["a", "b", "c"], windows={"a": "1d", "b": "7200s"})
     assert given.set_index("policy")["window"].to_dict() == {"a": 86400, "b": 7200}

@@ -51,6 +51,17 @@ def error_of(config: dict) -> ConfigError:
         ({"datasets": {"d": {"path": "x.csv", "inf": "drop"}}}, "key datasets.d.inf", "missing"),
         ({"policies": {"x": {"preset": "hitl", "window": "7d"}}}, "key policies.x.window", ""),
         ({"policies": {"x": {"preset": "delay"}}}, "key policies.x.window", "window"),
+        ({"policies": {"x": {"preset": "delay", "window": 7}}}, "key policies.x.window", "7d, 7h"),
+        (
+            {"policies": {"x": {"preset": "hitl", "pos_window": "7", "neg_window": "90d"}}},
+            "key policies.x.pos_window",
+            "has no unit",
+        ),
+        (
+            {"policy_grids": {"h": {"preset": "delay", "window": ["1d", 2]}}},
+            "key policy_grids.h.window",
+            "2d, 2h, 2s or 2i",
+        ),
         (
             {"policy_grids": {"h": {"preset": "hitl", "pos_window": ["7q"], "neg_window": ["1d"]}}},
             "key policy_grids.h.pos_window.0",
@@ -137,7 +148,7 @@ def test_policy_grids_expand_with_the_library_names():
 
     for name, spec in out["policies"].items():
         assert make_policy(spec).name == name
-    windows = {"preset": "verification", "window": ["1d", 3600]}
+    windows = {"preset": "verification", "window": ["1d", "3600s"]}
     assert list(dcfg.expand_policy_grid(windows)) == ["verification_1d", "verification_1h"]
 
 
@@ -404,6 +415,32 @@ def files(tmp_path) -> Path:
             "missing mapping key 'positive'",
         ),
         (
+            {
+                "datasets": {
+                    "d": {
+                        "path": "raw.csv",
+                        "preset": "commit-guru",
+                        "mapping": {"time_unit": "sec"},
+                    }
+                }
+            },
+            "key datasets.d.mapping.time_unit",
+            "unknown time unit 'sec'",
+        ),
+        (
+            {
+                "datasets": {
+                    "d": {
+                        "path": "raw.csv",
+                        "preset": "commit-guru",
+                        "mapping": {"delimiter": ";;"},
+                    }
+                }
+            },
+            "key datasets.d.mapping.delimiter",
+            "bad delimiter",
+        ),
+        (
             {"datasets": {"d": {"path": "stream.parquet", "preset": "commit-guru"}}},
             "key datasets.d.preset",
             "a canonical stream (.parquet) is used as it is",
@@ -452,6 +489,19 @@ def test_a_canonical_stream_is_a_dataset_used_as_it_is(files):
     assert dcfg.stream_file(study["datasets"]["s"]) == "stream.parquet"
     assert dcfg.stream_file(study["datasets"]["t"]) is None
     assert dcfg.stream_file({"path": "raw.csv"}) is None
+
+
+def test_a_canonical_stream_of_milliseconds_fails_when_the_config_loads(files):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"time": [1_600_000_000_000], "label": [0], "label_time": [None]})
+    pq.write_table(table, files / "ms.parquet")
+    with pytest.raises(ConfigError) as info:
+        dcfg.load_config(with_changes(datasets={"s": {"path": "ms.parquet"}}), cwd=files)
+    assert "stream time 1600000000000 (row group 0) is after 9999-12-31" in str(info.value)
+    assert "it looks like milliseconds" in str(info.value)
+    assert info.value.location.startswith("key datasets.s.path")
 
 
 def test_learners_are_not_built_when_told_not_to():

@@ -218,6 +218,67 @@ ERRORS = [
         "the time column 'd' holds text",
         "key mapping.time_format",
     ),
+    # milliseconds read as seconds: every window would be 1000 times too short
+    (
+        "t,y\n1600000000,1\n1600000000123,0\n",
+        {},
+        {},
+        "time 1600000000123 in column 't' is after 9999-12-31 as Unix seconds: it looks like "
+        "milliseconds \\(set time_unit: ms, or --time-unit ms\\)",
+        "row 2 (line 3)",
+    ),
+    (
+        "t,y\n1600000000000000,1\n",
+        {"time_unit": "ms"},
+        {},
+        "after 9999-12-31 as Unix milliseconds: it looks like microseconds",
+        "row 1 (line 2)",
+    ),
+    (
+        "t,y\n-3000000000,1\n",
+        {},
+        {},
+        "time -3000000000 in column 't' is before 1900",
+        "row 1 (line 2)",
+    ),
+    (
+        "t,y,link\n1600000000,1,-1\n1600000001,0,1600000000000\n",
+        {"link": "link"},
+        {},
+        "link 1600000000000 in column 'link' is after 9999-12-31 as Unix seconds: it looks like "
+        "milliseconds",
+        "row 2 (line 3)",
+    ),
+    (
+        "t,y\n1600000000500,1\n1.5,0\n",
+        {"time_unit": "ms"},
+        {},
+        "not a whole number of milliseconds",
+        "row 2 (line 3)",
+    ),
+    (
+        "d,y\n2020-01-01T00:00:00Z,1\n2020-13-01T00:00:00,0\n",
+        {"time": "d", "time_unit": "datetime"},
+        {},
+        "'2020-13-01T00:00:00' does not match the time format",
+        "row 2 (line 3)",
+    ),
+    (
+        "d,y\n1850-01-01T00:00:00,1\n",
+        {"time": "d", "time_unit": "datetime"},
+        {},
+        "time 1850-01-01T00:00:00 in column 'd' is not between 1900-01-01 and 9999-12-31",
+        "row 1 (line 2)",
+    ),
+    # junk and other separators
+    (
+        "t;y\n1;1\n2;0\n",
+        {},
+        {},
+        "the header has no ',' but 1 semicolons: the file looks ';'-separated",
+        "line 1",
+    ),
+    ("t\ty\n1\t1\n", {}, {}, "looks '\\\\t'-separated", "line 1"),
 ]
 
 
@@ -402,3 +463,131 @@ def test_cli_convert_prints_missing_counts_and_fails_on_inf(tmp_path, capsys):
     assert summary["missing"] == {"la": 5, "kind": 3}
     assert summary["infinite_as_missing"] == {"la": 1}
     assert read_stream(out2).records()[5] == {}
+
+
+def test_time_units_give_the_same_stream_in_seconds(tmp_path):
+    seconds = "t,y,link\n1600000000,1,-1\n1600000001,1,-1\n1600000100,0,1600000000\n"
+    m = {"time": "t", "label": "y", "positive": 1, "link": "link"}
+    ref = load_stream(write(tmp_path, seconds), mapping=m)
+    assert ref.metadata["time_unit"] == "s"
+    assert np.array_equal(ref.label_time, [1600000100.0, NAN, NAN], equal_nan=True)
+    for unit, factor, extra in (("ms", 10**3, 999), ("us", 10**6, 999_999), ("ns", 10**9, 0)):
+        rows = ["t,y,link"]
+        for line in seconds.strip().split("\n")[1:]:
+            t, y, link = (int(v) for v in line.split(","))
+            link = -1 if link == -1 else link * factor + extra
+            rows.append(f"{t * factor + extra},{y},{link}")
+        src = write(tmp_path, "\n".join(rows) + "\n", name=f"{unit}.csv")
+        with pytest.raises(InputError, match=f"it looks like .*time_unit: {unit}"):
+            load_stream(src, mapping=m)
+        s = load_stream(src, mapping={**m, "time_unit": unit})
+        assert np.array_equal(s.time, ref.time)  # sub-second parts are rounded down
+        assert np.array_equal(s.label_time, ref.label_time, equal_nan=True)
+        assert s.metadata["time_unit"] == unit
+    iso = "t,y,link\n2020-09-13T12:26:40Z,1,-1\n2020-09-13T14:26:41+02:00,1,-1\n"
+    iso += "2020-09-13T12:28:20.7,0,2020-09-13T12:26:40\n"
+    s = load_stream(write(tmp_path, iso, name="iso.csv"), mapping={**m, "time_unit": "datetime"})
+    assert np.array_equal(s.time, ref.time)
+    assert np.array_equal(s.label_time, ref.label_time, equal_nan=True)
+    assert s.metadata["time_unit"] == "datetime"
+
+
+def test_time_unit_keys_are_checked():
+    with pytest.raises(ConfigError, match="unknown time unit 'sec'") as info:
+        Mapping.from_dict({"time": "t", "label": "y", "positive": 1, "time_unit": "sec"})
+    assert info.value.location == "key mapping.time_unit"
+    with pytest.raises(ConfigError, match="time_format given with time_unit 'ms'"):
+        Mapping.from_dict(
+            {"time": "t", "label": "y", "positive": 1, "time_unit": "ms", "time_format": "%Y"}
+        )
+    for bad in (";;", "", '"'):
+        with pytest.raises(ConfigError, match="bad delimiter") as info:
+            Mapping.from_dict({"time": "t", "label": "y", "positive": 1, "delimiter": bad})
+        assert info.value.location == "key mapping.delimiter"
+    tab = Mapping.from_dict({"time": "t", "label": "y", "positive": 1, "delimiter": "\\t"})
+    assert tab.delimiter == "\t" and Mapping.from_dict(tab.to_dict()) == tab
+
+
+def test_brackets_in_milliseconds(tmp_path, brackets_csv):
+    """The real brackets CSV with its times (and fix links) in milliseconds: read as seconds it
+    is an error naming the column, the first row and the unit; with time_unit ms it is the same
+    stream as the original."""
+    import pandas as pd
+
+    frame = pd.read_csv(brackets_csv)
+    frame["author_date_unix_timestamp"] *= 1000
+    linked = frame["fix_unix_timestamp"] != -1
+    frame.loc[linked, "fix_unix_timestamp"] *= 1000
+    src = tmp_path / "0_brackets.csv"
+    frame.to_csv(src, index=False)
+    with pytest.raises(InputError) as info:
+        convert_file(src, tmp_path / "bad.parquet", preset="commit-guru")
+    assert str(info.value) == (
+        f"{src}: row 1 (line 2): time 1323292816000 in column 'author_date_unix_timestamp' is "
+        "after 9999-12-31 as Unix seconds: it looks like milliseconds (set time_unit: ms, or "
+        "--time-unit ms) (expected Unix seconds between 1900-01-01 and 9999-12-31, or the "
+        "column's unit in time_unit (s, ms, us, ns))"
+    )
+    assert not (tmp_path / "bad.parquet").exists()
+    ms = load_stream(src, preset="commit-guru", mapping={"time_unit": "ms"})
+    ref = load_stream(brackets_csv, preset="commit-guru")
+    assert ms.metadata["time_unit"] == "ms" and ref.metadata["time_unit"] == "s"
+    assert np.array_equal(ms.time, ref.time) and np.array_equal(ms.label, ref.label)
+    assert np.array_equal(ms.label_time, ref.label_time, equal_nan=True)
+    assert ms.features.equals(ref.features)
+    assert ms.metadata["positives_with_label_time"] == 1797
+    out = tmp_path / "ms.parquet"
+    assert main(["convert", str(src), str(out), "--preset", "commit-guru", "--quiet"]) == 2
+    assert not out.exists()
+    argv = ["convert", str(src), str(out), "--preset", "commit-guru", "--time-unit", "ms"]
+    assert main([*argv, "--quiet"]) == 0
+    back = read_stream(out)
+    assert back.metadata["time_unit"] == "ms" and np.array_equal(back.time, ref.time)
+
+
+def test_a_semicolon_csv_converts_with_the_delimiter_option(tmp_path, capsys):
+    src = write(tmp_path, "t;y;x\n1600000000;1;2,5\n1600000060;0;3\n", name="semi.csv")
+    out = tmp_path / "s.parquet"
+    argv = ["convert", str(src), str(out), "--time", "t", "--label", "y", "--positive", "1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "semi.csv: line 1: the header has no ',' but 2 semicolons" in err
+    assert "--delimiter ';'" in err and not out.exists()
+    assert main([*argv, "--delimiter", ";", "--categorical", "x", "--quiet"]) == 0
+    s = read_stream(out)
+    assert list(s.time) == [1600000000, 1600000060] and s.features["x"].tolist() == ["2,5", "3"]
+    tabs = write(tmp_path, "t\ty\n1600000000\t1\n", name="tabs.csv")
+    assert main(["convert", str(tabs), str(out), "--time", "t", "--label", "y", "--positive", "1",
+                 "--delimiter", "\\t", "--quiet"]) == 0  # fmt: skip
+    assert list(read_stream(out).time) == [1600000000]
+
+
+@pytest.mark.parametrize(
+    "data, words, location",
+    [
+        (
+            b"t,y\n" + bytes(range(0x80, 0x100)) * 4,
+            "byte 0x80 at byte offset 4 is not UTF-8",
+            "line 2",
+        ),
+        (b"t,y\n1,1\n\x00\x00\x00\x00", "a NUL byte at byte offset 8 (binary data)", "line 3"),
+        (b"\x00" * 100, "a NUL byte at byte offset 0", "line 1"),
+        (b"\x1f\x8b\x08\x00junk", "it is a gzip-compressed file", "line 1"),
+        (b"PAR1\x15\x04junkPAR1", "it is a Parquet file", "line 1"),
+        ("t,y\n1,1\n".encode("utf-16"), "it is UTF-16 text (save it as UTF-8)", "line 1"),
+    ],
+)
+@pytest.mark.parametrize("suffix", ["csv", "arff"])
+def test_binary_junk_is_not_a_text_file(tmp_path, capsys, data, words, location, suffix):
+    src = tmp_path / f"junk.{suffix}"
+    src.write_bytes(data)
+    out = tmp_path / "s.parquet"
+    with pytest.raises(InputError) as info:
+        convert_file(src, out, mapping={"time": "t", "label": "y", "positive": 1})
+    kind = suffix.upper()
+    assert str(info.value).startswith(f"{src}: {location}: not a text {kind} file: {words}")
+    assert (
+        main(["convert", str(src), str(out), "--time", "t", "--label", "y", "--positive", "1"]) == 2
+    )
+    assert f"not a text {kind} file" in capsys.readouterr().err
+    assert not out.exists()

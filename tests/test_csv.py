@@ -138,3 +138,37 @@ def test_nan_spellings_are_missing_and_inf_is_kept(tmp_path, slow):
     assert x[5:] == [float("inf"), float("-inf")]
     assert raw.table.column("kind").to_pylist() == ["a", "b", None, None, None, "c", None]
     assert raw.location(6) == ("row 7 (line 9)" if slow else "row 7 (line 8)")
+
+
+def test_a_header_separated_otherwise_names_the_separator(tmp_path):
+    for text, words in [
+        ("t;y;x\n1;0;2\n", "the header has no ',' but 2 semicolons: the file looks ';'-separated"),
+        ("t\ty\n1\t0\n", "the header has no ',' but 1 tabs: the file looks '\\t'-separated"),
+        ("t|y\n1|0\n", "the header has no ',' but 1 vertical bars"),
+    ]:
+        with pytest.raises(InputError) as info:
+            read_csv(write(tmp_path, text))
+        assert info.value.location == "line 1" and words in str(info.value)
+        assert "--delimiter" in str(info.value)
+    # a header of one column without another separator is not guessed at
+    assert read_csv(write(tmp_path, "t\n1\n")).names == ["t"]
+    # with the delimiter given, a comma in a header name is no problem
+    assert read_csv(write(tmp_path, "t;y,z\n1;0\n"), delimiter=";").names == ["t", "y,z"]
+
+
+def test_binary_data_is_not_a_text_csv(tmp_path):
+    bad = tmp_path / "bin.csv"
+    bad.write_bytes(b"t,y\n1,0\n2,\x00\x01\n")
+    with pytest.raises(InputError, match="not a text CSV file: a NUL byte at byte offset 10") as e:
+        read_csv(bad)
+    assert e.value.location == "line 3"
+    # a character cut by the 1 MiB reading step is still UTF-8: no error
+    text = "tt,kkkk\n" + "1,é\n" * 300_000  # an é across bytes 1048575 and 1048576
+    assert text.encode("utf-8")[(1 << 20) - 1 : (1 << 20) + 1] == "é".encode()
+    ok = tmp_path / "utf8.csv"
+    ok.write_text(text, encoding="utf-8")
+    assert len(read_csv(ok, text_columns=["kkkk"])) == 300_000
+    ok.write_bytes(text.encode("utf-8") + b"2,\xe9\n")
+    with pytest.raises(InputError, match="byte 0xe9 at byte offset 1500010 ") as e:
+        read_csv(ok, text_columns=["kkkk"])
+    assert e.value.location == "line 300002"

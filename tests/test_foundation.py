@@ -21,7 +21,8 @@ from delaycv.errors import DelaycvError, InputError
         ("30m", Window(1800, "s")),
         ("2w", Window(14 * 86400, "s")),
         ("0", Window(0, "s")),
-        (3600, Window(3600, "s")),
+        (0, Window(0, "s")),
+        ("3600 s", Window(3600, "s")),
         ("500i", Window(500, "i")),
         ("7 instances", Window(7, "i")),
         (" 1d ", Window(86400, "s")),
@@ -35,6 +36,15 @@ def test_parse_window(text, expected):
 def test_parse_window_rejects(text):
     with pytest.raises(DelaycvError, match="window"):
         parse_window(text)
+
+
+@pytest.mark.parametrize("text", [7, "7", " 7 ", 3600])
+def test_a_window_without_unit_is_an_error(text):
+    # 7 could be seconds, days or instances: only 0 (no wait) may go without a unit
+    amount = str(text).strip()
+    with pytest.raises(DelaycvError, match="has no unit") as info:
+        parse_window(text)
+    assert f"{amount}d, {amount}h, {amount}s or {amount}i" in str(info.value)
 
 
 def test_window_str_round_trips():

@@ -247,6 +247,11 @@ def test_cli_errors_exit_2_and_write_nothing(table, tmp_path, capsys):
     assert "'auc' is not a column" in capsys.readouterr().err
     assert not (tmp_path / "f").exists()  # not even the folder (issue 13: nothing left)
     assert main(["plot", str(merged), "--out", str(tmp_path / "f"), "--window", "nowindow"]) == 2
+    capsys.readouterr()
+    assert main(["plot", str(merged), "--out", str(tmp_path / "f"), "--window", "fast=7200"]) == 2
+    err = capsys.readouterr().err
+    assert "option --window: window '7200' has no unit: write 7200d, 7200h, 7200s or 7200i" in err
+    assert not (tmp_path / "f").exists()
 
 
 # --------------------------------------------------------------------------- not misleading

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from engine_bruteforce import random_stream
@@ -338,3 +339,50 @@ def test_merge_files_equals_merge_tables_written(tmp_path):
 def _run_args(seed):
     stream = random_stream(np.random.default_rng(seed), 120)
     return (stream, "NoChange", "hitl_5s_20s", {"scheme": "bootstrap", "folds": 3})
+
+
+def test_a_flipped_byte_in_a_result_table_is_an_error_naming_the_file(tmp_path):
+    from conftest import flip_page_byte
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"learner": ["a", "b"] * 2500, "accuracy": rng.random(5000)})
+    # written as before (no page checksums): a flipped byte is read as a changed value
+    old = tmp_path / "old.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), old, compression="zstd")
+    flip_page_byte(old, "accuracy")
+    assert not read_table(old)["accuracy"].equals(frame["accuracy"])
+    path = tmp_path / "folds.parquet"
+    write_table(frame, path)
+    pd.testing.assert_frame_equal(read_table(path), frame)
+    good = tmp_path / "good.parquet"
+    write_table(frame, good)
+    flip_page_byte(path, "accuracy")
+    for read in (
+        read_table,
+        lambda p: read_table(p, ["accuracy"]),
+        lambda p: merge_files([good, p], tmp_path / "merged.parquet"),
+        lambda p: merge_tables([good, p]),
+    ):
+        with pytest.raises(InputError) as info:
+            read(path)
+        assert str(info.value).startswith(f"{path}: corrupt Parquet file: a page checksum")
+    assert not (tmp_path / "merged.parquet").exists()
+
+
+def test_every_table_of_a_run_has_page_checksums(tmp_path):
+    from conftest import flip_page_byte
+
+    with RunWriter(tmp_path / "run") as run:
+        run.finish(evaluate(*_run_args(1), on_rows=run.add))
+    write_run(result(1, keep=True), tmp_path / "whole")
+    for table in [
+        tmp_path / "run" / "folds.parquet",
+        tmp_path / "run" / "summary.parquet",
+        tmp_path / "whole" / "folds.parquet",
+        tmp_path / "whole" / "predictions.parquet",
+    ]:
+        group = pq.ParquetFile(table).metadata.row_group(0)
+        sizes = [group.column(i).total_compressed_size for i in range(group.num_columns)]
+        flip_page_byte(table, group.column(sizes.index(max(sizes))).path_in_schema)
+        with pytest.raises(InputError, match="corrupt Parquet file: a page checksum"):
+            read_table(table)

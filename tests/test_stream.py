@@ -330,3 +330,92 @@ def _same(a: dict, b: dict) -> bool:
         (x is y) or x == y or (isinstance(x, float) and np.isnan(x) and np.isnan(y))
         for x, y in ((a[k], b[k]) for k in a)
     )
+
+
+def _random_stream(rows: int = 5000) -> Stream:
+    rng = np.random.default_rng(7)
+    return Stream(
+        time=1_500_000_000 + np.arange(rows) * 60,
+        label=rng.integers(0, 2, rows),
+        label_time=np.full(rows, np.nan),
+        features=pd.DataFrame({"x": rng.random(rows), "y": rng.random(rows)}),
+        metadata={"dataset": "random"},
+    )
+
+
+def test_a_flipped_byte_in_a_data_page_is_an_error_naming_the_file(tmp_path):
+    from conftest import flip_page_byte
+
+    from delaycv.stream import open_stream, to_table
+
+    stream = _random_stream()
+    # a file written as before (no page checksums): the flipped byte is read as a changed value
+    old = tmp_path / "old.parquet"
+    pq.write_table(to_table(stream), old, compression="zstd", use_dictionary=["label"])
+    flip_page_byte(old, "x")
+    silently = read_stream(old)
+    assert not np.array_equal(silently.features["x"].to_numpy(), stream.features["x"].to_numpy())
+    # written now: every page has a checksum, and reading verifies it
+    path = tmp_path / "s.parquet"
+    write_stream(stream, path)
+    assert read_stream(path).equals(stream)
+    flip_page_byte(path, "x")
+    for read in (read_stream, lambda p: list(open_stream(p).chunks(1000))):
+        with pytest.raises(InputError) as info:
+            read(path)
+        text = str(info.value)
+        assert text.startswith(f"{path}: corrupt Parquet file: a page checksum does not match")
+    # the schema alone is still readable (only the data page is bad)
+    assert check_stream_file(path)["dataset"] == "random"
+
+
+def test_times_not_plausible_as_seconds_are_an_error_naming_the_row():
+    with pytest.raises(DelaycvError) as info:
+        Stream(time=[1_600_000_000, 1_600_000_000_123], label=[0, 1], label_time=None)
+    assert str(info.value).startswith(
+        "stream time 1600000000123 at row 2 is after 9999-12-31 as Unix seconds: it looks like "
+        "milliseconds (a stream stores seconds: convert the source with time_unit: ms)"
+    )
+    with pytest.raises(DelaycvError, match="stream label_time 1600000000000000 at row 1 .* micro"):
+        Stream(time=[1_600_000_000], label=[1], label_time=[1.6e15])
+    # before 1970 is fine (back-dated commits), before 1900 is not
+    assert len(Stream(time=[-86_400, 0, 5], label=[0, 1, 0], label_time=None)) == 3
+    with pytest.raises(DelaycvError, match="before 1900-01-01"):
+        Stream(time=[-3_000_000_000], label=[0], label_time=None)
+
+
+def test_a_stream_file_with_milliseconds_is_an_error_naming_the_file(tmp_path):
+    from delaycv.stream import open_stream
+
+    bad = tmp_path / "ms.parquet"
+    table = pa.table(
+        {
+            "time": [1_600_000_000_000, 1_600_000_060_000],
+            "label": [0, 1],
+            "label_time": [None, None],
+        }
+    )
+    pq.write_table(table, bad)
+    for read in (read_stream, lambda p: list(open_stream(p).chunks(10))):
+        with pytest.raises(InputError) as info:
+            read(bad)
+        assert str(info.value).startswith(
+            f"{bad}: stream time 1600000000000 at row 1 is after 9999-12-31 as Unix seconds: it "
+            "looks like milliseconds"
+        )
+
+
+def test_check_stream_file_finds_milliseconds_in_the_statistics(tmp_path):
+    bad = tmp_path / "ms.parquet"
+    table = pa.table({"time": [1_600_000_000_000], "label": [0], "label_time": [1_600_000_000]})
+    pq.write_table(table, bad)
+    with pytest.raises(InputError) as info:
+        check_stream_file(bad)
+    assert str(info.value).startswith(
+        f"{bad}: stream time 1600000000000 (row group 0) is after 9999-12-31 as Unix seconds: "
+        "it looks like milliseconds"
+    )
+    table = pa.table({"time": [1_600_000_000], "label": [1], "label_time": [1_600_000_000_000]})
+    pq.write_table(table, bad)
+    with pytest.raises(InputError, match="stream label_time 1600000000000 .row group 0. is"):
+        check_stream_file(bad)

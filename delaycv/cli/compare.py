@@ -173,7 +173,7 @@ def run(args) -> int:
         )
     for name, frame in outputs.items():
         with atomic_path(out / f"{name}.parquet") as tmp:
-            frame.to_parquet(tmp, index=False)
+            frame.to_parquet(tmp, index=False, write_page_checksum=True)
         if name != "strip":
             with atomic_path(out / f"{name}.csv") as tmp:
                 frame.to_csv(tmp, index=False)

@@ -12,6 +12,7 @@ import yaml
 
 from delaycv.convert import INF_MODES, LINK_KINDS, PRESETS, convert_file
 from delaycv.errors import InputError
+from delaycv.timeunits import TIME_UNITS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -32,6 +33,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--mapping", metavar="FILE", help="YAML/JSON file with mapping keys")
     g = parser.add_argument_group("mapping (override the preset or --mapping)")
     g.add_argument("--time", help="column of arrival times (Unix seconds or dates)")
+    g.add_argument(
+        "--time-unit",
+        choices=TIME_UNITS,
+        help="unit of the time and link numbers: s (default), ms, us, ns; datetime: the column "
+        "holds dates (ISO 8601); the stream stores seconds",
+    )
     g.add_argument("--time-format", help="strptime format when the time column holds dates")
     g.add_argument("--label", help="column of the class")
     g.add_argument("--positive", help="the positive class (label 1)")
@@ -51,6 +58,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         default=None,
         metavar="COL",
         help="a CSV column read as text categories (repeatable)",
+    )
+    g.add_argument(
+        "--delimiter",
+        metavar="CHAR",
+        help="CSV field separator (default ','; e.g. ';', or '\\t' for a tab)",
     )
     parser.add_argument(
         "--drop-truncated-last-line",
@@ -94,6 +106,7 @@ def _mapping_from_args(args) -> dict | None:
         mapping.update(loaded.get("mapping", loaded))
     for key in (
         "time",
+        "time_unit",
         "time_format",
         "label",
         "positive",
@@ -102,6 +115,7 @@ def _mapping_from_args(args) -> dict | None:
         "link_kind",
         "drop",
         "categorical",
+        "delimiter",
     ):
         value = getattr(args, key)
         if value is not None:

@@ -19,7 +19,8 @@ import tempfile
 from pathlib import Path
 
 from delaycv import plots
-from delaycv.errors import InputError
+from delaycv.durations import parse_window
+from delaycv.errors import DelaycvError, InputError
 from delaycv.results import read_table
 
 
@@ -85,6 +86,12 @@ def _windows(items):
                 location="option --window",
                 expected="e.g. hitl_fast=7d",
             )
+        try:
+            parse_window(window)
+        except DelaycvError as err:
+            raise InputError(
+                str(err), location="option --window", expected="e.g. hitl_fast=7d"
+            ) from None
         out[policy] = window
     return out
 

@@ -14,6 +14,7 @@ A last line without newline that parses is kept.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import logging
 import os
@@ -114,6 +115,64 @@ def read_bytes(path: str | os.PathLike) -> tuple[bytes, str]:
     return data, hashlib.sha256(data).hexdigest()
 
 
+#: Starts of common binary files given by mistake, and what they are.
+_SIGNATURES = (
+    (b"PAR1", "a Parquet file (a canonical stream is used as it is, without convert)"),
+    (b"\x1f\x8b", "a gzip-compressed file (decompress it first)"),
+    (b"PK\x03\x04", "a zip archive (extract the file first)"),
+    (b"BZh?1AY&SY", "a bzip2-compressed file (decompress it first)"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file (decompress it first)"),
+    (b"(\xb5/\xfd", "a zstd-compressed file (decompress it first)"),
+    (b"ARROW1", "an Arrow IPC file"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xfe", "UTF-16 text (save it as UTF-8)"),
+    (b"\xfe\xff", "UTF-16 text (save it as UTF-8)"),
+    (b"%PDF-", "a PDF document"),
+)
+
+
+def check_text(data: bytes, path: str, kind: str) -> None:
+    """Raise InputError unless ``data`` is UTF-8 text: binary junk (a NUL byte, bytes that are
+    not UTF-8, a compressed file, a Parquet file) is named as such, with the line and byte
+    offset of the first bad byte. ``kind`` is ``"CSV"`` or ``"ARFF"``."""
+
+    def fail(what: str, offset: int) -> InputError:
+        line = data.count(b"\n", 0, offset) + 1
+        return InputError(
+            f"not a text {kind} file: {what}",
+            path=path,
+            location=f"line {line}",
+            expected=f"a text {kind} file in UTF-8",
+        )
+
+    for magic, what in _SIGNATURES:
+        head = data[: len(magic)]
+        # "?" (63) in a signature stands for any byte; a Parquet file also ends with PAR1
+        same = len(head) == len(magic) and all(
+            m in (b, 63) for m, b in zip(magic, head, strict=True)
+        )
+        if same and (magic != b"PAR1" or data.endswith(b"PAR1")):
+            raise fail(f"it is {what}", 0)
+    nul = data.find(b"\x00")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    step = 1 << 20
+    end = len(data) if nul < 0 else nul
+    for start in range(0, end, step):
+        chunk = data[start : min(end, start + step)]
+        held = len(decoder.getstate()[0])  # bytes of a character cut at the last chunk's end
+        try:
+            decoder.decode(chunk, final=start + step >= end)
+        except UnicodeDecodeError as err:
+            offset = start - held + err.start
+            raise fail(
+                f"byte 0x{data[offset]:02x} at byte offset {offset} is not UTF-8 (binary data "
+                "or another encoding)",
+                offset,
+            ) from None
+    if nul >= 0:
+        raise fail(f"a NUL byte at byte offset {nul} (binary data)", nul)
+
+
 def split_last_line(data: bytes) -> tuple[bytes, bytes | None]:
     """Split off a last line that has no terminating newline: ``(head, last)``; ``last`` is None
     when the file ends with a newline (or only trailing whitespace)."""
@@ -191,8 +250,9 @@ def parse_dates(values: pa.ChunkedArray | pa.Array | list, fmt: str) -> tuple[np
     secs = np.full(len(s), np.nan)
     ok = parsed.notna().to_numpy()
     if ok.any():
-        delta = parsed[ok] - pd.Timestamp(0, tz="UTC")
-        secs[ok] = (delta // pd.Timedelta(1, "s")).to_numpy(dtype=np.float64)
+        # whole seconds (rounded down) through numpy: exact for any year pandas parses
+        stamps = parsed[ok].dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
+        secs[ok] = stamps.astype("datetime64[s]").astype(np.int64).astype(np.float64)
     return secs, int(bad[0]) if bad.size else -1
 
 

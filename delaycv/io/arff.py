@@ -34,6 +34,7 @@ from delaycv.io import (
     STRING,
     Column,
     RawTable,
+    check_text,
     java_date_format,
     nan_to_null,
     parse_dates,
@@ -342,6 +343,7 @@ def read_arff(path: str | os.PathLike, *, drop_truncated_last_line: bool = False
     """
     where = str(path)
     data, sha = read_bytes(path)
+    check_text(data, where, "ARFF")
     text = _decode(data, where)
     lines = text.split("\n")
     relation, columns, start = _parse_header(lines, where)

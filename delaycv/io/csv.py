@@ -27,6 +27,7 @@ from delaycv.io import (
     STRING,
     Column,
     RawTable,
+    check_text,
     nan_to_null,
     read_bytes,
     split_last_line,
@@ -57,6 +58,33 @@ def _decode(data: bytes, path: str) -> str:
         ) from None
 
 
+#: Separators other than the one given that a one-column header suggests, and their names.
+_OTHER_DELIMITERS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+
+
+def delimiter_text(delimiter: str) -> str:
+    """How a delimiter is written in a mapping or on the command line (``\\t`` for a tab)."""
+    return "\\t" if delimiter == "\t" else delimiter
+
+
+def _check_delimiter(header: str, path: str, delimiter: str) -> None:
+    """A header that splits into one name but holds another usual separator: the file is
+    separated by that one (a stream needs at least a time and a label column)."""
+    counts = {d: header.count(d) for d in _OTHER_DELIMITERS if d != delimiter}
+    found = max(counts, key=counts.get) if counts else None
+    if found is None or counts[found] == 0:
+        return
+    shown, given = delimiter_text(found), delimiter_text(delimiter)
+    raise InputError(
+        f"the header has no '{given}' but {counts[found]} {_OTHER_DELIMITERS[found]}: the file "
+        f"looks '{shown}'-separated",
+        path=path,
+        location="line 1",
+        expected=f"fields separated by '{given}', or the delimiter option: delimiter: "
+        f"'{shown}' in the mapping, --delimiter '{shown}' for delaycv convert",
+    )
+
+
 def _header(data: bytes, path: str, delimiter: str) -> list[str]:
     end = data.find(b"\n")
     first = _decode(data if end < 0 else data[:end], path).rstrip("\r")
@@ -66,6 +94,8 @@ def _header(data: bytes, path: str, delimiter: str) -> list[str]:
         )
     names = next(pycsv.reader([first], delimiter=delimiter))
     names = [n.strip() for n in names]
+    if len(names) == 1:
+        _check_delimiter(first, path, delimiter)
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         if not name:
@@ -185,6 +215,7 @@ def read_csv(
     """
     where = str(path)
     data, sha = read_bytes(path)
+    check_text(data, where, "CSV")
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
     names = _header(data, where, delimiter)
