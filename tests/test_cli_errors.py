@@ -122,6 +122,34 @@ def test_bad_values_name_the_option(work, capsys, extra, words):
     fails(evaluate_args(*extra), capsys, work, *words)
 
 
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (
+            "class: tree.HoeffdingTreeClassifier\nparams: {grace_period: 50, grace_period: 9}\n",
+            ["ht.yaml: line 2: duplicate key params.grace_period (first given on line 2)"],
+        ),
+        (
+            "class: tree.HoeffdingTreeClassifier\nparams: {grace_period: 50\n",
+            ["ht.yaml: line 3, column 1: not valid YAML: expected ',' or '}'"],
+        ),
+        ("# nothing yet\n", ["ht.yaml: the file is empty (expected a learner spec"]),
+    ],
+    ids=["duplicate-key", "syntax", "empty"],
+)
+def test_a_bad_learner_spec_file_names_its_line(work, capsys, text, words):
+    (work / "ht.yaml").write_text(text)
+    args = ["evaluate", "s.parquet", "--learner", "ht.yaml", "--out", "run", "--quiet"]
+    fails(args, capsys, work, *words)
+
+
+def test_a_mapping_file_with_a_duplicate_key_names_its_line(work, capsys):
+    (work / "map.yaml").write_text("time: a\nlabel: b\ntime: c\n")
+    (work / "raw.csv").write_text("a,b\n1,0\n")
+    args = ["convert", "raw.csv", "out.parquet", "--mapping", "map.yaml"]
+    fails(args, capsys, work, "map.yaml: line 3: duplicate key time (first given on line 1)")
+
+
 def test_a_parameter_river_accepts_but_cannot_use(work, capsys):
     """ARF builds with max_features='x' and fails at its first call: caught before any work."""
     argv = evaluate_args("--learner", "forest.ARFClassifier", "--param", "max_features=x")

@@ -172,6 +172,61 @@ def test_yaml_errors_name_the_line(tmp_path):
     assert info.value.location.startswith("line ")
 
 
+def test_a_yaml_syntax_error_names_the_file_line_and_column(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text("datasets:\n  d: {generate: {rows: 3}}\nlearners:\n  p: {class: Prior\n")
+    with pytest.raises(ConfigError) as info:
+        dcfg.load_study([path])
+    assert str(info.value).startswith(f"{path}: line 5, column 1: not valid YAML: "), info.value
+    assert "flow mapping at line 4, column 6" in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["", "\n# nothing but a comment\n"])
+def test_an_empty_config_file_is_an_error_naming_the_file(tmp_path, text):
+    first = write(tmp_path / "first.yaml", SMALL)
+    empty = tmp_path / "empty.yaml"
+    empty.write_text(text)
+    for load in (lambda: dcfg.load_study([first, empty]), lambda: dcfg.load_config(empty)):
+        with pytest.raises(ConfigError) as info:
+            load()
+        assert str(info.value) == (
+            f"{empty}: the file is empty (expected a mapping with datasets, learners, policies)"
+        )
+
+
+@pytest.mark.parametrize(
+    "text, line, key, first",
+    [
+        (
+            "datasets:\n  a: {generate: {rows: 100}}\n  a: {generate: {rows: 200}}\n",
+            3,
+            "datasets.a",
+            2,
+        ),
+        ("seeds: [1]\nlearners:\n  p: {class: Prior, class: NoChange}\n", 3, "learners.p.class", 3),
+        ("seeds: [1]\nseeds: [2]\n", 2, "seeds", 1),
+        ("policy_grids:\n  - {a: 1}\n  - {b: 1, b: 2}\n", 3, "policy_grids.1.b", 3),
+    ],
+    ids=["dataset", "flow-mapping", "top-level", "in-a-list"],
+)
+def test_a_duplicate_key_is_an_error_naming_the_file_line_and_key(tmp_path, text, line, key, first):
+    path = tmp_path / "dup.yaml"
+    path.write_text(text)
+    for load in (dcfg.read_yaml, lambda p: dcfg.load_study([p]), dcfg.load_config):
+        with pytest.raises(ConfigError) as info:
+            load(path)
+        assert str(info.value) == (
+            f"{path}: line {line}: duplicate key {key} (first given on line {first}) "
+            "(expected each key once in a mapping)"
+        )
+
+
+def test_yaml_merge_keys_may_override_what_they_merge(tmp_path):
+    path = tmp_path / "merge.yaml"
+    path.write_text("base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  x: 3\n")
+    assert dcfg.read_yaml(path) == {"base": {"x": 1, "y": 2}, "d": {"x": 3, "y": 2}}
+
+
 def test_helpers_give_the_library_arguments():
     config = dcfg.load_config(with_changes(estimator={"kind": "window", "width": 50}))
     assert dcfg.estimator_spec(config) == {"kind": "sliding", "width": 50}

@@ -186,12 +186,10 @@ def learner_spec_from(args) -> dict:
     text = args.learner
     path = Path(text)
     if path.suffix.lower() in (".json", ".yaml", ".yml") and path.is_file():
-        import yaml
+        from delaycv.config import read_yaml
 
-        try:
-            spec = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as err:
-            raise InputError(f"unreadable learner spec: {err}", path=str(path)) from None
+        # strict: a syntax error's line and column, a duplicate key, an empty file
+        spec = read_yaml(path, expected="a learner spec: class and params, or pipeline")
         if not isinstance(spec, dict):
             raise InputError(
                 "learner spec is not a mapping", path=str(path), expected="class/params or pipeline"
