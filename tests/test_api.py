@@ -236,6 +236,13 @@ def test_labels_by_name_and_datetimes():
         ({"nonsense": 1}, ConfigError, ["key nonsense"]),
         ({"time": "when"}, InputError, ["no column 'when'"]),
         ({"label": "y"}, InputError, ["no column 'y'"]),
+        ({"seed": 2**70}, ConfigError, ["key seed: seed 1180591620717411303424 is out of range"]),
+        ({"seed": -1}, ConfigError, ["key seed: seed -1 is out of range"]),
+        (
+            {"validation": {"scheme": "bootstrap", "seed": 2**70}},
+            ConfigError,
+            ["key validation.seed: seed 1180591620717411303424 is out of range", "2**63 - 1"],
+        ),
     ],
 )
 def test_errors_name_the_argument(kwargs, error, words):

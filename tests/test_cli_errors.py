@@ -150,6 +150,37 @@ def test_a_mapping_file_with_a_duplicate_key_names_its_line(work, capsys):
     fails(args, capsys, work, "map.yaml: line 3: duplicate key time (first given on line 1)")
 
 
+SEED_2_70 = str(2**70)
+
+
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (evaluate_args("--seed", SEED_2_70), "evaluate: argument --seed"),
+        (evaluate_args("--validation-seed", SEED_2_70), "evaluate: argument --validation-seed"),
+        (evaluate_args("--seed", "-1"), "evaluate: argument --seed"),
+        (["generate", "g.parquet", "--seed", SEED_2_70], "generate: argument --seed"),
+        (["compare", "s.parquet", "--out", "c", "--seed", SEED_2_70], "compare: argument --seed"),
+        (["plot", "s.parquet", "--out", "p", "--seed", SEED_2_70], "plot: argument --seed"),
+    ],
+    ids=["evaluate", "validation", "negative", "generate", "compare", "plot"],
+)
+def test_a_seed_out_of_range_names_the_option(work, capsys, argv, option):
+    value = argv[argv.index("--seed" if "--seed" in argv else "--validation-seed") + 1]
+    fails(
+        argv,
+        capsys,
+        work,
+        f"delaycv: error: {option}: '{value}' is not a seed "
+        "(expected an integer from 0 to 2**63 - 1 = 9223372036854775807)",
+    )
+
+
+def test_the_largest_seed_runs(work):
+    top = str(2**63 - 1)
+    assert main(evaluate_args("--seed", top, "--validation-seed", top, out="top")) == 0
+
+
 def test_a_parameter_river_accepts_but_cannot_use(work, capsys):
     """ARF builds with max_features='x' and fails at its first call: caught before any work."""
     argv = evaluate_args("--learner", "forest.ARFClassifier", "--param", "max_features=x")

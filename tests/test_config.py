@@ -221,6 +221,35 @@ def test_a_duplicate_key_is_an_error_naming_the_file_line_and_key(tmp_path, text
         )
 
 
+@pytest.mark.parametrize(
+    "changes, key",
+    [
+        ({"seeds": [1, 2**70]}, "seeds.1"),
+        ({"validation": {"seed": 2**70}}, "validation.seed"),
+        ({"tests": {"seed": 2**70}}, "tests.seed"),
+        (
+            {"datasets": {"tiny": {"generate": {"rows": 400, "seed": 2**70}}}},
+            "datasets.tiny.generate.seed",
+        ),
+    ],
+    ids=["seeds", "validation", "tests", "generate"],
+)
+def test_a_seed_out_of_range_fails_when_the_config_loads(changes, key):
+    err = error_of(with_changes(**changes))
+    assert str(err) == (
+        f"config.yaml: key {key}: 1180591620717411303424 is greater than the maximum of "
+        "9223372036854775807 (expected a seed: an integer from 0 to 2**63 - 1 = 9223372036854775807)"
+    )
+
+
+def test_the_largest_seed_is_a_seed():
+    top = 2**63 - 1
+    config = dcfg.load_config(
+        with_changes(seeds=[top], validation={"seed": top}, tests={"seed": top}), learners=False
+    )
+    assert config["seeds"] == [top] and config["validation"]["seed"] == top
+
+
 def test_yaml_merge_keys_may_override_what_they_merge(tmp_path):
     path = tmp_path / "merge.yaml"
     path.write_text("base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  x: 3\n")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from delaycv import defaults
+from delaycv.cli import options
 from delaycv.errors import ConfigError, InputError
 
 SCHEMES = ("prequential", "cv", "split", "bootstrap")
@@ -105,13 +106,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--seed",
-        type=int,
+        type=options.seed,
         default=defaults.SEED,
         help=f"run seed (the replicate): learners, bootstrap weights, noise (default {defaults.SEED})",
     )
     g.add_argument(
         "--validation-seed",
-        type=int,
+        type=options.seed,
         default=defaults.VALIDATION_SEED,
         help=f"bootstrap seed, combined with --seed unless --fixed-split (default {defaults.VALIDATION_SEED})",
     )

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from delaycv import plots
+from delaycv.cli import options
 from delaycv.errors import InputError
 from delaycv.results import read_table
 
@@ -51,7 +52,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--format", nargs="+", default=list(plots.FORMATS), help="(png pdf)")
     parser.add_argument("--dpi", type=int, default=200, help="(200)")
     parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the final distributions' point jitter (0)"
+        "--seed",
+        type=options.seed,
+        default=0,
+        help="seed of the final distributions' point jitter (0)",
     )
     parser.set_defaults(run=run)
     return parser
