@@ -667,6 +667,15 @@ def policy_name(spec: Mapping, *, where: str = "policy") -> str:
     return make_policy(dict(spec), where=where).name
 
 
+def _check_policy(name: str, spec: Mapping, *, where: str) -> None:
+    """Build the policy ``name`` of the config; a name that reads as a preset name
+    (``hitl_7d_90d``) must say what the spec says (the figures' windows come from the spec)."""
+    from delaycv.policies import check_policy_name, make_policy
+
+    policy = make_policy({k: v for k, v in spec.items() if k != "name"}, where=where)
+    check_policy_name(name, policy, location=f"key {where}")
+
+
 def expand_policy_grid(grid: Mapping, *, where: str = "policy_grids") -> dict[str, dict]:
     """One policy spec per combination of the grid's window lists, by name, in grid order."""
     preset = grid["preset"]
@@ -686,7 +695,7 @@ def expand_policy_grid(grid: Mapping, *, where: str = "policy_grids") -> dict[st
 def _all_policies(config: dict, source: str) -> dict[str, dict]:
     policies: dict[str, dict] = {}
     for name, spec in config["policies"].items():
-        _with_source(policy_name, spec, where=f"policies.{name}", source=source)
+        _with_source(_check_policy, name, spec, where=f"policies.{name}", source=source)
         preset = spec.get("preset", "general")
         required = {
             "delay": ["window"],

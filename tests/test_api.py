@@ -224,6 +224,9 @@ def test_labels_by_name_and_datetimes():
     pd.testing.assert_frame_equal(got[cols], ref[cols])
 
 
+HITL_1D_15D = {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"}
+
+
 @pytest.mark.parametrize(
     "kwargs, error, words",
     [
@@ -242,6 +245,11 @@ def test_labels_by_name_and_datetimes():
             {"validation": {"scheme": "bootstrap", "seed": 2**70}},
             ConfigError,
             ["key validation.seed: seed 1180591620717411303424 is out of range", "2**63 - 1"],
+        ),
+        (
+            {"policy": {**HITL_1D_15D, "name": "hitl_7d_90d"}},
+            ConfigError,
+            ["key policy.name", "named hitl_7d_90d is hitl P = 1d, N = 15d", "P = 7d, N = 90d"],
         ),
     ],
 )

@@ -181,6 +181,17 @@ def test_the_largest_seed_runs(work):
     assert main(evaluate_args("--seed", top, "--validation-seed", top, out="top")) == 0
 
 
+def test_a_policy_name_that_says_other_windows_than_the_policy_is_refused(work, capsys):
+    argv = evaluate_args("--policy", "hitl", "--pos-window", "1d", "--neg-window", "15d")
+    fails(
+        [*argv, "--policy-name", "hitl_7d_90d"],
+        capsys,
+        work,
+        "delaycv: error: option --policy-name: the policy named hitl_7d_90d is hitl P = 1d, "
+        "N = 15d, but its name says hitl P = 7d, N = 90d",
+    )
+
+
 def test_a_parameter_river_accepts_but_cannot_use(work, capsys):
     """ARF builds with max_features='x' and fails at its first call: caught before any work."""
     argv = evaluate_args("--learner", "forest.ARFClassifier", "--param", "max_features=x")

@@ -144,7 +144,10 @@ def test_policy_grids_expand_with_the_library_names():
 def test_a_grid_name_may_not_repeat_an_explicit_policy():
     grid = {"preset": "hitl", "pos_window": ["7d"], "neg_window": ["90d"]}
     err = error_of(
-        with_changes(policies={"hitl_7d_90d": {"preset": "ideal"}}, policy_grids={"g": grid})
+        with_changes(
+            policies={"hitl_7d_90d": {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"}},
+            policy_grids={"g": grid},
+        )
     )
     assert err.location == "key policy_grids.g" and "defined twice" in str(err)
 
@@ -250,6 +253,35 @@ def test_the_largest_seed_is_a_seed():
     assert config["seeds"] == [top] and config["validation"]["seed"] == top
 
 
+def test_a_preset_name_that_disagrees_with_its_spec_is_refused():
+    spec = {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"}
+    err = error_of(with_changes(policies={"hitl_7d_90d": spec}))
+    assert str(err) == (
+        "config.yaml: key policies.hitl_7d_90d: the policy named hitl_7d_90d is hitl P = 1d, "
+        "N = 15d, but its name says hitl P = 7d, N = 90d (expected a name that says what the "
+        "policy is, such as hitl_1d_15d, or a name that is not a preset name: ideal, delay_<D>, "
+        "verification_<W>, hitl_<P>_<N>)"
+    )
+    for name, other in [
+        ("verification_90d", {"preset": "delay", "window": "90d"}),
+        ("ideal", {"preset": "delay", "window": "1d"}),
+        ("delay_3d", {"preset": "delay", "window": "3d", "inspection_error": 0.1}),
+    ]:
+        assert error_of(with_changes(policies={name: other})).location == f"key policies.{name}"
+    # names that are not preset names are labels; names that agree are fine
+    config = dcfg.load_config(
+        with_changes(
+            policies={
+                "fast": spec,
+                "hitl_24h_15d": spec,
+                "delay_7": {"preset": "delay", "window": 7},
+            }
+        ),
+        learners=False,
+    )
+    assert {"fast", "hitl_24h_15d", "delay_7"} <= set(config["policies"])
+
+
 def test_yaml_merge_keys_may_override_what_they_merge(tmp_path):
     path = tmp_path / "merge.yaml"
     path.write_text("base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  x: 3\n")
@@ -314,7 +346,8 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
         return {s for s in before if before[s] != after[s]}
 
     assert changed("engine.py") == {"evaluate"}
-    assert changed("policies.py") == {"evaluate"}
+    # the tables and figures read policies' windows with delaycv.policies (compare.policy_windows)
+    assert changed("policies.py") == {"evaluate", "compare", "plots"}
     assert changed("plots.py") == {"plots"}
     assert "compare" in changed("compare.py") and "evaluate" not in changed("compare.py")
     assert "convert" in changed("synthetic.py") and "evaluate" not in changed("synthetic.py")

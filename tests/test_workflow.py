@@ -327,6 +327,18 @@ def test_a_configfile_that_snakemake_cannot_read_stops_it_before_the_workflow(tm
     assert "Job stats" not in out
 
 
+def test_a_policy_name_that_disagrees_with_its_spec_fails_the_dry_run(tmp_path):
+    policies = {"hitl_7d_90d": {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"}}
+    workdir = copy_workflow(tmp_path / "wf", {**ONE_LEARNER, "policies": policies})
+    proc = run(workdir, "--dry-run", "--cores", "1", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert (
+        "invalid configuration: config.yaml: key policies.hitl_7d_90d: the policy named "
+        "hitl_7d_90d is hitl P = 1d, N = 15d, but its name says hitl P = 7d, N = 90d"
+    ) in out, out[-3000:]
+
+
 def test_a_config_mistake_stops_a_run_before_any_job(tmp_path):
     workdir = user_study(tmp_path, figures={"metric": "gmeans"})
     proc = run(workdir, "--cores", "1", "--configfile", "my.yaml", check=False)

@@ -146,6 +146,7 @@ EVALUATION_OPTIONS = canonical(
     }
 )
 TEST_OPTIONS = canonical(CONFIG["tests"])
+POLICY_SPECS = canonical({p: dcfg.policy_spec(CONFIG, p) for p in POLICIES})
 FIGURE_OPTIONS = canonical(CONFIG["figures"])
 
 
