@@ -192,6 +192,39 @@ def test_a_policy_name_that_says_other_windows_than_the_policy_is_refused(work, 
     )
 
 
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (
+            "datasets:\n  d: {generate: {rows: 300}\n",
+            "my.yaml: line 3, column 1: not valid YAML: expected ',' or '}', but got "
+            "'<stream end>' (while parsing a flow mapping at line 2, column 6)",
+        ),
+        ("", "my.yaml: the file is empty (expected a mapping with datasets, learners, policies)"),
+        (
+            "seeds: [1]\nseeds: [2]\n",
+            "my.yaml: line 2: duplicate key seeds (first given on line 1)",
+        ),
+        ("seeds: [1180591620717411303424]\n", "my.yaml: key seeds.0: 1180591620717411303424 is "),
+    ],
+    ids=["syntax", "empty", "duplicate", "seed"],
+)
+def test_check_names_what_snakemake_cannot(work, capsys, text, words):
+    """Snakemake's own message for a --configfile that is not YAML names no file: delaycv check."""
+    (work / "my.yaml").write_text(text)
+    fails(["check", "my.yaml"], capsys, work, f"delaycv: error: {words}")
+
+
+def test_check_accepts_a_valid_study(work, capsys):
+    import shutil
+
+    shutil.copy(Path(__file__).resolve().parents[1] / "config" / "test-small.yaml", "small.yaml")
+    assert main(["check", "small.yaml"]) == 0
+    assert capsys.readouterr().out == (
+        "small.yaml: valid: 4 evaluations (1 datasets, 2 learners, 1 seeds, 2 policies)\n"
+    )
+
+
 def test_a_parameter_river_accepts_but_cannot_use(work, capsys):
     """ARF builds with max_features='x' and fails at its first call: caught before any work."""
     argv = evaluate_args("--learner", "forest.ARFClassifier", "--param", "max_features=x")
