@@ -8,12 +8,7 @@ min_version("9.0")
 
 
 # The config the user names (--configfile) is the whole study; config.yaml is the study only when
-# no config file is named (delaycv.config.load_study, in common.smk, validates it).
-if not workflow.overwrite_configfiles:
-
-    configfile: "config.yaml"
-
-
+# no config file is named (common.smk reads it, and delaycv.config.load_study validates the study).
 report: "workflow/report/workflow.rst"
 
 

@@ -116,7 +116,7 @@ def evaluate(
     from delaycv import engine
     from delaycv.learners import validate_learner
     from delaycv.policies import make_policy
-    from delaycv.validation import make_validation
+    from delaycv.validation import check_seed, make_validation
 
     engine_options = set(inspect.signature(engine.evaluate).parameters) - {
         "stream",
@@ -138,6 +138,7 @@ def evaluate(
             location=f"key {unknown[0]}",
             expected="a keyword of delaycv.evaluate or delaycv.engine.evaluate",
         )
+    check_seed(seed, "seed")  # before any work (the engine checks it again)
     policy = make_policy(_policy_spec(policy, window, pos_window, neg_window))
     validation = make_validation(_validation_spec(validation, folds))
     estimator = engine.make_estimator(estimator)

@@ -40,6 +40,7 @@ prediction logs, per fold.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -922,53 +923,88 @@ def mcnemar_tests(
 
 # --------------------------------------------------------------------------- waiting windows of policies
 
-_POLICY = re.compile(
-    r"^(?:(?P<ideal>ideal)|delay_(?P<delay>[^_]+)|verification_(?P<ver>[^_]+)|hitl_(?P<p>[^_]+)_(?P<n>[^_]+))$"
-)
-
 
 @dataclass(frozen=True)
 class PolicyWindows:
-    """The waiting windows named by a policy: ``preset`` and the windows for predicted positives
-    (``pos``) and negatives (``neg``); ``ideal`` has both 0 s, ``delay_D`` and ``verification_W`` the
-    same window for both."""
+    """The waiting windows of a policy: ``preset`` and the windows for predicted positives
+    (``pos``) and negatives (``neg``); ``ideal`` has both 0 s, ``delay`` and ``verification`` the
+    same window for both; ``inspection_error`` the policy's rate (0 for none)."""
 
     preset: str
     pos: Window
     neg: Window
+    inspection_error: float = 0.0
 
 
-def policy_windows(name: str) -> PolicyWindows | None:
-    """Parse ``ideal``, ``delay_<D>``, ``verification_<W>``, ``hitl_<P>_<N>``; None for other names."""
-    match = _POLICY.match(str(name))
-    if not match:
-        return None
+def _same(a, b) -> bool:
+    return dataclasses.replace(a, name="", preset="") == dataclasses.replace(b, name="", preset="")
+
+
+def policy_windows(policy) -> PolicyWindows | None:
+    """The windows of ``policy``: a spec (a dict as :func:`delaycv.policies.make_policy` takes
+    it, e.g. the ``specs.policy`` of a run's ``run.json``), a ``Policy``, or a preset name
+    (``ideal``, ``delay_<D>``, ``verification_<W>``, ``hitl_<P>_<N>``, read by
+    :func:`delaycv.policies.parse_policy_name`). None for a name that is not a preset name and
+    for a policy in the general form that no preset describes. A spec in the general form (as
+    ``run.json`` records it) gets the preset that describes it."""
+    from delaycv.policies import Policy, make_policy, parse_policy_name
+
     try:
-        if match["ideal"]:
-            return PolicyWindows("ideal", Window(0, "s"), Window(0, "s"))
-        if match["delay"]:
-            w = parse_window(match["delay"])
-            return PolicyWindows("delay", w, w)
-        if match["ver"]:
-            w = parse_window(match["ver"])
-            return PolicyWindows("verification", w, w)
-        return PolicyWindows("hitl", parse_window(match["p"]), parse_window(match["n"]))
+        if isinstance(policy, str):
+            policy = make_policy(parse_policy_name(policy))
+        elif not isinstance(policy, Policy):
+            policy = make_policy(dict(policy))
     except DelaycvError:
-        return None
+        if isinstance(policy, str):
+            return None
+        raise
+    preset = policy.preset
+    if preset == "general":  # the preset (if any) that behaves exactly as the policy
+        p, n = str(policy.pos_window), str(policy.neg_window)
+        candidates = [
+            {"preset": "ideal"},
+            {"preset": "delay", "window": p},
+            {"preset": "verification", "window": p},
+            {"preset": "hitl", "pos_window": p, "neg_window": n},
+        ]
+        for spec in candidates:
+            spec["inspection_error"] = policy.inspection_error
+            if _same(make_policy(spec), policy):
+                preset = spec["preset"]
+                break
+        else:
+            return None
+    return PolicyWindows(preset, policy.pos_window, policy.neg_window, policy.inspection_error)
+
+
+def policies_windows(
+    policies: Iterable[str], specs: Mapping[str, object] | None = None
+) -> dict[str, PolicyWindows | None]:
+    """:func:`policy_windows` of each policy name: from its spec in ``specs`` (the specs the runs
+    used; the name is then only a label, and a policy without a spec gets None), or, without
+    ``specs``, from the name (a merged table alone: delaycv refuses a preset name that disagrees
+    with its spec, :func:`delaycv.policies.check_policy_name`)."""
+    if specs is None:
+        return {p: policy_windows(p) for p in policies}
+    return {p: policy_windows(specs[p]) if p in specs else None for p in policies}
 
 
 def window_table(
-    policies: Iterable[str], windows: Mapping[str, str | int | Window] | None = None
+    policies: Iterable[str],
+    windows: Mapping[str, str | int | Window] | None = None,
+    *,
+    specs: Mapping[str, object] | None = None,
 ) -> pd.DataFrame:
     """For the sensitivity figure: the window length on the x axis of each policy.
 
     Columns: ``policy``, ``family`` (the line a policy belongs to, e.g. ``"hitl, N = 90d"``),
     ``varies`` (``"P"``, ``"N"``, ``"W"``, ``"D"`` or ``"window"``), ``window`` (seconds, or instances
     when ``unit == "i"``), ``unit``. With ``windows`` (policy -> window, e.g. ``{"fast": "7d"}``) the
-    given windows are used as they are (family ``"given"``); otherwise names are parsed by
-    :func:`policy_windows`. For hitl grids the window that takes more distinct values is the x axis
-    and the other one names the family. ``ideal`` gets window 0 in every family of second-based
-    windows. Policies whose windows are unknown are left out.
+    given windows are used as they are (family ``"given"``); otherwise each policy's windows are
+    those of its spec in ``specs`` (policy -> spec: the windows the runs used), or, without
+    ``specs``, those its name says (:func:`policies_windows`). For hitl grids the window that takes
+    more distinct values is the x axis and the other one names the family. ``ideal`` gets window 0
+    in every family of second-based windows. Policies whose windows are unknown are left out.
     """
     policies = list(dict.fromkeys(policies))
     rows: list[tuple[str, str, str, int, str]] = []
@@ -978,7 +1014,7 @@ def window_table(
                 w = parse_window(windows[policy])
                 rows.append((policy, "given", "window", w.amount, w.unit))
         return pd.DataFrame(rows, columns=["policy", "family", "varies", "window", "unit"])
-    parsed = {p: policy_windows(p) for p in policies}
+    parsed = policies_windows(policies, specs)
     hitl = {p: w for p, w in parsed.items() if w is not None and w.preset == "hitl"}
     pos_values = {w.pos for w in hitl.values()}
     neg_values = {w.neg for w in hitl.values()}
@@ -990,16 +1026,23 @@ def window_table(
             x, other, varies, fixed = (
                 (w.pos, w.neg, "P", "N") if by_pos else (w.neg, w.pos, "N", "P")
             )
-            rows.append((policy, f"hitl, {fixed} = {other}", varies, x.amount, x.unit))
+            family = f"hitl, {fixed} = {other}" + _error_part(w)
+            rows.append((policy, family, varies, x.amount, x.unit))
         else:
             letter = "W" if w.preset == "verification" else "D"
-            rows.append((policy, w.preset, letter, w.pos.amount, w.pos.unit))
+            rows.append((policy, w.preset + _error_part(w), letter, w.pos.amount, w.pos.unit))
     frame = pd.DataFrame(rows, columns=["policy", "family", "varies", "window", "unit"])
-    ideal = [p for p, w in parsed.items() if w is not None and w.preset == "ideal"]
+    ideal = {p: w for p, w in parsed.items() if w is not None and w.preset == "ideal"}
     extra = []
-    for policy in ideal:
+    for policy, w in ideal.items():
         for family, group in frame[frame["unit"] == "s"].groupby("family", sort=False):
-            extra.append((policy, family, group["varies"].iloc[0], 0, "s"))
+            if family.endswith(_error_part(w)) and (_error_part(w) or "inspection" not in family):
+                extra.append((policy, family, group["varies"].iloc[0], 0, "s"))
     if extra:
         frame = pd.concat([frame, pd.DataFrame(extra, columns=frame.columns)], ignore_index=True)
     return frame
+
+
+def _error_part(w: PolicyWindows) -> str:
+    """The part of a family's name that says its inspection error (none without one)."""
+    return f", inspection error {w.inspection_error:g}" if w.inspection_error else ""

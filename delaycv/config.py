@@ -94,22 +94,79 @@ class Run:
 # --------------------------------------------------------------------------- loading
 
 
-def read_yaml(path: str | os.PathLike) -> Any:
+#: what a study config file must hold (said when one is empty)
+STUDY_EXPECTED = "a mapping with datasets, learners, policies"
+
+
+def read_yaml(path: str | os.PathLike, *, expected: str = "a YAML document") -> Any:
+    """The content of a YAML file, read strictly: a syntax error names its line and column, a
+    duplicate key of a mapping (which YAML would silently resolve to the last value) names its
+    line and the key, and an empty file (nothing but blanks and comments) is an error saying
+    ``expected``. Errors are :class:`ConfigError` naming the file."""
+    text = _read_text(path, str(path))
+    return parse_yaml(text, path=str(path), expected=expected)
+
+
+def parse_yaml(text: str, *, path: str, expected: str = "a YAML document") -> Any:
+    """:func:`read_yaml` of the text of the file ``path``."""
     import yaml
 
-    path = Path(path)
+    loader = yaml.SafeLoader(text)
     try:
-        text = path.read_text()
-    except OSError as err:
-        raise ConfigError(f"cannot read the file: {err.strerror}", path=str(path)) from err
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        location = None if mark is None else f"line {mark.line + 1}"
+        node = loader.get_single_node()
+        if node is None:
+            raise ConfigError("the file is empty", path=path, expected=expected)
+        _check_unique_keys(loader, node, path)
+        return loader.construct_document(node)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        location = None if mark is None else f"line {mark.line + 1}, column {mark.column + 1}"
+        problem = err.problem or err.context or "unreadable"
+        context = ""
+        if err.context and err.context_mark is not None and err.problem:
+            start = err.context_mark
+            context = f" ({err.context} at line {start.line + 1}, column {start.column + 1})"
         raise ConfigError(
-            f"not valid YAML: {getattr(err, 'problem', err)}", path=str(path), location=location
-        ) from err
+            f"not valid YAML: {problem}{context}", path=path, location=location
+        ) from None
+    except yaml.YAMLError as err:
+        raise ConfigError(f"not valid YAML: {err}", path=path) from None
+    finally:
+        loader.dispose()
+
+
+def _check_unique_keys(loader, node, path: str, where: str = "", seen=None) -> None:
+    """Raise :class:`ConfigError` at the first mapping key (in file order) given twice, naming
+    its line and its dotted key."""
+    import yaml
+
+    seen = set() if seen is None else seen
+    if id(node) in seen:  # an alias of a node already checked
+        return
+    seen.add(id(node))
+    if isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _check_unique_keys(loader, item, path, f"{where}.{i}" if where else str(i), seen)
+    elif isinstance(node, yaml.MappingNode):
+        first: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # <<: *base, overridden on purpose
+                continue
+            key = loader.construct_object(key_node, deep=True)
+            name = f"{where}.{key}" if where else str(key)
+            line = key_node.start_mark.line + 1
+            try:
+                if key in first:
+                    raise ConfigError(
+                        f"duplicate key {name} (first given on line {first[key]})",
+                        path=path,
+                        location=f"line {line}",
+                        expected="each key once in a mapping",
+                    )
+                first[key] = line
+            except TypeError:  # an unhashable key: the constructor says so
+                pass
+            _check_unique_keys(loader, value_node, path, name, seen)
 
 
 @functools.lru_cache(maxsize=4)
@@ -132,7 +189,7 @@ def load_config(
     if isinstance(source, Mapping):
         config, name = source, name or "config"
     else:
-        config, name = read_yaml(source), name or str(source)
+        config, name = read_yaml(source, expected=STUDY_EXPECTED), name or str(source)
     return validate_config(config, schema=schema, source=name, cwd=cwd, learners=learners)
 
 
@@ -155,13 +212,16 @@ def load_study(
     """
     if not files:
         raise ConfigError("no config file", expected="a config file (snakemake --configfile FILE)")
-    layers: list[tuple[str, Any]] = [(_shown(f), read_yaml(f)) for f in files]
+    layers: list[tuple[str, Any]] = [
+        (_shown(f), parse_yaml(_read_text(f, _shown(f)), path=_shown(f), expected=STUDY_EXPECTED))
+        for f in files
+    ]
     for shown, content in layers:
-        if content is not None and not isinstance(content, Mapping):
+        if not isinstance(content, Mapping):
             raise ConfigError(
-                f"the config is a {type(content).__name__}",
+                "the config is " + ("null" if content is None else f"a {type(content).__name__}"),
                 path=shown,
-                expected="a mapping of keys",
+                expected=STUDY_EXPECTED,
             )
     if overrides:
         layers.append(("--config", dict(overrides)))
@@ -179,6 +239,15 @@ def load_study(
         raise ConfigError(
             err.message, path=origin, location=err.location, expected=err.expected
         ) from None
+
+
+def _read_text(path: str | os.PathLike, shown: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot read the file: {err.strerror}", path=shown) from err
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"not UTF-8 text (byte {err.start})", path=shown) from None
 
 
 def _shown(path: str | os.PathLike) -> str:
@@ -598,6 +667,15 @@ def policy_name(spec: Mapping, *, where: str = "policy") -> str:
     return make_policy(dict(spec), where=where).name
 
 
+def _check_policy(name: str, spec: Mapping, *, where: str) -> None:
+    """Build the policy ``name`` of the config; a name that reads as a preset name
+    (``hitl_7d_90d``) must say what the spec says (the figures' windows come from the spec)."""
+    from delaycv.policies import check_policy_name, make_policy
+
+    policy = make_policy({k: v for k, v in spec.items() if k != "name"}, where=where)
+    check_policy_name(name, policy, location=f"key {where}")
+
+
 def expand_policy_grid(grid: Mapping, *, where: str = "policy_grids") -> dict[str, dict]:
     """One policy spec per combination of the grid's window lists, by name, in grid order."""
     preset = grid["preset"]
@@ -617,7 +695,7 @@ def expand_policy_grid(grid: Mapping, *, where: str = "policy_grids") -> dict[st
 def _all_policies(config: dict, source: str) -> dict[str, dict]:
     policies: dict[str, dict] = {}
     for name, spec in config["policies"].items():
-        _with_source(policy_name, spec, where=f"policies.{name}", source=source)
+        _with_source(_check_policy, name, spec, where=f"policies.{name}", source=source)
         preset = spec.get("preset", "general")
         required = {
             "delay": ["window"],

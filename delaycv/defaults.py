@@ -31,6 +31,9 @@ FIXED_SPLIT = False
 
 #: The run seed: learner seeds (derived per fold), prediction noise, inspection errors.
 SEED = 1
+#: Every seed (run, validation, tests, generator, jitter) is an integer from 0 to ``SEED_MAX``
+#: (2**63 - 1): the run seed is an int64 column of the result tables.
+SEED_MAX = 2**63 - 1
 
 #: Estimator of the metrics: a fading factor ``ALPHA`` (the value of the reference study);
 #: ``WIDTH`` of the sliding window and ``SIZE`` of the tumbling chunks when those are chosen.

@@ -41,7 +41,7 @@ from delaycv.compare import (  # noqa: E402
     bias_table,
     higher_is_better,
     last_checkpoints,
-    policy_windows,
+    policies_windows,
     window_table,
 )
 from delaycv.errors import DelaycvError  # noqa: E402
@@ -113,17 +113,22 @@ def _one_estimator(table: pd.DataFrame, estimator: str | None) -> str:
     return found[0]
 
 
-def policy_order(policies: Iterable[str]) -> list[str]:
-    """Policies in reading order: ideal first, then by preset and window length, then other names."""
+def policy_order(
+    policies: Iterable[str], policy_specs: Mapping[str, object] | None = None
+) -> list[str]:
+    """Policies in reading order: ideal first, then by preset and window length (the windows of
+    their specs in ``policy_specs``, else of their names), then the others by name."""
     presets = {"ideal": 0, "delay": 1, "verification": 2, "hitl": 3}
+    policies = list(dict.fromkeys(policies))
+    windows = policies_windows(policies, policy_specs)
 
     def key(name: str):
-        w = policy_windows(name)
+        w = windows[name]
         if w is None:
-            return (1, 0, 0, 0, name)
-        return (0, presets[w.preset], w.pos.amount, w.neg.amount, name)
+            return (1, 0, 0, 0, 0, name)
+        return (0, presets[w.preset], w.inspection_error, w.pos.amount, w.neg.amount, name)
 
-    return sorted(dict.fromkeys(policies), key=key)
+    return sorted(policies, key=key)
 
 
 def _legend(fig: Figure, handles: list, title: str) -> None:
@@ -617,26 +622,31 @@ def _window_unit(values: np.ndarray, unit: str) -> tuple[float, str]:
     return 1.0, "seconds"
 
 
-#: How to place a policy whose name the sensitivity figure cannot read (said in notes and errors).
+#: How to place a policy whose windows the sensitivity figure does not know (notes and errors).
 PLACE_HINT = (
-    "names other than ideal, delay_<D>, verification_<W> and hitl_<P>_<N> need their window "
-    "given: windows={policy: window} (delaycv plot --window POLICY=WINDOW)"
+    "give the specs the runs used, policy_specs={policy: spec} or delaycv plot --runs DIR (their "
+    "run.json), or a window, windows={policy: window} or delaycv plot --window POLICY=WINDOW"
 )
 
 
 def window_placement(
-    policies: Iterable[str], windows: Mapping[str, str | int] | None = None
+    policies: Iterable[str],
+    windows: Mapping[str, str | int] | None = None,
+    policy_specs: Mapping[str, object] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, str]]:
     """Where the sensitivity figure puts each policy: ``(frame, unplaced)``.
 
     ``frame`` is :func:`delaycv.compare.window_table` restricted to the families that make a line
-    (two or more distinct non-zero windows); ``unplaced`` maps every other policy, in the order
-    given, to why it is not on a window axis: its name is not a preset pattern (and no window was
-    given), no window was given for it (with ``windows``), it is the only window of its family, or
-    (``ideal``) no family in seconds makes a line. The figure names these policies; it never
-    drops one silently."""
+    (two or more distinct non-zero windows); each policy's windows are those of its spec in
+    ``policy_specs`` (the specs the runs used; names are then only labels), else those its name
+    says. ``unplaced`` maps every other policy, in the order given, to why it is not on a window
+    axis: no spec of it was given (with ``policy_specs``), its spec is a general policy that no
+    preset describes, its name is not a preset pattern (without specs or windows), no window was
+    given for it (with ``windows``), it is the only window of its family, or (``ideal``) no family
+    in seconds makes a line. The figure names these policies; it never drops one silently."""
     policies = list(dict.fromkeys(policies))
-    full = window_table(policies, windows)
+    full = window_table(policies, windows, specs=policy_specs)
+    parsed = policies_windows(policies, policy_specs)
     lines = [
         f
         for f, g in full.groupby("family", sort=True)
@@ -648,12 +658,16 @@ def window_placement(
     for policy in policies:
         if policy in placed:
             continue
-        parsed = policy_windows(policy)
+        w = parsed[policy]
         if windows is not None and policy not in windows:
             unplaced[policy] = "no window given"
-        elif windows is None and parsed is None:
+        elif windows is None and policy_specs is not None and policy not in policy_specs:
+            unplaced[policy] = "no spec given"
+        elif windows is None and w is None and policy_specs is not None:
+            unplaced[policy] = "a general policy that no preset describes"
+        elif windows is None and w is None:
             unplaced[policy] = "name is not a preset pattern"
-        elif windows is None and parsed.preset == "ideal":
+        elif windows is None and w.preset == "ideal":
             unplaced[policy] = "no grid of windows in seconds to join"
         else:
             family = full.loc[full["policy"] == policy, "family"].iloc[0]
@@ -663,7 +677,7 @@ def window_placement(
 
 def _hint(unplaced: Mapping[str, str]) -> str:
     """:data:`PLACE_HINT` when a policy lacks a window that the caller could give."""
-    needs = any(r.startswith(("name", "no window")) for r in unplaced.values())
+    needs = any(r.startswith(("name", "no window", "no spec")) for r in unplaced.values())
     return f" ({PLACE_HINT})" if needs else ""
 
 
@@ -688,16 +702,19 @@ def sensitivity(
     estimator: str | None = None,
     windows: Mapping[str, str | int] | None = None,
     references: Sequence[str] = ("true", "observed"),
+    policy_specs: Mapping[str, object] | None = None,
 ) -> Figure:
     """Figure 5: ``metric`` at the last checkpoint against the waiting window, per learner (mean over
     (seed, fold) ± 1 SD), solid for true labels and dashed for observed ones; one panel per family
     of policies (see :func:`delaycv.compare.window_table`); log-scaled window axis, with ``ideal``
-    (window 0) at the left end."""
+    (window 0) at the left end. The windows are those of the policies' specs in ``policy_specs``
+    (the specs the runs used), else those their names say (:func:`window_placement`)."""
     estimator = _one_estimator(_select(table, dataset=dataset), estimator)
     data = _select(table, dataset=dataset, estimator=estimator)
     last = int(last_checkpoints(data).loc[dataset])
     data = data[(data["checkpoint"] == last) & data["reference"].isin(list(references))]
-    frame, unplaced = window_placement(policy_order(data["policy"].unique()), windows)
+    order = policy_order(data["policy"].unique(), policy_specs)
+    frame, unplaced = window_placement(order, windows, policy_specs)
     families = sorted(frame["family"].unique())
     if not families:
         raise DelaycvError(
@@ -833,6 +850,7 @@ def draw_figures(
     estimator: str | None = None,
     datasets: Sequence[str] | None = None,
     windows: Mapping[str, str | int] | None = None,
+    policy_specs: Mapping[str, object] | None = None,
     baseline: str | None = None,
     learner: str | None = None,
     alpha: float | None = None,
@@ -851,6 +869,9 @@ def draw_figures(
     ``baseline`` (alias ``learner``, the workflow config's key ``figures.learner``): the strip shows
     each learner against it; by default every pair (up to 6, else against the first learner).
     ``seed``: of the jitter of the final distributions. The same inputs give byte-identical files.
+    ``policy_specs`` (policy -> spec, the specs the runs used: the workflow's config, or the
+    ``run.json`` of the runs) give the sensitivity figure its windows; without them a policy's
+    windows are those its name says (``hitl_7d_90d``), and other names are not placed.
     A policy that the sensitivity figure cannot put on a window axis is named in the figure and
     logged as a warning (logger ``delaycv.plots``), as is a dataset with no sensitivity figure.
     Returns the written paths.
@@ -929,7 +950,12 @@ def draw_figures(
                     (
                         f"sensitivity_{name}{tail}",
                         sensitivity(
-                            sub, dataset=dataset, metric=metric, estimator=est, windows=windows
+                            sub,
+                            dataset=dataset,
+                            metric=metric,
+                            estimator=est,
+                            windows=windows,
+                            policy_specs=policy_specs,
                         ),
                     )
                 )
@@ -938,7 +964,8 @@ def draw_figures(
                     raise
                 log.warning("no sensitivity figure: %s", err)
             else:
-                _, unplaced = window_placement(policy_order(sub["policy"].unique()), windows)
+                order = policy_order(sub["policy"].unique(), policy_specs)
+                _, unplaced = window_placement(order, windows, policy_specs)
                 for policy, reason in unplaced.items():
                     log.warning(
                         "sensitivity_%s%s: policy %s is not on a window axis: %s%s",

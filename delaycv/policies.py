@@ -360,11 +360,56 @@ def make_policy(spec: dict[str, Any] | str | Policy, *, where: str = "policy") -
             + _error_suffix(rate)
         )
         policy = Policy(p, nw, expiries[0], expiries[1], feedback, rate, name)
+    policy = dataclasses.replace(policy, preset=preset)
     name = spec.get("name")
     if name is not None:
         if not isinstance(name, str) or not name:
             raise ConfigError(
                 f"policy name {name!r}", location=f"key {where}.name", expected="a non-empty string"
             )
+        check_policy_name(name, policy, location=f"key {where}.name")
         policy = dataclasses.replace(policy, name=name)
-    return dataclasses.replace(policy, preset=preset)
+    return policy
+
+
+def describe(policy: Policy) -> str:
+    """What a policy does, in its preset's words: ``hitl P = 7d, N = 90d``, ``delay D = 7d``,
+    ``verification W = 90d``, ``ideal``, or the general form with expiries and feedback."""
+    p, n = policy.pos_window, policy.neg_window
+    if policy.preset == "ideal":
+        text = "ideal"
+    elif policy.preset == "delay":
+        text = f"delay D = {p}"
+    elif policy.preset == "verification":
+        text = f"verification W = {p}"
+    elif policy.preset == "hitl":
+        text = f"hitl P = {p}, N = {n}"
+    else:
+        text = f"general P = {p} ({policy.pos_expiry}), N = {n} ({policy.neg_expiry})" + (
+            ", feedback" if policy.feedback else ""
+        )
+    return text + (
+        f", inspection error {policy.inspection_error:g}" if policy.inspection_error else ""
+    )
+
+
+def check_policy_name(name: str, policy: Policy, *, location: str) -> None:
+    """Refuse a ``name`` that reads as a preset policy name (:func:`parse_policy_name`:
+    ``hitl_7d_90d``, ``verification_90d``, ``delay_3d``, ``ideal``) but names another policy than
+    ``policy`` (other windows, another preset, another inspection error): results and figures
+    would be labelled with the wrong windows. Any other name is only a label. ``policy`` is the
+    policy built without the name (its ``name`` is the one its spec gives, suggested instead)."""
+    try:
+        named = make_policy(parse_policy_name(name))
+    except ConfigError:
+        return  # not a preset name
+    same = dataclasses.replace(named, name="", preset="") == dataclasses.replace(
+        policy, name="", preset=""
+    )
+    if not same:
+        raise ConfigError(
+            f"the policy named {name} is {describe(policy)}, but its name says {describe(named)}",
+            location=location,
+            expected=f"a name that says what the policy is, such as {policy.name}, or a name "
+            "that is not a preset name: ideal, delay_<D>, verification_<W>, hitl_<P>_<N>",
+        )

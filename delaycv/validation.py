@@ -54,14 +54,24 @@ BOOTSTRAP = 3
 SPEC_KEYS = ("scheme", "folds", "seed", "evaluate", "fixed_split")
 
 
-def _check_seed(value, key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+def check_seed(value, key: str) -> int:
+    """``value`` as an int if it is a seed (an integer from 0 to ``defaults.SEED_MAX``, 2**63 - 1:
+    the run seed is an int64 column of the tables), else a :class:`ConfigError` naming ``key``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | np.integer)
+        or not 0 <= value <= _defaults.SEED_MAX
+    ):
+        integer = isinstance(value, int | np.integer) and not isinstance(value, bool)
         raise ConfigError(
-            f"seed {value!r} is not a non-negative integer",
+            f"seed {value!r} is " + ("out of range" if integer else "not an integer"),
             location=f"key {key}",
-            expected="an integer >= 0",
+            expected=f"an integer from 0 to 2**63 - 1 = {_defaults.SEED_MAX}",
         )
     return int(value)
+
+
+_check_seed = check_seed  # the engine's name for it
 
 
 def generator(*entropy: int) -> np.random.Generator:
@@ -123,7 +133,7 @@ class Validation:
                 location="key validation.folds",
                 expected="k >= 2 for cv",
             )
-        _check_seed(self.seed, "validation.seed")
+        check_seed(self.seed, "validation.seed")
         if self.evaluate not in EVALUATE:
             raise ConfigError(
                 f"unknown evaluate option {self.evaluate!r}",
@@ -154,7 +164,7 @@ class Validation:
             raise ConfigError(
                 f"fold {fold} does not exist", location="key folds", expected=f"0..{self.folds - 1}"
             )
-        seed = _check_seed(seed, "seed")
+        seed = check_seed(seed, "seed")
         k = self.folds
         if self.scheme == "prequential":
             return lambda start, stop: np.ones(stop - start, dtype=np.int64)

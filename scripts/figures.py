@@ -1,6 +1,7 @@
 """Snakemake adapter of rule `figures`: merged table + tests -> a folder of figures (PNG and PDF).
 
-The significance strip under the learning curves uses the tests at every checkpoint (strip.parquet).
+The significance strip under the learning curves uses the tests at every checkpoint (strip.parquet);
+the sensitivity figure takes each policy's windows from its spec in the config (names are labels).
 Warnings of delaycv.plots (a policy the sensitivity figure cannot place, a dataset with no
 sensitivity figure) go to the job's log.
 """
@@ -23,9 +24,10 @@ from delaycv.results import read_table  # noqa: E402
 
 settings = json.loads(snakemake.params.figures)
 alpha = json.loads(snakemake.params.tests)["alpha"]
+policies = json.loads(snakemake.params.policies)  # the specs the runs used: the figures' windows
 table = read_table(snakemake.input.merged, table_columns(settings["metric"]))
 strip = read_table(snakemake.input.strip)
 with atomic_dir(snakemake.output.figures) as tmp:
-    written = draw_figures(table, strip, tmp, alpha=alpha, **settings)
+    written = draw_figures(table, strip, tmp, alpha=alpha, policy_specs=policies, **settings)
 print(f"{len(written)} files -> {snakemake.output.figures}")
 end_job()  # outputs written and closed: no teardown

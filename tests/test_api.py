@@ -224,6 +224,9 @@ def test_labels_by_name_and_datetimes():
     pd.testing.assert_frame_equal(got[cols], ref[cols])
 
 
+HITL_1D_15D = {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"}
+
+
 @pytest.mark.parametrize(
     "kwargs, error, words",
     [
@@ -237,6 +240,18 @@ def test_labels_by_name_and_datetimes():
         ({"nonsense": 1}, ConfigError, ["key nonsense"]),
         ({"time": "when"}, InputError, ["no column 'when'"]),
         ({"label": "y"}, InputError, ["no column 'y'"]),
+        ({"seed": 2**70}, ConfigError, ["key seed: seed 1180591620717411303424 is out of range"]),
+        ({"seed": -1}, ConfigError, ["key seed: seed -1 is out of range"]),
+        (
+            {"validation": {"scheme": "bootstrap", "seed": 2**70}},
+            ConfigError,
+            ["key validation.seed: seed 1180591620717411303424 is out of range", "2**63 - 1"],
+        ),
+        (
+            {"policy": {**HITL_1D_15D, "name": "hitl_7d_90d"}},
+            ConfigError,
+            ["key policy.name", "named hitl_7d_90d is hitl P = 1d, N = 15d", "P = 7d, N = 90d"],
+        ),
     ],
 )
 def test_errors_name_the_argument(kwargs, error, words):

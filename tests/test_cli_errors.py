@@ -123,6 +123,109 @@ def test_bad_values_name_the_option(work, capsys, extra, words):
     fails(evaluate_args(*extra), capsys, work, *words)
 
 
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (
+            "class: tree.HoeffdingTreeClassifier\nparams: {grace_period: 50, grace_period: 9}\n",
+            ["ht.yaml: line 2: duplicate key params.grace_period (first given on line 2)"],
+        ),
+        (
+            "class: tree.HoeffdingTreeClassifier\nparams: {grace_period: 50\n",
+            ["ht.yaml: line 3, column 1: not valid YAML: expected ',' or '}'"],
+        ),
+        ("# nothing yet\n", ["ht.yaml: the file is empty (expected a learner spec"]),
+    ],
+    ids=["duplicate-key", "syntax", "empty"],
+)
+def test_a_bad_learner_spec_file_names_its_line(work, capsys, text, words):
+    (work / "ht.yaml").write_text(text)
+    args = ["evaluate", "s.parquet", "--learner", "ht.yaml", "--out", "run", "--quiet"]
+    fails(args, capsys, work, *words)
+
+
+def test_a_mapping_file_with_a_duplicate_key_names_its_line(work, capsys):
+    (work / "map.yaml").write_text("time: a\nlabel: b\ntime: c\n")
+    (work / "raw.csv").write_text("a,b\n1,0\n")
+    args = ["convert", "raw.csv", "out.parquet", "--mapping", "map.yaml"]
+    fails(args, capsys, work, "map.yaml: line 3: duplicate key time (first given on line 1)")
+
+
+SEED_2_70 = str(2**70)
+
+
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (evaluate_args("--seed", SEED_2_70), "evaluate: argument --seed"),
+        (evaluate_args("--validation-seed", SEED_2_70), "evaluate: argument --validation-seed"),
+        (evaluate_args("--seed", "-1"), "evaluate: argument --seed"),
+        (["generate", "g.parquet", "--seed", SEED_2_70], "generate: argument --seed"),
+        (["compare", "s.parquet", "--out", "c", "--seed", SEED_2_70], "compare: argument --seed"),
+        (["plot", "s.parquet", "--out", "p", "--seed", SEED_2_70], "plot: argument --seed"),
+    ],
+    ids=["evaluate", "validation", "negative", "generate", "compare", "plot"],
+)
+def test_a_seed_out_of_range_names_the_option(work, capsys, argv, option):
+    value = argv[argv.index("--seed" if "--seed" in argv else "--validation-seed") + 1]
+    fails(
+        argv,
+        capsys,
+        work,
+        f"delaycv: error: {option}: '{value}' is not a seed "
+        "(expected an integer from 0 to 2**63 - 1 = 9223372036854775807)",
+    )
+
+
+def test_the_largest_seed_runs(work):
+    top = str(2**63 - 1)
+    assert main(evaluate_args("--seed", top, "--validation-seed", top, out="top")) == 0
+
+
+def test_a_policy_name_that_says_other_windows_than_the_policy_is_refused(work, capsys):
+    argv = evaluate_args("--policy", "hitl", "--pos-window", "1d", "--neg-window", "15d")
+    fails(
+        [*argv, "--policy-name", "hitl_7d_90d"],
+        capsys,
+        work,
+        "delaycv: error: option --policy-name: the policy named hitl_7d_90d is hitl P = 1d, "
+        "N = 15d, but its name says hitl P = 7d, N = 90d",
+    )
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (
+            "datasets:\n  d: {generate: {rows: 300}\n",
+            "my.yaml: line 3, column 1: not valid YAML: expected ',' or '}', but got "
+            "'<stream end>' (while parsing a flow mapping at line 2, column 6)",
+        ),
+        ("", "my.yaml: the file is empty (expected a mapping with datasets, learners, policies)"),
+        (
+            "seeds: [1]\nseeds: [2]\n",
+            "my.yaml: line 2: duplicate key seeds (first given on line 1)",
+        ),
+        ("seeds: [1180591620717411303424]\n", "my.yaml: key seeds.0: 1180591620717411303424 is "),
+    ],
+    ids=["syntax", "empty", "duplicate", "seed"],
+)
+def test_check_names_what_snakemake_cannot(work, capsys, text, words):
+    """Snakemake's own message for a --configfile that is not YAML names no file: delaycv check."""
+    (work / "my.yaml").write_text(text)
+    fails(["check", "my.yaml"], capsys, work, f"delaycv: error: {words}")
+
+
+def test_check_accepts_a_valid_study(work, capsys):
+    import shutil
+
+    shutil.copy(Path(__file__).resolve().parents[1] / "config" / "test-small.yaml", "small.yaml")
+    assert main(["check", "small.yaml"]) == 0
+    assert capsys.readouterr().out == (
+        "small.yaml: valid: 4 evaluations (1 datasets, 2 learners, 1 seeds, 2 policies)\n"
+    )
+
+
 def test_a_parameter_river_accepts_but_cannot_use(work, capsys):
     """ARF builds with max_features='x' and fails at its first call: caught before any work."""
     argv = evaluate_args("--learner", "forest.ARFClassifier", "--param", "max_features=x")

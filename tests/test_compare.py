@@ -650,3 +650,34 @@ def test_policy_windows_and_window_table():
     assert set(neg["varies"]) == {"N"} and set(neg["family"]) == {"hitl, P = 7d"}
     given = compare.window_table(["a", "b", "c"], windows={"a": "1d", "b": "7200s"})
     assert given.set_index("policy")["window"].to_dict() == {"a": 86400, "b": 7200}
+
+
+def test_window_table_takes_the_windows_of_the_specs_the_runs_used():
+    # names are labels: hitl_7d_90d's spec says 1d/15d, and a spec decides where it goes
+    specs = {
+        "hitl_7d_90d": {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"},
+        "b": {"preset": "hitl", "pos_window": "3d", "neg_window": "15d"},
+        "c": {"preset": "hitl", "pos_window": "3d", "neg_window": "15d", "inspection_error": 0.1},
+        "base": {"preset": "ideal"},
+        "v": {"preset": "verification", "window": "500i"},
+    }
+    frame = compare.window_table(list(specs), specs=specs).set_index("policy")
+    assert frame.loc["hitl_7d_90d", "window"] == 86400
+    assert frame.loc["hitl_7d_90d", "family"] == "hitl, N = 15d"
+    assert frame.loc["c", "family"] == "hitl, N = 15d, inspection error 0.1"
+    assert frame.loc["v", ["family", "varies", "window", "unit"]].tolist() == [
+        "verification",
+        "W",
+        500,
+        "i",
+    ]
+    # the ideal policy joins the families in seconds without an inspection error
+    assert frame.loc[["base"], "family"].tolist() == ["hitl, N = 15d"]
+    # a policy without a spec is left out; the names are not read
+    assert "hitl_7d_90d" not in set(compare.window_table(["hitl_7d_90d"], specs={})["policy"])
+
+
+def test_policy_windows_reads_names_with_the_policies_parser():
+    w = compare.policy_windows("hitl_7d_90d_err0.05")
+    assert (w.preset, w.pos.amount, w.inspection_error) == ("hitl", 7 * 86400, 0.05)
+    assert compare.policy_windows("hitl_7d") is None and compare.policy_windows("delay_") is None

@@ -155,7 +155,10 @@ def test_policy_grids_expand_with_the_library_names():
 def test_a_grid_name_may_not_repeat_an_explicit_policy():
     grid = {"preset": "hitl", "pos_window": ["7d"], "neg_window": ["90d"]}
     err = error_of(
-        with_changes(policies={"hitl_7d_90d": {"preset": "ideal"}}, policy_grids={"g": grid})
+        with_changes(
+            policies={"hitl_7d_90d": {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"}},
+            policy_grids={"g": grid},
+        )
     )
     assert err.location == "key policy_grids.g" and "defined twice" in str(err)
 
@@ -181,6 +184,119 @@ def test_yaml_errors_name_the_line(tmp_path):
     with pytest.raises(ConfigError) as info:
         dcfg.load_config(path)
     assert info.value.location.startswith("line ")
+
+
+def test_a_yaml_syntax_error_names_the_file_line_and_column(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text("datasets:\n  d: {generate: {rows: 3}}\nlearners:\n  p: {class: Prior\n")
+    with pytest.raises(ConfigError) as info:
+        dcfg.load_study([path])
+    assert str(info.value).startswith(f"{path}: line 5, column 1: not valid YAML: "), info.value
+    assert "flow mapping at line 4, column 6" in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["", "\n# nothing but a comment\n"])
+def test_an_empty_config_file_is_an_error_naming_the_file(tmp_path, text):
+    first = write(tmp_path / "first.yaml", SMALL)
+    empty = tmp_path / "empty.yaml"
+    empty.write_text(text)
+    for load in (lambda: dcfg.load_study([first, empty]), lambda: dcfg.load_config(empty)):
+        with pytest.raises(ConfigError) as info:
+            load()
+        assert str(info.value) == (
+            f"{empty}: the file is empty (expected a mapping with datasets, learners, policies)"
+        )
+
+
+@pytest.mark.parametrize(
+    "text, line, key, first",
+    [
+        (
+            "datasets:\n  a: {generate: {rows: 100}}\n  a: {generate: {rows: 200}}\n",
+            3,
+            "datasets.a",
+            2,
+        ),
+        ("seeds: [1]\nlearners:\n  p: {class: Prior, class: NoChange}\n", 3, "learners.p.class", 3),
+        ("seeds: [1]\nseeds: [2]\n", 2, "seeds", 1),
+        ("policy_grids:\n  - {a: 1}\n  - {b: 1, b: 2}\n", 3, "policy_grids.1.b", 3),
+    ],
+    ids=["dataset", "flow-mapping", "top-level", "in-a-list"],
+)
+def test_a_duplicate_key_is_an_error_naming_the_file_line_and_key(tmp_path, text, line, key, first):
+    path = tmp_path / "dup.yaml"
+    path.write_text(text)
+    for load in (dcfg.read_yaml, lambda p: dcfg.load_study([p]), dcfg.load_config):
+        with pytest.raises(ConfigError) as info:
+            load(path)
+        assert str(info.value) == (
+            f"{path}: line {line}: duplicate key {key} (first given on line {first}) "
+            "(expected each key once in a mapping)"
+        )
+
+
+@pytest.mark.parametrize(
+    "changes, key",
+    [
+        ({"seeds": [1, 2**70]}, "seeds.1"),
+        ({"validation": {"seed": 2**70}}, "validation.seed"),
+        ({"tests": {"seed": 2**70}}, "tests.seed"),
+        (
+            {"datasets": {"tiny": {"generate": {"rows": 400, "seed": 2**70}}}},
+            "datasets.tiny.generate.seed",
+        ),
+    ],
+    ids=["seeds", "validation", "tests", "generate"],
+)
+def test_a_seed_out_of_range_fails_when_the_config_loads(changes, key):
+    err = error_of(with_changes(**changes))
+    assert str(err) == (
+        f"config.yaml: key {key}: 1180591620717411303424 is greater than the maximum of "
+        "9223372036854775807 (expected a seed: an integer from 0 to 2**63 - 1 = 9223372036854775807)"
+    )
+
+
+def test_the_largest_seed_is_a_seed():
+    top = 2**63 - 1
+    config = dcfg.load_config(
+        with_changes(seeds=[top], validation={"seed": top}, tests={"seed": top}), learners=False
+    )
+    assert config["seeds"] == [top] and config["validation"]["seed"] == top
+
+
+def test_a_preset_name_that_disagrees_with_its_spec_is_refused():
+    spec = {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"}
+    err = error_of(with_changes(policies={"hitl_7d_90d": spec}))
+    assert str(err) == (
+        "config.yaml: key policies.hitl_7d_90d: the policy named hitl_7d_90d is hitl P = 1d, "
+        "N = 15d, but its name says hitl P = 7d, N = 90d (expected a name that says what the "
+        "policy is, such as hitl_1d_15d, or a name that is not a preset name: ideal, delay_<D>, "
+        "verification_<W>, hitl_<P>_<N>)"
+    )
+    for name, other in [
+        ("verification_90d", {"preset": "delay", "window": "90d"}),
+        ("ideal", {"preset": "delay", "window": "1d"}),
+        ("delay_3d", {"preset": "delay", "window": "3d", "inspection_error": 0.1}),
+    ]:
+        assert error_of(with_changes(policies={name: other})).location == f"key policies.{name}"
+    # names that are not preset names are labels; names that agree are fine
+    config = dcfg.load_config(
+        with_changes(
+            policies={
+                "fast": spec,
+                "hitl_24h_15d": spec,
+                "delay_7": {"preset": "delay", "window": 7},
+            }
+        ),
+        learners=False,
+    )
+    assert {"fast", "hitl_24h_15d", "delay_7"} <= set(config["policies"])
+
+
+def test_yaml_merge_keys_may_override_what_they_merge(tmp_path):
+    path = tmp_path / "merge.yaml"
+    path.write_text("base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  x: 3\n")
+    assert dcfg.read_yaml(path) == {"base": {"x": 1, "y": 2}, "d": {"x": 3, "y": 2}}
 
 
 def test_helpers_give_the_library_arguments():
@@ -241,7 +357,8 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
         return {s for s in before if before[s] != after[s]}
 
     assert changed("engine.py") == {"evaluate"}
-    assert changed("policies.py") == {"evaluate"}
+    # the tables and figures read policies' windows with delaycv.policies (compare.policy_windows)
+    assert changed("policies.py") == {"evaluate", "compare", "plots"}
     assert changed("plots.py") == {"plots"}
     assert "compare" in changed("compare.py") and "evaluate" not in changed("compare.py")
     assert "convert" in changed("synthetic.py") and "evaluate" not in changed("synthetic.py")

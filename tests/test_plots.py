@@ -446,3 +446,122 @@ def test_save_figure_lays_out_once_and_keeps_the_layout_engine(table, tmp_path):
     assert np.array_equal(positions(fig), positions(png_only))
     assert fig.get_layout_engine() is engine
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+
+
+# --------------------------------------------------------------------------- windows from specs
+
+HITL_1D_15D = {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"}
+
+
+@pytest.fixture(scope="module")
+def named_table(table):
+    """The fixture's hitl grid under names that are only labels (``fast``, ``mid``, ``slow``)."""
+    names = {"hitl_1d_90d": "fast", "hitl_7d_90d": "mid", "hitl_30d_90d": "slow"}
+    return table.assign(policy=table["policy"].replace(names))
+
+
+NAMED_SPECS = {
+    "ideal": {"preset": "ideal"},
+    "fast": {"preset": "hitl", "pos_window": "1d", "neg_window": "90d"},
+    "mid": {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
+    "slow": {"preset": "hitl", "pos_window": "30d", "neg_window": "90d"},
+}
+
+
+def test_a_policy_is_placed_at_the_windows_of_its_spec_not_of_its_name():
+    # a name that reads as a preset name is only a label: the spec the run used decides
+    specs = {"hitl_7d_90d": HITL_1D_15D, "fast": {**HITL_1D_15D, "pos_window": "3d"}}
+    frame, unplaced = plots.window_placement(["hitl_7d_90d", "fast"], policy_specs=specs)
+    assert unplaced == {}
+    placed = frame.set_index("policy")
+    assert placed.loc["hitl_7d_90d", "window"] == 86400  # 1 day, not 7
+    assert placed.loc["fast", "window"] == 3 * 86400
+    assert set(frame["family"]) == {"hitl, N = 15d"} and set(frame["varies"]) == {"P"}
+
+
+def test_the_general_form_of_run_json_is_placed_as_its_preset():
+    from delaycv.policies import make_policy
+
+    recorded = make_policy({**HITL_1D_15D, "name": "fast"}).spec()  # what run.json holds
+    assert recorded["preset"] == "general"
+    w = compare.policy_windows(recorded)
+    assert (w.preset, w.pos.amount, w.neg.amount) == ("hitl", 86400, 15 * 86400)
+    general = {"preset": "general", "pos_window": "1d", "neg_window": "2d", "feedback": False}
+    assert compare.policy_windows(general) is None
+    frame, unplaced = plots.window_placement(["g", "fast"], policy_specs={"g": general})
+    assert frame.empty
+    assert unplaced == {"g": "a general policy that no preset describes", "fast": "no spec given"}
+
+
+def test_the_sensitivity_figure_draws_a_named_policy_at_its_specs_window(named_table):
+    # without specs the names say nothing: no grid, and the error names every policy
+    with pytest.raises(DelaycvError, match="fast \\(name is not a preset pattern\\)"):
+        plots.sensitivity(named_table, dataset="synth", metric="accuracy")
+    fig = plots.sensitivity(
+        named_table, dataset="synth", metric="accuracy", policy_specs=NAMED_SPECS
+    )
+    (ax,) = [a for a in fig.axes if a.get_title()]
+    assert ax.get_title() == "policies hitl, N = 90d"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "7", "30", "ideal\n(0)"]
+    assert ax.get_xlabel().startswith("P, window for predicted positives (days")
+    # the points of learner ht (true labels): at 1, 7 and 30 days, the fold means of each policy
+    data = named_table[
+        (named_table.reference == "true")
+        & (named_table.learner == "ht")
+        & (named_table.checkpoint == named_table.checkpoint.max())
+    ]
+    means = data.groupby("policy")["accuracy"].mean()
+    drawn = {}
+    for line in ax.get_lines():
+        for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True):
+            drawn.setdefault(float(x), []).append(float(y))
+    for policy, days in (("fast", 1.0), ("mid", 7.0), ("slow", 30.0)):
+        assert any(np.isclose(y, means[policy]) for y in drawn[days]), (policy, drawn)
+
+
+def test_draw_figures_passes_the_specs_to_the_sensitivity_figure(named_table, tmp_path):
+    kwargs = dict(metric="accuracy", formats=("png",), dpi=30)
+    bare = plots.draw_figures(named_table, None, tmp_path / "a", **kwargs)
+    assert not [p for p in bare if p.name.startswith("sensitivity")]
+    paths = plots.draw_figures(
+        named_table, None, tmp_path / "b", policy_specs=NAMED_SPECS, **kwargs
+    )
+    assert [p.name for p in paths if p.name.startswith("sensitivity")] == [
+        "sensitivity_synth_accuracy.png"
+    ]
+
+
+def test_cli_plot_reads_the_specs_of_the_runs(named_table, tmp_path, capsys, caplog):
+    from delaycv.cli.plot import _policy_specs
+    from delaycv.stream import write_stream
+    from delaycv.synthetic import generate_stream
+
+    write_stream(generate_stream(rows=200, seed=1), tmp_path / "s.parquet")
+    for name, pos in (("fast", "1d"), ("slow", "30d")):
+        argv = ["evaluate", str(tmp_path / "s.parquet"), "--learner", "Prior", "--folds", "2"]
+        argv += ["--policy", "hitl", "--pos-window", pos, "--neg-window", "90d"]
+        argv += ["--policy-name", name, "--out", str(tmp_path / "runs" / name), "--quiet"]
+        assert main(argv) == 0
+    specs = _policy_specs([str(tmp_path / "runs")])
+    assert sorted(specs) == ["fast", "slow"]
+    frame, _ = plots.window_placement(["fast", "slow"], policy_specs=specs)
+    assert frame.set_index("policy")["window"].to_dict() == {"fast": 86400, "slow": 30 * 86400}
+    # the merged table of other runs under the same names: plotted at the runs' windows
+    merged = tmp_path / "merged.parquet"
+    named_table.to_parquet(merged)
+    figs = tmp_path / "figs"
+    argv = ["plot", str(merged), "--out", str(figs), "--metric", "accuracy", "--format", "png"]
+    with caplog.at_level("WARNING", logger="delaycv.plots"):
+        assert main([*argv, "--dpi", "30", "--runs", str(tmp_path / "runs")]) == 0
+    assert (figs / "sensitivity_synth_accuracy.png").is_file()
+    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.plots"]
+    assert any("policy mid is not on a window axis: no spec given" in m for m in messages)
+    capsys.readouterr()
+    # two runs of one name with different specs: an error naming both files
+    other = tmp_path / "other" / "run.json"
+    other.parent.mkdir()
+    info = (tmp_path / "runs" / "fast" / "run.json").read_text()
+    other.write_text(info.replace('"pos_window": "1d"', '"pos_window": "2d"'))
+    assert main([*argv, "--runs", str(tmp_path / "runs"), "--runs", str(other.parent)]) == 2
+    err = capsys.readouterr().err
+    assert f"{other}: policy 'fast' has another spec than in {tmp_path / 'runs' / 'fast'}" in err

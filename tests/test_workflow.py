@@ -275,6 +275,70 @@ def test_a_config_mistake_fails_the_dry_run_naming_the_users_file_and_key(
     assert "Job stats" not in out and "config.yaml" not in out
 
 
+YAML_MISTAKES = [
+    (
+        "datasets:\n  mine: {generate: {rows: 300, seed: 1}}\n"
+        "  mine: {generate: {rows: 900, seed: 2}}\n",
+        "{file}: line 3: duplicate key datasets.mine (first given on line 2) "
+        "(expected each key once in a mapping)",
+    ),
+    (
+        "datasets:\n  mine: {generate: {rows: 300}\n",
+        "{file}: line 3, column 1: not valid YAML: expected ',' or '}', but got '<stream end>' "
+        "(while parsing a flow mapping at line 2, column 9)",
+    ),
+    (
+        "# to do\n",
+        "{file}: the file is empty (expected a mapping with datasets, learners, policies)",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, message", YAML_MISTAKES, ids=["duplicate", "syntax", "empty"])
+def test_a_default_config_that_is_bad_yaml_names_its_file_and_line(tmp_path, text, message):
+    workdir = copy_workflow(tmp_path / "wf", ONE_LEARNER)  # with this checkout's delaycv
+    (workdir / "config.yaml").write_text(text)
+    proc = run(workdir, "--dry-run", "--cores", "1", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "invalid configuration: " + message.replace("{file}", "config.yaml") in out, out[-3000:]
+
+
+def test_a_configfile_with_a_duplicate_key_names_its_file_line_and_key(tmp_path):
+    workdir = copy_workflow(tmp_path / "wf", ONE_LEARNER)  # with this checkout's delaycv
+    (workdir / "my.yaml").write_text(yaml.safe_dump(ONE_LEARNER, sort_keys=False) + "seeds: [2]\n")
+    proc = run(workdir, "--dry-run", "--cores", "1", "--configfile", "my.yaml", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert (
+        "invalid configuration: my.yaml: line 17: duplicate key seeds (first given on line 15)"
+    ) in out, out[-3000:]
+
+
+@pytest.mark.parametrize("text", ["datasets:\n  mine: {generate: {rows: 300}\n", "\n"])
+def test_a_configfile_that_snakemake_cannot_read_stops_it_before_the_workflow(tmp_path, text):
+    """Snakemake reads --configfile before the workflow loads: its own message, no file named
+    (docs/workflow.md says so; the default config.yaml gets delaycv's message, above)."""
+    workdir = copy_workflow(tmp_path / "wf", ONE_LEARNER)  # with this checkout's delaycv
+    (workdir / "my.yaml").write_text(text)
+    proc = run(workdir, "--dry-run", "--cores", "1", "--configfile", "my.yaml", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Config file" in out, out[-3000:]
+    assert "Job stats" not in out
+
+
+def test_a_policy_name_that_disagrees_with_its_spec_fails_the_dry_run(tmp_path):
+    policies = {"hitl_7d_90d": {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"}}
+    workdir = copy_workflow(tmp_path / "wf", {**ONE_LEARNER, "policies": policies})
+    proc = run(workdir, "--dry-run", "--cores", "1", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert (
+        "invalid configuration: config.yaml: key policies.hitl_7d_90d: the policy named "
+        "hitl_7d_90d is hitl P = 1d, N = 15d, but its name says hitl P = 7d, N = 90d"
+    ) in out, out[-3000:]
+
+
 def test_a_config_mistake_stops_a_run_before_any_job(tmp_path):
     workdir = user_study(tmp_path, figures={"metric": "gmeans"})
     proc = run(workdir, "--cores", "1", "--configfile", "my.yaml", check=False)

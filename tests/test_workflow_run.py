@@ -195,3 +195,27 @@ def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
     assert "learning_curves_mine_gmean_observed.png" in (
         workdir / "results" / "report.html"
     ).read_text(errors="replace")
+
+
+def test_the_figures_take_the_windows_of_the_policies_specs(tmp_path):
+    """Policies named ``fast`` and ``slow`` (names that say no window): the sensitivity figure
+    places them at the windows of their specs, which the figures rule passes from the config."""
+    study = {
+        "datasets": {"tiny": {"generate": {"rows": 300, "seed": 3}}},
+        "learners": {"prior": {"class": "Prior"}, "nochange": {"class": "NoChange"}},
+        "policies": {
+            "ideal": {"preset": "ideal"},
+            "fast": {"preset": "hitl", "pos_window": "1d", "neg_window": "90d"},
+            "slow": {"preset": "hitl", "pos_window": "30d", "neg_window": "90d"},
+        },
+        "seeds": [1],
+        "validation": {"scheme": "bootstrap", "folds": 2},
+        "tests": {"metrics": ["gmean"], "resamples": 50},
+        "figures": {"metric": "gmean", "formats": ["png"], "dpi": 50},
+    }
+    workdir = copy_workflow(tmp_path / "wf", study)
+    run(workdir, "--cores", "2")
+    figures = workdir / "results" / "figures" / "tiny"
+    assert (figures / "sensitivity_tiny_gmean.png").is_file()
+    log = (workdir / "logs" / "figures" / "tiny.log").read_text()
+    assert "not on a window axis" not in log and "no sensitivity figure" not in log, log

@@ -14,7 +14,7 @@ import sys
 from delaycv import __version__
 from delaycv.errors import DelaycvError
 
-COMMANDS = ("convert", "generate", "evaluate", "merge", "compare", "plot")
+COMMANDS = ("convert", "generate", "evaluate", "merge", "compare", "plot", "check")
 
 
 class Parser(argparse.ArgumentParser):

@@ -23,6 +23,7 @@ import pandas as pd
 
 from delaycv import compare
 from delaycv.atomic import atomic_path
+from delaycv.cli import options
 from delaycv.errors import InputError
 from delaycv.results import read_table
 
@@ -55,7 +56,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--resamples", type=int, default=5000, help="random sign flips R (5000)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the sign flips (1)")
+    parser.add_argument("--seed", type=options.seed, default=1, help="seed of the sign flips (1)")
     parser.add_argument(
         "--alternative", default="two-sided", choices=compare.ALTERNATIVES, help="(two-sided)"
     )

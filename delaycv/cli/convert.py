@@ -8,8 +8,6 @@ import logging
 import sys
 from pathlib import Path
 
-import yaml
-
 from delaycv.convert import INF_MODES, LINK_KINDS, PRESETS, convert_file
 from delaycv.errors import InputError
 from delaycv.timeunits import TIME_UNITS
@@ -89,16 +87,10 @@ def _mapping_from_args(args) -> dict | None:
     mapping: dict = {}
     if args.mapping:
         path = Path(args.mapping)
-        try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except OSError as err:
-            raise InputError(
-                f"cannot read: {err.strerror}", path=str(path), expected="a YAML mapping file"
-            ) from None
-        except yaml.YAMLError as err:
-            raise InputError(
-                f"not valid YAML: {err}", path=str(path), expected="a YAML mapping"
-            ) from None
+        from delaycv.config import read_yaml
+
+        # strict: a syntax error's line and column, a duplicate key, an empty file
+        loaded = read_yaml(path, expected="a YAML mapping: time, label, positive, ...")
         if not isinstance(loaded, dict):
             raise InputError(
                 "not a mapping of keys", path=str(path), expected="keys time, label, positive, ..."

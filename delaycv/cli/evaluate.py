@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from delaycv import defaults
+from delaycv.cli import options
 from delaycv.errors import ConfigError, InputError
 
 SCHEMES = ("prequential", "cv", "split", "bootstrap")
@@ -105,13 +106,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--seed",
-        type=int,
+        type=options.seed,
         default=defaults.SEED,
         help=f"run seed (the replicate): learners, bootstrap weights, noise (default {defaults.SEED})",
     )
     g.add_argument(
         "--validation-seed",
-        type=int,
+        type=options.seed,
         default=defaults.VALIDATION_SEED,
         help=f"bootstrap seed, combined with --seed unless --fixed-split (default {defaults.VALIDATION_SEED})",
     )
@@ -186,12 +187,10 @@ def learner_spec_from(args) -> dict:
     text = args.learner
     path = Path(text)
     if path.suffix.lower() in (".json", ".yaml", ".yml") and path.is_file():
-        import yaml
+        from delaycv.config import read_yaml
 
-        try:
-            spec = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as err:
-            raise InputError(f"unreadable learner spec: {err}", path=str(path)) from None
+        # strict: a syntax error's line and column, a duplicate key, an empty file
+        spec = read_yaml(path, expected="a learner spec: class and params, or pipeline")
         if not isinstance(spec, dict):
             raise InputError(
                 "learner spec is not a mapping", path=str(path), expected="class/params or pipeline"

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from delaycv.cli import options
 from delaycv.errors import InputError
 from delaycv.stream import write_stream
 from delaycv.synthetic import generate_stream
@@ -23,7 +24,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("dest", help="the Parquet file to write (written atomically)")
     parser.add_argument("--rows", type=int, default=6000, help="number of instances (6000)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed (1)")
+    parser.add_argument("--seed", type=options.seed, default=1, help="random seed (1)")
     parser.add_argument("--dataset", default="synthetic", help="dataset name (synthetic)")
     parser.add_argument("--quiet", action="store_true", help="print no summary")
     parser.set_defaults(run=run)

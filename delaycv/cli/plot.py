@@ -3,14 +3,17 @@
 Figures (see delaycv.plots): learning curves with the significance strip, the bias of realistic
 evaluation, final per-fold distributions, the pairwise heatmap and the waiting-time sensitivity.
 Every figure is drawn before any file is moved into ``--out``; existing other files stay. The same
-inputs draw byte-identical files (seeded jitter, no creation date). A policy the sensitivity figure
-cannot put on a window axis is named in the figure and in a warning on stderr.
+inputs draw byte-identical files (seeded jitter, no creation date). The sensitivity figure takes
+each policy's windows from the spec its runs used (``--runs``: their run.json files), else from
+its name (``hitl_7d_90d``; other names need ``--runs`` or ``--window``). A policy it cannot put on
+a window axis is named in the figure and in a warning on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -19,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from delaycv import plots
+from delaycv.cli import options
 from delaycv.durations import parse_window
 from delaycv.errors import DelaycvError, InputError
 from delaycv.results import read_table
@@ -42,6 +46,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--dataset", action="append", dest="datasets", help="dataset (repeat; all)")
     parser.add_argument("--baseline", help="strip: each learner against this one (default: pairs)")
     parser.add_argument(
+        "--runs",
+        action="append",
+        metavar="DIR",
+        help="run directories, or a folder holding them (e.g. results/runs): the sensitivity "
+        "figure takes each policy's windows from the spec in their run.json (repeat; default: "
+        "from the policy names)",
+    )
+    parser.add_argument(
         "--window",
         action="append",
         metavar="POLICY=WINDOW",
@@ -52,7 +64,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--format", nargs="+", default=list(plots.FORMATS), help="(png pdf)")
     parser.add_argument("--dpi", type=int, default=200, help="(200)")
     parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the final distributions' point jitter (0)"
+        "--seed",
+        type=options.seed,
+        default=0,
+        help="seed of the final distributions' point jitter (0)",
     )
     parser.set_defaults(run=run)
     return parser
@@ -96,6 +111,47 @@ def _windows(items):
     return out
 
 
+def _policy_specs(folders) -> dict[str, dict] | None:
+    """Policy name -> the policy spec its runs used, from the run.json files under ``folders``."""
+    if not folders:
+        return None
+    specs: dict[str, dict] = {}
+    sources: dict[str, Path] = {}
+    for folder in map(Path, folders):
+        found = sorted(folder.rglob("run.json")) if folder.is_dir() else []
+        if not found:
+            raise InputError(
+                "no run.json in it" if folder.is_dir() else "no such folder",
+                path=str(folder),
+                location="option --runs",
+                expected="a run directory or a folder holding run directories",
+            )
+        for path in found:
+            try:
+                info = json.loads(path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as err:
+                raise InputError(
+                    f"unreadable JSON: {err.msg}", path=str(path), location=f"line {err.lineno}"
+                ) from None
+            name = (info.get("run_keys") or {}).get("policy")
+            spec = (info.get("specs") or {}).get("policy")
+            if not isinstance(name, str) or not isinstance(spec, dict):
+                raise InputError(
+                    "no policy spec (run_keys.policy and specs.policy)",
+                    path=str(path),
+                    expected="the run.json of delaycv evaluate or of the workflow",
+                )
+            spec = {k: v for k, v in spec.items() if k != "name"}
+            if name in specs and specs[name] != spec:
+                raise InputError(
+                    f"policy {name!r} has another spec than in {sources[name]}",
+                    path=str(path),
+                    expected="one spec per policy name",
+                )
+            specs[name], sources[name] = spec, path
+    return specs
+
+
 def _make_dirs(path: Path) -> list[Path]:
     """Create ``path`` and its missing parents; return those created, outermost first."""
     made = []
@@ -113,6 +169,7 @@ def run(args) -> int:
     out = check_output(args.out, directory=True)
     table = read_table(args.merged)
     tests = _tests(args.tests)
+    policy_specs = _policy_specs(args.runs)
     made = _make_dirs(out)
     tmp = Path(tempfile.mkdtemp(prefix=".plot.", suffix=".tmp", dir=out))
     done = False
@@ -127,6 +184,7 @@ def run(args) -> int:
             datasets=args.datasets,
             baseline=args.baseline,
             windows=_windows(args.window),
+            policy_specs=policy_specs,
             alpha=args.alpha,
             x=args.x,
             formats=args.format,

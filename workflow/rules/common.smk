@@ -35,6 +35,20 @@ import delaycv.config as dcfg
 from delaycv.errors import ConfigError
 from snakemake.exceptions import WorkflowError
 
+# config.yaml is the study when no --configfile is named. delaycv reads it first, strictly: a
+# syntax error names its line and column, a duplicate key its line and key, an empty file says so
+# (Snakemake's own reading names no file, and keeps the last of two equal keys). A --configfile is
+# read by Snakemake before this file runs: one that is not YAML or is empty stops Snakemake with
+# its own message (docs/workflow.md); load_study below reads every config file strictly again.
+if not workflow.overwrite_configfiles and not workflow.modifier.skip_configfile:
+    try:
+        dcfg.read_yaml("config.yaml", expected=dcfg.STUDY_EXPECTED)
+    except ConfigError as err:
+        raise WorkflowError(f"invalid configuration: {err}") from None
+
+    configfile: "config.yaml"
+
+
 # The study: the --configfile files (or config.yaml when none is named) with --config on top, as
 # Snakemake merged them into `config`. Every mistake stops the workflow here, before any job, with
 # the file where the key was written: learners are built once, presets, mappings and metrics
@@ -132,6 +146,7 @@ EVALUATION_OPTIONS = canonical(
     }
 )
 TEST_OPTIONS = canonical(CONFIG["tests"])
+POLICY_SPECS = canonical({p: dcfg.policy_spec(CONFIG, p) for p in POLICIES})
 FIGURE_OPTIONS = canonical(CONFIG["figures"])
 
 

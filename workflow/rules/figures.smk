@@ -26,6 +26,8 @@ rule figures:
     params:
         figures=FIGURE_OPTIONS,
         tests=TEST_OPTIONS,
+        # the policies' specs: the sensitivity figure's windows (names are only labels)
+        policies=POLICY_SPECS,
         code=CODE["plots"],
         # for the captions (the raw config may lack keys that have defaults)
         metric=CONFIG["figures"]["metric"],
