@@ -285,12 +285,12 @@ def test_a_preset_name_that_disagrees_with_its_spec_is_refused():
             policies={
                 "fast": spec,
                 "hitl_24h_15d": spec,
-                "delay_7": {"preset": "delay", "window": 7},
+                "delay_7s": {"preset": "delay", "window": "7s"},
             }
         ),
         learners=False,
     )
-    assert {"fast", "hitl_24h_15d", "delay_7"} <= set(config["policies"])
+    assert {"fast", "hitl_24h_15d", "delay_7s"} <= set(config["policies"])
 
 
 def test_yaml_merge_keys_may_override_what_they_merge(tmp_path):
