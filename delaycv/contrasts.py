@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from delaycv import defaults
 from delaycv.compare import (
     PAIR,
     REFERENCES,
@@ -57,7 +58,7 @@ from delaycv.compare import (
 from delaycv.errors import DelaycvError, InputError
 
 #: The reference policy of the contrasts when the study has it (workflow key ``contrasts``).
-DEFAULT_REFERENCE = "ideal"
+DEFAULT_REFERENCE = defaults.CONTRAST_REFERENCE
 
 #: Columns of :func:`policy_contrasts`, in order.
 CONTRAST_COLUMNS = [
