@@ -160,7 +160,8 @@ def policy_contrasts(
     ``ci_low``/``ci_high`` (95 % t-interval), ``validity`` (``100 - 100 |difference|`` for fraction
     metrics, else NaN), ``cliffs_delta`` (P against R), ``p_value`` (two-sided sign-flip test),
     ``exact``, ``p_holm`` (Holm over the policies of the family), ``family_size``, ``significant``
-    and ``note``. Raises :class:`~delaycv.errors.DelaycvError` when the table has no policy named
+    and ``note``. Rows: by dataset, metric (as given), reference, estimator, learner, checkpoint,
+    then policies in the order of their first row in ``table``. Raises :class:`~delaycv.errors.DelaycvError` when the table has no policy named
     ``reference_policy``.
     """
     say = _stage_clock(progress)
@@ -253,22 +254,22 @@ def policy_contrasts(
     out["significant"] = out["p_holm"].le(alpha).to_numpy()
     say("means, intervals, validity, Holm and Cliff's delta")
     out = label_checkpoints(out, chosen, CONTRAST_COLUMNS)
-    order = {m: i for i, m in enumerate(metrics)}
+    # metrics as requested, policies in the table's order (a study's config order)
+    metric_rank = {m: i for i, m in enumerate(metrics)}
+    policy_rank = {p: i for i, p in enumerate(policies)}
+    keys = [
+        "dataset",
+        "_metric",
+        "reference",
+        "estimator",
+        "learner",
+        "checkpoint",
+        "at",
+        "_policy",
+    ]
     return (
-        out.assign(_metric=out["metric"].map(order))
-        .sort_values(
-            [
-                "dataset",
-                "_metric",
-                "reference",
-                "estimator",
-                "learner",
-                "checkpoint",
-                "at",
-                "policy",
-            ],
-            kind="stable",
-        )
-        .drop(columns="_metric")
+        out.assign(_metric=out["metric"].map(metric_rank), _policy=out["policy"].map(policy_rank))
+        .sort_values(keys, kind="stable")
+        .drop(columns=["_metric", "_policy"])
         .reset_index(drop=True)
     )

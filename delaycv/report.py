@@ -281,19 +281,20 @@ def contrasts_html(
         ("reading", reading, False),
     ]
     what = {
-        "observed": "the policy's estimate (observed labels) against the reference policy's true "
-        "value: the evaluation's error plus the model's loss",
-        "true": "the policy's true value against the reference policy's: what the delay costs "
-        "the model alone",
+        "observed": "the policy's observed-label estimate minus {r}'s true value, the evaluation's "
+        "error plus the model's loss",
+        "true": "the policy's true value minus {r}'s, what the delay costs the model alone",
     }
     ordered = contrasts.sort_values(
         "reference", key=lambda c: c.map({"observed": 0, "true": 1}), kind="stable"
     )
     sections = []
     for key, rows in _groups(ordered, ["metric", "reference", "estimator"], metrics):
+        reference_policy = str(rows["reference_policy"].iloc[0])
         heading = (
-            f"{key['metric']}, {rows['contrast'].iloc[0]} ({what.get(key['reference'], '')}; "
-            f"{key['estimator']} estimator; "
+            f"{key['metric']}: {rows['contrast'].iloc[0]} — "
+            f"{what.get(key['reference'], '').format(r=reference_policy)} "
+            f"({key['estimator']} estimator; "
             f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
         )
         bold = rows.apply(lambda r: reading(r) not in ("n.s.", "no test"), axis=1)

@@ -357,3 +357,29 @@ def test_policies_pair_by_seed_and_fold(monkeypatch):
     assert seeds["ideal"] == seeds["hitl_1d_30d"] and len(set(seeds["ideal"])) == 3
     # the labels differ (otherwise the test would show nothing)
     assert (a["observed_at"].fillna(-1) != b["observed_at"].fillna(-1)).any()
+
+
+# --------------------------------------------------------------------------- figure
+
+
+def test_contrast_figure_files_and_title(tmp_path, caplog):
+    from delaycv.contrast_figures import contrast_figure, draw_contrast_figures
+
+    policies = {"ideal": 0.0, "hitl_1d_90d": 0.01, "hitl_7d_90d": 0.03, "hitl_1d_15d": 0.0}
+    policies |= {"hitl_7d_15d": 0.02, "verification_90d": -0.02, "mine": 0.0}
+    table = fold_table(learners={"ht": 0.05, "nb": 0.0}, policies=policies, folds=6, checkpoints=3)
+    contrasts = policy_contrasts(table, metrics=["gmean"], checkpoints={"fractions": [0.5, 1.0]})
+    fig = contrast_figure(contrasts, dataset="synth", metric="gmean")
+    title = fig._suptitle.get_text()
+    assert "fraction_1.0, checkpoint 1493" in title and "not on a window axis: mine" in title
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 4  # (estimate, true value) x (P, W)
+    assert [ax.get_title() for ax in axes[:2]] == ["estimate vs ideal", "estimate vs ideal"]
+    first = draw_contrast_figures(contrasts, tmp_path / "a", metric="gmean", formats=["png"])
+    again = draw_contrast_figures(contrasts, tmp_path / "b", metric="gmean", formats=["png"])
+    assert [p.name for p in first] == ["contrasts_synth_gmean.png"]
+    assert first[0].read_bytes() == again[0].read_bytes()
+    # no policy with a known window: no figure, a warning
+    odd = contrasts[contrasts["policy"] == "mine"]
+    assert draw_contrast_figures(odd, tmp_path / "c", metric="gmean", formats=["png"]) == []
+    assert "no contrasts figure" in caplog.text
