@@ -551,7 +551,7 @@ def choose_checkpoints(
       dataset, to the first checkpoint at or after p (``at = "position_1000"``);
     * ``{"fractions": [0.1, ..., 1.0]}``: fractions f in (0, 1] of each stream, the position
       ``ceil(f * n)`` with n the stream's length (its last checkpoint is its last instance); mapped
-      as positions (``at = "fraction_0.1"``);
+      as positions (``at = "fraction_0.1"``); a mapping may hold both lists (positions first);
     * an int or a list of ints: those exact checkpoints (``at = "checkpoint_<n>"``).
 
     Returns one row per (dataset, requested position), in the order requested: ``dataset``,
@@ -596,29 +596,29 @@ def choose_checkpoints(
             rows.extend((dataset, spec, int(c), "") for c in chosen)
     elif isinstance(spec, Mapping):
         kinds = [k for k in ("positions", "fractions") if k in spec]
-        if len(kinds) != 1 or set(spec) - {"positions", "fractions"}:
+        if not kinds or set(spec) - {"positions", "fractions"}:
             raise DelaycvError(
-                f"checkpoints {dict(spec)!r}: give exactly one of positions and fractions"
+                f"checkpoints {dict(spec)!r}: expected positions, fractions or both (no other key)"
             )
-        values = list(spec[kinds[0]])
-        if not values:
-            raise DelaycvError(f"checkpoints.{kinds[0]} is empty (expected at least one value)")
-        for value in values:
-            if kinds[0] == "positions":
-                if isinstance(value, bool) or int(value) != value or value < 1:
-                    raise DelaycvError(
-                        f"checkpoint position {value!r} is not a stream position (an integer >= 1)"
-                    )
-            elif isinstance(value, bool) or not 0 < float(value) <= 1:
+        for kind in kinds:
+            if not list(spec[kind]):
+                raise DelaycvError(f"checkpoints.{kind} is empty (expected at least one value)")
+        for value in spec.get("positions", []):
+            if isinstance(value, bool) or int(value) != value or value < 1:
+                raise DelaycvError(
+                    f"checkpoint position {value!r} is not a stream position (an integer >= 1)"
+                )
+        for value in spec.get("fractions", []):
+            if isinstance(value, bool) or not 0 < float(value) <= 1:
                 raise DelaycvError(f"checkpoint fraction {value!r} is not in (0, 1]")
         for dataset, points in by_dataset.items():
             n = int(points[-1])
-            for value in values:
-                if kinds[0] == "positions":
-                    first_at_or_after(dataset, f"position_{int(value)}", int(value))
-                else:  # rounded first, so that 0.3 * 1000 is 300, not 301
-                    target = max(1, math.ceil(round(float(value) * n, 9)))
-                    first_at_or_after(dataset, _fraction_label(value), target)
+            for value in spec.get("positions", []):
+                first_at_or_after(dataset, f"position_{int(value)}", int(value))
+            for value in spec.get("fractions", []):
+                # rounded first, so that 0.3 * 1000 is 300, not 301
+                target = max(1, math.ceil(round(float(value) * n, 9)))
+                first_at_or_after(dataset, _fraction_label(value), target)
     else:
         wanted = [int(spec)] if isinstance(spec, int | np.integer) else [int(c) for c in spec]
         for dataset, points in by_dataset.items():

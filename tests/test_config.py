@@ -75,11 +75,8 @@ def error_of(config: dict) -> ConfigError:
         ({"tests": {"checkpoints": {"fractions": [0]}}}, "key tests.checkpoints", "(0, 1]"),
         ({"tests": {"checkpoints": {"fractions": [1.2]}}}, "key tests.checkpoints", ""),
         ({"tests": {"checkpoints": {"fractions": []}}}, "key tests.checkpoints", ""),
-        (
-            {"tests": {"checkpoints": {"positions": [1], "fractions": [0.5]}}},
-            "key tests.checkpoints",
-            "",
-        ),
+        ({"tests": {"checkpoints": {}}}, "key tests.checkpoints", ""),
+        ({"tests": {"checkpoints": {"position": [1000]}}}, "key tests.checkpoints", ""),
     ],
 )
 def test_errors_name_the_key(changes, location, words):
@@ -133,7 +130,13 @@ def test_contrasts_default_to_ideal_when_the_study_has_it():
 
 @pytest.mark.parametrize(
     "checkpoints",
-    ["last", "all", {"positions": [1000, 2000, 5000]}, {"fractions": [0.1, 0.5, 1.0]}],
+    [
+        "last",
+        "all",
+        {"positions": [1000, 2000, 5000]},
+        {"fractions": [0.1, 0.5, 1.0]},
+        {"positions": [1000, 5000], "fractions": [0.1, 1.0]},
+    ],
 )
 def test_test_checkpoints_forms(checkpoints):
     out = dcfg.load_config(with_changes(tests={"checkpoints": checkpoints}))

@@ -265,8 +265,12 @@ def test_choose_last_all_exact_and_errors():
     for bad in ("first", {"positions": [0]}, {"fractions": [1.5]}, {"fractions": []}, {}):
         with pytest.raises(DelaycvError):
             compare.choose_checkpoints(table, bad)
-    with pytest.raises(DelaycvError, match="exactly one"):
-        compare.choose_checkpoints(table, {"positions": [1], "fractions": [0.5]})
+    with pytest.raises(DelaycvError, match="positions, fractions or both"):
+        compare.choose_checkpoints(table, {"position": [1000]})
+    # both lists: positions, then fractions, per dataset (the HITL study's key commits)
+    both = compare.choose_checkpoints(table, {"positions": [1000], "fractions": [1.0]})
+    assert both["at"].tolist() == ["position_1000", "fraction_1.0"] * 2
+    assert both["checkpoint"].tolist() == [1000, 3000, 1000, 1200]
 
 
 def test_tests_bias_and_contrasts_follow_the_chosen_checkpoints():
