@@ -12,9 +12,10 @@ The 36 evaluations take about 15 minutes once on 2 shared cores; the merged tabl
 ``results/benchmarks/`` (delete it to rebuild).
 
 Stage: exactly what ``scripts/permutation_tests.py`` does with the default config's ``tests``
-section (metrics gmean, recall_1, fpr_1; both references; R = 5,000; checkpoints last): read the
-table, ``run_tests`` at every checkpoint (the strip) and at the last one, ``bias_tests``, write
-the five files. It runs in a fresh subprocess; printed: the stage's wall time (after imports) and
+section (metrics gmean, recall_1, fpr_1; both references; R = 5,000; checkpoints last) and its
+default ``contrasts`` (every policy against ideal): read the table, ``run_tests`` at every
+checkpoint (the strip) and at the last one, ``bias_tests``, ``policy_contrasts``, write the seven
+files. It runs in a fresh subprocess; printed: the stage's wall time (after imports) and
 the subprocess's peak RSS (``ru_maxrss``: interpreter, numpy/pandas/scipy, the table and the
 stage), next to the peak RSS of a subprocess that only imports and reads the table.
 Targets: under 10 s and 500 MB.
@@ -118,6 +119,7 @@ def child(path: str, stage: bool) -> None:
     start = time.perf_counter()
     from delaycv import compare
     from delaycv.atomic import atomic_path
+    from delaycv.contrasts import policy_contrasts
     from delaycv.results import read_table
 
     imported = time.perf_counter()
@@ -138,11 +140,17 @@ def child(path: str, stage: bool) -> None:
         )
         timings["bias"] = time.perf_counter() - t
         t = time.perf_counter()
+        contrasts = policy_contrasts(
+            table, reference_policy="ideal", checkpoints=TESTS["checkpoints"], **common
+        )
+        timings["contrasts"] = time.perf_counter() - t
+        t = time.perf_counter()
         with tempfile.TemporaryDirectory() as out:
             for name, frame, csv in (
                 ("tests", tests, True),
                 ("strip", strip, False),
                 ("bias", bias, True),
+                ("contrasts", contrasts, True),
             ):
                 with atomic_path(Path(out) / f"{name}.parquet") as tmp:
                     frame.to_parquet(tmp, index=False)
@@ -154,6 +162,7 @@ def child(path: str, stage: bool) -> None:
             "strip": len(strip),
             "tests": len(tests),
             "bias": len(bias),
+            "contrasts": len(contrasts),
             "n": sorted(set(strip["n"].tolist())),
             "n_duplicates": sorted(set(strip["n_duplicates"].tolist())),
             "exact": int(strip["exact"].sum()),
@@ -247,13 +256,15 @@ def main() -> int:
             res = in_child(path, stage=True)
             t = res["timings"]
             c = res["counts"]
-            stage = t["read"] + t["strip"] + t["tests"] + t["bias"] + t["write"]
+            stage = t["read"] + t["strip"] + t["tests"] + t["bias"] + t["contrasts"] + t["write"]
             print(
                 f"{label}: stage {stage:.2f} s (read {t['read']:.2f}, strip {t['strip']:.2f}, "
-                f"tests {t['tests']:.2f}, bias {t['bias']:.2f}, write {t['write']:.2f}; imports "
+                f"tests {t['tests']:.2f}, bias {t['bias']:.2f}, contrasts {t['contrasts']:.2f}, "
+                f"write {t['write']:.2f}; imports "
                 f"{t['imports']:.1f} s before) [target < {LIMIT_SECONDS:.0f} s]; peak RSS "
                 f"{res['peak_mb']:.0f} MB [target < {LIMIT_MB:.0f} MB]; {c['strip']} strip tests "
-                f"({c['exact']} exact), {c['tests']} tests, {c['bias']} bias tests; n in {c['n']}, "
+                f"({c['exact']} exact), {c['tests']} tests, {c['bias']} bias tests, "
+                f"{c['contrasts']} contrasts; n in {c['n']}, "
                 f"n_duplicates in {c['n_duplicates']}"
             )
             failed |= stage >= LIMIT_SECONDS or res["peak_mb"] >= LIMIT_MB

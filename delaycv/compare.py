@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import math
 import re
 import time
 import warnings
@@ -81,6 +82,7 @@ TEST_COLUMNS = [
     "policy",
     "estimator",
     "reference",
+    "at",
     "checkpoint",
     "time",
     "metric",
@@ -106,6 +108,7 @@ TEST_COLUMNS = [
     "better",
     "wilcoxon_p",
     "sign_p",
+    "note",
 ]
 
 
@@ -527,6 +530,148 @@ def last_checkpoints(table: pd.DataFrame) -> pd.Series:
     return table.groupby("dataset", sort=True)["checkpoint"].max()
 
 
+#: Columns of :func:`choose_checkpoints`.
+CHOSEN_COLUMNS = ["dataset", "at", "checkpoint", "note"]
+
+
+def _fraction_label(fraction: float) -> str:
+    return f"fraction_{float(fraction)}"
+
+
+def choose_checkpoints(
+    table: pd.DataFrame, spec: str | int | Iterable[int] | Mapping[str, Sequence] = "last"
+) -> pd.DataFrame:
+    """Which checkpoint of each dataset answers each requested position: the one mapping that the
+    learner tests, the bias tests and the policy contrasts (and any later table) use.
+
+    ``spec`` (the workflow's ``tests.checkpoints``):
+
+    * ``"last"``: the largest checkpoint of each dataset (``at = "last"``);
+    * ``"all"``: every checkpoint (``at = "all"``);
+    * ``{"positions": [1000, 2000, ...]}``: stream positions p (instances, 1-based); each maps, per
+      dataset, to the first checkpoint at or after p (``at = "position_1000"``);
+    * ``{"fractions": [0.1, ..., 1.0]}``: fractions f in (0, 1] of each stream, the position
+      ``ceil(f * n)`` with n the stream's length (its last checkpoint is its last instance); mapped
+      as positions (``at = "fraction_0.1"``); a mapping may hold both lists (positions first);
+    * an int or a list of ints: those exact checkpoints (``at = "checkpoint_<n>"``).
+
+    Returns one row per (dataset, requested position), in the order requested: ``dataset``,
+    ``at``, ``checkpoint`` (nullable Int64) and ``note``, ``""`` when the position was found. A
+    position beyond a stream (or an exact checkpoint the dataset does not have) is not dropped: its
+    row has no checkpoint and a note, e.g. ``"beyond the stream (n = 3000)"``; the tables that use
+    the mapping keep such rows (with no test) so that the gap shows.
+
+    >>> t = pd.DataFrame({"dataset": ["a"] * 3, "checkpoint": [500, 1000, 1200]})
+    >>> chosen = choose_checkpoints(t, {"positions": [600, 1500]})
+    >>> chosen[["at", "checkpoint"]].to_numpy().tolist()
+    [['position_600', 1000], ['position_1500', <NA>]]
+    >>> chosen["note"].tolist()
+    ['', 'beyond the stream (n = 1200)']
+    >>> choose_checkpoints(t, {"fractions": [0.5, 1.0]})["checkpoint"].tolist()
+    [1000, 1200]
+    """
+    _require_columns(table, ["dataset", "checkpoint"], "the per-fold table")
+    present = table[["dataset", "checkpoint"]].drop_duplicates()
+    by_dataset = {
+        d: np.sort(g["checkpoint"].to_numpy(np.int64))
+        for d, g in present.groupby("dataset", sort=True)
+    }
+    rows: list[tuple[str, str, int | None, str]] = []
+
+    def first_at_or_after(dataset: str, label: str, position: int) -> None:
+        points = by_dataset[dataset]
+        n = int(points[-1])
+        if position > n:
+            rows.append((dataset, label, None, f"beyond the stream (n = {n})"))
+        else:
+            rows.append((dataset, label, int(points[np.searchsorted(points, position)]), ""))
+
+    if isinstance(spec, str):
+        if spec not in ("last", "all"):
+            raise DelaycvError(
+                f"checkpoints {spec!r} is unknown (expected 'last', 'all', {{positions: [...]}}, "
+                "{fractions: [...]} or checkpoint numbers)"
+            )
+        for dataset, points in by_dataset.items():
+            chosen = points[-1:] if spec == "last" else points
+            rows.extend((dataset, spec, int(c), "") for c in chosen)
+    elif isinstance(spec, Mapping):
+        kinds = [k for k in ("positions", "fractions") if k in spec]
+        if not kinds or set(spec) - {"positions", "fractions"}:
+            raise DelaycvError(
+                f"checkpoints {dict(spec)!r}: expected positions, fractions or both (no other key)"
+            )
+        for kind in kinds:
+            if not list(spec[kind]):
+                raise DelaycvError(f"checkpoints.{kind} is empty (expected at least one value)")
+        for value in spec.get("positions", []):
+            if isinstance(value, bool) or int(value) != value or value < 1:
+                raise DelaycvError(
+                    f"checkpoint position {value!r} is not a stream position (an integer >= 1)"
+                )
+        for value in spec.get("fractions", []):
+            if isinstance(value, bool) or not 0 < float(value) <= 1:
+                raise DelaycvError(f"checkpoint fraction {value!r} is not in (0, 1]")
+        for dataset, points in by_dataset.items():
+            n = int(points[-1])
+            for value in spec.get("positions", []):
+                first_at_or_after(dataset, f"position_{int(value)}", int(value))
+            for value in spec.get("fractions", []):
+                # rounded first, so that 0.3 * 1000 is 300, not 301
+                target = max(1, math.ceil(round(float(value) * n, 9)))
+                first_at_or_after(dataset, _fraction_label(value), target)
+    else:
+        wanted = [int(spec)] if isinstance(spec, int | np.integer) else [int(c) for c in spec]
+        for dataset, points in by_dataset.items():
+            for c in wanted:
+                if c in set(points.tolist()):
+                    rows.append((dataset, f"checkpoint_{c}", c, ""))
+                else:
+                    rows.append((dataset, f"checkpoint_{c}", None, "not a checkpoint of the table"))
+    out = pd.DataFrame(rows, columns=CHOSEN_COLUMNS)
+    out["checkpoint"] = out["checkpoint"].astype("Int64")
+    return out
+
+
+def at_checkpoints(table: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``table`` at the checkpoints of ``chosen`` (from :func:`choose_checkpoints`)."""
+    found = chosen.dropna(subset=["checkpoint"])
+    keys = pd.MultiIndex.from_arrays(
+        [found["dataset"].to_numpy(object), found["checkpoint"].to_numpy(np.int64)]
+    )
+    here = pd.MultiIndex.from_arrays(
+        [table["dataset"].to_numpy(object), table["checkpoint"].to_numpy(np.int64)]
+    )
+    return table[here.isin(keys)]
+
+
+def label_checkpoints(
+    out: pd.DataFrame, chosen: pd.DataFrame, columns: Sequence[str]
+) -> pd.DataFrame:
+    """A result table computed at the chosen checkpoints, with the request's ``at`` beside each
+    ``checkpoint`` and its ``note`` (a row per requested label: two labels that map to one checkpoint
+    give two rows), plus one row per (dataset, label) with no checkpoint (a position beyond the
+    stream): its ``checkpoint`` empty, counts 0, flags false, text empty, numbers NaN, and the note.
+    ``columns``: the output's columns in order (``at`` and ``note`` among them)."""
+    found = chosen.dropna(subset=["checkpoint"]).astype({"checkpoint": np.int64})
+    labelled = out.merge(found, on=["dataset", "checkpoint"], how="inner", sort=False)
+    missing = chosen[chosen["checkpoint"].isna()]
+    if not missing.empty:
+        filler = {}
+        for column in columns:
+            if column in CHOSEN_COLUMNS:
+                continue
+            kind = labelled[column].dtype.kind if column in labelled else "f"
+            if column == "time":  # the instant of a checkpoint that does not exist
+                kind = "f"
+            filler[column] = {"b": False, "i": 0, "u": 0, "f": np.nan}.get(kind, "")
+        gaps = missing.assign(**filler)
+        frames = [f for f in (labelled, gaps) if not f.empty]
+        labelled = pd.concat(frames, ignore_index=True) if len(frames) > 1 else gaps
+    labelled["checkpoint"] = labelled["checkpoint"].astype("Int64")
+    return labelled[list(columns)].reset_index(drop=True)
+
+
 def select_checkpoints(table: pd.DataFrame, checkpoints: str | int | Iterable[int]) -> pd.DataFrame:
     """Rows at ``"all"`` checkpoints, the ``"last"`` one per dataset, or the given positions."""
     if isinstance(checkpoints, str):
@@ -623,7 +768,7 @@ def run_tests(
     resamples: int = 5000,
     alpha: float = 0.05,
     seed: int = 1,
-    checkpoints: str | int | Iterable[int] = "all",
+    checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "all",
     alternative: str = "two-sided",
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
@@ -632,7 +777,10 @@ def run_tests(
     For every family (dataset, policy, estimator, reference, checkpoint, metric) and every pair of
     learners in it (``learner_a < learner_b`` by name), a paired permutation test over the
     ``(seed, fold)`` pairs, Holm-adjusted within the family, with the companions of the module
-    docstring. ``checkpoints``: ``"all"``, ``"last"`` (largest per dataset) or positions.
+    docstring. ``checkpoints``: any request of :func:`choose_checkpoints` (``"all"``, ``"last"``,
+    ``{"positions": [...]}``, ``{"fractions": [...]}``, checkpoint numbers); ``at`` names the
+    request beside each ``checkpoint``, and a position beyond a stream is a row with no test and a
+    ``note``.
     A seed whose fold-by-fold values of both learners repeat an earlier seed's is left out of the
     test (:func:`replicate_seeds`): every statistic uses each distinct pair once. ``progress``, if
     given, receives one line per stage (what was done, elapsed seconds).
@@ -659,14 +807,16 @@ def run_tests(
         raise DelaycvError(f"reference(s) {bad} unknown (expected {REFERENCES})")
     if not 0 < alpha < 1:
         raise DelaycvError(f"alpha {alpha} must lie in (0, 1)")
+    chosen = choose_checkpoints(table, checkpoints)
     sub = table[table["reference"].isin(list(references))]
-    sub = select_checkpoints(sub, checkpoints)
+    sub = at_checkpoints(sub, chosen)
+    empty = pd.DataFrame({c: pd.Series(dtype=object) for c in TEST_COLUMNS})
     if sub.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in TEST_COLUMNS})
+        return label_checkpoints(empty.drop(columns=["at", "note"]), chosen, TEST_COLUMNS)
 
     keys, a, b, seeds = _learner_pairs(sub, metrics)
     if keys.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in TEST_COLUMNS})
+        return label_checkpoints(empty.drop(columns=["at", "note"]), chosen, TEST_COLUMNS)
     missing = np.isnan(a - b)
     a = np.where(missing, np.nan, a)
     b = np.where(missing, np.nan, b)
@@ -722,7 +872,7 @@ def run_tests(
     out["wilcoxon_p"] = wilcoxon_pvalues(d, alternative=alternative)
     out["sign_p"] = sign_test_pvalues(d, alternative=alternative)
     say("Holm, intervals, Cliff's delta, Wilcoxon and sign tests")
-    out = out[TEST_COLUMNS].sort_values(
+    out = label_checkpoints(out, chosen, TEST_COLUMNS).sort_values(
         [
             "dataset",
             "policy",
@@ -730,6 +880,7 @@ def run_tests(
             "metric",
             "reference",
             "checkpoint",
+            "at",
             "learner_a",
             "learner_b",
         ],
@@ -765,13 +916,34 @@ def bias_table(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     return out
 
 
+#: Columns of :func:`bias_tests`, in order.
+BIAS_COLUMNS = [
+    "dataset",
+    "policy",
+    "estimator",
+    "at",
+    "checkpoint",
+    "learner",
+    "metric",
+    "n",
+    "n_duplicates",
+    "mean_bias",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "exact",
+    "p_holm",
+    "note",
+]
+
+
 def bias_tests(
     table: pd.DataFrame,
     *,
     metrics: Sequence[str],
     resamples: int = 5000,
     seed: int = 1,
-    checkpoints: str | int | Iterable[int] = "last",
+    checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "last",
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Is realistic evaluation biased? Per (dataset, policy, estimator, learner, checkpoint, metric):
@@ -781,12 +953,14 @@ def bias_tests(
 
     As in :func:`run_tests`, a seed whose fold-by-fold observed and true values both repeat an
     earlier seed's is left out (:func:`replicate_seeds`): ``n`` counts the pairs used,
-    ``n_duplicates`` those left out. ``progress`` as in :func:`run_tests`."""
+    ``n_duplicates`` those left out. ``checkpoints``: as in :func:`run_tests` (default the last),
+    with ``at`` and ``note`` (columns ``BIAS_COLUMNS``). ``progress`` as in :func:`run_tests`."""
     say = _stage_clock(progress)
     frames = []
-    sub = select_checkpoints(table, checkpoints)
+    chosen = choose_checkpoints(table, checkpoints)
+    sub = at_checkpoints(table, chosen)
     index = ["dataset", "policy", "estimator", "checkpoint", "learner", *PAIR]
-    for metric in dict.fromkeys(metrics):
+    for metric in dict.fromkeys(metrics) if not sub.empty else ():
         bias = bias_table(sub, metric).set_index(index)
         observed = _full_pair_grid(bias["observed"].unstack(list(PAIR)))
         true = _full_pair_grid(bias["true"].unstack(list(PAIR))).reindex(observed.index)
@@ -811,7 +985,10 @@ def bias_tests(
         frame["p_holm"] = holm_by_group(p, groups.to_numpy())
         frames.append(frame)
         say(f"bias of {metric}: {len(frame)} tests, {int(frame['n_duplicates'].sum())} duplicates")
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if not frames:
+        empty = {c: pd.Series(dtype=object) for c in BIAS_COLUMNS if c not in ("at", "note")}
+        return label_checkpoints(pd.DataFrame(empty), chosen, BIAS_COLUMNS)
+    return label_checkpoints(pd.concat(frames, ignore_index=True), chosen, BIAS_COLUMNS)
 
 
 # --------------------------------------------------------------------------- McNemar

@@ -76,8 +76,8 @@ STAGE_MODULES: dict[str, tuple[str, ...]] = {
         "delaycv.stream",
     ),
     "merge": ("delaycv.results",),
-    "compare": ("delaycv.compare", "delaycv.report", "delaycv.results"),
-    "plots": ("delaycv.plots", "delaycv.results"),
+    "compare": ("delaycv.compare", "delaycv.contrasts", "delaycv.report", "delaycv.results"),
+    "plots": ("delaycv.plots", "delaycv.contrast_figures", "delaycv.results"),
 }
 
 
@@ -336,6 +336,7 @@ def validate_config(
     _fill_defaults(config, schema_dict, schema_dict)
     _check_semantics(config, source)
     config["policies"] = _all_policies(config, source)
+    _resolve_contrasts(config, source)
     _check_objects(config, source, cwd, learners)
     return config
 
@@ -749,6 +750,26 @@ def _all_policies(config: dict, source: str) -> dict[str, dict]:
             expected="at least one policy in policies or policy_grids",
         )
     return policies
+
+
+def _resolve_contrasts(config: dict, source: str) -> None:
+    """``contrasts.reference``: the policy every other policy is contrasted with. Left out, it is
+    ``ideal`` when the study has a policy of that name, else none (no contrasts); ``null`` turns
+    the contrasts off; a name that is not one of the study's policies is an error."""
+    contrasts = config.setdefault("contrasts", {})
+    if "reference" not in contrasts:
+        default = defaults.CONTRAST_REFERENCE
+        contrasts["reference"] = default if default in config["policies"] else None
+    reference = contrasts["reference"]
+    if reference is not None and reference not in config["policies"]:
+        raise ConfigError(
+            f"no policy named {reference!r} to contrast the other policies with",
+            path=source,
+            location="key contrasts.reference",
+            expected="one of the study's policies ("
+            + ", ".join(config["policies"])
+            + "), or null for no contrasts",
+        )
 
 
 def _with_source(function, *args, where: str, source: str):

@@ -45,6 +45,10 @@ SIZE = 1000
 #: A checkpoint every ``EVERY`` stream instances (and at the last instance).
 EVERY = 500
 
+#: The reference policy of the policy contrasts, when the study has a policy of this name
+#: (workflow key ``contrasts.reference``; the schema cannot say "when", so it has no default there).
+CONTRAST_REFERENCE = "ideal"
+
 #: Predicted positive iff P(1) > ``THRESHOLD``; probability that a scored prediction is flipped.
 THRESHOLD = 0.5
 PREDICTION_NOISE = 0.0

@@ -1,8 +1,9 @@
 """Readable HTML pages of the comparison tables, for the workflow's Snakemake report.
 
 Snakemake's report shows an HTML result inside the report, but offers a CSV only as a download.
-:func:`tests_html` and :func:`bias_html` turn the tables of :func:`delaycv.compare.run_tests` and
-:func:`delaycv.compare.bias_tests` into self-contained pages (no script, no external resource): one
+:func:`tests_html`, :func:`bias_html` and :func:`contrasts_html` turn the tables of
+:func:`delaycv.compare.run_tests`, :func:`delaycv.compare.bias_tests` and
+:func:`delaycv.contrasts.policy_contrasts` into self-contained pages (no script, no external resource): one
 section per metric and reference, the columns a reader needs with rounded numbers, significant
 rows in bold. The CSV files keep every column at full precision. Pure: strings in, a string out.
 """
@@ -88,6 +89,40 @@ def _page(title: str, intro: str, sections: Sequence[tuple[str, str]]) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _checkpoint(row: pd.Series) -> str:
+    value = row["checkpoint"]
+    return "none" if pd.isna(value) else str(int(value))
+
+
+def _at_columns(frame: pd.DataFrame) -> list[Column]:
+    """The column ``at`` (the requested position) when the request was positions or fractions
+    (with ``last`` or ``all`` the checkpoint says it all), then the checkpoint."""
+    at = frame["at"] if "at" in frame else pd.Series([], dtype=object)
+    shown: list[Column] = []
+    if not set(at.dropna()) <= {"last", "all"}:
+        shown.append(("at", lambda r: str(r["at"]), False))
+    shown.append(("checkpoint", _checkpoint, True))
+    return shown
+
+
+def _split_gaps(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+    """The rows with a test, and a section listing the requested positions no stream reaches
+    (rows of :func:`delaycv.compare.label_checkpoints` with a note and no checkpoint)."""
+    if "note" not in frame or frame.empty:
+        return frame, []
+    gap = frame["checkpoint"].isna() & frame["note"].astype(str).ne("")
+    if not gap.any():
+        return frame, []
+    columns: list[Column] = [
+        ("dataset", lambda r: str(r["dataset"]), False),
+        ("at", lambda r: str(r["at"]), False),
+        ("note", lambda r: str(r["note"]), False),
+    ]
+    rows = frame[gap]
+    table = _table(rows, columns, pd.Series(False, index=rows.index))
+    return frame[~gap], [("Requested positions with no checkpoint (no test)", table)]
+
+
 def _groups(frame: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str] | None):
     """Sections in order of first appearance, metrics in the order of ``metrics`` when given."""
     if frame.empty:
@@ -110,10 +145,12 @@ def _groups(frame: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str] | N
 def tests_html(tests: pd.DataFrame, *, title: str, metrics: Sequence[str] | None = None) -> str:
     """A page of the pairwise learner tests (:func:`delaycv.compare.run_tests`): one section per
     (metric, reference, estimator), in the order of ``metrics`` when given, one row per (policy,
-    checkpoint, learner pair) in the table's order; significant rows in bold."""
+    checkpoint, learner pair) in the table's order; significant rows in bold. Requested positions
+    beyond a stream are listed at the end."""
+    tests, gaps = _split_gaps(tests)
     columns: list[Column] = [
         ("policy", lambda r: str(r["policy"]), False),
-        ("checkpoint", lambda r: str(int(r["checkpoint"])), True),
+        *_at_columns(tests),
         ("learner a", lambda r: str(r["learner_a"]), False),
         ("learner b", lambda r: str(r["learner_b"]), False),
         ("n", lambda r: str(int(r["n"])), True),
@@ -141,7 +178,7 @@ def tests_html(tests: pd.DataFrame, *, title: str, metrics: Sequence[str] | None
         "learner then. Cliff's δ &gt; 0: a's values tend to be larger. Wilcoxon and sign-test "
         "p-values are unadjusted companions. Every column at full precision: tests.csv."
     )
-    return _page(title, intro, sections)
+    return _page(title, intro, sections + gaps)
 
 
 def _result(row: pd.Series) -> str:
@@ -167,9 +204,10 @@ def bias_html(
         overstated = (row["mean_bias"] > 0) == higher_is_better(row["metric"])
         return "optimistic" if overstated else "pessimistic"
 
+    bias, gaps = _split_gaps(bias)
     columns: list[Column] = [
         ("policy", lambda r: str(r["policy"]), False),
-        ("checkpoint", lambda r: str(int(r["checkpoint"])), True),
+        *_at_columns(bias),
         ("learner", lambda r: str(r["learner"]), False),
         ("n", lambda r: str(int(r["n"])), True),
         (
@@ -197,7 +235,7 @@ def bias_html(
         "<i>optimistic</i>: the observed labels overstate the learner's true performance. "
         "Every column at full precision: bias.csv."
     )
-    return _page(title, intro, sections)
+    return _page(title, intro, sections + gaps)
 
 
 def _family_heading(key: dict) -> str:
@@ -291,3 +329,77 @@ def rankings_html(
         "when a family has fewer than 3 datasets or a missing value."
     )
     return _page(title, intro, sections)
+
+
+def contrasts_html(
+    contrasts: pd.DataFrame, *, title: str, alpha: float, metrics: Sequence[str] | None = None
+) -> str:
+    """A page of the policy contrasts (:func:`delaycv.contrasts.policy_contrasts`): one section
+    per (metric, contrast, estimator), in the order of ``metrics`` when given, the estimate's
+    contrast before the true value's; one row per (learner, checkpoint, policy); a row is bold, and
+    read as *worse* or *better* than the reference policy by the metric's direction, when its
+    Holm-adjusted p is at most ``alpha``. Requested positions beyond a stream are listed at the
+    end."""
+    contrasts, gaps = _split_gaps(contrasts)
+
+    def reading(row: pd.Series) -> str:
+        p = float(row["p_holm"])
+        if not math.isfinite(p):
+            return "no test"
+        if p > alpha or row["difference"] == 0:
+            return "n.s."
+        above = (row["difference"] > 0) == higher_is_better(row["metric"])
+        return f"{'better' if above else 'worse'} than {row['reference_policy']}"
+
+    def validity(row: pd.Series) -> str:
+        value = float(row["validity"])
+        return f"{value:.1f}" if math.isfinite(value) else "n/a"
+
+    columns: list[Column] = [
+        ("learner", lambda r: str(r["learner"]), False),
+        *_at_columns(contrasts),
+        ("policy", lambda r: str(r["policy"]), False),
+        ("n", lambda r: str(int(r["n"])), True),
+        ("mean policy", lambda r: _number(r["mean_policy"]), True),
+        ("mean reference", lambda r: _number(r["mean_reference_policy"]), True),
+        (
+            "policy − reference [95 % CI]",
+            lambda r: _interval(r["difference"], r["ci_low"], r["ci_high"]),
+            True,
+        ),
+        ("validity (%)", validity, True),
+        ("Cliff's δ", lambda r: _number(r["cliffs_delta"], 2, signed=True), True),
+        ("p", lambda r: _p(r["p_value"]), True),
+        ("p (Holm)", lambda r: _p(r["p_holm"]), True),
+        ("reading", reading, False),
+    ]
+    what = {
+        "observed": "the policy's observed-label estimate minus {r}'s true value, the evaluation's "
+        "error plus the model's loss",
+        "true": "the policy's true value minus {r}'s, what the delay costs the model alone",
+    }
+    ordered = contrasts.sort_values(
+        "reference", key=lambda c: c.map({"observed": 0, "true": 1}), kind="stable"
+    )
+    sections = []
+    for key, rows in _groups(ordered, ["metric", "reference", "estimator"], metrics):
+        reference_policy = str(rows["reference_policy"].iloc[0])
+        heading = (
+            f"{key['metric']}: {rows['contrast'].iloc[0]} — "
+            f"{what.get(key['reference'], '').format(r=reference_policy)} "
+            f"({key['estimator']} estimator; "
+            f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+        )
+        bold = rows.apply(lambda r: reading(r) not in ("n.s.", "no test"), axis=1)
+        sections.append((heading, _table(rows, columns, bold.astype(bool))))
+    intro = (
+        "Every label policy against the reference policy, paired by (seed, fold): a fold's "
+        "training weights and learner seed do not depend on the policy. <i>Estimate vs R</i>: the "
+        "policy's observed-label value (what a study under the policy reports) minus R's "
+        "true-label value; <i>true value vs R</i>: the policy's true-label value minus R's. "
+        "Validity = 100 − |difference| with the metric in percent (the HITL study's measure; "
+        "n/a for metrics that are not fractions). p: paired sign-flip permutation test; Holm over "
+        f"the policies of each (learner, checkpoint, contrast, metric). <b>Bold</b>: p (Holm) ≤ "
+        f"α = {alpha:g}. Every column at full precision: contrasts.csv."
+    )
+    return _page(title, intro, sections + gaps)

@@ -1,7 +1,9 @@
 """Snakemake adapter of rule `figures`: merged table + tests -> a folder of figures (PNG and PDF).
 
 The significance strip under the learning curves uses the tests at every checkpoint (strip.parquet);
-the sensitivity figure takes each policy's windows from its spec in the config (names are labels).
+with policy contrasts (contrasts.parquet) the figure of the difference to the reference policy.
+The sensitivity and contrast figures take each policy's windows from its spec in the config (names
+are labels).
 Warnings of delaycv.plots (a policy the sensitivity figure cannot place, a dataset with no
 sensitivity figure) go to the job's log.
 """
@@ -19,6 +21,7 @@ check_code("plots", snakemake.params.code)  # the code that runs is the code has
 
 from delaycv.atomic import atomic_dir  # noqa: E402
 from delaycv.compare import table_columns  # noqa: E402
+from delaycv.contrast_figures import draw_contrast_figures  # noqa: E402
 from delaycv.plots import draw_figures  # noqa: E402
 from delaycv.results import read_table  # noqa: E402
 
@@ -29,5 +32,15 @@ table = read_table(snakemake.input.merged, table_columns(settings["metric"]))
 strip = read_table(snakemake.input.strip)
 with atomic_dir(snakemake.output.figures) as tmp:
     written = draw_figures(table, strip, tmp, alpha=alpha, policy_specs=policies, **settings)
+    contrasts = getattr(snakemake.input, "contrasts", None)  # an input when the study has them
+    if contrasts is not None:
+        written += draw_contrast_figures(
+            read_table(contrasts),
+            tmp,
+            metric=settings["metric"],
+            formats=settings["formats"],
+            dpi=settings["dpi"],
+            specs=policies,
+        )
 print(f"{len(written)} files -> {snakemake.output.figures}")
 end_job()  # outputs written and closed: no teardown

@@ -2,8 +2,9 @@
 
 Runs delaycv.compare with the config's `tests` section and writes, atomically:
 tests.parquet/.csv/.html (at the configured checkpoints), strip.parquet (the same tests at every
-checkpoint, for the figures' significance strip) and bias.parquet/.csv/.html (the bias of realistic
-evaluation: observed-label against true-label values). The HTML pages are the tables as the report
+checkpoint, for the figures' significance strip), bias.parquet/.csv/.html (the bias of realistic
+evaluation: observed-label against true-label values) and, when the config has a reference policy,
+contrasts.parquet/.csv/.html (every policy against it, delaycv.contrasts). The HTML pages are the tables as the report
 shows them (delaycv.report); the CSV files hold every column. The log has one line per
 stage with the seconds elapsed since the start.
 """
@@ -20,7 +21,8 @@ check_code("compare", snakemake.params.code)  # the code that runs is the code h
 
 from delaycv import compare  # noqa: E402
 from delaycv.atomic import atomic_path  # noqa: E402
-from delaycv.report import bias_html, tests_html  # noqa: E402
+from delaycv.contrasts import policy_contrasts  # noqa: E402
+from delaycv.report import bias_html, contrasts_html, tests_html  # noqa: E402
 from delaycv.results import read_table  # noqa: E402
 
 START = time.perf_counter()
@@ -43,6 +45,9 @@ common = {
 log(f"strip: tests of {', '.join(settings['metrics'])} at every checkpoint")
 strip = compare.run_tests(table, checkpoints="all", progress=lambda m: log(f"strip: {m}"), **common)
 checkpoints = settings["checkpoints"]
+for row in compare.choose_checkpoints(table, checkpoints).itertuples():
+    if row.note:
+        log(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} (a row with no test)")
 if checkpoints == "all":
     tests = strip
 else:
@@ -50,20 +55,35 @@ else:
     tests = compare.run_tests(
         table, checkpoints=checkpoints, progress=lambda m: log(f"tests: {m}"), **common
     )
-log("bias: observed against true labels at the last checkpoint")
+log(f"bias: observed against true labels at checkpoints {checkpoints}")
 bias = compare.bias_tests(
     table,
     metrics=settings["metrics"],
     resamples=settings["resamples"],
     seed=settings["seed"],
+    checkpoints=checkpoints,
     progress=lambda m: log(f"bias: {m}"),
 )
+reference_policy = json.loads(snakemake.params.contrasts)["reference"]
+contrasts = None
+if reference_policy is not None:
+    log(f"contrasts: every policy against {reference_policy} at checkpoints {checkpoints}")
+    contrasts = policy_contrasts(
+        table,
+        reference_policy=reference_policy,
+        checkpoints=checkpoints,
+        progress=lambda m: log(f"contrasts: {m}"),
+        **common,
+    )
 output = snakemake.output
-for frame, parquet, csv in (
+tables = [
     (tests, output.tests, output.csv),
     (strip, output.strip, None),
     (bias, output.bias, output.bias_csv),
-):
+]
+if contrasts is not None:
+    tables.append((contrasts, output.contrasts, output.contrasts_csv))
+for frame, parquet, csv in tables:
     with atomic_path(parquet) as tmp:
         frame.to_parquet(tmp, index=False, write_page_checksum=True)
     if csv is not None:
@@ -86,11 +106,24 @@ pages = (
         output.bias_html,
     ),
 )
+if contrasts is not None:
+    pages += (
+        (
+            contrasts_html(
+                contrasts,
+                title=f"Policy contrasts: dataset {dataset}, every policy against {reference_policy}",
+                alpha=settings["alpha"],
+                metrics=metrics,
+            ),
+            output.contrasts_html,
+        ),
+    )
 for page, path in pages:
     with atomic_path(path) as tmp:
         tmp.write_text(page, encoding="utf-8")
 significant = int(tests["significant"].sum()) if len(tests) else 0
 log(
     f"{len(tests)} tests ({significant} significant), {len(strip)} strip tests, {len(bias)} bias tests"
+    + (f", {len(contrasts)} contrasts" if contrasts is not None else "")
 )
 end_job()  # outputs written and closed: no teardown

@@ -127,6 +127,8 @@ def test_a_docstring_of_a_function_in_the_engine_changes_nothing(package):
         ("engine.py", "\n_CHANGED = 1\n", {"evaluate"}),
         ("plots.py", "\n_CHANGED = 1\n", {"plots"}),
         ("compare.py", "\n_CHANGED = 1\n", {"compare", "plots"}),
+        ("contrasts.py", "\n_CHANGED = 1\n", {"compare"}),
+        ("contrast_figures.py", "\n_CHANGED = 1\n", {"plots"}),
         ("results.py", "\n_CHANGED = 1\n", {"evaluate", "merge", "compare", "plots"}),
         ("run_writer.py", "\n_CHANGED = 1\n", {"evaluate"}),
         ("config.py", "\n_CHANGED = 1\n", set()),

@@ -76,7 +76,18 @@ def error_of(config: dict) -> ConfigError:
         ({"estimator": {"kind": "fading", "width": 3}}, "key estimator.width", "alpha"),
         ({"tests": {"references": ["observed", "obs"]}}, "key tests.references.1", "observed"),
         ({"figures": {"learner": "nope"}}, "key figures.learner", "one of nb, lr"),
-        ({"bogus": 1}, "key bogus", "one of checkpoints, datasets"),
+        ({"bogus": 1}, "key bogus", "one of checkpoints, contrasts, datasets"),
+        ({"contrasts": {"reference": "oracle"}}, "key contrasts.reference", "ideal, hitl_7d_90d"),
+        ({"contrasts": {"reference": 3}}, "key contrasts.reference", "or null"),
+        ({"contrasts": {"policy": "ideal"}}, "key contrasts.policy", ""),
+        ({"tests": {"checkpoints": "first"}}, "key tests.checkpoints", "{positions: [1000"),
+        ({"tests": {"checkpoints": {"positions": [0]}}}, "key tests.checkpoints", "positions"),
+        ({"tests": {"checkpoints": {"positions": [1.5]}}}, "key tests.checkpoints", ""),
+        ({"tests": {"checkpoints": {"fractions": [0]}}}, "key tests.checkpoints", "(0, 1]"),
+        ({"tests": {"checkpoints": {"fractions": [1.2]}}}, "key tests.checkpoints", ""),
+        ({"tests": {"checkpoints": {"fractions": []}}}, "key tests.checkpoints", ""),
+        ({"tests": {"checkpoints": {}}}, "key tests.checkpoints", ""),
+        ({"tests": {"checkpoints": {"position": [1000]}}}, "key tests.checkpoints", ""),
     ],
 )
 def test_errors_name_the_key(changes, location, words):
@@ -116,6 +127,31 @@ def test_defaults_are_filled_and_input_is_not_modified():
     assert out["checkpoints"] == {"every": 500}
     assert out["tests"]["resamples"] == 5000 and out["tests"]["alpha"] == 0.05
     assert out["evaluation"]["threshold"] == 0.5
+
+
+def test_contrasts_default_to_ideal_when_the_study_has_it():
+    assert dcfg.load_config(with_changes())["contrasts"] == {"reference": "ideal"}
+    without = dcfg.load_config(with_changes(policies={}))  # the hitl grid alone
+    assert without["contrasts"] == {"reference": None}
+    off = dcfg.load_config(with_changes(contrasts={"reference": None}))
+    assert off["contrasts"] == {"reference": None}
+    other = dcfg.load_config(with_changes(contrasts={"reference": "hitl_7d_90d"}))
+    assert other["contrasts"] == {"reference": "hitl_7d_90d"}
+
+
+@pytest.mark.parametrize(
+    "checkpoints",
+    [
+        "last",
+        "all",
+        {"positions": [1000, 2000, 5000]},
+        {"fractions": [0.1, 0.5, 1.0]},
+        {"positions": [1000, 5000], "fractions": [0.1, 1.0]},
+    ],
+)
+def test_test_checkpoints_forms(checkpoints):
+    out = dcfg.load_config(with_changes(tests={"checkpoints": checkpoints}))
+    assert out["tests"]["checkpoints"] == checkpoints
 
 
 def test_dataset_inf_option_is_accepted():

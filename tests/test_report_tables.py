@@ -183,3 +183,57 @@ def test_bias_page_reads_the_direction_of_significant_biases():
         "+0.040 [+0.030, +0.050]"
     )
     assert re.search(r"α = 0\.05", report.bias_html(bias, title="b", alpha=0.05))
+
+
+def test_contrasts_page_reads_each_policy_against_the_reference():
+    from test_contrasts import hand_table, two_streams
+
+    from delaycv.contrasts import policy_contrasts
+
+    contrasts = policy_contrasts(hand_table(), metrics=["gmean", "tp"])
+    page = report.contrasts_html(contrasts, title="contrasts", alpha=0.2, metrics=["gmean", "tp"])
+    parsed = Tables(page)
+    headings = [h for h, _, _ in parsed.sections]
+    assert [h.split(" — ")[0] for h in headings] == [
+        "gmean: estimate vs ideal",
+        "gmean: true value vs ideal",
+        "tp: estimate vs ideal",
+        "tp: true value vs ideal",
+    ]
+    assert "the evaluation's error plus the model's loss" in headings[0]
+    assert "what the delay costs the model alone" in headings[1]
+    _, head, rows = parsed.sections[0]
+    assert head[:3] == ["learner", "checkpoint", "policy"]  # no "at" column for "last"
+    ((bold, cells),) = rows
+    cell = dict(zip(head, cells, strict=True))
+    assert cell["policy − reference [95 % CI]"].startswith("-0.100 [")
+    assert cell["validity (%)"] == "90.0" and cell["p"] == "0.125"
+    # p (Holm) 0.125 <= alpha 0.2: bold, and worse than ideal (gmean: higher is better)
+    assert bold and cell["reading"] == "worse than ideal"
+    tp = dict(zip(parsed.sections[2][1], parsed.sections[2][2][0][1], strict=True))
+    assert tp["validity (%)"] == "n/a"
+    # requested positions: an "at" column, and the position beyond a stream listed at the end
+    spec = {"positions": [1000, 2000]}
+    table = two_streams()
+    for page in (
+        report.contrasts_html(
+            policy_contrasts(table, metrics=["gmean"], checkpoints=spec, resamples=100),
+            title="c",
+            alpha=0.05,
+        ),
+        report.tests_html(
+            compare.run_tests(table, metrics=["gmean"], checkpoints=spec, resamples=100), title="t"
+        ),
+        report.bias_html(
+            compare.bias_tests(table, metrics=["gmean"], checkpoints=spec, resamples=100),
+            title="b",
+            alpha=0.05,
+        ),
+    ):
+        sections = Tables(page).sections
+        assert "at" in sections[0][1]
+        last, head, rows = sections[-1]
+        assert last == "Requested positions with no checkpoint (no test)"
+        assert [cells for _, cells in rows] == [
+            ["short", "position_2000", "beyond the stream (n = 1200)"]
+        ]

@@ -20,6 +20,7 @@ from slurm.workflow_copy import (
     REPO,
     copy_workflow,
     env,
+    missing_outputs,
     planned_jobs,
     read_config,
     rules_of,
@@ -54,10 +55,11 @@ ALL_EVALUATE = {evaluate_job(lr, p) for lr in ("nb", "lr") for p in ("ideal", "h
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
-    """A copy of the workflow on the tiny config whose 23 outputs are all recorded as up to date."""
+    """A copy of the workflow on the tiny config whose 26 outputs are all recorded as up to date."""
     workdir = copy_workflow(tmp_path_factory.mktemp("template") / "wf", SMALL)
-    # 23 with tests.html and bias.html, the report's views of the tables
-    assert touch_outputs(workdir) == 23
+    # 23 with tests.html and bias.html, the report's views of the tables; 26 with the policy
+    # contrasts (the config has ideal)
+    assert touch_outputs(workdir) == 26
     return workdir
 
 
@@ -118,6 +120,21 @@ def test_hitl_study_dag(tmp_path):
     counts = rules_of(planned_jobs(workdir))
     assert counts["evaluate"] == 8 * 15  # 8 projects x (7 x 2 HITL windows + ideal)
     assert counts["convert"] == 8 and counts["merge"] == 8 and counts["figures"] == 8
+
+
+def test_contrasts_are_outputs_when_the_study_has_ideal_and_not_when_turned_off(tmp_path):
+    contrasts = {f"results/tests/tiny/contrasts.{suffix}" for suffix in ("parquet", "csv", "html")}
+    on = copy_workflow(tmp_path / "on", SMALL, library=False)
+    assert contrasts <= set(missing_outputs(on))
+    for name, change in (
+        ("off", {"contrasts": {"reference": None}}),
+        ("no-ideal", {"policies": {}}),  # the hitl grid alone: no reference policy by default
+    ):
+        config = {**read_config(SMALL), **change}
+        workdir = copy_workflow(tmp_path / name, config, library=False)
+        outputs = missing_outputs(workdir)
+        assert "results/tests/tiny/tests.csv" in outputs
+        assert not any("contrasts" in output for output in outputs), name
 
 
 def test_a_bad_config_stops_the_workflow_naming_the_key(tmp_path):
@@ -451,9 +468,17 @@ def test_changing_validation_reruns_every_evaluation_but_not_the_data(done):
     assert planned_jobs(done) == ALL_EVALUATE | AGGREGATION
 
 
-def test_changing_the_tests_settings_reruns_only_tests_and_figures(done):
+@pytest.mark.parametrize(
+    "section, change",
+    [
+        ("tests", {"resamples": 999}),
+        ("tests", {"checkpoints": {"fractions": [0.5, 1.0]}}),
+        ("contrasts", {"reference": "hitl_7d_90d"}),
+    ],
+)
+def test_changing_the_tests_settings_reruns_only_tests_and_figures(done, section, change):
     config = read_config(done / "config.yaml")
-    config["tests"]["resamples"] = 999
+    config.setdefault(section, {}).update(change)
     write_config(done, config)
     assert planned_jobs(done) == {
         ("permutation_tests", (("dataset", "tiny"),)),

@@ -147,6 +147,9 @@ EVALUATION_OPTIONS = canonical(
 )
 TEST_OPTIONS = canonical(CONFIG["tests"])
 POLICY_SPECS = canonical({p: dcfg.policy_spec(CONFIG, p) for p in POLICIES})
+# the reference policy of the policy contrasts (None: no contrasts)
+CONTRAST_REFERENCE = CONFIG["contrasts"]["reference"]
+CONTRAST_OPTIONS = canonical(CONFIG["contrasts"])
 FIGURE_OPTIONS = canonical(CONFIG["figures"])
 
 
@@ -158,6 +161,7 @@ FIGURE_KINDS = {
     "final": "final distributions",
     "pairwise": "pairwise tests",
     "sensitivity": "sensitivity to the waiting time",
+    "contrasts": "difference to the reference policy",
 }
 FIGURE_PATTERN = "{figure,%s}_{name}.png" % "|".join(FIGURE_KINDS)
 
@@ -182,10 +186,60 @@ def run_files(dataset, name):
     ]
 
 
+def contrast_outputs():
+    """The permutation_tests rule's contrast tables, when the config has a reference policy."""
+    if CONTRAST_REFERENCE is None:
+        return {}
+    where = {
+        "category": "Policy contrasts",
+        "subcategory": "{dataset}",
+        "caption": "../report/contrasts.rst",
+    }
+    return {
+        "contrasts": f"{TESTS_DIR}/contrasts.parquet",
+        "contrasts_html": report(
+            f"{TESTS_DIR}/contrasts.html",
+            labels={
+                "dataset": "{dataset}",
+                "table": "policy contrasts",
+                "format": "HTML",
+            },
+            **where,
+        ),
+        "contrasts_csv": report(
+            f"{TESTS_DIR}/contrasts.csv",
+            labels={
+                "dataset": "{dataset}",
+                "table": "policy contrasts",
+                "format": "CSV",
+            },
+            **where,
+        ),
+    }
+
+
+def figure_inputs(wildcards):
+    """The figures rule's inputs: the merged table, the strip and (with contrasts) the contrasts."""
+    inputs = {
+        "merged": MERGED.format(dataset=wildcards.dataset),
+        "strip": f"{TESTS_DIR}/strip.parquet".format(dataset=wildcards.dataset),
+    }
+    if CONTRAST_REFERENCE is not None:
+        inputs["contrasts"] = f"{TESTS_DIR}/contrasts.parquet".format(
+            dataset=wildcards.dataset
+        )
+    return inputs
+
+
 def final_outputs():
     return [
         MERGED_ALL,
         *expand(f"{TESTS_DIR}/tests.csv", dataset=DATASETS),
+        *(
+            expand(f"{TESTS_DIR}/contrasts.csv", dataset=DATASETS)
+            if CONTRAST_REFERENCE is not None
+            else []
+        ),
         *expand(FIGURES_DIR, dataset=DATASETS),
     ]
 

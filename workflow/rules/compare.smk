@@ -1,5 +1,6 @@
-# Stage 4: paired permutation tests between learners (Holm-adjusted, with effect sizes), and the
-# bias of realistic evaluation (observed-label against true-label values). The report shows each
+# Stage 4: paired permutation tests between learners (Holm-adjusted, with effect sizes), the
+# bias of realistic evaluation (observed-label against true-label values) and the policy contrasts
+# (every policy against the reference policy, when the config has one). The report shows each
 # table as an HTML page (readable in the report) and offers the CSV (every column) as a download.
 
 
@@ -7,6 +8,7 @@ rule permutation_tests:
     input:
         merged=MERGED,
     output:
+        **contrast_outputs(),
         tests=f"{TESTS_DIR}/tests.parquet",
         html=report(
             f"{TESTS_DIR}/tests.html",
@@ -50,6 +52,7 @@ rule permutation_tests:
                 "format": "CSV",
             },
         ),
+        # every policy against the reference policy (config contrasts; none when it is null)
     log:
         "logs/permutation_tests/{dataset}.log",
     conda:
@@ -65,5 +68,7 @@ rule permutation_tests:
         alpha=CONFIG["tests"]["alpha"],
         resamples=CONFIG["tests"]["resamples"],
         metrics=", ".join(CONFIG["tests"]["metrics"]),
+        contrasts=CONTRAST_OPTIONS,
+        reference_policy=CONTRAST_REFERENCE or "",
     script:
         "../../scripts/permutation_tests.py"

@@ -1,12 +1,12 @@
 # Stage 5: figures (learning curves with the significance strip, bias of realistic evaluation,
-# final distributions, pairwise effect sizes, sensitivity to the waiting time). Each figure enters
+# final distributions, pairwise effect sizes, sensitivity to the waiting time, difference to the
+# reference policy). Each figure enters
 # the report on its own, with the caption of its kind (figures.rst branches on {figure}).
 
 
 rule figures:
     input:
-        merged=MERGED,
-        strip=f"{TESTS_DIR}/strip.parquet",
+        unpack(figure_inputs),
     output:
         figures=report(
             directory(FIGURES_DIR),
