@@ -17,6 +17,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/merge.smk"
 include: "workflow/rules/compare.smk"
+include: "workflow/rules/rankings.smk"
 include: "workflow/rules/figures.smk"
 
 

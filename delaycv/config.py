@@ -78,6 +78,7 @@ STAGE_MODULES: dict[str, tuple[str, ...]] = {
     "merge": ("delaycv.results",),
     "compare": ("delaycv.compare", "delaycv.contrasts", "delaycv.report", "delaycv.results"),
     "plots": ("delaycv.plots", "delaycv.contrast_figures", "delaycv.results"),
+    "rankings": ("delaycv.ranking", "delaycv.ranking_figures", "delaycv.report", "delaycv.results"),
 }
 
 
@@ -337,6 +338,7 @@ def validate_config(
     _check_semantics(config, source)
     config["policies"] = _all_policies(config, source)
     _resolve_contrasts(config, source)
+    _resolve_folders(config, source)
     _check_objects(config, source, cwd, learners)
     return config
 
@@ -769,6 +771,33 @@ def _resolve_contrasts(config: dict, source: str) -> None:
             expected="one of the study's policies ("
             + ", ".join(config["policies"])
             + "), or null for no contrasts",
+        )
+
+
+def _resolve_folders(config: dict, source: str) -> None:
+    """``results`` (the study's tables and figures) and ``runs`` (the run directories; left out,
+    ``<results>/runs``). Both are relative folders of the working directory: an absolute path or
+    one that climbs out of it (``..``) would put outputs where a rerun or ``make clean-results``
+    does not look, and the two may not be the same folder."""
+    config["results"] = str(config["results"]).rstrip("/") or "."
+    config.setdefault("runs", f"{config['results']}/runs")
+    config["runs"] = str(config["runs"]).rstrip("/") or "."
+    for key in ("results", "runs"):
+        parts = Path(config[key]).parts
+        if Path(config[key]).is_absolute() or ".." in parts:
+            raise ConfigError(
+                f"{config[key]!r} is not a folder inside the working directory",
+                path=source,
+                location=f"key {key}",
+                expected="a relative path without '..', such as results/my-study",
+            )
+    if config["results"] == config["runs"]:
+        raise ConfigError(
+            "the run directories and the study's tables would share one folder",
+            path=source,
+            location="key runs",
+            expected=f"a folder other than results ({config['results']}), e.g. "
+            f"{config['results']}/runs",
         )
 
 

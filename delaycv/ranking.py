@@ -754,6 +754,25 @@ def rank_across(
     )
 
 
+def family_values(table: pd.DataFrame, family: dict) -> pd.DataFrame:
+    """The values one family of :func:`rank_across` ranks: one row per dataset (block), one column
+    per treatment, each the mean over folds and seeds of the family's metric (NaN where a treatment
+    has no value). ``family``: a dict of the :data:`FAMILY` keys (a row of a rankings table)."""
+    rows = _with_at(table)
+    ranked = family["ranked"]
+    within = RANKED[ranked]
+    mask = (
+        (rows[within].astype(str) == str(family["within"]))
+        & (rows["reference"] == family["reference"])
+        & (rows["estimator"] == family["estimator"])
+        & (rows["at"] == str(family["at"]))
+    )
+    means = rows[mask].groupby(["dataset", ranked], sort=True, observed=True)[family["metric"]]
+    wide = means.mean().unstack(ranked)
+    wide.columns = [str(c) for c in wide.columns]
+    return wide
+
+
 def rank_within(
     table: pd.DataFrame,
     metrics: str | Iterable[str],

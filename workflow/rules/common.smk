@@ -100,12 +100,16 @@ wildcard_constraints:
     seed=r"\d+",
 
 
+# The study's tables and figures go under `results` (default results/), the run directories under
+# `runs` (default <results>/runs): two studies with their own `results` may share `runs`.
+RESULTS = CONFIG["results"]
 STREAM = "resources/generated/streams/{dataset}.parquet"
-RUN_DIR = "results/runs/{dataset}/{learner}/seed{seed}/{policy}"
-MERGED = "results/merged/{dataset}.parquet"
-MERGED_ALL = "results/merged.parquet"
-TESTS_DIR = "results/tests/{dataset}"
-FIGURES_DIR = "results/figures/{dataset}"
+RUN_DIR = CONFIG["runs"] + "/{dataset}/{learner}/seed{seed}/{policy}"
+MERGED = f"{RESULTS}/merged/{{dataset}}.parquet"
+MERGED_ALL = f"{RESULTS}/merged.parquet"
+TESTS_DIR = f"{RESULTS}/tests/{{dataset}}"
+FIGURES_DIR = f"{RESULTS}/figures/{{dataset}}"
+RANKINGS_DIR = f"{RESULTS}/rankings"
 
 
 def canonical(value):
@@ -146,6 +150,7 @@ EVALUATION_OPTIONS = canonical(
     }
 )
 TEST_OPTIONS = canonical(CONFIG["tests"])
+RANKING_OPTIONS = canonical(CONFIG["rankings"])
 POLICY_SPECS = canonical({p: dcfg.policy_spec(CONFIG, p) for p in POLICIES})
 # the reference policy of the policy contrasts (None: no contrasts)
 CONTRAST_REFERENCE = CONFIG["contrasts"]["reference"]
@@ -164,6 +169,22 @@ FIGURE_KINDS = {
     "contrasts": "difference to the reference policy",
 }
 FIGURE_PATTERN = "{figure,%s}_{name}.png" % "|".join(FIGURE_KINDS)
+
+
+# The figures of delaycv.ranking_figures: critical-difference diagrams and SK-ESD box plots.
+RANKING_FIGURE_KINDS = {
+    "cd": "critical-difference diagram",
+    "sk": "Scott-Knott ESD groups",
+}
+RANKING_FIGURE_PATTERN = "{figure,%s}_{name}.png" % "|".join(RANKING_FIGURE_KINDS)
+
+
+def ranking_figure_labels(wildcards):
+    """The report's labels of one ranking figure."""
+    return {
+        "figure": RANKING_FIGURE_KINDS[wildcards.figure],
+        "file": f"{wildcards.figure}_{wildcards.name}.png",
+    }
 
 
 def figure_labels(wildcards):
@@ -241,6 +262,7 @@ def final_outputs():
             else []
         ),
         *expand(FIGURES_DIR, dataset=DATASETS),
+        f"{RANKINGS_DIR}/rankings.html",
     ]
 
 

@@ -1,0 +1,106 @@
+"""Snakemake adapter of rule `rankings`: the merged tables of every dataset -> rankings.
+
+Runs delaycv.ranking with the config's `tests` section (metrics, references, checkpoints, alpha)
+and `rankings` section (Scott-Knott ESD version) and writes, atomically: across datasets,
+friedman.parquet/.csv (Friedman mean ranks, statistic, p, critical difference), nemenyi.csv (the
+Nemenyi p-value of every pair), scott_knott.parquet/.csv (SK-ESD groups) and rankings.html; within
+each dataset over its (seed, fold) pairs, within.parquet/.csv and within.html; and a folder of
+critical-difference diagrams and SK-ESD box plots for the figures' metric and reference. Families
+with fewer than 3 datasets carry a note instead of a test (on the page and in the tables). The log
+has one line per stage with the seconds elapsed since the start.
+"""
+
+import json
+import sys
+import time
+
+sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
+
+from delaycv.config import check_code, end_job  # noqa: E402
+
+check_code("rankings", snakemake.params.code)  # the code that runs is the code hashed
+
+import pandas as pd  # noqa: E402
+
+from delaycv import compare, ranking  # noqa: E402
+from delaycv.atomic import atomic_dir, atomic_path  # noqa: E402
+from delaycv.ranking_figures import draw_ranking_figures  # noqa: E402
+from delaycv.report import rankings_html  # noqa: E402
+from delaycv.results import read_table, write_table  # noqa: E402
+
+START = time.perf_counter()
+
+
+def log(message: str) -> None:
+    print(f"[{time.perf_counter() - START:6.1f} s] {message}")
+
+
+tests = json.loads(snakemake.params.tests)
+settings = json.loads(snakemake.params.rankings)
+figures = json.loads(snakemake.params.figures)
+metrics = list(dict.fromkeys([*tests["metrics"], figures["metric"]]))
+columns = compare.table_columns(metrics)
+pieces = []
+for path in snakemake.input.merged:
+    table = read_table(path, columns)
+    table = table[table["reference"].isin(tests["references"])]
+    chosen = compare.choose_checkpoints(table, tests["checkpoints"])
+    for row in chosen[chosen["note"] != ""].itertuples():
+        log(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} (not ranked)")
+    found = chosen.dropna(subset=["checkpoint"]).astype({"checkpoint": "int64"})
+    pieces.append(table.merge(found[["dataset", "checkpoint", "at"]], on=["dataset", "checkpoint"]))
+    log(f"read {path}: {len(table)} rows, {len(pieces[-1])} at the chosen checkpoints")
+rows = pd.concat(pieces, ignore_index=True)
+version = settings["version"]
+log(f"across datasets: Friedman/Nemenyi and Scott-Knott ESD ({version}) of {', '.join(metrics)}")
+across = ranking.rank_across(rows, metrics, version=version, alpha=tests["alpha"])
+log(f"within datasets: Scott-Knott ESD ({version}) over the (seed, fold) pairs")
+within = ranking.rank_within(rows, metrics, version=version)
+output = snakemake.output
+for frame, parquet, csv in (
+    (across.friedman, output.friedman, output.friedman_csv),
+    (across.nemenyi, None, output.nemenyi_csv),
+    (across.scott_knott, output.scott_knott, output.scott_knott_csv),
+    (within, output.within, output.within_csv),
+):
+    if parquet is not None:
+        write_table(frame, parquet)
+    with atomic_path(csv) as tmp:
+        frame.to_csv(tmp, index=False)
+pages = (
+    (
+        rankings_html(
+            across.friedman,
+            across.scott_knott,
+            title="Rankings across datasets",
+            metrics=metrics,
+        ),
+        output.html,
+    ),
+    (
+        rankings_html(
+            scott_knott=within, title="Scott-Knott ESD within each dataset", metrics=metrics
+        ),
+        output.within_html,
+    ),
+)
+for page, path in pages:
+    with atomic_path(path) as tmp:
+        tmp.write_text(page, encoding="utf-8")
+log("figures: critical-difference diagrams and Scott-Knott ESD box plots")
+with atomic_dir(output.figures) as tmp:
+    written = draw_ranking_figures(
+        rows,
+        across,
+        tmp,
+        metric=figures["metric"],
+        reference=figures["reference"],
+        formats=figures["formats"],
+        dpi=figures["dpi"],
+    )
+tested = int((across.friedman.drop_duplicates(list(ranking.FAMILY))["note"] == "").sum())
+log(
+    f"{len(across.families())} families across datasets ({tested} tested), "
+    f"{len(within)} rows within datasets, {len(written)} figure files"
+)
+end_job()  # outputs written and closed: no teardown

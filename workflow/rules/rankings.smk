@@ -1,0 +1,65 @@
+# Stage 4b: rankings of learners within each policy and of policies within each learner: across
+# datasets (Friedman with Nemenyi's post-hoc and a critical-difference diagram; Scott-Knott ESD),
+# with a note instead of a test when the study has fewer than 3 datasets, and within each dataset
+# over its (seed, fold) pairs (Scott-Knott ESD). The report shows the pages and the figures.
+
+
+rule rankings:
+    input:
+        merged=expand(MERGED, dataset=DATASETS),
+    output:
+        friedman=f"{RANKINGS_DIR}/friedman.parquet",
+        friedman_csv=report(
+            f"{RANKINGS_DIR}/friedman.csv",
+            caption="../report/rankings.rst",
+            category="Rankings",
+            labels={"table": "Friedman and Nemenyi", "format": "CSV"},
+        ),
+        nemenyi_csv=f"{RANKINGS_DIR}/nemenyi.csv",
+        scott_knott=f"{RANKINGS_DIR}/scott_knott.parquet",
+        scott_knott_csv=report(
+            f"{RANKINGS_DIR}/scott_knott.csv",
+            caption="../report/rankings.rst",
+            category="Rankings",
+            labels={"table": "Scott-Knott ESD across datasets", "format": "CSV"},
+        ),
+        html=report(
+            f"{RANKINGS_DIR}/rankings.html",
+            caption="../report/rankings.rst",
+            category="Rankings",
+            labels={"table": "rankings across datasets", "format": "HTML"},
+        ),
+        within=f"{RANKINGS_DIR}/within.parquet",
+        within_csv=f"{RANKINGS_DIR}/within.csv",
+        within_html=report(
+            f"{RANKINGS_DIR}/within.html",
+            caption="../report/rankings.rst",
+            category="Rankings",
+            labels={"table": "Scott-Knott ESD within each dataset", "format": "HTML"},
+        ),
+        figures=report(
+            directory(f"{RANKINGS_DIR}/figures"),
+            patterns=[RANKING_FIGURE_PATTERN],
+            caption="../report/rankings.rst",
+            category="Rankings",
+            labels=ranking_figure_labels,
+        ),
+    log:
+        f"logs/rankings/{RESULTS.replace('/', '_')}.log",
+    conda:
+        "../../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=by_attempt(4000),
+        runtime=by_attempt(60),
+    params:
+        tests=TEST_OPTIONS,
+        rankings=RANKING_OPTIONS,
+        figures=FIGURE_OPTIONS,
+        code=CODE["rankings"],
+        # for the caption
+        version=CONFIG["rankings"]["version"],
+        alpha=CONFIG["tests"]["alpha"],
+        datasets=len(DATASETS),
+    script:
+        "../../scripts/rankings.py"
