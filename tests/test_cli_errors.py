@@ -4,6 +4,7 @@ status 2, no traceback, and nothing left behind."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -168,6 +169,46 @@ def test_compare_checkpoint_that_matches_nothing(merged, capsys):
     fails([*argv[:3], "afile", "--resamples", "50"], capsys, work, "afile", "not a directory")
     assert main([*argv, "--checkpoint", "400"]) == 0
     assert set(pd.read_parquet(work / "tests" / "tests.parquet")["checkpoint"]) == {400}
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["plot", "merged.parquet", "--out", "figs", "--dpi", "0"], ["option --dpi", "[1, 2400]"]),
+        (["plot", "merged.parquet", "--out", "figs", "--dpi", "-5"], ["option --dpi", "-5"]),
+        (["plot", "merged.parquet", "--out", "figs", "--dpi", "100000"], ["option --dpi"]),
+        (["plot", "merged.parquet", "--out", "figs", "--alpha", "2"], ["option --alpha", "(0, 1)"]),
+        (["plot", "merged.parquet", "--out", "figs", "--alpha", "nan"], ["option --alpha"]),
+        (["plot", "merged.parquet", "--out", "figs", "--seed", "-1"], ["option --seed", ">= 0"]),
+        (["compare", "merged.parquet", "--out", "t", "--resamples", "0"], ["option --resamples"]),
+        (["compare", "merged.parquet", "--out", "t", "--alpha", "2"], ["option --alpha", "(0, 1)"]),
+        (["compare", "merged.parquet", "--out", "t", "--seed", "-1"], ["option --seed", ">= 0"]),
+        (["generate", "g.parquet", "--rows", "0"], ["option --rows", "N >= 1"]),
+        (["generate", "g.parquet", "--seed", "-1"], ["option --seed", ">= 0"]),
+        (evaluate_args("--jobs", "0"), ["option --jobs", "N >= 1"]),
+        (evaluate_args("--noise", "1.5"), ["option --noise", "[0.0, 1.0]"]),
+        (evaluate_args("--moa-csv", "--moa-alpha", "2"), ["option --moa-alpha"]),
+    ],
+)
+def test_numbers_out_of_range_name_the_option(merged, capsys, argv, words):
+    """Every numeric option of every command is checked before any work (issue 22: plot --dpi 0
+    was a traceback, compare --seed -1 and plot --alpha 2 went through)."""
+    fails(argv, capsys, merged.parent, *words)
+
+
+def test_merge_refuses_a_stream_or_the_same_run_twice(merged, capsys):
+    """Issue 22: merge took a stream file, or a run twice, and compare failed later."""
+    work = merged.parent
+    shutil.copytree(work / "a", work / "a2")
+    (work / "notarun").mkdir()
+    out = ["--out", "m.parquet"]
+    fails(["merge", "a", "s.parquet", *out], capsys, work, "s.parquet", "a stream")
+    fails(["merge", "a", "b", "a", *out], capsys, work, "a: the same table as a")
+    fails(["merge", "a", "./a/folds.parquet", *out], capsys, work, "a/folds.parquet", "same table")
+    err = fails(["merge", "a", "b", "a2", *out], capsys, work, "a2: run dataset=", "also in a")
+    assert "learner=NoChange, seed=1" in err
+    fails(["merge", "merged.parquet", "b", *out], capsys, work, "b: run ", "merged.parquet")
+    fails(["merge", "a", "notarun", *out], capsys, work, "notarun", "not a run directory")
 
 
 # --------------------------------------------------------------------------- the console script

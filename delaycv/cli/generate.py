@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 
-from delaycv.errors import InputError
 from delaycv.stream import write_stream
 from delaycv.synthetic import generate_stream
 
@@ -32,9 +31,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from delaycv.atomic import check_output
+    from delaycv.cli import check_number
 
-    if args.rows < 1:
-        raise InputError(f"--rows {args.rows}", location="option --rows", expected="N >= 1")
+    check_number(args.rows, "--rows", low=1, expected="N >= 1")
+    check_number(args.seed, "--seed", low=0)
     check_output(args.dest)
     stream = generate_stream(rows=args.rows, seed=args.seed, dataset=args.dataset)
     write_stream(stream, args.dest)

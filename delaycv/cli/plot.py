@@ -22,6 +22,10 @@ from delaycv import plots
 from delaycv.errors import InputError
 from delaycv.results import read_table
 
+#: The largest --dpi: a figure of about 10 x 6 inches is then 24,000 x 14,400 pixels (1 GiB of
+#: memory to draw); beyond, matplotlib fails for want of memory after minutes of work.
+MAX_DPI = 2400
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
@@ -49,7 +53,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--alpha", type=float, help="significance level named in the legend")
     parser.add_argument("--x", default="time", choices=("time", "checkpoint"), help="(time)")
     parser.add_argument("--format", nargs="+", default=list(plots.FORMATS), help="(png pdf)")
-    parser.add_argument("--dpi", type=int, default=200, help="(200)")
+    parser.add_argument(
+        "--dpi", type=int, default=200, help=f"resolution of the PNG files, 1 to {MAX_DPI} (200)"
+    )
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the final distributions' point jitter (0)"
     )
@@ -102,6 +108,11 @@ def _make_dirs(path: Path) -> list[Path]:
 def run(args) -> int:
     logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
     from delaycv.atomic import check_output
+    from delaycv.cli import check_number
+
+    check_number(args.dpi, "--dpi", low=1, high=MAX_DPI)
+    check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
+    check_number(args.seed, "--seed", low=0)
 
     out = check_output(args.out, directory=True)
     table = read_table(args.merged)
