@@ -1,10 +1,20 @@
-"""Write outputs all-or-nothing: to a temporary name beside the destination, then rename."""
+"""Write outputs all-or-nothing: to a temporary name beside the destination, then rename.
+
+A temporary of the output ``NAME`` is ``.NAME.<pid>-<host>.<random>.tmp``: the writer's process
+id and (short) host name. A writer killed without notice (``kill -9``, a lost node) cannot remove
+its temporary; the next writer of the same output removes it (:func:`remove_stale`) when the
+process named in it is gone: same host, and no process with that id. A temporary of a live
+process (another writer of the same output, running now) is never touched, nor one of another
+host (its process cannot be looked up from here), nor a name without a process id.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +26,64 @@ def _umask() -> int:
     return mask
 
 
+def _host() -> str:
+    """The short host name as it may appear in a file name (letters, digits, hyphens)."""
+    name = socket.gethostname().split(".", 1)[0]
+    return re.sub(r"[^A-Za-z0-9-]", "-", name) or "host"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: a process of another user has that id
+        return True
+    return True
+
+
+def remove_stale(dest: str | os.PathLike) -> list[Path]:
+    """Remove the temporaries of ``dest`` left by writers that are gone (module docstring);
+    return them. Errors while removing are ignored (the next writer tries again)."""
+    dest = Path(dest)
+    pattern = re.compile(
+        rf"\.{re.escape(dest.name)}\.(?P<pid>\d+)-(?P<host>[A-Za-z0-9-]+)\.[a-z0-9_]+\.tmp"
+    )
+    host, removed = _host(), []
+    try:
+        entries = list(dest.parent.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        found = pattern.fullmatch(entry.name)
+        if found is None or found["host"] != host or _alive(int(found["pid"])):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                entry.unlink()
+        removed.append(entry)
+    return removed
+
+
+def temporary(dest: str | os.PathLike, *, directory: bool = False) -> Path:
+    """Create the temporary file (or ``directory``) of the output ``dest``, beside it, after
+    removing the stale temporaries of ``dest``; its name carries this process's id."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale(dest)
+    prefix = f".{dest.name}.{os.getpid()}-{_host()}."
+    if directory:
+        tmp = Path(tempfile.mkdtemp(prefix=prefix, suffix=".tmp", dir=dest.parent))
+        os.chmod(tmp, 0o777 & ~_umask())
+        return tmp
+    fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=dest.parent)
+    os.close(fd)
+    os.chmod(name, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual permissions
+    return Path(name)
+
+
 @contextlib.contextmanager
 def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``dest``; on success it replaces ``dest``, on error it is removed.
@@ -24,11 +92,7 @@ def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     ...     table.to_parquet(tmp)
     """
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    os.close(fd)
-    tmp = Path(name)
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual permissions
+    tmp = temporary(dest)
     try:
         yield tmp
         os.replace(tmp, dest)
@@ -41,9 +105,7 @@ def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
 def atomic_dir(dest: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary directory beside ``dest``; on success it replaces ``dest`` whole."""
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
-    os.chmod(tmp, 0o777 & ~_umask())
+    tmp = temporary(dest, directory=True)
     try:
         yield tmp
         if dest.exists():

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -223,3 +225,67 @@ def test_the_console_command_prints_no_traceback(work):
     assert done.stderr.startswith("delaycv: error: option --param grace_period: ")
     assert "Traceback" not in done.stderr and done.stdout == ""
     assert listing(work) == before
+
+
+# --------------------------------------------------------------------------- signals, stale temporaries
+
+
+@pytest.fixture
+def long_stream(work):
+    """A stream whose evaluation lasts long enough to be stopped midway (30,000 instances)."""
+    from delaycv.synthetic import generate_stream
+
+    write_stream(generate_stream(rows=30_000, seed=1), work / "long.parquet")
+    return work
+
+
+def temporaries(root: Path, name: str = "run") -> list[str]:
+    return sorted(p.name for p in root.glob(f".{name}.*.tmp"))
+
+
+def start_writing(root: Path) -> subprocess.Popen:
+    """``delaycv evaluate`` of the long stream in a process of its own, returned once its run
+    directory's temporary exists (the run is writing)."""
+    argv = [sys.executable, "-m", "delaycv", "evaluate", "long.parquet", "--out", "run"]
+    argv += ["--learner", "tree.HoeffdingTreeClassifier", "--folds", "4", "--quiet"]
+    proc = subprocess.Popen(argv, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not temporaries(root):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"no temporary: {proc.communicate()}")
+        time.sleep(0.02)
+    return proc
+
+
+@pytest.mark.parametrize(
+    "signum, status, line",
+    [(signal.SIGINT, 130, "delaycv: interrupted"), (signal.SIGTERM, 143, "delaycv: terminated")],
+)
+def test_a_signal_ends_evaluate_with_one_line_and_no_temporary(long_stream, signum, status, line):
+    """Issue 22: Ctrl-C printed a 36-line traceback; SIGTERM left ``.run.xxxx.tmp/``."""
+    before = listing(long_stream)
+    proc = start_writing(long_stream)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err.decode(), out.decode()) == (status, line + "\n", "")
+    assert listing(long_stream) == before
+
+
+def test_a_rerun_removes_the_temporary_of_a_killed_run(long_stream, capsys):
+    """Issue 22: a run killed without notice (SIGKILL) leaves its temporary; the next writer of
+    the same output removes it, but not a temporary of a live process (a writer running now) nor
+    a name without a process id."""
+    from delaycv.atomic import _host
+
+    proc = start_writing(long_stream)
+    proc.kill()
+    proc.wait(timeout=60)
+    (stale,) = temporaries(long_stream)
+    assert stale.startswith(f".run.{proc.pid}-")
+    live = f".run.{os.getpid()}-{_host()}.abcdefgh.tmp"
+    (long_stream / live).mkdir()
+    (long_stream / ".run.abcdefgh.tmp").mkdir()
+    assert main(evaluate_args(out="run")) == 0
+    assert temporaries(long_stream) == sorted([".run.abcdefgh.tmp", live])
+    assert (long_stream / "run" / "folds.parquet").is_file()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -438,3 +439,31 @@ def test_library_edits_that_cannot_change_results_rerun_nothing(done):
 def test_changing_a_rule_script_reruns_its_jobs(done):
     edit(done / "scripts" / "evaluate.py")
     assert planned_jobs(done) == ALL_EVALUATE | AGGREGATION
+
+
+STOPPED_SCRIPT = """
+import os, signal, sys
+from delaycv.atomic import atomic_dir
+from delaycv.interrupt import terminate_on_sigterm
+
+terminate_on_sigterm()
+with atomic_dir(sys.argv[1]) as tmp:
+    (tmp / "part.parquet").write_text("half")
+    os.kill(os.getpid(), signal.SIGTERM)  # as Snakemake or SLURM stops a job
+    signal.pause()
+"""
+
+
+def test_a_rule_script_stopped_by_sigterm_leaves_no_temporary(tmp_path):
+    """Issue 22: every rule script turns SIGTERM into an exception (the temporaries beside its
+    outputs are removed) and the job ends with status 143, without a traceback."""
+    for script in sorted((REPO / "scripts").glob("*.py")):
+        assert "\nterminate_on_sigterm()" in script.read_text(), script.name
+    done = subprocess.run(
+        [sys.executable, "-c", STOPPED_SCRIPT, str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (143, "")
+    assert list(tmp_path.iterdir()) == []

@@ -89,8 +89,17 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, --version, or a usage error (already printed)
         return done.code if isinstance(done.code, int) else 2
+    from delaycv.interrupt import Terminated, signals_raise
+
     try:
-        return int(args.run(args) or 0)
+        with signals_raise():  # Ctrl-C and SIGTERM unwind every with block: no temporary stays
+            return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        print("delaycv: interrupted", file=sys.stderr)
+        return 130
+    except Terminated as done:
+        print("delaycv: terminated", file=sys.stderr)
+        return done.code
     except DelaycvError as err:
         print(f"delaycv: error: {err}", file=sys.stderr)
         return 2

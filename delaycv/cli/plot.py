@@ -15,7 +15,6 @@ import logging
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from delaycv import plots
@@ -107,7 +106,7 @@ def _make_dirs(path: Path) -> list[Path]:
 
 def run(args) -> int:
     logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
-    from delaycv.atomic import check_output
+    from delaycv.atomic import check_output, temporary
     from delaycv.cli import check_number
 
     check_number(args.dpi, "--dpi", low=1, high=MAX_DPI)
@@ -118,7 +117,7 @@ def run(args) -> int:
     table = read_table(args.merged)
     tests = _tests(args.tests)
     made = _make_dirs(out)
-    tmp = Path(tempfile.mkdtemp(prefix=".plot.", suffix=".tmp", dir=out))
+    tmp = temporary(out / "plot", directory=True)
     done = False
     try:
         written = plots.draw_figures(
