@@ -35,6 +35,20 @@ import delaycv.config as dcfg
 from delaycv.errors import ConfigError
 from snakemake.exceptions import WorkflowError
 
+# Snakemake runs a rule script as `<python> <script>` with the interpreter's path unquoted
+# (snakemake.script): an interpreter under a path with a space fails every job (exit 127). The
+# checkout itself may be under such a path. With conda, jobs run the env's `python`.
+if (
+    re.search(r"\s", sys.executable)
+    and DeploymentMethod.CONDA not in workflow.deployment_settings.deployment_method
+):
+    raise WorkflowError(
+        f"the Python interpreter's path {sys.executable!r} contains a space: Snakemake writes it "
+        "unquoted into the command of every rule script, so every job would fail (exit 127); "
+        "run Snakemake from a virtualenv whose path has no space (make run "
+        "VENV=/path/without/spaces/.venv)"
+    )
+
 # The study: the --configfile files (or config.yaml when none is named) with --config on top, as
 # Snakemake merged them into `config`. Every mistake stops the workflow here, before any job, with
 # the file where the key was written: learners are built once, presets, mappings and metrics
