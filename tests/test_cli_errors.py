@@ -243,12 +243,23 @@ def temporaries(root: Path, name: str = "run") -> list[str]:
     return sorted(p.name for p in root.glob(f".{name}.*.tmp"))
 
 
+def _default_signals() -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def start_writing(root: Path) -> subprocess.Popen:
     """``delaycv evaluate`` of the long stream in a process of its own, returned once its run
     directory's temporary exists (the run is writing)."""
     argv = [sys.executable, "-m", "delaycv", "evaluate", "long.parquet", "--out", "run"]
     argv += ["--learner", "tree.HoeffdingTreeClassifier", "--folds", "4", "--quiet"]
-    proc = subprocess.Popen(argv, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        argv,
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_default_signals,  # (a test run in the background may ignore SIGINT)
+    )
     deadline = time.monotonic() + 120
     while not temporaries(root):
         if proc.poll() is not None or time.monotonic() > deadline:

@@ -13,6 +13,7 @@ import sys
 
 from delaycv import __version__
 from delaycv.errors import ConfigError, DelaycvError
+from delaycv.interrupt import Terminated, signals_raise
 
 COMMANDS = ("convert", "generate", "evaluate", "merge", "compare", "plot")
 
@@ -82,24 +83,31 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``delaycv ARGV``; the exit status: 0, 2 (bad input, one line ``delaycv: error: ...``),
+    130 after Ctrl-C (``delaycv: interrupted``), 143 after SIGTERM (``delaycv: terminated``)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    only = argv[0] if argv and argv[0] in COMMANDS else None
-    parser = build_parser(only)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as done:  # --help, --version, or a usage error (already printed)
-        return done.code if isinstance(done.code, int) else 2
-    from delaycv.interrupt import Terminated, signals_raise
-
     try:
         with signals_raise():  # Ctrl-C and SIGTERM unwind every with block: no temporary stays
-            return int(args.run(args) or 0)
+            return _main(argv)
     except KeyboardInterrupt:
         print("delaycv: interrupted", file=sys.stderr)
         return 130
     except Terminated as done:
         print("delaycv: terminated", file=sys.stderr)
         return done.code
+
+
+def _main(argv: list[str]) -> int:
+    only = argv[0] if argv and argv[0] in COMMANDS else None
+    parser = build_parser(only)
+    try:
+        args = parser.parse_args(argv)
+    except Terminated:
+        raise
+    except SystemExit as done:  # --help, --version, or a usage error (already printed)
+        return done.code if isinstance(done.code, int) else 2
+    try:
+        return int(args.run(args) or 0)
     except DelaycvError as err:
         print(f"delaycv: error: {err}", file=sys.stderr)
         return 2
