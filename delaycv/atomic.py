@@ -14,6 +14,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import socket
 import tempfile
 from collections.abc import Iterator
@@ -67,10 +68,7 @@ def remove_stale(dest: str | os.PathLike) -> list[Path]:
     return removed
 
 
-def temporary(dest: str | os.PathLike, *, directory: bool = False) -> Path:
-    """Create the temporary file (or ``directory``) of the output ``dest``, beside it, after
-    removing the stale temporaries of ``dest``; its name carries this process's id."""
-    dest = Path(dest)
+def _new_temporary(dest: Path, directory: bool) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(dest)
     prefix = f".{dest.name}.{os.getpid()}-{_host()}."
@@ -84,6 +82,33 @@ def temporary(dest: str | os.PathLike, *, directory: bool = False) -> Path:
     return Path(name)
 
 
+#: The signals that delaycv.interrupt turns into exceptions.
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def temporary(dest: str | os.PathLike, *, directory: bool = False) -> Iterator[Path]:
+    """Yield a new temporary file (or ``directory``) beside the output ``dest``, named for it and
+    for this process, after removing the stale temporaries of ``dest``; it is removed when the
+    block ends, unless it was renamed meanwhile. Ctrl-C and SIGTERM are held while it is created,
+    so that their exception comes when its removal is armed, never between."""
+    dest = Path(dest)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        tmp = _new_temporary(dest, directory)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        raise
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a signal held meanwhile acts here
+        yield tmp
+    finally:
+        if directory:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            tmp.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``dest``; on success it replaces ``dest``, on error it is removed.
@@ -91,29 +116,20 @@ def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     >>> with atomic_path("out.parquet") as tmp:   # doctest: +SKIP
     ...     table.to_parquet(tmp)
     """
-    dest = Path(dest)
-    tmp = temporary(dest)
-    try:
+    with temporary(dest) as tmp:
         yield tmp
         os.replace(tmp, dest)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 @contextlib.contextmanager
 def atomic_dir(dest: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary directory beside ``dest``; on success it replaces ``dest`` whole."""
     dest = Path(dest)
-    tmp = temporary(dest, directory=True)
-    try:
+    with temporary(dest, directory=True) as tmp:
         yield tmp
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def check_output(dest: str | os.PathLike, *, directory: bool = False) -> Path:

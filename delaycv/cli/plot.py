@@ -13,7 +13,6 @@ import argparse
 import contextlib
 import logging
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -117,32 +116,31 @@ def run(args) -> int:
     table = read_table(args.merged)
     tests = _tests(args.tests)
     made = _make_dirs(out)
-    tmp = temporary(out / "plot", directory=True)
     done = False
     try:
-        written = plots.draw_figures(
-            table,
-            tests,
-            tmp,
-            metric=args.metric,
-            reference=args.reference,
-            estimator=args.estimator,
-            datasets=args.datasets,
-            baseline=args.baseline,
-            windows=_windows(args.window),
-            alpha=args.alpha,
-            x=args.x,
-            formats=args.format,
-            dpi=args.dpi,
-            seed=args.seed,
-        )
-        final = []
-        for path in written:
-            os.replace(path, out / path.name)
-            final.append(out / path.name)
+        with temporary(out / "plot", directory=True) as tmp:  # removed when the block ends
+            written = plots.draw_figures(
+                table,
+                tests,
+                tmp,
+                metric=args.metric,
+                reference=args.reference,
+                estimator=args.estimator,
+                datasets=args.datasets,
+                baseline=args.baseline,
+                windows=_windows(args.window),
+                alpha=args.alpha,
+                x=args.x,
+                formats=args.format,
+                dpi=args.dpi,
+                seed=args.seed,
+            )
+            final = []
+            for path in written:
+                os.replace(path, out / path.name)
+                final.append(out / path.name)
         done = True
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
         if not done:  # leave nothing: the folders this run created go too (if still empty)
             for p in reversed(made):
                 with contextlib.suppress(OSError):
