@@ -14,11 +14,12 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from delaycv import interrupt
 
 
 def _umask() -> int:
@@ -82,25 +83,22 @@ def _new_temporary(dest: Path, directory: bool) -> Path:
     return Path(name)
 
 
-#: The signals that delaycv.interrupt turns into exceptions.
-_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
 @contextlib.contextmanager
 def temporary(dest: str | os.PathLike, *, directory: bool = False) -> Iterator[Path]:
     """Yield a new temporary file (or ``directory``) beside the output ``dest``, named for it and
     for this process, after removing the stale temporaries of ``dest``; it is removed when the
-    block ends, unless it was renamed meanwhile. Ctrl-C and SIGTERM are held while it is created,
-    so that their exception comes when its removal is armed, never between."""
+    block ends, unless it was renamed meanwhile. The exceptions of Ctrl-C and SIGTERM
+    (:mod:`delaycv.interrupt`) are held while it is created: they come when its removal is
+    armed, never between."""
     dest = Path(dest)
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    interrupt.hold()
     try:
         tmp = _new_temporary(dest, directory)
     except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        interrupt.release()
         raise
     try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a signal held meanwhile acts here
+        interrupt.release()  # the exception of a signal that came meanwhile comes here
         yield tmp
     finally:
         if directory:

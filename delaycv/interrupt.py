@@ -27,14 +27,46 @@ class Terminated(SystemExit):
         super().__init__(128 + signal.SIGTERM)
 
 
+#: Depth of :func:`hold` in the main thread, and the exception of a signal that came meanwhile.
+_held = 0
+_pending: list[type[BaseException]] = []
+
+
+def _stop(kind: type[BaseException]) -> None:
+    if _held:
+        _pending.append(kind)  # raised by release()
+    else:
+        raise kind()
+
+
 def _on_sigterm(signum, frame) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the clean-up is not cut short
-    raise Terminated()
+    _stop(Terminated)
 
 
 def _on_sigint(signum, frame) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
+    _stop(KeyboardInterrupt)
+
+
+def hold() -> None:
+    """Hold the exceptions of Ctrl-C and SIGTERM until :func:`release` (calls nest): between
+    creating a temporary and arming its removal (:func:`delaycv.atomic.temporary`). Signals
+    are handled in the main thread only; elsewhere this does nothing."""
+    global _held
+    if threading.current_thread() is threading.main_thread():
+        _held += 1
+
+
+def release() -> None:
+    """End a :func:`hold`; the last one raises the exception of a signal that came meanwhile."""
+    global _held
+    if threading.current_thread() is threading.main_thread() and _held:
+        _held -= 1
+        if not _held and _pending:
+            kind = _pending.pop(0)
+            _pending.clear()
+            raise kind()
 
 
 def _install() -> dict[int, object]:

@@ -300,3 +300,24 @@ def test_a_rerun_removes_the_temporary_of_a_killed_run(long_stream, capsys):
     assert main(evaluate_args(out="run")) == 0
     assert temporaries(long_stream) == sorted([".run.abcdefgh.tmp", live])
     assert (long_stream / "run" / "folds.parquet").is_file()
+
+
+@pytest.mark.parametrize("directory", [False, True])
+def test_a_signal_while_a_temporary_is_created_leaves_nothing(tmp_path, monkeypatch, directory):
+    """A SIGTERM that comes just after the temporary exists (before its removal is armed) acts
+    once the removal is armed: the exception comes, the temporary goes."""
+    from delaycv import atomic
+    from delaycv.interrupt import Terminated, signals_raise
+
+    create = atomic._new_temporary
+
+    def create_then_signal(dest, directory):
+        tmp = create(dest, directory)
+        os.kill(os.getpid(), signal.SIGTERM)  # (held until the removal is armed)
+        return tmp
+
+    monkeypatch.setattr(atomic, "_new_temporary", create_then_signal)
+    writer = atomic.atomic_dir if directory else atomic.atomic_path
+    with pytest.raises(Terminated), signals_raise(), writer(tmp_path / "out"):
+        raise AssertionError("the block never starts")
+    assert list(tmp_path.iterdir()) == []
