@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv import defaults as _defaults
+from delaycv import interrupt as _interrupt
 from delaycv import metrics as _metrics
 from delaycv.errors import ConfigError, DelaycvError
 from delaycv.learners import learner_label, make_learner, trainer, validate_learner
@@ -1323,7 +1324,13 @@ def _run_parallel(
     ) as pool:
         try:
             groups = [folds[g::workers] for g in range(workers)]
-            futures = [pool.submit(_worker_folds, group) for group in groups]
+            # the workers start here: Ctrl-C or SIGTERM acts once each is known to the pool (one
+            # being started would be left running, unknown to _stop_workers)
+            _interrupt.hold()
+            try:
+                futures = [pool.submit(_worker_folds, group) for group in groups]
+            finally:
+                _interrupt.release()
             if reporter is not None:
                 pending = set(futures)
                 from concurrent.futures import FIRST_COMPLETED, wait

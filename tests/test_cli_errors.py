@@ -248,11 +248,11 @@ def _default_signals() -> None:
         signal.signal(signum, signal.SIG_DFL)
 
 
-def start_writing(root: Path) -> subprocess.Popen:
+def start_writing(root: Path, *extra: str) -> subprocess.Popen:
     """``delaycv evaluate`` of the long stream in a process of its own, returned once its run
     directory's temporary exists (the run is writing)."""
     argv = [sys.executable, "-m", "delaycv", "evaluate", "long.parquet", "--out", "run"]
-    argv += ["--learner", "tree.HoeffdingTreeClassifier", "--folds", "4", "--quiet"]
+    argv += ["--learner", "tree.HoeffdingTreeClassifier", "--folds", "4", "--quiet", *extra]
     proc = subprocess.Popen(
         argv,
         cwd=root,
@@ -270,13 +270,19 @@ def start_writing(root: Path) -> subprocess.Popen:
 
 
 @pytest.mark.parametrize(
-    "signum, status, line",
-    [(signal.SIGINT, 130, "delaycv: interrupted"), (signal.SIGTERM, 143, "delaycv: terminated")],
+    "signum, status, line, extra",
+    [
+        (signal.SIGINT, 130, "delaycv: interrupted", ()),
+        (signal.SIGTERM, 143, "delaycv: terminated", ()),
+        (signal.SIGTERM, 143, "delaycv: terminated", ("--jobs", "2")),  # as workers start
+    ],
 )
-def test_a_signal_ends_evaluate_with_one_line_and_no_temporary(long_stream, signum, status, line):
+def test_a_signal_ends_evaluate_with_one_line_and_no_temporary(
+    long_stream, signum, status, line, extra
+):
     """Issue 22: Ctrl-C printed a 36-line traceback; SIGTERM left ``.run.xxxx.tmp/``."""
     before = listing(long_stream)
-    proc = start_writing(long_stream)
+    proc = start_writing(long_stream, *extra)
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, err.decode(), out.decode()) == (status, line + "\n", "")
