@@ -7,6 +7,14 @@ BIN := $(VENV)/bin
 CORES ?= 2
 STAMP := $(VENV)/.delaycv-installed
 
+# Snakemake writes the interpreter's path unquoted into the command of every rule script
+# (`<python> <script>`): from a virtualenv whose path holds a space, every job fails (exit 127).
+# Stop at once, before anything is created, and say what to do.
+VENV_PATH := $(if $(filter /%,$(VENV)),$(VENV),$(CURDIR)/$(VENV))
+ifneq ($(words $(VENV_PATH)),1)
+$(error the virtualenv's path "$(VENV_PATH)" contains a space: Snakemake writes the interpreter's path unquoted into the command of every rule script, so every job would fail (exit 127). Move the checkout to a path without spaces, or keep the virtualenv elsewhere: make $(or $(MAKECMDGOALS),run) VENV=/path/without/spaces/.venv)
+endif
+
 .PHONY: venv run test lint format bench clean-results
 
 # pip reports each package as it goes (a first install takes a few minutes)

@@ -30,9 +30,11 @@ learner), plus optional positions, fractions of the stream or times. The module 
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 import multiprocessing
+import signal
 import sys
 import time as _time
 from array import array
@@ -47,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv import defaults as _defaults
+from delaycv import interrupt as _interrupt
 from delaycv import metrics as _metrics
 from delaycv.errors import ConfigError, DelaycvError
 from delaycv.learners import learner_label, make_learner, trainer, validate_learner
@@ -1257,6 +1260,9 @@ PRELOAD = (
 
 
 def _worker_init(stream, learner_spec, policy, validation, kwargs, observer_factory, counter):
+    # Ctrl-C reaches every process of the terminal's group: the parent alone answers it (it ends
+    # the workers, _stop_workers), so that a worker prints no traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER.update(
         stream=stream,
         learner_spec=learner_spec,
@@ -1316,22 +1322,41 @@ def _run_parallel(
         initializer=_worker_init,
         initargs=(stream, learner_spec, policy, validation, kwargs, observer_factory, counter),
     ) as pool:
-        groups = [folds[g::workers] for g in range(workers)]
-        futures = [pool.submit(_worker_folds, group) for group in groups]
-        if reporter is not None:
-            pending = set(futures)
-            from concurrent.futures import FIRST_COMPLETED, wait
+        try:
+            groups = [folds[g::workers] for g in range(workers)]
+            # the workers start here: Ctrl-C or SIGTERM acts once each is known to the pool (one
+            # being started would be left running, unknown to _stop_workers)
+            _interrupt.hold()
+            try:
+                futures = [pool.submit(_worker_folds, group) for group in groups]
+            finally:
+                _interrupt.release()
+            if reporter is not None:
+                pending = set(futures)
+                from concurrent.futures import FIRST_COMPLETED, wait
 
-            while pending:
-                _, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
-                value = counter.value
-                if isinstance(reporter, Progress):
-                    reporter.update(value)
-                else:
-                    reporter(value - getattr(reporter, "_delaycv_done", 0))
-                    reporter._delaycv_done = value  # type: ignore[attr-defined]
-        outputs = [out for f in futures for out in f.result()]
+                while pending:
+                    _, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+                    value = counter.value
+                    if isinstance(reporter, Progress):
+                        reporter.update(value)
+                    else:
+                        reporter(value - getattr(reporter, "_delaycv_done", 0))
+                        reporter._delaycv_done = value  # type: ignore[attr-defined]
+            outputs = [out for f in futures for out in f.result()]
+        except BaseException:
+            _stop_workers(pool)
+            raise
     return sorted(outputs, key=lambda out: out.fold)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the workers at once when this process stops (an error, Ctrl-C, SIGTERM): leaving the
+    pool would otherwise wait for every fold they are running."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 # --------------------------------------------------------------------------- plain-dict entry point

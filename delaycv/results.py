@@ -325,6 +325,63 @@ def _table_path(path: str | os.PathLike, name: str) -> Path:
     return p / name if p.is_dir() else p
 
 
+#: The columns that name a run; no two tables merged may hold rows of the same run.
+RUN_KEYS = ("dataset", "learner", "seed", "policy")
+
+
+def _tables_to_merge(paths: Iterable[str | os.PathLike], name: str) -> list[Path]:
+    """The tables ``name`` of ``paths`` (run directories or tables), checked before any is read:
+    each is a run's table (run keys as columns; not a stream, whose Parquet metadata has the key
+    ``delaycv``), and no run comes twice (the same file twice, or a run's keys in two tables,
+    which a comparison would otherwise pair with itself). Errors name the path (and the other)."""
+    tables: list[Path] = []
+    by_file: dict[Path, str] = {}
+    by_run: dict[tuple, str] = {}
+    expected = "a run directory or a table of runs"
+    for given in paths:
+        p = _table_path(given, name)
+        if Path(given).is_dir() and not p.is_file():
+            raise InputError(f"not a run directory (no {name})", path=str(given), expected=expected)
+        if not p.is_file():
+            raise InputError("no such file", path=str(p), expected=expected)
+        try:
+            schema = pq.read_schema(p)
+            if b"delaycv" in (schema.metadata or {}):
+                raise InputError(
+                    "a stream (as delaycv convert and generate write), not a table of runs",
+                    path=str(p),
+                    expected=expected,
+                )
+            missing = [k for k in RUN_KEYS if k not in schema.names]
+            if missing:
+                raise InputError(
+                    f"not a table of runs: no column {', '.join(map(repr, missing))}",
+                    path=str(p),
+                    expected=f"{expected} (columns {', '.join(RUN_KEYS)}, ...)",
+                )
+            runs = pq.read_table(p, columns=list(RUN_KEYS)).group_by(list(RUN_KEYS)).aggregate([])
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as err:
+            raise InputError(f"not a readable Parquet file: {err}", path=str(p)) from None
+        if p.resolve() in by_file:
+            raise InputError(
+                f"the same table as {by_file[p.resolve()]}",
+                path=str(given),
+                expected="each run once",
+            )
+        by_file[p.resolve()] = str(given)
+        for run in zip(*(runs.column(k).to_pylist() for k in RUN_KEYS), strict=True):
+            if run in by_run:
+                keys = ", ".join(f"{k}={v}" for k, v in zip(RUN_KEYS, run, strict=True))
+                raise InputError(
+                    f"run {keys} is also in {by_run[run]}",
+                    path=str(given),
+                    expected="each run once",
+                )
+            by_run[run] = str(given)
+        tables.append(p)
+    return tables
+
+
 def _check_same_columns(columns: list[str], first: Path, found: list[str], path: Path) -> None:
     if found != columns:
         missing = [c for c in columns if c not in found]
@@ -345,8 +402,7 @@ def merge_tables(paths: Iterable[str | os.PathLike], *, name: str = FOLDS_FILE) 
     frames = []
     columns = None
     first = None
-    for path in paths:
-        p = _table_path(path, name)
+    for p in _tables_to_merge(paths, name):
         frame = read_table(p)
         if columns is None:
             columns, first = list(frame.columns), p
@@ -369,7 +425,7 @@ def merge_files(
     ``row_group`` rows (what is held; many small groups write slowly). The workflow's merges: a
     study's merged table can be gigabytes in pandas. The same checks, and the same table read
     back; returns the number of rows."""
-    paths = [_table_path(path, name) for path in paths]
+    paths = _tables_to_merge(paths, name)
     if not paths:
         raise InputError("nothing to merge", expected="at least one run directory")
     rows = 0

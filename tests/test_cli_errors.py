@@ -4,8 +4,11 @@ status 2, no traceback, and nothing left behind."""
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -301,6 +304,46 @@ def test_a_stream_in_milliseconds_or_corrupt_fails_naming_the_file(work, capsys)
     fails(argv, capsys, work, "bad.parquet: corrupt Parquet file: a page checksum does not match")
 
 
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["plot", "merged.parquet", "--out", "figs", "--dpi", "0"], ["option --dpi", "[1, 2400]"]),
+        (["plot", "merged.parquet", "--out", "figs", "--dpi", "-5"], ["option --dpi", "-5"]),
+        (["plot", "merged.parquet", "--out", "figs", "--dpi", "100000"], ["option --dpi"]),
+        (["plot", "merged.parquet", "--out", "figs", "--alpha", "2"], ["option --alpha", "(0, 1)"]),
+        (["plot", "merged.parquet", "--out", "figs", "--alpha", "nan"], ["option --alpha"]),
+        (["plot", "merged.parquet", "--out", "figs", "--seed", "-1"], ["option --seed", ">= 0"]),
+        (["compare", "merged.parquet", "--out", "t", "--resamples", "0"], ["option --resamples"]),
+        (["compare", "merged.parquet", "--out", "t", "--alpha", "2"], ["option --alpha", "(0, 1)"]),
+        (["compare", "merged.parquet", "--out", "t", "--seed", "-1"], ["option --seed", ">= 0"]),
+        (["generate", "g.parquet", "--rows", "0"], ["option --rows", "N >= 1"]),
+        (["generate", "g.parquet", "--seed", "-1"], ["option --seed", ">= 0"]),
+        (evaluate_args("--jobs", "0"), ["option --jobs", "N >= 1"]),
+        (evaluate_args("--noise", "1.5"), ["option --noise", "[0.0, 1.0]"]),
+        (evaluate_args("--moa-csv", "--moa-alpha", "2"), ["option --moa-alpha"]),
+    ],
+)
+def test_numbers_out_of_range_name_the_option(merged, capsys, argv, words):
+    """Every numeric option of every command is checked before any work (issue 22: plot --dpi 0
+    was a traceback, compare --seed -1 and plot --alpha 2 went through)."""
+    fails(argv, capsys, merged.parent, *words)
+
+
+def test_merge_refuses_a_stream_or_the_same_run_twice(merged, capsys):
+    """Issue 22: merge took a stream file, or a run twice, and compare failed later."""
+    work = merged.parent
+    shutil.copytree(work / "a", work / "a2")
+    (work / "notarun").mkdir()
+    out = ["--out", "m.parquet"]
+    fails(["merge", "a", "s.parquet", *out], capsys, work, "s.parquet", "a stream")
+    fails(["merge", "a", "b", "a", *out], capsys, work, "a: the same table as a")
+    fails(["merge", "a", "./a/folds.parquet", *out], capsys, work, "a/folds.parquet", "same table")
+    err = fails(["merge", "a", "b", "a2", *out], capsys, work, "a2: run dataset=", "also in a")
+    assert "learner=NoChange, seed=1" in err
+    fails(["merge", "merged.parquet", "b", *out], capsys, work, "b: run ", "merged.parquet")
+    fails(["merge", "a", "notarun", *out], capsys, work, "notarun", "not a run directory")
+
+
 # --------------------------------------------------------------------------- the console script
 
 
@@ -313,3 +356,105 @@ def test_the_console_command_prints_no_traceback(work):
     assert done.stderr.startswith("delaycv: error: option --param grace_period: ")
     assert "Traceback" not in done.stderr and done.stdout == ""
     assert listing(work) == before
+
+
+# --------------------------------------------------------------------------- signals, stale temporaries
+
+
+@pytest.fixture
+def long_stream(work):
+    """A stream whose evaluation lasts long enough to be stopped midway (30,000 instances)."""
+    from delaycv.synthetic import generate_stream
+
+    write_stream(generate_stream(rows=30_000, seed=1), work / "long.parquet")
+    return work
+
+
+def temporaries(root: Path, name: str = "run") -> list[str]:
+    return sorted(p.name for p in root.glob(f".{name}.*.tmp"))
+
+
+def _default_signals() -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
+def start_writing(root: Path, *extra: str) -> subprocess.Popen:
+    """``delaycv evaluate`` of the long stream in a process of its own, returned once its run
+    directory's temporary exists (the run is writing)."""
+    argv = [sys.executable, "-m", "delaycv", "evaluate", "long.parquet", "--out", "run"]
+    argv += ["--learner", "tree.HoeffdingTreeClassifier", "--folds", "4", "--quiet", *extra]
+    proc = subprocess.Popen(
+        argv,
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_default_signals,  # (a test run in the background may ignore SIGINT)
+    )
+    deadline = time.monotonic() + 120
+    while not temporaries(root):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"no temporary: {proc.communicate()}")
+        time.sleep(0.02)
+    return proc
+
+
+@pytest.mark.parametrize(
+    "signum, status, line, extra",
+    [
+        (signal.SIGINT, 130, "delaycv: interrupted", ()),
+        (signal.SIGTERM, 143, "delaycv: terminated", ()),
+        (signal.SIGTERM, 143, "delaycv: terminated", ("--jobs", "2")),  # as workers start
+    ],
+)
+def test_a_signal_ends_evaluate_with_one_line_and_no_temporary(
+    long_stream, signum, status, line, extra
+):
+    """Issue 22: Ctrl-C printed a 36-line traceback; SIGTERM left ``.run.xxxx.tmp/``."""
+    before = listing(long_stream)
+    proc = start_writing(long_stream, *extra)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err.decode(), out.decode()) == (status, line + "\n", "")
+    assert listing(long_stream) == before
+
+
+def test_a_rerun_removes_the_temporary_of_a_killed_run(long_stream, capsys):
+    """Issue 22: a run killed without notice (SIGKILL) leaves its temporary; the next writer of
+    the same output removes it, but not a temporary of a live process (a writer running now) nor
+    a name without a process id."""
+    from delaycv.atomic import _host
+
+    proc = start_writing(long_stream)
+    proc.kill()
+    proc.wait(timeout=60)
+    (stale,) = temporaries(long_stream)
+    assert stale.startswith(f".run.{proc.pid}-")
+    live = f".run.{os.getpid()}-{_host()}.abcdefgh.tmp"
+    (long_stream / live).mkdir()
+    (long_stream / ".run.abcdefgh.tmp").mkdir()
+    assert main(evaluate_args(out="run")) == 0
+    assert temporaries(long_stream) == sorted([".run.abcdefgh.tmp", live])
+    assert (long_stream / "run" / "folds.parquet").is_file()
+
+
+@pytest.mark.parametrize("directory", [False, True])
+def test_a_signal_while_a_temporary_is_created_leaves_nothing(tmp_path, monkeypatch, directory):
+    """A SIGTERM that comes just after the temporary exists (before its removal is armed) acts
+    once the removal is armed: the exception comes, the temporary goes."""
+    from delaycv import atomic
+    from delaycv.interrupt import Terminated, signals_raise
+
+    create = atomic._new_temporary
+
+    def create_then_signal(dest, directory):
+        tmp = create(dest, directory)
+        os.kill(os.getpid(), signal.SIGTERM)  # (held until the removal is armed)
+        return tmp
+
+    monkeypatch.setattr(atomic, "_new_temporary", create_then_signal)
+    writer = atomic.atomic_dir if directory else atomic.atomic_path
+    with pytest.raises(Terminated), signals_raise(), writer(tmp_path / "out"):
+        raise AssertionError("the block never starts")
+    assert list(tmp_path.iterdir()) == []

@@ -302,7 +302,8 @@ def test_merge_files_equals_merge_tables_written(tmp_path):
         out = tmp_path / f"r{seed}"
         with RunWriter(out) as run:  # row groups of 16,384 rows and less
             run.FOLD_ROW_GROUP = 7
-            run.finish(evaluate(*_run_args(seed), every=10, timing=False, on_rows=run.add))
+            result = evaluate(*_run_args(seed), seed=seed, every=10, timing=False, on_rows=run.add)
+            run.finish(result)
         runs.append(out)
     n = merge_files(runs, tmp_path / "m.parquet")
     write_table(merge_tables(runs), tmp_path / "whole.parquet")
@@ -314,14 +315,15 @@ def test_merge_files_equals_merge_tables_written(tmp_path):
     assert all(groups.row_group(g).num_rows >= 5 for g in range(groups.num_row_groups - 1))
     pd.testing.assert_frame_equal(read_table(tmp_path / "m5.parquet"), want, check_exact=True)
     first = len(read_table(runs[0] / "folds.parquet"))
-    assert merge_files([tmp_path / "m.parquet", runs[0]], tmp_path / "m2.parquet") == n + first
+    assert merge_files([runs[0]], tmp_path / "m1.parquet") == first
+    assert merge_files([tmp_path / "m1.parquet", *runs[1:]], tmp_path / "m2.parquet") == n
     nulls = want.copy()
-    nulls["dataset"] = None
+    nulls["dataset"] = None  # other runs than those of whole.parquet
     write_table(nulls, tmp_path / "nulls.parquet")
     merge_files([tmp_path / "whole.parquet", tmp_path / "nulls.parquet"], tmp_path / "m3.parquet")
     back = read_table(tmp_path / "m3.parquet")
     assert back["dataset"].isna().sum() == len(want) and len(back) == 2 * len(want)
-    odd = want.drop(columns=["mcc"])
+    odd = read_table(runs[1] / "folds.parquet").drop(columns=["mcc"])
     write_table(odd, tmp_path / "odd.parquet")
     with pytest.raises(InputError) as err:
         merge_files([runs[0], tmp_path / "odd.parquet"], tmp_path / "bad.parquet")
@@ -334,6 +336,38 @@ def test_merge_files_equals_merge_tables_written(tmp_path):
     with pytest.raises(InputError, match="nothing to merge"):
         merge_files([], tmp_path / "bad.parquet")
     assert not (tmp_path / "bad.parquet").exists()
+
+
+@pytest.mark.parametrize("merge", ["tables", "files"])
+def test_merge_refuses_a_stream_and_a_run_twice(tmp_path, merge):
+    """Issue 22: the library merges (the command's and the workflow's) refuse a stream file, the
+    same table twice and a run's keys in two tables, naming the paths, before writing."""
+    from delaycv.stream import write_stream
+
+    def merged(paths):
+        if merge == "tables":
+            return merge_tables(paths)
+        merge_files(paths, tmp_path / "out.parquet")
+        return read_table(tmp_path / "out.parquet")
+
+    write_run(result(1), tmp_path / "a")
+    write_run(result(2, learner="Prior"), tmp_path / "b")
+    write_run(result(1), tmp_path / "copy")  # the run of a again
+    write_stream(random_stream(np.random.default_rng(1), 20), tmp_path / "s.parquet")
+    write_table(result(2, learner="Prior").folds.drop(columns=["seed"]), tmp_path / "nokey.parquet")
+    cases = [
+        (["a", "s.parquet"], "s.parquet", "a stream"),
+        (["a", "b", "a"], "a", f"the same table as {tmp_path / 'a'}"),
+        (["a", "a/folds.parquet"], "a/folds.parquet", "the same table as"),
+        (["a", "b", "copy"], "copy", "learner=NoChange, seed=1, policy=hitl_5s_20s is also in"),
+        (["a", "nokey.parquet"], "nokey.parquet", "no column 'seed'"),
+    ]
+    for names, culprit, words in cases:
+        with pytest.raises(InputError) as err:
+            merged([tmp_path / n for n in names])
+        assert err.value.path == str(tmp_path / culprit) and words in str(err.value), err.value
+    assert not (tmp_path / "out.parquet").exists()
+    assert len(merged([tmp_path / "a", tmp_path / "b"])) > 0
 
 
 def _run_args(seed):

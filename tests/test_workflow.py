@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -527,3 +528,71 @@ def test_library_edits_that_cannot_change_results_rerun_nothing(done):
 def test_changing_a_rule_script_reruns_its_jobs(done):
     edit(done / "scripts" / "evaluate.py")
     assert planned_jobs(done) == ALL_EVALUATE | AGGREGATION
+
+
+STOPPED_SCRIPT = """
+import os, signal, sys
+from delaycv.atomic import atomic_dir
+from delaycv.interrupt import terminate_on_sigterm
+
+terminate_on_sigterm()
+with atomic_dir(sys.argv[1]) as tmp:
+    (tmp / "part.parquet").write_text("half")
+    os.kill(os.getpid(), signal.SIGTERM)  # as Snakemake or SLURM stops a job
+    signal.pause()
+"""
+
+
+def test_a_rule_script_stopped_by_sigterm_leaves_no_temporary(tmp_path):
+    """Issue 22: every rule script turns SIGTERM into an exception (the temporaries beside its
+    outputs are removed) and the job ends with status 143, without a traceback."""
+    for script in sorted((REPO / "scripts").glob("*.py")):
+        assert "\nterminate_on_sigterm()" in script.read_text(), script.name
+    done = subprocess.run(
+        [sys.executable, "-c", STOPPED_SCRIPT, str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (143, "")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_virtualenv_under_a_path_with_a_space_is_refused_at_once(tmp_path):
+    """Issue 22: from a checkout whose path holds a space, `make run` failed at the first job
+    (exit 127: Snakemake writes the interpreter's path unquoted into a rule script's command).
+    The Makefile refuses its virtualenv there before creating anything; the Snakefile refuses an
+    interpreter there before any job."""
+    checkout = tmp_path / "with space" / "delaycv"
+    checkout.mkdir(parents=True)
+    shutil.copy2(REPO / "Makefile", checkout / "Makefile")
+    done = subprocess.run(
+        ["make", "-n", "run"], cwd=checkout, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert f'"{checkout}/.venv" contains a space' in done.stderr
+    assert "exit 127" in done.stderr and "VENV=/path/without/spaces/.venv" in done.stderr
+    assert sorted(p.name for p in checkout.iterdir()) == ["Makefile"]
+
+    workdir = copy_workflow(tmp_path / "wf", SMALL)
+    spaced = str(tmp_path / "with space" / "bin" / "python")
+    code = f"import sys; sys.executable = {spaced!r}; from snakemake.cli import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "--cores", "1", "-n"],
+        cwd=workdir,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert f"the Python interpreter's path {spaced!r} contains a space" in done.stdout + done.stderr
+
+
+def test_a_checkout_under_a_path_with_a_space_runs(tmp_path):
+    """The checkout itself may lie under a path with a space (the interpreter elsewhere): its
+    first job runs."""
+    workdir = copy_workflow(tmp_path / "with space" / "wf", SMALL)
+    target = "resources/generated/streams/tiny.parquet"
+    run(workdir, "--cores", "1", target)
+    assert (workdir / target).is_file()

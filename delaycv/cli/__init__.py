@@ -12,7 +12,8 @@ import importlib
 import sys
 
 from delaycv import __version__
-from delaycv.errors import DelaycvError
+from delaycv.errors import ConfigError, DelaycvError
+from delaycv.interrupt import Terminated, signals_raise
 
 COMMANDS = ("convert", "generate", "evaluate", "merge", "compare", "plot", "check")
 
@@ -28,6 +29,38 @@ class Parser(argparse.ArgumentParser):
             f"delaycv: error: {command + ': ' if command else ''}{message} "
             f"(see {self.prog} --help)\n",
         )
+
+
+def check_number(
+    value: float | None,
+    option: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+    open_high: bool = False,
+    expected: str | None = None,
+) -> None:
+    """Refuse the number ``value`` of ``option`` (e.g. ``"--dpi"``) outside its range, before any
+    work: a ``ConfigError`` naming the option (``option --dpi: --dpi 0 (expected an integer >=
+    1)``). ``None`` (an option not given) passes; NaN never does. Bounds are closed unless
+    ``open_low``/``open_high``; ``expected`` replaces the range's own wording."""
+    if value is None:
+        return
+    above = low is None or (value > low if open_low else value >= low)
+    below = high is None or (value < high if open_high else value <= high)
+    if above and below and value == value:
+        return
+    if expected is None:
+        kind = "an integer" if isinstance(value, int) else "a number"
+        if high is None:
+            expected = f"{kind} {'>' if open_low else '>='} {low}"
+        elif low is None:
+            expected = f"{kind} {'<' if open_high else '<='} {high}"
+        else:
+            left, right = "(" if open_low else "[", ")" if open_high else "]"
+            expected = f"{kind} in {left}{low}, {high}{right}"
+    raise ConfigError(f"{option} {value}", location=f"option {option}", expected=expected)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -50,11 +83,27 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``delaycv ARGV``; the exit status: 0, 2 (bad input, one line ``delaycv: error: ...``),
+    130 after Ctrl-C (``delaycv: interrupted``), 143 after SIGTERM (``delaycv: terminated``)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        with signals_raise():  # Ctrl-C and SIGTERM unwind every with block: no temporary stays
+            return _main(argv)
+    except KeyboardInterrupt:
+        print("delaycv: interrupted", file=sys.stderr)
+        return 130
+    except Terminated as done:
+        print("delaycv: terminated", file=sys.stderr)
+        return done.code
+
+
+def _main(argv: list[str]) -> int:
     only = argv[0] if argv and argv[0] in COMMANDS else None
     parser = build_parser(only)
     try:
         args = parser.parse_args(argv)
+    except Terminated:
+        raise
     except SystemExit as done:  # --help, --version, or a usage error (already printed)
         return done.code if isinstance(done.code, int) else 2
     try:

@@ -133,16 +133,12 @@ def _check_checkpoints(table: pd.DataFrame, checkpoints, path: str) -> None:
 
 def run(args) -> int:
     from delaycv.atomic import check_output
+    from delaycv.cli import check_number
 
     checkpoints = _checkpoints(args.checkpoint)
-    if args.resamples < 1:
-        raise InputError(
-            f"--resamples {args.resamples}", location="option --resamples", expected="R >= 1"
-        )
-    if not 0 < args.alpha < 1:
-        raise InputError(
-            f"--alpha {args.alpha}", location="option --alpha", expected="a number in (0, 1)"
-        )
+    check_number(args.resamples, "--resamples", low=1, expected="R >= 1")
+    check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
+    check_number(args.seed, "--seed", low=0)
     out = check_output(args.out, directory=True)
     table = read_table(args.merged)
     _check_checkpoints(table, checkpoints, str(args.merged))

@@ -282,15 +282,6 @@ def _on_the_command_line(err: ConfigError, learner_from_file: bool) -> ConfigErr
     return ConfigError(err.message, location=option, expected=err.expected)
 
 
-def _check_number(value: float, option: str, low: float, high: float) -> None:
-    if not low <= value <= high:  # NaN fails too
-        raise ConfigError(
-            f"{option} {value}",
-            location=f"option {option}",
-            expected=f"a number in [{low}, {high}]",
-        )
-
-
 def run(args) -> int:
     learner_from_file = Path(args.learner).suffix.lower() in (".json", ".yaml", ".yml")
     try:
@@ -301,6 +292,7 @@ def run(args) -> int:
 
 def _run(args) -> int:
     from delaycv.atomic import check_output
+    from delaycv.cli import check_number
     from delaycv.engine import make_estimator, probe_learner, run_evaluation
     from delaycv.learners import validate_learner
     from delaycv.policies import make_policy
@@ -324,20 +316,16 @@ def _run(args) -> int:
     make_validation(validation_spec)
     make_estimator(estimator_spec)
     validate_learner(learner_spec)
-    if args.every < 1:
-        raise ConfigError(
-            f"--every {args.every}", location="option --every", expected="an integer F >= 1"
-        )
-    if args.jobs < 1:
-        raise ConfigError(f"--jobs {args.jobs}", location="option --jobs", expected="N >= 1")
-    _check_number(args.threshold, "--threshold", 0.0, 1.0)
-    _check_number(args.noise, "--noise", 0.0, 1.0)
+    check_number(args.every, "--every", low=1, expected="an integer F >= 1")
+    check_number(args.jobs, "--jobs", low=1, expected="N >= 1")
+    check_number(args.threshold, "--threshold", low=0.0, high=1.0)
+    check_number(args.noise, "--noise", low=0.0, high=1.0)
     export = None
     if args.moa_csv:
         from delaycv.moa import MoaExport
 
         alpha = args.moa_alpha if args.moa_alpha is not None else (args.alpha or defaults.ALPHA)
-        _check_number(alpha, "--moa-alpha", 0.0, 1.0)
+        check_number(alpha, "--moa-alpha", low=0.0, high=1.0)
         export = MoaExport(every=args.every, alpha=alpha, folds=folds)
     checkpoints = {}
     if args.checkpoint_fraction:

@@ -7,7 +7,6 @@ import json
 import sys
 
 from delaycv.cli import options
-from delaycv.errors import InputError
 from delaycv.stream import write_stream
 from delaycv.synthetic import generate_stream
 
@@ -33,9 +32,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from delaycv.atomic import check_output
+    from delaycv.cli import check_number
 
-    if args.rows < 1:
-        raise InputError(f"--rows {args.rows}", location="option --rows", expected="N >= 1")
+    check_number(args.rows, "--rows", low=1, expected="N >= 1")
     check_output(args.dest)
     stream = generate_stream(rows=args.rows, seed=args.seed, dataset=args.dataset)
     write_stream(stream, args.dest)

@@ -16,9 +16,7 @@ import contextlib
 import json
 import logging
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from delaycv import plots
@@ -26,6 +24,10 @@ from delaycv.cli import options
 from delaycv.durations import parse_window
 from delaycv.errors import DelaycvError, InputError
 from delaycv.results import read_table
+
+#: The largest --dpi: a figure of about 10 x 6 inches is then 24,000 x 14,400 pixels (1 GiB of
+#: memory to draw); beyond, matplotlib fails for want of memory after minutes of work.
+MAX_DPI = 2400
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -62,7 +64,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--alpha", type=float, help="significance level named in the legend")
     parser.add_argument("--x", default="time", choices=("time", "checkpoint"), help="(time)")
     parser.add_argument("--format", nargs="+", default=list(plots.FORMATS), help="(png pdf)")
-    parser.add_argument("--dpi", type=int, default=200, help="(200)")
+    parser.add_argument(
+        "--dpi", type=int, default=200, help=f"resolution of the PNG files, 1 to {MAX_DPI} (200)"
+    )
     parser.add_argument(
         "--seed",
         type=options.seed,
@@ -164,40 +168,44 @@ def _make_dirs(path: Path) -> list[Path]:
 
 def run(args) -> int:
     logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
-    from delaycv.atomic import check_output
+    from delaycv.atomic import check_output, temporary
+    from delaycv.cli import check_number
+
+    check_number(args.dpi, "--dpi", low=1, high=MAX_DPI)
+    check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
+    check_number(args.seed, "--seed", low=0)
 
     out = check_output(args.out, directory=True)
     table = read_table(args.merged)
     tests = _tests(args.tests)
     policy_specs = _policy_specs(args.runs)
     made = _make_dirs(out)
-    tmp = Path(tempfile.mkdtemp(prefix=".plot.", suffix=".tmp", dir=out))
     done = False
     try:
-        written = plots.draw_figures(
-            table,
-            tests,
-            tmp,
-            metric=args.metric,
-            reference=args.reference,
-            estimator=args.estimator,
-            datasets=args.datasets,
-            baseline=args.baseline,
-            windows=_windows(args.window),
-            policy_specs=policy_specs,
-            alpha=args.alpha,
-            x=args.x,
-            formats=args.format,
-            dpi=args.dpi,
-            seed=args.seed,
-        )
-        final = []
-        for path in written:
-            os.replace(path, out / path.name)
-            final.append(out / path.name)
+        with temporary(out / "plot", directory=True) as tmp:  # removed when the block ends
+            written = plots.draw_figures(
+                table,
+                tests,
+                tmp,
+                metric=args.metric,
+                reference=args.reference,
+                estimator=args.estimator,
+                datasets=args.datasets,
+                baseline=args.baseline,
+                windows=_windows(args.window),
+                policy_specs=policy_specs,
+                alpha=args.alpha,
+                x=args.x,
+                formats=args.format,
+                dpi=args.dpi,
+                seed=args.seed,
+            )
+            final = []
+            for path in written:
+                os.replace(path, out / path.name)
+                final.append(out / path.name)
         done = True
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
         if not done:  # leave nothing: the folders this run created go too (if still empty)
             for p in reversed(made):
                 with contextlib.suppress(OSError):

@@ -35,6 +35,20 @@ import delaycv.config as dcfg
 from delaycv.errors import ConfigError
 from snakemake.exceptions import WorkflowError
 
+# Snakemake runs a rule script as `<python> <script>` with the interpreter's path unquoted
+# (snakemake.script): an interpreter under a path with a space fails every job (exit 127). The
+# checkout itself may be under such a path. With conda, jobs run the env's `python`.
+if (
+    re.search(r"\s", sys.executable)
+    and DeploymentMethod.CONDA not in workflow.deployment_settings.deployment_method
+):
+    raise WorkflowError(
+        f"the Python interpreter's path {sys.executable!r} contains a space: Snakemake writes it "
+        "unquoted into the command of every rule script, so every job would fail (exit 127); "
+        "run Snakemake from a virtualenv whose path has no space (make run "
+        "VENV=/path/without/spaces/.venv)"
+    )
+
 # config.yaml is the study when no --configfile is named. delaycv reads it first, strictly: a
 # syntax error names its line and column, a duplicate key its line and key, an empty file says so
 # (Snakemake's own reading names no file, and keeps the last of two equal keys). A --configfile is

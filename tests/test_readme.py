@@ -1,0 +1,74 @@
+"""The README's examples run as written (issue 22): every ```python block, in a folder where the
+files `make run` writes exist, and the shell block of "One run by hand".
+
+`make run` itself is too slow for a test: the workflow copy runs only the job that writes what the
+examples read, the convert job of the default config's dataset (`make run`'s first job), with the
+checkout's config.yaml. ``.venv`` in the copy is a link to the interpreter's environment, so that
+`.venv/bin/delaycv` runs as written.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from slurm.workflow_copy import REPO, copy_workflow, env, run
+
+README = REPO / "README.md"
+
+
+def blocks(language: str, text: str | None = None) -> list[str]:
+    text = README.read_text(encoding="utf-8") if text is None else text
+    return re.findall(rf"^```{language}\n(.*?)^```", text, flags=re.M | re.S)
+
+
+def section(title: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end >= 0 else None]
+
+
+@pytest.fixture(scope="module")
+def after_make_run(tmp_path_factory) -> Path:
+    workdir = copy_workflow(tmp_path_factory.mktemp("readme") / "wf", REPO / "config.yaml")
+    target = "resources/generated/streams/default.parquet"  # the convert job of `make run`
+    run(workdir, "--cores", "1", "--profile", "profiles/default", target)
+    assert (workdir / target).is_file()
+    (workdir / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    return workdir
+
+
+def test_the_readme_has_python_examples():
+    assert len(blocks("python")) >= 1
+
+
+@pytest.mark.parametrize("number", range(len(blocks("python"))))
+def test_a_python_block_of_the_readme_runs_as_written(after_make_run, number):
+    code = blocks("python")[number]
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=after_make_run,
+        env=env({"PYTHONPATH": str(after_make_run)}),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, f"{code}\n{done.stderr[-3000:]}"
+
+
+def test_one_run_by_hand_runs_as_written(after_make_run):
+    (script,) = blocks("sh", section("One run by hand"))
+    done = subprocess.run(
+        ["bash", "-e", "-c", script],
+        cwd=after_make_run,
+        env=env({"PYTHONPATH": str(after_make_run)}),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, f"{script}\n{done.stderr[-3000:]}"
+    assert (after_make_run / "results" / "runs" / "example" / "folds.parquet").is_file()
