@@ -379,7 +379,15 @@ def test_a_flipped_byte_in_a_result_table_is_an_error_naming_the_file(tmp_path):
     from conftest import flip_page_byte
 
     rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"learner": ["a", "b"] * 2500, "accuracy": rng.random(5000)})
+    frame = pd.DataFrame(
+        {
+            "dataset": "d",
+            "learner": ["a", "b"] * 2500,
+            "seed": 1,
+            "policy": "ideal",
+            "accuracy": rng.random(5000),
+        }
+    )
     # written as before (no page checksums): a flipped byte is read as a changed value
     old = tmp_path / "old.parquet"
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), old, compression="zstd")
@@ -389,7 +397,7 @@ def test_a_flipped_byte_in_a_result_table_is_an_error_naming_the_file(tmp_path):
     write_table(frame, path)
     pd.testing.assert_frame_equal(read_table(path), frame)
     good = tmp_path / "good.parquet"
-    write_table(frame, good)
+    write_table(frame.assign(seed=2), good)  # another run: merged beside the corrupt one
     flip_page_byte(path, "accuracy")
     for read in (
         read_table,

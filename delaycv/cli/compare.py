@@ -138,7 +138,6 @@ def run(args) -> int:
     checkpoints = _checkpoints(args.checkpoint)
     check_number(args.resamples, "--resamples", low=1, expected="R >= 1")
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
-    check_number(args.seed, "--seed", low=0)
     out = check_output(args.out, directory=True)
     table = read_table(args.merged)
     _check_checkpoints(table, checkpoints, str(args.merged))

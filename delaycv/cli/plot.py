@@ -173,7 +173,6 @@ def run(args) -> int:
 
     check_number(args.dpi, "--dpi", low=1, high=MAX_DPI)
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
-    check_number(args.seed, "--seed", low=0)
 
     out = check_output(args.out, directory=True)
     table = read_table(args.merged)
