@@ -37,9 +37,9 @@ def log(message: str) -> None:
     print(f"[{time.perf_counter() - START:6.1f} s] {message}")
 
 
-tests = json.loads(snakemake.params.tests)
-settings = json.loads(snakemake.params.rankings)
-figures = json.loads(snakemake.params.figures)
+settings = json.loads(snakemake.params.rankings)  # version, and what it uses of tests and figures
+tests = settings["tests"]
+figures = settings["figures"]
 metrics = list(dict.fromkeys([*tests["metrics"], figures["metric"]]))
 columns = compare.table_columns(metrics)
 pieces = []

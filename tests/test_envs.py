@@ -56,6 +56,7 @@ RULES = {
     "merge": ("engine", "merge"),
     "merge_all": ("engine", "merge"),
     "permutation_tests": ("stats", "compare"),
+    "rankings": ("stats", "rankings"),
     "figures": ("plots", "plots"),
 }
 PYTHON = "3.11"
@@ -294,7 +295,7 @@ def recorded_run(tmp_path_factory) -> tuple[Path, dict[str, list[dict]]]:
     return workdir, recorded_jobs(workdir)
 
 
-ORDER = ("convert", "evaluate", "merge", "merge_all", "permutation_tests", "figures")
+ORDER = ("convert", "evaluate", "merge", "merge_all", "permutation_tests", "rankings", "figures")
 
 
 @pytest.mark.slow

@@ -37,6 +37,7 @@ AGGREGATION = {
     ("merge_all", ()),
     ("permutation_tests", (("dataset", "tiny"),)),
     ("figures", (("dataset", "tiny"),)),
+    ("rankings", ()),
     ("all", ()),
 }
 
@@ -56,11 +57,11 @@ ALL_EVALUATE = {evaluate_job(lr, p) for lr in ("nb", "lr") for p in ("ideal", "h
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
-    """A copy of the workflow on the tiny config whose 26 outputs are all recorded as up to date."""
+    """A copy of the workflow on the tiny config whose 36 outputs are all recorded as up to date."""
     workdir = copy_workflow(tmp_path_factory.mktemp("template") / "wf", SMALL)
     # 23 with tests.html and bias.html, the report's views of the tables; 26 with the policy
-    # contrasts (the config has ideal)
-    assert touch_outputs(workdir) == 26
+    # contrasts (the config has ideal); 36 with the rankings (9 tables and pages, the figures)
+    assert touch_outputs(workdir) == 36
     return workdir
 
 
@@ -188,6 +189,7 @@ def test_a_shipped_config_named_with_configfile_plans_its_own_jobs(
         "merge": 1,
         "merge_all": 1,
         "permutation_tests": 1,
+        "rankings": 1,
         "figures": 1,
         "all": 1,
     }
@@ -410,7 +412,9 @@ def test_memory_and_time_grow_with_the_attempt_and_no_profile_fixes_them():
     """
     rules = "".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
     values = re.findall(r"^\s+(mem_mb|runtime)=(.*),$", rules, flags=re.M)
-    assert {name for name, _ in values} == {"mem_mb", "runtime"} and len(values) == 8
+    assert {name for name, _ in values} == {"mem_mb", "runtime"} and len(
+        values
+    ) == 10  # 5 rules that run code
     for name, value in values:
         assert value.startswith("by_attempt("), f"{name}={value}"
     for profile in ("default", "slurm"):
@@ -476,14 +480,15 @@ def test_changing_validation_reruns_every_evaluation_but_not_the_data(done):
 
 
 @pytest.mark.parametrize(
-    "section, change",
+    "section, change, rankings",
     [
-        ("tests", {"resamples": 999}),
-        ("tests", {"checkpoints": {"fractions": [0.5, 1.0]}}),
-        ("contrasts", {"reference": "hitl_7d_90d"}),
+        ("tests", {"resamples": 999}, False),
+        ("tests", {"checkpoints": {"fractions": [0.5, 1.0]}}, True),
+        ("contrasts", {"reference": "hitl_7d_90d"}, False),
     ],
 )
-def test_changing_the_tests_settings_reruns_only_tests_and_figures(done, section, change):
+def test_changing_the_tests_settings_reruns_only_tests_and_figures(done, section, change, rankings):
+    """... and the rankings when they use the setting (the checkpoints, not the resamples)."""
     config = read_config(done / "config.yaml")
     config.setdefault(section, {}).update(change)
     write_config(done, config)
@@ -491,7 +496,14 @@ def test_changing_the_tests_settings_reruns_only_tests_and_figures(done, section
         ("permutation_tests", (("dataset", "tiny"),)),
         ("figures", (("dataset", "tiny"),)),
         ("all", ()),
-    }
+    } | ({("rankings", ())} if rankings else set())
+
+
+def test_changing_the_rankings_version_reruns_only_the_rankings(done):
+    config = read_config(done / "config.yaml")
+    config["rankings"] = {"version": "p"}
+    write_config(done, config)
+    assert planned_jobs(done) == {("rankings", ()), ("all", ())}
 
 
 @pytest.mark.parametrize(
@@ -500,7 +512,8 @@ def test_changing_the_tests_settings_reruns_only_tests_and_figures(done, section
         ("engine.py", ALL_EVALUATE | AGGREGATION),
         ("policies.py", ALL_EVALUATE | AGGREGATION),
         ("metrics/__init__.py", ALL_EVALUATE | AGGREGATION),
-        ("plots.py", {("figures", (("dataset", "tiny"),)), ("all", ())}),
+        ("plots.py", {("figures", (("dataset", "tiny"),)), ("rankings", ()), ("all", ())}),
+        ("ranking.py", {("rankings", ()), ("all", ())}),
         ("compare.py", AGGREGATION - {("merge", (("dataset", "tiny"),)), ("merge_all", ())}),
         ("synthetic.py", {("convert", (("dataset", "tiny"),))} | ALL_EVALUATE | AGGREGATION),
         ("cli/__init__.py", set()),

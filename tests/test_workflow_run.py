@@ -62,7 +62,14 @@ def test_the_pipeline_writes_every_output(workdir):
     bench = list((workdir / "results" / "benchmarks" / "evaluate").rglob("*.tsv"))
     assert len(bench) == 4
     logs = list((workdir / "logs").rglob("*.log"))
-    assert len(logs) == 1 + 4 + 2 + 1 + 1  # convert, evaluate, merge x2, tests, figures
+    # convert, evaluate, merge x2, tests, figures, rankings
+    assert len(logs) == 1 + 4 + 2 + 1 + 1 + 1
+    # one dataset: the rankings across datasets are notes, Scott-Knott ESD within it is computed
+    friedman = pd.read_csv(workdir / "results" / "rankings" / "friedman.csv", keep_default_na=False)
+    assert len(friedman) > 0 and friedman["note"].str.contains("at least 3").all()
+    within = pd.read_csv(workdir / "results" / "rankings" / "within.csv")
+    assert set(within["treatment"]) == {"nb", "lr", "ideal", "hitl_7d_90d"}
+    assert within["group"].notna().all()
 
 
 def test_a_second_run_does_nothing(workdir):
@@ -86,12 +93,14 @@ def test_the_report_has_figures_and_test_tables(workdir):
     pngs = sorted(p.name for p in (workdir / "results" / "figures" / "tiny").glob("*.png"))
     assert pngs == [
         "bias_tiny_gmean.png",
+        "contrasts_tiny_gmean.png",
         "final_tiny_gmean_observed.png",
         "learning_curves_tiny_gmean_observed.png",
         "pairwise_tiny_gmean_observed.png",
     ]
     heads = {
         "bias": "<strong>Bias of realistic evaluation</strong> in gmean",
+        "contrasts": "<strong>Difference to the reference policy</strong>",
         "final": "<strong>Final distributions</strong> of gmean scored against the observed labels",
         "learning": "<strong>Learning curves</strong> of gmean scored against the observed labels",
         "pairwise": "<strong>Pairwise tests</strong> of gmean scored against the observed labels",
@@ -115,6 +124,8 @@ def test_the_report_has_figures_and_test_tables(workdir):
         assert "<table>" in page and f"<h2>{heading}" in page
         assert "alpha = 0.05" in entry["caption"]
     assert results["tests.csv"]["labels"]["format"] == "CSV" and "bias.csv" in results
+    assert {"contrasts.html", "rankings.html", "within.html"} <= set(results)
+    assert results["rankings.html"]["labels"]["table"] == "rankings across datasets"
     # the figures job's log says why there is no sensitivity figure
     log = (workdir / "logs" / "figures" / "tiny.log").read_text()
     assert "WARNING: no sensitivity figure: no policy grid in dataset 'tiny'" in log
@@ -134,6 +145,7 @@ def test_changing_a_learner_reruns_its_jobs_and_the_aggregation_only(workdir):
         "merge": 1,
         "merge_all": 1,
         "permutation_tests": 1,
+        "rankings": 1,
         "figures": 1,
         "all": 1,
     }
@@ -178,6 +190,7 @@ def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
         "merge": 2,
         "merge_all": 1,
         "permutation_tests": 2,
+        "rankings": 1,
         "figures": 2,
         "all": 1,
     }

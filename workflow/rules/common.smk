@@ -118,12 +118,16 @@ wildcard_constraints:
 # `runs` (default <results>/runs): two studies with their own `results` may share `runs`.
 RESULTS = CONFIG["results"]
 STREAM = "resources/generated/streams/{dataset}.parquet"
-RUN_DIR = CONFIG["runs"] + "/{dataset}/{learner}/seed{seed}/{policy}"
+RUN_DIR = os.path.join(
+    CONFIG["runs"], "{dataset}", "{learner}", "seed{seed}", "{policy}"
+)
 MERGED = f"{RESULTS}/merged/{{dataset}}.parquet"
 MERGED_ALL = f"{RESULTS}/merged.parquet"
 TESTS_DIR = f"{RESULTS}/tests/{{dataset}}"
 FIGURES_DIR = f"{RESULTS}/figures/{{dataset}}"
 RANKINGS_DIR = f"{RESULTS}/rankings"
+# one log per study: the study's results folder names it (results -> logs/rankings/results.log)
+RANKINGS_LOG = os.path.join("logs", "rankings", RESULTS.replace(os.sep, "_") + ".log")
 
 
 def canonical(value):
@@ -164,7 +168,19 @@ EVALUATION_OPTIONS = canonical(
     }
 )
 TEST_OPTIONS = canonical(CONFIG["tests"])
-RANKING_OPTIONS = canonical(CONFIG["rankings"])
+# what the rankings use, and only that (a change of tests.resamples does not rerun them)
+RANKING_OPTIONS = canonical(
+    {
+        **CONFIG["rankings"],
+        "tests": {
+            k: CONFIG["tests"][k]
+            for k in ("metrics", "references", "checkpoints", "alpha")
+        },
+        "figures": {
+            k: CONFIG["figures"][k] for k in ("metric", "reference", "formats", "dpi")
+        },
+    }
+)
 POLICY_SPECS = canonical({p: dcfg.policy_spec(CONFIG, p) for p in POLICIES})
 # the reference policy of the policy contrasts (None: no contrasts)
 CONTRAST_REFERENCE = CONFIG["contrasts"]["reference"]

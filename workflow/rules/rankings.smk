@@ -45,7 +45,7 @@ rule rankings:
             labels=ranking_figure_labels,
         ),
     log:
-        f"logs/rankings/{RESULTS.replace('/', '_')}.log",
+        RANKINGS_LOG,
     conda:
         "../../envs/stats.yaml"
     threads: 1
@@ -53,9 +53,7 @@ rule rankings:
         mem_mb=by_attempt(4000),
         runtime=by_attempt(60),
     params:
-        tests=TEST_OPTIONS,
         rankings=RANKING_OPTIONS,
-        figures=FIGURE_OPTIONS,
         code=CODE["rankings"],
         # for the caption
         version=CONFIG["rankings"]["version"],
