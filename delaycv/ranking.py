@@ -369,7 +369,7 @@ def _partition(n_treatments: int, negligible, best_cut) -> list[int]:
     left part) and the left part is done first. Returns the group (1-based) of each position."""
     groups = [0] * n_treatments
     current = 0
-    pending = [(0, n_treatments - 1)]
+    pending = [(0, n_treatments - 1)] if n_treatments else []
     while pending:
         lo, hi = pending.pop()
         if lo == hi or negligible(lo, hi):
@@ -520,7 +520,9 @@ def _wide_families(
     table: pd.DataFrame, metrics: Sequence[str], ranked: str, extra: Sequence[str], blocks
 ):
     """Yield (family dict, block labels, treatment names, n x k array with NaN for a missing
-    value) of every family: the mean over the table's rows of each (family, block, treatment)."""
+    value, names of the treatments with no value at all in the family) of every family: the mean
+    over the table's rows of each (family, block, treatment). A treatment with no value (e.g. an
+    FPR before any negative label was released) is not ranked, but the callers report it."""
     within = RANKED[ranked]
     keys = [within, "reference", "estimator", "at", *extra]
     means = table.groupby([*keys, *blocks, ranked], sort=True, observed=True)[list(metrics)].mean()
@@ -550,7 +552,13 @@ def _wide_families(
             "metric": key[4],
         }
         family.update({e: key[5 + i] for i, e in enumerate(extra)})
-        yield family, block_labels[rows], list(columns[present]), matrix[:, present]
+        yield (
+            family,
+            block_labels[rows],
+            list(columns[present]),
+            matrix[:, present],
+            list(columns[~present]),
+        )
 
 
 def _missing_note(matrix: np.ndarray, blocks, treatments, what: str) -> str:
@@ -560,6 +568,13 @@ def _missing_note(matrix: np.ndarray, blocks, treatments, what: str) -> str:
     cells = [f"{treatments[j]} on {blocks[i]}" for i, j in zip(rows, cols, strict=True)]
     shown = ", ".join(cells[:3]) + (f" and {len(cells) - 3} more" if len(cells) > 3 else "")
     return f"no value for {shown}: every {what} needs a value of every treatment"
+
+
+def _absent_note(absent: Sequence[str], what: str) -> str:
+    return (
+        f"no value at any {what} (the metric is undefined there, e.g. an FPR before any "
+        "negative label was released): not ranked"
+    )
 
 
 class _Columns:
@@ -642,6 +657,7 @@ class Rankings:
         for c, v in key.items():
             mask &= (self.friedman[c] == v).to_numpy()
         rows = self.friedman[mask]
+        rows = rows[rows["mean"].notna()]  # the treatments with no value there are not ranked
         if rows.empty:
             raise DelaycvError(f"no ranking family {key}")
         names = [str(t) for t in rows["treatment"]]
@@ -707,7 +723,28 @@ def rank_across(
     nemenyi = _Columns(NEMENYI_COLUMNS)
     sk = _Columns(sk_columns(version))
     for r in ranked:
-        for family, blocks, treatments, matrix in _wide_families(rows, metrics, r, (), ["dataset"]):
+        for family, blocks, treatments, matrix, absent in _wide_families(
+            rows, metrics, r, (), ["dataset"]
+        ):
+            if absent:  # not ranked, not lost: a row each with the reason
+                note = _absent_note(absent, "dataset")
+                friedman.add(
+                    family,
+                    len(absent),
+                    treatment=absent,
+                    mean_rank=np.nan,
+                    rank=pd.NA,
+                    mean=np.nan,
+                    k=len(treatments),
+                    n=len(blocks),
+                    statistic=np.nan,
+                    p_value=np.nan,
+                    cd=np.nan,
+                    note=note,
+                )
+                _add_sk(sk, family, absent, np.full((0, len(absent)), np.nan), version, note)
+            if not treatments:
+                continue
             up = higher_is_better(family["metric"])
             k = len(treatments)
             note = _missing_note(matrix, blocks, treatments, "dataset")
@@ -800,9 +837,14 @@ def rank_within(
     rows = _with_at(table)
     sk = _Columns(sk_columns(version, ("dataset",)))
     for r in ranked:
-        for family, _, treatments, matrix in _wide_families(
+        for family, _, treatments, matrix, absent in _wide_families(
             rows, metrics, r, ("dataset",), ["seed", "fold"]
         ):
+            if absent:  # not ranked, not lost: a row each with the reason
+                note = _absent_note(absent, "(seed, fold) pair")
+                _add_sk(sk, family, absent, np.full((0, len(absent)), np.nan), version, note)
+            if not treatments:
+                continue
             keep = ~np.isnan(matrix).any(axis=1)
             dropped = int((~keep).sum())
             if keep.sum() < min_observations:

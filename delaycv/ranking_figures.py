@@ -68,8 +68,9 @@ def draw_ranking_figures(
         for column, value in family.items():
             mask &= sk[column].astype(str) == str(value)
         groups = sk[mask]
-        if groups.empty or groups["group"].isna().any():
+        if groups.empty or groups["group"].isna().all():  # a family with a note: no groups
             continue
+        groups = groups[groups["group"].notna()]  # the treatments that were ranked
         values = family_values(table, family)
         fig = sk_boxplot(
             values.dropna(),
