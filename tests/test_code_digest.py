@@ -125,11 +125,13 @@ def test_a_docstring_of_a_function_in_the_engine_changes_nothing(package):
     "module, constant, stages",
     [
         ("engine.py", "\n_CHANGED = 1\n", {"evaluate"}),
-        ("plots.py", "\n_CHANGED = 1\n", {"plots"}),
-        ("compare.py", "\n_CHANGED = 1\n", {"compare", "plots"}),
+        ("plots.py", "\n_CHANGED = 1\n", {"plots", "rankings"}),  # rankings' figures
+        ("compare.py", "\n_CHANGED = 1\n", {"compare", "plots", "rankings"}),
+        ("ranking.py", "\n_CHANGED = 1\n", {"rankings"}),
+        ("ranking_figures.py", "\n_CHANGED = 1\n", {"rankings"}),
         ("contrasts.py", "\n_CHANGED = 1\n", {"compare"}),
         ("contrast_figures.py", "\n_CHANGED = 1\n", {"plots"}),
-        ("results.py", "\n_CHANGED = 1\n", {"evaluate", "merge", "compare", "plots"}),
+        ("results.py", "\n_CHANGED = 1\n", {"evaluate", "merge", "compare", "plots", "rankings"}),
         ("run_writer.py", "\n_CHANGED = 1\n", {"evaluate"}),
         ("config.py", "\n_CHANGED = 1\n", set()),
     ],
