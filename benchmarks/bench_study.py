@@ -1,4 +1,4 @@
-"""The HITL study, measured: config/hitl-study.yaml run for real with ``snakemake --cores 2``.
+"""The HITL study, measured: config/hitl-rq1.yaml run for real with ``snakemake --cores 2``.
 
 The study design (8 Commit Guru projects x 15 policies, HoeffdingTree, 10 bootstrap folds, one seed:
 120 evaluations, then merge, tests, figures) runs in a temporary copy of the workflow, with the
@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from slurm.workflow_copy import copy_workflow, read_config, run  # noqa: E402
 
-STUDY = REPO / "config" / "hitl-study.yaml"
+STUDY = REPO / "config" / "hitl-rq1.yaml"
 DATA = REPO.parent / "shared" / "datasets"
 LIMIT_MINUTES = 35.0
 LIMIT_RATIO = 1.15

@@ -225,7 +225,7 @@ def test_check_accepts_a_valid_study(work, capsys):
     shutil.copy(Path(__file__).resolve().parents[1] / "config" / "test-small.yaml", "small.yaml")
     assert main(["check", "small.yaml"]) == 0
     assert capsys.readouterr().out == (
-        "small.yaml: valid: 4 evaluations (1 datasets, 2 learners, 1 seeds, 2 policies)\n"
+        "small.yaml: valid: 4 evaluations (1 dataset, 2 learners, 1 seed, 2 policies)\n"
     )
 
 

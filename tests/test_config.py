@@ -203,12 +203,24 @@ def test_shipped_configs_are_valid():
     default = dcfg.load_config(REPO / "config.yaml")
     assert len(default["learners"]) >= 3 and len(default["seeds"]) >= 2
     assert len(default["policies"]) >= 3
-    hitl = dcfg.load_config(REPO / "config" / "hitl-study.yaml")
+    hitl = dcfg.load_config(REPO / "config" / "hitl-rq1.yaml")
     pos = [1, 3, 7, 15, 30, 60, 90]
     expected = {"ideal"} | {f"hitl_{p}d_{n}d" for p in pos for n in (15, 90)}
     assert set(hitl["policies"]) == expected
     assert hitl["validation"]["scheme"] == "bootstrap" and hitl["validation"]["folds"] == 10
     assert [s["class"] for s in hitl["learners"].values()] == ["river.tree.HoeffdingTreeClassifier"]
+    rq3 = dcfg.load_config(REPO / "config" / "hitl-rq3.yaml")
+    windows = [1, 3, 7, 15, 30, 60, 90]
+    expected = {"ideal"} | {f"hitl_{w}d_{w}d" for w in windows}
+    assert set(rq3["policies"]) == expected | {f"verification_{w}d" for w in windows}
+    assert rq3["policies"]["verification_7d"] == {"preset": "verification", "window": "7d"}
+    for study, name in ((hitl, "hitl-rq1"), (rq3, "hitl-rq3")):
+        assert study["results"] == f"results/{name}" and study["runs"] == "results/runs"
+        assert study["tests"]["checkpoints"] == {"positions": [1000, 2000, 3000, 4000, 5000]}
+        assert study["contrasts"] == {"reference": "ideal"}
+        assert study["checkpoints"] == {"every": 30}
+    shared = ["datasets", "learners", "seeds", "validation", "estimator", "evaluation"]
+    assert {k: hitl[k] for k in shared} == {k: rq3[k] for k in shared}  # so runs can be shared
     small = dcfg.load_config(REPO / "config" / "test-small.yaml")
     runs = dcfg.runs(small)
     assert len(runs) == 4 and runs[0] == dcfg.Run("tiny", "nb", 1, "ideal")

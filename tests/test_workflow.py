@@ -104,13 +104,14 @@ def test_default_config_dag(tmp_path):
         "merge": 1,
         "merge_all": 1,
         "permutation_tests": 1,
+        "rankings": 1,
         "figures": 1,
         "all": 1,
     }
 
 
 def test_hitl_study_dag(tmp_path):
-    workdir = copy_workflow(tmp_path / "wf", REPO / "config" / "hitl-study.yaml", library=False)
+    workdir = copy_workflow(tmp_path / "wf", REPO / "config" / "hitl-rq1.yaml", library=False)
     config = read_config(workdir / "config.yaml")
     for name, dataset in config["datasets"].items():  # the raw files need not exist here
         raw = workdir / "raw" / f"{name}.arff"
@@ -197,10 +198,15 @@ def test_the_hitl_study_plans_exactly_its_120_evaluations(tmp_path):
     shared_file("commit_guru_dataset/cut2years/0_brackets.arff")  # skips without the data
     workdir = with_configs(tmp_path)
     (tmp_path / "shared").symlink_to(SHARED_DATASETS.parent.resolve())  # ../shared beside it
-    counts = rules_of(planned_jobs(workdir, "--configfile", "config/hitl-study.yaml"))
+    counts = rules_of(planned_jobs(workdir, "--configfile", "config/hitl-rq1.yaml"))
     # 8 projects x 1 learner x 1 seed x (7 x 2 HITL windows + ideal)
     assert counts["evaluate"] == 8 * 1 * 1 * 15 == 120
     assert counts["convert"] == 8 and counts["merge"] == 8 and counts["figures"] == 8
+    assert counts["rankings"] == 1
+    counts = rules_of(planned_jobs(workdir, "--configfile", "config/hitl-rq3.yaml"))
+    # 8 projects x (ideal + 7 hitl with P = N = W + 7 verification)
+    assert counts["evaluate"] == 8 * 15 == 120
+    assert counts["permutation_tests"] == 8 and counts["rankings"] == 1
 
 
 ONE_LEARNER = {

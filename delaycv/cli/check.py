@@ -30,10 +30,21 @@ def run(args) -> int:
     from delaycv.config import load_study, runs
 
     study = load_study(args.files, cwd=os.getcwd())
+
+    nouns = {
+        "datasets": ("dataset", "datasets"),
+        "learners": ("learner", "learners"),
+        "seeds": ("seed", "seeds"),
+        "policies": ("policy", "policies"),
+    }
+
+    def count(n: int, forms: tuple[str, str]) -> str:
+        return f"{n} {forms[n != 1]}"
+
+    parts = [count(len(study[key]), forms) for key, forms in nouns.items()]
     print(
-        f"{', '.join(args.files)}: valid: {len(runs(study))} evaluations "
-        f"({len(study['datasets'])} datasets, {len(study['learners'])} learners, "
-        f"{len(study['seeds'])} seeds, {len(study['policies'])} policies)",
+        f"{', '.join(args.files)}: valid: {count(len(runs(study)), ('evaluation', 'evaluations'))} "
+        f"({', '.join(parts)})",
         file=sys.stdout,
     )
     return 0
