@@ -406,8 +406,10 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
 
     assert changed("engine.py") == {"evaluate"}
     # the tables and figures read policies' windows with delaycv.policies (compare.policy_windows)
-    assert changed("policies.py") == {"evaluate", "compare", "plots"}
-    assert changed("plots.py") == {"plots"}
+    assert changed("policies.py") == {"evaluate", "compare", "plots", "rankings"}
+    assert changed("plots.py") == {"plots", "rankings"}  # the rankings' figures
+    assert changed("ranking.py") == {"rankings"}
+    assert changed("ranking_figures.py") == {"rankings"}
     assert "compare" in changed("compare.py") and "evaluate" not in changed("compare.py")
     assert "convert" in changed("synthetic.py") and "evaluate" not in changed("synthetic.py")
     assert changed("stream.py") >= {"convert", "evaluate"}
