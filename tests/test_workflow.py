@@ -265,6 +265,7 @@ def test_a_shipped_config_named_with_configfile_plans_its_own_jobs(
         "merge_all": 1,
         "permutation_tests": 1,
         "figures": 1,
+        "rankings": 1,
         "all": 1,
     }
 
@@ -486,7 +487,8 @@ def test_memory_and_time_grow_with_the_attempt_and_no_profile_fixes_them():
     """
     rules = "".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
     values = re.findall(r"^\s+(mem_mb|runtime)=(.*),$", rules, flags=re.M)
-    assert {name for name, _ in values} == {"mem_mb", "runtime"} and len(values) == 8
+    # evaluate, permutation_tests, figures, rankings
+    assert {name for name, _ in values} == {"mem_mb", "runtime"} and len(values) == 10
     for name, value in values:
         assert value.startswith("by_attempt("), f"{name}={value}"
     for profile in ("default", "slurm"):

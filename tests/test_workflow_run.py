@@ -87,12 +87,14 @@ def test_the_report_has_figures_and_test_tables(workdir):
     pngs = sorted(p.name for p in (workdir / "results" / "figures" / "tiny").glob("*.png"))
     assert pngs == [
         "bias_tiny_gmean.png",
+        "contrasts_tiny_gmean.png",  # the config has ideal: policy contrasts
         "final_tiny_gmean_observed.png",
         "learning_curves_tiny_gmean_observed.png",
         "pairwise_tiny_gmean_observed.png",
     ]
     heads = {
         "bias": "<strong>Bias of realistic evaluation</strong> in gmean",
+        "contrasts": "<strong>Difference to the reference policy</strong> in gmean",
         "final": "<strong>Final distributions</strong> of gmean scored against the observed labels",
         "learning": "<strong>Learning curves</strong> of gmean scored against the observed labels",
         "pairwise": "<strong>Pairwise tests</strong> of gmean scored against the observed labels",
