@@ -53,4 +53,4 @@ bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 clean-results:
-	rm -rf results/runs results/merged results/tests results/figures results/benchmarks results/merged.parquet results/report.html resources/generated logs .snakemake/metadata
+	rm -rf results/runs results/merged results/tests results/rankings results/figures results/benchmarks results/merged.parquet results/report.html resources/generated logs .snakemake/metadata

@@ -15,7 +15,13 @@ Stage: exactly what ``scripts/permutation_tests.py`` does with the default confi
 section (metrics gmean, recall_1, fpr_1; both references; R = 5,000; checkpoints last) and its
 default ``contrasts`` (every policy against ideal): read the table, ``run_tests`` at every
 checkpoint (the strip) and at the last one, ``bias_tests``, ``policy_contrasts``, write the seven
-files. It runs in a fresh subprocess; printed: the stage's wall time (after imports) and
+files; then what ``scripts/rankings.py`` does at the same checkpoints: ``rank_across`` (Friedman,
+Nemenyi, Scott-Knott ESD np) and ``rank_within`` (Scott-Knott ESD over the (seed, fold) pairs).
+The table is one dataset, so every family across datasets gets a note (fewer than 3 datasets);
+the rankings across datasets are also timed on a table of 8 datasets built from it (each a copy of
+the rows at the chosen checkpoint with the metric values shifted by a small random amount per
+dataset, seeded): the tests' cost depends on the table's shape, not on where it comes from.
+It runs in a fresh subprocess; printed: the stage's wall time (after imports) and
 the subprocess's peak RSS (``ru_maxrss``: interpreter, numpy/pandas/scipy, the table and the
 stage), next to the peak RSS of a subprocess that only imports and reads the table.
 Targets: under 10 s and 500 MB.
@@ -117,7 +123,7 @@ def child(path: str, stage: bool) -> None:
     """Run in a fresh interpreter: the rule's stage (or only the imports and the read) on ``path``;
     print one JSON line of timings and the peak RSS."""
     start = time.perf_counter()
-    from delaycv import compare
+    from delaycv import compare, ranking
     from delaycv.atomic import atomic_path
     from delaycv.contrasts import policy_contrasts
     from delaycv.results import read_table
@@ -145,12 +151,27 @@ def child(path: str, stage: bool) -> None:
         )
         timings["contrasts"] = time.perf_counter() - t
         t = time.perf_counter()
+        rows, several = ranking_rows(table)
+        timings["ranking_rows"] = time.perf_counter() - t
+        t = time.perf_counter()
+        across = ranking.rank_across(rows, TESTS["metrics"], alpha=TESTS["alpha"])
+        timings["across"] = time.perf_counter() - t
+        t = time.perf_counter()
+        within = ranking.rank_within(rows, TESTS["metrics"])
+        timings["within"] = time.perf_counter() - t
+        t = time.perf_counter()
+        across8 = ranking.rank_across(several, TESTS["metrics"], alpha=TESTS["alpha"])
+        timings["across8"] = time.perf_counter() - t
+        t = time.perf_counter()
         with tempfile.TemporaryDirectory() as out:
             for name, frame, csv in (
                 ("tests", tests, True),
                 ("strip", strip, False),
                 ("bias", bias, True),
                 ("contrasts", contrasts, True),
+                ("friedman", across.friedman, True),
+                ("scott_knott", across.scott_knott, True),
+                ("within", within, True),
             ):
                 with atomic_path(Path(out) / f"{name}.parquet") as tmp:
                     frame.to_parquet(tmp, index=False)
@@ -163,12 +184,38 @@ def child(path: str, stage: bool) -> None:
             "tests": len(tests),
             "bias": len(bias),
             "contrasts": len(contrasts),
+            "families": len(across.families()),
+            "within": len(within),
+            "families8": len(across8.families()),
+            "tested8": int(
+                (across8.friedman.drop_duplicates(list(ranking.FAMILY))["note"] == "").sum()
+            ),
             "n": sorted(set(strip["n"].tolist())),
             "n_duplicates": sorted(set(strip["n_duplicates"].tolist())),
             "exact": int(strip["exact"].sum()),
         }
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
     print(json.dumps({"timings": timings, "counts": counts, "peak_mb": peak_mb}))
+
+
+def ranking_rows(table: pd.DataFrame, copies: int = 8) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows the rankings rule ranks (references of the tests, chosen checkpoints, ``at``), and
+    a table of ``copies`` datasets made of them (metric values shifted per dataset, seeded)."""
+    from delaycv import compare
+
+    table = table[table["reference"].isin(TESTS["references"])]
+    chosen = compare.choose_checkpoints(table, TESTS["checkpoints"])
+    found = chosen.dropna(subset=["checkpoint"]).astype({"checkpoint": "int64"})
+    rows = table.merge(found[["dataset", "checkpoint", "at"]], on=["dataset", "checkpoint"])
+    rng = np.random.default_rng(0)
+    pieces = []
+    for i in range(copies):
+        shift = {m: rng.normal(0.0, 0.02, size=len(rows)) for m in TESTS["metrics"]}
+        piece = rows.assign(dataset=f"copy{i}")
+        for m in TESTS["metrics"]:
+            piece[m] = (piece[m] + shift[m]).clip(0.0, 1.0)
+        pieces.append(piece)
+    return rows, pd.concat(pieces, ignore_index=True)
 
 
 def in_child(path: Path, stage: bool) -> dict:
@@ -256,15 +303,19 @@ def main() -> int:
             res = in_child(path, stage=True)
             t = res["timings"]
             c = res["counts"]
-            stage = t["read"] + t["strip"] + t["tests"] + t["bias"] + t["contrasts"] + t["write"]
+            parts = ("read", "strip", "tests", "bias", "contrasts", "ranking_rows", "across")
+            stage = sum(t[p] for p in (*parts, "within", "across8", "write"))
             print(
                 f"{label}: stage {stage:.2f} s (read {t['read']:.2f}, strip {t['strip']:.2f}, "
                 f"tests {t['tests']:.2f}, bias {t['bias']:.2f}, contrasts {t['contrasts']:.2f}, "
-                f"write {t['write']:.2f}; imports "
+                f"rankings: rows {t['ranking_rows']:.2f}, across {t['across']:.2f}, within "
+                f"{t['within']:.2f}, across 8 datasets {t['across8']:.2f}; write {t['write']:.2f}; imports "
                 f"{t['imports']:.1f} s before) [target < {LIMIT_SECONDS:.0f} s]; peak RSS "
                 f"{res['peak_mb']:.0f} MB [target < {LIMIT_MB:.0f} MB]; {c['strip']} strip tests "
                 f"({c['exact']} exact), {c['tests']} tests, {c['bias']} bias tests, "
-                f"{c['contrasts']} contrasts; n in {c['n']}, "
+                f"{c['contrasts']} contrasts, {c['families']} ranking families across datasets "
+                f"(1 dataset: notes), {c['within']} rows within, {c['families8']} families across 8 "
+                f"datasets ({c['tested8']} tested); n in {c['n']}, "
                 f"n_duplicates in {c['n_duplicates']}"
             )
             failed |= stage >= LIMIT_SECONDS or res["peak_mb"] >= LIMIT_MB

@@ -36,6 +36,7 @@ import hashlib
 import importlib.util
 import itertools
 import os
+import posixpath
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -779,9 +780,9 @@ def _resolve_folders(config: dict, source: str) -> None:
     ``<results>/runs``). Both are relative folders of the working directory: an absolute path or
     one that climbs out of it (``..``) would put outputs where a rerun or ``make clean-results``
     does not look, and the two may not be the same folder."""
-    config["results"] = str(config["results"]).rstrip("/") or "."
-    config.setdefault("runs", f"{config['results']}/runs")
-    config["runs"] = str(config["runs"]).rstrip("/") or "."
+    config["results"] = posixpath.normpath(str(config["results"]))
+    config.setdefault("runs", posixpath.join(config["results"], "runs"))
+    config["runs"] = posixpath.normpath(str(config["runs"]))
     for key in ("results", "runs"):
         parts = Path(config[key]).parts
         if Path(config[key]).is_absolute() or ".." in parts:

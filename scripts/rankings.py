@@ -5,9 +5,12 @@ and `rankings` section (Scott-Knott ESD version) and writes, atomically: across 
 friedman.parquet/.csv (Friedman mean ranks, statistic, p, critical difference), nemenyi.csv (the
 Nemenyi p-value of every pair), scott_knott.parquet/.csv (SK-ESD groups) and rankings.html; within
 each dataset over its (seed, fold) pairs, within.parquet/.csv and within.html; and a folder of
-critical-difference diagrams and SK-ESD box plots for the figures' metric and reference. Families
-with fewer than 3 datasets carry a note instead of a test (on the page and in the tables). The log
-has one line per stage with the seconds elapsed since the start.
+critical-difference diagrams and SK-ESD box plots for the figures' metric and reference. The
+checkpoints are those of `tests.checkpoints` (`all`: every checkpoint, each ranked on its own,
+aligned across datasets by its number); a position beyond a dataset's stream leaves that dataset
+out of the position's families (a line in the log). Families with fewer than 3 datasets carry a
+note instead of a test (on the page and in the tables). The log has one line per stage with the
+seconds elapsed since the start.
 """
 
 import json
@@ -50,6 +53,9 @@ for path in snakemake.input.merged:
     for row in chosen[chosen["note"] != ""].itertuples():
         log(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} (not ranked)")
     found = chosen.dropna(subset=["checkpoint"]).astype({"checkpoint": "int64"})
+    # `all`: each checkpoint is its own position (a family never averages over checkpoints)
+    every = found["at"] == "all"
+    found.loc[every, "at"] = "checkpoint_" + found.loc[every, "checkpoint"].astype(str)
     pieces.append(table.merge(found[["dataset", "checkpoint", "at"]], on=["dataset", "checkpoint"]))
     log(f"read {path}: {len(table)} rows, {len(pieces[-1])} at the chosen checkpoints")
 rows = pd.concat(pieces, ignore_index=True)

@@ -407,7 +407,9 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
     assert changed("engine.py") == {"evaluate"}
     # the tables and figures read policies' windows with delaycv.policies (compare.policy_windows)
     assert changed("policies.py") == {"evaluate", "compare", "plots", "rankings"}
-    assert changed("plots.py") == {"plots", "rankings"}  # the rankings' figures use plots
+    assert changed("plots.py") == {"plots", "rankings"}  # the rankings' figures
+    assert changed("ranking.py") == {"rankings"}
+    assert changed("ranking_figures.py") == {"rankings"}
     assert "compare" in changed("compare.py") and "evaluate" not in changed("compare.py")
     assert "convert" in changed("synthetic.py") and "evaluate" not in changed("synthetic.py")
     assert changed("stream.py") >= {"convert", "evaluate"}
@@ -672,3 +674,49 @@ def test_a_canonical_stream_of_milliseconds_fails_when_the_config_loads(files):
 def test_learners_are_not_built_when_told_not_to():
     config = with_changes(learners={"x": {"class": "river.tree.NoSuchTree"}})
     assert "x" in dcfg.load_config(config, learners=False)["learners"]
+
+
+# --------------------------------------------------------------------------- rankings, folders
+
+
+def test_rankings_version_defaults_to_np_and_accepts_p():
+    assert dcfg.load_config(with_changes())["rankings"] == {"version": "np"}
+    assert dcfg.load_config(with_changes(rankings={"version": "p"}))["rankings"] == {"version": "p"}
+
+
+@pytest.mark.parametrize("version", ["P", "parametric", 1, None])
+def test_a_bad_rankings_version_is_refused_naming_the_key(version):
+    err = error_of(with_changes(rankings={"version": version}))
+    assert err.location == "key rankings.version", str(err)
+    assert str(err).startswith("config.yaml: key rankings.version")
+
+
+def test_results_and_runs_default_and_runs_follows_results():
+    out = dcfg.load_config(with_changes())
+    assert (out["results"], out["runs"]) == ("results", "results/runs")
+    out = dcfg.load_config(with_changes(results="results/s1"))
+    assert (out["results"], out["runs"]) == ("results/s1", "results/s1/runs")
+    out = dcfg.load_config(with_changes(results="results/s1/", runs="results/shared//runs"))
+    assert (out["results"], out["runs"]) == ("results/s1", "results/shared/runs")
+    out = dcfg.load_config(with_changes(results="./s2"))
+    assert (out["results"], out["runs"]) == ("s2", "s2/runs")
+
+
+@pytest.mark.parametrize(
+    "changes, key, words",
+    [
+        ({"results": "/tmp/study"}, "results", "not a folder inside the working directory"),
+        ({"results": "../elsewhere"}, "results", "without '..'"),
+        ({"results": "results/../../x"}, "results", "not a folder inside"),
+        ({"runs": "/data/runs"}, "runs", "not a folder inside the working directory"),
+        ({"runs": "../runs"}, "runs", "without '..'"),
+        ({"results": "results/s1", "runs": "results/s1"}, "runs", "share one folder"),
+        ({"results": "results/s1", "runs": "results/s1/"}, "runs", "share one folder"),
+        ({"runs": "results"}, "runs", "a folder other than results (results)"),
+        ({"results": "has space"}, "results", ""),
+    ],
+)
+def test_bad_results_or_runs_folders_are_refused_naming_the_key(changes, key, words):
+    err = error_of(with_changes(**changes))
+    assert err.location == f"key {key}", str(err)
+    assert str(err).startswith(f"config.yaml: key {key}") and words in str(err)

@@ -578,3 +578,101 @@ def test_the_hitl_study_s_folds_rank_ideal_first():
     assert best["treatment"].tolist() == ["ideal"]
     within = ranking.rank_within(folds[folds["at"] == "fraction_1.0"], "gmean", ranked=["policy"])
     assert set(within["n"]) == {10} and within["group"].notna().all()
+
+
+# --------------------------------------------------------------------------- the workflow's figures
+
+
+def test_family_values_hand_computed():
+    rows = []
+    # (dataset, learner, seed, fold, gmean) at the last checkpoint of policy ideal, reference true
+    values = {
+        ("d1", "a"): [0.5, 0.7, 0.9, 0.3],
+        ("d1", "b"): [0.2, 0.4, 0.4, 0.2],
+        ("d2", "a"): [1.0, 0.0, 0.5, 0.5],
+        ("d2", "b"): [0.6, float("nan"), 0.6, 0.9],
+    }
+    for (dataset, learner), folds in values.items():
+        for i, v in enumerate(folds):
+            seed, fold = divmod(i, 2)
+            base = {"dataset": dataset, "learner": learner, "seed": seed, "fold": fold,
+                    "estimator": "fading", "checkpoint": 1000}  # fmt: skip
+            rows.append({**base, "policy": "ideal", "reference": "true", "gmean": v})
+            # rows the family leaves out: another policy, reference, earlier checkpoint
+            rows.append({**base, "policy": "delay", "reference": "true", "gmean": 9.0})
+            rows.append({**base, "policy": "ideal", "reference": "observed", "gmean": 9.0})
+            rows.append({**base, "policy": "ideal", "reference": "true", "gmean": 9.0,
+                         "checkpoint": 500})  # fmt: skip
+    table = pd.DataFrame(rows)
+    family = {"ranked": "learner", "within": "ideal", "reference": "true",
+              "estimator": "fading", "at": "last", "metric": "gmean"}  # fmt: skip
+    wide = ranking.family_values(table, family)
+    # means over the 2 seeds x 2 folds, a NaN skipped: (0.6 + 0.6 + 0.9) / 3 = 0.7
+    expected = pd.DataFrame(
+        {"a": [0.6, 0.5], "b": [0.3, 0.7]}, index=pd.Index(["d1", "d2"], name="dataset")
+    )
+    pd.testing.assert_frame_equal(wide, expected, check_exact=False, atol=1e-12)
+    # an `at` column chooses the rows; a policy family ranks the policies within the learner
+    labelled = table[table["checkpoint"] == 1000].assign(at="position_900")
+    policies = ranking.family_values(
+        labelled, {**family, "ranked": "policy", "within": "a", "at": "position_900"}
+    )
+    assert list(policies.columns) == ["delay", "ideal"] and list(policies.index) == ["d1", "d2"]
+    assert (policies["delay"] == 9.0).all()
+    np.testing.assert_allclose(policies["ideal"], expected["a"])
+
+
+def test_draw_ranking_figures_names_only_tested_families_and_same_bytes(table, tmp_path):
+    from delaycv.ranking_figures import draw_ranking_figures
+
+    # learner nb has no value under policy ideal on d3: the families of learners within ideal and
+    # of policies within nb carry a note, and get no figure
+    holey = table[
+        ~((table["dataset"] == "d3") & (table["learner"] == "nb") & (table["policy"] == "ideal"))
+    ]
+    out = ranking.rank_across(holey, ["gmean", "fpr_1"])
+    noted = out.friedman[out.friedman["note"] != ""]
+    assert set(zip(noted["ranked"], noted["within"], strict=True)) == {
+        ("learner", "ideal"),
+        ("policy", "nb"),
+    }
+    runs = []
+    for name in ("one", "two"):
+        paths = draw_ranking_figures(
+            holey, out, tmp_path / name, metric="gmean", reference="observed",
+            formats=("png", "pdf"), dpi=40,
+        )  # fmt: skip
+        assert all(p.parent == tmp_path / name for p in paths)
+        runs.append({p.name: p.read_bytes() for p in paths})
+    stems = [
+        "learner_hitl_30d_90d_last_gmean",
+        "learner_hitl_7d_90d_last_gmean",
+        "policy_ht_last_gmean",
+    ]
+    expected = {
+        f"{kind}_{s}.{fmt}" for s in stems for kind in ("cd", "sk") for fmt in ("png", "pdf")
+    }
+    assert set(runs[0]) == expected == {p.name for p in (tmp_path / "one").iterdir()}
+    assert runs[0].keys() == runs[1].keys()
+    assert sorted(n for n in runs[0] if runs[0][n] != runs[1][n]) == []
+    assert all(data.startswith(PNG) for n, data in runs[0].items() if n.endswith(".png"))
+    assert all(b"CreationDate" not in d for n, d in runs[0].items() if n.endswith(".pdf"))
+    # fewer than 3 datasets: every family has a note, no figure at all
+    two = holey[holey["dataset"].isin(["d1", "d2"])]
+    none = draw_ranking_figures(
+        two, ranking.rank_across(two, "gmean"), tmp_path / "none", metric="gmean",
+        reference="observed", formats=("png",), dpi=40,
+    )  # fmt: skip
+    assert none == [] and not any((tmp_path / "none").glob("*"))
+    # two estimators in the table: the estimator joins the file name
+    both = pd.concat([table, table.assign(estimator="cumulative")], ignore_index=True)
+    paths = draw_ranking_figures(
+        both, ranking.rank_across(both, "gmean", ranked=["policy"]), tmp_path / "est",
+        metric="gmean", reference="true", formats=("png",), dpi=40,
+    )  # fmt: skip
+    assert {p.name for p in paths} == {
+        f"{kind}_policy_{learner}_last_gmean_{est}.png"
+        for kind in ("cd", "sk")
+        for learner in ("ht", "nb")
+        for est in ("cumulative", "fading")
+    }

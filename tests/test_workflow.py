@@ -7,6 +7,7 @@ a dry run lists exactly the jobs Snakemake would run.
 
 from __future__ import annotations
 
+import copy
 import re
 import shutil
 import subprocess
@@ -138,6 +139,80 @@ def test_contrasts_are_outputs_when_the_study_has_ideal_and_not_when_turned_off(
         outputs = missing_outputs(workdir)
         assert "results/tests/tiny/tests.csv" in outputs
         assert not any("contrasts" in output for output in outputs), name
+
+
+RANKING_OUTPUTS = {
+    f"results/rankings/{name}"
+    for name in (
+        "friedman.parquet",
+        "friedman.csv",
+        "nemenyi.csv",
+        "scott_knott.parquet",
+        "scott_knott.csv",
+        "rankings.html",
+        "within.parquet",
+        "within.csv",
+        "within.html",
+        "figures",
+    )
+}
+
+
+def test_the_rankings_are_targets_of_all(tmp_path):
+    workdir = copy_workflow(tmp_path / "wf", SMALL, library=False)
+    assert set(missing_outputs(workdir)) >= RANKING_OUTPUTS
+    jobs = planned_jobs(workdir)
+    assert ("rankings", ()) in jobs
+    # a study of one dataset ranks too (each family then carries a note)
+    assert rules_of(jobs)["rankings"] == 1
+
+
+def logs_and_benchmarks(workdir: Path) -> list[str]:
+    proc = run(workdir, "--dry-run", "--cores", "1")
+    return re.findall(r"^    (?:log|benchmark): (\S+)", proc.stdout, flags=re.MULTILINE)
+
+
+def test_a_study_with_its_own_results_folder_writes_only_there(tmp_path):
+    config = {**read_config(SMALL), "results": "results/s1"}
+    workdir = copy_workflow(tmp_path / "s1", config, library=False)
+    outputs = missing_outputs(workdir)
+    streams = {"resources/generated/streams/tiny.parquet"}  # shared by every study
+    assert streams <= set(outputs)
+    assert all(o.startswith("results/s1/") for o in set(outputs) - streams), outputs
+    assert "results/s1/runs/tiny/nb/seed1/ideal/folds.parquet" in outputs
+    assert "results/s1/rankings/figures" in outputs and "results/s1/merged.parquet" in outputs
+    logs = logs_and_benchmarks(workdir)
+    assert "logs/results/s1/rankings.log" in logs
+    assert "logs/results/s1/runs/tiny/nb/seed1/ideal.log" in logs
+    assert "results/s1/benchmarks/evaluate/tiny/nb/seed1/ideal.tsv" in logs
+    assert all(
+        p.startswith(("logs/results/s1/", "results/s1/")) for p in logs if "convert" not in p
+    ), logs
+    # with `runs`, the run directories (and their logs) go there, everything else stays
+    config["runs"] = "runs/shared"
+    write_config(workdir, config)
+    outputs = set(missing_outputs(workdir)) - streams
+    runs = {o for o in outputs if o.startswith("runs/shared/")}
+    assert len(runs) == 4 * 3  # 4 run directories x (folds, summary, run.json)
+    assert all(o.startswith("results/s1/") for o in outputs - runs), outputs
+    assert "logs/runs/shared/tiny/nb/seed1/ideal.log" in logs_and_benchmarks(workdir)
+
+
+def test_two_studies_share_run_directories_and_keep_their_own_tables(tmp_path):
+    first = {**read_config(SMALL), "results": "results/s1", "runs": "runs"}
+    workdir = copy_workflow(tmp_path / "wf", first, library=False)
+    touch_outputs(workdir)
+    assert planned_jobs(workdir) == set()
+    second = copy.deepcopy(first)
+    second["results"] = "results/s2"
+    second["policies"]["delay_3d"] = {"preset": "delay", "window": "3d"}
+    write_config(workdir, second)
+    study = {(rule, w) for rule, w in AGGREGATION}
+    new = {evaluate_job(lr, "delay_3d") for lr in ("nb", "lr")}
+    assert planned_jobs(workdir) == new | study  # the 4 shared runs are not evaluated again
+    # the first study's tables are not the second's: it is still up to date
+    write_config(workdir, first)
+    assert planned_jobs(workdir) == set()
 
 
 def test_a_bad_config_stops_the_workflow_naming_the_key(tmp_path):
@@ -412,9 +487,8 @@ def test_memory_and_time_grow_with_the_attempt_and_no_profile_fixes_them():
     """
     rules = "".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
     values = re.findall(r"^\s+(mem_mb|runtime)=(.*),$", rules, flags=re.M)
-    assert {name for name, _ in values} == {"mem_mb", "runtime"} and len(
-        values
-    ) == 10  # 5 rules that run code
+    # evaluate, permutation_tests, figures, rankings
+    assert {name for name, _ in values} == {"mem_mb", "runtime"} and len(values) == 10
     for name, value in values:
         assert value.startswith("by_attempt("), f"{name}={value}"
     for profile in ("default", "slurm"):
@@ -499,11 +573,23 @@ def test_changing_the_tests_settings_reruns_only_tests_and_figures(done, section
     } | ({("rankings", ())} if rankings else set())
 
 
-def test_changing_the_rankings_version_reruns_only_the_rankings(done):
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"rankings": {"version": "p"}}, {("rankings", ())}),
+        # the figures' metric: the dataset's figures and the rankings' diagrams
+        (
+            {"figures": {"metric": "accuracy"}},
+            {("rankings", ()), ("figures", (("dataset", "tiny"),))},
+        ),
+    ],
+)
+def test_changing_the_rankings_settings_reruns_only_the_rankings(done, change, expected):
     config = read_config(done / "config.yaml")
-    config["rankings"] = {"version": "p"}
+    for section, values in change.items():
+        config.setdefault(section, {}).update(values)
     write_config(done, config)
-    assert planned_jobs(done) == {("rankings", ()), ("all", ())}
+    assert planned_jobs(done) == expected | {("all", ())}
 
 
 @pytest.mark.parametrize(
@@ -514,6 +600,7 @@ def test_changing_the_rankings_version_reruns_only_the_rankings(done):
         ("metrics/__init__.py", ALL_EVALUATE | AGGREGATION),
         ("plots.py", {("figures", (("dataset", "tiny"),)), ("rankings", ()), ("all", ())}),
         ("ranking.py", {("rankings", ()), ("all", ())}),
+        ("ranking_figures.py", {("rankings", ()), ("all", ())}),
         ("compare.py", AGGREGATION - {("merge", (("dataset", "tiny"),)), ("merge_all", ())}),
         ("synthetic.py", {("convert", (("dataset", "tiny"),))} | ALL_EVALUATE | AGGREGATION),
         ("cli/__init__.py", set()),

@@ -93,14 +93,14 @@ def test_the_report_has_figures_and_test_tables(workdir):
     pngs = sorted(p.name for p in (workdir / "results" / "figures" / "tiny").glob("*.png"))
     assert pngs == [
         "bias_tiny_gmean.png",
-        "contrasts_tiny_gmean.png",
+        "contrasts_tiny_gmean.png",  # the config has ideal: policy contrasts
         "final_tiny_gmean_observed.png",
         "learning_curves_tiny_gmean_observed.png",
         "pairwise_tiny_gmean_observed.png",
     ]
     heads = {
         "bias": "<strong>Bias of realistic evaluation</strong> in gmean",
-        "contrasts": "<strong>Difference to the reference policy</strong>",
+        "contrasts": "<strong>Difference to the reference policy</strong> in gmean",
         "final": "<strong>Final distributions</strong> of gmean scored against the observed labels",
         "learning": "<strong>Learning curves</strong> of gmean scored against the observed labels",
         "pairwise": "<strong>Pairwise tests</strong> of gmean scored against the observed labels",
@@ -127,7 +127,7 @@ def test_the_report_has_figures_and_test_tables(workdir):
     assert {"contrasts.html", "rankings.html", "within.html"} <= set(results)
     assert results["rankings.html"]["labels"]["table"] == "rankings across datasets"
     # the figures job's log says why there is no sensitivity figure
-    log = (workdir / "logs" / "figures" / "tiny.log").read_text()
+    log = (workdir / "logs" / "results" / "figures" / "tiny.log").read_text()
     assert "WARNING: no sensitivity figure: no policy grid in dataset 'tiny'" in log
     assert "hitl_7d_90d (the only window of family 'hitl, N = 90d')" in log
 
@@ -230,5 +230,83 @@ def test_the_figures_take_the_windows_of_the_policies_specs(tmp_path):
     run(workdir, "--cores", "2")
     figures = workdir / "results" / "figures" / "tiny"
     assert (figures / "sensitivity_tiny_gmean.png").is_file()
-    log = (workdir / "logs" / "figures" / "tiny.log").read_text()
+    log = (workdir / "logs" / "results" / "figures" / "tiny.log").read_text()
     assert "not on a window axis" not in log and "no sensitivity figure" not in log, log
+
+
+def test_rankings_across_three_datasets_and_a_second_study_sharing_the_runs(tmp_path):
+    """A study of 3 generated datasets under its own results folder: the rankings across datasets
+    are tested (no note), the rankings within each dataset, the CD and SK figures and the report's
+    Rankings category are there. A second study with its own results folder and the same `runs`
+    evaluates only the runs the first has not."""
+    study = {
+        "datasets": {f"g{i}": {"generate": {"rows": 300, "seed": i}} for i in (1, 2, 3)},
+        "learners": {
+            "nb": {"class": "river.naive_bayes.GaussianNB"},
+            "nochange": {"class": "NoChange"},
+        },
+        "policies": {
+            "ideal": {"preset": "ideal"},
+            "hitl_7d_90d": {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
+        },
+        "seeds": [1],
+        "validation": {"scheme": "bootstrap", "folds": 2},
+        "checkpoints": {"every": 100},
+        "tests": {
+            "metrics": ["accuracy"],
+            "references": ["observed"],
+            "resamples": 50,
+            "checkpoints": {"positions": [200]},
+        },
+        "figures": {"metric": "accuracy", "formats": ["png"], "dpi": 50},
+        "results": "results/s1",
+        "runs": "results/runs",
+    }
+    workdir = copy_workflow(tmp_path / "wf", study)
+    proc = run(workdir, "--cores", "2")
+    assert executed(proc)["rankings"] == 1 and executed(proc)["evaluate"] == 12
+    rankings = workdir / "results" / "s1" / "rankings"
+    friedman = pd.read_csv(rankings / "friedman.csv", keep_default_na=False)
+    # learners within 2 policies, policies within 2 learners: 4 families of 2 treatments
+    assert len(friedman) == 4 * 2 and set(friedman["at"]) == {"position_200"}
+    assert (friedman["note"] == "").all() and set(friedman["n"]) == {3}
+    assert pd.to_numeric(friedman["p_value"]).between(0, 1).all()
+    assert len(pd.read_csv(rankings / "nemenyi.csv")) == 4
+    sk = pd.read_parquet(rankings / "scott_knott.parquet")
+    assert len(sk) == 4 * 2 and sk["group"].notna().all()
+    within = pd.read_parquet(rankings / "within.parquet")
+    assert set(within["dataset"]) == {"g1", "g2", "g3"} and len(within) == 3 * 4 * 2
+    pngs = sorted(p.name for p in (rankings / "figures").glob("*.png"))
+    stems = ["learner_hitl_7d_90d", "learner_ideal", "policy_nb", "policy_nochange"]
+    assert pngs == sorted(
+        f"{kind}_{stem}_position_200_accuracy.png" for kind in ("cd", "sk") for stem in stems
+    )
+    assert (workdir / "logs" / "results" / "s1" / "rankings.log").is_file()
+    assert not (workdir / "results" / "merged").exists()  # the study's tables are in its folder
+    # the report: a Rankings category with the pages and the figures
+    run(workdir, "--cores", "1", "--report", "results/s1/report.html")
+    html = (workdir / "results" / "s1" / "report.html").read_text(errors="replace")
+    match = re.search(r"var categories = (\{.*?\});?\n", html, flags=re.S)
+    assert match, "no categories in the report"
+    ranked = {
+        Path(path).name
+        for paths in json.loads(match.group(1))["Rankings"].values()
+        for path in paths
+    }
+    pages = {"rankings.html", "within.html"}
+    assert ranked == {*pages, "friedman.csv", "nemenyi.csv", "scott_knott.csv", "within.csv", *pngs}
+    page = report_results(html)["results/s1/rankings/rankings.html"]
+    assert page["mime_type"] == "text/html" and "(3 in this study;" in page["caption"]
+    # a second study: its own results, the same runs; ideal is shared, delay_3d is new
+    second = {**study, "results": "results/s2"}
+    second["policies"] = {
+        "ideal": {"preset": "ideal"},
+        "delay_3d": {"preset": "delay", "window": "3d"},
+    }
+    (workdir / "s2.yaml").write_text(yaml.safe_dump(second))
+    proc = run(workdir, "--dry-run", "--cores", "1", "--configfile", "s2.yaml")
+    planned = re.findall(
+        r"^rule evaluate:\n(?:.*\n)*?    wildcards: (.*)$", proc.stdout, flags=re.M
+    )
+    assert len(planned) == 6 and all("policy=delay_3d" in w for w in planned), planned
+    assert "rule rankings:" in proc.stdout and "results/s2/rankings/friedman.csv" in proc.stdout

@@ -118,16 +118,22 @@ wildcard_constraints:
 # `runs` (default <results>/runs): two studies with their own `results` may share `runs`.
 RESULTS = CONFIG["results"]
 STREAM = "resources/generated/streams/{dataset}.parquet"
-RUN_DIR = os.path.join(
-    CONFIG["runs"], "{dataset}", "{learner}", "seed{seed}", "{policy}"
-)
+RUNS_FOLDER = CONFIG["runs"]
+RUN_DIR = f"{RUNS_FOLDER}/{{dataset}}/{{learner}}/seed{{seed}}/{{policy}}"
 MERGED = f"{RESULTS}/merged/{{dataset}}.parquet"
 MERGED_ALL = f"{RESULTS}/merged.parquet"
 TESTS_DIR = f"{RESULTS}/tests/{{dataset}}"
 FIGURES_DIR = f"{RESULTS}/figures/{{dataset}}"
 RANKINGS_DIR = f"{RESULTS}/rankings"
-# one log per study: the study's results folder names it (results -> logs/rankings/results.log)
-RANKINGS_LOG = os.path.join("logs", "rankings", RESULTS.replace(os.sep, "_") + ".log")
+# Logs: under logs/, then the folder the job writes into, so that two studies (or two `runs`
+# folders) never write one log: logs/<results>/<rule>/... for the jobs of the study (merge, tests,
+# figures, rankings), logs/<runs>/... for the evaluations (a run shared by two studies has one log,
+# as it has one run directory); the evaluations' Snakemake benchmarks go beside the study's tables.
+STUDY_LOGS = f"logs/{RESULTS}"
+RUN_LOG = f"logs/{RUN_DIR}.log"
+RUN_BENCHMARK = (
+    f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{learner}}/seed{{seed}}/{{policy}}.tsv"
+)
 
 
 def canonical(value):

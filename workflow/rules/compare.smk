@@ -54,7 +54,7 @@ rule permutation_tests:
         ),
         # every policy against the reference policy (config contrasts; none when it is null)
     log:
-        "logs/permutation_tests/{dataset}.log",
+        f"{STUDY_LOGS}/permutation_tests/{{dataset}}.log",
     conda:
         "../../envs/stats.yaml"
     threads: 1

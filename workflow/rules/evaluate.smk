@@ -9,9 +9,9 @@ rule evaluate:
         summary=f"{RUN_DIR}/summary.parquet",
         run=f"{RUN_DIR}/run.json",
     log:
-        "logs/evaluate/{dataset}/{learner}/seed{seed}/{policy}.log",
+        RUN_LOG,
     benchmark:
-        "results/benchmarks/evaluate/{dataset}/{learner}/seed{seed}/{policy}.tsv"
+        RUN_BENCHMARK
     conda:
         "../../envs/engine.yaml"
     threads: 1

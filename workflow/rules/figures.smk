@@ -17,7 +17,7 @@ rule figures:
             labels=figure_labels,
         ),
     log:
-        "logs/figures/{dataset}.log",
+        f"{STUDY_LOGS}/figures/{{dataset}}.log",
     conda:
         "../../envs/plots.yaml"
     resources:

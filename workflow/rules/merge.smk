@@ -7,7 +7,7 @@ rule merge:
     output:
         merged=MERGED,
     log:
-        "logs/merge/{dataset}.log",
+        f"{STUDY_LOGS}/merge/{{dataset}}.log",
     conda:
         "../../envs/engine.yaml"
     params:
@@ -22,7 +22,7 @@ rule merge_all:
     output:
         merged=MERGED_ALL,
     log:
-        "logs/merge/all.log",
+        f"{STUDY_LOGS}/merge_all.log",
     conda:
         "../../envs/engine.yaml"
     params:

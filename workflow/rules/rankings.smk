@@ -15,7 +15,12 @@ rule rankings:
             category="Rankings",
             labels={"table": "Friedman and Nemenyi", "format": "CSV"},
         ),
-        nemenyi_csv=f"{RANKINGS_DIR}/nemenyi.csv",
+        nemenyi_csv=report(
+            f"{RANKINGS_DIR}/nemenyi.csv",
+            caption="../report/rankings.rst",
+            category="Rankings",
+            labels={"table": "Nemenyi p-values of every pair", "format": "CSV"},
+        ),
         scott_knott=f"{RANKINGS_DIR}/scott_knott.parquet",
         scott_knott_csv=report(
             f"{RANKINGS_DIR}/scott_knott.csv",
@@ -30,7 +35,12 @@ rule rankings:
             labels={"table": "rankings across datasets", "format": "HTML"},
         ),
         within=f"{RANKINGS_DIR}/within.parquet",
-        within_csv=f"{RANKINGS_DIR}/within.csv",
+        within_csv=report(
+            f"{RANKINGS_DIR}/within.csv",
+            caption="../report/rankings.rst",
+            category="Rankings",
+            labels={"table": "Scott-Knott ESD within each dataset", "format": "CSV"},
+        ),
         within_html=report(
             f"{RANKINGS_DIR}/within.html",
             caption="../report/rankings.rst",
@@ -45,7 +55,7 @@ rule rankings:
             labels=ranking_figure_labels,
         ),
     log:
-        RANKINGS_LOG,
+        f"{STUDY_LOGS}/rankings.log",
     conda:
         "../../envs/stats.yaml"
     threads: 1
