@@ -676,3 +676,37 @@ def test_draw_ranking_figures_names_only_tested_families_and_same_bytes(table, t
         for learner in ("ht", "nb")
         for est in ("cumulative", "fading")
     }
+
+
+def test_a_treatment_with_no_value_is_reported_not_dropped():
+    """The HITL study's mindspore under hitl_60d_90d at commit 1000: no negative label released in
+    any fold yet, so its FPR is undefined everywhere. It is a row with a note in every table (the
+    other treatments are ranked as before), and a family where no treatment has a value fails
+    nothing (it was an IndexError in the partition)."""
+    rows = []
+    for d, dataset in enumerate(["a", "b", "c"]):
+        for p, policy in enumerate(["ideal", "hitl_1d_15d", "hitl_90d_90d"]):
+            for fold in range(4):
+                fpr = np.nan if policy == "hitl_90d_90d" else 0.1 * p + 0.01 * fold + 0.001 * d
+                rows.append(
+                    dict(dataset=dataset, learner="ht", policy=policy, seed=1, fold=fold,
+                         reference="observed", estimator="fading", checkpoint=1000, fpr_1=fpr)
+                )  # fmt: skip
+    table = pd.DataFrame(rows)
+    across = ranking.rank_across(table, ["fpr_1"], ranked=("policy",))
+    noted = across.friedman[across.friedman["treatment"] == "hitl_90d_90d"]
+    assert len(noted) == 1 and noted["note"].item().startswith("no value at any dataset")
+    tested = across.friedman[across.friedman["treatment"] != "hitl_90d_90d"]
+    assert (tested["note"] == "").all() and tested["p_value"].notna().all()
+    assert across.result(across.families()[0]).treatments == ("ideal", "hitl_1d_15d")
+    sk = across.scott_knott.set_index("treatment")
+    assert pd.isna(sk.loc["hitl_90d_90d", "group"]) and sk.loc["ideal", "group"] == 1
+    within = ranking.rank_within(table, ["fpr_1"], ranked=("policy",)).set_index("treatment")
+    assert within.loc["hitl_90d_90d", "note"].str.startswith("no value at any (seed, fold)").all()
+    assert within.loc["ideal", "group"].notna().all()
+    # no treatment with a value: rows with notes, no failure
+    empty = table.assign(fpr_1=np.nan)
+    within = ranking.rank_within(empty, ["fpr_1"], ranked=("policy",))
+    assert len(within) == 3 * 3 and within["group"].isna().all()
+    across = ranking.rank_across(empty, ["fpr_1"], ranked=("policy",))
+    assert len(across.friedman) == 3 and across.friedman["note"].str.startswith("no value").all()
