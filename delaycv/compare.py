@@ -725,24 +725,46 @@ def replicate_seeds(values: Sequence[np.ndarray], seeds: int) -> np.ndarray:
     return np.repeat(repeat, folds, axis=1)
 
 
+def wide_by_pair(
+    table: pd.DataFrame,
+    keys: Sequence[str],
+    metrics: Sequence[str],
+    *,
+    levels: Sequence[str] | None = None,
+    what: str,
+) -> pd.DataFrame:
+    """The values of ``metrics`` with one row per ``keys`` and metric (index levels in the order
+    ``levels``, default ``keys`` then ``"metric"``) and one column per (seed, fold) pair. Two rows
+    with the same keys, seed and fold (a run merged twice) are an InputError naming the first,
+    with ``what`` saying what must be unique."""
+    index = [*keys, *PAIR]
+    dup = table.duplicated(index)
+    if dup.any():
+        row = table.loc[dup, index].iloc[0].to_dict()
+        raise InputError(
+            f"two rows for one {what}",
+            path=table.attrs.get("path", "<table>"),
+            location=f"row {int(np.flatnonzero(dup.to_numpy())[0])}: {row}",
+            expected="one row per fold, checkpoint and reference of each run (merge each run once)",
+        )
+    long = table[[*index, *metrics]].melt(id_vars=index, var_name="metric", value_name="value")
+    levels = [*keys, "metric"] if levels is None else list(levels)
+    return long.set_index([*levels, *PAIR])["value"].unstack(list(PAIR))
+
+
 def _learner_pairs(
     table: pd.DataFrame, metrics: Sequence[str]
 ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, int]:
     """Pair the learners within each family: return (pair keys, A values, B values, seeds) with one
     row per (family, metric, learner_a, learner_b) and one column per (seed, fold), every seed x
     every fold in seed-major order (``seeds`` is the number of seeds)."""
-    index = [*KEYS, "learner", *PAIR]
-    dup = table.duplicated(index)
-    if dup.any():
-        row = table.loc[dup, index].iloc[0].to_dict()
-        raise InputError(
-            "two rows for one (dataset, policy, estimator, reference, checkpoint, learner, seed, fold)",
-            path=table.attrs.get("path", "<table>"),
-            location=f"row {int(np.flatnonzero(dup.to_numpy())[0])}: {row}",
-            expected="one row per fold, checkpoint and reference of each run (merge each run once)",
-        )
-    long = table[[*index, *metrics]].melt(id_vars=index, var_name="metric", value_name="value")
-    wide = long.set_index([*KEYS, "metric", "learner", *PAIR])["value"].unstack(list(PAIR))
+    wide = wide_by_pair(
+        table,
+        [*KEYS, "learner"],
+        metrics,
+        levels=[*KEYS, "metric", "learner"],
+        what="(dataset, policy, estimator, reference, checkpoint, learner, seed, fold)",
+    )
     wide = _full_pair_grid(wide).sort_index()
     values = wide.to_numpy(dtype=np.float64)
     rows = wide.index.to_frame(index=False)

@@ -54,6 +54,7 @@ from delaycv.compare import (
     replicate_seeds,
     sign_flip_pvalues,
     table_columns,
+    wide_by_pair,
 )
 from delaycv.errors import DelaycvError, InputError
 
@@ -118,18 +119,7 @@ def contrast_label(reference: str, reference_policy: str) -> str:
 
 def _wide(frame: pd.DataFrame, index: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
     """Values of ``metrics`` with one row per ``index`` + metric and one column per (seed, fold)."""
-    keys = [*index, *PAIR]
-    dup = frame.duplicated(keys)
-    if dup.any():
-        row = frame.loc[dup, keys].iloc[0].to_dict()
-        raise InputError(
-            "two rows for one run, fold, reference and checkpoint",
-            path=frame.attrs.get("path", "<table>"),
-            location=f"row {int(np.flatnonzero(dup.to_numpy())[0])}: {row}",
-            expected="one row per fold, checkpoint and reference of each run (merge each run once)",
-        )
-    long = frame[[*keys, *metrics]].melt(id_vars=keys, var_name="metric", value_name="value")
-    return long.set_index([*index, "metric", *PAIR])["value"].unstack(list(PAIR))
+    return wide_by_pair(frame, index, metrics, what="run, fold, reference and checkpoint")
 
 
 def policy_contrasts(

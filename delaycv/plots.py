@@ -447,6 +447,36 @@ def bias_curves(
 # --------------------------------------------------------------------------- 3. final distributions
 
 
+def _boxes_with_points(ax, data: pd.DataFrame, x: str, y: str, order, palette, rng) -> None:
+    """A box per value of ``x`` (in ``order``, outlined in its ``palette`` colour) and its points
+    jittered sideways (``rng``: the figure's seeded generator, so that the file is reproducible)."""
+    sns.boxplot(
+        data=data,
+        x=x,
+        y=y,
+        order=order,
+        hue=x,
+        palette=palette,
+        ax=ax,
+        width=0.6,
+        fill=False,
+        showfliers=False,
+        linewidth=1.1,
+        legend=False,
+    )
+    for k, name in enumerate(order):
+        values = data.loc[data[x] == name, y].to_numpy(dtype=float)
+        ax.scatter(
+            k + rng.uniform(-JITTER, JITTER, size=len(values)),
+            values,
+            s=10,
+            color=palette[name],
+            alpha=0.75,
+            linewidths=0,
+            zorder=3,
+        )
+
+
 def final_distributions(
     table: pd.DataFrame,
     *,
@@ -478,31 +508,7 @@ def final_distributions(
         for i, policy in enumerate(policies):
             ax = axes[i // cols][i % cols]
             cur = data[data["policy"] == policy]
-            sns.boxplot(
-                data=cur,
-                x="learner",
-                y=metric,
-                order=learners,
-                hue="learner",
-                palette=palette,
-                ax=ax,
-                width=0.6,
-                fill=False,
-                showfliers=False,
-                linewidth=1.1,
-                legend=False,
-            )
-            for k, learner in enumerate(learners):
-                values = cur.loc[cur["learner"] == learner, metric].to_numpy(dtype=float)
-                ax.scatter(
-                    k + rng.uniform(-JITTER, JITTER, size=len(values)),
-                    values,
-                    s=10,
-                    color=palette[learner],
-                    alpha=0.75,
-                    linewidths=0,
-                    zorder=3,
-                )
+            _boxes_with_points(ax, cur, "learner", metric, learners, palette, rng)
             ax.set_title(f"policy {policy}")
             ax.set_xlabel("learner")
             ax.set_ylabel(metric_label(metric) if i % cols == 0 else "")
@@ -1059,31 +1065,7 @@ def sk_boxplot(
     with axes_style, context:
         fig = _new_figure(max(PANEL_WIDTH, 0.5 * len(order) + 1.5), 3.4)
         ax = fig.subplots()
-        sns.boxplot(
-            data=long,
-            x="treatment",
-            y="value",
-            order=order,
-            hue="treatment",
-            palette=colour,
-            ax=ax,
-            width=0.6,
-            fill=False,
-            showfliers=False,
-            linewidth=1.1,
-            legend=False,
-        )
-        for i, t in enumerate(order):
-            v = values[t].to_numpy(dtype=float)
-            ax.scatter(
-                i + rng.uniform(-JITTER, JITTER, size=len(v)),
-                v,
-                s=10,
-                color=colour[t],
-                alpha=0.75,
-                linewidths=0,
-                zorder=3,
-            )
+        _boxes_with_points(ax, long, "treatment", "value", order, colour, rng)
         top = np.nanmax(values[order].to_numpy(dtype=float))
         for i, t in enumerate(order):
             ax.annotate(

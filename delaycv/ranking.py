@@ -202,20 +202,7 @@ class FriedmanResult:
         out["p_value"] = self.p_value
         out["cd"] = self.cd
         out["note"] = self.note
-        return out[
-            [
-                "treatment",
-                "mean_rank",
-                "rank",
-                "mean",
-                "k",
-                "n",
-                "statistic",
-                "p_value",
-                "cd",
-                "note",
-            ]
-        ]
+        return out[FRIEDMAN_COLUMNS[len(FAMILY) :]]
 
 
 def _friedman_statistic(ranks: np.ndarray) -> float:
