@@ -725,6 +725,28 @@ def replicate_seeds(values: Sequence[np.ndarray], seeds: int) -> np.ndarray:
     return np.repeat(repeat, folds, axis=1)
 
 
+def check_test_arguments(
+    table: pd.DataFrame,
+    metrics: str | Iterable[str],
+    references: Iterable[str],
+    alpha: float,
+    *,
+    verb: str,
+) -> list[str]:
+    """The metrics as a list without repeats, after the checks every test of a per-fold table
+    makes: at least one metric, the table has its columns, known references, 0 < alpha < 1."""
+    metrics = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
+    if not metrics:
+        raise DelaycvError(f"no metric to {verb} (expected at least one metric name)")
+    _require_columns(table, table_columns(metrics), "the per-fold table")
+    bad = [r for r in references if r not in REFERENCES]
+    if bad:
+        raise DelaycvError(f"reference(s) {bad} unknown (expected {REFERENCES})")
+    if not 0 < alpha < 1:
+        raise DelaycvError(f"alpha {alpha} must lie in (0, 1)")
+    return metrics
+
+
 def wide_by_pair(
     table: pd.DataFrame,
     keys: Sequence[str],
@@ -818,17 +840,7 @@ def run_tests(
     """
     _check_alternative(alternative)
     say = _stage_clock(progress)
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(dict.fromkeys(metrics))
-    if not metrics:
-        raise DelaycvError("no metric to test (expected at least one metric name)")
-    _require_columns(table, table_columns(metrics), "the per-fold table")
-    bad = [r for r in references if r not in REFERENCES]
-    if bad:
-        raise DelaycvError(f"reference(s) {bad} unknown (expected {REFERENCES})")
-    if not 0 < alpha < 1:
-        raise DelaycvError(f"alpha {alpha} must lie in (0, 1)")
+    metrics = check_test_arguments(table, metrics, references, alpha, verb="test")
     chosen = choose_checkpoints(table, checkpoints)
     sub = table[table["reference"].isin(list(references))]
     sub = at_checkpoints(sub, chosen)

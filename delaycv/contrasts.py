@@ -43,9 +43,9 @@ from delaycv import defaults
 from delaycv.compare import (
     PAIR,
     REFERENCES,
-    _require_columns,
     _stage_clock,
     at_checkpoints,
+    check_test_arguments,
     choose_checkpoints,
     cliffs_delta,
     holm_by_group,
@@ -53,7 +53,6 @@ from delaycv.compare import (
     mean_ci,
     replicate_seeds,
     sign_flip_pvalues,
-    table_columns,
     wide_by_pair,
 )
 from delaycv.errors import DelaycvError, InputError
@@ -155,15 +154,7 @@ def policy_contrasts(
     ``reference_policy``.
     """
     say = _stage_clock(progress)
-    metrics = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
-    if not metrics:
-        raise DelaycvError("no metric to contrast (expected at least one metric name)")
-    _require_columns(table, table_columns(metrics), "the per-fold table")
-    bad = [r for r in references if r not in REFERENCES]
-    if bad:
-        raise DelaycvError(f"reference(s) {bad} unknown (expected {REFERENCES})")
-    if not 0 < alpha < 1:
-        raise DelaycvError(f"alpha {alpha} must lie in (0, 1)")
+    metrics = check_test_arguments(table, metrics, references, alpha, verb="contrast")
     policies = list(dict.fromkeys(table["policy"]))
     if reference_policy not in policies:
         raise DelaycvError(
