@@ -8,6 +8,7 @@ a dry run lists exactly the jobs Snakemake would run.
 from __future__ import annotations
 
 import copy
+import os
 import re
 import shutil
 import subprocess
@@ -672,8 +673,11 @@ def test_a_virtualenv_under_a_path_with_a_space_is_refused_at_once(tmp_path):
     checkout = tmp_path / "with space" / "delaycv"
     checkout.mkdir(parents=True)
     shutil.copy2(REPO / "Makefile", checkout / "Makefile")
+    # a make of its own: under `make test` the outer make's variables would make it print
+    # "Entering directory" lines
+    clean = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     done = subprocess.run(
-        ["make", "-n", "run"], cwd=checkout, capture_output=True, text=True, timeout=60
+        ["make", "-n", "run"], cwd=checkout, capture_output=True, text=True, timeout=60, env=clean
     )
     assert done.returncode == 2 and done.stdout == ""
     assert f'"{checkout}/.venv" contains a space' in done.stderr
