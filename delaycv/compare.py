@@ -725,6 +725,20 @@ def replicate_seeds(values: Sequence[np.ndarray], seeds: int) -> np.ndarray:
     return np.repeat(repeat, folds, axis=1)
 
 
+def distinct_pairs(
+    a: np.ndarray, b: np.ndarray, seeds: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The paired values every test uses: ``a`` and ``b`` (m x seeds*folds, seed-major) with NaN
+    on both sides where either is missing, and on the pairs of a seed that repeats an earlier one
+    (:func:`replicate_seeds`); and per row the number of pairs left out for repeating a seed."""
+    missing = np.isnan(a - b)
+    a = np.where(missing, np.nan, a)
+    b = np.where(missing, np.nan, b)
+    repeat = replicate_seeds([a, b], seeds)
+    duplicates = (repeat & ~missing).sum(axis=1)
+    return np.where(repeat, np.nan, a), np.where(repeat, np.nan, b), duplicates
+
+
 def check_test_arguments(
     table: pd.DataFrame,
     metrics: str | Iterable[str],
@@ -851,13 +865,7 @@ def run_tests(
     keys, a, b, seeds = _learner_pairs(sub, metrics)
     if keys.empty:
         return label_checkpoints(empty.drop(columns=["at", "note"]), chosen, TEST_COLUMNS)
-    missing = np.isnan(a - b)
-    a = np.where(missing, np.nan, a)
-    b = np.where(missing, np.nan, b)
-    repeat = replicate_seeds([a, b], seeds)
-    duplicates = (repeat & ~missing).sum(axis=1)
-    a = np.where(repeat, np.nan, a)
-    b = np.where(repeat, np.nan, b)
+    a, b, duplicates = distinct_pairs(a, b, seeds)
     d = a - b
     say(
         f"{len(keys)} learner pairs x {a.shape[1]} (seed, fold) columns ({seeds} seeds); "
@@ -1000,16 +1008,14 @@ def bias_tests(
         true = _full_pair_grid(bias["true"].unstack(list(PAIR))).reindex(observed.index)
         seeds = observed.columns.unique(level=0).size
         obs, tru = observed.to_numpy(np.float64), true.to_numpy(np.float64)
-        missing = np.isnan(obs - tru)
-        obs, tru = np.where(missing, np.nan, obs), np.where(missing, np.nan, tru)
-        repeat = replicate_seeds([obs, tru], seeds)
-        d = np.where(repeat, np.nan, obs - tru)
+        obs, tru, duplicates = distinct_pairs(obs, tru, seeds)
+        d = obs - tru
         p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
         mean, low, high = mean_ci(d)
         frame = observed.index.to_frame(index=False)
         frame["metric"] = metric
         frame["n"] = n
-        frame["n_duplicates"] = (repeat & ~missing).sum(axis=1)
+        frame["n_duplicates"] = duplicates
         frame["mean_bias"] = mean
         frame["ci_low"] = low
         frame["ci_high"] = high

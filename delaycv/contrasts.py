@@ -48,10 +48,10 @@ from delaycv.compare import (
     check_test_arguments,
     choose_checkpoints,
     cliffs_delta,
+    distinct_pairs,
     holm_by_group,
     label_checkpoints,
     mean_ci,
-    replicate_seeds,
     sign_flip_pvalues,
     wide_by_pair,
 )
@@ -192,16 +192,11 @@ def policy_contrasts(
         .reindex(pd.MultiIndex.from_frame(rows[[*shared, "metric"]]))
         .to_numpy(np.float64)
     )
-    missing = np.isnan(a - b)
-    a = np.where(missing, np.nan, a)
-    b = np.where(missing, np.nan, b)
-    repeat = replicate_seeds([a, b], len(seeds))
-    a = np.where(repeat, np.nan, a)
-    b = np.where(repeat, np.nan, b)
+    a, b, duplicates = distinct_pairs(a, b, len(seeds))
     d = a - b
     say(
         f"{len(rows)} contrasts against {reference_policy} x {d.shape[1]} (seed, fold) columns; "
-        f"{int((repeat & ~missing).sum())} duplicate pairs of repeated seeds left out"
+        f"{int(duplicates.sum())} duplicate pairs of repeated seeds left out"
     )
 
     p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
@@ -216,7 +211,7 @@ def policy_contrasts(
     out["time"] = times.reindex(pd.MultiIndex.from_frame(out[["dataset", "checkpoint"]])).to_numpy()
     out["reference_policy"] = reference_policy
     out["n"] = n.astype(np.int64)
-    out["n_duplicates"] = (repeat & ~missing).sum(axis=1).astype(np.int64)
+    out["n_duplicates"] = duplicates.astype(np.int64)
     out["mean_policy"] = mean_policy
     out["mean_reference_policy"] = mean_reference
     out["difference"] = difference
