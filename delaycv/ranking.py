@@ -423,6 +423,15 @@ def _sk_core(raw: np.ndarray, names: Sequence[str], version: str, up: bool) -> d
     }
 
 
+def _check_ranking(ranked: Iterable[str], version: str) -> None:
+    """What is ranked is learners or policies; the Scott-Knott ESD version is np or p."""
+    for r in ranked:
+        if r not in RANKED:
+            raise DelaycvError(f"cannot rank {r!r} (expected 'learner' or 'policy')")
+    if version not in VERSIONS:
+        raise DelaycvError(f"version {version!r} is unknown (expected one of {list(VERSIONS)})")
+
+
 def scott_knott_esd(
     values: pd.DataFrame, *, version: str = "np", higher_is_better: bool = True
 ) -> pd.DataFrame:
@@ -441,8 +450,7 @@ def scott_knott_esd(
     >>> scott_knott_esd(v)[["treatment", "group", "rank"]].to_numpy().tolist()
     [['c', 1, 1], ['b', 2, 2], ['a', 2, 3]]
     """
-    if version not in VERSIONS:
-        raise DelaycvError(f"version {version!r} is unknown (expected one of {list(VERSIONS)})")
+    _check_ranking((), version)
     _check_complete(values, what="row")
     n, k = values.shape
     if k == 0:
@@ -557,7 +565,7 @@ def _missing_note(matrix: np.ndarray, blocks, treatments, what: str) -> str:
     return f"no value for {shown}: every {what} needs a value of every treatment"
 
 
-def _absent_note(absent: Sequence[str], what: str) -> str:
+def _absent_note(what: str) -> str:
     return (
         f"no value at any {what} (the metric is undefined there, e.g. an FPR before any "
         "negative label was released): not ranked"
@@ -697,11 +705,7 @@ def rank_across(
     direction (:func:`delaycv.compare.higher_is_better`): rank and group 1 = best.
     """
     metrics = _metrics(metrics)
-    for r in ranked:
-        if r not in RANKED:
-            raise DelaycvError(f"cannot rank {r!r} (expected 'learner' or 'policy')")
-    if version not in VERSIONS:
-        raise DelaycvError(f"version {version!r} is unknown (expected one of {list(VERSIONS)})")
+    _check_ranking(ranked, version)
     if not 0.0 < alpha < 1.0:
         raise DelaycvError(f"alpha {alpha} is not in (0, 1)")
     _require(table, [*_RUN_KEYS, *metrics])
@@ -714,7 +718,7 @@ def rank_across(
             rows, metrics, r, (), ["dataset"]
         ):
             if absent:  # not ranked, not lost: a row each with the reason
-                note = _absent_note(absent, "dataset")
+                note = _absent_note("dataset")
                 friedman.add(
                     family,
                     len(absent),
@@ -815,11 +819,7 @@ def rank_within(
     complete pairs gets a ``note`` instead of groups.
     """
     metrics = _metrics(metrics)
-    for r in ranked:
-        if r not in RANKED:
-            raise DelaycvError(f"cannot rank {r!r} (expected 'learner' or 'policy')")
-    if version not in VERSIONS:
-        raise DelaycvError(f"version {version!r} is unknown (expected one of {list(VERSIONS)})")
+    _check_ranking(ranked, version)
     _require(table, [*_RUN_KEYS, "seed", "fold", *metrics])
     rows = _with_at(table)
     sk = _Columns(sk_columns(version, ("dataset",)))
@@ -828,7 +828,7 @@ def rank_within(
             rows, metrics, r, ("dataset",), ["seed", "fold"]
         ):
             if absent:  # not ranked, not lost: a row each with the reason
-                note = _absent_note(absent, "(seed, fold) pair")
+                note = _absent_note("(seed, fold) pair")
                 _add_sk(sk, family, absent, np.full((0, len(absent)), np.nan), version, note)
             if not treatments:
                 continue
