@@ -78,8 +78,9 @@ def merged_table() -> pd.DataFrame:
     if CACHE.is_file():
         return pd.read_parquet(CACHE)
     from delaycv.convert import load_stream
-    from delaycv.engine import run_evaluation
+    from delaycv.engine import evaluate
     from delaycv.results import write_table
+    from delaycv.settings import make_settings
 
     stream = load_stream(SOURCE, preset="commit-guru", dataset="brackets")
     frames = []
@@ -87,17 +88,17 @@ def merged_table() -> pd.DataFrame:
     for seed in SEEDS:
         for policy in POLICIES:
             for name, learner in LEARNERS.items():
-                result = run_evaluation(
-                    stream,
-                    learner_spec={"class": learner},
-                    policy_spec=policy,
-                    validation_spec={"scheme": "bootstrap", "folds": FOLDS, "seed": seed},
+                settings = make_settings(
+                    learner={"class": learner},
+                    policy=policy,
+                    validation={"scheme": "bootstrap", "folds": FOLDS, "seed": seed},
                     seed=seed,
-                    estimator_spec={"kind": "fading", "alpha": 0.99},
+                    estimator={"kind": "fading", "alpha": 0.99},
                     every=250,
                     run_keys={"dataset": "brackets", "learner": name},
                     timing=False,
                 )
+                result = evaluate(stream, settings)
                 frames.append(result.folds)
                 print(
                     f"  evaluated seed {seed} {policy} {name} "

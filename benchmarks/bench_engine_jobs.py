@@ -15,22 +15,23 @@ import sys
 import time
 
 from delaycv.engine import evaluate
+from delaycv.settings import make_settings
 from delaycv.synthetic import generate_stream
 
 
 def run(stream, jobs: int):
     t0 = time.perf_counter()
-    result = evaluate(
-        stream,
-        {"class": "tree.HoeffdingTreeClassifier"},
-        {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
-        {"scheme": "bootstrap", "folds": 10, "seed": 1},
+    settings = make_settings(
+        learner={"class": "tree.HoeffdingTreeClassifier"},
+        policy={"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
+        validation={"scheme": "bootstrap", "folds": 10, "seed": 1},
         seed=1,
         estimator="cumulative",
         every=1000,
         timing=False,
         jobs=jobs,
     )
+    result = evaluate(stream, settings)
     return time.perf_counter() - t0, result
 
 

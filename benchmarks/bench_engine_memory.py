@@ -44,6 +44,7 @@ CHILD = r"""
 import json, resource, sys, time
 from delaycv.engine import evaluate
 from delaycv.run_writer import RunWriter
+from delaycv.settings import make_settings
 from delaycv.stream import open_stream
 import river.naive_bayes
 path, out, evaluate_it, learner = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
@@ -52,10 +53,11 @@ t0 = time.perf_counter()
 info = {}
 if evaluate_it:
     with RunWriter(out) as run:  # row groups of 16,384 rows, buffers allocated once
-        r = evaluate(stream, {"class": learner},
-                     {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
-                     {"scheme": "bootstrap", "folds": 10, "seed": 1}, seed=1, every=1000,
-                     on_rows=run.add)
+        settings = make_settings(
+            learner={"class": learner},
+            policy={"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
+            validation={"scheme": "bootstrap", "folds": 10, "seed": 1}, seed=1, every=1000)
+        r = evaluate(stream, settings, on_rows=run.add)
         run.finish(r)
     rows = run.rows
     info = {"held": r.info["instances_held"], "rows": rows,

@@ -50,8 +50,9 @@ import time
 
 from river.tree import HoeffdingTreeClassifier
 
-import delaycv.engine
-from delaycv.engine import evaluate
+import delaycv.engine.folds
+from delaycv import engine
+from delaycv.settings import make_settings
 from delaycv.synthetic import generate_stream
 
 #: The workflow's default estimator (config.yaml) and the cumulative one (exact AUC).
@@ -103,6 +104,12 @@ class TimedTree(HoeffdingTreeClassifier):
         t0 = time.process_time()
         super().learn_one(x, y, w=w)
         TimedTree.seconds += time.process_time() - t0
+
+
+def evaluate(stream, learner, *, progress=False, **common):
+    """One engine run of ``learner`` with the benchmark's settings ``common``."""
+    settings = make_settings(learner=learner, **common)
+    return engine.evaluate(stream, settings, progress=progress)
 
 
 def replay(calls, xs, models: dict, model_class=HoeffdingTreeClassifier) -> float:
@@ -273,7 +280,7 @@ def main(argv=None) -> int:
         every=1000,
         estimator=ESTIMATORS["fading"],
     )
-    delaycv.engine.CHUNK = args.chunk
+    delaycv.engine.folds.CHUNK = args.chunk
     order, bounds = record(stream, common)
     xs = stream.records(0, len(stream))
     kinds = ("fading", "cumulative") if args.estimator == "both" else (args.estimator,)

@@ -50,7 +50,6 @@ those of the command line and the workflow (:mod:`delaycv.defaults`).
 
 from __future__ import annotations
 
-import inspect
 import math
 import os
 from collections.abc import Iterable
@@ -91,58 +90,95 @@ def evaluate(
 ):
     """Evaluate ``model`` on ``stream`` under a label ``policy`` with k-fold ``validation``.
 
-    ``stream``: a Parquet path, a :class:`~delaycv.stream.Stream`, a DataFrame or an iterable of
-    ``(x, y)`` (module docstring; ``time``, ``time_unit``, ``label``, ``label_time``,
-    ``positive`` say how to read the last two: ``time_unit`` ``"s"``, ``"ms"``, ``"us"`` or
-    ``"ns"`` is the unit of numeric times and reveal times; datetimes are converted exactly). ``model``: a river classifier instance, cloned and seeded per fold (or a
-    learner spec). ``policy``: a preset name with its windows given here (``"hitl"`` with
-    ``pos_window`` and ``neg_window``; ``"delay"`` or ``"verification"`` with ``window``), a
-    policy name (``"hitl_7d_90d"``), a spec dict or a :class:`~delaycv.policies.Policy`; a preset
-    with a waiting time has no default window. ``validation``: a scheme name (``"bootstrap"``,
-    ``"cv"``, ``"split"``, ``"prequential"``), a dict or a
-    :class:`~delaycv.validation.Validation`, with ``folds`` k. ``estimator``: ``"fading"``,
-    ``{"kind": "window", "width": 500}``, ...; ``every``: the checkpoint period in instances;
-    ``predictions``: also return the prediction log; ``dataset``: the run key ``dataset``;
-    ``progress``: progress lines on stderr for runs over 3 s; ``jobs``: folds in that many
-    processes (same result). ``options``: the other keywords of :func:`delaycv.engine.evaluate`
-    (``threshold``, ``prediction_noise``, ``flush``, ``checkpoints``, ``same_learner_seed``,
-    ``measure_memory``, ``timing``, ``folds_subset``, ``observer_factory``).
+    Everything is checked before any work (:func:`delaycv.settings.make_settings`), and the model
+    is run once on the first instances, so that a parameter river accepts but cannot use fails at
+    once, with river's message.
 
-    Everything is checked before any work (and the model is run once on the first instances, so
-    that a parameter river accepts but cannot use fails at once, with river's message). Returns
-    an :class:`~delaycv.engine.EvaluationResult` (``folds``, ``summary``, ``predictions``,
-    ``info``).
+    Parameters
+    ----------
+    stream : str, os.PathLike, Stream, pandas.DataFrame or iterable of (x, y)
+        A canonical Parquet path (read chunk by chunk), a :class:`~delaycv.stream.Stream`, a
+        DataFrame or a river dataset (module docstring); ``time``, ``time_unit``, ``label``,
+        ``label_time`` and ``positive`` say how to read the last two.
+    model : river classifier or learner spec
+        Cloned and seeded per fold (the instance itself is never trained), or a learner spec
+        (:mod:`delaycv.learners`).
+    policy : str, dict or Policy, default "ideal"
+        A preset name with its windows given here (``"hitl"`` with ``pos_window`` and
+        ``neg_window``; ``"delay"`` or ``"verification"`` with ``window``: no default window), a
+        policy name (``"hitl_7d_90d"``), a spec dict or a :class:`~delaycv.policies.Policy`.
+    window, pos_window, neg_window : str or None
+        The windows of a preset named by ``policy`` (``"7d"``, ``"12h"``, ``"500i"``).
+    validation : str, dict, Validation or None
+        A scheme name (``"bootstrap"``, ``"cv"``, ``"split"``, ``"prequential"``), a dict or a
+        :class:`~delaycv.validation.Validation`; None: bootstrap.
+    folds : int or None
+        The number of folds k (default 10; 1 for prequential).
+    seed : int, default 1
+        The run seed (the replicate).
+    estimator : str, dict or None
+        ``"fading"``, ``{"kind": "window", "width": 500}``, ...; None: fading 0.99.
+    every : int or None, default 500
+        A checkpoint every ``every`` instances (and at the last).
+    predictions : bool, default False
+        Also return the prediction log.
+    time, label, label_time : str or None
+        Column (DataFrame) or key (x dicts) names of the arrival time, the label and the reveal
+        time.
+    time_unit : {"s", "ms", "us", "ns"}, default "s"
+        The unit of numeric times and reveal times (datetimes are converted exactly).
+    positive : object or None
+        The value of ``label`` that is the positive class (default: 0/1 or booleans).
+    dataset : str or None
+        The run key ``dataset``.
+    progress : bool, default True
+        Progress lines on stderr for runs over 3 s.
+    jobs : int, default 1
+        Folds in that many processes (the same result).
+    **options
+        ``threshold``, ``prediction_noise``, ``flush``, ``checkpoints``, ``same_learner_seed``,
+        ``measure_memory``, ``timing``, ``folds_subset`` (:func:`delaycv.settings.make_settings`)
+        and ``observer_factory`` (:func:`delaycv.engine.evaluate`).
+
+    Returns
+    -------
+    EvaluationResult
+        ``folds``, ``summary``, ``predictions`` (DataFrames) and ``info``
+        (:class:`~delaycv.engine.EvaluationResult`).
     """
     from delaycv import engine
-    from delaycv.learners import validate_learner
-    from delaycv.policies import make_policy
-    from delaycv.validation import check_seed, make_validation
+    from delaycv.settings import SETTING_KEYS, check_keywords, make_settings
 
-    engine_options = set(inspect.signature(engine.evaluate).parameters) - {
-        "stream",
-        "learner_spec",
-        "policy",
-        "validation",
-        "seed",
-        "estimator",
-        "every",
-        "keep_predictions",
-        "progress",
-        "jobs",
-        "run_keys",
-    }
-    unknown = sorted(set(options) - engine_options)
-    if unknown:
-        raise ConfigError(
-            f"unknown option {unknown[0]!r}",
-            location=f"key {unknown[0]}",
-            expected="a keyword of delaycv.evaluate or delaycv.engine.evaluate",
-        )
-    check_seed(seed, "seed")  # before any work (the engine checks it again)
-    policy = make_policy(_policy_spec(policy, window, pos_window, neg_window))
-    validation = make_validation(_validation_spec(validation, folds))
-    estimator = engine.make_estimator(estimator)
-    validate_learner(model)
+    check_keywords(
+        options,
+        set(SETTING_KEYS)
+        - {
+            "learner",
+            "policy",
+            "validation",
+            "estimator",
+            "seed",
+            "every",
+            "keep_predictions",
+            "jobs",
+            "run_keys",
+        }
+        | {"observer_factory"},
+        "a keyword of delaycv.evaluate or of delaycv.settings.make_settings",
+    )
+    observer_factory = options.pop("observer_factory", None)
+    settings = make_settings(
+        learner=model,
+        policy=_policy_spec(policy, window, pos_window, neg_window),
+        validation=_validation_spec(validation, folds),
+        estimator=estimator,
+        seed=seed,
+        every=every,
+        keep_predictions=predictions,
+        jobs=jobs,
+        run_keys={"dataset": dataset} if dataset is not None else None,
+        **options,
+    )
     if isinstance(stream, str | os.PathLike):
         from delaycv.stream import open_stream
 
@@ -159,20 +195,7 @@ def evaluate(
             dataset=dataset,
         )
     engine.probe_learner(stream, model)
-    return engine.evaluate(
-        stream,
-        model,
-        policy,
-        validation,
-        seed=seed,
-        estimator=estimator,
-        every=every,
-        keep_predictions=predictions,
-        progress=progress,
-        jobs=jobs,
-        run_keys={"dataset": dataset} if dataset is not None else None,
-        **options,
-    )
+    return engine.evaluate(stream, settings, observer_factory=observer_factory, progress=progress)
 
 
 def _policy_spec(policy: Any, window: Any, pos_window: Any, neg_window: Any) -> Any:

@@ -866,7 +866,7 @@ def estimator_spec(config: Mapping) -> dict:
 
 
 def evaluation_options(config: Mapping) -> dict:
-    """Keyword arguments of :func:`delaycv.engine.evaluate` from ``evaluation`` and ``checkpoints``."""
+    """Keywords of :func:`delaycv.settings.make_settings` from ``evaluation`` and ``checkpoints``."""
     return {**config["evaluation"], "every": int(config["checkpoints"]["every"])}
 
 

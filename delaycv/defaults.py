@@ -1,9 +1,8 @@
 """The defaults of an evaluation, in one place.
 
-The command line (``delaycv evaluate``), the Python API (:func:`delaycv.evaluate`), the engine
-(:func:`delaycv.engine.evaluate`, :func:`~delaycv.engine.run_evaluation`,
-:func:`~delaycv.engine.make_estimator`, :func:`~delaycv.validation.make_validation`) and the
-workflow config loader (:mod:`delaycv.config`) read them from here. The workflow's JSON schema
+The command line (``delaycv evaluate``), the Python API (:func:`delaycv.evaluate`), a run's
+settings (:func:`delaycv.settings.make_settings`, :func:`delaycv.metrics.make_estimator`,
+:func:`~delaycv.validation.make_validation`) and the workflow config loader (:mod:`delaycv.config`) read them from here. The workflow's JSON schema
 (``workflow/schemas/config.schema.yaml``) cannot import Python, so it repeats them;
 ``tests/test_defaults.py`` checks that the two agree.
 

@@ -20,34 +20,32 @@ terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and ex
 
 check_code("evaluate", snakemake.params.code)  # the code that runs is the code hashed
 
-from delaycv.engine import run_evaluation  # noqa: E402
+from delaycv.engine import evaluate  # noqa: E402
 from delaycv.run_writer import RunWriter  # noqa: E402
+from delaycv.settings import workflow_settings  # noqa: E402
 from delaycv.stream import open_stream  # noqa: E402
 
 wildcards = snakemake.wildcards
-settings = json.loads(snakemake.params.options)
-options = dict(settings["options"])
-every = options.pop("every")
+settings = workflow_settings(
+    json.loads(snakemake.params.options),
+    learner=json.loads(snakemake.params.learner),
+    policy=json.loads(snakemake.params.policy),
+    seed=int(wildcards.seed),
+    run_keys={
+        "dataset": wildcards.dataset,
+        "learner": wildcards.learner,
+        "policy": wildcards.policy,
+    },
+    jobs=snakemake.threads,
+)
 
 run_dir = Path(snakemake.output.folds).parent
 with RunWriter(run_dir) as run:
-    result = run_evaluation(
+    result = evaluate(
         open_stream(snakemake.input.stream),  # read chunk by chunk as the run goes
-        learner_spec=json.loads(snakemake.params.learner),
-        policy_spec=json.loads(snakemake.params.policy),
-        validation_spec=settings["validation"],
-        seed=int(wildcards.seed),
-        estimator_spec=settings["estimator"],
-        every=every,
-        run_keys={
-            "dataset": wildcards.dataset,
-            "learner": wildcards.learner,
-            "policy": wildcards.policy,
-        },
-        jobs=snakemake.threads,
+        settings,
         progress=True,  # plain lines in the job log (not a terminal), every few seconds
         on_rows=run.add,  # the fold table is written as it comes, not held
-        **options,
     )
     run.write_tables(result)
     # the job's own CPU time (start-up, imports and writing the tables included; the engine's

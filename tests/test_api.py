@@ -12,13 +12,13 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+from engine_runs import evaluate as engine_evaluate
 from river import datasets, forest, linear_model, preprocessing, tree
 
 import delaycv
 from delaycv import api
 from delaycv import defaults as defaults_module
 from delaycv.cli import main
-from delaycv.engine import evaluate as engine_evaluate
 from delaycv.errors import ConfigError, InputError
 from delaycv.stream import Stream, read_stream, write_stream
 from delaycv.synthetic import generate_stream

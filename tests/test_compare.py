@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from engine_bruteforce import random_stream
+from engine_runs import evaluate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from test_compare_tables import METRIC_COLUMNS, fold_table
 
 from delaycv import compare
-from delaycv.engine import evaluate
 from delaycv.errors import DelaycvError, InputError
 
 

@@ -9,11 +9,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from engine_runs import run_evaluation
 from scipy import stats
 from test_compare_tables import fold_table
 
-from delaycv import compare, engine
+from delaycv import compare
 from delaycv.contrasts import CONTRAST_COLUMNS, is_fraction, policy_contrasts
+from delaycv.engine import fold as fold_loop
 from delaycv.errors import DelaycvError
 from delaycv.synthetic import generate_stream
 
@@ -327,13 +329,13 @@ def test_policies_pair_by_seed_and_fold(monkeypatch):
     """Fold i of two policies trains with the same instance weights and the same learner seed
     (docs/engine.md, "Pairs across policies"): the contrasts' pairs are real pairs."""
     seeds: dict[str, list[int]] = {}
-    make = engine.make_learner
+    make = fold_loop.make_learner
 
     def recording(spec, *, seed):
         seeds.setdefault(current, []).append(seed)
         return make(spec, seed=seed)
 
-    monkeypatch.setattr(engine, "make_learner", recording)
+    monkeypatch.setattr(fold_loop, "make_learner", recording)
     stream = generate_stream(rows=400, seed=5)
     logs = {}
     for current in ("ideal", "hitl_1d_30d"):
@@ -342,7 +344,7 @@ def test_policies_pair_by_seed_and_fold(monkeypatch):
             if current == "ideal"
             else {"preset": "hitl", "pos_window": "1d", "neg_window": "30d"}
         )
-        result = engine.run_evaluation(
+        result = run_evaluation(
             stream,
             learner_spec={"class": "river.tree.HoeffdingTreeClassifier"},
             policy_spec=spec,

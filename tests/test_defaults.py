@@ -11,7 +11,8 @@ import delaycv
 from delaycv import defaults
 from delaycv.cli import build_parser, main
 from delaycv.config import SCHEMA_PATH, load_config, read_yaml
-from delaycv.engine import Estimator, evaluate, make_estimator, run_evaluation
+from delaycv.metrics import Fading, Sliding, Tumbling, make_estimator
+from delaycv.settings import make_settings
 from delaycv.validation import Validation, make_validation
 
 
@@ -64,21 +65,25 @@ def test_the_cli_defaults():
     assert estimator_spec_from(args) == {"kind": defaults.ESTIMATOR, "alpha": defaults.ALPHA}
 
 
-def test_the_engine_and_api_defaults():
-    assert make_estimator(None) == Estimator(defaults.ESTIMATOR, alpha=defaults.ALPHA)
-    assert make_estimator("window") == Estimator("window", width=defaults.WIDTH)
-    assert make_estimator({"kind": "tumbling"}) == Estimator("tumbling", size=defaults.SIZE)
+def test_the_settings_and_api_defaults():
+    assert defaults.ESTIMATOR == "fading"
+    assert make_estimator(None) == Fading(defaults.ALPHA)
+    assert make_estimator("window") == Sliding(defaults.WIDTH)
+    assert make_estimator({"kind": "tumbling"}) == Tumbling(defaults.SIZE)
     assert make_validation({}) == Validation(
         defaults.SCHEME, defaults.FOLDS, defaults.VALIDATION_SEED, defaults.EVALUATE
     )
     assert make_validation({"scheme": "prequential"}).folds == defaults.PREQUENTIAL_FOLDS
-    for function in (evaluate, delaycv.evaluate):
+    for function in (make_settings, delaycv.evaluate):
         params = inspect.signature(function).parameters
         assert params["seed"].default == defaults.SEED
         assert params["every"].default == defaults.EVERY
         assert params["estimator"].default is None  # make_estimator(None): the default
-    run = inspect.signature(run_evaluation).parameters
-    assert run["seed"].default == defaults.SEED and run["every"].default == defaults.EVERY
+        assert params["policy"].default == defaults.POLICY
+    settings = make_settings(learner="NoChange")
+    assert settings.threshold == defaults.THRESHOLD
+    assert settings.prediction_noise == defaults.PREDICTION_NOISE
+    assert settings.validation == make_validation({})
     api = inspect.signature(delaycv.evaluate).parameters
     assert api["policy"].default == defaults.POLICY and api["validation"].default is None
 

@@ -8,14 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from engine_bruteforce import OrderLearner, random_stream
+from engine_runs import evaluate, run_evaluation
 from scipy import stats
 
 from delaycv.engine import (
     FOLD_COLUMNS,
     PREDICTION_COLUMNS,
     checkpoint_positions,
-    evaluate,
-    run_evaluation,
     summarize,
 )
 from delaycv.errors import ConfigError

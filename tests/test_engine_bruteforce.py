@@ -15,11 +15,11 @@ import math
 import numpy as np
 import pytest
 from engine_bruteforce import OrderLearner, brute_force, expiry_key, random_stream
+from engine_runs import evaluate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import delaycv.metrics as metrics_module
-from delaycv.engine import evaluate
 from delaycv.policies import make_policy
 from delaycv.validation import Validation
 

@@ -220,7 +220,8 @@ def test_engine_with_river_learners_reproduces_the_reference(
     brackets_rows, brackets_parquet, tmp_path, scheme, learner
 ):
     """The engine (ideal policy, evaluate trained only) + MoaExport, files written and read back."""
-    from delaycv.engine import evaluate
+    from engine_runs import evaluate
+
     from delaycv.moa import MoaExport
     from delaycv.stream import read_stream
     from delaycv.validation import Validation
@@ -249,7 +250,8 @@ def test_engine_with_worker_processes_gives_the_same_files(
     brackets_rows, brackets_parquet, tmp_path
 ):
     """``jobs=2``: observers run in worker processes and come back pickled in the result."""
-    from delaycv.engine import evaluate
+    from engine_runs import evaluate
+
     from delaycv.moa import MoaExport
     from delaycv.stream import read_stream
 

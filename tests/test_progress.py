@@ -6,9 +6,10 @@ import io
 
 import numpy as np
 from engine_bruteforce import random_stream
+from engine_runs import evaluate
 
 from delaycv import engine
-from delaycv.engine import PROGRESS_BLOCK, Progress, evaluate
+from delaycv.engine import PROGRESS_BLOCK, Progress
 
 
 class FakeClock:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from engine_runs import run_evaluation
 
 from delaycv import compare
 from delaycv.config import (
@@ -24,7 +25,6 @@ from delaycv.config import (
     policy_spec,
     validation_spec,
 )
-from delaycv.engine import run_evaluation
 from delaycv.synthetic import generate_stream
 
 pytestmark = pytest.mark.slow

@@ -11,10 +11,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from engine_bruteforce import random_stream
+from engine_runs import evaluate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from delaycv.engine import evaluate
 from delaycv.errors import InputError
 from delaycv.results import (
     TableWriter,

@@ -17,13 +17,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from engine_bruteforce import OrderLearner
+from engine_runs import evaluate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_engine_bruteforce import _compare, random_stream, recording, validations  # noqa: F401
 from test_engine_bruteforce import policies as bf_policies
 
 from delaycv import engine
-from delaycv.engine import evaluate
+from delaycv.engine import folds as _folds  # noqa: F401 (engine.folds.CHUNK)
 from delaycv.errors import InputError
 from delaycv.metrics import METRICS
 from delaycv.policies import make_policy
@@ -227,7 +228,7 @@ def test_stream_file_in_small_chunks_and_row_pieces(tmp_path, monkeypatch):
     kwargs = dict(every=100, keep_predictions=True, timing=False)
     spec = {"class": "naive_bayes.GaussianNB"}
     whole = evaluate(stream, spec, policy, validation, **kwargs)
-    monkeypatch.setattr(engine, "CHUNK", 257)
+    monkeypatch.setattr(engine.folds, "CHUNK", 257)
     pieces: list = []
     chunked = evaluate(StreamFile(path), spec, policy, validation, on_rows=pieces.append, **kwargs)
     assert len(chunked.folds) == 0 and list(chunked.folds.columns) == list(whole.folds.columns)
@@ -259,7 +260,7 @@ def test_what_a_run_holds_grows_with_the_window_not_the_stream():
         held.append(r.info["instances_held"])
     # the 300-instance window, the chunk being read, and a dead prefix at most as long
     assert held[0] == held[1]
-    assert held[1] <= 2 * (300 + engine.CHUNK) + engine.CHUNK
+    assert held[1] <= 2 * (300 + engine.folds.CHUNK) + engine.folds.CHUNK
 
 
 def _write(path, time, label):
@@ -276,7 +277,7 @@ def _write(path, time, label):
 
 
 def test_bad_values_deep_in_a_file_name_the_file_and_the_row(tmp_path, monkeypatch):
-    monkeypatch.setattr(engine, "CHUNK", 100)
+    monkeypatch.setattr(engine.folds, "CHUNK", 100)
     n = 1000
     time = np.arange(n, dtype=np.int64)
     label = np.zeros(n, dtype=np.int8)

@@ -1,7 +1,7 @@
 """``delaycv evaluate``: evaluate one learner on one stream under one policy; write a run directory.
 
-Thin: it turns options into the plain-dict specs of :func:`delaycv.engine.run_evaluation`, checks
-them all before reading the stream, runs the evaluation and writes the run directory as it goes
+Thin: it turns options into the run's settings (:func:`delaycv.settings.make_settings`, which
+checks them all before the stream is read), runs the evaluation and writes the run directory as it goes
 (:class:`delaycv.run_writer.RunWriter`: the fold table and its summary piece by piece, atomic).
 ``--moa-csv`` adds the reference's ``dump.csv`` and ``detail.csv`` (:class:`delaycv.moa.MoaExport`,
 an observer of the engine).
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -290,36 +291,55 @@ def run(args) -> int:
         raise _on_the_command_line(err, learner_from_file) from None
 
 
-def _run(args) -> int:
-    from delaycv.atomic import check_output
+def settings_from(args):
+    """The run's :class:`~delaycv.settings.RunSettings` from the parsed options (all checked)."""
     from delaycv.cli import check_number
-    from delaycv.engine import make_estimator, probe_learner, run_evaluation
-    from delaycv.learners import validate_learner
-    from delaycv.policies import make_policy
-    from delaycv.run_writer import RunWriter
-    from delaycv.stream import open_stream
-    from delaycv.validation import make_validation
+    from delaycv.settings import make_settings
 
-    learner_spec = learner_spec_from(args)
-    policy_spec = policy_spec_from(args)
-    validation_spec = defaults.validation_spec(
-        scheme=args.validation,
-        folds=args.folds,
-        seed=args.validation_seed,
-        evaluate=args.evaluate,
-        fixed_split=args.fixed_split,
-    )
-    folds = validation_spec["folds"]
-    estimator_spec = estimator_spec_from(args)
-    # every check before any work: specs, numbers, the output directory, then the stream
-    make_policy(policy_spec)
-    make_validation(validation_spec)
-    make_estimator(estimator_spec)
-    validate_learner(learner_spec)
     check_number(args.every, "--every", low=1, expected="an integer F >= 1")
     check_number(args.jobs, "--jobs", low=1, expected="N >= 1")
     check_number(args.threshold, "--threshold", low=0.0, high=1.0)
     check_number(args.noise, "--noise", low=0.0, high=1.0)
+    checkpoints = {}
+    if args.checkpoint_fraction:
+        checkpoints["fractions"] = args.checkpoint_fraction
+    if args.checkpoint_time:
+        checkpoints["times"] = args.checkpoint_time
+    return make_settings(
+        learner=learner_spec_from(args),
+        policy=policy_spec_from(args),
+        validation=defaults.validation_spec(
+            scheme=args.validation,
+            folds=args.folds,
+            seed=args.validation_seed,
+            evaluate=args.evaluate,
+            fixed_split=args.fixed_split,
+        ),
+        estimator=estimator_spec_from(args),
+        seed=args.seed,
+        every=args.every,
+        checkpoints=checkpoints or None,
+        threshold=args.threshold,
+        prediction_noise=args.noise,
+        flush=args.flush,
+        keep_predictions=args.predictions,
+        same_learner_seed=args.same_learner_seed,
+        measure_memory=args.memory,
+        timing=not args.no_timing,
+        jobs=args.jobs,
+        run_keys={"dataset": args.dataset, "learner": args.learner_name},
+    )
+
+
+def _run(args) -> int:
+    from delaycv.atomic import check_output
+    from delaycv.cli import check_number
+    from delaycv.engine import evaluate, probe_learner
+    from delaycv.run_writer import RunWriter
+    from delaycv.stream import open_stream
+
+    settings = settings_from(args)  # every check before any work: the run, the output, the stream
+    folds = settings.validation.folds
     export = None
     if args.moa_csv:
         from delaycv.moa import MoaExport
@@ -327,41 +347,16 @@ def _run(args) -> int:
         alpha = args.moa_alpha if args.moa_alpha is not None else (args.alpha or defaults.ALPHA)
         check_number(alpha, "--moa-alpha", low=0.0, high=1.0)
         export = MoaExport(every=args.every, alpha=alpha, folds=folds)
-    checkpoints = {}
-    if args.checkpoint_fraction:
-        checkpoints["fractions"] = args.checkpoint_fraction
-    if args.checkpoint_time:
-        checkpoints["times"] = args.checkpoint_time
     out = check_output(args.out, directory=True)
     stream = open_stream(args.stream)  # read chunk by chunk as the run goes
-    probe_learner(stream, learner_spec)
-    run_keys = {}
-    if args.dataset:
-        run_keys["dataset"] = args.dataset
-    elif "dataset" not in stream.metadata:
-        run_keys["dataset"] = Path(args.stream).stem
-    if args.learner_name:
-        run_keys["learner"] = args.learner_name
+    probe_learner(stream, settings.learner)
+    if not args.dataset and "dataset" not in stream.metadata:
+        settings = replace(settings, names={**settings.names, "dataset": Path(args.stream).stem})
     with RunWriter(out) as run:
-        result = run_evaluation(
+        result = evaluate(
             stream,
-            learner_spec=learner_spec,
-            policy_spec=policy_spec,
-            validation_spec=validation_spec,
-            seed=args.seed,
-            estimator_spec=estimator_spec,
-            every=args.every,
-            run_keys=run_keys,
-            checkpoints=checkpoints or None,
-            threshold=args.threshold,
-            prediction_noise=args.noise,
-            flush=args.flush,
-            keep_predictions=args.predictions,
-            same_learner_seed=args.same_learner_seed,
+            settings,
             observer_factory=export.observer_factory if export is not None else None,
-            measure_memory=args.memory,
-            timing=not args.no_timing,
-            jobs=args.jobs,
             progress=not args.quiet,
             on_rows=run.add,  # the fold table is written as it comes, not held
         )

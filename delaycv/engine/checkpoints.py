@@ -1,0 +1,56 @@
+"""Where a run's checkpoints fall: :func:`checkpoint_positions` (pure)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from delaycv.errors import ConfigError
+from delaycv.settings import check_checkpoints, check_every
+from delaycv.stream import StreamFile
+
+
+def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) -> np.ndarray:
+    """Sorted 1-based stream positions of the checkpoints.
+
+    Every ``every`` instances (``every`` None or 0: none), the last instance, and from
+    ``checkpoints``: a list of positions (ints), or a mapping with ``positions`` (ints in 1..n),
+    ``fractions`` (in (0, 1]: position ``ceil(f * n)``) and ``times`` (Unix s: the last instance
+    with time <= T; none if no instance is that early). ``time``: the stream's times, or a
+    :class:`~delaycv.stream.StreamFile` (its times are read only for ``times``). The kinds of
+    values are checked by :mod:`delaycv.settings` (one place for a run's checks).
+
+    >>> t = np.array([1, 2, 2, 5, 9, 9, 9, 12, 20, 30])
+    >>> checkpoint_positions(t, 4).tolist()
+    [4, 8, 10]
+    >>> checkpoint_positions(t, None, {"fractions": [0.25], "times": [9]}).tolist()
+    [3, 7, 10]
+    """
+    every = check_every(every)
+    spec = check_checkpoints(checkpoints) or {}
+    n = len(time)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    points = {n}
+    if every:
+        points.update(range(every, n + 1, every))
+    for p in spec.get("positions") or []:
+        if not 1 <= p <= n:
+            raise ConfigError(
+                f"checkpoint position {p!r}",
+                location="key checkpoints.positions",
+                expected=f"integers in 1..{n}",
+            )
+        points.add(int(p))
+    for f in spec.get("fractions") or []:
+        points.add(max(1, min(n, math.ceil(f * n - 1e-9))))
+    times = list(spec.get("times") or [])
+    if times:
+        if isinstance(time, StreamFile):
+            counts = time.count_until(times)
+        else:
+            counts = np.searchsorted(time, times, side="right").tolist()
+        points.update(pos for pos in counts if pos >= 1)
+    return np.array(sorted(points), dtype=np.int64)

@@ -1,0 +1,441 @@
+"""One fold's loop over the stream (pure): :class:`FoldLoop`.
+
+For each instance m of a chunk, in stream order (the engine's docstring states the rules):
+
+1. :meth:`~FoldLoop.run_chunk` releases the candidates due at m whose side is the one this fold
+   predicted: each is scored (its key goes to the evaluation buffer) and trained on;
+2. predicts m: ``P1 = p(1) / sum(p)`` (0.5 without probabilities), positive iff ``P1 >
+   threshold``;
+3. applies the policy's outcome for the predicted side: released at once (scored, trained) or
+   left pending in the fold's slot (the side it waits on);
+4. at a checkpoint, :meth:`~FoldLoop.checkpoint` marks the counts (the metric values of all the
+   chunk's checkpoints are computed together at the chunk's end, :meth:`~FoldLoop.tables_rows`);
+   with an observer, :meth:`~FoldLoop.observe_instance` tells it the instance is done.
+
+Evaluations are buffered as keys ``2 i + s`` (instance i predicted on side s) and handed to the
+metric states in bulk (:meth:`~FoldLoop.drain`), with the labels, weights and probabilities
+gathered from the slots with numpy.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import time as _time
+from array import array
+from collections.abc import Callable
+from itertools import chain, repeat
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from delaycv import metrics as _metrics
+from delaycv.engine.chunk import ChunkView, Slots
+from delaycv.engine.progress import blocks
+from delaycv.learners import make_learner, trainer
+from delaycv.validation import INSPECTION, NOISE, fold_rng, learner_seed
+
+#: Evaluations buffered per fold before they are handed to the metric states between checkpoints.
+FLUSH_EVERY = 65536
+
+
+class FoldOutput:
+    """What a fold gives back (picklable): its table rows, prediction log, observer, final
+    counts (``info``) and the most instances whose state the run held at once (``held``)."""
+
+    __slots__ = ("fold", "rows", "predictions", "observer", "info", "held")
+
+    def __init__(self, fold, rows, predictions, observer, info, held=0) -> None:
+        self.fold, self.rows, self.predictions = fold, rows, predictions
+        self.observer, self.info, self.held = observer, info, held
+
+
+class FoldLoop:
+    """The state of one fold: learner, metric states, the per-instance state of the instances
+    whose labels may still be released (slots aligned with :class:`~delaycv.engine.chunk.Slots`),
+    counters and table rows."""
+
+    def __init__(
+        self,
+        settings,
+        fold: int,
+        n: int,
+        checkpoints: list[int],
+        observer_factory: Callable | None,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        c0 = _time.process_time()
+        self.cpu = 0.0
+        self.fold = fold
+        self.n = n
+        self.settings = settings
+        self.learner = make_learner(
+            settings.learner,
+            seed=learner_seed(settings.seed, fold, settings.same_learner_seed),
+        )
+        self.train_weighted = trainer(self.learner)
+        self.metrics_observed = _metrics.Metrics(settings.estimator)
+        self.metrics_true = _metrics.Metrics(settings.estimator)
+        # the evaluations since the last drain, in release order: the key 2 i + s of the
+        # released label (instance i, predicted side s), as machine values
+        self.ev_key = array("q")
+        self.buffered = 0  # evaluations handed to the metric states since their last snapshot
+        # checkpoints of this chunk whose rows wait for their metric values (computed for all of
+        # them at once at the chunk's end): (evaluations buffered at the checkpoint, the row's
+        # counts without trained and weight)
+        self.marks: list = []
+        self.checkpoints = checkpoints
+        self.next_checkpoint = 0  # index in checkpoints
+        self.progress = progress
+        self.threshold = settings.threshold
+        self.trained_only = settings.validation.trained_only
+        self.flush_at_end = settings.flush
+        self.timing = settings.timing
+        self.measure_memory = settings.measure_memory
+        self.observer = observer_factory(fold) if observer_factory is not None else None
+        self.observer_cpu = False  # the observer's on_instance takes cpu_seconds
+        if self.observer is not None and settings.timing:
+            try:
+                params = inspect.signature(self.observer.on_instance).parameters
+                self.observer_cpu = "cpu_seconds" in params
+            except (TypeError, ValueError):
+                self.observer_cpu = False
+        # the fold's random streams, drawn chunk by chunk in stream order
+        self.draw_weights = settings.validation.weight_draws(fold, settings.seed)
+        self.noise = settings.prediction_noise
+        self.noise_rng = fold_rng(settings.seed, fold, NOISE) if self.noise > 0 else None
+        self.inspection = settings.policy.inspection_error
+        self.insp_rng = fold_rng(settings.seed, fold, INSPECTION) if self.inspection > 0 else None
+        # Per instance while its label may be released (slot = instance - slots.off): the
+        # predicted side (2: not queued), P1, the training weight, the prediction noise flip and
+        # the inspection flip. Machine values only: pending labels cost no Python object, so
+        # nothing long-lived is allocated between the learner's calls (long-lived tuples slowed
+        # the learner's own calls by a few %: more work for the garbage collector).
+        self.side = bytearray()
+        self.p1 = array("d")
+        self.w = array("q")
+        self.flip = bytearray() if self.noise_rng is not None else None
+        self.insp = bytearray() if self.insp_rng is not None else None
+        self.keep = settings.keep_predictions
+        if self.keep:
+            self.log_obs = np.full(n, -1, dtype=np.int8)
+            self.log_at = np.full(n, np.nan, dtype=np.float64)
+            self.log_p1 = np.zeros(n, dtype=np.float64)
+            self.log_w = np.zeros(n, dtype=np.float64)
+            self.log_flip = np.zeros(n, dtype=np.int8)
+        self.evaluated = self.skipped = self.trained = 0
+        self.weight_sum = 0.0
+        self.rows: list = []
+        self.cpu += _time.process_time() - c0
+
+    # ------------------------------------------------------------------ slots
+
+    def extend(self, start: int, stop: int) -> None:
+        """Add the slots of instances start+1 .. stop (drawing their weights and flips)."""
+        k = stop - start
+        self.side.extend(b"\x02" * k)
+        self.p1.frombytes(bytes(8 * k))
+        w = self.draw_weights(start, stop)
+        self.w.frombytes(w.astype(np.int64).tobytes())
+        if self.flip is not None:
+            flip = (self.noise_rng.random(k) < self.noise).view(np.uint8)
+            self.flip.extend(flip.tobytes())
+        if self.insp is not None:
+            self.insp.extend((self.insp_rng.random(k) < self.inspection).tobytes())
+        if self.keep:
+            self.log_w[start:stop] = w
+            if self.flip is not None:
+                self.log_flip[start:stop] = flip
+
+    def compact(self, drop: int) -> None:
+        """Forget the first ``drop`` slots."""
+        for column in (self.side, self.p1, self.w, self.flip, self.insp):
+            if column is not None:
+                del column[:drop]
+
+    def inspected(self, observed: np.ndarray, insp: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """Observed labels with this fold's inspection errors (where ``insp``: truth expiries)."""
+        if self.insp is None or not len(observed):
+            return observed
+        flips = np.frombuffer(self.insp, dtype=np.uint8)[slots].astype(bool) & insp
+        return observed ^ flips.view(np.int8)
+
+    # ------------------------------------------------------------------ the loop
+
+    def run_chunk(self, view: ChunkView, slots: Slots) -> None:
+        """Process the instances of one chunk: release, predict, apply the policy, checkpoint."""
+        c0 = _time.process_time()
+        start, k = view.start, view.k
+        j0 = start - slots.off  # the slot of instance start + 1, minus 1
+        if self.insp is None:
+            own_obs_n, own_obs_p = view.own_observed
+            cand_observed = view.cand_observed
+        else:
+            own_obs_n, own_obs_p, cand_observed = self._inspected_chunk(view, j0)
+        weights = self.w[j0 + 1 : j0 + 1 + k].tolist()
+        flips = repeat(False) if self.flip is None else self.flip[j0 + 1 : j0 + 1 + k]
+        # locals for the hot loop
+        threshold, trained_only = self.threshold, self.trained_only
+        predict = self.learner.predict_proba_one
+        learn = self.learner.learn_one
+        train_weighted = self.train_weighted
+        put_key = self.ev_key.append
+        observing = self.observer is not None
+        on_eval = self.observer.on_evaluation if observing else None
+        side_of, p1_of, w_of, x_of = self.side, self.p1, self.w, slots.x_of
+        cand_at, cand_slot = view.cand_at, view.cand_slot
+        cand_side, cand_key = view.cand_side, view.cand_key
+        c = 0  # the next candidate
+        evaluated, skipped = self.evaluated, self.skipped
+        checkpoint = self.checkpoints[self.next_checkpoint]
+        m, j = start, j0
+        rows = zip(  # noqa: B905 (equal lengths)
+            view.times, view.records, view.labels, *view.own, own_obs_n, own_obs_p, weights, flips
+        )
+        if self.progress is not None:
+            # progress every PROGRESS_BLOCK instances (C-level iterators; nothing when off)
+            rows = chain.from_iterable(blocks(rows, k, self.progress))
+        for t, x, y, own_n, own_p, obs_n, obs_p, w, flip in rows:
+            m += 1
+            j += 1
+            evaluated_before = evaluated
+            # 1. release the candidates due at m that wait on the side this fold predicted
+            while cand_at[c] == m:
+                slot = cand_slot[c]
+                if side_of[slot] == cand_side[c]:
+                    put_key(cand_key[c])
+                    evaluated += 1
+                    w_i = w_of[slot]
+                    if w_i == 1:
+                        learn(x_of[slot], cand_observed[c])
+                    elif w_i > 0:
+                        train_weighted(x_of[slot], cand_observed[c], w_i)
+                    if observing:
+                        self.observe_release(
+                            on_eval, slots, m, t, slot, cand_side[c], cand_observed[c]
+                        )
+                c += 1
+            # 2. predict m
+            proba = predict(x)
+            total = sum(proba.values())  # an empty dict sums to 0
+            p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
+            p1_of[j] = p1
+            if p1 > threshold:
+                pred, released, observed = 1, own_p, obs_p
+            else:
+                pred, released, observed = 0, own_n, obs_n
+            # 3. the policy's outcome: released now (scored, trained), or pending on its side
+            if trained_only and w == 0:
+                skipped += 1
+            elif released:
+                put_key(2 * m + pred)
+                evaluated += 1
+                if w == 1:
+                    learn(x, observed)
+                elif w > 0:
+                    train_weighted(x, observed, w)
+                if observing:
+                    on_eval(m, t, 1 - pred if flip else pred, p1, observed, y, w)
+            else:
+                side_of[j] = pred
+            # 4. checkpoint, observer
+            if m == checkpoint:
+                evaluated = self.checkpoint(
+                    view, slots, m, t, evaluated, skipped, evaluated > evaluated_before, c0
+                )
+                checkpoint = self.checkpoints[self.next_checkpoint]
+            elif observing:
+                self.observe_instance(m, t, c0)
+        self.evaluated, self.skipped = evaluated, skipped
+        self.end_chunk(slots, start, j0, k)
+        self.cpu += _time.process_time() - c0
+
+    def _inspected_chunk(self, view: ChunkView, j0: int) -> tuple[list, list, list]:
+        """The chunk's observed labels (own releases of each side, candidates) with this fold's
+        inspection errors."""
+        releases = view.releases
+        chunk_slots = np.arange(j0 + 1, j0 + 1 + view.k)
+        own_n = self.inspected(releases.own_o[0], releases.own_in[0], chunk_slots)
+        own_p = self.inspected(releases.own_o[1], releases.own_in[1], chunk_slots)
+        cand = self.inspected(releases.cand["o"], releases.cand["insp"], view.cand_slots)
+        return own_n.tolist(), own_p.tolist(), cand.tolist()
+
+    def checkpoint(self, view, slots, m, t, evaluated, skipped, evaluated_now, c0) -> int:
+        """Checkpoint m (after the flush at the last instance, if asked): the observer's
+        instance call, then the row's counts now (its metric values at the chunk's end).
+        Returns the evaluations counted so far."""
+        if m == self.n and self.flush_at_end:
+            evaluated += self.flush(m, t, slots, view.remaining)
+        if self.observer is not None:
+            self.observe_instance(m, t, c0)
+        cpu = self.cpu + _time.process_time() - c0 if self.timing else math.nan
+        mem = float(self.learner._raw_memory_usage) if self.measure_memory else math.nan
+        counts = [m, t, m, evaluated, m - evaluated - skipped, skipped, evaluated_now, cpu, mem]
+        self.marks.append((len(self.ev_key), counts))
+        self.next_checkpoint += 1
+        return evaluated
+
+    def observe_instance(self, m: int, t: int, c0: float) -> None:
+        """The observer's call after instance m (with the fold's CPU time if it takes it)."""
+        if self.observer_cpu:
+            cpu = self.cpu + _time.process_time() - c0
+            self.observer.on_instance(m, t, cpu_seconds=cpu)
+        else:
+            self.observer.on_instance(m, t)
+
+    def observe_release(self, on_eval, slots, m: int, t: int, slot: int, side: int, ob: int):
+        """The observer's call for the release of the label in ``slot`` (predicted ``side``)."""
+        scored = side if self.flip is None else side ^ self.flip[slot]
+        on_eval(m, t, scored, self.p1[slot], ob, slots.y[slot], self.w[slot])
+
+    def flush(self, m: int, t: int, slots: Slots, remaining: dict) -> int:
+        """Release everything still pending (labels not due within the stream), in due order,
+        while the last instance m = n is processed. Returns how many."""
+        at = remaining["i"] - slots.off
+        side = np.frombuffer(self.side, dtype=np.uint8)[at]
+        pick = np.flatnonzero(side == remaining["s"])
+        del side
+        observed = self.inspected(remaining["o"][pick], remaining["insp"][pick], at[pick])
+        put_key = self.ev_key.append
+        on_eval = self.observer.on_evaluation if self.observer is not None else None
+        for key, slot, s, ob in zip(  # noqa: B905 (equal lengths)
+            (2 * remaining["i"][pick] + remaining["s"][pick]).tolist(),
+            at[pick].tolist(),
+            remaining["s"][pick].tolist(),
+            observed.tolist(),
+        ):
+            w_i = self.w[slot]
+            put_key(key)
+            if w_i > 0:
+                self.train_weighted(slots.x_of[slot], ob, w_i)
+            if on_eval is not None:
+                self.observe_release(on_eval, slots, m, t, slot, s, ob)
+        return len(pick)
+
+    def end_chunk(self, slots: Slots, start: int, j0: int, k: int) -> None:
+        """After a chunk: the rows of its checkpoints; the buffered evaluations folded into the
+        metric states after a long stretch without checkpoints; the chunk's probabilities logged."""
+        if self.marks:
+            self.table_rows(slots)
+        if self.buffered + len(self.ev_key) > FLUSH_EVERY:
+            # memory: a snapshot is how Metrics folds in what it buffers
+            self.drain(slots)
+            self.metrics_observed.snapshot()
+            self.metrics_true.snapshot()
+            self.buffered = 0
+        if self.keep:
+            self.log_p1[start : start + k] = np.frombuffer(self.p1, dtype=np.float64)[
+                j0 + 1 : j0 + 1 + k
+            ]
+
+    # ------------------------------------------------------------------ metrics and rows
+
+    def drain(self, slots: Slots, upto: int | None = None) -> np.ndarray | None:
+        """Hand the buffered evaluations (the first ``upto``; None: all) to the metric states;
+        count the trained ones; log. Returns their training weights (None if there were none).
+
+        The buffer holds keys 2 i + s; the labels, weight, probability and scored prediction of
+        the evaluation are in the slot of instance i (the arrays the loop read them from or
+        wrote them to, and the shared resolved labels), gathered with numpy."""
+        if not self.ev_key or upto == 0:
+            return None
+        key = np.frombuffer(self.ev_key, dtype=np.int64)[:upto].copy()
+        del self.ev_key[:upto]  # in place: the loop holds its append method
+        at = key >> 1
+        positive = (key & 1).astype(bool)
+        jj = at - slots.off
+        p1_a = np.frombuffer(self.p1, dtype=np.float64)[jj]
+        side = positive.view(np.int8)
+        res_o, res_in = slots.res_o, slots.res_in
+        ob_a = np.where(
+            positive,
+            np.frombuffer(res_o[1], dtype=np.int8)[jj],
+            np.frombuffer(res_o[0], dtype=np.int8)[jj],
+        )
+        if self.insp is not None:
+            insp = np.where(
+                positive,
+                np.frombuffer(res_in[1], dtype=np.uint8)[jj],
+                np.frombuffer(res_in[0], dtype=np.uint8)[jj],
+            ).astype(bool)
+            ob_a = self.inspected(ob_a, insp, jj)
+        y_a = np.frombuffer(slots.y, dtype=np.int8)[jj]
+        w_a = np.frombuffer(self.w, dtype=np.int64)[jj]
+        if self.flip is not None:
+            pe_a = side ^ np.frombuffer(self.flip, dtype=np.int8)[jj]
+        else:
+            pe_a = side
+        self.trained += int(np.count_nonzero(w_a))
+        self.weight_sum += float(w_a.sum())
+        if self.keep:
+            self.log_obs[at - 1] = ob_a
+            self.log_at[at - 1] = np.where(
+                positive,
+                np.frombuffer(slots.res_due[1], dtype=np.float64)[jj],
+                np.frombuffer(slots.res_due[0], dtype=np.float64)[jj],
+            )
+        self.metrics_observed.add_many(pe_a, p1_a, ob_a)
+        self.metrics_true.add_many(pe_a, p1_a, y_a)
+        self.buffered += len(key)
+        return w_a
+
+    def table_rows(self, slots: Slots) -> None:
+        """The table rows of the chunk's checkpoints: the evaluations up to the last one are
+        handed to the metric states, which give the values after each checkpoint's prefix in
+        one pass (``Metrics.snapshots``); trained counts and weights are prefix sums."""
+        marks, self.marks = self.marks, []
+        ends = np.array([end for end, _ in marks], dtype=np.int64)
+        trained, weight = self.trained, self.weight_sum
+        base = self.metrics_observed.buffered  # handed over before, not yet folded in
+        w_a = self.drain(slots, int(ends[-1]))
+        self.buffered = 0
+        if w_a is None:
+            w_a = np.zeros(0, dtype=np.int64)
+        n_trained = np.concatenate(([0], np.cumsum(w_a != 0)))[ends].tolist()
+        w_sum = np.concatenate(([0], np.cumsum(w_a)))[ends].tolist()
+        values = (
+            self.metrics_observed.snapshots(base + ends),
+            self.metrics_true.snapshots(base + ends),
+        )
+        for k, (_, c) in enumerate(marks):
+            counts = [*c[:6], trained + n_trained[k], float(weight + w_sum[k]), *c[6:]]
+            # metric values as one float array per row, in METRICS order (no dict per row)
+            self.rows.append((self.fold, "observed", counts, values[0][k]))
+            self.rows.append((self.fold, "true", counts, values[1][k]))
+
+    def take_rows(self) -> list:
+        """The table rows made since the last call (and forget them)."""
+        rows, self.rows = self.rows, []
+        return rows
+
+    def output(self, time: Any, label: Any) -> FoldOutput:
+        """The fold's result; ``time``/``label``: the whole stream's, for the prediction log."""
+        n = self.n
+        predictions = None
+        if self.keep:
+            pred = (self.log_p1 > self.threshold).view(np.int8) ^ self.log_flip
+            predictions = pd.DataFrame(
+                {
+                    "fold": np.full(n, self.fold, dtype=np.int64),
+                    "index": np.arange(1, n + 1, dtype=np.int64),
+                    "time": np.asarray(time, dtype=np.int64),
+                    "pred": pred,
+                    "proba": self.log_p1,
+                    "true": np.asarray(label, dtype=np.int8),
+                    "observed": self.log_obs,
+                    "observed_at": self.log_at,
+                    "weight": self.log_w,
+                }
+            )
+        info = {
+            "fold": self.fold,
+            "seen": n,
+            "evaluated": self.evaluated,
+            "pending": n - self.evaluated - self.skipped,
+            "skipped": self.skipped,
+            "trained": self.trained,
+            "weight": float(self.weight_sum),
+            "cpu_seconds": self.cpu,
+        }
+        return FoldOutput(self.fold, self.take_rows(), predictions, self.observer, info)

@@ -1,0 +1,136 @@
+"""The folds of a run, chunk by chunk as the stream is read (pure): :func:`run_folds`.
+
+Each chunk of :data:`CHUNK` instances is read once; its x dicts and the releases of the policy
+(:class:`~delaycv.releases.Releases`, which depend on the stream and the policy only) are built
+once and used by every fold in turn. Fold states are independent, so the result equals running
+the folds one by one. What is held between chunks is the state of the instances whose labels may
+still be released (:class:`~delaycv.engine.chunk.Slots`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from delaycv.engine.chunk import ChunkView, Slots
+from delaycv.engine.fold import FoldLoop, FoldOutput
+from delaycv.errors import ConfigError, DelaycvError
+from delaycv.learners import learner_label
+from delaycv.releases import Releases
+
+#: Instances per chunk of x dicts built from the stream (shared by the folds).
+CHUNK = 4096
+
+
+def run_folds(
+    stream,
+    settings,
+    folds: Sequence[int],
+    checkpoints: np.ndarray,
+    *,
+    observer_factory: Callable | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_rows: Callable[[list], None] | None = None,
+) -> list[FoldOutput]:
+    """Run ``folds`` of ``settings`` (a :class:`~delaycv.settings.RunSettings`) on ``stream``
+    with the checkpoint positions ``checkpoints``; ``on_rows``, if given, receives the table
+    rows of every chunk's checkpoints (all folds) as they are made."""
+    n = len(stream)
+    releases = Releases(settings.policy, n, settings.flush)
+    slots = Slots()
+    positions = [*checkpoints.tolist(), -1]  # -1: no checkpoint left
+    loops = [FoldLoop(settings, f, n, positions, observer_factory, progress) for f in folds]
+    keep = settings.keep_predictions
+    times: list = []
+    labels: list = []
+    held = 0  # the most instances whose state was held at once
+    for chunk in stream.chunks(CHUNK):
+        start, k = chunk.start, len(chunk)
+        stop = start + k
+        if keep:
+            times.append(chunk.time)
+            labels.append(chunk.label)
+        # the chunk's slots, its releases, and the view the folds read
+        slots.extend(chunk)
+        for loop in loops:
+            loop.extend(start, stop)
+        chunk_releases = releases.resolve(start, chunk.time, chunk.label, chunk.label_time)
+        cand_slots = slots.record_chunk(start, chunk_releases)
+        remaining = None
+        if stop == n and settings.flush:
+            remaining = releases.remaining()
+            slots.record(
+                remaining["i"] - slots.off,
+                remaining["s"],
+                remaining["o"],
+                remaining["insp"],
+                remaining["due"],
+            )
+        view = ChunkView.build(chunk, chunk_releases, cand_slots, n, remaining)
+        # every fold through the chunk
+        for loop in loops:
+            try:
+                loop.run_chunk(view, slots)
+            except Exception as err:
+                raise learner_error(err, settings.learner, loop.fold, start, stop) from err
+        if on_rows is not None:
+            rows = [row for loop in loops for row in loop.take_rows()]
+            if rows:
+                on_rows(rows)
+        # forget what no fold needs any more
+        held = max(held, slots.top - slots.off + 1)
+        _forget(slots, loops, releases, start, stop, cand_slots)
+    time = np.concatenate(times) if keep else None
+    label = np.concatenate(labels) if keep else None
+    outputs = [loop.output(time, label) for loop in loops]
+    for out in outputs:
+        out.held = held
+    return outputs
+
+
+def _forget(slots: Slots, loops: list, releases: Releases, start, stop, cand_slots) -> None:
+    """Drop the x dicts of the chunk's instances and candidates with nothing left waiting, and
+    the slots before the oldest waiting instance once they are as many as the rest (each slot
+    is moved at most once on average)."""
+    done = np.concatenate((np.arange(start + 1, stop + 1), cand_slots + slots.off))
+    slots.forget_x(done, releases.pool["i"])
+    oldest = releases.oldest()
+    lo = stop + 1 if oldest is None else oldest
+    drop = lo - slots.off
+    if drop >= max(CHUNK, slots.top - lo + 1):
+        for loop in loops:
+            loop.drain(slots)  # what is buffered refers to slots: gather it first
+            loop.compact(drop)
+        slots.compact(drop)
+
+
+def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int) -> Exception:
+    """A learner that raises while it runs (a parameter river accepted but cannot use) becomes a
+    ConfigError naming the learner, the fold and the instances. Only an exception raised below
+    a call of the learner counts (the innermost delaycv frame is one that calls learner methods:
+    the loop, the flush, the weighted trainer); other errors stay as they are."""
+    if isinstance(err, DelaycvError):
+        return err
+    package = Path(__file__).resolve().parents[1]  # the delaycv package
+    codes = []
+    tb = err.__traceback__
+    while tb is not None:
+        codes.append(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    ours = [
+        i
+        for i, code in enumerate(codes)
+        if Path(code.co_filename).resolve().is_relative_to(package)
+    ]
+    if not ours or ours[-1] == len(codes) - 1:
+        return err
+    if codes[ours[-1]].co_name not in ("run_chunk", "flush", "train"):
+        return err
+    return ConfigError(
+        f"the learner {learner_label(learner_spec)} failed on fold {fold} while processing "
+        f"instances {start + 1}..{stop}: {type(err).__name__}: {err}",
+        location="key learner",
+        expected="a learner whose parameters work on this stream",
+    )

@@ -1,0 +1,182 @@
+"""The engine's entry point: :func:`evaluate` a :class:`~delaycv.settings.RunSettings` on a stream
+(pure), and what it returns, :class:`EvaluationResult`."""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from delaycv.engine.checkpoints import checkpoint_positions
+from delaycv.engine.folds import run_folds
+from delaycv.engine.parallel import run_parallel
+from delaycv.engine.progress import Progress
+from delaycv.engine.tables import RUN_KEYS, folds_table, summarize
+from delaycv.errors import ConfigError, DelaycvError
+from delaycv.learners import learner_label, make_learner
+from delaycv.settings import RunSettings
+from delaycv.stream import StreamFile
+
+
+@dataclass
+class EvaluationResult:
+    """What :func:`evaluate` returns (picklable).
+
+    ``folds``: the per-fold checkpoint table; ``predictions``: the prediction log or None;
+    ``summary``: fold summary (:func:`~delaycv.engine.summarize`); ``observers``: the observers
+    made by ``observer_factory``, in fold order (None without a factory); ``info``: run keys,
+    settings (``specs``), counts and timings (``run.json``).
+    """
+
+    folds: pd.DataFrame
+    predictions: pd.DataFrame | None
+    summary: pd.DataFrame
+    observers: list | None = None
+    info: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        keys = self.info.get("run_keys", {})
+        named = ", ".join(f"{k}={keys[k]!r}" for k in RUN_KEYS[:2] if k in keys)
+        named += "".join(f", {k}={keys[k]!r}" for k in ("policy", "seed") if k in keys)
+        return (
+            f"EvaluationResult({named}, folds={len(self.info.get('folds', []))}, "
+            f"checkpoints={self.info.get('checkpoints')}, rows={len(self.folds)})"
+        )
+
+
+def evaluate(
+    stream,
+    settings: RunSettings,
+    *,
+    observer_factory: Callable[[int], Any] | None = None,
+    progress: bool | Callable[[int], None] = False,
+    on_rows: Callable[[pd.DataFrame], None] | None = None,
+) -> EvaluationResult:
+    """Evaluate ``settings`` (learner, policy, validation, estimator, options: built and checked
+    by :func:`delaycv.settings.make_settings`) on ``stream``.
+
+    Parameters
+    ----------
+    stream : Stream or StreamFile
+        A :class:`~delaycv.stream.Stream`, or a :class:`~delaycv.stream.StreamFile` read chunk
+        by chunk: what a run holds grows with the labels waiting, not with the stream
+        (:mod:`delaycv.releases`), apart from the table rows (see ``on_rows``) and the
+        prediction log.
+    settings : RunSettings
+        The run.
+    observer_factory : callable or None
+        ``observer_factory(fold)`` makes the fold's observer (``on_evaluation``,
+        ``on_instance``; :mod:`delaycv.moa` is one).
+    progress : bool or callable
+        True: progress on stderr (:class:`~delaycv.engine.Progress`); a callable is given the
+        instance-folds done since its last call, every ``PROGRESS_BLOCK`` instances of each fold.
+    on_rows : callable or None
+        Receives the fold table in pieces as it is made (each: the rows of complete
+        checkpoints, all folds, in fold order; in one process one piece per chunk), so that a
+        long stream's table need not be held: the result's ``folds`` and ``summary`` are then
+        empty (with their columns).
+
+    Returns
+    -------
+    EvaluationResult
+    """
+    if not isinstance(settings, RunSettings):
+        raise ConfigError(
+            f"settings is a {type(settings).__name__}",
+            location="argument settings",
+            expected="a RunSettings (delaycv.settings.make_settings)",
+        )
+    if len(stream) == 0:
+        raise DelaycvError("the stream has no instances")
+    positions = checkpoint_positions(
+        stream if isinstance(stream, StreamFile) else stream.time,
+        settings.every,
+        settings.checkpoints,
+    )
+    keys = run_keys(stream, settings)
+    wall0, cpu0 = _time.monotonic(), _time.process_time()
+    reporter = Progress(len(stream) * len(settings.folds)) if progress is True else progress or None
+    parallel = settings.jobs > 1 and len(settings.folds) > 1
+    if parallel:
+        outputs = run_parallel(
+            stream, settings, positions, observer_factory=observer_factory, reporter=reporter
+        )
+    else:
+        outputs = run_folds(
+            stream,
+            settings,
+            settings.folds,
+            positions,
+            observer_factory=observer_factory,
+            progress=reporter,
+            on_rows=None
+            if on_rows is None
+            else lambda rows: on_rows(folds_table(rows, keys, settings.estimator.kind)),
+        )
+    if isinstance(reporter, Progress):
+        reporter.close()
+    table = folds_table([row for out in outputs for row in out.rows], keys, settings.estimator.kind)
+    if on_rows is not None:
+        if len(table):  # rows of parallel workers come back at their end
+            on_rows(table)
+        table = table.iloc[:0]
+    predictions = None
+    if settings.keep_predictions:
+        predictions = pd.concat([o.predictions for o in outputs], ignore_index=True)
+    info = {
+        "run_keys": keys,
+        "folds": [o.info for o in outputs],
+        "instances": len(stream),
+        "checkpoints": len(positions),
+        # the most instances whose state (x dict, pending labels) a process held at once
+        "instances_held": max(o.held for o in outputs),
+        "specs": settings.record(),
+    }
+    if settings.timing:
+        info["wall_seconds"] = _time.monotonic() - wall0
+        info["cpu_seconds"] = (
+            _time.process_time()
+            - cpu0
+            + (sum(o.info["cpu_seconds"] for o in outputs) if parallel else 0.0)
+        )
+    else:
+        for f in info["folds"]:
+            f.pop("cpu_seconds", None)
+    observers = [o.observer for o in outputs] if observer_factory is not None else None
+    return EvaluationResult(table, predictions, summarize(table), observers, info)
+
+
+def run_keys(stream, settings: RunSettings) -> dict:
+    """The run keys: the names the settings give, else the stream's dataset, the learner's class
+    and the policy's name; the seed."""
+    return {
+        "dataset": str(stream.metadata.get("dataset", "stream")),
+        "learner": learner_label(settings.learner),
+        "policy": settings.policy.name,
+        **(settings.names or {}),
+        "seed": settings.seed,
+    }
+
+
+def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
+    """Run a throwaway learner (seed 0) on the first ``instances`` of ``stream``: predict, then
+    learn each, as the loop does. Catches, before any work, parameters that river accepts when it
+    builds the learner but fails on at its first call (with river's message, as a ConfigError)."""
+    first = next(iter(stream.chunks(instances)), None)
+    if first is None:
+        return
+    learner = make_learner(learner_spec, seed=0)
+    try:
+        for x, y in zip(first.records, first.label.tolist(), strict=True):
+            learner.predict_proba_one(x)
+            learner.learn_one(x, y)
+    except Exception as err:
+        raise ConfigError(
+            f"the learner {learner_label(learner_spec)} fails on the first instances of the "
+            f"stream: {type(err).__name__}: {err}",
+            location="key learner",
+            expected="a learner whose parameters work on this stream",
+        ) from err

@@ -1,0 +1,38 @@
+"""The tests' shorthand for one engine run: :func:`evaluate` builds the run's settings from specs
+(:func:`delaycv.settings.make_settings`) and hands them to :func:`delaycv.engine.evaluate`, the
+engine's one entry point; :func:`run_evaluation` does the same with the workflow's plain dicts."""
+
+from __future__ import annotations
+
+from delaycv import engine
+from delaycv.settings import make_settings
+
+
+def evaluate(
+    stream,
+    learner,
+    policy="ideal",
+    validation=None,
+    *,
+    observer_factory=None,
+    progress=False,
+    on_rows=None,
+    **options,
+):
+    settings = make_settings(learner=learner, policy=policy, validation=validation, **options)
+    return engine.evaluate(
+        stream, settings, observer_factory=observer_factory, progress=progress, on_rows=on_rows
+    )
+
+
+def run_evaluation(
+    stream, *, learner_spec, policy_spec, validation_spec=None, estimator_spec=None, **options
+):
+    return evaluate(
+        stream,
+        learner_spec,
+        policy_spec,
+        validation_spec,
+        estimator=estimator_spec,
+        **options,
+    )

@@ -1,0 +1,166 @@
+"""RunSettings: one run, checked once, the same whichever way it is described (command line, Python
+API, workflow job), handed whole to the engine and recorded in run.json."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import delaycv
+from delaycv import config as dcfg
+from delaycv import engine
+from delaycv.cli import build_parser
+from delaycv.cli.evaluate import settings_from
+from delaycv.errors import ConfigError
+from delaycv.metrics import Fading, Sliding
+from delaycv.settings import RunSettings, make_settings, workflow_settings
+from delaycv.synthetic import generate_stream
+
+HITL = {"preset": "hitl", "pos_window": "3d", "neg_window": "30d"}
+
+
+def cli_settings(*options: str) -> RunSettings:
+    args = build_parser().parse_args(["evaluate", "s.parquet", "--out", "o", *options])
+    return settings_from(args)
+
+
+def api_settings(monkeypatch, **kwargs) -> RunSettings:
+    """The settings delaycv.evaluate hands to the engine (the engine is not run)."""
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def capture(stream, settings, **hooks):
+        seen["settings"] = settings
+        raise Stop
+
+    monkeypatch.setattr(engine, "evaluate", capture)
+    with pytest.raises(Stop):
+        delaycv.evaluate(generate_stream(rows=200, seed=1), progress=False, **kwargs)
+    return seen["settings"]
+
+
+def test_the_three_routes_give_one_settings(monkeypatch):
+    """The same run from the command line, the API and a workflow job: equal settings."""
+    cli = cli_settings(
+        "--learner", "tree.HoeffdingTreeClassifier", "--param", "grace_period=50",
+        "--policy", "hitl", "--pos-window", "3d", "--neg-window", "30d",
+        "--validation", "cv", "--folds", "4", "--seed", "7", "--estimator", "window",
+        "--width", "200", "--every", "100", "--threshold", "0.4", "--noise", "0.1", "--flush",
+        "--dataset", "d", "--learner-name", "ht",
+    )  # fmt: skip
+    learner = {"class": "tree.HoeffdingTreeClassifier", "params": {"grace_period": 50}}
+    api = api_settings(
+        monkeypatch,
+        model=learner,
+        policy="hitl",
+        pos_window="3d",
+        neg_window="30d",
+        validation="cv",
+        folds=4,
+        seed=7,
+        estimator={"kind": "window", "width": 200},
+        every=100,
+        threshold=0.4,
+        prediction_noise=0.1,
+        flush=True,
+        dataset="d",
+    )
+    study = {
+        "validation": {"scheme": "cv", "folds": 4, "seed": 1, "evaluate": "all",
+                       "fixed_split": False},
+        "estimator": {"kind": "window", "width": 200},
+        "evaluation": {"threshold": 0.4, "prediction_noise": 0.1, "flush": True,
+                       "keep_predictions": False, "same_learner_seed": False},
+        "checkpoints": {"every": 100},
+    }  # fmt: skip
+    options = json.loads(
+        json.dumps(
+            {
+                "validation": dcfg.validation_spec(study),
+                "estimator": dcfg.estimator_spec(study),
+                "options": dcfg.evaluation_options(study),
+            }
+        )
+    )  # what the rule's params carry
+    job = workflow_settings(
+        options,
+        learner=learner,
+        policy={**HITL, "name": "hitl_3d_30d"},
+        seed=7,
+        run_keys={"dataset": "d", "learner": "ht"},
+    )
+    assert cli.estimator == api.estimator == job.estimator == Sliding(200)
+    assert cli.policy == api.policy
+    assert cli.policy.spec() == job.policy.spec() and job.policy.name == "hitl_3d_30d"
+    for settings in (api, job):
+        assert settings.validation == cli.validation
+        assert (settings.seed, settings.every, settings.threshold) == (7, 100, 0.4)
+        assert (settings.prediction_noise, settings.flush) == (0.1, True)
+        assert settings.folds == (0, 1, 2, 3)
+    assert cli.names == job.names == {"dataset": "d", "learner": "ht"}
+    assert api.names == {"dataset": "d"}
+
+
+def test_defaults_and_record():
+    s = make_settings(learner="NoChange")
+    assert s.policy.name == "ideal" and s.validation.scheme == "bootstrap"
+    assert s.estimator == Fading(0.99) and s.every == 500 and s.folds == tuple(range(10))
+    record = s.record()
+    assert record["policy"] == {"preset": "ideal"} or record["policy"]["name"] == "ideal"
+    assert record["estimator"] == {"kind": "fading", "alpha": 0.99}
+    assert record["validation"]["folds"] == 10 and record["folds"] == list(range(10))
+    assert json.loads(json.dumps(record)) == record  # plain data
+    # a subset of folds, sorted, duplicates folded
+    assert make_settings(learner="NoChange", folds_subset=[3, 1, 1]).folds == (1, 3)
+
+
+@pytest.mark.parametrize(
+    "given, key",
+    [
+        ({"threshold": 2}, "key threshold"),
+        ({"threshold": True}, "key threshold"),
+        ({"prediction_noise": -0.1}, "key prediction_noise"),
+        ({"seed": -1}, "key seed"),
+        ({"seed": 2**70}, "key seed"),
+        ({"jobs": 0}, "key jobs"),
+        ({"jobs": True}, "key jobs"),
+        ({"flush": "yes"}, "key flush"),
+        ({"every": 2.5}, "key checkpoints.every"),
+        ({"every": -1}, "key checkpoints.every"),
+        ({"every": True}, "key checkpoints.every"),
+        ({"checkpoints": {"fractions": [1.5]}}, "key checkpoints.fractions"),
+        ({"checkpoints": {"positions": [0]}}, "key checkpoints.positions"),
+        ({"checkpoints": {"moments": [1]}}, "key checkpoints.moments"),
+        ({"folds_subset": [10]}, "key folds_subset"),
+        ({"folds_subset": []}, "key folds_subset"),
+        ({"folds_subset": [True]}, "key folds_subset"),
+        ({"run_keys": {"seed": 3}}, "key run_keys.seed"),
+        ({"policy": {"preset": "hitl", "pos_window": "7d"}}, "key policy.neg_window"),
+        ({"estimator": {"kind": "fading", "alpha": 0}}, "key estimator.alpha"),
+        ({"validation": {"scheme": "cv", "folds": 1}}, "key validation.folds"),
+        ({"learner": "tree.NoSuchTree"}, "key learner"),
+    ],
+)
+def test_every_value_is_checked_with_its_key(given, key):
+    with pytest.raises(ConfigError) as err:
+        make_settings(**{"learner": "NoChange", **given})
+    assert str(err.value).startswith(key), str(err.value)
+
+
+def test_the_engine_takes_settings_only():
+    stream = generate_stream(rows=100, seed=1)
+    with pytest.raises(ConfigError, match="argument settings"):
+        engine.evaluate(stream, {"learner": "NoChange"})
+    settings = make_settings(learner="NoChange", validation={"scheme": "prequential"}, every=50)
+    result = engine.evaluate(stream, settings)
+    assert result.info["specs"] == settings.record()
+    assert sorted(set(result.folds["checkpoint"])) == [50, 100]
+
+
+def test_settings_are_frozen():
+    settings = make_settings(learner="NoChange")
+    with pytest.raises(AttributeError):
+        settings.seed = 2  # type: ignore[misc]
