@@ -45,13 +45,14 @@ import re
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from delaycv import defaults
 from delaycv.durations import Window, parse_window
 from delaycv.errors import ConfigError, DelaycvError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 EXPIRIES = ("truth", "negative")
 #: Keys a policy spec may hold.
@@ -399,6 +400,8 @@ class Policy:
 
     def schedule(self, time: np.ndarray, label: np.ndarray, label_time: np.ndarray) -> Schedule:
         """Vectorised :meth:`outcome` for every instance and both predictions."""
+        import numpy as np  # (here: the presets are read by commands that need no numpy)
+
         time = np.asarray(time, dtype=np.int64)
         label = np.asarray(label, dtype=np.int8)
         label_time = np.asarray(label_time, dtype=np.float64)
