@@ -40,7 +40,6 @@ prediction logs, per fold.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import math
@@ -1143,18 +1142,15 @@ def mcnemar_tests(
 
 @dataclass(frozen=True)
 class PolicyWindows:
-    """The waiting windows of a policy: ``preset`` and the windows for predicted positives
-    (``pos``) and negatives (``neg``); ``ideal`` has both 0 s, ``delay`` and ``verification`` the
-    same window for both; ``inspection_error`` the policy's rate (0 for none)."""
+    """The waiting windows of a policy: its named ``preset`` (of
+    :data:`delaycv.policies.PRESETS`) and the windows for predicted positives (``pos``) and
+    negatives (``neg``); ``ideal`` has both 0 s, ``delay`` and ``verification`` the same window for
+    both; ``inspection_error`` the policy's rate (0 for none)."""
 
     preset: str
     pos: Window
     neg: Window
     inspection_error: float = 0.0
-
-
-def _same(a, b) -> bool:
-    return dataclasses.replace(a, name="", preset="") == dataclasses.replace(b, name="", preset="")
 
 
 def policy_windows(policy) -> PolicyWindows | None:
@@ -1163,8 +1159,16 @@ def policy_windows(policy) -> PolicyWindows | None:
     (``ideal``, ``delay_<D>``, ``verification_<W>``, ``hitl_<P>_<N>``, read by
     :func:`delaycv.policies.parse_policy_name`). None for a name that is not a preset name and
     for a policy in the general form that no preset describes. A spec in the general form (as
-    ``run.json`` records it) gets the preset that describes it."""
-    from delaycv.policies import Policy, make_policy, parse_policy_name
+    ``run.json`` records it) gets the preset that describes it
+    (:func:`delaycv.policies.preset_of`).
+
+    >>> policy_windows("hitl_7d_90d")
+    PolicyWindows(preset='hitl', pos=Window(amount=604800, unit='s'), \
+neg=Window(amount=7776000, unit='s'), inspection_error=0.0)
+    >>> policy_windows({"window": "500i"}).preset, policy_windows("my_policy")
+    ('delay', None)
+    """
+    from delaycv.policies import Policy, make_policy, parse_policy_name, preset_of
 
     try:
         if isinstance(policy, str):
@@ -1175,23 +1179,10 @@ def policy_windows(policy) -> PolicyWindows | None:
         if isinstance(policy, str):
             return None
         raise
-    preset = policy.preset
-    if preset == "general":  # the preset (if any) that behaves exactly as the policy
-        p, n = str(policy.pos_window), str(policy.neg_window)
-        candidates = [
-            {"preset": "ideal"},
-            {"preset": "delay", "window": p},
-            {"preset": "verification", "window": p},
-            {"preset": "hitl", "pos_window": p, "neg_window": n},
-        ]
-        for spec in candidates:
-            spec["inspection_error"] = policy.inspection_error
-            if _same(make_policy(spec), policy):
-                preset = spec["preset"]
-                break
-        else:
-            return None
-    return PolicyWindows(preset, policy.pos_window, policy.neg_window, policy.inspection_error)
+    preset = preset_of(policy)
+    if preset is None:
+        return None
+    return PolicyWindows(preset.name, policy.pos_window, policy.neg_window, policy.inspection_error)
 
 
 def policies_windows(
@@ -1219,9 +1210,11 @@ def window_table(
     when ``unit == "i"``), ``unit``. With ``windows`` (policy -> window, e.g. ``{"fast": "7d"}``) the
     given windows are used as they are (family ``"given"``); otherwise each policy's windows are
     those of its spec in ``specs`` (policy -> spec: the windows the runs used), or, without
-    ``specs``, those its name says (:func:`policies_windows`). For hitl grids the window that takes
-    more distinct values is the x axis and the other one names the family. ``ideal`` gets window 0
-    in every family of second-based windows. Policies whose windows are unknown are left out.
+    ``specs``, those its name says (:func:`policies_windows`). Of a preset with several windows
+    (hitl) the window that takes the most distinct values is the x axis and the others name the
+    family; a preset without windows (ideal) gets window 0 in every family of second-based windows
+    (:data:`delaycv.policies.PRESETS` declares each preset's windows and their letters). Policies
+    whose windows are unknown are left out.
     """
     policies = list(dict.fromkeys(policies))
     rows: list[tuple[str, str, str, int, str]] = []
@@ -1231,33 +1224,52 @@ def window_table(
                 w = parse_window(windows[policy])
                 rows.append((policy, "given", "window", w.amount, w.unit))
         return pd.DataFrame(rows, columns=["policy", "family", "varies", "window", "unit"])
-    parsed = policies_windows(policies, specs)
-    hitl = {p: w for p, w in parsed.items() if w is not None and w.preset == "hitl"}
-    pos_values = {w.pos for w in hitl.values()}
-    neg_values = {w.neg for w in hitl.values()}
-    by_pos = len(pos_values) >= len(neg_values)
+    from delaycv.policies import PRESETS
+
+    parsed = {p: w for p, w in policies_windows(policies, specs).items() if w is not None}
+    # per preset and window: its distinct values (of a preset with several windows, the one that
+    # takes the most is the x axis; the others name the family)
+    distinct: dict[str, dict[str, set[Window]]] = {}
+    for w in parsed.values():
+        for key, value in PRESETS[w.preset].windows_of(w.pos, w.neg).items():
+            distinct.setdefault(w.preset, {}).setdefault(key, set()).add(value)
     for policy, w in parsed.items():
-        if w is None or w.preset == "ideal":
+        preset = PRESETS[w.preset]
+        if not preset.windows:  # (ideal) placed below
             continue
-        if w.preset == "hitl":
-            x, other, varies, fixed = (
-                (w.pos, w.neg, "P", "N") if by_pos else (w.neg, w.pos, "N", "P")
-            )
-            family = f"hitl, {fixed} = {other}" + _error_part(w)
-            rows.append((policy, family, varies, x.amount, x.unit))
-        else:
-            letter = "W" if w.preset == "verification" else "D"
-            rows.append((policy, w.preset + _error_part(w), letter, w.pos.amount, w.pos.unit))
+        values = preset.windows_of(w.pos, w.neg)
+        x = max(preset.windows, key=lambda p: len(distinct[w.preset][p.key]))  # first on ties
+        fixed = [f"{o.letter} = {values[o.key]}" for o in preset.windows if o is not x]
+        family = ", ".join([preset.name, *fixed]) + _error_part(w)
+        rows.append((policy, family, x.letter, values[x.key].amount, values[x.key].unit))
     frame = pd.DataFrame(rows, columns=["policy", "family", "varies", "window", "unit"])
-    ideal = {p: w for p, w in parsed.items() if w is not None and w.preset == "ideal"}
     extra = []
-    for policy, w in ideal.items():
+    for policy, w in parsed.items():
+        if PRESETS[w.preset].windows:
+            continue
         for family, group in frame[frame["unit"] == "s"].groupby("family", sort=False):
             if family.endswith(_error_part(w)) and (_error_part(w) or "inspection" not in family):
                 extra.append((policy, family, group["varies"].iloc[0], 0, "s"))
     if extra:
         frame = pd.concat([frame, pd.DataFrame(extra, columns=frame.columns)], ignore_index=True)
     return frame
+
+
+def axis_names() -> dict[str, str]:
+    """What a window axis shows, by :func:`window_table`'s ``varies``: the letters of the presets'
+    windows (:class:`delaycv.policies.WindowParameter`) and ``window`` (windows given as they are).
+
+    >>> axis_names()["P"], axis_names()["window"]
+    ('P, window for predicted positives', 'waiting window')
+    """
+    from delaycv.policies import PRESETS
+
+    names = {
+        w.letter: f"{w.letter}, {w.axis}"
+        for preset in reversed(PRESETS.values())
+        for w in (*preset.windows, *preset.optional_windows)
+    }
+    return {**names, "window": "waiting window"}
 
 
 def _error_part(w: PolicyWindows) -> str:

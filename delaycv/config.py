@@ -329,7 +329,8 @@ def validate_config(
             f"the config is a {type(config).__name__}", path=source, expected="a mapping of keys"
         )
     config = _coerce_booleans(copy.deepcopy(dict(config)))
-    schema_dict = _schema(str(schema or SCHEMA_PATH))
+    schema_path = str(schema or SCHEMA_PATH)
+    schema_dict = _with_presets(_schema(schema_path), schema_path)
     validator_cls = jsonschema.validators.validator_for(schema_dict)
     validator = validator_cls(schema_dict)
     errors = sorted(validator.iter_errors(config), key=_error_rank)
@@ -342,6 +343,34 @@ def validate_config(
     _resolve_folders(config, source)
     _check_objects(config, source, cwd, learners)
     return config
+
+
+def _with_presets(schema: dict, path: str) -> dict:
+    """A copy of ``schema`` whose policy ``preset`` and policy grid ``preset`` take the label-policy
+    presets (:data:`delaycv.policies.PRESETS`; a grid's: those with windows), which the schema
+    file does not list."""
+    from delaycv.policies import PRESETS
+
+    schema = copy.deepcopy(schema)
+    places = {
+        ("$defs", "policy", "properties", "preset"): list(PRESETS),
+        ("properties", "policy_grids", "additionalProperties", "properties", "preset"): [
+            name for name, preset in PRESETS.items() if preset.windows
+        ],
+    }
+    for keys, names in places.items():
+        node: Any = schema
+        for key in keys:
+            node = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            raise ConfigError(
+                "the schema does not say where the policy presets go",
+                path=path,
+                location=f"key {'.'.join(keys)}",
+                expected="a mapping (the loader sets its enum)",
+            )
+        node["enum"] = names
+    return schema
 
 
 def _coerce_booleans(config: dict) -> dict:
@@ -680,43 +709,43 @@ def _check_policy(name: str, spec: Mapping, *, where: str) -> None:
     check_policy_name(name, policy, location=f"key {where}")
 
 
+def _grid_lists(preset: str, *, where: str = "policy_grids") -> list[str]:
+    """The keys of a policy grid's window lists: the windows of the preset
+    (:attr:`delaycv.policies.PolicyPreset.windows`), e.g. ``pos_window`` and ``neg_window``."""
+    from delaycv.policies import PRESETS, lookup_preset
+
+    keys = [w.key for w in lookup_preset(preset, location=f"key {where}.preset").windows]
+    if not keys:
+        raise ConfigError(
+            f"the {preset} preset has no window to vary",
+            location=f"key {where}.preset",
+            expected="one of " + ", ".join(n for n, p in PRESETS.items() if p.windows),
+        )
+    return keys
+
+
 def expand_policy_grid(grid: Mapping, *, where: str = "policy_grids") -> dict[str, dict]:
-    """One policy spec per combination of the grid's window lists, by name, in grid order."""
-    preset = grid["preset"]
+    """One policy spec per combination of the grid's window lists (the preset's windows), by name, in
+    grid order."""
+    keys = _grid_lists(grid["preset"], where=where)
     common = {k: grid[k] for k in ("inspection_error",) if k in grid}
     out: dict[str, dict] = {}
-    if preset == "hitl":
-        for pos, neg in itertools.product(grid.get("pos_window", []), grid.get("neg_window", [])):
-            spec = {"preset": "hitl", "pos_window": pos, "neg_window": neg, **common}
-            out[policy_name(spec, where=where)] = spec
-    else:
-        for window in grid.get("window", []):
-            spec = {"preset": preset, "window": window, **common}
-            out[policy_name(spec, where=where)] = spec
+    for values in itertools.product(*(grid.get(k, []) for k in keys)):
+        spec = {"preset": grid["preset"], **dict(zip(keys, values, strict=True)), **common}
+        out[policy_name(spec, where=where)] = spec
     return out
 
 
 def _all_policies(config: dict, source: str) -> dict[str, dict]:
+    from delaycv.policies import WINDOW_SIDES
+
     policies: dict[str, dict] = {}
     for name, spec in config["policies"].items():
         _with_source(_check_policy, name, spec, where=f"policies.{name}", source=source)
-        preset = spec.get("preset", "general")
-        required = {
-            "delay": ["window"],
-            "verification": ["window"],
-            "hitl": ["pos_window", "neg_window"],
-        }.get(preset, [])
-        for option in required:
-            if option not in spec:
-                raise ConfigError(
-                    "missing",
-                    path=source,
-                    location=f"key policies.{name}.{option}",
-                    expected=f"the {preset} policy's {option} (a duration such as 7d)",
-                )
         policies[name] = {**spec}
     for grid_name, grid in config["policy_grids"].items():
-        lists = ["pos_window", "neg_window"] if grid["preset"] == "hitl" else ["window"]
+        where = f"policy_grids.{grid_name}"
+        lists = _with_source(_grid_lists, grid["preset"], where=where, source=source)
         for option in lists:
             if option not in grid:
                 raise ConfigError(
@@ -725,7 +754,7 @@ def _all_policies(config: dict, source: str) -> dict[str, dict]:
                     location=f"key policy_grids.{grid_name}.{option}",
                     expected=f"a list of durations for the {grid['preset']} preset",
                 )
-        for option in {"window", "pos_window", "neg_window"} - set(lists):
+        for option in (k for k in WINDOW_SIDES if k not in lists):
             if option in grid:
                 raise ConfigError(
                     f"the {grid['preset']} preset takes no {option}",
@@ -733,9 +762,7 @@ def _all_policies(config: dict, source: str) -> dict[str, dict]:
                     location=f"key policy_grids.{grid_name}.{option}",
                     expected=" and ".join(lists),
                 )
-        grid_policies = _with_source(
-            expand_policy_grid, grid, where=f"policy_grids.{grid_name}", source=source
-        )
+        grid_policies = _with_source(expand_policy_grid, grid, where=where, source=source)
         for name, spec in grid_policies.items():
             if name in policies:
                 raise ConfigError(

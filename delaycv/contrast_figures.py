@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from delaycv.compare import window_table
+from delaycv.compare import axis_names, window_table
 from delaycv.errors import DelaycvError
 from delaycv.plots import (
     FORMATS,
@@ -42,13 +42,6 @@ from delaycv.plots import (
 
 log = logging.getLogger("delaycv.plots")
 
-_AXES = {
-    "P": "P, window for predicted positives",
-    "N": "N, window for predicted negatives",
-    "W": "W, verification window",
-    "D": "D, label delay",
-    "window": "waiting window",
-}
 _MARKERS = ["o", "s", "^", "D", "v", "P"]
 _FAMILY_DASHES = ["-", "--", "-.", ":"]
 _CONTRAST_ORDER = {"observed": 0, "true": 1}
@@ -163,7 +156,7 @@ def contrast_figure(
                 ax.set_xticklabels(tick_labels)
                 ax.xaxis.set_minor_locator(NullLocator())
                 if i == rows - 1:
-                    ax.set_xlabel(f"{_AXES.get(varies, 'window')} ({unit_name}, log scale)")
+                    ax.set_xlabel(f"{axis_names().get(varies, 'window')} ({unit_name}, log scale)")
                 if j == 0:
                     ax.set_ylabel(f"{metric}: policy − {reference_policy}")
                 ax.set_title(labels[reference])

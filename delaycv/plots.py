@@ -38,6 +38,7 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator  # noqa:
 
 from delaycv.atomic import atomic_path  # noqa: E402
 from delaycv.compare import (  # noqa: E402
+    axis_names,
     bias_table,
     higher_is_better,
     last_checkpoints,
@@ -116,9 +117,12 @@ def _one_estimator(table: pd.DataFrame, estimator: str | None) -> str:
 def policy_order(
     policies: Iterable[str], policy_specs: Mapping[str, object] | None = None
 ) -> list[str]:
-    """Policies in reading order: ideal first, then by preset and window length (the windows of
-    their specs in ``policy_specs``, else of their names), then the others by name."""
-    presets = {"ideal": 0, "delay": 1, "verification": 2, "hitl": 3}
+    """Policies in reading order: by preset (in the order of :data:`delaycv.policies.PRESETS`,
+    ideal first) and window length (the windows of their specs in ``policy_specs``, else of their
+    names), then the others by name."""
+    from delaycv.policies import PRESETS
+
+    presets = {name: i for i, name in enumerate(PRESETS)}
     policies = list(dict.fromkeys(policies))
     windows = policies_windows(policies, policy_specs)
 
@@ -650,6 +654,8 @@ def window_placement(
     preset describes, its name is not a preset pattern (without specs or windows), no window was
     given for it (with ``windows``), it is the only window of its family, or (``ideal``) no family
     in seconds makes a line. The figure names these policies; it never drops one silently."""
+    from delaycv.policies import PRESETS
+
     policies = list(dict.fromkeys(policies))
     full = window_table(policies, windows, specs=policy_specs)
     parsed = policies_windows(policies, policy_specs)
@@ -673,7 +679,7 @@ def window_placement(
             unplaced[policy] = "a general policy that no preset describes"
         elif windows is None and w is None:
             unplaced[policy] = "name is not a preset pattern"
-        elif windows is None and w.preset == "ideal":
+        elif windows is None and not PRESETS[w.preset].windows:  # (ideal)
             unplaced[policy] = "no grid of windows in seconds to join"
         else:
             family = full.loc[full["policy"] == policy, "family"].iloc[0]
@@ -689,15 +695,6 @@ def _hint(unplaced: Mapping[str, str]) -> str:
 
 def _unplaced_text(unplaced: Mapping[str, str]) -> str:
     return ", ".join(f"{policy} ({reason})" for policy, reason in unplaced.items())
-
-
-_AXIS_NAMES = {
-    "P": "P, window for predicted positives",
-    "N": "N, window for predicted negatives",
-    "W": "W, verification window",
-    "D": "D, label delay",
-    "window": "waiting window",
-}
 
 
 def sensitivity(
@@ -778,7 +775,7 @@ def sensitivity(
             ax.set_xticklabels(labels)
             ax.xaxis.set_minor_locator(NullLocator())
             ax.set_xlabel(
-                f"{_AXIS_NAMES.get(fam['varies'].iloc[0], 'window')} ({unit_name}, log scale)"
+                f"{axis_names().get(fam['varies'].iloc[0], 'window')} ({unit_name}, log scale)"
             )
             ax.set_ylabel(metric_label(metric) if i % cols == 0 else "")
             ax.set_title(f"policies {family}")

@@ -16,16 +16,22 @@ external reveal time ``L_i`` (NaN if never) -- and the fold's prediction ``p`` t
 
 The engine releases a pending label before predicting instance ``m`` iff
 ``(t_m, m) >= (a, q)``; a label whose key is ``<= (t_i, i)`` is released right after its own
-prediction (zero delay, so ``ideal`` is test-then-train). Presets (design card §3 table):
+prediction (zero delay, so ``ideal`` is test-then-train).
 
-=================  =========================================  =====================
-preset             parameters                                 name
-=================  =========================================  =====================
-``ideal``          both windows 0, expiry truth               ``ideal``
-``delay``          ``window`` d: both d, truth, no feedback   ``delay_7d``
-``verification``   ``window`` W: both W, negative, feedback   ``verification_90d``
-``hitl``           P/truth, N/negative, feedback              ``hitl_7d_90d``
-=================  =========================================  =====================
+The presets (design card §3 table) are declared once, in :data:`PRESETS`; building a preset's
+policy (:func:`make_policy`), its name, the reading of a name (:func:`parse_policy_name`), the
+workflow schema's and ``delaycv evaluate --policy``'s lists of presets, the keys of a policy grid
+and the windows at which a figure places a policy (:func:`delaycv.compare.window_table`) all derive
+from its entry. A new preset is one entry:
+
+>>> for p in PRESETS.values():
+...     fixed = ", ".join(f"{k} {v}" for k, v in p.fixes.items()) or "nothing fixed"
+...     print(f"{p.name:13}{p.hint:17} {fixed}")
+ideal        ideal             pos_expiry truth, neg_expiry truth, feedback False
+delay        delay_<D>         pos_expiry truth, neg_expiry truth, feedback False
+verification verification_<W>  pos_expiry negative, neg_expiry negative, feedback True
+hitl         hitl_<P>_<N>      pos_expiry truth, neg_expiry negative, feedback True
+general      general_pos<P>-<pos_expiry>_neg<N>-<neg_expiry><feedback> nothing fixed
 
 The module is pure: it opens no file.
 """
@@ -33,16 +39,21 @@ The module is pure: it opens no file.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import re
+import string
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from delaycv import defaults
 from delaycv.durations import Window, parse_window
 from delaycv.errors import ConfigError, DelaycvError
 
-PRESETS = ("ideal", "delay", "verification", "hitl", "general")
+if TYPE_CHECKING:
+    import numpy as np
+
 EXPIRIES = ("truth", "negative")
 #: Keys a policy spec may hold.
 SPEC_KEYS = (
@@ -56,13 +67,245 @@ SPEC_KEYS = (
     "feedback",
     "inspection_error",
 )
-#: The windows each preset needs; none has a default (see :mod:`delaycv.defaults`).
-PRESET_WINDOWS = {
-    "ideal": (),
-    "delay": ("window",),
-    "verification": ("window",),
-    "hitl": ("pos_window", "neg_window"),
+#: The window keys of a spec and the sides each sets: ``window`` both at once.
+WINDOW_SIDES = {
+    "window": ("pos_window", "neg_window"),
+    "pos_window": ("pos_window",),
+    "neg_window": ("neg_window",),
 }
+#: What a preset may fix besides its windows (a key it does not fix is a key of its specs, whose
+#: default is the :class:`Policy` field's).
+SETTINGS = ("pos_expiry", "neg_expiry", "feedback")
+#: The preset of the general form: of a spec that gives windows but no preset, of
+#: :meth:`Policy.spec`, and of a :class:`Policy` built directly.
+GENERAL = "general"
+_ZERO = Window(0, "s")
+
+
+@dataclass(frozen=True)
+class WindowParameter:
+    """A window that a preset takes: its spec ``key`` (:data:`WINDOW_SIDES`), the ``letter`` that
+    stands for it in descriptions (``hitl P = 7d, N = 90d``), in hints of names (``hitl_<P>_<N>``)
+    and on a figure's window axis, and what that ``axis`` shows."""
+
+    key: str
+    letter: str
+    axis: str
+
+
+@dataclass(frozen=True)
+class PolicyPreset:
+    """A preset of label policies: one entry of :data:`PRESETS`, everything delaycv knows of it.
+
+    - ``name``: a spec's ``preset`` (and the workflow schema's, ``delaycv evaluate --policy``);
+    - ``pattern``: the name of its policies, a format string over ``{window}``, ``{pos_window}``,
+      ``{neg_window}`` (the windows, as ``7d``), ``{pos_expiry}``, ``{neg_expiry}`` and
+      ``{feedback}`` (``_feedback`` when on, else empty); a non-zero inspection error adds
+      ``_err<rate>``;
+    - ``windows``: the windows it takes, each required (no default window, see
+      :mod:`delaycv.defaults`), in the order of its pattern; a policy grid of the preset takes a
+      list of each, and a figure places its policies on their axes;
+    - ``optional_windows``: windows it takes with a default of 0 s; when they are both sides',
+      ``window`` gives both at once;
+    - ``fixes``: the values it fixes of :data:`SETTINGS`; its specs give the others;
+    - ``named``: its names read back as its policies (:func:`parse_policy_name`; its pattern then
+      holds its windows' keys only), a name in its pattern given to another policy is refused
+      (:func:`check_policy_name`), and a policy in the general form that behaves as one of its
+      policies is placed as one (:func:`preset_of`).
+
+    >>> hitl = PRESETS["hitl"]
+    >>> hitl.hint, hitl.example, hitl.keys
+    ('hitl_<P>_<N>', 'hitl_7d_90d', ('pos_window', 'neg_window'))
+    >>> hitl.parse("hitl_7d_90d")
+    {'pos_window': '7d', 'neg_window': '90d'}
+    """
+
+    name: str
+    pattern: str
+    windows: tuple[WindowParameter, ...] = ()
+    optional_windows: tuple[WindowParameter, ...] = ()
+    fixes: Mapping[str, Any] = field(default_factory=dict)
+    named: bool = True
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The spec keys it takes besides ``preset``, ``name`` and ``inspection_error``."""
+        windows = [w.key for w in (*self.windows, *self.optional_windows)]
+        shorthand = ["window"] if self._shorthand else []
+        return (*windows, *shorthand, *(k for k in SETTINGS if k not in self.fixes))
+
+    @property
+    def _shorthand(self) -> bool:
+        """``window`` may give both optional windows at once."""
+        sides = [s for w in self.optional_windows for s in WINDOW_SIDES[w.key]]
+        return sorted(sides) == sorted(WINDOW_SIDES["window"])
+
+    @property
+    def hint(self) -> str:
+        """Its pattern with its windows' letters (the other fields named): ``hitl_<P>_<N>``."""
+        return _fill(self.pattern, {w.key: f"<{w.letter}>" for w in self._all_windows})
+
+    @property
+    def example(self) -> str:
+        """A name in its pattern: ``hitl_7d_90d``."""
+        return _fill(
+            self.pattern, dict(zip((w.key for w in self.windows), _EXAMPLES, strict=False))
+        )
+
+    @property
+    def _all_windows(self) -> tuple[WindowParameter, ...]:
+        return (*self.windows, *self.optional_windows)
+
+    def windows_of(self, pos: Window, neg: Window) -> dict[str, Window]:
+        """The values of its (required) windows in a policy whose windows are ``pos``, ``neg``."""
+        sides = {"pos_window": pos, "neg_window": neg}
+        return {w.key: sides[WINDOW_SIDES[w.key][0]] for w in self.windows}
+
+    def name_of(self, policy: Policy) -> str:
+        """The name of ``policy`` in its pattern (``hitl_7d_90d``, ``delay_7d_err0.05``)."""
+        rate = policy.inspection_error
+        return self.pattern.format(
+            window=str(policy.pos_window),
+            pos_window=str(policy.pos_window),
+            neg_window=str(policy.neg_window),
+            pos_expiry=policy.pos_expiry,
+            neg_expiry=policy.neg_expiry,
+            feedback="_feedback" if policy.feedback else "",
+        ) + (f"_err{rate:g}" if rate else "")
+
+    def parse(self, name: str) -> dict[str, str] | None:
+        """The windows that a name in its pattern gives (without ``_err<rate>``), else None."""
+        match = _pattern_regex(self.pattern).fullmatch(name) if self.named else None
+        return None if match is None else match.groupdict()
+
+    def describe(self, policy: Policy) -> str:
+        """What ``policy`` is in its words: ``hitl P = 7d, N = 90d``, ``ideal``, the general form
+        with its expiries and feedback (without the inspection error)."""
+        parts = []
+        for w in self._all_windows:
+            side = WINDOW_SIDES[w.key][0]
+            text = f"{w.letter} = {getattr(policy, side)}"
+            expiry = _EXPIRY_OF[side]
+            if len(WINDOW_SIDES[w.key]) == 1 and expiry not in self.fixes:  # (of that side only)
+                text += f" ({getattr(policy, expiry)})"
+            parts.append(text)
+        if "feedback" not in self.fixes and policy.feedback:
+            parts.append("feedback")
+        return " ".join([self.name, ", ".join(parts)]) if parts else self.name
+
+    def build(self, spec: Mapping[str, Any], rate: float, where: str) -> Policy:
+        """Its policy of ``spec`` (whose common keys :func:`make_policy` has checked)."""
+        keys = self.keys
+        extra = sorted(set(spec) - {"preset", "name", "inspection_error", *keys})
+        if extra:
+            raise ConfigError(
+                f"key {extra[0]!r} does not apply to the {self.name} preset",
+                location=f"key {where}.{extra[0]}",
+                expected=", ".join(keys) if keys else "no window keys",
+            )
+        required = [w.key for w in self.windows]
+        given = {k: _window(spec, k, where) for k in required if k in spec}
+        missing = [k for k in required if k not in given]
+        if missing:
+            raise ConfigError(
+                f"the {self.name} preset has no default window: "
+                f"{' and '.join(required)} must be given",
+                location=f"key {where}.{missing[0]}",
+                expected="a window such as 7d, 90d, 3600s or 500i",
+            )
+        optional = [w.key for w in self.optional_windows]
+        if self._shorthand and "window" in spec and set(spec) & set(optional):
+            raise ConfigError(
+                f"give either window or {'/'.join(optional)}",
+                location=f"key {where}.window",
+                expected="one of the two forms",
+            )
+        optional = ["window", *optional] if self._shorthand else optional
+        given.update({k: _window(spec, k, where) for k in optional if k in spec})
+        sides = {"pos_window": _ZERO, "neg_window": _ZERO}
+        for key, window in given.items():
+            sides.update(dict.fromkeys(WINDOW_SIDES[key], window))
+        settings = {}
+        for key in SETTINGS:  # a setting not given is the Policy field's default
+            settings[key] = (
+                self.fixes[key] if key in self.fixes else spec.get(key, getattr(Policy, key))
+            )
+        for key in ("pos_expiry", "neg_expiry"):
+            if settings[key] not in EXPIRIES:
+                raise ConfigError(
+                    f"{key} {settings[key]!r} is not known",
+                    location=f"key {where}.{key}",
+                    expected="truth or negative",
+                )
+        if not isinstance(settings["feedback"], bool):
+            raise ConfigError(
+                f"feedback {settings['feedback']!r} is not a boolean",
+                location=f"key {where}.feedback",
+                expected="true or false",
+            )
+        return Policy(**sides, **settings, inspection_error=rate, preset=self.name)
+
+
+_DELAY = WindowParameter("window", "D", "label delay")
+_VERIFICATION = WindowParameter("window", "W", "verification window")
+_POS = WindowParameter("pos_window", "P", "window for predicted positives")
+_NEG = WindowParameter("neg_window", "N", "window for predicted negatives")
+_TRUTH = {"pos_expiry": "truth", "neg_expiry": "truth", "feedback": False}
+#: The presets, by name, in reading order (tables and figures list policies in this order).
+PRESETS: dict[str, PolicyPreset] = {
+    p.name: p
+    for p in (
+        PolicyPreset("ideal", "ideal", fixes=_TRUTH),
+        PolicyPreset("delay", "delay_{window}", (_DELAY,), fixes=_TRUTH),
+        PolicyPreset(
+            "verification",
+            "verification_{window}",
+            (_VERIFICATION,),
+            fixes={"pos_expiry": "negative", "neg_expiry": "negative", "feedback": True},
+        ),
+        PolicyPreset(
+            "hitl",
+            "hitl_{pos_window}_{neg_window}",
+            (_POS, _NEG),
+            fixes={"pos_expiry": "truth", "neg_expiry": "negative", "feedback": True},
+        ),
+        PolicyPreset(
+            GENERAL,
+            "general_pos{pos_window}-{pos_expiry}_neg{neg_window}-{neg_expiry}{feedback}",
+            optional_windows=(_POS, _NEG),
+            named=False,
+        ),
+    )
+}
+#: Windows that examples of names take, in order.
+_EXAMPLES = ("7d", "90d", "30d")
+_EXPIRY_OF = {"pos_window": "pos_expiry", "neg_window": "neg_expiry"}
+
+
+def _fill(pattern: str, values: Mapping[str, str]) -> str:
+    """``pattern`` with ``values``; a field without a value shows its name: ``<pos_expiry>``."""
+    fields = [f for _, f, _, _ in string.Formatter().parse(pattern) if f is not None]
+    return pattern.format(**{f: f"<{f}>" for f in fields} | dict(values))
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern_regex(pattern: str) -> re.Pattern:
+    """A regular expression of the names in ``pattern``: each field a part without ``_``."""
+    parts = []
+    for literal, field_name, _, _ in string.Formatter().parse(pattern):
+        parts.append(re.escape(literal))
+        if field_name is not None:
+            parts.append(f"(?P<{field_name}>[^_]*)")
+    return re.compile("".join(parts))
+
+
+def lookup_preset(name: str, *, location: str = "key policy.preset") -> PolicyPreset:
+    """The entry of :data:`PRESETS` named ``name``; a ConfigError at ``location`` for another."""
+    if not isinstance(name, str) or name not in PRESETS:
+        raise ConfigError(
+            f"unknown policy preset {name!r}", location=location, expected=", ".join(PRESETS)
+        )
+    return PRESETS[name]
 
 
 @dataclass(frozen=True)
@@ -98,7 +341,8 @@ class Schedule:
 
 @dataclass(frozen=True)
 class Policy:
-    """A label policy in its general form (see the module docstring for the semantics)."""
+    """A label policy in its general form (see the module docstring for the semantics). Without a
+    ``name``, it is the one its ``preset``'s pattern gives (:meth:`PolicyPreset.name_of`)."""
 
     pos_window: Window = field(default_factory=lambda: Window(0, "s"))
     neg_window: Window = field(default_factory=lambda: Window(0, "s"))
@@ -106,13 +350,23 @@ class Policy:
     neg_expiry: str = "truth"
     feedback: bool = False
     inspection_error: float = 0.0
-    name: str = "ideal"
-    preset: str = "general"
+    name: str = ""
+    preset: str = GENERAL
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            named = lookup_preset(self.preset, location="key preset").name_of(self)
+            object.__setattr__(self, "name", named)
+
+    def behaves_as(self, other: Policy) -> bool:
+        """The same windows, expiries, feedback and inspection error as ``other`` (whatever the
+        names and presets)."""
+        return dataclasses.replace(self, name=other.name, preset=other.preset) == other
 
     def spec(self) -> dict[str, Any]:
         """A plain-dict spec that :func:`make_policy` turns back into this policy."""
         return {
-            "preset": "general",
+            "preset": GENERAL,
             "name": self.name,
             "pos_window": str(self.pos_window),
             "neg_window": str(self.neg_window),
@@ -146,6 +400,8 @@ class Policy:
 
     def schedule(self, time: np.ndarray, label: np.ndarray, label_time: np.ndarray) -> Schedule:
         """Vectorised :meth:`outcome` for every instance and both predictions."""
+        import numpy as np  # (here: the presets are read by commands that need no numpy)
+
         time = np.asarray(time, dtype=np.int64)
         label = np.asarray(label, dtype=np.int8)
         label_time = np.asarray(label_time, dtype=np.float64)
@@ -196,61 +452,95 @@ def _window(spec: dict, key: str, where: str) -> Window:
         ) from None
 
 
-def _name_part(w: Window) -> str:
-    return str(w)
+def _named_presets() -> list[PolicyPreset]:
+    return [p for p in PRESETS.values() if p.named]
 
 
-def _error_suffix(rate: float) -> str:
-    return f"_err{rate:g}" if rate else ""
+def _name_example() -> str:
+    """A preset name to show: of the named preset with the most windows (``hitl_7d_90d``)."""
+    return max(_named_presets(), key=lambda p: len(p.windows)).example
 
 
 def parse_policy_name(name: str) -> dict[str, Any]:
-    """The spec of a preset policy name: ``ideal``, ``delay_7d``, ``verification_90d``,
-    ``hitl_7d_90d`` (optionally ending in ``_err0.05`` for an inspection error rate).
+    """The spec of a preset policy name, one in the ``pattern`` of a named preset of
+    :data:`PRESETS`: ``ideal``, ``delay_7d``, ``verification_90d``, ``hitl_7d_90d`` (optionally
+    ending in ``_err0.05`` for an inspection error rate).
 
     >>> parse_policy_name("hitl_7d_90d")
     {'preset': 'hitl', 'pos_window': '7d', 'neg_window': '90d'}
+    >>> parse_policy_name("delay_500i_err0.05")
+    {'preset': 'delay', 'inspection_error': 0.05, 'window': '500i'}
     """
     parts = str(name).split("_")
     spec: dict[str, Any] = {}
-    if parts and parts[-1].startswith("err"):
+    if parts[-1].startswith("err"):
         try:
             spec["inspection_error"] = float(parts[-1][3:])
         except ValueError:
             raise ConfigError(
                 f"policy name {name!r}: bad inspection error {parts[-1]!r}",
                 location="key policy",
-                expected="e.g. hitl_7d_90d_err0.05",
+                expected=f"e.g. {_name_example()}_err0.05",
             ) from None
         parts = parts[:-1]
-    head, args = parts[0], parts[1:]
-    ok = (
-        (head == "ideal" and not args)
-        or (head in ("delay", "verification") and len(args) == 1)
-        or (head == "hitl" and len(args) == 2)
+    for preset in _named_presets():
+        windows = preset.parse("_".join(parts))
+        if windows is not None:
+            return {"preset": preset.name, **spec, **windows}
+    hints = [p.hint for p in _named_presets()]
+    raise ConfigError(
+        f"unknown policy name {name!r}",
+        location="key policy",
+        expected=f"{', '.join(hints[:-1])} or {hints[-1]}, e.g. {_name_example()}",
     )
-    if not ok:
-        raise ConfigError(
-            f"unknown policy name {name!r}",
-            location="key policy",
-            expected="ideal, delay_<d>, verification_<W> or hitl_<P>_<N>, e.g. hitl_7d_90d",
-        )
-    spec = {"preset": head, **spec}
-    if head in ("delay", "verification"):
-        spec["window"] = args[0]
-    elif head == "hitl":
-        spec["pos_window"], spec["neg_window"] = args
-    return spec
 
 
 def make_policy(spec: dict[str, Any] | str | Policy, *, where: str = "policy") -> Policy:
-    """Build a :class:`Policy` from a spec dict (or a preset name such as ``"hitl_7d_90d"``).
+    """Build a :class:`Policy` from a spec dict, a preset policy name or a policy.
 
-    Spec keys: ``preset`` (``ideal``, ``delay``, ``verification``, ``hitl``, ``general``; default
-    ``general`` when windows are given, else ``ideal``), ``window`` (delay, verification:
-    required), ``pos_window``/``neg_window`` (hitl: both required; general: default 0), ``pos_expiry``/``neg_expiry`` (general:
-    ``truth`` | ``negative``), ``feedback`` (general), ``inspection_error`` in [0, 1] (any), ``name``.
-    Errors name the key (``key <where>.<key>``) and what was expected.
+    Parameters
+    ----------
+    spec : dict, str or Policy
+        A spec dict with the keys ``preset`` (a name of :data:`PRESETS`: ``ideal``, ``delay``,
+        ``verification``, ``hitl``, ``general``; default ``general`` when windows are given, else
+        :data:`delaycv.defaults.POLICY`), the preset's windows (``window`` for delay and
+        verification, ``pos_window`` and ``neg_window`` for hitl: each required; general:
+        ``window`` or ``pos_window``/``neg_window``, default 0 s), what the preset does not fix
+        (general: ``pos_expiry``/``neg_expiry``, ``truth`` or ``negative``, default ``truth``;
+        ``feedback``, default false), ``inspection_error`` in [0, 1] (any preset, default 0) and
+        ``name`` (default: the preset's pattern; a name that reads as a preset name must say this
+        policy, :func:`check_policy_name`). A string is a preset policy name
+        (:func:`parse_policy_name`); a :class:`Policy` is returned as it is.
+    where : str
+        The key of the spec in its file, named by errors (``key <where>.<key>``).
+
+    Returns
+    -------
+    Policy
+        The policy in its general form, with its ``preset`` and ``name``.
+
+    Raises
+    ------
+    ConfigError
+        A key that is unknown or does not apply to the preset, a missing window, a value of the
+        wrong kind; the error names the key and what was expected.
+
+    Examples
+    --------
+    >>> policy = make_policy({"preset": "hitl", "pos_window": "7d", "neg_window": "90d"})
+    >>> policy.name, policy.pos_expiry, policy.neg_expiry, policy.feedback
+    ('hitl_7d_90d', 'truth', 'negative', True)
+    >>> make_policy("hitl_7d_90d") == policy
+    True
+    >>> make_policy({"preset": "delay", "window": "500i", "inspection_error": 0.05}).name
+    'delay_500i_err0.05'
+    >>> make_policy({"window": "90d", "pos_expiry": "negative", "neg_expiry": "negative"}).name
+    'general_pos90d-negative_neg90d-negative'
+    >>> make_policy({"preset": "delay"})
+    Traceback (most recent call last):
+    ...
+    delaycv.errors.ConfigError: key policy.window: the delay preset has no default window: \
+window must be given (expected a window such as 7d, 90d, 3600s or 500i)
     """
     if isinstance(spec, Policy):
         return spec
@@ -267,14 +557,9 @@ def make_policy(spec: dict[str, Any] | str | Policy, *, where: str = "policy") -
             location=f"key {where}.{unknown[0]}",
             expected=", ".join(SPEC_KEYS),
         )
-    has_windows = any(k in spec for k in ("pos_window", "neg_window", "window"))
-    preset = spec.get("preset") or ("general" if has_windows else "ideal")
-    if preset not in PRESETS:
-        raise ConfigError(
-            f"unknown policy preset {preset!r}",
-            location=f"key {where}.preset",
-            expected=", ".join(PRESETS),
-        )
+    has_windows = any(k in spec for k in WINDOW_SIDES)
+    name = spec.get("preset") or (GENERAL if has_windows else defaults.POLICY)
+    preset = lookup_preset(name, location=f"key {where}.preset")
     rate = spec.get("inspection_error", 0.0)
     if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0.0 <= rate <= 1.0:
         raise ConfigError(
@@ -282,85 +567,7 @@ def make_policy(spec: dict[str, Any] | str | Policy, *, where: str = "policy") -
             location=f"key {where}.inspection_error",
             expected="a number in [0, 1]",
         )
-    rate = float(rate)
-
-    def allowed(keys: tuple[str, ...]) -> None:
-        """Only ``keys`` (and the common ones) may be given."""
-        extra = sorted(set(spec) - {"preset", "name", "inspection_error", *keys})
-        if extra:
-            raise ConfigError(
-                f"key {extra[0]!r} does not apply to the {preset} preset",
-                location=f"key {where}.{extra[0]}",
-                expected=", ".join(keys) if keys else "no window keys",
-            )
-
-    def required() -> list[Window]:
-        """The preset's windows (:data:`PRESET_WINDOWS`), each required: no default window."""
-        keys = PRESET_WINDOWS[preset]
-        given = {k: _window(spec, k, where) for k in keys if k in spec}
-        missing = [k for k in keys if k not in given]
-        if missing:
-            raise ConfigError(
-                f"the {preset} preset has no default window: {' and '.join(keys)} must be given",
-                location=f"key {where}.{missing[0]}",
-                expected="a window such as 7d, 90d, 3600s or 500i",
-            )
-        return [given[k] for k in keys]
-
-    zero = Window(0, "s")
-    if preset == "ideal":
-        allowed(())
-        policy = Policy(zero, zero, "truth", "truth", False, rate, "ideal" + _error_suffix(rate))
-    elif preset in ("delay", "verification"):
-        allowed(("window",))
-        (w,) = required()
-        name = f"{preset}_{_name_part(w)}{_error_suffix(rate)}"
-        if preset == "delay":
-            policy = Policy(w, w, "truth", "truth", False, rate, name)
-        else:
-            policy = Policy(w, w, "negative", "negative", True, rate, name)
-    elif preset == "hitl":
-        allowed(("pos_window", "neg_window"))
-        p, nw = required()
-        name = f"hitl_{_name_part(p)}_{_name_part(nw)}{_error_suffix(rate)}"
-        policy = Policy(p, nw, "truth", "negative", True, rate, name)
-    else:
-        allowed(("pos_window", "neg_window", "pos_expiry", "neg_expiry", "feedback", "window"))
-        if "window" in spec and ("pos_window" in spec or "neg_window" in spec):
-            raise ConfigError(
-                "give either window or pos_window/neg_window",
-                location=f"key {where}.window",
-                expected="one of the two forms",
-            )
-        if "window" in spec:
-            p = nw = _window(spec, "window", where)
-        else:
-            p = _window(spec, "pos_window", where) if "pos_window" in spec else zero
-            nw = _window(spec, "neg_window", where) if "neg_window" in spec else zero
-        expiries = []
-        for key in ("pos_expiry", "neg_expiry"):
-            value = spec.get(key, "truth")
-            if value not in EXPIRIES:
-                raise ConfigError(
-                    f"{key} {value!r} is not known",
-                    location=f"key {where}.{key}",
-                    expected="truth or negative",
-                )
-            expiries.append(value)
-        feedback = spec.get("feedback", False)
-        if not isinstance(feedback, bool):
-            raise ConfigError(
-                f"feedback {feedback!r} is not a boolean",
-                location=f"key {where}.feedback",
-                expected="true or false",
-            )
-        name = (
-            f"general_pos{_name_part(p)}-{expiries[0]}_neg{_name_part(nw)}-{expiries[1]}"
-            + ("_feedback" if feedback else "")
-            + _error_suffix(rate)
-        )
-        policy = Policy(p, nw, expiries[0], expiries[1], feedback, rate, name)
-    policy = dataclasses.replace(policy, preset=preset)
+    policy = preset.build(spec, float(rate), where)
     name = spec.get("name")
     if name is not None:
         if not isinstance(name, str) or not name:
@@ -373,24 +580,39 @@ def make_policy(spec: dict[str, Any] | str | Policy, *, where: str = "policy") -
 
 
 def describe(policy: Policy) -> str:
-    """What a policy does, in its preset's words: ``hitl P = 7d, N = 90d``, ``delay D = 7d``,
-    ``verification W = 90d``, ``ideal``, or the general form with expiries and feedback."""
-    p, n = policy.pos_window, policy.neg_window
-    if policy.preset == "ideal":
-        text = "ideal"
-    elif policy.preset == "delay":
-        text = f"delay D = {p}"
-    elif policy.preset == "verification":
-        text = f"verification W = {p}"
-    elif policy.preset == "hitl":
-        text = f"hitl P = {p}, N = {n}"
-    else:
-        text = f"general P = {p} ({policy.pos_expiry}), N = {n} ({policy.neg_expiry})" + (
-            ", feedback" if policy.feedback else ""
-        )
+    """What a policy does, in its preset's words (:meth:`PolicyPreset.describe`).
+
+    >>> describe(make_policy("hitl_7d_90d_err0.05"))
+    'hitl P = 7d, N = 90d, inspection error 0.05'
+    >>> describe(make_policy({"pos_window": "1d", "neg_expiry": "negative", "feedback": True}))
+    'general P = 1d (truth), N = 0s (negative), feedback'
+    """
+    text = lookup_preset(policy.preset, location="key preset").describe(policy)
     return text + (
         f", inspection error {policy.inspection_error:g}" if policy.inspection_error else ""
     )
+
+
+def preset_of(policy: Policy) -> PolicyPreset | None:
+    """The named preset that describes ``policy``: its own, or for a policy of an unnamed preset
+    (the general form, as ``run.json`` records specs) the first named preset of :data:`PRESETS`
+    with a policy that behaves exactly as it; None if none does.
+
+    >>> preset_of(make_policy({"window": "7d"})).name
+    'delay'
+    >>> preset_of(make_policy({"pos_window": "7d", "neg_expiry": "negative"})) is None
+    True
+    """
+    own = lookup_preset(policy.preset, location="key preset")
+    if own.named:
+        return own
+    for candidate in _named_presets():
+        windows = candidate.windows_of(policy.pos_window, policy.neg_window)
+        spec = {k: str(w) for k, w in windows.items()}
+        spec.update(preset=candidate.name, inspection_error=policy.inspection_error)
+        if make_policy(spec).behaves_as(policy):
+            return candidate
+    return None
 
 
 def check_policy_name(name: str, policy: Policy, *, location: str) -> None:
@@ -403,13 +625,11 @@ def check_policy_name(name: str, policy: Policy, *, location: str) -> None:
         named = make_policy(parse_policy_name(name))
     except ConfigError:
         return  # not a preset name
-    same = dataclasses.replace(named, name="", preset="") == dataclasses.replace(
-        policy, name="", preset=""
-    )
-    if not same:
+    if not named.behaves_as(policy):
+        hints = ", ".join(p.hint for p in _named_presets())
         raise ConfigError(
             f"the policy named {name} is {describe(policy)}, but its name says {describe(named)}",
             location=location,
             expected=f"a name that says what the policy is, such as {policy.name}, or a name "
-            "that is not a preset name: ideal, delay_<D>, verification_<W>, hitl_<P>_<N>",
+            f"that is not a preset name: {hints}",
         )

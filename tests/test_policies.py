@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from engine_bruteforce import random_stream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from delaycv import policies
 from delaycv.durations import Window
 from delaycv.errors import ConfigError
 from delaycv.policies import make_policy, parse_policy_name
+
+REPO = Path(__file__).resolve().parents[1]
 
 # t, y, L: instance 1 revealed at 15, 2 never, 3 at 100, 4 before its own arrival (5 < 30)
 TIME = np.array([0, 10, 20, 30])
@@ -195,3 +201,101 @@ def test_schedule_equals_scalar_outcome(seed, n, pos, neg, pe, ne, fb):
             assert (bool(side.feedback[i]), bool(side.inspect[i])) == (by_fb, inspect)
             # a label is never due before its instance arrives
             assert (a, q) >= (float(stream.time[i]), 0)
+
+
+# --------------------------------------------------------------------------- the registry
+
+
+def test_every_named_preset_reads_its_own_names():
+    """A named preset's example name builds its policy, which bears that name back."""
+    for preset in policies.PRESETS.values():
+        if not preset.named:
+            continue
+        policy = make_policy(preset.example)
+        assert (policy.preset, policy.name) == (preset.name, preset.example)
+        assert parse_policy_name(preset.example)["preset"] == preset.name
+        assert make_policy(policy.spec()).behaves_as(policy)
+
+
+def test_the_schema_file_lists_no_preset():
+    """The schema's enums of presets come from the registry alone (the loader sets them)."""
+    from delaycv import config as dcfg
+
+    text = dcfg.SCHEMA_PATH.read_text()
+    for name in policies.PRESETS:
+        assert not re.search(rf"\benum:.*\b{name}\b", text), name
+
+
+LATE = policies.PolicyPreset(
+    "late",
+    "late_{window}",
+    (policies.WindowParameter("window", "L", "late window"),),
+    fixes={"pos_expiry": "truth", "neg_expiry": "negative", "feedback": False},
+)
+
+
+def test_a_new_preset_is_one_entry(monkeypatch):
+    """A made-up preset in a copy of the registry: built, named, read back, placed in figures,
+    accepted by the workflow schema (policies and grids) and by ``delaycv evaluate --policy``."""
+    from delaycv import compare
+    from delaycv import config as dcfg
+    from delaycv.cli import build_parser
+
+    monkeypatch.setattr(policies, "PRESETS", {**policies.PRESETS, "late": LATE})
+    policy = make_policy({"preset": "late", "window": "3d"})
+    assert (policy.pos_window, policy.neg_window) == (Window(3 * 86400), Window(3 * 86400))
+    assert (policy.pos_expiry, policy.neg_expiry, policy.feedback) == ("truth", "negative", False)
+    assert (policy.name, policy.preset) == ("late_3d", "late")
+    assert policies.describe(policy) == "late L = 3d"
+    assert parse_policy_name("late_3d_err0.1") == {
+        "preset": "late",
+        "inspection_error": 0.1,
+        "window": "3d",
+    }
+    assert make_policy("late_3d") == policy
+    with pytest.raises(ConfigError, match="the late preset has no default window"):
+        make_policy({"preset": "late"})
+    with pytest.raises(ConfigError, match="its name says late L = 5d"):
+        make_policy({"preset": "late", "window": "3d", "name": "late_5d"})
+    with pytest.raises(ConfigError, match="late_<L>"):
+        parse_policy_name("late")
+    # figures: its windows, the general form that behaves as it, its axis, its place in the order
+    windows = compare.policy_windows("late_3d")
+    assert (windows.preset, windows.pos, windows.neg) == (
+        "late",
+        policy.pos_window,
+        policy.neg_window,
+    )
+    assert compare.policy_windows(policy.spec()).preset == "late"
+    table = compare.window_table(["ideal", "late_1d", "late_3d", "hitl_1d_90d"])
+    late = table[table["family"] == "late"]
+    assert late[["policy", "varies", "window"]].values.tolist() == [
+        ["late_1d", "L", 86400],
+        ["late_3d", "L", 3 * 86400],
+        ["ideal", "L", 0],
+    ]
+    assert compare.axis_names()["L"] == "L, late window"
+    # the workflow: a policy of the preset and a grid of its windows; the enums name it
+    small = yaml.safe_load((REPO / "config" / "test-small.yaml").read_text())
+    grid = {"g": {"preset": "late", "window": ["1d", "2d"], "inspection_error": 0.1}}
+    config = {
+        **small,
+        "policies": {"mine": {"preset": "late", "window": "3d"}},
+        "policy_grids": grid,
+    }
+    loaded = dcfg.load_config(config, learners=False)
+    assert list(loaded["policies"]) == ["mine", "late_1d_err0.1", "late_2d_err0.1"]
+    for key, changes in (
+        ("policies.x.preset", {"policies": {"x": {"preset": "nope"}}}),
+        ("policy_grids.g.preset", {"policy_grids": {"g": {"preset": "ideal", "window": ["1d"]}}}),
+    ):
+        with pytest.raises(ConfigError) as err:
+            dcfg.load_config({**small, **changes}, learners=False)
+        assert err.value.location == f"key {key}" and "late" in err.value.expected
+    with pytest.raises(ConfigError, match="missing"):
+        dcfg.load_config({**small, "policy_grids": {"g": {"preset": "late"}}}, learners=False)
+    # delaycv evaluate --policy
+    args = build_parser("evaluate").parse_args(
+        ["evaluate", "s.parquet", "--learner", "NoChange", "--out", "run", "--policy", "late"]
+    )
+    assert args.policy == "late"

@@ -15,12 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from delaycv import defaults
+from delaycv import defaults, policies
 from delaycv.cli import options
 from delaycv.errors import ConfigError, InputError
 
 SCHEMES = ("prequential", "cv", "split", "bootstrap")
-PRESETS = ("ideal", "delay", "verification", "hitl", "general")
 ESTIMATORS = ("cumulative", "window", "fading", "tumbling")
 
 
@@ -78,7 +77,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g = p.add_argument_group("policy")
     g.add_argument(
         "--policy",
-        choices=PRESETS,
+        choices=tuple(policies.PRESETS),
         default=defaults.POLICY,
         help=f"label policy (default {defaults.POLICY}); delay and verification need --window, "
         "hitl --pos-window and --neg-window (no default window)",
