@@ -111,8 +111,20 @@ def temporary(dest: str | os.PathLike, *, directory: bool = False) -> Iterator[P
 def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``dest``; on success it replaces ``dest``, on error it is removed.
 
-    >>> with atomic_path("out.parquet") as tmp:   # doctest: +SKIP
-    ...     table.to_parquet(tmp)
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> dest = Path(folder.name) / "out.txt"
+    >>> with atomic_path(dest) as tmp:
+    ...     _ = tmp.write_text("the table")
+    >>> dest.read_text()
+    'the table'
+    >>> with atomic_path(dest) as tmp:
+    ...     _ = tmp.write_text("half a table")
+    ...     raise ValueError("the writer failed")
+    Traceback (most recent call last):
+    ValueError: the writer failed
+    >>> dest.read_text(), [p.name for p in Path(folder.name).iterdir()]
+    ('the table', ['out.txt'])
+    >>> folder.cleanup()
     """
     with temporary(dest) as tmp:
         yield tmp

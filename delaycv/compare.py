@@ -834,22 +834,63 @@ def run_tests(
     For every family (dataset, policy, estimator, reference, checkpoint, metric) and every pair of
     learners in it (``learner_a < learner_b`` by name), a paired permutation test over the
     ``(seed, fold)`` pairs, Holm-adjusted within the family, with the companions of the module
-    docstring. ``checkpoints``: any request of :func:`choose_checkpoints` (``"all"``, ``"last"``,
-    ``{"positions": [...]}``, ``{"fractions": [...]}``, checkpoint numbers); ``at`` names the
-    request beside each ``checkpoint``, and a position beyond a stream is a row with no test and a
-    ``note``.
-    A seed whose fold-by-fold values of both learners repeat an earlier seed's is left out of the
-    test (:func:`replicate_seeds`): every statistic uses each distinct pair once. ``progress``, if
-    given, receives one line per stage (what was done, elapsed seconds).
+    docstring. A seed whose fold-by-fold values of both learners repeat an earlier seed's is left
+    out of the test (:func:`replicate_seeds`): every statistic uses each distinct pair once.
 
-    Columns (``TEST_COLUMNS``): the family keys and ``time`` (Unix s of the checkpoint), the learners,
-    ``n`` pairs used, ``n_duplicates`` (pairs left out because their seed repeats another seed's
-    values; ``n + n_duplicates`` = the pairs where both values are known), ``mean_a``, ``mean_b``, ``mean_diff`` = mean(a - b), ``ci_low``/``ci_high`` (95 %),
-    ``cliffs_delta``, ``statistic``, ``p_value``, ``exact``, ``resamples`` (sign vectors used),
-    ``alternative``, ``p_holm``, ``family_size`` (tests with a p-value in the family),
-    ``significant`` (``p_holm <= alpha``), ``result`` of a against b (``"better"``, ``"worse"`` or
-    ``"n.s."``, by the metric's direction, see :func:`higher_is_better`), ``better`` (the name of
-    the significantly better learner, else ``""``), ``wilcoxon_p`` and ``sign_p`` (unadjusted).
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The merged per-fold checkpoint table (``delaycv merge``, the workflow's
+        ``results/merged.parquet``; columns in docs/architecture.md): one row per dataset, learner,
+        seed, policy, fold, reference, estimator and checkpoint, with the checkpoint's ``time`` and
+        one column per metric. Two rows with the same keys (a run merged twice) are an error.
+    metrics : sequence of str
+        The metric columns to test, e.g. ``["gmean", "recall_1"]`` (a single name may be given as
+        a str); repeats are tested once. Each must be a column of ``table``.
+    references : sequence of str, default ``("observed", "true")``
+        The references tested: ``"observed"`` (the labels observed under the policy, what a
+        practitioner would report) and/or ``"true"`` (the true labels).
+    resamples : int, default 5000
+        R, the number of random sign vectors of a test whose n pairs have more than R sign
+        vectors (``2**n > R``); with ``2**n <= R`` the test is exact, over all ``2**n``. At least 1.
+    alpha : float, default 0.05
+        The level of ``significant`` (``p_holm <= alpha``), in (0, 1).
+    seed : int, default 1
+        The seed of the random sign vectors (the same vectors serve every test with the same n).
+    checkpoints : str, int, iterable of int or mapping, default ``"all"``
+        Where to test: any request of :func:`choose_checkpoints` (``"all"``, ``"last"``,
+        ``{"positions": [...]}``, ``{"fractions": [...]}``, checkpoint numbers). The output's
+        ``at`` names the request beside each ``checkpoint``; a position beyond a stream is a row
+        with no test and a ``note``.
+    alternative : {"two-sided", "greater", "less"}, default ``"two-sided"``
+        ``"greater"`` tests whether a's values are larger than b's, ``"less"`` whether they are
+        smaller (by value, whatever the metric's direction).
+    progress : callable, optional
+        Given one line per stage (what was done, elapsed seconds); None (default): silent.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per test, columns ``TEST_COLUMNS``, sorted by dataset, policy, estimator, metric,
+        reference, checkpoint, ``at`` and the learners: the family keys and ``time`` (Unix s of
+        the checkpoint), the learners, ``n`` pairs used, ``n_duplicates`` (pairs left out because
+        their seed repeats another seed's values; ``n + n_duplicates`` = the pairs where both
+        values are known), ``mean_a``, ``mean_b``, ``mean_diff`` = mean(a - b),
+        ``ci_low``/``ci_high`` (95 %), ``cliffs_delta``, ``statistic``, ``p_value``, ``exact``,
+        ``resamples`` (sign vectors used), ``alternative``, ``p_holm``, ``family_size`` (tests
+        with a p-value in the family), ``significant`` (``p_holm <= alpha``), ``result`` of a
+        against b (``"better"``, ``"worse"`` or ``"n.s."``, by the metric's direction, see
+        :func:`higher_is_better`), ``better`` (the name of the significantly better learner, else
+        ``""``), ``wilcoxon_p`` and ``sign_p`` (unadjusted), ``note`` (``""``, or why a requested
+        position has no test). A family with a single learner has no row.
+
+    Raises
+    ------
+    DelaycvError
+        No metric, an unknown reference or alternative, ``alpha`` outside (0, 1), a malformed
+        ``checkpoints`` request, or ``resamples`` below 1 (once there is a pair to test).
+    InputError
+        ``table`` lacks a column the tests read, or holds two rows for one key.
     """
     _check_alternative(alternative)
     say = _stage_clock(progress)

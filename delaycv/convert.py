@@ -782,9 +782,7 @@ def load_stream(
 ) -> Stream:
     """Read and map ``src`` into a :class:`Stream` without writing anything.
 
-    ``mapping`` may be a :class:`Mapping` or a plain dict; a dict is applied over the preset's
-    mapping when both are given. A preset may switch on reading options (``spdisc`` drops a
-    truncated last line, with a warning). ``inf``: see :func:`convert_table`.
+    The arguments are those of :func:`convert_file` (without ``dest``), which calls this.
     """
     _check_inf(inf)
     m, p = resolve_mapping(preset, mapping)
@@ -820,8 +818,57 @@ def convert_file(
 ) -> dict:
     """Convert ``src`` (ARFF or CSV) into the Parquet stream ``dest``; return its metadata.
 
-    The output is written atomically: on any error nothing is left at ``dest``. The dataset name
-    defaults to the source file's stem. See :func:`load_stream` for the other arguments.
+    What ``delaycv convert`` and the workflow's ``convert`` rule run. The file is read, mapped
+    (:class:`Mapping`) and checked (labels, times, order, links, feature values), then written
+    atomically: on any error nothing is left at ``dest`` (an existing file stays as it was).
+
+    Parameters
+    ----------
+    src : str or os.PathLike
+        The raw file: ARFF (Weka/MOA) or CSV.
+    dest : str or os.PathLike
+        The canonical Parquet stream to write (columns ``time``, ``label``, ``label_time``, then
+        the features; docs/data.md); its folder is created when missing.
+    dataset : str, optional
+        The dataset name recorded in the metadata; None (default): the source file's stem.
+    preset : str, optional
+        A known format's mapping and reading options, a key of :data:`PRESETS`
+        (``"commit-guru"``, ``"spdisc"``; ``spdisc`` drops a truncated last line, with a
+        warning). None (default): ``mapping`` alone.
+    mapping : Mapping or dict, optional
+        Which column is the time, the label (and its positive class), the feedback link, which
+        columns are not features (:class:`Mapping`). A dict is read with
+        :meth:`Mapping.from_dict`, over the preset's mapping when both are given (its keys
+        replace the preset's). One of ``preset`` and ``mapping`` is required.
+    drop_truncated_last_line : bool, default False
+        Drop a last line that has no newline and does not parse, with a warning, instead of
+        failing (a preset may switch it on).
+    sort : bool, default False
+        Sort the rows stably by time, with a warning saying how many moved, instead of failing on
+        the first time that is earlier than the one before.
+    format : {"arff", "csv"}, optional
+        The format of ``src``; None (default): its suffix.
+    inf : {"error", "missing"}, default ``"error"``
+        An infinite feature value is an error naming its row and column (``"error"``), or is read
+        as a missing value and counted in the metadata's ``infinite_as_missing`` (``"missing"``).
+
+    Returns
+    -------
+    dict
+        The stream's metadata (the keys of :data:`METADATA_KEYS`, also stored in the file under
+        the key ``delaycv``): the dataset, the source and its SHA-256, the columns and classes
+        the mapping used, and the counts of rows, positives, positives with a reveal time,
+        missing values per feature and links (dangling ones among them).
+
+    Raises
+    ------
+    ConfigError
+        An unknown preset, mapping key or option value, or neither a preset nor a mapping.
+    InputError
+        An unknown format, a file that cannot be read as its format, or content that breaks the
+        mapping's rules (a missing column, a label outside the two classes, times out of order
+        without ``sort``, implausible times, an infinite value with ``inf="error"``), naming the
+        file, the row or column and what was expected.
     """
     stream = load_stream(
         src,

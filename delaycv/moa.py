@@ -405,9 +405,19 @@ class MoaObserver:
 class MoaExport:
     """MOA-compatible ``dump.csv`` and ``detail.csv`` of one run.
 
-    >>> export = MoaExport(every=30, alpha=0.99, folds=10)               # doctest: +SKIP
-    >>> result = evaluate(..., observer_factory=export.observer_factory)  # doctest: +SKIP
-    >>> export.write("runs/x")                                           # doctest: +SKIP
+    >>> import tempfile
+    >>> import delaycv
+    >>> from river import naive_bayes
+    >>> from delaycv.synthetic import generate_stream
+    >>> export = MoaExport(every=100, alpha=0.99, folds=2)
+    >>> result = delaycv.evaluate(
+    ...     generate_stream(rows=300, seed=1), naive_bayes.GaussianNB(),
+    ...     folds=2, every=100, progress=False, observer_factory=export.observer_factory,
+    ... )
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> [path.name for path in export.write(folder.name)]
+    ['dump.csv', 'detail.csv']
+    >>> folder.cleanup()
 
     ``every`` is the reference's ``-f``, ``alpha`` the fading factor of its
     ``FadingFactorClassificationPerformanceEvaluator``, ``folds`` its ``-w``. Observers made in other

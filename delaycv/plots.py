@@ -867,17 +867,73 @@ def draw_figures(
     Files ``<figure>_<dataset>_<metric>[_<reference>][_<estimator>].<format>`` with figure in
     ``learning_curves`` (always), ``bias`` (when both references are present), ``final``
     (always), ``pairwise`` (when ``tests`` has tests of ``metric``/``reference``) and
-    ``sensitivity`` (when some policy grid has two or more windows). ``tests``: the output of
-    :func:`delaycv.compare.run_tests`, ideally at all checkpoints (for the significance strip).
-    ``baseline`` (alias ``learner``, the workflow config's key ``figures.learner``): the strip shows
-    each learner against it; by default every pair (up to 6, else against the first learner).
-    ``seed``: of the jitter of the final distributions. The same inputs give byte-identical files.
-    ``policy_specs`` (policy -> spec, the specs the runs used: the workflow's config, or the
-    ``run.json`` of the runs) give the sensitivity figure its windows; without them a policy's
-    windows are those its name says (``hitl_7d_90d``), and other names are not placed.
-    A policy that the sensitivity figure cannot put on a window axis is named in the figure and
-    logged as a warning (logger ``delaycv.plots``), as is a dataset with no sensitivity figure.
-    Returns the written paths.
+    ``sensitivity`` (when some policy grid has two or more windows); the estimator's part only
+    when the dataset has several estimators. Each file is written atomically, and the same inputs
+    give byte-identical files. A policy that the sensitivity figure cannot put on a window axis
+    is named in the figure and logged as a warning (logger ``delaycv.plots``), as is a dataset
+    with no sensitivity figure.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The merged per-fold checkpoint table (columns in docs/architecture.md), with a column
+        ``metric``.
+    tests : pandas.DataFrame or None
+        The output of :func:`delaycv.compare.run_tests`, ideally at all checkpoints: the
+        significance strip under the learning curves (when it covers more than one checkpoint)
+        and the pairwise heatmap. None: neither.
+    out_dir : str or pathlib.Path
+        The folder the files are written into (created when missing).
+    metric : str
+        The metric drawn (a column of ``table``, e.g. ``"gmean"``).
+    reference : {"true", "observed"}, default ``"true"``
+        The labels the learning curves, the final distributions and the heatmap are scored
+        against (the bias and sensitivity figures show both).
+    estimator : str, optional
+        The estimator whose rows are drawn (``"fading"``, ...); None (default): each estimator of
+        the dataset, in its own files.
+    datasets : sequence of str, optional
+        The datasets drawn; None (default): every dataset of ``table``. A name that is not in
+        ``table`` is an error.
+    windows : mapping of str to str or int, optional
+        policy -> the waiting window the sensitivity figure puts it at (``{"fast": "7d"}``);
+        used as given, and a policy not named is not placed. None (default): the windows of
+        ``policy_specs``.
+    policy_specs : mapping of str to spec, optional
+        policy -> the spec the runs used (the workflow's config, or the runs' ``run.json``): the
+        sensitivity figure's windows. None (default): a policy's windows are those its name says
+        (``hitl_7d_90d``), and other names are not placed.
+    baseline : str, optional
+        A learner that the significance strip shows each other learner against. None (default):
+        every pair, up to 6, else every learner against the first (by name).
+    learner : str, optional
+        The same as ``baseline`` under the workflow config's name (``figures.learner``); used
+        when ``baseline`` is None.
+    alpha : float, optional
+        The significance level of ``tests``, named in the strip's legend; when the strip's tests
+        cannot reach it (too few folds or seeds: the smallest attainable p is above it) the
+        learning curves say so in their title. None (default): neither.
+    x : {"time", "checkpoint"}, default ``"time"``
+        The x axis of the learning and bias curves: stream time (dates) or stream position
+        (instances).
+    formats : sequence of str, default ``("png", "pdf")``
+        One file per format of each figure (``"png"``, ``"pdf"``, ``"svg"``).
+    dpi : int, default 200
+        The resolution of the raster formats.
+    seed : int, default 0
+        The seed of the sideways jitter of the points of the final distributions.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, figure by figure, in the order of ``formats``.
+
+    Raises
+    ------
+    DelaycvError
+        ``metric`` is not a column of ``table``, a dataset of ``datasets`` is not in it, or a
+        figure cannot be drawn (no rows for the dataset, reference and estimator, an unknown
+        ``x``).
     """
     out_dir = Path(out_dir)
     baseline = baseline if baseline is not None else learner

@@ -115,8 +115,25 @@ class TableWriter:
     Use as a context manager: the file appears at ``path`` when the block ends without error, and
     nothing is left otherwise.
 
-    >>> with TableWriter("folds.parquet") as write:   # doctest: +SKIP
-    ...     evaluate(stream, learner, policy, validation, on_rows=write)
+    >>> import tempfile
+    >>> import delaycv
+    >>> from river import naive_bayes
+    >>> from delaycv.synthetic import generate_stream
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = Path(folder.name) / "folds.parquet"
+    >>> with TableWriter(path) as write:
+    ...     result = delaycv.evaluate(
+    ...         generate_stream(rows=300, seed=1), naive_bayes.GaussianNB(),
+    ...         folds=2, every=100, progress=False, on_rows=write,
+    ...     )
+    >>> len(result.folds), write.rows  # the rows went to the file, none is held
+    (0, 12)
+    >>> table = pd.read_parquet(path)
+    >>> sorted(table["checkpoint"].unique().tolist())
+    [100, 200, 300]
+    >>> table.groupby(["fold", "reference"]).size().to_dict()
+    {(0, 'observed'): 3, (0, 'true'): 3, (1, 'observed'): 3, (1, 'true'): 3}
+    >>> folder.cleanup()
     """
 
     def __init__(

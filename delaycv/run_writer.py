@@ -107,8 +107,21 @@ class RunWriter:
     All-or-nothing: the directory appears when the block ends after :meth:`finish`; nothing is
     left if it ends otherwise (an existing directory stays as it was).
 
-    >>> with RunWriter("runs/a") as run:   # doctest: +SKIP
-    ...     run.finish(evaluate(stream, learner, policy, validation, on_rows=run.add))
+    >>> import tempfile
+    >>> import delaycv
+    >>> from river import naive_bayes
+    >>> from delaycv.synthetic import generate_stream
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> with RunWriter(Path(folder.name) / "a") as run:
+    ...     run.finish(
+    ...         delaycv.evaluate(
+    ...             generate_stream(rows=300, seed=1), naive_bayes.GaussianNB(),
+    ...             folds=2, every=100, progress=False, on_rows=run.add,
+    ...         )
+    ...     )
+    >>> sorted(p.name for p in (Path(folder.name) / "a").iterdir()), run.rows
+    (['folds.parquet', 'run.json', 'summary.parquet'], 12)
+    >>> folder.cleanup()
     """
 
     #: Rows buffered per fold part (about 0.75 MB each for the fold table's ~90 columns).
