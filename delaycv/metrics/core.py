@@ -262,7 +262,7 @@ class Metrics:
         if not (q != q or 0.0 <= q <= 1.0):
             raise ValueError(f"proba must be in [0, 1] or NaN, got {q!r}")
         state = self._state
-        sums = state.start_one()
+        sums = state.sums.tolist()
         pos = w > 0.0
         known = p >= 0
         act = known and pos

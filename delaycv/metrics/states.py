@@ -13,10 +13,10 @@ evaluation count. A state keeps the estimator's own sums and offers the same sma
   ``Tumbling`` chunk);
 * ``snapshot()``: the selected metrics of the current sums.
 
-States whose sums are one vector (``scalar = True``: every one but ``SlidingState``) also fold in
-one evaluation at a time in pure Python, cheaper than numpy for small batches: ``start_one()``
-gives the sums as a list, ``prior_step`` updates the class-prior sums of an active evaluation,
-``end_one`` adds its rows and stores the list; ``settle()`` ends such a run.
+States whose sums are one vector ``sums`` (``scalar = True``: every one but ``SlidingState``)
+also fold in one evaluation at a time in pure Python, cheaper than numpy for small batches:
+``Metrics`` reads ``sums`` as a list, ``prior_step`` updates the class-prior sums of an active
+evaluation, ``end_one`` adds its rows to the list and stores it; ``settle()`` ends such a run.
 
 =================  ==================  =====================================================
 estimator          state               sums
@@ -76,7 +76,8 @@ class EstimatorState(ABC):
     """The sums of one estimator and how a batch of evaluations is folded into them (see the
     module docstring). ``names``: the selected metrics (``METRICS`` itself for all)."""
 
-    #: small batches may be folded in one evaluation at a time (``start_one`` ... ``settle``)
+    #: small batches may be folded in one evaluation at a time (``sums``, ``prior_step``,
+    #: ``end_one``, ``settle``)
     scalar = False
     #: ``Metrics.chunks`` is defined (``chunk_rows``)
     chunked = False
@@ -170,8 +171,8 @@ def _add_one(sums: list, code: int, mult: float, vals: tuple | None) -> None:
     for r, v in NONZERO[code]:
         sums[r] += mult * v
     if vals is not None:
-        for k in range(4):
-            sums[_IB + k] += vals[k]
+        for r, v in enumerate(vals, _IB):
+            sums[r] += v
 
 
 # ---------------------------------------------------------------------- the four estimators
@@ -185,7 +186,7 @@ class CumulativeState(EstimatorState):
         super().__init__(names)
         self.sums = np.zeros(N_ROWS)
         self.auc = CumulativeAUC() if self.want_auc else None
-        self._scored: list[tuple[float, float, float]] = []  # (q, y, w) of start_one .. settle
+        self._scored: list[tuple[float, float, float]] = []  # (q, y, w) of end_one, until settle
 
     def trajectory(self, x, act):
         return _running(self.sums, x)
@@ -202,9 +203,6 @@ class CumulativeState(EstimatorState):
         self.sums += _code_sums(code, vb)
         if self.auc is not None:
             self.auc.add(q, y.astype(np.float64), w)
-
-    def start_one(self) -> list:
-        return self.sums.tolist()
 
     prior_step = staticmethod(_add_prior)
 
@@ -424,9 +422,6 @@ class FadingState(EstimatorState):
         self.counts = cum[-1].copy()
         return compute_many(faded, cum, math.nan)
 
-    def start_one(self) -> list:
-        return self.sums.tolist()
-
     def prior_step(self, b: float, s0: float, s1: float, w: float, t: int) -> tuple:
         a = self.alpha
         return a * b + w, a * s0 + (w if t == 0 else 0.0), a * s1 + (w if t == 1 else 0.0)
@@ -438,8 +433,8 @@ class FadingState(EstimatorState):
         for r, v in UPDATES[code]:
             sums[r] = a * sums[r] + mult * v
         if vals is not None:
-            for k in range(4):
-                sums[_IB + k] = a * sums[_IB + k] + vals[k]
+            for r, v in enumerate(vals, _IB):
+                sums[r] = a * sums[r] + v
         self.sums = np.array(sums)
         counts = self.counts
         for r, v in NONZERO[code]:
@@ -468,6 +463,7 @@ class TumblingState(EstimatorState):
         self.n = 0
         self.scores: list[tuple] = []
         self.chunks: list[dict[str, float]] = []
+        self._none = dict.fromkeys(names, math.nan)  # the values before the first chunk
 
     def room(self) -> int:
         return self.size - self.n
@@ -480,7 +476,8 @@ class TumblingState(EstimatorState):
         self.n += v.shape[0]
         if self.want_auc and bw is not None:
             self.scores.append((q[bmask], y[bmask].astype(np.float64), bw[bmask]))
-        self._close_if_full()
+        if self.n == self.size:
+            self._close()
 
     def fold_active(self, code, vb, p, q, t, y, w, unit: bool) -> None:
         if not unit:
@@ -490,10 +487,8 @@ class TumblingState(EstimatorState):
         self.n += code.size
         if self.want_auc:
             self.scores.append((q, y.astype(np.float64), w))
-        self._close_if_full()
-
-    def start_one(self) -> list:
-        return self.sums.tolist()
+        if self.n == self.size:
+            self._close()
 
     prior_step = staticmethod(_add_prior)
 
@@ -503,12 +498,11 @@ class TumblingState(EstimatorState):
         self.n += 1
         if scored is not None and self.want_auc:
             self.scores.append(tuple(np.array([scored]).T))
-        self._close_if_full()
+        if self.n == self.size:
+            self._close()
 
-    def _close_if_full(self) -> None:
-        """Store the values of the chunk once it holds ``size`` evaluations, and start the next."""
-        if self.n != self.size:
-            return
+    def _close(self) -> None:
+        """Store the values of the full chunk and start the next."""
         auc = math.nan
         if self.want_auc and self.scores:
             qa, ya, wa = (np.concatenate(parts) for parts in zip(*self.scores, strict=True))
@@ -521,9 +515,7 @@ class TumblingState(EstimatorState):
 
     def snapshot(self) -> dict[str, float]:
         """The values of the last completed chunk (all NaN before the first)."""
-        if self.chunks:
-            return dict(self.chunks[-1])
-        return dict.fromkeys(self.names, math.nan)
+        return dict(self.chunks[-1] if self.chunks else self._none)
 
     def chunk_rows(self) -> list[dict[str, float]]:
         """Every completed chunk: ``chunk`` (0-based), ``evaluations`` (at its end), values."""
