@@ -11,21 +11,25 @@ evaluation count. A state keeps the estimator's own sums and offers the same sma
   (known prediction, w > 0, a probability: the engine's case), given as lookup codes;
 * ``room()``: how many evaluations may be folded in before the state must stop (the end of a
   ``Tumbling`` chunk);
-* ``snapshot()``: the selected metrics of the current sums.
+* ``snapshot()``: the selected metrics of the current sums;
+* ``prefix_span`` > 0 (``FadingState``): ``prefixes(...)`` folds in a batch of active evaluations
+  and gives every metric after each of many prefixes at once, ``values()`` every metric now.
 
 States whose sums are one vector ``sums`` (``scalar = True``: every one but ``SlidingState``)
 also fold in one evaluation at a time in pure Python, cheaper than numpy for small batches:
-``Metrics`` reads ``sums`` as a list, ``prior_step`` updates the class-prior sums of an active
-evaluation, ``end_one`` adds its rows to the list and stores it; ``settle()`` ends such a run.
+``Metrics`` reads ``sums`` as a list, ``prior_step(b, s0, s1, w, t)`` updates the class-prior
+sums of an active evaluation, ``end_one(sums, code, mult, vals, scored)`` adds its rows (the
+lookup rows of ``code`` times ``mult``, the group-B values ``vals``, its ``(q, y, w)`` for the AUC
+``scored``; None: it has no probability) to the list and stores it; ``settle()`` ends such a run.
 
-=================  ==================  =====================================================
-estimator          state               sums
-=================  ==================  =====================================================
-``Cumulative()``   ``CumulativeState``  every evaluation's rows added up; exact AUC
-``Sliding(w)``     ``SlidingState``     a ring of the last ``w`` evaluations' rows
-``Fading(a)``      ``FadingState``      each group's sums faded on its own events; counts
-``Tumbling(s)``    ``TumblingState``    the rows of the current chunk; the completed chunks
-=================  ==================  =====================================================
+================  ===================  ==================================================
+estimator         state                sums
+================  ===================  ==================================================
+``Cumulative()``  ``CumulativeState``  every evaluation's rows added up; exact AUC
+``Sliding(w)``    ``SlidingState``     a ring of the last ``w`` evaluations' rows
+``Fading(a)``     ``FadingState``      each group's sums faded on its own events; counts
+``Tumbling(s)``   ``TumblingState``    the rows of the current chunk; the completed chunks
+================  ===================  ==================================================
 """
 
 from __future__ import annotations
