@@ -71,6 +71,7 @@ class Sliding:
 
     @classmethod
     def from_config(cls, value: Any) -> Sliding:
+        """From the config value of ``width`` (``ConfigError`` unless an integer >= 1)."""
         return cls(_config_count("width", value))
 
 
@@ -101,6 +102,7 @@ class Fading:
 
     @classmethod
     def from_config(cls, value: Any) -> Fading:
+        """From the config value of ``alpha`` (``ConfigError`` unless a number in (0, 1])."""
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
             raise ConfigError(
                 f"alpha {value!r}", location="key estimator.alpha", expected="a number in (0, 1]"
@@ -132,6 +134,7 @@ class Tumbling:
 
     @classmethod
     def from_config(cls, value: Any) -> Tumbling:
+        """From the config value of ``size`` (``ConfigError`` unless an integer >= 1)."""
         return cls(_config_count("size", value))
 
 
