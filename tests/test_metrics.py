@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import pickle
 
@@ -11,7 +12,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
+from delaycv import defaults
+from delaycv.errors import ConfigError
 from delaycv.metrics import (
+    ESTIMATORS,
     METRICS,
     Cumulative,
     Fading,
@@ -20,7 +24,9 @@ from delaycv.metrics import (
     Tumbling,
     make_estimator,
 )
-from delaycv.metrics.core import _COUNTS, SCALAR_BATCH
+from delaycv.metrics.core import SCALAR_BATCH
+from delaycv.metrics.rows import LUT, N_CODES, ROWS, lookup_code
+from delaycv.metrics.states import COUNTS, FadingState, SlidingState
 
 NAN = math.nan
 # metrics that depend only on the evaluations inside the window/chunk (not on earlier history:
@@ -181,8 +187,6 @@ def test_invalid_input_raises_value_error():
     for make in (lambda: Fading(0.0), lambda: Fading(1.5), lambda: Sliding(0), lambda: Tumbling(0)):
         with pytest.raises(ValueError):
             make()
-    with pytest.raises(ValueError):
-        make_estimator({"kind": "window"})
 
 
 def test_make_estimator():
@@ -190,6 +194,159 @@ def test_make_estimator():
     assert make_estimator({"kind": "window", "width": 50}) == Sliding(50)
     assert make_estimator({"kind": "tumbling", "size": 7}) == Tumbling(7)
     assert make_estimator({"kind": "cumulative"}) == Cumulative()
+
+
+def test_make_estimator_defaults_aliases_and_specs():
+    """What is not given comes from delaycv.defaults; ``describe`` is the run's estimator spec."""
+    assert make_estimator(None) == Fading(defaults.ALPHA)
+    assert make_estimator() == Fading(defaults.ALPHA)
+    assert make_estimator("window") == Sliding(defaults.WIDTH)
+    assert make_estimator("sliding") == Sliding(defaults.WIDTH)
+    assert make_estimator({"kind": "tumbling"}) == Tumbling(defaults.SIZE)
+    assert make_estimator({"alpha": 0.5}) == Fading(0.5)  # the default kind
+    assert make_estimator("cumulative") == Cumulative()
+    width = make_estimator({"kind": "sliding", "width": np.int64(5)})
+    assert width == Sliding(5) and type(width.width) is int
+    alpha = make_estimator({"kind": "fading", "alpha": 1})
+    assert alpha == Fading(1.0) and type(alpha.alpha) is float
+    given = Tumbling(3)
+    assert make_estimator(given) is given
+    assert make_estimator({"kind": "fading", "alpha": 0.99}).describe() == {
+        "kind": "fading",
+        "alpha": 0.99,
+    }
+    assert make_estimator("sliding").describe() == {"kind": "window", "width": 1000}
+    assert make_estimator({"kind": "tumbling", "size": 7}).describe() == {
+        "kind": "tumbling",
+        "size": 7,
+    }
+    assert make_estimator("cumulative").describe() == {"kind": "cumulative"}
+    assert [make_estimator(k).kind for k in ESTIMATORS] == list(ESTIMATORS)
+    assert ESTIMATORS == ("cumulative", "window", "fading", "tumbling")
+    assert Metrics("tumbling").estimator == Tumbling(defaults.SIZE)
+
+
+@pytest.mark.parametrize(
+    "spec, where, text",
+    [
+        (
+            3,
+            "key estimator",
+            "estimator spec is int (expected a kind (cumulative, window, fading, tumbling) or a "
+            "mapping with kind)",
+        ),
+        (
+            ["fading"],
+            "key estimator",
+            "estimator spec is list (expected a kind (cumulative, window, fading, tumbling) or a "
+            "mapping with kind)",
+        ),
+        (
+            "nope",
+            "key estimator.kind",
+            "unknown estimator 'nope' (expected cumulative, window, fading, tumbling)",
+        ),
+        (
+            {"kind": "expanding"},
+            "key estimator.kind",
+            "unknown estimator 'expanding' (expected cumulative, window, fading, tumbling)",
+        ),
+        (
+            {"kind": "fading", "width": 3},
+            "key estimator.width",
+            "key 'width' does not apply to the fading estimator (expected alpha)",
+        ),
+        (
+            {"kind": "sliding", "size": 3},
+            "key estimator.size",
+            "key 'size' does not apply to the window estimator (expected width)",
+        ),
+        (
+            {"kind": "cumulative", "alpha": 0.5},
+            "key estimator.alpha",
+            "key 'alpha' does not apply to the cumulative estimator (expected no parameter)",
+        ),
+        (
+            {"kind": "fading", "alpha": 3},
+            "key estimator.alpha",
+            "alpha 3 (expected a number in (0, 1])",
+        ),
+        (
+            {"kind": "fading", "alpha": 0},
+            "key estimator.alpha",
+            "alpha 0 (expected a number in (0, 1])",
+        ),
+        (
+            {"kind": "fading", "alpha": math.nan},
+            "key estimator.alpha",
+            "alpha nan (expected a number in (0, 1])",
+        ),
+        (
+            {"kind": "fading", "alpha": True},
+            "key estimator.alpha",
+            "alpha True (expected a number in (0, 1])",
+        ),
+        (
+            {"kind": "fading", "alpha": "0.9"},
+            "key estimator.alpha",
+            "alpha '0.9' (expected a number in (0, 1])",
+        ),
+        (
+            {"kind": "window", "width": 0},
+            "key estimator.width",
+            "width 0 (expected an integer >= 1)",
+        ),
+        (
+            {"kind": "window", "width": 2.5},
+            "key estimator.width",
+            "width 2.5 (expected an integer >= 1)",
+        ),
+        (
+            {"kind": "tumbling", "size": True},
+            "key estimator.size",
+            "size True (expected an integer >= 1)",
+        ),
+        (
+            {"kind": "tumbling", "size": "10"},
+            "key estimator.size",
+            "size '10' (expected an integer >= 1)",
+        ),
+    ],
+)
+def test_make_estimator_errors_name_the_key(spec, where, text):
+    with pytest.raises(ConfigError) as err:
+        make_estimator(spec)
+    assert err.value.location == where
+    assert str(err.value) == f"{where}: {text}"
+    with pytest.raises(ConfigError):
+        Metrics(spec)
+
+
+def test_lookup_code_by_hand():
+    assert lookup_code(-1, 0, False, False, 0, False, False) == 0
+    assert lookup_code(-1, 1, True, False, 0, False, False) == 64 + 32
+    # p = 1, t = 0, w > 0, started, NoChange label 0, majority 0 throughout: a false positive
+    fp = lookup_code(1, 0, True, True, 0, False, False)
+    assert fp == 256 + 32 + 16
+    assert lookup_code(0, 1, True, True, 1, True, False) == 128 + 64 + 32 + 16 + 8 + 4
+    assert lookup_code(0, 1, False, True, 1, False, True) == 128 + 64 + 16 + 8 + 3
+    assert lookup_code(0, 1, False, True, 1, False, True, after=0) == 128 + 64 + 16 + 8 + 2
+    assert lookup_code(1, 1, True, True, 1, True, True) == N_CODES - 1
+    row = dict(zip(ROWS, LUT[fp], strict=False))
+    assert row["a_w"] == row["a_fp"] == row["p1_w"] == row["t0_w"] == row["t0_fpr"] == 1
+    assert row["a_tp"] == row["a_correct"] == row["p1_hit"] == row["u1_w"] == 0
+    assert row["z_nc"] == row["z_maj"] == 1  # last = t = 0, majority 0 = t
+    # arrays: element by element, the same codes as one at a time
+    rng = np.random.default_rng(0)
+    feats = [rng.integers(-1, 2, 50), *(rng.integers(0, 2, 50) for _ in range(6))]
+    feats[2:] = [f.astype(bool) if i % 2 else f for i, f in enumerate(feats[2:])]
+    many = lookup_code(*feats)
+    assert many.tolist() == [lookup_code(*(int(f[i]) for f in feats)) for i in range(50)]
+    # every combination of the features has its own code, and every code is used
+    codes = {
+        lookup_code(p, *bits) for p in (-1, 0, 1) for bits in itertools.product((0, 1), repeat=7)
+    }
+    assert codes == set(range(N_CODES))
 
 
 # ---------------------------------------------------------------- scikit-learn
@@ -346,15 +503,13 @@ def test_all_active_batches_equal_one_by_one(seed, n, unit, every, alpha):
 
 def state_sums(m: Metrics) -> np.ndarray:
     """The sums a Metrics state holds (see ``rows``), one flat array."""
-    kind = m._kind
-    if kind == "fading":
-        parts = [m._faded, m._cum[_COUNTS]]  # (the unfaded sums kept: the counts only)
-    elif kind == "cumulative":
-        parts = [m._cum]
-    elif kind == "window":
-        parts = [m._ring.sum(axis=1)]
+    state = m._state
+    if isinstance(state, FadingState):
+        parts = [state.sums, state.counts[COUNTS]]  # (the unfaded sums kept: the counts only)
+    elif isinstance(state, SlidingState):
+        parts = [state.ring.sum(axis=1)]
     else:
-        parts = [m._chunk]
+        parts = [state.sums]
     return np.concatenate([np.asarray(x, dtype=float).ravel() for x in parts])
 
 

@@ -2,12 +2,15 @@
 
 ``Metrics(estimator)`` is fed one evaluation at a time (``add(pred, proba, label, weight)``) and
 gives every metric of ``METRICS`` under the estimator at ``snapshot()``. Estimators:
-``Cumulative()``, ``Sliding(width)``, ``Fading(alpha)``, ``Tumbling(size)``.
-``MOA_MEASUREMENTS`` rebuilds MOA's 41 measurements from a snapshot.
+``Cumulative()``, ``Sliding(width)``, ``Fading(alpha)``, ``Tumbling(size)`` (``make_estimator``
+builds one from a config value; each keeps its sums in its own state class, ``states``).
+``REFERENCES``: the labels a metric is computed against. ``MOA_MEASUREMENTS`` rebuilds MOA's 41
+measurements from a snapshot.
 """
 
 from delaycv.metrics.core import Metrics
 from delaycv.metrics.estimators import (
+    ESTIMATORS,
     Cumulative,
     Estimator,
     Fading,
@@ -15,13 +18,15 @@ from delaycv.metrics.estimators import (
     Tumbling,
     make_estimator,
 )
-from delaycv.metrics.formulas import METRICS
+from delaycv.metrics.formulas import METRICS, REFERENCES
 from delaycv.metrics.moa import MOA_BASIC_MEASUREMENTS, MOA_MEASUREMENTS, moa_values
 
 __all__ = [
+    "ESTIMATORS",
     "METRICS",
     "MOA_BASIC_MEASUREMENTS",
     "MOA_MEASUREMENTS",
+    "REFERENCES",
     "Cumulative",
     "Estimator",
     "Fading",

@@ -10,12 +10,23 @@ An estimator says which evaluations a metric is computed from and with which wei
   ``s <- alpha * s + w * x``, ``b <- alpha * b + w``, value ``s / b``.
 * ``Tumbling(size)``: consecutive, disjoint chunks of ``size`` evaluations; the value is that of the
   last completed chunk (stream-learn's test-then-train scores, one value per chunk).
+
+An estimator is a frozen spec: ``kind`` and ``describe()`` say what it is (the run's
+``specs.estimator``), ``new_state(names)`` starts its sums (``states``: one class per estimator).
+``make_estimator`` builds one from a config value.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from delaycv import defaults as _defaults
+from delaycv.errors import ConfigError
+from delaycv.metrics.states import CumulativeState, FadingState, SlidingState, TumblingState
 
 
 @dataclass(frozen=True)
@@ -25,7 +36,15 @@ class Cumulative:
     kind = "cumulative"
 
     def describe(self) -> dict:
+        """The spec as a mapping.
+
+        >>> Cumulative().describe()
+        {'kind': 'cumulative'}
+        """
         return {"kind": self.kind}
+
+    def new_state(self, names: tuple[str, ...]) -> CumulativeState:
+        return CumulativeState(names)
 
 
 @dataclass(frozen=True)
@@ -40,7 +59,20 @@ class Sliding:
             raise ValueError(f"Sliding width must be an integer >= 1, got {self.width!r}")
 
     def describe(self) -> dict:
+        """The spec as a mapping.
+
+        >>> Sliding(1000).describe()
+        {'kind': 'window', 'width': 1000}
+        """
         return {"kind": self.kind, "width": self.width}
+
+    def new_state(self, names: tuple[str, ...]) -> SlidingState:
+        return SlidingState(names, self.width)
+
+    @classmethod
+    def from_config(cls, value: Any) -> Sliding:
+        """From the config value of ``width`` (``ConfigError`` unless an integer >= 1)."""
+        return cls(_config_count("width", value))
 
 
 @dataclass(frozen=True)
@@ -58,7 +90,24 @@ class Fading:
             raise ValueError("Fading alpha must not be NaN")
 
     def describe(self) -> dict:
+        """The spec as a mapping.
+
+        >>> Fading(0.99).describe()
+        {'kind': 'fading', 'alpha': 0.99}
+        """
         return {"kind": self.kind, "alpha": float(self.alpha)}
+
+    def new_state(self, names: tuple[str, ...]) -> FadingState:
+        return FadingState(names, self.alpha)
+
+    @classmethod
+    def from_config(cls, value: Any) -> Fading:
+        """From the config value of ``alpha`` (``ConfigError`` unless a number in (0, 1])."""
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+            raise ConfigError(
+                f"alpha {value!r}", location="key estimator.alpha", expected="a number in (0, 1]"
+            )
+        return cls(float(value))
 
 
 @dataclass(frozen=True)
@@ -73,36 +122,87 @@ class Tumbling:
             raise ValueError(f"Tumbling size must be an integer >= 1, got {self.size!r}")
 
     def describe(self) -> dict:
+        """The spec as a mapping.
+
+        >>> Tumbling(500).describe()
+        {'kind': 'tumbling', 'size': 500}
+        """
         return {"kind": self.kind, "size": self.size}
+
+    def new_state(self, names: tuple[str, ...]) -> TumblingState:
+        return TumblingState(names, self.size)
+
+    @classmethod
+    def from_config(cls, value: Any) -> Tumbling:
+        """From the config value of ``size`` (``ConfigError`` unless an integer >= 1)."""
+        return cls(_config_count("size", value))
 
 
 Estimator = Cumulative | Sliding | Fading | Tumbling
 
 
-def make_estimator(spec: dict | Estimator) -> Estimator:
-    """Build an estimator from a config mapping such as ``{"kind": "fading", "alpha": 0.99}``.
+#: The estimator classes by kind, and the kinds in that order (``sliding`` is read as ``window``).
+CLASSES: dict[str, type] = {cls.kind: cls for cls in (Cumulative, Sliding, Fading, Tumbling)}
+ESTIMATORS: tuple[str, ...] = tuple(CLASSES)
 
-    Kinds: ``cumulative``; ``window`` (or ``sliding``) with ``width``; ``fading`` with ``alpha``;
-    ``tumbling`` with ``size``. An estimator object is returned unchanged.
+
+def _config_count(name: str, value: Any) -> int:
+    """A window width or chunk size from a config value (``ConfigError`` unless an integer >= 1)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ConfigError(
+            f"{name} {value!r}", location=f"key estimator.{name}", expected="an integer >= 1"
+        )
+    return int(value)
+
+
+def make_estimator(spec: dict | str | Estimator | None = None) -> Estimator:
+    """An estimator from a config value: ``{kind: fading, alpha: 0.99}``, ``{kind: window,
+    width: 100}`` (``sliding`` is read as ``window``), ``{kind: tumbling, size: 100}``,
+    ``{kind: cumulative}`` or just the kind's name; an estimator object is returned unchanged.
+
+    What is not given comes from :mod:`delaycv.defaults` (``None``: the default estimator, a
+    fading factor of ``defaults.ALPHA``; a kind without its parameter: ``ALPHA``, ``WIDTH`` or
+    ``SIZE``). A bad value raises ``ConfigError`` naming the key (``key estimator.<key>``).
+
+    >>> make_estimator({"kind": "fading", "alpha": 0.9})
+    Fading(alpha=0.9)
+    >>> make_estimator("sliding").describe()
+    {'kind': 'window', 'width': 1000}
+    >>> make_estimator(None) == Fading(0.99)
+    True
     """
     if isinstance(spec, Cumulative | Sliding | Fading | Tumbling):
         return spec
-    if not isinstance(spec, dict) or "kind" not in spec:
-        raise ValueError(f"estimator spec must be a mapping with 'kind', got {spec!r}")
-    kind = spec["kind"]
-    rest = {k: v for k, v in spec.items() if k != "kind"}
-    try:
-        if kind == "cumulative" and not rest:
-            return Cumulative()
-        if kind in ("window", "sliding") and set(rest) == {"width"}:
-            return Sliding(rest["width"])
-        if kind == "fading" and set(rest) == {"alpha"}:
-            return Fading(rest["alpha"])
-        if kind == "tumbling" and set(rest) == {"size"}:
-            return Tumbling(rest["size"])
-    except ValueError:
-        raise
-    raise ValueError(
-        f"unknown estimator spec {spec!r} (expected kind cumulative, window+width, "
-        "fading+alpha or tumbling+size)"
-    )
+    if spec is None:
+        spec = {"kind": _defaults.ESTIMATOR}
+    if isinstance(spec, str):
+        spec = {"kind": spec}
+    if not isinstance(spec, dict):
+        raise ConfigError(
+            f"estimator spec is {type(spec).__name__}",
+            location="key estimator",
+            expected=f"a kind ({', '.join(ESTIMATORS)}) or a mapping with kind",
+        )
+    spec = dict(spec)
+    kind = spec.pop("kind", _defaults.ESTIMATOR)
+    if kind == "sliding":
+        kind = "window"
+    if kind not in ESTIMATORS:
+        raise ConfigError(
+            f"unknown estimator {kind!r}",
+            location="key estimator.kind",
+            expected=", ".join(ESTIMATORS),
+        )
+    cls = CLASSES[kind]
+    parameter = _defaults.ESTIMATOR_PARAMS[kind]  # (name, default) or None
+    need = parameter[0] if parameter else None
+    extra = sorted(set(spec) - ({need} if need else set()))
+    if extra:
+        raise ConfigError(
+            f"key {extra[0]!r} does not apply to the {kind} estimator",
+            location=f"key estimator.{extra[0]}",
+            expected=need or "no parameter",
+        )
+    if parameter is None:
+        return cls()
+    return cls.from_config(spec.get(need, parameter[1]))

@@ -26,10 +26,12 @@ B      w > 0 and finite probability       w; w*brier; w*log_loss; w*information 
 ``last`` is the reference label of the previous known evaluation (0 at the start), ``maj_i`` the
 majority class read in the middle of MOA's class loop at class i, ``maj`` after it (see
 ``Metrics``). All rows but group B are ``multiplier * LUT[code]`` where the code packs the discrete
-features of the evaluation and the multiplier is ``w`` (or 1 when ``w == 0``).
+features of the evaluation (``lookup_code``) and the multiplier is ``w`` (or 1 when ``w == 0``).
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -58,32 +60,58 @@ GROUPS: tuple[str, ...] = ("a", "p0", "p1", "t0", "t1", "z", "u0", "u1", "b")
 ROW_GROUP = np.array([GROUPS.index(name.split("_")[0]) for name in ROWS], dtype=np.intp)
 N_GROUPS = len(GROUPS)
 
-# code = ((((((pc * 2 + t) * 2 + pos) * 2 + started) * 2 + last) * 2 + mid0) * 2 + mid1) * 2 + after
-# with pc = 0 for an abstention, 1 for prediction 0, 2 for prediction 1; pos = [w > 0].
 N_CODES = 3 * 2**7
+
+
+def lookup_code(pred, label, positive, started, last, mid0, mid1, after=None):
+    """The row of ``LUT`` (and ``GMASK``) of an evaluation: its discrete features in one integer.
+
+    ``pred`` 1, 0 or -1 (abstained); ``label`` the reference label 0/1; ``positive`` [w > 0];
+    ``started`` [at or after the first active evaluation]; ``last`` the NoChange label;
+    ``mid0``, ``mid1`` the majority class read for class 0 and for class 1 in MOA's class loop;
+    ``after`` the majority class after the loop (``None``: ``mid1``, which MOA reads from the
+    same state). Python ints and bools (one evaluation) or numpy arrays (element by element).
+    The code is ``(pred + 1) * 128 + label * 64 + positive * 32 + started * 16 + last * 8 +
+    mid0 * 4 + mid1 * 2 + after``, in ``range(N_CODES)``.
+
+    >>> lookup_code(-1, 0, False, False, 0, False, False)
+    0
+    >>> lookup_code(1, 1, True, True, 1, True, True)
+    383
+    >>> lookup_code(0, 1, True, True, 0, False, True, after=False)
+    242
+    >>> lookup_code(np.array([1, 0]), np.array([1, 1]), True, True, 0, False, np.array([1, 0]))
+    array([371, 240])
+    """
+    code = (pred + 1) * 128
+    code += label * 64
+    code += positive * 32 + started * 16
+    code += last * 8
+    code += mid0 * 4
+    if after is None:
+        code += mid1 * 3
+    else:
+        code += mid1 * 2 + after
+    return code
 
 
 def _build_tables() -> tuple[np.ndarray, np.ndarray]:
     lut = np.zeros((N_CODES, N_LUT_ROWS), dtype=np.float64)
     gmask = np.zeros((N_CODES, N_GROUPS - 1), dtype=bool)  # group B is masked separately
-    for code in range(N_CODES):
-        rest, after = divmod(code, 2)
-        rest, mid1 = divmod(rest, 2)
-        rest, mid0 = divmod(rest, 2)
-        rest, last = divmod(rest, 2)
-        rest, started = divmod(rest, 2)
-        rest, pos = divmod(rest, 2)
-        pc, t = divmod(rest, 2)
+    bits = (0, 1)
+    for p, t, pos, started, last, mid0, mid1, after in itertools.product(
+        (-1, 0, 1), bits, bits, bits, bits, bits, bits, bits
+    ):
+        code = lookup_code(p, t, pos, started, last, mid0, mid1, after)
         row = lut[code]
         g = gmask[code]
         mid = (mid0, mid1)
         if pos:
             g[GROUPS.index(f"u{t}")] = True
             row[R[f"u{t}_w"]] = 1
-            row[R[f"u{t}_unk"]] = pc == 0
-        if pc == 0:
+            row[R[f"u{t}_unk"]] = p == -1
+        if p == -1:
             continue
-        p = pc - 1
         if pos:
             g[GROUPS.index("a")] = True
             row[R["a_w"]] = 1
