@@ -13,7 +13,8 @@ observer of the loop); and the HITL study's brackets runs (bootstrap, 10 folds, 
 Every run is written with ``--no-timing`` (no CPU or wall times: byte-reproducible tables).
 ``compare`` checks every table exactly (values, dtypes, column order), the MOA CSV byte for byte,
 and ``run.json`` apart from what may differ between two versions of the code: timings, versions,
-and the record of the run's settings.
+and new keys of the record of the run's settings (``specs``: every key the old record has must
+say the same).
 
 Usage::
 
@@ -224,7 +225,14 @@ def compare(a: Path, b: Path) -> int:
             elif name == "run.json":
                 ja = _stable(json.loads(pa.read_text()))
                 jb = _stable(json.loads(pb.read_text()))
-                if ja != jb:
+                # the record of the settings may grow: what the old one said, the new one says
+                sa, sb = ja.pop("specs", {}), jb.pop("specs", {})
+                if any(sb.get(k, KeyError) != v for k, v in sa.items()):
+                    print(
+                        f"{run}/run.json: specs differ: {sorted(k for k in sa if sb.get(k) != sa[k])}"
+                    )
+                    bad += 1
+                elif ja != jb:
                     keys = sorted(k for k in set(ja) | set(jb) if ja.get(k) != jb.get(k))
                     print(f"{run}/run.json: keys differ: {keys}")
                     bad += 1

@@ -44,7 +44,7 @@ import numpy as np
 from delaycv import defaults as _defaults
 from delaycv.errors import ConfigError
 
-SCHEMES = ("prequential", "cv", "split", "bootstrap")
+SCHEMES = _defaults.SCHEMES
 EVALUATE = ("all", "trained")
 #: Purpose codes of the per-fold random streams (last entropy word).
 NOISE = 1

@@ -106,3 +106,12 @@ def test_a_policy_without_its_window_exits_2(tmp_path, capsys, policy, missing):
     assert err.startswith(f"delaycv: error: option {missing}: ")
     assert "no default window" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_the_command_line_choices_are_the_library_kinds():
+    """delaycv.defaults names the schemes and estimator kinds for the command line (light);
+    the library defines them: the two agree, in order."""
+    from delaycv import metrics, validation
+
+    assert defaults.ESTIMATORS == metrics.ESTIMATORS
+    assert defaults.SCHEMES == validation.SCHEMES

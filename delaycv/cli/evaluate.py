@@ -19,8 +19,6 @@ from delaycv import defaults, policies
 from delaycv.cli import options
 from delaycv.errors import ConfigError, InputError
 
-SCHEMES = ("prequential", "cv", "split", "bootstrap")
-ESTIMATORS = ("cumulative", "window", "fading", "tumbling")
 
 
 def parse_value(text: str) -> Any:
@@ -95,7 +93,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g = p.add_argument_group("validation")
     g.add_argument(
         "--validation",
-        choices=SCHEMES,
+        choices=defaults.SCHEMES,
         default=defaults.SCHEME,
         help=f"default {defaults.SCHEME}",
     )
@@ -133,7 +131,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g = p.add_argument_group("metrics and checkpoints")
     g.add_argument(
         "--estimator",
-        choices=ESTIMATORS,
+        choices=defaults.ESTIMATORS,
         default=defaults.ESTIMATOR,
         help=f"metric estimator (default {defaults.ESTIMATOR})",
     )

@@ -242,7 +242,7 @@ class FoldLoop:
             # 4. checkpoint, observer
             if m == checkpoint:
                 evaluated = self.checkpoint(
-                    view, slots, m, t, evaluated, skipped, evaluated > evaluated_before, c0
+                    view, slots, m, t, evaluated, evaluated_before, skipped, c0
                 )
                 checkpoint = self.checkpoints[self.next_checkpoint]
             elif observing:
@@ -261,12 +261,14 @@ class FoldLoop:
         cand = self.inspected(releases.cand["o"], releases.cand["insp"], view.cand_slots)
         return own_n.tolist(), own_p.tolist(), cand.tolist()
 
-    def checkpoint(self, view, slots, m, t, evaluated, skipped, evaluated_now, c0) -> int:
+    def checkpoint(self, view, slots, m, t, evaluated, evaluated_before, skipped, c0) -> int:
         """Checkpoint m (after the flush at the last instance, if asked): the observer's
-        instance call, then the row's counts now (its metric values at the chunk's end).
+        instance call, then the row's counts now (its metric values at the chunk's end;
+        ``evaluated_now``: an evaluation while instance m was processed, the flush included).
         Returns the evaluations counted so far."""
         if m == self.n and self.flush_at_end:
             evaluated += self.flush(m, t, slots, view.remaining)
+        evaluated_now = evaluated > evaluated_before
         if self.observer is not None:
             self.observe_instance(m, t, c0)
         cpu = self.cpu + _time.process_time() - c0 if self.timing else math.nan
