@@ -138,7 +138,7 @@ def evaluate(
     **options
         ``threshold``, ``prediction_noise``, ``flush``, ``checkpoints``, ``same_learner_seed``,
         ``measure_memory``, ``timing``, ``folds_subset`` (:func:`delaycv.settings.make_settings`)
-        and ``observer_factory`` (:func:`delaycv.engine.evaluate`).
+        and ``observer_factory``, ``on_rows`` (:func:`delaycv.engine.evaluate`).
 
     Returns
     -------
@@ -163,10 +163,11 @@ def evaluate(
             "jobs",
             "run_keys",
         }
-        | {"observer_factory"},
+        | {"observer_factory", "on_rows"},
         "a keyword of delaycv.evaluate or of delaycv.settings.make_settings",
     )
     observer_factory = options.pop("observer_factory", None)
+    on_rows = options.pop("on_rows", None)
     settings = make_settings(
         learner=model,
         policy=_policy_spec(policy, window, pos_window, neg_window),
@@ -195,7 +196,9 @@ def evaluate(
             dataset=dataset,
         )
     engine.probe_learner(stream, model)
-    return engine.evaluate(stream, settings, observer_factory=observer_factory, progress=progress)
+    return engine.evaluate(
+        stream, settings, observer_factory=observer_factory, progress=progress, on_rows=on_rows
+    )
 
 
 def _policy_spec(policy: Any, window: Any, pos_window: Any, neg_window: Any) -> Any:

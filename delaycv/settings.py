@@ -105,7 +105,8 @@ class RunSettings:
 
     def record(self) -> dict[str, Any]:
         """The settings as plain data (``run.json``'s ``specs``): the learner spec as given, the
-        policy's, validation's and estimator's specs, then every option."""
+        policy's, validation's and estimator's specs, then every option that decides the
+        outputs (all but ``jobs``: folds in processes give the same files, byte for byte)."""
         return {
             "learner": self.learner,
             "policy": self.policy.spec(),
@@ -121,7 +122,6 @@ class RunSettings:
             "same_learner_seed": self.same_learner_seed,
             "measure_memory": self.measure_memory,
             "timing": self.timing,
-            "jobs": self.jobs,
             "folds": list(self.folds),
             "names": dict(self.names or {}),
         }
@@ -346,6 +346,10 @@ def workflow_settings(
     """The settings of a workflow evaluate job: ``options`` is the rule's evaluation params
     (``validation``, ``estimator`` and ``options``: the config's ``evaluation`` keys and
     ``every``, as :mod:`delaycv.config` makes them), ``learner`` and ``policy`` its specs."""
+    named = {"learner", "policy", "validation", "estimator", "seed", "run_keys", "jobs"}
+    check_keywords(
+        options["options"], set(SETTING_KEYS) - named, "an evaluation option of make_settings"
+    )
     return make_settings(
         learner=learner,
         policy=policy,

@@ -19,6 +19,7 @@ from delaycv.engine import (
 )
 from delaycv.errors import ConfigError
 from delaycv.metrics import METRICS
+from delaycv.settings import workflow_settings
 from delaycv.stream import Stream
 
 
@@ -406,8 +407,9 @@ def test_run_keys_and_run_evaluation():
     assert set(f["policy"]) == {"hitl_7d_90d"} and set(f["seed"]) == {9}
     assert set(f["estimator"]) == {"fading"}
     assert r.info["specs"]["estimator"] == {"kind": "fading", "alpha": 0.9}
-    with pytest.raises(ConfigError):
-        run_evaluation(stream, learner_spec="NoChange", policy_spec="ideal", flsh=True)
+    options = {"validation": {}, "estimator": None, "options": {"flsh": True}}
+    with pytest.raises(ConfigError, match="key flsh"):
+        workflow_settings(options, learner="NoChange", policy="ideal", seed=1, run_keys={})
 
 
 class Exploding:
