@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from delaycv.checks import is_number
 from delaycv.durations import Window, parse_window
 from delaycv.errors import DelaycvError, InputError
 from delaycv.metrics import REFERENCES
@@ -604,12 +605,12 @@ def choose_checkpoints(
             if not list(spec[kind]):
                 raise DelaycvError(f"checkpoints.{kind} is empty (expected at least one value)")
         for value in spec.get("positions", []):
-            if isinstance(value, bool) or int(value) != value or value < 1:
+            if not is_number(value) or int(value) != value or value < 1:
                 raise DelaycvError(
                     f"checkpoint position {value!r} is not a stream position (an integer >= 1)"
                 )
         for value in spec.get("fractions", []):
-            if isinstance(value, bool) or not 0 < float(value) <= 1:
+            if not is_number(value) or not 0 < float(value) <= 1:
                 raise DelaycvError(f"checkpoint fraction {value!r} is not in (0, 1]")
         for dataset, points in by_dataset.items():
             n = int(points[-1])

@@ -41,6 +41,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from delaycv.checks import is_number
 from delaycv.errors import ConfigError, InputError
 from delaycv.io import DATE, NOMINAL, NUMERIC, TEXT_KINDS, RawTable, parse_dates, read_table
 from delaycv.stream import BASE_COLUMNS, Stream, write_stream
@@ -228,7 +229,7 @@ class Mapping:
                 values[key] = None if value is None else class_text(value)
             elif value is None:
                 values[key] = None
-            elif isinstance(value, str | int | float) and not isinstance(value, bool):
+            elif isinstance(value, str) or is_number(value):
                 values[key] = str(value)
             else:
                 raise ConfigError(

@@ -6,6 +6,7 @@ import numbers
 import re
 from dataclasses import dataclass
 
+from delaycv.checks import is_integer
 from delaycv.errors import DelaycvError
 
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -55,7 +56,7 @@ def parse_window(text: str | int | Window) -> Window:
     """
     if isinstance(text, Window):
         return text
-    if isinstance(text, bool) or not isinstance(text, str | numbers.Integral):
+    if not (isinstance(text, str) or is_integer(text)):
         raise DelaycvError(
             f"window {text!r} is not a duration (expected e.g. 7d, 12h, 3600s or 500i)"
         )

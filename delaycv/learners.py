@@ -39,6 +39,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from delaycv.checks import is_number
 from delaycv.errors import ConfigError
 
 BASELINES = {
@@ -165,7 +166,7 @@ def _check_value(cls: type, label: str, param: inspect.Parameter, value: Any, ke
             expected=" or ".join(dict.fromkeys(_TYPES[t] for t in sorted(types))),
         )
     rule = _RANGES.get(name)
-    if rule is not None and isinstance(value, int | float) and not isinstance(value, bool):
+    if rule is not None and is_number(value):
         expected, ok = rule
         if value != value or not ok(value):  # NaN is out of every range
             raise ConfigError(

@@ -45,6 +45,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from delaycv.atomic import atomic_path
+from delaycv.checks import is_integer
 from delaycv.errors import DelaycvError
 
 DETAIL_PREFIX = (
@@ -425,11 +426,11 @@ class MoaExport:
     """
 
     def __init__(self, every: int, alpha: float, folds: int) -> None:
-        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+        if not is_integer(every) or every < 1:
             raise DelaycvError(f"MOA export: every must be a positive integer, got {every!r}")
         if not (isinstance(alpha, int | float) and 0.0 < float(alpha) <= 1.0):
             raise DelaycvError(f"MOA export: alpha must be in (0, 1], got {alpha!r}")
-        if isinstance(folds, bool) or not isinstance(folds, int) or folds < 1:
+        if not is_integer(folds) or folds < 1:
             raise DelaycvError(f"MOA export: folds must be a positive integer, got {folds!r}")
         self.every = every
         self.alpha = float(alpha)

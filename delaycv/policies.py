@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from delaycv import defaults
+from delaycv.checks import is_number
 from delaycv.durations import Window, parse_window
 from delaycv.errors import ConfigError, DelaycvError
 
@@ -561,7 +562,7 @@ window must be given (expected a window such as 7d, 90d, 3600s or 500i)
     name = spec.get("preset") or (GENERAL if has_windows else defaults.POLICY)
     preset = lookup_preset(name, location=f"key {where}.preset")
     rate = spec.get("inspection_error", 0.0)
-    if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0.0 <= rate <= 1.0:
+    if not is_number(rate) or not 0.0 <= rate <= 1.0:
         raise ConfigError(
             f"inspection_error {rate!r} is not a probability",
             location=f"key {where}.inspection_error",

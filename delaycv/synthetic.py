@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from delaycv.checks import is_integer
 from delaycv.convert import stream_metadata
 from delaycv.errors import DelaycvError
 from delaycv.stream import Stream
@@ -156,9 +157,9 @@ def generate_stream(
     keys as a converted stream; ``source_sha256`` is the SHA-256 of the generator's parameters
     (JSON), ``generator`` the parameters themselves.
     """
-    if isinstance(rows, bool) or not isinstance(rows, int | np.integer) or rows < 1:
+    if not is_integer(rows) or rows < 1:
         raise DelaycvError(f"rows must be a positive integer, got {rows!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+    if not is_integer(seed) or seed < 0:
         raise DelaycvError(f"seed must be a non-negative integer, got {seed!r}")
     for name, value in (("positive_rate", positive_rate), ("reveal_rate", reveal_rate)):
         if not 0.0 < value < 1.0 and not (name == "reveal_rate" and value in (0.0, 1.0)):

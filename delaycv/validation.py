@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from delaycv import defaults as _defaults
+from delaycv.checks import is_integer
 from delaycv.errors import ConfigError
 
 SCHEMES = _defaults.SCHEMES
@@ -57,14 +58,9 @@ SPEC_KEYS = ("scheme", "folds", "seed", "evaluate", "fixed_split")
 def check_seed(value, key: str) -> int:
     """``value`` as an int if it is a seed (an integer from 0 to ``defaults.SEED_MAX``, 2**63 - 1:
     the run seed is an int64 column of the tables), else a :class:`ConfigError` naming ``key``."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | np.integer)
-        or not 0 <= value <= _defaults.SEED_MAX
-    ):
-        integer = isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if not is_integer(value) or not 0 <= value <= _defaults.SEED_MAX:
         raise ConfigError(
-            f"seed {value!r} is " + ("out of range" if integer else "not an integer"),
+            f"seed {value!r} is " + ("out of range" if is_integer(value) else "not an integer"),
             location=f"key {key}",
             expected=f"an integer from 0 to 2**63 - 1 = {_defaults.SEED_MAX}",
         )
@@ -117,11 +113,7 @@ class Validation:
                 location="key validation.scheme",
                 expected=", ".join(SCHEMES),
             )
-        if (
-            isinstance(self.folds, bool)
-            or not isinstance(self.folds, int | np.integer)
-            or self.folds < 1
-        ):
+        if not is_integer(self.folds) or self.folds < 1:
             raise ConfigError(
                 f"folds {self.folds!r} is not a positive integer",
                 location="key validation.folds",

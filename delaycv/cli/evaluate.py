@@ -20,7 +20,6 @@ from delaycv.cli import options
 from delaycv.errors import ConfigError, InputError
 
 
-
 def parse_value(text: str) -> Any:
     """A ``--param`` value: JSON (numbers, true/false/null, lists, objects), else the string."""
     low = text.strip()

@@ -22,9 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from delaycv import defaults as _defaults
+from delaycv.checks import is_integer, is_number
 from delaycv.errors import ConfigError
 from delaycv.metrics.states import CumulativeState, FadingState, SlidingState, TumblingState
 
@@ -55,7 +54,7 @@ class Sliding:
     kind = "window"
 
     def __post_init__(self) -> None:
-        if isinstance(self.width, bool) or not isinstance(self.width, int) or self.width < 1:
+        if not is_integer(self.width) or self.width < 1:
             raise ValueError(f"Sliding width must be an integer >= 1, got {self.width!r}")
 
     def describe(self) -> dict:
@@ -84,7 +83,7 @@ class Fading:
 
     def __post_init__(self) -> None:
         a = self.alpha
-        if isinstance(a, bool) or not isinstance(a, int | float) or not (0.0 < a <= 1.0):
+        if not is_number(a) or not (0.0 < a <= 1.0):
             raise ValueError(f"Fading alpha must be a number in (0, 1], got {a!r}")
         if math.isnan(a):
             raise ValueError("Fading alpha must not be NaN")
@@ -103,7 +102,7 @@ class Fading:
     @classmethod
     def from_config(cls, value: Any) -> Fading:
         """From the config value of ``alpha`` (``ConfigError`` unless a number in (0, 1])."""
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        if not is_number(value) or not 0 < value <= 1:
             raise ConfigError(
                 f"alpha {value!r}", location="key estimator.alpha", expected="a number in (0, 1]"
             )
@@ -118,7 +117,7 @@ class Tumbling:
     kind = "tumbling"
 
     def __post_init__(self) -> None:
-        if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 1:
+        if not is_integer(self.size) or self.size < 1:
             raise ValueError(f"Tumbling size must be an integer >= 1, got {self.size!r}")
 
     def describe(self) -> dict:
@@ -148,7 +147,7 @@ ESTIMATORS: tuple[str, ...] = tuple(CLASSES)
 
 def _config_count(name: str, value: Any) -> int:
     """A window width or chunk size from a config value (``ConfigError`` unless an integer >= 1)."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+    if not is_integer(value) or value < 1:
         raise ConfigError(
             f"{name} {value!r}", location=f"key estimator.{name}", expected="an integer >= 1"
         )
