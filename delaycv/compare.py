@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from delaycv.choices import ALTERNATIVES, REFERENCES
 from delaycv.durations import Window, parse_window
 from delaycv.errors import DelaycvError, InputError
 
@@ -61,8 +62,6 @@ from delaycv.errors import DelaycvError, InputError
 KEYS = ("dataset", "policy", "estimator", "reference", "checkpoint")
 #: What pairs two learners' values.
 PAIR = ("seed", "fold")
-ALTERNATIVES = ("two-sided", "greater", "less")
-REFERENCES = ("observed", "true")
 
 
 def table_columns(metrics: str | Iterable[str]) -> list[str]:

@@ -589,8 +589,8 @@ def _check_dataset_file(
             expected="a .arff or .csv file (or format: arff|csv), "
             "or a .parquet stream written by delaycv convert",
         )
-    from delaycv.convert import PRESETS
-    from delaycv.convert import Mapping as ColumnMapping
+    from delaycv.mapping import PRESETS
+    from delaycv.mapping import Mapping as ColumnMapping
 
     preset = dataset.get("preset")
     if preset is not None and preset not in PRESETS:
