@@ -1,9 +1,9 @@
 """Start-up: how long ``delaycv --help``, an argument error and the imports of an evaluate job take.
 
 Each case is a fresh interpreter timed as a whole (wall clock, and its CPU time), ``--runs`` times
-in alternation (run 1 of every case, then run 2, ...: a busy machine slows them alike); the median
-is printed beside baselines measured in the same run: ``python -c pass`` (the interpreter alone),
-the third-party modules the evaluate job needs whatever delaycv does (numpy, pandas,
+in alternation (run 1 of every case, then run 2, ...: a busy machine slows them alike), after an
+uncounted round that warms the file cache. The median is printed beside baselines measured in the
+same run: ``python -c pass`` (the interpreter alone), the third-party modules the evaluate job needs whatever delaycv does (numpy, pandas,
 pyarrow.parquet), and river's own imports (``import river.tree``, ``import river.naive_bayes``:
 the learner's module, which delaycv cannot make lighter). Targets: 0.3 s for ``--help`` and
 argument errors, 0.8 s for the evaluate job's imports without the learner's river module (river's
@@ -12,7 +12,10 @@ tree learner, split into delaycv's own modules and the third-party packages, eac
 that first imported it.
 
 The package measured is the one on PYTHONPATH (else the installed one); the scripts/evaluate.py and
-delaycv/cli/evaluate.py of its checkout say what the job imports:
+delaycv/cli/evaluate.py of its checkout say what the job imports. The package is copied into a
+temporary folder and byte-compiled there, so that every case reads bytecode as the jobs of a
+checkout do once it has run (and the checkout itself is left as it is, even under
+PYTHONDONTWRITEBYTECODE):
 
     python benchmarks/bench_startup.py [--runs 7]
     PYTHONPATH=/path/to/other/checkout python benchmarks/bench_startup.py
@@ -23,8 +26,10 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import compileall
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -46,6 +51,17 @@ def checkout(cwd: Path) -> Path:
         check=True,
     )
     return Path(done.stdout.strip()).resolve().parents[1]
+
+
+def compiled_copy(root: Path, dest: Path) -> Path:
+    """A copy of the checkout's delaycv package under ``dest``, byte-compiled; its parent folder
+    goes first on the cases' PYTHONPATH."""
+    shutil.copytree(
+        root / "delaycv", dest / "delaycv", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    if not compileall.compile_dir(dest / "delaycv", quiet=1):
+        raise SystemExit(f"{root / 'delaycv'}: a module does not compile")
+    return dest
 
 
 def script_imports(path: Path) -> str:
@@ -105,11 +121,15 @@ def cases(root: Path, work: Path) -> list[tuple[str, list[str], int, str]]:
     ]
 
 
-def timed(args: list[str], status: int, cwd: Path) -> tuple[float, float]:
+def environment(path: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(path)}
+
+
+def timed(args: list[str], status: int, cwd: Path, env: dict) -> tuple[float, float]:
     """Wall and CPU seconds of one interpreter running ``args``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != status:
@@ -118,11 +138,12 @@ def timed(args: list[str], status: int, cwd: Path) -> tuple[float, float]:
     return wall, cpu
 
 
-def import_times(code: str, cwd: Path) -> list[tuple[int, int, str]]:
+def import_times(code: str, cwd: Path, env: dict) -> list[tuple[int, int, str]]:
     """``python -X importtime``: (nesting level, self microseconds, module) in printed order."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", code],
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         check=True,
@@ -174,8 +195,8 @@ def entry(package: str, rows: list[tuple[int, int, str]], parent: dict[str, str]
     return package
 
 
-def breakdown(code: str, cwd: Path, top: int) -> None:
-    rows = import_times(code, cwd)
+def breakdown(code: str, cwd: Path, env: dict, top: int) -> None:
+    rows = import_times(code, cwd, env)
     parent = importers(rows)
     own = sorted(
         ((us, name) for _, us, name in rows if package_of(name) == "delaycv"), reverse=True
@@ -207,14 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         root = checkout(work)
+        env = environment(compiled_copy(root, work / "package"))
         measured = cases(root, work)
         walls: dict[str, list[float]] = collections.defaultdict(list)
         cpus: dict[str, list[float]] = collections.defaultdict(list)
-        for _ in range(args.runs):
+        for run in range(args.runs + 1):  # the first round warms the file cache: not counted
             for label, case_args, status, _ in measured:
-                wall, cpu = timed(case_args, status, work)
-                walls[label].append(wall)
-                cpus[label].append(cpu)
+                wall, cpu = timed(case_args, status, work, env)
+                if run:
+                    walls[label].append(wall)
+                    cpus[label].append(cpu)
         median = {label: statistics.median(times) for label, times in walls.items()}
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(
@@ -238,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{median['evaluate job + river.tree'] - job:.3f} s (alone {tree:.3f} s)"
         )
         job_code = script_imports(root / "scripts" / "evaluate.py")
-        breakdown(f"{job_code}\nimport river.tree", work, args.top)
+        breakdown(f"{job_code}\nimport river.tree", work, env, args.top)
     return 0
 
 
