@@ -3,7 +3,7 @@ known formats (:data:`PRESETS`: ``commit-guru``, ``spdisc``) and the other choic
 
 :func:`delaycv.convert.convert_file` applies a mapping; the workflow's config loader checks the
 datasets' mappings and the command line offers the presets, link kinds and ``inf`` modes as
-choices. This module imports neither numpy nor pandas nor pyarrow, so that both stay light.
+choices. This module imports neither numpy nor pandas nor pyarrow: both stay light.
 """
 
 from __future__ import annotations
