@@ -54,15 +54,14 @@ import pandas as pd
 from scipy import stats
 
 from delaycv.checks import is_number
+from delaycv.choices import ALTERNATIVES, REFERENCES
 from delaycv.durations import Window, parse_window
 from delaycv.errors import DelaycvError, InputError
-from delaycv.metrics import REFERENCES
 
 #: Keys of a comparison family (besides the metric); learners are compared within them.
 KEYS = ("dataset", "policy", "estimator", "reference", "checkpoint")
 #: What pairs two learners' values.
 PAIR = ("seed", "fold")
-ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 def table_columns(metrics: str | Iterable[str]) -> list[str]:

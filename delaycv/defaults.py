@@ -19,10 +19,6 @@ POLICY = "ideal"
 
 #: Validation scheme, number of folds k (1 for ``prequential``), seed of the bootstrap draws,
 #: and which instances a fold evaluates (``all``: every fold evaluates every instance).
-#: The validation schemes and estimator kinds (named here, light, for the command line's choices;
-#: :mod:`delaycv.validation` and :mod:`delaycv.metrics.estimators` define them).
-SCHEMES = ("prequential", "cv", "split", "bootstrap")
-ESTIMATORS = ("cumulative", "window", "fading", "tumbling")
 SCHEME = "bootstrap"
 FOLDS = 10
 PREQUENTIAL_FOLDS = 1

@@ -37,6 +37,7 @@ from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator  # noqa: E402
 
 from delaycv.atomic import atomic_path  # noqa: E402
+from delaycv.choices import FIGURE_FORMATS as FORMATS  # noqa: E402
 from delaycv.compare import (  # noqa: E402
     axis_names,
     bias_table,
@@ -54,7 +55,6 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#0
 DASHES = ["-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2))]
 NS_COLOUR = "#DDDDDD"
 MISSING_COLOUR = "#FFFFFF"
-FORMATS = ("png", "pdf")
 PANEL_WIDTH = 3.6
 JITTER = 0.18  # half-width of the sideways spread of the points of the final distributions
 MAX_COLUMNS = 3

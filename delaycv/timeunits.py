@@ -17,7 +17,11 @@ about 1,000 days per 6,000 rows, so the year 2474 at 1,000,000 rows; the memory 
 
 from __future__ import annotations
 
-import numpy as np
+import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy is imported where it is used: the command line reads TIME_UNITS
+    import numpy as np
 
 #: Number of units in a second, per numeric time unit.
 FACTORS = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
@@ -38,6 +42,8 @@ RANGE_TEXT = "between 1900-01-01 and 9999-12-31"
 
 def implausible(seconds: np.ndarray) -> int:
     """Index of the first finite time (Unix seconds) outside the plausible range, or -1."""
+    import numpy as np
+
     values = np.asarray(seconds)
     if values.size == 0:
         return -1
@@ -57,7 +63,7 @@ def likely_unit(value: float, given: str = "s") -> str | None:
 def number_text(value: float) -> str:
     """``1500000000000`` rather than ``1.5e+12`` for whole numbers."""
     value = float(value)
-    if np.isfinite(value) and value == int(value):
+    if math.isfinite(value) and value == int(value):
         return str(int(value))
     return repr(value)
 

@@ -41,11 +41,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from delaycv import choices
 from delaycv import defaults as _defaults
 from delaycv.checks import is_integer
 from delaycv.errors import ConfigError
 
-SCHEMES = _defaults.SCHEMES
+SCHEMES = choices.SCHEMES
 EVALUATE = ("all", "trained")
 #: Purpose codes of the per-fold random streams (last entropy word).
 NOISE = 1

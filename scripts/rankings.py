@@ -19,7 +19,7 @@ import time
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.config import check_code, end_job  # noqa: E402
+from delaycv.digests import check_code, end_job  # noqa: E402
 from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143

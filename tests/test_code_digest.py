@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from delaycv import config as dcfg
+from delaycv import digests
+from delaycv.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -28,9 +29,9 @@ def package(tmp_path) -> Path:
     return root
 
 
-def digests(root: Path) -> dict[str, str]:
-    dcfg.clear_digest_caches()
-    return {stage: dcfg.stage_digest(stage, root=root) for stage in dcfg.STAGE_MODULES}
+def all_digests(root: Path) -> dict[str, str]:
+    digests.clear_digest_caches()
+    return {stage: digests.stage_digest(stage, root=root) for stage in digests.STAGE_MODULES}
 
 
 def replace_once(path: Path, old: str, new: str) -> None:
@@ -53,7 +54,7 @@ def replace_once(path: Path, old: str, new: str) -> None:
 )
 def test_comments_formatting_and_docstrings_have_no_meaning(edited):
     original = "x = 1\n\n\ndef f(a, b):\n    return a + b\n"
-    assert dcfg.code_meaning(edited.encode()) == dcfg.code_meaning(original.encode())
+    assert digests.code_meaning(edited.encode()) == digests.code_meaning(original.encode())
 
 
 @pytest.mark.parametrize(
@@ -68,31 +69,136 @@ def test_comments_formatting_and_docstrings_have_no_meaning(edited):
 )
 def test_changes_of_behaviour_change_the_meaning(edited):
     original = "x = 1\n\n\ndef f(a, b):\n    return a + b\n"
-    assert dcfg.code_meaning(edited.encode()) != dcfg.code_meaning(original.encode())
+    assert digests.code_meaning(edited.encode()) != digests.code_meaning(original.encode())
 
 
 def test_a_string_that_is_not_first_is_kept():
     # only the first statement of a module, class or function is a docstring
     with_string = b"def f():\n    x = 1\n    'kept'\n    return x\n"
-    assert dcfg.code_meaning(with_string) != dcfg.code_meaning(
+    assert digests.code_meaning(with_string) != digests.code_meaning(
         b"def f():\n    x = 1\n    return x\n"
     )
 
 
 def test_docstrings_count_when_requested_and_unparsable_files_are_their_bytes():
     a, b = b'def f():\n    """One."""\n', b'def f():\n    """Two."""\n'
-    assert dcfg.code_meaning(a) == dcfg.code_meaning(b)
-    assert dcfg.code_meaning(a, docstrings=True) != dcfg.code_meaning(b, docstrings=True)
+    assert digests.code_meaning(a) == digests.code_meaning(b)
+    assert digests.code_meaning(a, docstrings=True) != digests.code_meaning(b, docstrings=True)
     broken = b"def f(:\n"
-    assert dcfg.code_meaning(broken) != dcfg.code_meaning(broken + b"# comment\n")
+    assert digests.code_meaning(broken) != digests.code_meaning(broken + b"# comment\n")
+
+
+# --------------------------------------------------------------------------- closures
+
+
+def test_closure_follows_absolute_and_relative_imports(tmp_path):
+    root = tmp_path / "delaycv"
+    (root / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "a.py").write_text("from delaycv.b import f\nimport numpy\n")
+    (root / "b.py").write_text("def f():\n    from .sub import c\n")
+    (root / "sub" / "__init__.py").write_text("")
+    (root / "sub" / "c.py").write_text("from .. import d\n")
+    (root / "d.py").write_text("x = 1\n")
+    (root / "unrelated.py").write_text("y = 2\n")
+    closure = digests.module_closure(["delaycv.a"], root)
+    assert set(closure) == {
+        "delaycv",
+        "delaycv.a",
+        "delaycv.b",
+        "delaycv.sub",
+        "delaycv.sub.c",
+        "delaycv.d",
+    }
+
+
+def test_stage_digests_change_exactly_with_the_code_they_run(package):
+    before = {s: digests.stage_digest(s, root=package) for s in digests.STAGE_MODULES}
+    assert before == {s: digests.stage_digest(s, root=package) for s in digests.STAGE_MODULES}
+
+    def changed(edit: str) -> set[str]:
+        path = package / edit
+        original = path.read_bytes()
+        path.write_bytes(original + b"\n_edited = 1\n")  # a change of behaviour
+        try:
+            digests.clear_digest_caches()
+            after = {s: digests.stage_digest(s, root=package) for s in digests.STAGE_MODULES}
+        finally:
+            path.write_bytes(original)
+            digests.clear_digest_caches()
+        return {s for s in before if before[s] != after[s]}
+
+    assert changed("engine/run.py") == {"evaluate"}
+    # the tables and figures read policies' windows with delaycv.policies (compare.policy_windows)
+    assert changed("policies.py") == {"evaluate", "compare", "plots", "rankings"}
+    assert changed("plots.py") == {"plots", "rankings"}  # the rankings' figures
+    assert changed("ranking.py") == {"rankings"}
+    assert changed("ranking_figures.py") == {"rankings"}
+    assert "compare" in changed("compare.py") and "evaluate" not in changed("compare.py")
+    assert "convert" in changed("synthetic.py") and "evaluate" not in changed("synthetic.py")
+    assert changed("stream.py") >= {"convert", "evaluate"}
+    assert changed("cli/__init__.py") == set()
+    assert changed("config.py") == set()
+
+
+def test_digest_does_not_depend_on_where_the_checkout_is(tmp_path, package):
+    other = tmp_path / "elsewhere" / "delaycv"
+    shutil.copytree(package, other)
+    for stage in digests.STAGE_MODULES:
+        assert digests.stage_digest(stage, root=package) == digests.stage_digest(stage, root=other)
+
+
+def test_a_listed_package_counts_with_every_module_in_it(tmp_path):
+    """A stage that names a package (the engine becomes one) runs whatever the package holds:
+    its modules count whether its __init__ imports them or not; a package reached by an import
+    of one of its modules brings only what is imported."""
+    root = tmp_path / "delaycv"
+    (root / "pkg" / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "pkg" / "__init__.py").write_text("from delaycv.pkg.a import f\n")
+    (root / "pkg" / "a.py").write_text("def f():\n    return 1\n")
+    (root / "pkg" / "b.py").write_text("x = 1\n")  # imported by nothing
+    (root / "pkg" / "sub" / "__init__.py").write_text("")
+    (root / "pkg" / "sub" / "c.py").write_text("y = 2\n")
+    (root / "pkg" / "notes").mkdir()  # a folder without __init__.py is no subpackage
+    (root / "pkg" / "notes" / "d.py").write_text("z = 3\n")
+    (root / "user.py").write_text("from delaycv.pkg.a import f\n")
+    assert set(digests.module_closure(["delaycv.pkg"], root)) == {
+        "delaycv",
+        "delaycv.pkg",
+        "delaycv.pkg.a",
+        "delaycv.pkg.b",
+        "delaycv.pkg.sub",
+        "delaycv.pkg.sub.c",
+    }
+    assert set(digests.module_closure(["delaycv.user"], root)) == {
+        "delaycv",
+        "delaycv.user",
+        "delaycv.pkg",
+        "delaycv.pkg.a",
+    }
+    before = digests.source_digest(["delaycv.pkg"], root=root)
+    (root / "pkg" / "sub" / "c.py").write_text("y = 3\n")
+    digests.clear_digest_caches()
+    assert digests.source_digest(["delaycv.pkg"], root=root) != before
+
+
+def test_the_real_stages_name_modules_and_packages_that_exist():
+    root = REPO / "delaycv"
+    for stage, modules in digests.STAGE_MODULES.items():
+        closure = digests.module_closure(modules, root)
+        assert all(closure[m] is not None for m in modules), stage
+    metrics = digests.module_closure(["delaycv.metrics"], root)
+    files = {p.relative_to(root).as_posix() for p in metrics.values()}
+    assert {f"metrics/{p.name}" for p in (root / "metrics").glob("*.py")} <= files
 
 
 # --------------------------------------------------------------------------- stages
 
 
 def test_the_real_engine_edited_without_meaning_keeps_every_digest(package):
-    before = digests(package)
-    engine = package / "engine.py"
+    before = all_digests(package)
+    engine = package / "engine" / "run.py"
     text = engine.read_text()
     # an appended comment, a reformatted line, an edited (module) docstring, a blank line
     first_def = text.index("\ndef ")
@@ -106,25 +212,25 @@ def test_the_real_engine_edited_without_meaning_keeps_every_digest(package):
     )
     engine.write_text(text)
     (package / "plots.py").write_text((package / "plots.py").read_text() + "\n\n\n# done\n")
-    assert digests(package) == before
+    assert all_digests(package) == before
 
 
 def test_a_docstring_of_a_function_in_the_engine_changes_nothing(package):
-    before = digests(package)
-    engine = package / "engine.py"
+    before = all_digests(package)
+    engine = package / "engine" / "run.py"
     tree_text = engine.read_text()
-    # the docstring of run_evaluation, whatever it says, replaced by another one
-    start = tree_text.index("def run_evaluation(")
+    # the docstring of evaluate, whatever it says, replaced by another one
+    start = tree_text.index("def evaluate(")
     doc_start = tree_text.index('"""', start)
     doc_end = tree_text.index('"""', doc_start + 3) + 3
     engine.write_text(tree_text[:doc_start] + '"""Another text."""' + tree_text[doc_end:])
-    assert digests(package) == before
+    assert all_digests(package) == before
 
 
 @pytest.mark.parametrize(
     "module, constant, stages",
     [
-        ("engine.py", "\n_CHANGED = 1\n", {"evaluate"}),
+        ("engine/run.py", "\n_CHANGED = 1\n", {"evaluate"}),
         ("plots.py", "\n_CHANGED = 1\n", {"plots", "rankings"}),  # rankings' figures
         ("compare.py", "\n_CHANGED = 1\n", {"compare", "plots", "rankings"}),
         ("ranking.py", "\n_CHANGED = 1\n", {"rankings"}),
@@ -134,49 +240,50 @@ def test_a_docstring_of_a_function_in_the_engine_changes_nothing(package):
         ("results.py", "\n_CHANGED = 1\n", {"evaluate", "merge", "compare", "plots", "rankings"}),
         ("run_writer.py", "\n_CHANGED = 1\n", {"evaluate"}),
         ("config.py", "\n_CHANGED = 1\n", set()),
+        ("digests.py", "\n_CHANGED = 1\n", set()),
     ],
 )
 def test_a_change_of_behaviour_changes_exactly_the_stages_that_run_it(
     package, module, constant, stages
 ):
-    before = digests(package)
+    before = all_digests(package)
     path = package / module
     path.write_text(path.read_text() + constant)
-    after = digests(package)
+    after = all_digests(package)
     assert {s for s in before if before[s] != after[s]} == stages
 
 
 def test_reading_a_docstring_makes_docstrings_count(package):
-    before = digests(package)
-    engine = package / "engine.py"
-    engine.write_text(engine.read_text() + "\nHELP = run_evaluation.__doc__\n")
-    with_reader = digests(package)
+    before = all_digests(package)
+    engine = package / "engine" / "run.py"
+    engine.write_text(engine.read_text() + "\nHELP = evaluate.__doc__\n")
+    with_reader = all_digests(package)
     assert with_reader["evaluate"] != before["evaluate"]  # (a new statement)
-    start = engine.read_text().index("def run_evaluation(")
+    start = engine.read_text().index("def evaluate(")
     text = engine.read_text()
     doc_start = text.index('"""', start)
     engine.write_text(text[: doc_start + 3] + "Edited. " + text[doc_start + 3 :])
-    assert digests(package)["evaluate"] != with_reader["evaluate"]
+    assert all_digests(package)["evaluate"] != with_reader["evaluate"]
 
 
 def test_the_python_minor_version_is_part_of_the_digest(package, monkeypatch):
-    before = digests(package)
+    before = all_digests(package)
     monkeypatch.setattr(sys, "version_info", (3, 99, 0, "final", 0))
-    assert all(digests(package)[s] != before[s] for s in before)
+    assert all(all_digests(package)[s] != before[s] for s in before)
 
 
 def test_check_code_passes_for_the_workflow_s_package_and_names_a_foreign_one(monkeypatch):
-    here = digests(REPO / "delaycv")
-    monkeypatch.delenv(dcfg.PACKAGE_VARIABLE, raising=False)
-    dcfg.check_code("evaluate", here["evaluate"])  # computed: the same code
-    with pytest.raises(dcfg.ConfigError) as info:
-        dcfg.check_code("evaluate", "0123456789abcdef")
+    here = all_digests(REPO / "delaycv")
+    monkeypatch.delenv(digests.PACKAGE_VARIABLE, raising=False)
+    digests.check_code("evaluate", here["evaluate"])  # computed: the same code
+    with pytest.raises(ConfigError) as info:
+        digests.check_code("evaluate", "0123456789abcdef")
     message = str(info.value)
     assert str(REPO / "delaycv") in message and here["evaluate"] in message
     assert "0123456789abcdef" in message and "'evaluate'" in message
     # the package the workflow named (and hashed) is trusted without hashing it again
-    monkeypatch.setenv(dcfg.PACKAGE_VARIABLE, str(REPO / "delaycv"))
-    dcfg.check_code("evaluate", "0123456789abcdef")
+    monkeypatch.setenv(digests.PACKAGE_VARIABLE, str(REPO / "delaycv"))
+    digests.check_code("evaluate", "0123456789abcdef")
 
 
 @pytest.mark.parametrize("keep", ["", "1"])
@@ -188,13 +295,13 @@ def test_end_job_flushes_and_skips_the_teardown_unless_asked_to_keep_it(tmp_path
         "import atexit, sys\n"
         f"sys.stdout = sys.stderr = open({str(log)!r}, 'w')\n"  # buffered, as a job's log
         "atexit.register(lambda: print('teardown', file=sys.__stdout__, flush=True))\n"
-        "from delaycv.config import end_job\n"
+        "from delaycv.digests import end_job\n"
         "print('outputs written')\n"
         "end_job()\n"
         "print('after end_job')\n"
     )
-    env = {k: v for k, v in os.environ.items() if k != dcfg.KEEP_TEARDOWN_VARIABLE}
-    env[dcfg.KEEP_TEARDOWN_VARIABLE] = keep
+    env = {k: v for k, v in os.environ.items() if k != digests.KEEP_TEARDOWN_VARIABLE}
+    env[digests.KEEP_TEARDOWN_VARIABLE] = keep
     proc = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )

@@ -1,9 +1,8 @@
-"""delaycv.config: schema validation with errors naming the key, defaults, policy grids, digests."""
+"""delaycv.config: schema validation with errors naming the key, defaults, policy grids."""
 
 from __future__ import annotations
 
 import copy
-import shutil
 from pathlib import Path
 
 import pytest
@@ -355,73 +354,6 @@ def test_helpers_give_the_library_arguments():
     assert dcfg.evaluation_options(config)["every"] == 100
     with pytest.raises(ConfigError, match="no learner named 'x'"):
         dcfg.learner_spec(config, "x")
-
-
-# --------------------------------------------------------------------------- code digests
-
-
-@pytest.fixture
-def package(tmp_path) -> Path:
-    root = tmp_path / "delaycv"
-    shutil.copytree(REPO / "delaycv", root, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    return root
-
-
-def test_closure_follows_absolute_and_relative_imports(tmp_path):
-    root = tmp_path / "delaycv"
-    (root / "sub").mkdir(parents=True)
-    (root / "__init__.py").write_text("")
-    (root / "a.py").write_text("from delaycv.b import f\nimport numpy\n")
-    (root / "b.py").write_text("def f():\n    from .sub import c\n")
-    (root / "sub" / "__init__.py").write_text("")
-    (root / "sub" / "c.py").write_text("from .. import d\n")
-    (root / "d.py").write_text("x = 1\n")
-    (root / "unrelated.py").write_text("y = 2\n")
-    closure = dcfg.module_closure(["delaycv.a"], root)
-    assert set(closure) == {
-        "delaycv",
-        "delaycv.a",
-        "delaycv.b",
-        "delaycv.sub",
-        "delaycv.sub.c",
-        "delaycv.d",
-    }
-
-
-def test_stage_digests_change_exactly_with_the_code_they_run(package):
-    before = {s: dcfg.stage_digest(s, root=package) for s in dcfg.STAGE_MODULES}
-    assert before == {s: dcfg.stage_digest(s, root=package) for s in dcfg.STAGE_MODULES}
-
-    def changed(edit: str) -> set[str]:
-        path = package / edit
-        original = path.read_bytes()
-        path.write_bytes(original + b"\n_edited = 1\n")  # a change of behaviour
-        try:
-            dcfg.clear_digest_caches()
-            after = {s: dcfg.stage_digest(s, root=package) for s in dcfg.STAGE_MODULES}
-        finally:
-            path.write_bytes(original)
-            dcfg.clear_digest_caches()
-        return {s for s in before if before[s] != after[s]}
-
-    assert changed("engine.py") == {"evaluate"}
-    # the tables and figures read policies' windows with delaycv.policies (compare.policy_windows)
-    assert changed("policies.py") == {"evaluate", "compare", "plots", "rankings"}
-    assert changed("plots.py") == {"plots", "rankings"}  # the rankings' figures
-    assert changed("ranking.py") == {"rankings"}
-    assert changed("ranking_figures.py") == {"rankings"}
-    assert "compare" in changed("compare.py") and "evaluate" not in changed("compare.py")
-    assert "convert" in changed("synthetic.py") and "evaluate" not in changed("synthetic.py")
-    assert changed("stream.py") >= {"convert", "evaluate"}
-    assert changed("cli/__init__.py") == set()
-    assert changed("config.py") == set()
-
-
-def test_digest_does_not_depend_on_where_the_checkout_is(tmp_path, package):
-    other = tmp_path / "elsewhere" / "delaycv"
-    shutil.copytree(package, other)
-    for stage in dcfg.STAGE_MODULES:
-        assert dcfg.stage_digest(stage, root=package) == dcfg.stage_digest(stage, root=other)
 
 
 # --------------------------------------------------------------------------- the study's files

@@ -109,9 +109,8 @@ def test_a_policy_without_its_window_exits_2(tmp_path, capsys, policy, missing):
 
 
 def test_the_command_line_choices_are_the_library_kinds():
-    """delaycv.defaults names the schemes and estimator kinds for the command line (light);
-    the library defines them: the two agree, in order."""
-    from delaycv import metrics, validation
+    """delaycv.choices names the schemes and estimator kinds (light, for the command line); the
+    estimators' classes make the kinds: the two agree, in order."""
+    from delaycv import choices, metrics
 
-    assert defaults.ESTIMATORS == metrics.ESTIMATORS
-    assert defaults.SCHEMES == validation.SCHEMES
+    assert choices.ESTIMATORS == metrics.ESTIMATORS

@@ -28,7 +28,7 @@ import pytest
 import yaml
 from slurm.workflow_copy import copy_workflow, run
 
-from delaycv import config as dcfg
+from delaycv import digests
 
 REPO = Path(__file__).resolve().parents[1]
 ENVS = sorted((REPO / "envs").glob("*.yaml"))
@@ -135,8 +135,8 @@ def test_env_pins_agree_with_the_pip_lock(path):
 
 
 def third_party_imports(stage: str) -> set[str]:
-    root = dcfg.package_root(REPO)
-    closure = dcfg.module_closure(dcfg.STAGE_MODULES[stage], root)
+    root = digests.package_root(REPO)
+    closure = digests.module_closure(digests.STAGE_MODULES[stage], root)
     names: set[str] = set()
     for path in closure.values():
         if path is None:

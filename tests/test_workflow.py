@@ -596,7 +596,7 @@ def test_changing_the_rankings_settings_reruns_only_the_rankings(done, change, e
 @pytest.mark.parametrize(
     "module, expected",
     [
-        ("engine.py", ALL_EVALUATE | AGGREGATION),
+        ("engine/run.py", ALL_EVALUATE | AGGREGATION),
         ("policies.py", ALL_EVALUATE | AGGREGATION),
         ("metrics/__init__.py", ALL_EVALUATE | AGGREGATION),
         ("plots.py", {("figures", (("dataset", "tiny"),)), ("rankings", ()), ("all", ())}),
@@ -614,7 +614,7 @@ def test_library_code_changes_rerun_exactly_their_stage(done, module, expected):
 
 
 def test_library_edits_that_cannot_change_results_rerun_nothing(done):
-    engine = done / "delaycv" / "engine.py"
+    engine = done / "delaycv" / "engine" / "run.py"
     text = engine.read_text()
     # the module docstring rewritten, a statement reformatted over several lines, a comment
     assert text.startswith('"""')

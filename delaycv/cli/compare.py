@@ -18,14 +18,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from delaycv import compare
-from delaycv.atomic import atomic_path
+from delaycv.choices import ALTERNATIVES, REFERENCES
 from delaycv.cli import options
 from delaycv.errors import InputError
-from delaycv.results import read_table
+
+if TYPE_CHECKING:  # the tests' modules are imported when the command runs: --help stays fast
+    import pandas as pd
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -48,7 +48,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--reference",
         action="append",
         dest="references",
-        choices=compare.REFERENCES,
+        choices=REFERENCES,
         help="labels to score against (repeat; both)",
     )
     parser.add_argument(
@@ -58,7 +58,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     parser.add_argument("--seed", type=options.seed, default=1, help="seed of the sign flips (1)")
     parser.add_argument(
-        "--alternative", default="two-sided", choices=compare.ALTERNATIVES, help="(two-sided)"
+        "--alternative", default="two-sided", choices=ALTERNATIVES, help="(two-sided)"
     )
     parser.add_argument(
         "--predictions",
@@ -88,6 +88,11 @@ def _checkpoints(text: str):
 
 def mcnemar_from_runs(run_dirs, *, references, method, alpha) -> pd.DataFrame:
     """McNemar's tests for the learner pairs of each (dataset, policy, seed) among run directories."""
+    import pandas as pd
+
+    from delaycv import compare
+    from delaycv.results import read_table
+
     groups: dict[tuple, dict[str, pd.DataFrame]] = {}
     for run_dir in map(Path, run_dirs):
         keys = read_table(run_dir / "folds.parquet", ["dataset", "learner", "seed", "policy"])
@@ -132,17 +137,21 @@ def _check_checkpoints(table: pd.DataFrame, checkpoints, path: str) -> None:
 
 
 def run(args) -> int:
-    from delaycv.atomic import check_output
+    from delaycv.atomic import atomic_path, check_output
     from delaycv.cli import check_number
 
     checkpoints = _checkpoints(args.checkpoint)
     check_number(args.resamples, "--resamples", low=1, expected="R >= 1")
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
     out = check_output(args.out, directory=True)
+    # the options are checked: now the modules of the tests (numpy, pandas, scipy)
+    from delaycv import compare
+    from delaycv.results import read_table
+
     table = read_table(args.merged)
     _check_checkpoints(table, checkpoints, str(args.merged))
     metrics = args.metrics or ["gmean"]
-    references = args.references or list(compare.REFERENCES)
+    references = args.references or list(REFERENCES)
     common = dict(
         metrics=metrics,
         references=references,

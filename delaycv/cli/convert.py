@@ -8,8 +8,8 @@ import logging
 import sys
 from pathlib import Path
 
-from delaycv.convert import INF_MODES, LINK_KINDS, PRESETS, convert_file
 from delaycv.errors import InputError
+from delaycv.mapping import INF_MODES, LINK_KINDS, PRESETS
 from delaycv.timeunits import TIME_UNITS
 
 
@@ -119,6 +119,8 @@ def run(args) -> int:
     from delaycv.atomic import check_output
 
     check_output(args.dest)
+    from delaycv.convert import convert_file  # (numpy, pandas, pyarrow) once the path is checked
+
     if not args.quiet:
         logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
     meta = convert_file(

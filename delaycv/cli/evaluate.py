@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from delaycv import defaults, policies
+from delaycv import choices, defaults, policies
 from delaycv.cli import options
 from delaycv.errors import ConfigError, InputError
 
@@ -92,7 +92,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g = p.add_argument_group("validation")
     g.add_argument(
         "--validation",
-        choices=defaults.SCHEMES,
+        choices=choices.SCHEMES,
         default=defaults.SCHEME,
         help=f"default {defaults.SCHEME}",
     )
@@ -130,7 +130,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g = p.add_argument_group("metrics and checkpoints")
     g.add_argument(
         "--estimator",
-        choices=defaults.ESTIMATORS,
+        choices=choices.ESTIMATORS,
         default=defaults.ESTIMATOR,
         help=f"metric estimator (default {defaults.ESTIMATOR})",
     )

@@ -7,8 +7,6 @@ import json
 import sys
 
 from delaycv.cli import options
-from delaycv.stream import write_stream
-from delaycv.synthetic import generate_stream
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -36,6 +34,10 @@ def run(args) -> int:
 
     check_number(args.rows, "--rows", low=1, expected="N >= 1")
     check_output(args.dest)
+    # the options are checked: now the modules of the stream (numpy, pandas, pyarrow)
+    from delaycv.stream import write_stream
+    from delaycv.synthetic import generate_stream
+
     stream = generate_stream(rows=args.rows, seed=args.seed, dataset=args.dataset)
     write_stream(stream, args.dest)
     if not args.quiet:

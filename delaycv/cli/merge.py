@@ -58,13 +58,15 @@ def write(frame, path: str, fmt: str) -> None:
 
 def run(args) -> int:
     from delaycv.atomic import check_output
-    from delaycv.results import FOLDS_FILE, SUMMARY_FILE, merge_tables
 
     outputs = [(args.out, output_format(args.out, "--out"))]
     if args.summary_out:
         outputs.append((args.summary_out, output_format(args.summary_out, "--summary-out")))
     for path, _ in outputs:
         check_output(path)
+    # the options are checked: now the tables' modules (numpy, pandas, pyarrow)
+    from delaycv.results import FOLDS_FILE, SUMMARY_FILE, merge_tables
+
     tables = [merge_tables(args.runs, name=FOLDS_FILE)]
     if args.summary_out:
         tables.append(merge_tables(args.runs, name=SUMMARY_FILE))

@@ -19,11 +19,10 @@ import os
 import sys
 from pathlib import Path
 
-from delaycv import plots
+from delaycv.choices import FIGURE_FORMATS, REFERENCES
 from delaycv.cli import options
 from delaycv.durations import parse_window
 from delaycv.errors import DelaycvError, InputError
-from delaycv.results import read_table
 
 #: The largest --dpi: a figure of about 10 x 6 inches is then 24,000 x 14,400 pixels (1 GiB of
 #: memory to draw); beyond, matplotlib fails for want of memory after minutes of work.
@@ -43,7 +42,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--out", required=True, help="folder for the figures")
     parser.add_argument("--metric", default="gmean", help="metric to draw (gmean)")
-    parser.add_argument("--reference", default="true", choices=("observed", "true"), help="(true)")
+    parser.add_argument("--reference", default="true", choices=REFERENCES, help="(true)")
     parser.add_argument("--estimator", help="estimator to draw (default: each in the table)")
     parser.add_argument("--dataset", action="append", dest="datasets", help="dataset (repeat; all)")
     parser.add_argument("--baseline", help="strip: each learner against this one (default: pairs)")
@@ -63,7 +62,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--alpha", type=float, help="significance level named in the legend")
     parser.add_argument("--x", default="time", choices=("time", "checkpoint"), help="(time)")
-    parser.add_argument("--format", nargs="+", default=list(plots.FORMATS), help="(png pdf)")
+    parser.add_argument("--format", nargs="+", default=list(FIGURE_FORMATS), help="(png pdf)")
     parser.add_argument(
         "--dpi", type=int, default=200, help=f"resolution of the PNG files, 1 to {MAX_DPI} (200)"
     )
@@ -80,6 +79,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def _tests(path: str | None):
     if path is None:
         return None
+    from delaycv.results import read_table
+
     path = Path(path)
     if path.is_dir():
         for name in ("strip.parquet", "tests.parquet"):
@@ -175,6 +176,10 @@ def run(args) -> int:
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
 
     out = check_output(args.out, directory=True)
+    # the options are checked: now the modules of the figures (matplotlib, seaborn, pandas)
+    from delaycv import plots
+    from delaycv.results import read_table
+
     table = read_table(args.merged)
     tests = _tests(args.tests)
     policy_specs = _policy_specs(args.runs)

@@ -8,6 +8,7 @@ builds one from a config value; each keeps its sums in its own state class, ``st
 measurements from a snapshot.
 """
 
+from delaycv.choices import REFERENCES
 from delaycv.metrics.core import Metrics
 from delaycv.metrics.estimators import (
     ESTIMATORS,
@@ -18,7 +19,7 @@ from delaycv.metrics.estimators import (
     Tumbling,
     make_estimator,
 )
-from delaycv.metrics.formulas import METRICS, REFERENCES
+from delaycv.metrics.formulas import METRICS
 from delaycv.metrics.moa import MOA_BASIC_MEASUREMENTS, MOA_MEASUREMENTS, moa_values
 
 __all__ = [

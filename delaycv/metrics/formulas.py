@@ -64,10 +64,6 @@ from delaycv.metrics.rows import R
 
 NAN = math.nan
 
-#: The labels every metric is computed against: the observed label (the estimate a practitioner
-#: reports) and the true label (what the model achieved); their gap is the bias of realistic
-#: evaluation.
-REFERENCES: tuple[str, ...] = ("observed", "true")
 
 METRICS: tuple[str, ...] = (
     "classified", "tp", "fp", "tn", "fn", "unknown",

@@ -15,7 +15,7 @@ from snakemake_interface_executor_plugins.settings import DeploymentMethod
 # job imports nothing else from the workflow's side. Without conda, jobs run in the environment of
 # Snakemake itself, so the checkout goes first on PYTHONPATH (an installed delaycv there may be
 # another copy). The rule scripts check that the package they import has the digest the workflow
-# computed (delaycv.config.check_code). SLURM jobs re-read this file and set both again. Nothing is
+# computed (delaycv.digests.check_code). SLURM jobs re-read this file and set both again. Nothing is
 # required from the user, so there is no `envvars:` assertion.
 WORKFLOW_ROOT = Path(workflow.basedir)
 if (WORKFLOW_ROOT / "delaycv" / "__init__.py").is_file():
@@ -32,6 +32,7 @@ if (WORKFLOW_ROOT / "delaycv" / "__init__.py").is_file():
         )
 
 import delaycv.config as dcfg
+import delaycv.digests as digests
 from delaycv.errors import ConfigError
 from snakemake.exceptions import WorkflowError
 
@@ -96,10 +97,11 @@ SEEDS = [int(s) for s in CONFIG["seeds"]]
 RUNS = dcfg.runs(CONFIG)
 
 # digests of the library code each stage runs (modules and what they import from delaycv)
-PACKAGE_ROOT = dcfg.package_root(WORKFLOW_ROOT)
-os.environ[dcfg.PACKAGE_VARIABLE] = str(PACKAGE_ROOT)
+PACKAGE_ROOT = digests.package_root(WORKFLOW_ROOT)
+os.environ[digests.PACKAGE_VARIABLE] = str(PACKAGE_ROOT)
 CODE = {
-    stage: dcfg.stage_digest(stage, root=PACKAGE_ROOT) for stage in dcfg.STAGE_MODULES
+    stage: digests.stage_digest(stage, root=PACKAGE_ROOT)
+    for stage in digests.STAGE_MODULES
 }
 
 
