@@ -74,6 +74,23 @@ _ACTIVE_SEQ = _GROUP_SEQ[ROW_GROUP]
 _ACTIVE_OWN = np.array(
     [0 if s == 0 else 2 * s - 1 + int(g[-1]) for g, s in zip(GROUPS, _GROUP_SEQ, strict=True)]
 )
+#: The rows reordered by fading sequence (``_BY_SEQ``; ``_SEQ_RANGE[k]``: the positions of
+#: sequence k), so that a batch's terms are faded with one broadcast product per sequence rather
+#: than a gathered (evaluations x rows) matrix: the same products, in a third of the time.
+_BY_SEQ = np.argsort(_ACTIVE_SEQ, kind="stable")
+_FROM_SEQ = np.argsort(_BY_SEQ)
+_SEQ_RANGE = [
+    slice(int(a), int(b))
+    for a, b in zip(*np.searchsorted(_ACTIVE_SEQ[_BY_SEQ], [[0, 1, 2], [1, 2, 3]]), strict=True)
+]
+#: The lookup table with its rows in that order (zero at the B rows, which are not looked up),
+#: where the B rows and the counts sit in it.
+_LUT_BY_SEQ = np.zeros((LUT.shape[0], N_ROWS))
+_LUT_BY_SEQ[:, :N_LUT_ROWS] = LUT
+_LUT_BY_SEQ = np.ascontiguousarray(_LUT_BY_SEQ[:, _BY_SEQ])
+_B_AT = _FROM_SEQ[_IB:]
+_LOOKED_UP_AT = _FROM_SEQ[:N_LUT_ROWS]
+_COUNTS_AT = _FROM_SEQ[COUNTS]
 
 
 class EstimatorState(ABC):
@@ -401,15 +418,17 @@ class FadingState(EstimatorState):
         own[1] = np.where(p == 1, cum_p1, own[0] - cum_p1)
         own[2] = np.where(t == 1, cum_t1, own[0] - cum_t1)
         scale = np.power(self.alpha, -own.astype(np.float64))  # (3, m)
+        # the terms with the rows in fading-sequence order (_BY_SEQ), a zero row first
         terms = np.empty((m + 1, N_ROWS))
         terms[0] = 0.0
-        terms[1:, :N_LUT_ROWS] = LUT[code]
-        terms[1:, _IB:] = vb
+        terms[1:] = _LUT_BY_SEQ[code]
         if not unit:
-            terms[1:, :N_LUT_ROWS] *= w[:, None]
-        counts = np.cumsum(terms[:, COUNTS], axis=0)[bounds]  # unfaded
-        terms[1:] *= scale.T[:, _ACTIVE_SEQ]
-        sums = np.cumsum(terms, axis=0)[bounds]
+            terms[1:, _LOOKED_UP_AT] *= w[:, None]
+        terms[1:, _B_AT] = vb
+        counts = np.cumsum(terms[:, _COUNTS_AT], axis=0)[bounds]  # unfaded
+        for k, rows in enumerate(_SEQ_RANGE):
+            terms[1:, rows] *= scale[k][:, None]
+        sums = np.cumsum(terms, axis=0)[bounds][:, _FROM_SEQ]
         # own events before each bound, per group, then per row
         before = np.zeros((bounds.size, 5), dtype=np.int64)
         nz = bounds > 0
