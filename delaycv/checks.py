@@ -14,6 +14,9 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Any
 
+from delaycv.defaults import SEED_MAX
+from delaycv.errors import ConfigError
+
 
 def is_integer(value: Any) -> bool:
     """True for an integer (Python or numpy), False for a boolean or anything else."""
@@ -24,6 +27,26 @@ def is_number(value: Any) -> bool:
     """True for a real number (integer or float, Python or numpy; NaN included), False for a
     boolean or anything else."""
     return isinstance(value, Real) and not _is_bool(value)
+
+
+def check_seed(value: Any, key: str) -> int:
+    """``value`` as an int if it is a seed (an integer from 0 to ``defaults.SEED_MAX``, 2**63 - 1:
+    the run seed is an int64 column of the tables), else a :class:`ConfigError` naming ``key``.
+
+    >>> check_seed(7, "seed")
+    7
+    >>> check_seed(-1, "seeds.0")
+    Traceback (most recent call last):
+    ...
+    delaycv.errors.ConfigError: key seeds.0: seed -1 is out of range (expected an integer from 0 to 2**63 - 1 = 9223372036854775807)
+    """
+    if not is_integer(value) or not 0 <= value <= SEED_MAX:
+        raise ConfigError(
+            f"seed {value!r} is " + ("out of range" if is_integer(value) else "not an integer"),
+            location=f"key {key}",
+            expected=f"an integer from 0 to 2**63 - 1 = {SEED_MAX}",
+        )
+    return int(value)
 
 
 def _is_bool(value: Any) -> bool:

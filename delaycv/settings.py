@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from delaycv import defaults as _defaults
-from delaycv.checks import is_integer, is_number
+from delaycv.checks import check_seed, is_integer, is_number
 from delaycv.errors import ConfigError
 
 #: Keys of ``run_keys`` a run may name itself (``seed`` is always the run seed).
@@ -272,28 +272,37 @@ same_learner_seed, measure_memory, timing, jobs
     -------
     RunSettings
     """
-    from delaycv.learners import validate_learner
-    from delaycv.metrics import make_estimator
-    from delaycv.policies import make_policy
-    from delaycv.validation import check_seed, make_validation
-
+    # light checks first (an option's error within a blink), then what imports numpy or river
     threshold = _probability(threshold, "threshold", "a number in [0, 1]")
     prediction_noise = _probability(prediction_noise, "prediction_noise", "a probability in [0, 1]")
     seed = check_seed(seed, "seed")
-    policy = make_policy(policy)
-    validation = make_validation(validation if validation is not None else {})
-    estimator = make_estimator(estimator)
-    validate_learner(learner)
     if not is_integer(jobs) or jobs < 1:
         raise ConfigError(f"jobs {jobs!r}", location="key jobs", expected="an integer >= 1")
+    every = check_every(every)
+    checkpoints = check_checkpoints(checkpoints)
+    names = _names(run_keys)
+
+    from delaycv.policies import make_policy
+
+    policy = make_policy(policy)
+
+    from delaycv.metrics import make_estimator
+    from delaycv.validation import make_validation
+
+    validation = make_validation(validation if validation is not None else {})
+    estimator = make_estimator(estimator)
+
+    from delaycv.learners import validate_learner
+
+    validate_learner(learner)
     return RunSettings(
         learner=learner,
         policy=policy,
         validation=validation,
         estimator=estimator,
         seed=seed,
-        every=check_every(every),
-        checkpoints=check_checkpoints(checkpoints),
+        every=every,
+        checkpoints=checkpoints,
         threshold=threshold,
         prediction_noise=prediction_noise,
         flush=_flag(flush, "flush"),
@@ -303,7 +312,7 @@ same_learner_seed, measure_memory, timing, jobs
         timing=_flag(timing, "timing"),
         jobs=int(jobs),
         folds=_folds(folds_subset, validation.folds),
-        names=_names(run_keys),
+        names=names,
     )
 
 

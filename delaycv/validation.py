@@ -43,7 +43,7 @@ import numpy as np
 
 from delaycv import choices
 from delaycv import defaults as _defaults
-from delaycv.checks import is_integer
+from delaycv.checks import check_seed, is_integer
 from delaycv.errors import ConfigError
 
 SCHEMES = choices.SCHEMES
@@ -54,21 +54,6 @@ INSPECTION = 2
 BOOTSTRAP = 3
 #: Keys of a validation spec (workflow config ``validation:``).
 SPEC_KEYS = ("scheme", "folds", "seed", "evaluate", "fixed_split")
-
-
-def check_seed(value, key: str) -> int:
-    """``value`` as an int if it is a seed (an integer from 0 to ``defaults.SEED_MAX``, 2**63 - 1:
-    the run seed is an int64 column of the tables), else a :class:`ConfigError` naming ``key``."""
-    if not is_integer(value) or not 0 <= value <= _defaults.SEED_MAX:
-        raise ConfigError(
-            f"seed {value!r} is " + ("out of range" if is_integer(value) else "not an integer"),
-            location=f"key {key}",
-            expected=f"an integer from 0 to 2**63 - 1 = {_defaults.SEED_MAX}",
-        )
-    return int(value)
-
-
-_check_seed = check_seed  # the engine's name for it
 
 
 def generator(*entropy: int) -> np.random.Generator:

@@ -82,6 +82,31 @@ def test_help_imports_nothing_heavy(argv, tmp_path):
         ([], "the following arguments are required: COMMAND"),
         (["evaluate"], "the following arguments are required"),
         (["evaluate", "s.parquet", "--learner", "x", "--seed", "-1"], "is not a seed"),
+        (
+            ["evaluate", "s.parquet", "--learner", "x", "--out", "o", "--noise", "2"],
+            "option --noise",
+        ),
+        (
+            [
+                "evaluate",
+                "s.parquet",
+                "--learner",
+                "x",
+                "--out",
+                "o",
+                "--policy",
+                "hitl",
+                "--pos-window",
+                "7",
+                "--neg-window",
+                "9d",
+            ],
+            "option --pos-window",
+        ),  # fmt: skip
+        (
+            ["evaluate", "s.parquet", "--learner", "x", "--out", "o", "--policy", "delay"],
+            "option --window",
+        ),
         (["convert", "a.csv", "b.parquet", "--preset", "nope"], "invalid choice: 'nope'"),
         (["compare", "m.parquet", "--out", "o", "--alternative", "up"], "invalid choice: 'up'"),
         (["compare", "m.parquet", "--out", "o", "--alpha", "2"], "option --alpha"),

@@ -328,13 +328,14 @@ def settings_from(args):
 
 
 def _run(args) -> int:
+    settings = settings_from(args)  # every check before any work: the run, the output, the stream
+
     from delaycv.atomic import check_output
     from delaycv.cli import check_number
     from delaycv.engine import evaluate, probe_learner
     from delaycv.run_writer import RunWriter
     from delaycv.stream import open_stream
 
-    settings = settings_from(args)  # every check before any work: the run, the output, the stream
     folds = settings.validation.folds
     export = None
     if args.moa_csv:
