@@ -29,6 +29,7 @@ from river import naive_bayes, tree
 from river import stream as river_stream
 
 from delaycv.engine import evaluate
+from delaycv.settings import make_settings
 from delaycv.synthetic import generate_stream
 
 LEARNERS = {
@@ -39,15 +40,15 @@ LEARNERS = {
 
 def time_engine(stream, name: str) -> float:
     t0 = time.process_time()
-    evaluate(
-        stream,
-        {"class": name},
-        "ideal",
-        {"scheme": "prequential", "folds": 1},
+    settings = make_settings(
+        learner={"class": name},
+        policy="ideal",
+        validation={"scheme": "prequential", "folds": 1},
         seed=1,
         estimator="cumulative",
         every=1000,
     )
+    evaluate(stream, settings)
     return time.process_time() - t0
 
 
