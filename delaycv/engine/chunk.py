@@ -94,8 +94,8 @@ class ChunkView:
     """One chunk of the stream as the fold loop reads it, built once for all folds.
 
     Instances ``start + 1 .. start + k``: ``times``, ``labels`` and ``records`` (x dicts);
-    ``own[s][j]``: instance j's label, predicted on side s, is released right after its
-    prediction, observed as ``own_observed[s][j]``. The candidates (labels of earlier instances
+    ``at_once[s][j]``: the observed label (0 or 1) when instance j's label, predicted on side s,
+    is released right after its prediction, else -1 (it waits). The candidates (labels of earlier instances
     released at a position of the chunk, in release order): ``cand_at`` (the position; one more
     entry beyond the chunk ends the list), ``cand_slot``, ``cand_side``, ``cand_key`` (the
     evaluation key 2 i + s), ``cand_observed``; ``cand_slots`` the slots as an array.
@@ -108,8 +108,7 @@ class ChunkView:
     times: list
     labels: list
     records: list
-    own: tuple[list, list]
-    own_observed: tuple[list, list]
+    at_once: tuple[list, list]
     cand_at: list
     cand_slot: list
     cand_side: list
@@ -130,8 +129,7 @@ class ChunkView:
             times=chunk.time.tolist(),
             labels=chunk.label.tolist(),
             records=chunk.records,
-            own=(releases.own[0].tolist(), releases.own[1].tolist()),
-            own_observed=(releases.own_o[0].tolist(), releases.own_o[1].tolist()),
+            at_once=tuple(at_once(releases, s) for s in (0, 1)),
             cand_at=[*cand["r"].tolist(), n + 2],
             cand_slot=cand_slots.tolist(),
             cand_side=cand["s"].tolist(),
@@ -141,3 +139,11 @@ class ChunkView:
             releases=releases,
             remaining=remaining,
         )
+
+
+def at_once(releases: ChunkReleases, side: int, observed: np.ndarray | None = None) -> list:
+    """Per instance of the chunk predicted on ``side``: the observed label if its label is
+    released right after the prediction (``observed``, default the policy's), else -1."""
+    if observed is None:
+        observed = releases.own_o[side]
+    return np.where(releases.own[side], observed, -1).tolist()

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv import metrics as _metrics
-from delaycv.engine.chunk import ChunkView, Slots
+from delaycv.engine.chunk import ChunkView, Slots, at_once
 from delaycv.engine.progress import blocks
 from delaycv.learners import make_learner, trainer
 from delaycv.validation import INSPECTION, NOISE, fold_rng, learner_seed
@@ -169,10 +169,10 @@ class FoldLoop:
         start, k = view.start, view.k
         j0 = start - slots.off  # the slot of instance start + 1, minus 1
         if self.insp is None:
-            own_obs_n, own_obs_p = view.own_observed
+            at_once_n, at_once_p = view.at_once
             cand_observed = view.cand_observed
         else:
-            own_obs_n, own_obs_p, cand_observed = self._inspected_chunk(view, j0)
+            at_once_n, at_once_p, cand_observed = self._inspected_chunk(view, j0)
         weights = self.w[j0 + 1 : j0 + 1 + k].tolist()
         flips = repeat(False) if self.flip is None else self.flip[j0 + 1 : j0 + 1 + k]
         # locals for the hot loop
@@ -191,12 +191,12 @@ class FoldLoop:
         checkpoint = self.checkpoints[self.next_checkpoint]
         m, j = start, j0
         rows = zip(  # noqa: B905 (equal lengths)
-            view.times, view.records, view.labels, *view.own, own_obs_n, own_obs_p, weights, flips
+            view.times, view.records, view.labels, at_once_n, at_once_p, weights, flips
         )
         if self.progress is not None:
             # progress every PROGRESS_BLOCK instances (C-level iterators; nothing when off)
             rows = chain.from_iterable(blocks(rows, k, self.progress))
-        for t, x, y, own_n, own_p, obs_n, obs_p, w, flip in rows:
+        for t, x, y, now_n, now_p, w, flip in rows:
             m += 1
             j += 1
             evaluated_before = evaluated
@@ -222,13 +222,13 @@ class FoldLoop:
             p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
             p1_of[j] = p1
             if p1 > threshold:
-                pred, released, observed = 1, own_p, obs_p
+                pred, observed = 1, now_p
             else:
-                pred, released, observed = 0, own_n, obs_n
+                pred, observed = 0, now_n
             # 3. the policy's outcome: released now (scored, trained), or pending on its side
             if trained_only and w == 0:
                 skipped += 1
-            elif released:
+            elif observed >= 0:
                 put_key(2 * m + pred)
                 evaluated += 1
                 if w == 1:
@@ -252,14 +252,16 @@ class FoldLoop:
         self.cpu += _time.process_time() - c0
 
     def _inspected_chunk(self, view: ChunkView, j0: int) -> tuple[list, list, list]:
-        """The chunk's observed labels (own releases of each side, candidates) with this fold's
-        inspection errors."""
+        """The chunk's observed labels (released at once on each side, candidates) with this
+        fold's inspection errors."""
         releases = view.releases
         chunk_slots = np.arange(j0 + 1, j0 + 1 + view.k)
-        own_n = self.inspected(releases.own_o[0], releases.own_in[0], chunk_slots)
-        own_p = self.inspected(releases.own_o[1], releases.own_in[1], chunk_slots)
+        now = [
+            at_once(releases, s, self.inspected(releases.own_o[s], releases.own_in[s], chunk_slots))
+            for s in (0, 1)
+        ]
         cand = self.inspected(releases.cand["o"], releases.cand["insp"], view.cand_slots)
-        return own_n.tolist(), own_p.tolist(), cand.tolist()
+        return now[0], now[1], cand.tolist()
 
     def checkpoint(self, view, slots, m, t, evaluated, evaluated_before, skipped, c0) -> int:
         """Checkpoint m (after the flush at the last instance, if asked): the observer's
