@@ -26,8 +26,9 @@ The module is pure: it opens no file.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from delaycv import defaults as _defaults
@@ -36,6 +37,13 @@ from delaycv.errors import ConfigError
 
 #: Keys of ``run_keys`` a run may name itself (``seed`` is always the run seed).
 NAMED_KEYS = ("dataset", "learner", "policy")
+#: How :meth:`RunSettings.record` writes the fields that hold objects, and what it leaves out.
+_AS_SPEC = {
+    "policy": lambda policy: policy.spec(),
+    "validation": lambda validation: dict(validation.__dict__),
+    "estimator": lambda estimator: estimator.describe(),
+}
+_NOT_RECORDED = ("jobs",)
 #: Keys of a checkpoint spec beyond ``every`` (:func:`delaycv.engine.checkpoint_positions`).
 CHECKPOINT_KEYS = ("positions", "fractions", "times", "every")
 
@@ -104,27 +112,23 @@ class RunSettings:
     names: Mapping[str, str] | None = None
 
     def record(self) -> dict[str, Any]:
-        """The settings as plain data (``run.json``'s ``specs``): the learner spec as given, the
-        policy's, validation's and estimator's specs, then every option that decides the
-        outputs (all but ``jobs``: folds in processes give the same files, byte for byte)."""
-        return {
-            "learner": self.learner,
-            "policy": self.policy.spec(),
-            "validation": dict(self.validation.__dict__),
-            "estimator": self.estimator.describe(),
-            "every": self.every,
-            "seed": self.seed,
-            "checkpoints": None if self.checkpoints is None else dict(self.checkpoints),
-            "threshold": self.threshold,
-            "prediction_noise": self.prediction_noise,
-            "flush": self.flush,
-            "keep_predictions": self.keep_predictions,
-            "same_learner_seed": self.same_learner_seed,
-            "measure_memory": self.measure_memory,
-            "timing": self.timing,
-            "folds": list(self.folds),
-            "names": dict(self.names or {}),
-        }
+        """The settings as plain data (``run.json``'s ``specs``), field by field: the learner
+        spec as given, the policy's, validation's and estimator's specs, then every option that
+        decides the outputs (all but ``jobs``: folds in processes give the same files, byte for
+        byte)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name in _NOT_RECORDED:
+                continue
+            value = getattr(self, f.name)
+            if f.name in _AS_SPEC:
+                value = _AS_SPEC[f.name](value)
+            elif isinstance(value, Mapping):
+                value = dict(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[f.name] = value
+        return out
 
     @property
     def all_folds(self) -> bool:
@@ -317,25 +321,7 @@ same_learner_seed, measure_memory, timing, jobs
 
 
 #: The keywords of :func:`make_settings` (what the API and the workflow may pass through).
-SETTING_KEYS = (
-    "learner",
-    "policy",
-    "validation",
-    "estimator",
-    "seed",
-    "every",
-    "checkpoints",
-    "threshold",
-    "prediction_noise",
-    "flush",
-    "keep_predictions",
-    "same_learner_seed",
-    "measure_memory",
-    "timing",
-    "jobs",
-    "folds_subset",
-    "run_keys",
-)
+SETTING_KEYS = tuple(inspect.signature(make_settings).parameters)
 
 
 def check_keywords(given: Iterable[str], allowed: Iterable[str], what: str) -> None:
