@@ -1,6 +1,6 @@
 """The tests' shorthand for one engine run: :func:`evaluate` builds the run's settings from specs
 (:func:`delaycv.settings.make_settings`) and hands them to :func:`delaycv.engine.evaluate`, the
-engine's one entry point; :func:`run_evaluation` does the same with the workflow's plain dicts."""
+engine's one entry point; :func:`evaluate_dicts` does the same with the workflow's plain dicts."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def evaluate(
     )
 
 
-def run_evaluation(
+def evaluate_dicts(
     stream, *, learner_spec, policy_spec, validation_spec=None, estimator_spec=None, **options
 ):
     return evaluate(

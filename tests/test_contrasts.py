@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from engine_runs import run_evaluation
+from engine_runs import evaluate_dicts
 from scipy import stats
 from test_compare_tables import fold_table
 
@@ -344,7 +344,7 @@ def test_policies_pair_by_seed_and_fold(monkeypatch):
             if current == "ideal"
             else {"preset": "hitl", "pos_window": "1d", "neg_window": "30d"}
         )
-        result = run_evaluation(
+        result = evaluate_dicts(
             stream,
             learner_spec={"class": "river.tree.HoeffdingTreeClassifier"},
             policy_spec=spec,

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from engine_bruteforce import OrderLearner, random_stream
-from engine_runs import evaluate, run_evaluation
+from engine_runs import evaluate, evaluate_dicts
 from scipy import stats
 
 from delaycv.engine import (
@@ -392,7 +392,7 @@ def test_timing_and_memory_columns():
 
 def test_run_keys_and_run_evaluation():
     stream = small_stream()
-    r = run_evaluation(
+    r = evaluate_dicts(
         stream,
         learner_spec={"class": "NoChange"},
         policy_spec={"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},

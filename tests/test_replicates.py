@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from engine_runs import run_evaluation
+from engine_runs import evaluate_dicts
 
 from delaycv import compare
 from delaycv.config import (
@@ -44,7 +44,7 @@ def merged_table(config: dict, *, fixed_split: bool) -> pd.DataFrame:
     frames = []
     for learner in config["learners"]:
         for seed in config["seeds"]:
-            result = run_evaluation(
+            result = evaluate_dicts(
                 stream,
                 learner_spec=learner_spec(config, learner),
                 policy_spec=policy_spec(config, POLICY),
