@@ -49,5 +49,30 @@ def check_seed(value: Any, key: str) -> int:
     return int(value)
 
 
+def check_flag(value: Any, key: str) -> bool:
+    """``value`` as a bool if it is one (Python or numpy), else a :class:`ConfigError` naming
+    ``key`` (an option given as 1, "yes" or "false" is refused, not read as true).
+
+    >>> import numpy as np
+    >>> check_flag(True, "flush"), check_flag(np.False_, "flush")
+    (True, False)
+    >>> check_flag("yes", "validation.fixed_split")
+    Traceback (most recent call last):
+    ...
+    delaycv.errors.ConfigError: key validation.fixed_split: fixed_split 'yes' is not a boolean (expected true or false)
+    """
+    if not _is_bool(value):
+        name = key.rsplit(".", 1)[-1]
+        raise ConfigError(
+            f"{name} {value!r} is not a boolean", location=f"key {key}", expected="true or false"
+        )
+    return bool(value)
+
+
 def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool) or type(value).__name__ == "bool_"
+    """A Python or numpy boolean (numpy's type is ``numpy.bool``, ``numpy.bool_`` before 2.0),
+    told without importing numpy."""
+    kind = type(value)
+    return isinstance(value, bool) or (
+        kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
+    )

@@ -32,7 +32,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from delaycv import defaults as _defaults
-from delaycv.checks import check_seed, is_integer, is_number
+from delaycv.checks import check_flag, check_seed, is_integer, is_number
 from delaycv.errors import ConfigError
 
 #: Keys of ``run_keys`` a run may name itself (``seed`` is always the run seed).
@@ -130,26 +130,11 @@ class RunSettings:
             out[f.name] = value
         return out
 
-    @property
-    def all_folds(self) -> bool:
-        """True when every fold of the validation runs."""
-        return len(self.folds) == self.validation.folds
-
 
 def _probability(value: Any, key: str, what: str) -> float:
     if not is_number(value) or not 0 <= value <= 1:
         raise ConfigError(f"{key} {value!r}", location=f"key {key}", expected=what)
     return float(value)
-
-
-def _flag(value: Any, key: str) -> bool:
-    import numpy as np
-
-    if not isinstance(value, bool | np.bool_):
-        raise ConfigError(
-            f"{key} {value!r} is not a boolean", location=f"key {key}", expected="true or false"
-        )
-    return bool(value)
 
 
 def check_every(value: Any) -> int | None:
@@ -309,11 +294,11 @@ same_learner_seed, measure_memory, timing, jobs
         checkpoints=checkpoints,
         threshold=threshold,
         prediction_noise=prediction_noise,
-        flush=_flag(flush, "flush"),
-        keep_predictions=_flag(keep_predictions, "keep_predictions"),
-        same_learner_seed=_flag(same_learner_seed, "same_learner_seed"),
-        measure_memory=_flag(measure_memory, "measure_memory"),
-        timing=_flag(timing, "timing"),
+        flush=check_flag(flush, "flush"),
+        keep_predictions=check_flag(keep_predictions, "keep_predictions"),
+        same_learner_seed=check_flag(same_learner_seed, "same_learner_seed"),
+        measure_memory=check_flag(measure_memory, "measure_memory"),
+        timing=check_flag(timing, "timing"),
         jobs=int(jobs),
         folds=_folds(folds_subset, validation.folds),
         names=names,

@@ -43,7 +43,7 @@ import numpy as np
 
 from delaycv import choices
 from delaycv import defaults as _defaults
-from delaycv.checks import check_seed, is_integer
+from delaycv.checks import check_flag, check_seed, is_integer
 from delaycv.errors import ConfigError
 
 SCHEMES = choices.SCHEMES
@@ -118,12 +118,7 @@ class Validation:
                 location="key validation.evaluate",
                 expected=", ".join(EVALUATE),
             )
-        if not isinstance(self.fixed_split, bool | np.bool_):
-            raise ConfigError(
-                f"fixed_split {self.fixed_split!r} is not a boolean",
-                location="key validation.fixed_split",
-                expected="true or false",
-            )
+        check_flag(self.fixed_split, "validation.fixed_split")
 
     @property
     def trained_only(self) -> bool:

@@ -164,3 +164,16 @@ def test_settings_are_frozen():
     settings = make_settings(learner="NoChange")
     with pytest.raises(AttributeError):
         settings.seed = 2  # type: ignore[misc]
+
+
+def test_numpy_booleans_are_booleans_and_numbers_are_not():
+    """A flag read from a numpy array or a pandas frame is a flag; 1 or "yes" is refused."""
+    import numpy as np
+
+    settings = make_settings(
+        learner="NoChange", flush=np.True_, validation={"fixed_split": np.False_}
+    )
+    assert settings.flush is True and settings.validation.fixed_split is np.False_
+    for value in (1, "yes", np.int8(1)):
+        with pytest.raises(ConfigError, match="key flush: flush .* is not a boolean"):
+            make_settings(learner="NoChange", flush=value)
