@@ -724,6 +724,13 @@ def replicate_seeds(values: Sequence[np.ndarray], seeds: int) -> np.ndarray:
     return np.repeat(repeat, folds, axis=1)
 
 
+def checkpoint_times(table: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray:
+    """The time (Unix s) of each row's (dataset, checkpoint) in ``table``: the same for every
+    run of a dataset, the earliest if the runs disagree."""
+    times = table.groupby(["dataset", "checkpoint"])["time"].min()
+    return times.reindex(pd.MultiIndex.from_frame(rows[["dataset", "checkpoint"]])).to_numpy()
+
+
 def distinct_pairs(
     a: np.ndarray, b: np.ndarray, seeds: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -925,8 +932,7 @@ def run_tests(
         statistic = mean_diff if alternative == "greater" else -mean_diff
 
     out = keys.copy()
-    times = sub.groupby(["dataset", "checkpoint"])["time"].min()
-    out["time"] = times.reindex(pd.MultiIndex.from_frame(out[["dataset", "checkpoint"]])).to_numpy()
+    out["time"] = checkpoint_times(sub, out)
     out["n"] = n.astype(np.int64)
     out["n_duplicates"] = duplicates.astype(np.int64)
     out["mean_a"] = mean_a

@@ -46,6 +46,7 @@ from delaycv.compare import (
     _stage_clock,
     at_checkpoints,
     check_test_arguments,
+    checkpoint_times,
     choose_checkpoints,
     cliffs_delta,
     distinct_pairs,
@@ -207,8 +208,7 @@ def policy_contrasts(
         mean_reference = np.nanmean(b, axis=1)
     out = rows
     out["contrast"] = [contrast_label(r, reference_policy) for r in out["reference"]]
-    times = sub.groupby(["dataset", "checkpoint"])["time"].min()
-    out["time"] = times.reindex(pd.MultiIndex.from_frame(out[["dataset", "checkpoint"]])).to_numpy()
+    out["time"] = checkpoint_times(sub, out)
     out["reference_policy"] = reference_policy
     out["n"] = n.astype(np.int64)
     out["n_duplicates"] = duplicates.astype(np.int64)
