@@ -53,10 +53,7 @@ class Slots:
         """Store the resolved label (observed, inspection flag, due time) of (slot, side) pairs."""
         for s in (0, 1):
             mine = side == s
-            at = slots[mine]
-            np.frombuffer(self.res_o[s], dtype=np.int8)[at] = observed[mine]
-            np.frombuffer(self.res_in[s], dtype=np.uint8)[at] = insp[mine]
-            np.frombuffer(self.res_due[s], dtype=np.float64)[at] = due[mine]
+            self._store(s, slots[mine], observed[mine], insp[mine], due[mine])
 
     def record_chunk(self, start: int, releases: ChunkReleases) -> np.ndarray:
         """Store the resolved labels of a chunk's releases (the chunk's own zero-delay releases
@@ -64,9 +61,9 @@ class Slots:
         chunk_slots = np.arange(start + 1 - self.off, start + 1 - self.off + len(releases.own[0]))
         for s in (0, 1):
             mine = releases.own[s]
-            self.record(
+            self._store(
+                s,
                 chunk_slots[mine],
-                np.full(int(mine.sum()), s, dtype=np.int8),
                 releases.own_o[s][mine],
                 releases.own_in[s][mine],
                 releases.own_due[s][mine],
@@ -75,6 +72,11 @@ class Slots:
         cand_slots = cand["i"] - self.off
         self.record(cand_slots, cand["s"], cand["o"], cand["insp"], cand["due"])
         return cand_slots
+
+    def _store(self, side: int, at: np.ndarray, observed, insp, due) -> None:
+        np.frombuffer(self.res_o[side], dtype=np.int8)[at] = observed
+        np.frombuffer(self.res_in[side], dtype=np.uint8)[at] = insp
+        np.frombuffer(self.res_due[side], dtype=np.float64)[at] = due
 
     def forget_x(self, instances: np.ndarray, waiting: np.ndarray) -> None:
         """Drop the x dicts of ``instances`` that no fold needs any more (not in ``waiting``)."""

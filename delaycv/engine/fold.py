@@ -24,6 +24,7 @@ import math
 import time as _time
 from array import array
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import chain, repeat
 from typing import Any
 
@@ -40,15 +41,17 @@ from delaycv.validation import INSPECTION, NOISE, fold_rng, learner_seed
 FLUSH_EVERY = 65536
 
 
+@dataclass(slots=True)
 class FoldOutput:
     """What a fold gives back (picklable): its table rows, prediction log, observer, final
     counts (``info``) and the most instances whose state the run held at once (``held``)."""
 
-    __slots__ = ("fold", "rows", "predictions", "observer", "info", "held")
-
-    def __init__(self, fold, rows, predictions, observer, info, held=0) -> None:
-        self.fold, self.rows, self.predictions = fold, rows, predictions
-        self.observer, self.info, self.held = observer, info, held
+    fold: int
+    rows: list
+    predictions: pd.DataFrame | None
+    observer: Any
+    info: dict
+    held: int = 0
 
 
 class FoldLoop:
