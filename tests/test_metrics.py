@@ -685,6 +685,41 @@ def test_snapshots_of_the_engine_case_by_hand():
     assert rows[1][:3] == pytest.approx([acc4, rec4, 2.0], rel=1e-12)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 2600),
+    cuts=st.lists(st.integers(0, 2600), min_size=1, max_size=12),
+    unit=st.booleans(),
+)
+@example(seed=1, m=2048, cuts=[0, 0, 1024, 1024, 1025, 2048], unit=True)
+def test_fading_running_sums_add_row_after_row(seed, m, cuts, unit):
+    """``FadingState._running_sums`` (block by block, summing only at the bounds) gives, bit for
+    bit, the rows of one cumulative sum over every term of the batch (the definition: terms
+    added one after the other from zero), with terms whose magnitudes differ by 10^12 (where any
+    other order of the additions rounds differently), across blocks, at bounds 0, repeated or
+    on a block's edge."""
+    from delaycv.metrics import states
+
+    rng = np.random.default_rng(seed)
+    code = rng.integers(0, N_CODES, m)
+    vb = rng.standard_normal((m, 4)) * 10.0 ** rng.integers(-6, 7, (m, 1))
+    w = rng.choice([1.0, 2.0, 0.3], m)
+    scale = 10.0 ** rng.uniform(-6, 6, (3, m))
+    bounds = np.sort(np.minimum(np.array(cuts), m))
+    # the definition
+    terms = np.zeros((m + 1, states._TERMS))
+    terms[1:] = states._LUT_TERMS[code]
+    if not unit:
+        terms[1:, states._WEIGHTED_AT] *= w[:, None]
+    terms[1:, states._B_AT] = vb
+    for k, cols in enumerate(states._SEQ_RANGE):
+        terms[1:, cols] *= scale[k][:, None]
+    want = np.cumsum(terms, axis=0)[bounds]
+    got = FadingState(METRICS, 0.99)._running_sums(code, vb, w, unit, scale, bounds)
+    assert got.tobytes() == want.tobytes()
+
+
 def test_compute_many_equals_compute():
     """The array form of the formulas gives exactly the values of the scalar form, state by
     state (random sums with many zeros: empty estimators, 0/0, x/0)."""

@@ -89,8 +89,13 @@ _LUT_BY_SEQ = np.zeros((LUT.shape[0], N_ROWS))
 _LUT_BY_SEQ[:, :N_LUT_ROWS] = LUT
 _LUT_BY_SEQ = np.ascontiguousarray(_LUT_BY_SEQ[:, _BY_SEQ])
 _B_AT = _FROM_SEQ[_IB:]
-_LOOKED_UP_AT = _FROM_SEQ[:N_LUT_ROWS]
-_COUNTS_AT = _FROM_SEQ[COUNTS]
+#: The terms of ``FadingState.prefixes``: those rows, then the counts (unfaded); the columns
+#: multiplied by a weight w != 1 (every looked-up row, and the counts).
+_TERMS = N_ROWS + COUNTS.size
+_LUT_TERMS = np.ascontiguousarray(np.hstack((_LUT_BY_SEQ, LUT[:, COUNTS])))
+_WEIGHTED_AT = np.concatenate((_FROM_SEQ[:N_LUT_ROWS], np.arange(N_ROWS, _TERMS)))
+#: Rows of terms per block of ``FadingState._running_sums`` (its buffer: ~400 KiB).
+_BLOCK = 1024
 
 
 class EstimatorState(ABC):
@@ -311,6 +316,7 @@ class FadingState(EstimatorState):
         self._pw = self.alpha ** np.arange(1025, dtype=np.float64)
         self.span = 10**18 if self.alpha == 1.0 else max(1, int(600.0 / -math.log(self.alpha)))
         self.prefix_span = self.span
+        self._block: np.ndarray | None = None  # the buffer of _running_sums
 
     def _powers(self, n: int) -> np.ndarray:
         """alpha ** k for k = 0 .. at least n."""
@@ -408,8 +414,8 @@ class FadingState(EstimatorState):
         ``alpha ** n_g(b) * (s_0 + sum_{k < b, k own} alpha ** -c_g(k) v_k)``, with c_g(k) the
         own events up to and including k and n_g(b) those before b. For an active evaluation the
         own-event count is that of all evaluations, of those with its prediction or of those
-        with its label (``_ACTIVE_SEQ``); one cumulative sum over the scaled terms gives every
-        prefix at once."""
+        with its label (``_ACTIVE_SEQ``), so each term is scaled once and the inner sums of
+        every prefix are running sums of the scaled terms (:meth:`_running_sums`)."""
         m = code.size
         # own events up to and including each evaluation: all, same prediction, same label
         own = np.empty((3, m), dtype=np.int64)
@@ -418,17 +424,9 @@ class FadingState(EstimatorState):
         own[1] = np.where(p == 1, cum_p1, own[0] - cum_p1)
         own[2] = np.where(t == 1, cum_t1, own[0] - cum_t1)
         scale = np.power(self.alpha, -own.astype(np.float64))  # (3, m)
-        # the terms with the rows in fading-sequence order (_BY_SEQ), a zero row first
-        terms = np.empty((m + 1, N_ROWS))
-        terms[0] = 0.0
-        terms[1:] = _LUT_BY_SEQ[code]
-        if not unit:
-            terms[1:, _LOOKED_UP_AT] *= w[:, None]
-        terms[1:, _B_AT] = vb
-        counts = np.cumsum(terms[:, _COUNTS_AT], axis=0)[bounds]  # unfaded
-        for k, rows in enumerate(_SEQ_RANGE):
-            terms[1:, rows] *= scale[k][:, None]
-        sums = np.cumsum(terms, axis=0)[bounds][:, _FROM_SEQ]
+        at_bounds = self._running_sums(code, vb, w, unit, scale, bounds)
+        sums = at_bounds[:, :N_ROWS][:, _FROM_SEQ]
+        counts = at_bounds[:, N_ROWS:]  # unfaded
         # own events before each bound, per group, then per row
         before = np.zeros((bounds.size, 5), dtype=np.int64)
         nz = bounds > 0
@@ -444,6 +442,45 @@ class FadingState(EstimatorState):
         self.sums = faded[-1].copy()
         self.counts = cum[-1].copy()
         return compute_many(faded, cum, math.nan)
+
+    def _running_sums(self, code, vb, w, unit: bool, scale, bounds) -> np.ndarray:
+        """Per bound b: the sum of the first b terms, added one after the other from zero (the
+        terms: the rows of each evaluation in fading-sequence order, times its ``scale``,
+        then the unfaded counts: ``_TERMS`` columns).
+
+        The terms are built block by block in a buffer kept by the state (``_BLOCK`` rows: a
+        batch's full matrix is megabytes, and a fresh one costs a page fault per 4 KiB); at
+        each bound the running sum is reduced from the previous bound's sum and the terms in
+        between, row after row (``np.add.reduce`` over the rows of a C-ordered block adds them
+        in order, column by column: the same additions, in the same order, as a cumulative sum
+        of every row, which this does not write)."""
+        out = np.empty((bounds.size, _TERMS))
+        buf = self._block
+        if buf is None:
+            buf = self._block = np.empty((_BLOCK + 1, _TERMS))
+        buf[0] = 0.0  # row 0: the running sum so far
+        ends = bounds.tolist()
+        i, k = 0, len(ends)
+        end = ends[-1]
+        for lo in range(0, end, _BLOCK):
+            hi = min(lo + _BLOCK, end)
+            rows = buf[1 : hi - lo + 1]
+            np.take(_LUT_TERMS, code[lo:hi], axis=0, out=rows)
+            if not unit:
+                rows[:, _WEIGHTED_AT] *= w[lo:hi, None]
+            rows[:, _B_AT] = vb[lo:hi]
+            for s, cols in enumerate(_SEQ_RANGE):
+                rows[:, cols] *= scale[s, lo:hi, None]
+            first = 0  # the row holding the running sum
+            while i < k and ends[i] <= hi:
+                r = ends[i] - lo
+                out[i] = np.add.reduce(buf[first : r + 1], axis=0)
+                buf[r] = out[i]  # the running sum goes on from there
+                first = r
+                i += 1
+            buf[0] = np.add.reduce(buf[first : hi - lo + 1], axis=0)
+        out[i:] = buf[0]  # bounds at 0 (an empty batch)
+        return out
 
     def prior_step(self, b: float, s0: float, s1: float, w: float, t: int) -> tuple:
         a = self.alpha
