@@ -25,7 +25,7 @@ import time as _time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import count, islice, repeat
 from typing import Any
 
 import numpy as np
@@ -33,8 +33,8 @@ import pandas as pd
 
 from delaycv import metrics as _metrics
 from delaycv.engine.chunk import ChunkView, Slots, at_once
-from delaycv.engine.progress import blocks
-from delaycv.learners import make_learner, trainer
+from delaycv.engine.progress import PROGRESS_BLOCK
+from delaycv.learners import accepts_weight, make_learner, trainer
 from delaycv.validation import INSPECTION, NOISE, fold_rng, learner_seed
 
 #: Evaluations buffered per fold before they are handed to the metric states between checkpoints.
@@ -78,6 +78,7 @@ class FoldLoop:
             seed=learner_seed(settings.seed, fold, settings.same_learner_seed),
         )
         self.train_weighted = trainer(self.learner)
+        self.weighted = accepts_weight(self.learner)
         self.metrics_observed = _metrics.Metrics(settings.estimator)
         self.metrics_true = _metrics.Metrics(settings.estimator)
         # the evaluations since the last drain, in release order: the key 2 i + s of the
@@ -115,7 +116,7 @@ class FoldLoop:
         # the inspection flip. Machine values only: pending labels cost no Python object, so
         # nothing long-lived is allocated between the learner's calls (long-lived tuples slowed
         # the learner's own calls by a few %: more work for the garbage collector).
-        self.side = bytearray()
+        self.side: list = []
         self.p1 = array("d")
         self.w = array("q")
         self.flip = bytearray() if self.noise_rng is not None else None
@@ -137,7 +138,7 @@ class FoldLoop:
     def extend(self, start: int, stop: int) -> None:
         """Add the slots of instances start+1 .. stop (drawing their weights and flips)."""
         k = stop - start
-        self.side.extend(b"\x02" * k)
+        self.side.extend(repeat(2, k))
         self.p1.frombytes(bytes(8 * k))
         w = self.draw_weights(start, stop)
         self.w.frombytes(w.astype(np.int64).tobytes())
@@ -183,6 +184,7 @@ class FoldLoop:
         predict = self.learner.predict_proba_one
         learn = self.learner.learn_one
         train_weighted = self.train_weighted
+        weighted = self.weighted  # learn_one takes w=: called directly
         put_key = self.ev_key.append
         observing = self.observer is not None
         on_eval = self.observer.on_evaluation if observing else None
@@ -190,66 +192,83 @@ class FoldLoop:
         cand_at, cand_slot = view.cand_at, view.cand_slot
         cand_side, cand_key = view.cand_side, view.cand_key
         c = 0  # the next candidate
+        due = cand_at[0]  # its position
         evaluated, skipped = self.evaluated, self.skipped
         checkpoint = self.checkpoints[self.next_checkpoint]
-        m, j = start, j0
-        rows = zip(  # noqa: B905 (equal lengths)
-            view.times, view.records, view.labels, at_once_n, at_once_p, weights, flips
+        # instance m in slot j, at time t, with its x, label y, observed labels if released at
+        # once (predicted 0, 1), training weight w and noise flip
+        rows = zip(  # noqa: B905 (equal lengths; the counts end with the lists)
+            count(start + 1),
+            count(j0 + 1),
+            view.times,
+            view.records,
+            view.labels,
+            at_once_n,
+            at_once_p,
+            weights,
+            flips,
         )
-        if self.progress is not None:
-            # progress every PROGRESS_BLOCK instances (C-level iterators; nothing when off)
-            rows = chain.from_iterable(blocks(rows, k, self.progress))
-        for t, x, y, now_n, now_p, w, flip in rows:
-            m += 1
-            j += 1
-            evaluated_before = evaluated
-            # 1. release the candidates due at m that wait on the side this fold predicted
-            while cand_at[c] == m:
-                slot = cand_slot[c]
-                if side_of[slot] == cand_side[c]:
-                    put_key(cand_key[c])
+        progress = self.progress
+        block = k if progress is None else PROGRESS_BLOCK  # progress after each block
+        for lo in range(0, k, block):
+            for m, j, t, x, y, now_n, now_p, w, flip in islice(rows, block):
+                evaluated_before = evaluated
+                # 1. release the candidates due at m that wait on the side this fold predicted
+                while due == m:
+                    slot = cand_slot[c]
+                    if side_of[slot] == cand_side[c]:
+                        put_key(cand_key[c])
+                        evaluated += 1
+                        w_i = w_of[slot]
+                        if w_i == 1:
+                            learn(x_of[slot], cand_observed[c])
+                        elif w_i > 0:
+                            if weighted:
+                                learn(x_of[slot], cand_observed[c], w=w_i)
+                            else:
+                                train_weighted(x_of[slot], cand_observed[c], w_i)
+                        if observing:
+                            self.observe_release(
+                                on_eval, slots, m, t, slot, cand_side[c], cand_observed[c]
+                            )
+                    c += 1
+                    due = cand_at[c]
+                # 2. predict m
+                proba = predict(x)
+                total = sum(proba.values())  # an empty dict sums to 0
+                p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
+                p1_of[j] = p1
+                if p1 > threshold:
+                    pred, observed = 1, now_p
+                else:
+                    pred, observed = 0, now_n
+                # 3. the policy's outcome: released now (scored, trained), or pending on its side
+                if trained_only and w == 0:
+                    skipped += 1
+                elif observed >= 0:
+                    put_key(2 * m + pred)
                     evaluated += 1
-                    w_i = w_of[slot]
-                    if w_i == 1:
-                        learn(x_of[slot], cand_observed[c])
-                    elif w_i > 0:
-                        train_weighted(x_of[slot], cand_observed[c], w_i)
+                    if w == 1:
+                        learn(x, observed)
+                    elif w > 0:
+                        if weighted:
+                            learn(x, observed, w=w)
+                        else:
+                            train_weighted(x, observed, w)
                     if observing:
-                        self.observe_release(
-                            on_eval, slots, m, t, slot, cand_side[c], cand_observed[c]
-                        )
-                c += 1
-            # 2. predict m
-            proba = predict(x)
-            total = sum(proba.values())  # an empty dict sums to 0
-            p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
-            p1_of[j] = p1
-            if p1 > threshold:
-                pred, observed = 1, now_p
-            else:
-                pred, observed = 0, now_n
-            # 3. the policy's outcome: released now (scored, trained), or pending on its side
-            if trained_only and w == 0:
-                skipped += 1
-            elif observed >= 0:
-                put_key(2 * m + pred)
-                evaluated += 1
-                if w == 1:
-                    learn(x, observed)
-                elif w > 0:
-                    train_weighted(x, observed, w)
-                if observing:
-                    on_eval(m, t, 1 - pred if flip else pred, p1, observed, y, w)
-            else:
-                side_of[j] = pred
-            # 4. checkpoint, observer
-            if m == checkpoint:
-                evaluated = self.checkpoint(
-                    view, slots, m, t, evaluated, evaluated_before, skipped, c0
-                )
-                checkpoint = self.checkpoints[self.next_checkpoint]
-            elif observing:
-                self.observe_instance(m, t, c0)
+                        on_eval(m, t, 1 - pred if flip else pred, p1, observed, y, w)
+                else:
+                    side_of[j] = pred
+                # 4. checkpoint, observer
+                if m == checkpoint:
+                    evaluated = self.checkpoint(
+                        view, slots, m, t, evaluated, evaluated_before, skipped, c0
+                    )
+                    checkpoint = self.checkpoints[self.next_checkpoint]
+                elif observing:
+                    self.observe_instance(m, t, c0)
+            if progress is not None:
+                progress(min(block, k - lo))
         self.evaluated, self.skipped = evaluated, skipped
         self.end_chunk(slots, start, j0, k)
         self.cpu += _time.process_time() - c0
@@ -300,7 +319,7 @@ class FoldLoop:
         """Release everything still pending (labels not due within the stream), in due order,
         while the last instance m = n is processed. Returns how many."""
         at = remaining["i"] - slots.off
-        side = np.frombuffer(self.side, dtype=np.uint8)[at]
+        side = np.array(self.side, dtype=np.uint8)[at]
         pick = np.flatnonzero(side == remaining["s"])
         del side
         observed = self.inspected(remaining["o"][pick], remaining["insp"][pick], at[pick])

@@ -1,25 +1,15 @@
-"""Progress of a run: :class:`Progress` (instance-folds done, rate, ETA on a text stream) and
-:func:`blocks`, which has the loop report every :data:`PROGRESS_BLOCK` instances of a fold."""
+"""Progress of a run: :class:`Progress` (instance-folds done, rate, ETA on a text stream); the
+fold loop reports every :data:`PROGRESS_BLOCK` instances of a fold."""
 
 from __future__ import annotations
 
 import math
 import sys
 import time as _time
-from collections.abc import Callable, Iterator
-from itertools import islice
+from collections.abc import Callable
 
 #: Instances of a fold between two calls of the progress callback (within a chunk).
 PROGRESS_BLOCK = 256
-
-
-def blocks(rows: Iterator, n: int, progress: Callable[[int], None]) -> Iterator[Iterator]:
-    """``rows`` (n items) in blocks of :data:`PROGRESS_BLOCK`; ``progress(k)`` is called when
-    the k items of a block have been consumed (when the next block, or the end, is asked for)."""
-    for lo in range(0, n, PROGRESS_BLOCK):
-        k = min(PROGRESS_BLOCK, n - lo)
-        yield islice(rows, k)
-        progress(k)
 
 
 class Progress:
