@@ -720,6 +720,17 @@ def test_fading_running_sums_add_row_after_row(seed, m, cuts, unit):
     assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("alpha", [0.99, 0.9, 0.5, 0.999])
+def test_fading_inverse_powers_are_numpys(alpha):
+    """The table of alpha ** -k that ``FadingState.prefixes`` reads (grown as needed) holds
+    exactly what ``np.power`` gives for each exponent, in any shape of exponents."""
+    state = FadingState(METRICS, alpha)
+    own = np.random.default_rng(3).integers(0, min(5000, state.span) + 1, (3, 4000))
+    table = state._inverse_powers(int(own.max()))
+    assert table[own].tobytes() == np.power(alpha, -own.astype(np.float64)).tobytes()
+    assert state._inverse_powers(10) is table  # kept
+
+
 def test_compute_many_equals_compute():
     """The array form of the formulas gives exactly the values of the scalar form, state by
     state (random sums with many zeros: empty estimators, 0/0, x/0)."""

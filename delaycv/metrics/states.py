@@ -75,14 +75,16 @@ _ACTIVE_OWN = np.array(
     [0 if s == 0 else 2 * s - 1 + int(g[-1]) for g, s in zip(GROUPS, _GROUP_SEQ, strict=True)]
 )
 #: The rows reordered by fading sequence (``_BY_SEQ``; ``_SEQ_RANGE[k]``: the positions of
-#: sequence k), so that a batch's terms are faded with one broadcast product per sequence rather
-#: than a gathered (evaluations x rows) matrix: the same products, in a third of the time.
+#: sequence k, ``_SEQ_WIDTH[k]`` their number), so that a batch's terms are faded by a factor per
+#: evaluation and sequence repeated over the sequence's rows rather than by a gathered
+#: (evaluations x rows) matrix: the same products, in a third of the time.
 _BY_SEQ = np.argsort(_ACTIVE_SEQ, kind="stable")
 _FROM_SEQ = np.argsort(_BY_SEQ)
 _SEQ_RANGE = [
     slice(int(a), int(b))
     for a, b in zip(*np.searchsorted(_ACTIVE_SEQ[_BY_SEQ], [[0, 1, 2], [1, 2, 3]]), strict=True)
 ]
+_SEQ_WIDTH = [cols.stop - cols.start for cols in _SEQ_RANGE]
 #: The lookup table with its rows in that order (zero at the B rows, which are not looked up),
 #: where the B rows and the counts sit in it.
 _LUT_BY_SEQ = np.zeros((LUT.shape[0], N_ROWS))
@@ -317,6 +319,16 @@ class FadingState(EstimatorState):
         self.span = 10**18 if self.alpha == 1.0 else max(1, int(600.0 / -math.log(self.alpha)))
         self.prefix_span = self.span
         self._block: np.ndarray | None = None  # the buffer of _running_sums
+        self._ipw: np.ndarray | None = None  # alpha ** -k (prefixes)
+
+    def _inverse_powers(self, n: int) -> np.ndarray:
+        """alpha ** -k for k = 0 .. at least n, n <= ``span`` (each as ``np.power`` gives it;
+        the table stops at ``span``, where alpha ** -k is still finite)."""
+        if self._ipw is None or n >= self._ipw.size:
+            grown = 1025 if self._ipw is None else 2 * self._ipw.size
+            size = min(max(n + 1, grown), self.span + 1)
+            self._ipw = np.power(self.alpha, -np.arange(size, dtype=np.float64))
+        return self._ipw
 
     def _powers(self, n: int) -> np.ndarray:
         """alpha ** k for k = 0 .. at least n."""
@@ -423,7 +435,7 @@ class FadingState(EstimatorState):
         cum_p1, cum_t1 = np.cumsum(p == 1), np.cumsum(t == 1)
         own[1] = np.where(p == 1, cum_p1, own[0] - cum_p1)
         own[2] = np.where(t == 1, cum_t1, own[0] - cum_t1)
-        scale = np.power(self.alpha, -own.astype(np.float64))  # (3, m)
+        scale = self._inverse_powers(m)[own]  # (3, m): alpha ** -own
         at_bounds = self._running_sums(code, vb, w, unit, scale, bounds)
         sums = at_bounds[:, :N_ROWS][:, _FROM_SEQ]
         counts = at_bounds[:, N_ROWS:]  # unfaded
@@ -469,8 +481,8 @@ class FadingState(EstimatorState):
             if not unit:
                 rows[:, _WEIGHTED_AT] *= w[lo:hi, None]
             rows[:, _B_AT] = vb[lo:hi]
-            for s, cols in enumerate(_SEQ_RANGE):
-                rows[:, cols] *= scale[s, lo:hi, None]
+            # each row's fading factor: its sequence's scale (one product per term, as before)
+            rows[:, :N_ROWS] *= np.repeat(scale[:, lo:hi].T, _SEQ_WIDTH, axis=1)
             first = 0  # the row holding the running sum
             while i < k and ends[i] <= hi:
                 r = ends[i] - lo
