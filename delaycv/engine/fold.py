@@ -34,7 +34,7 @@ import pandas as pd
 from delaycv import metrics as _metrics
 from delaycv.engine.chunk import ChunkView, Slots, at_once
 from delaycv.engine.progress import PROGRESS_BLOCK
-from delaycv.learners import accepts_weight, make_learner, trainer
+from delaycv.learners import make_learner, trainer
 from delaycv.validation import INSPECTION, NOISE, fold_rng, learner_seed
 
 #: Evaluations buffered per fold before they are handed to the metric states between checkpoints.
@@ -78,7 +78,6 @@ class FoldLoop:
             seed=learner_seed(settings.seed, fold, settings.same_learner_seed),
         )
         self.train_weighted = trainer(self.learner)
-        self.weighted = accepts_weight(self.learner)
         self.metrics_observed = _metrics.Metrics(settings.estimator)
         self.metrics_true = _metrics.Metrics(settings.estimator)
         # the evaluations since the last drain, in release order: the key 2 i + s of the
@@ -184,7 +183,6 @@ class FoldLoop:
         predict = self.learner.predict_proba_one
         learn = self.learner.learn_one
         train_weighted = self.train_weighted
-        weighted = self.weighted  # learn_one takes w=: called directly
         put_key = self.ev_key.append
         observing = self.observer is not None
         on_eval = self.observer.on_evaluation if observing else None
@@ -223,10 +221,7 @@ class FoldLoop:
                         if w_i == 1:
                             learn(x_of[slot], cand_observed[c])
                         elif w_i > 0:
-                            if weighted:
-                                learn(x_of[slot], cand_observed[c], w=w_i)
-                            else:
-                                train_weighted(x_of[slot], cand_observed[c], w_i)
+                            train_weighted(x_of[slot], cand_observed[c], w_i)
                         if observing:
                             self.observe_release(
                                 on_eval, slots, m, t, slot, cand_side[c], cand_observed[c]
@@ -251,10 +246,7 @@ class FoldLoop:
                     if w == 1:
                         learn(x, observed)
                     elif w > 0:
-                        if weighted:
-                            learn(x, observed, w=w)
-                        else:
-                            train_weighted(x, observed, w)
+                        train_weighted(x, observed, w)
                     if observing:
                         on_eval(m, t, 1 - pred if flip else pred, p1, observed, y, w)
                 else:
