@@ -112,9 +112,11 @@ class FoldLoop:
         self.insp_rng = fold_rng(settings.seed, fold, INSPECTION) if self.inspection > 0 else None
         # Per instance while its label may be released (slot = instance - slots.off): the
         # predicted side (2: not queued), P1, the training weight, the prediction noise flip and
-        # the inspection flip. Machine values only: pending labels cost no Python object, so
-        # nothing long-lived is allocated between the learner's calls (long-lived tuples slowed
-        # the learner's own calls by a few %: more work for the garbage collector).
+        # the inspection flip. Machine values, or a list of the shared small ints 0, 1, 2 (the
+        # sides, read at every candidate: CPython specialises list subscripts): pending labels
+        # cost no Python object, so nothing long-lived is allocated between the learner's calls
+        # (long-lived tuples slowed the learner's own calls by a few %: more work for the
+        # garbage collector).
         self.side: list = []
         self.p1 = array("d")
         self.w = array("q")
