@@ -319,14 +319,13 @@ class FadingState(EstimatorState):
         self.span = 10**18 if self.alpha == 1.0 else max(1, int(600.0 / -math.log(self.alpha)))
         self.prefix_span = self.span
         self._block: np.ndarray | None = None  # the buffer of _running_sums
-        self._ipw: np.ndarray | None = None  # alpha ** -k (prefixes)
+        self._ipw = np.power(self.alpha, -np.arange(min(1025, self.span + 1), dtype=np.float64))
 
     def _inverse_powers(self, n: int) -> np.ndarray:
         """alpha ** -k for k = 0 .. at least n, n <= ``span`` (each as ``np.power`` gives it;
         the table stops at ``span``, where alpha ** -k is still finite)."""
-        if self._ipw is None or n >= self._ipw.size:
-            grown = 1025 if self._ipw is None else 2 * self._ipw.size
-            size = min(max(n + 1, grown), self.span + 1)
+        if n >= self._ipw.size:
+            size = min(max(n + 1, 2 * self._ipw.size), self.span + 1)
             self._ipw = np.power(self.alpha, -np.arange(size, dtype=np.float64))
         return self._ipw
 
