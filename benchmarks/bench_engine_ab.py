@@ -37,19 +37,14 @@ def side(code: str, fd_in: int, fd_out: int, rows: int, first: bool, learner: st
     """One side: the engine of checkout ``code``; prints its CPU seconds."""
     sys.path.insert(0, code)
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    from bench_engine_overhead import SETTING  # this script's folder, the code's delaycv
+
     from delaycv import engine
     from delaycv.settings import make_settings
     from delaycv.synthetic import generate_stream
 
     stream = generate_stream(rows, seed=1)
-    settings = make_settings(
-        learner={"class": learner},
-        policy={"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
-        validation={"scheme": "bootstrap", "folds": 10, "seed": 1},
-        seed=1,
-        every=1000,
-        estimator={"kind": "fading", "alpha": 0.99},
-    )
+    settings = make_settings(learner={"class": learner}, **SETTING)
     waited = 0.0
     other_done = False
 

@@ -60,6 +60,14 @@ from delaycv.synthetic import generate_stream
 
 #: The workflow's default estimator (config.yaml) and the cumulative one (exact AUC).
 ESTIMATORS = {"fading": {"kind": "fading", "alpha": 0.99}, "cumulative": {"kind": "cumulative"}}
+#: The issue's setting apart from the learner and the stream (``bench_engine_ab.py`` runs it too).
+SETTING = dict(
+    policy={"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
+    validation={"scheme": "bootstrap", "folds": 10, "seed": 1},
+    seed=1,
+    every=1000,
+    estimator=ESTIMATORS["fading"],
+)
 
 
 class RecordingTree(HoeffdingTreeClassifier):
@@ -281,13 +289,7 @@ def main(argv=None) -> int:
     repeat = args.repeat or (1 if args.quick else 3)
     stream = generate_stream(rows, seed=1)
     spec = {"class": "tree.HoeffdingTreeClassifier"}
-    common = dict(
-        policy={"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
-        validation={"scheme": "bootstrap", "folds": 10, "seed": 1},
-        seed=1,
-        every=1000,
-        estimator=ESTIMATORS["fading"],
-    )
+    common = dict(SETTING)
     delaycv.engine.folds.CHUNK = args.chunk
     order, bounds = record(stream, common)
     xs = stream.records(0, len(stream))
