@@ -113,6 +113,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pairs", type=int, default=2)
     ap.add_argument("--learner", default="tree.HoeffdingTreeClassifier")
     opts = ap.parse_args(args)
+    if opts.rows < 1 or opts.pairs < 1:
+        ap.error(f"--rows and --pairs must be positive integers, got {opts.rows} and {opts.pairs}")
     old, new = (str(p.resolve()) for p in (opts.old, opts.new))
     for p in (old, new):
         if not (Path(p) / "delaycv" / "engine").is_dir():
