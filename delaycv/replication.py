@@ -24,7 +24,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from delaycv.errors import DelaycvError
+from delaycv.durations import parse_window
+from delaycv.errors import ConfigError, DelaycvError
+from delaycv.policies import parse_policy_name
 from delaycv.ranking import scott_knott_esd
 
 #: The study's metrics (percent in its tables, fractions in delaycv's).
@@ -34,9 +36,21 @@ COMMITS = (1000, 2000, 3000, 4000, 5000)
 #: Columns of :func:`study_validity` and :func:`delaycv_validity`.
 VALIDITY_COLUMNS = ["project", "policy", "at", "metric", "estimate", "ideal", "validity"]
 
+#: The study's name of automatic labelling after W (delaycv's ``verification_<W>``).
 _AUTO = re.compile(r"^auto_(?P<w>[^_]+)_(?P=w)$")
-_VERIFICATION = re.compile(r"^verification_(?P<w>[^_]+)$")
-_HITL = re.compile(r"^hitl_(?P<p>\d+)d_(?P<n>\d+)d$")
+_DAY = 86_400
+
+
+def _preset_windows(name: str, preset: str) -> dict[str, str] | None:
+    """The windows of a policy name of ``preset`` without an inspection error (as the name
+    spells them, read by :func:`delaycv.policies.parse_policy_name`), else None."""
+    try:
+        spec = parse_policy_name(name)
+    except ConfigError:
+        return None
+    if spec.pop("preset") != preset or "inspection_error" in spec:
+        return None
+    return spec
 
 
 def study_policy(name: str) -> str:
@@ -45,8 +59,8 @@ def study_policy(name: str) -> str:
     >>> study_policy("verification_7d"), study_policy("hitl_7d_90d"), study_policy("ideal")
     ('auto_7d_7d', 'hitl_7d_90d', 'ideal')
     """
-    match = _VERIFICATION.match(name)
-    return f"auto_{match['w']}_{match['w']}" if match else name
+    windows = _preset_windows(name, "verification")
+    return f"auto_{windows['window']}_{windows['window']}" if windows else name
 
 
 def study_at(at: str) -> str:
@@ -144,10 +158,33 @@ def validity_ranks(validity: pd.DataFrame, *, version: str = "np") -> pd.DataFra
     return out[["metric", *[c for c in out.columns if c != "metric"]]]
 
 
-def _windows(policy: str) -> tuple[int, int] | None:
-    """(P, N) in days of a ``hitl_<P>d_<N>d`` name, else None."""
-    match = _HITL.match(policy)
-    return (int(match["p"]), int(match["n"])) if match else None
+def _days(window: str) -> int | None:
+    """A window in whole days (``7d``, ``1w``, ``168h``), else None (instances, part days, not
+    a window)."""
+    try:
+        w = parse_window(window)
+    except DelaycvError:
+        return None
+    return w.amount // _DAY if w.unit == "s" and w.amount % _DAY == 0 else None
+
+
+def _hitl_by_days(policies: Iterable[str]) -> dict[tuple[int, int], str]:
+    """The hitl policies among ``policies`` by their windows (P, N) in whole days."""
+    out: dict[tuple[int, int], str] = {}
+    for policy in policies:
+        windows = _preset_windows(policy, "hitl")
+        if windows is None:
+            continue
+        days = (_days(windows["pos_window"]), _days(windows["neg_window"]))
+        if None in days:
+            continue
+        if days in out:
+            raise DelaycvError(
+                f"the policies {out[days]} and {policy} have the same windows ({days[0]} and "
+                f"{days[1]} days): the findings would compare either"
+            )
+        out[days] = policy
+    return out
 
 
 def paired_difference(
@@ -178,28 +215,32 @@ def findings(validity: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
       a more valid estimate than automatic labelling?);
     * ``best``: the setting with the highest median validity.
 
+    Settings are matched by their windows in whole days, read from their names through the preset
+    registry (``hitl_1w_90d`` is P = 7, N = 90; a name with an inspection error or a window in
+    instances is not one of the study's settings).
+
     One row per question: ``question``, ``mean`` (mean paired difference, percentage points),
     ``wins`` (share of (project, at, setting) pairs where the first is more valid), ``n`` and
     ``answer`` (text)."""
     policies = sorted(set(validity["policy"]))
-    hitl = {p: w for p in policies if (w := _windows(p))}
+    hitl = _hitl_by_days(policies)
     rows = []
     by_n = [
-        (f"hitl_{p}d_90d", f"hitl_{p}d_15d")
-        for p in sorted({w[0] for w in hitl.values()})
-        if f"hitl_{p}d_90d" in hitl and f"hitl_{p}d_15d" in hitl
+        (hitl[p, 90], hitl[p, 15])
+        for p in sorted({p for p, _ in hitl})
+        if (p, 90) in hitl and (p, 15) in hitl
     ]
     if by_n:
         rows.append(("N 90d vs 15d", paired_difference(validity, by_n, metric)))
     by_p = []
     for n in (15, 90):
-        ps = sorted(w[0] for w in hitl.values() if w[1] == n)
+        ps = sorted(p for p, n_ in hitl if n_ == n)
         if len(ps) > 1:
-            by_p.append((f"hitl_{ps[-1]}d_{n}d", f"hitl_{ps[0]}d_{n}d"))
+            by_p.append((hitl[ps[-1], n], hitl[ps[0], n]))
     if by_p:
         rows.append(("P longest vs shortest", paired_difference(validity, by_p, metric)))
-    autos = [(p, m["w"]) for p in policies if (m := _AUTO.match(p))]
-    by_w = [(f"hitl_{w}_{w}", p) for p, w in autos if f"hitl_{w}_{w}" in hitl]
+    autos = [(p, _days(m["w"])) for p in policies if (m := _AUTO.match(p))]
+    by_w = [(hitl[w, w], p) for p, w in autos if (w, w) in hitl]
     if by_w:
         rows.append(("hitl vs auto", paired_difference(validity, by_w, metric)))
     out = pd.DataFrame(

@@ -171,3 +171,27 @@ def test_study_validity_on_the_study_means():
         & (validity.metric == "gmean")
     ]["validity"]
     assert got.item() == pytest.approx(expected)
+
+
+def test_findings_read_policy_names_through_the_presets():
+    """The hitl windows are read as durations (1w is 7 days, 168h too), a name with an
+    inspection error or in instances is not a study setting, and two names for one setting are
+    refused rather than one picked."""
+    table = _validity(
+        {
+            "hitl_1w_15d": [80, 80, 80],
+            "hitl_7d_90d": [83, 83, 83],
+            "hitl_7d_90d_err0.1": [10, 10, 10],
+            "hitl_500i_90d": [10, 10, 10],
+            "auto_168h_168h": [81, 81, 81],
+            "hitl_168h_168h": [84, 84, 84],
+        }
+    )
+    out = rep.findings(table).set_index("question")
+    assert out.loc["N 90d vs 15d", "mean"] == pytest.approx(3.0)
+    assert out.loc["N 90d vs 15d", "n"] == 3
+    assert out.loc["hitl vs auto", "mean"] == pytest.approx(3.0)
+    assert "P longest vs shortest" not in out.index  # one P per N: nothing to compare
+    twice = _validity({"hitl_7d_90d": [1, 1], "hitl_1w_90d": [2, 2]})
+    with pytest.raises(DelaycvError, match="hitl_1w_90d and hitl_7d_90d have the same windows"):
+        rep.findings(twice)
