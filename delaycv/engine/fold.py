@@ -9,8 +9,9 @@ For each instance m of a chunk, in stream order (the engine's docstring states t
 3. applies the policy's outcome for the predicted side: released at once (scored, trained) or
    left pending in the fold's slot (the side it waits on);
 4. at a checkpoint, :meth:`~FoldLoop.checkpoint` marks the counts (the metric values of all the
-   chunk's checkpoints are computed together at the chunk's end, :meth:`~FoldLoop.tables_rows`);
-   with an observer, :meth:`~FoldLoop.observe_instance` tells it the instance is done.
+   chunk's checkpoints are computed together at the chunk's end, :meth:`~FoldLoop.end_chunk`,
+   which the run calls once every fold has run the chunk); with an observer,
+   :meth:`~FoldLoop.observe_instance` tells it the instance is done.
 
 Evaluations are buffered as keys ``2 i + s`` (instance i predicted on side s) and handed to the
 metric states in bulk (:meth:`~FoldLoop.drain`), with the labels, weights and probabilities
@@ -264,7 +265,6 @@ class FoldLoop:
             if progress is not None:
                 progress(min(block, k - lo))
         self.evaluated, self.skipped = evaluated, skipped
-        self.end_chunk(slots, start, j0, k)
         self.cpu += _time.process_time() - c0
 
     def _inspected_chunk(self, view: ChunkView, j0: int) -> tuple[list, list, list]:
@@ -333,9 +333,13 @@ class FoldLoop:
                 self.observe_release(on_eval, slots, m, t, slot, s, ob)
         return len(pick)
 
-    def end_chunk(self, slots: Slots, start: int, j0: int, k: int) -> None:
-        """After a chunk: the rows of its checkpoints; the buffered evaluations folded into the
-        metric states after a long stretch without checkpoints; the chunk's probabilities logged."""
+    def end_chunk(self, view: ChunkView, slots: Slots) -> None:
+        """After the chunk ``view`` (:meth:`run_chunk`): the rows of its checkpoints; the
+        buffered evaluations folded into the metric states after a long stretch without
+        checkpoints; the chunk's probabilities logged. Its CPU time is the fold's."""
+        c0 = _time.process_time()
+        start, k = view.start, view.k
+        j0 = start - slots.off
         if self.marks:
             self.table_rows(slots)
         if self.buffered + len(self.ev_key) > FLUSH_EVERY:
@@ -348,6 +352,7 @@ class FoldLoop:
             self.log_p1[start : start + k] = np.frombuffer(self.p1, dtype=np.float64)[
                 j0 + 1 : j0 + 1 + k
             ]
+        self.cpu += _time.process_time() - c0
 
     # ------------------------------------------------------------------ metrics and rows
 
