@@ -37,14 +37,12 @@ def side(code: str, fd_in: int, fd_out: int, rows: int, first: bool, learner: st
     """One side: the engine of checkout ``code``; prints its CPU seconds."""
     sys.path.insert(0, code)
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    from bench_engine_overhead import SETTING  # this script's folder, the code's delaycv
+    # this script's folder; the delaycv they import is the checkout's
+    from bench_engine_overhead import SETTING, evaluate
 
-    from delaycv import engine
-    from delaycv.settings import make_settings
     from delaycv.synthetic import generate_stream
 
     stream = generate_stream(rows, seed=1)
-    settings = make_settings(learner={"class": learner}, **SETTING)
     waited = 0.0
     other_done = False
 
@@ -60,7 +58,7 @@ def side(code: str, fd_in: int, fd_out: int, rows: int, first: bool, learner: st
     if not first:
         os.read(fd_in, 1)
     t0 = time.process_time()
-    engine.evaluate(stream, settings, progress=handoff)
+    evaluate(stream, {"class": learner}, progress=handoff, **SETTING)
     seconds = time.process_time() - t0 - waited
     if not other_done:
         os.write(fd_out, b"d")
