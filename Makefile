@@ -17,12 +17,14 @@ endif
 
 .PHONY: venv run test lint format bench clean-results
 
-# pip reports each package as it goes (a first install takes a few minutes)
-$(STAMP): requirements.lock pyproject.toml
+# pip reports each package as it goes (a first install takes a few minutes); installing delaycv
+# compiles its fold loop (setup.py: Cython and a C compiler; without them the Python loop runs)
+$(STAMP): requirements.lock pyproject.toml setup.py delaycv/engine/_loop.pyx
 	@echo "delaycv: setting up $(VENV): Python, then the pinned packages of requirements.lock"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@$(BIN)/python -c "from delaycv.engine import compiled; print('delaycv: the fold loop is', compiled.status())"
 	touch $(STAMP)
 	@echo "delaycv: $(VENV) is ready"
 

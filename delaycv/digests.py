@@ -67,7 +67,8 @@ def package_root(basedir: str | os.PathLike | None = None) -> Path:
 def _module_file(root: Path, module: str) -> Path | None:
     parts = module.split(".")[1:]
     base = root.joinpath(*parts) if parts else root
-    for candidate in (base / "__init__.py", base.with_suffix(".py")):
+    # a .pyx (the compiled fold loop) counts by its bytes: it does not parse as Python
+    for candidate in (base / "__init__.py", base.with_suffix(".py"), base.with_suffix(".pyx")):
         if candidate.is_file():
             return candidate
     return None

@@ -133,8 +133,21 @@ validations = st.one_of(
 
 
 def _compare(
-    stream, spec, policy, validation, *, seed, noise, flush, threshold, recording, weight_scale=1
+    stream,
+    spec,
+    policy,
+    validation,
+    *,
+    seed,
+    noise,
+    flush,
+    threshold,
+    recording,
+    weight_scale=1,
+    observe=True,
 ):
+    """The engine against the brute-force loop; ``observe``: with an observer (the Python loop
+    serves it) or without (the compiled loop where it is built)."""
     OrderLearner.registry = []
     observers: dict = {}
 
@@ -153,7 +166,7 @@ def _compare(
         prediction_noise=noise,
         flush=flush,
         keep_predictions=True,
-        observer_factory=factory,
+        observer_factory=factory if observe else None,
     )
     engine_learners = list(OrderLearner.registry)
     made = list(recording.made)
@@ -205,8 +218,11 @@ def _compare(
             assert (rows["seen"] == rows["evaluated"] + rows["pending"] + rows["skipped"]).all()
         assert made[2 * fold].feed == run.feed_observed
         assert made[2 * fold + 1].feed == run.feed_true
-        assert observers[fold].evaluations == run.evaluations
-        assert observers[fold].instances == [(m, int(stream.time[m - 1])) for m in range(1, n + 1)]
+        if observe:
+            assert observers[fold].evaluations == run.evaluations
+            assert observers[fold].instances == [
+                (m, int(stream.time[m - 1])) for m in range(1, n + 1)
+            ]
         if engine_learners:  # OrderLearner records its calls
             assert engine_learners[fold].calls == brute_learners[fold].calls
             predicts = [c for c in engine_learners[fold].calls if c[0] == "predict"]
@@ -227,9 +243,20 @@ def _compare(
     flush=st.booleans(),
     threshold=st.sampled_from([0.5, 0.5, 0.3]),
     weighted=st.booleans(),
+    observe=st.booleans(),
 )
 def test_engine_equals_brute_force(
-    recording, data_seed, n, policy_spec, validation, seed, noise, flush, threshold, weighted
+    recording,
+    data_seed,
+    n,
+    policy_spec,
+    validation,
+    seed,
+    noise,
+    flush,
+    threshold,
+    weighted,
+    observe,
 ):
     stream = random_stream(np.random.default_rng(data_seed), n)
     policy = make_policy(policy_spec)
@@ -246,6 +273,7 @@ def test_engine_equals_brute_force(
         flush=flush,
         threshold=threshold,
         recording=recording,
+        observe=observe,
     )
 
 
@@ -264,7 +292,8 @@ def test_engine_equals_brute_force(
         },
     ],
 )
-def test_river_learners_equal_brute_force(recording, spec):
+@pytest.mark.parametrize("observe", [True, False], ids=["observer", "no-observer"])
+def test_river_learners_equal_brute_force(recording, spec, observe):
     stream = random_stream(np.random.default_rng(7), 60)
     policy = make_policy({"preset": "hitl", "pos_window": "4s", "neg_window": "9s"})
     validation = Validation("bootstrap", 3, 2)
@@ -279,6 +308,7 @@ def test_river_learners_equal_brute_force(recording, spec):
         flush=False,
         threshold=0.5,
         recording=recording,
+        observe=observe,
     )
 
 
@@ -291,7 +321,8 @@ class HeavyBootstrap(Validation):
 
 
 @pytest.mark.parametrize("weighted", [True, False])
-def test_weights_beyond_a_byte_equal_brute_force(recording, weighted):
+@pytest.mark.parametrize("observe", [True, False], ids=["observer", "no-observer"])
+def test_weights_beyond_a_byte_equal_brute_force(recording, weighted, observe):
     stream = random_stream(np.random.default_rng(11), 50)
     policy = make_policy({"preset": "hitl", "pos_window": "4s", "neg_window": "9s"})
     validation = HeavyBootstrap("bootstrap", 2, 5)
@@ -309,6 +340,7 @@ def test_weights_beyond_a_byte_equal_brute_force(recording, weighted):
         threshold=0.5,
         recording=recording,
         weight_scale=300,
+        observe=observe,
     )
     assert result.folds["weight"].max() > 255
 

@@ -141,6 +141,12 @@ def third_party_imports(stage: str) -> set[str]:
     for path in closure.values():
         if path is None:
             continue
+        if path.suffix == ".pyx":  # Cython (the compiled fold loop): its imports are lines
+            for line in path.read_text().splitlines():
+                found = re.match(r"(?:from\s+([\w.]+)\s+import\s|import\s+([\w.]+))", line)
+                if found and " cimport " not in line:
+                    names.add((found[1] or found[2]).split(".")[0])
+            continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 names.update(a.name.split(".")[0] for a in node.names)

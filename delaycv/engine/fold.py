@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv import metrics as _metrics
+from delaycv.engine import compiled
 from delaycv.engine.chunk import ChunkView, Slots, at_once
 from delaycv.engine.progress import PROGRESS_BLOCK
 from delaycv.learners import make_learner, trainer
@@ -53,6 +54,24 @@ class FoldOutput:
     observer: Any
     info: dict
     held: int = 0
+
+
+@dataclass(slots=True)
+class RowState:
+    """What the loop of one chunk carries from one block of instances to the next: this fold's
+    observed labels of the chunk (``at_once_n``, ``at_once_p``: released at once when predicted
+    on side 0, 1, else -1; ``cand_observed``: the candidates'), the next candidate ``c``, the
+    counts ``evaluated`` and ``skipped``, the ``checkpoint`` position to come, and the fold's
+    process time ``c0`` when the chunk began."""
+
+    at_once_n: list
+    at_once_p: list
+    cand_observed: list
+    c: int
+    evaluated: int
+    skipped: int
+    checkpoint: int
+    c0: float
 
 
 class FoldLoop:
@@ -99,6 +118,10 @@ class FoldLoop:
         self.measure_memory = settings.measure_memory
         self.observer = observer_factory(fold) if observer_factory is not None else None
         self.observer_cpu = False  # the observer's on_instance takes cpu_seconds
+        # the compiled loop (``compiled``) where it is built; the Python loop serves observers
+        self.run_rows = None
+        if compiled.LOOP is not None and self.observer is None:
+            self.run_rows = compiled.LOOP.run_rows
         if self.observer is not None and settings.timing:
             try:
                 params = inspect.signature(self.observer.on_instance).parameters
@@ -170,7 +193,8 @@ class FoldLoop:
     # ------------------------------------------------------------------ the loop
 
     def run_chunk(self, view: ChunkView, slots: Slots) -> None:
-        """Process the instances of one chunk: release, predict, apply the policy, checkpoint."""
+        """Process the instances of one chunk: release, predict, apply the policy, checkpoint;
+        by blocks of the compiled loop (``run_rows``) where it runs, else in Python here."""
         c0 = _time.process_time()
         start, k = view.start, view.k
         j0 = start - slots.off  # the slot of instance start + 1, minus 1
@@ -179,6 +203,21 @@ class FoldLoop:
             cand_observed = view.cand_observed
         else:
             at_once_n, at_once_p, cand_observed = self._inspected_chunk(view, j0)
+        progress = self.progress
+        block = k if progress is None else PROGRESS_BLOCK  # progress after each block
+        if self.run_rows is not None:
+            checkpoint = self.checkpoints[self.next_checkpoint]
+            state = RowState(
+                at_once_n, at_once_p, cand_observed, 0, self.evaluated, self.skipped, checkpoint, c0
+            )
+            for lo in range(0, k, block):
+                hi = min(k, lo + block)
+                self.run_rows(self, view, slots, lo, hi, state)
+                if progress is not None:
+                    progress(hi - lo)
+            self.evaluated, self.skipped = state.evaluated, state.skipped
+            self.cpu += _time.process_time() - c0
+            return
         weights = self.w[j0 + 1 : j0 + 1 + k].tolist()
         flips = repeat(False) if self.flip is None else self.flip[j0 + 1 : j0 + 1 + k]
         # locals for the hot loop
@@ -209,8 +248,6 @@ class FoldLoop:
             weights,
             flips,
         )
-        progress = self.progress
-        block = k if progress is None else PROGRESS_BLOCK  # progress after each block
         for lo in range(0, k, block):
             for m, j, t, x, y, now_n, now_p, w, flip in islice(rows, block):
                 evaluated_before = evaluated

@@ -123,14 +123,16 @@ def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int
     while tb is not None:
         codes.append(tb.tb_frame.f_code)
         tb = tb.tb_next
-    ours = [
-        i
-        for i, code in enumerate(codes)
-        if Path(code.co_filename).resolve().is_relative_to(package)
-    ]
+    ours = [i for i, code in enumerate(codes) if _in_package(code, package)]
     if not ours or ours[-1] == len(codes) - 1:
         return err
-    if codes[ours[-1]].co_name not in ("run_chunk", "flush", "train"):
+    # the compiled loop's frames are named by module and function (delaycv.engine._loop.run_rows)
+    if codes[ours[-1]].co_name.rpartition(".")[2] not in (
+        "run_chunk",
+        "run_rows",
+        "flush",
+        "train",
+    ):
         return err
     return ConfigError(
         f"the learner {learner_label(learner_spec)} failed on fold {fold} while processing "
@@ -138,3 +140,12 @@ def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int
         location="key learner",
         expected="a learner whose parameters work on this stream",
     )
+
+
+def _in_package(code, package: Path) -> bool:
+    """The frame's code is delaycv's (a compiled module names its source relative to the folder
+    that holds the package)."""
+    path = Path(code.co_filename)
+    if not path.is_absolute():
+        path = package.parent / path
+    return path.resolve().is_relative_to(package)
