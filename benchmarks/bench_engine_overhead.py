@@ -54,7 +54,7 @@ from river.tree import HoeffdingTreeClassifier
 
 import delaycv.engine.folds
 from delaycv import engine
-from delaycv.engine import PROGRESS_BLOCK
+from delaycv.engine import PROGRESS_BLOCK, compiled
 from delaycv.settings import make_settings
 from delaycv.synthetic import generate_stream
 
@@ -298,6 +298,7 @@ def main(argv=None) -> int:
         f"engine overhead: {rows:,} instances x 10 folds, HoeffdingTree, bootstrap, hitl 7d/90d; "
         f"{len(order):,} learner calls in {len(bounds)} blocks (engine chunks of {args.chunk} "
         f"instances, {PROGRESS_BLOCK} instances of a fold per block; the same for every estimator)"
+        f"; the engine runs {compiled.status()}"
     )
     if not args.no_calibrate:
         a, b, ratios = aa_run(order, bounds, xs)
