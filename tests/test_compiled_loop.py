@@ -10,6 +10,7 @@ sets it): then a missing build fails.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import warnings
 from types import SimpleNamespace
@@ -61,9 +62,22 @@ def test_the_python_loop_on_request(monkeypatch):
 
 def test_the_loader_reports_a_missing_build(monkeypatch):
     monkeypatch.delenv(compiled.PURE_PYTHON, raising=False)
-    monkeypatch.setattr("builtins.__import__", _refusing(__import__, "_loop"))
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "delaycv.engine._loop" else find_spec(name, *a),
+    )
     loop, reason = compiled._load()
     assert loop is None and "not built" in reason
+
+
+@needs_build
+def test_the_loader_reports_a_build_that_cannot_load(monkeypatch):
+    monkeypatch.delenv(compiled.PURE_PYTHON, raising=False)
+    monkeypatch.setattr("builtins.__import__", _refusing(__import__, "_loop"))
+    loop, reason = compiled._load()
+    assert loop is None and "cannot be loaded" in reason
 
 
 def _refusing(original, name: str):

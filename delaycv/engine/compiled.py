@@ -20,6 +20,7 @@ where it was not built, or cannot be loaded (another platform), the Python loop 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import warnings
 from pathlib import Path
@@ -39,10 +40,16 @@ def source_digest(path: Path = SOURCE) -> str:
 def _load() -> tuple[ModuleType | None, str]:
     if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
         return None, f"the Python loop: {PURE_PYTHON} is set"
+    if importlib.util.find_spec("delaycv.engine._loop") is None:
+        return (
+            None,
+            "the Python loop: the compiled loop is not built (to build it: a C compiler, then "
+            "pip install -e . in the checkout)",
+        )
     try:
         from delaycv.engine import _loop
-    except ImportError as err:
-        return None, f"the Python loop: the compiled loop is not built or cannot load ({err})"
+    except ImportError as err:  # built for another platform or Python
+        return None, f"the Python loop: the compiled loop cannot be loaded ({err})"
     if SOURCE.is_file() and source_digest() != _loop.SOURCE_DIGEST:
         reason = (
             f"the Python loop: the compiled loop {Path(_loop.__file__).name} was not built from "
