@@ -201,23 +201,23 @@ class FailingTree(HoeffdingTreeClassifier):
         super().learn_one(x, y, w=w)
 
 
-@pytest.mark.parametrize("loop", ["compiled", "python"])
-def test_a_failing_learner_is_named_by_either_loop(monkeypatch, loop):
-    if loop == "python":
+@pytest.fixture(params=["compiled", "python"])
+def either_loop(request, monkeypatch):
+    """Each test twice: with the compiled loop (skipped where it is not built) and the Python."""
+    if request.param == "python":
         monkeypatch.setattr(compiled, "LOOP", None)
     elif compiled.LOOP is None and not REQUIRED:
         pytest.skip(compiled.status())
+    return request.param
+
+
+def test_a_failing_learner_is_named_by_either_loop(either_loop):
     stream = generate_stream(rows=1000, seed=5)
     with pytest.raises(ConfigError, match="failed on fold 0 while processing instances 1..1000"):
         evaluate(stream, {"class": "test_compiled_loop:FailingTree"}, every=100)
 
 
-@pytest.mark.parametrize("loop", ["compiled", "python"])
-def test_an_error_of_the_loop_itself_is_not_blamed_on_the_learner(monkeypatch, loop):
-    if loop == "python":
-        monkeypatch.setattr(compiled, "LOOP", None)
-    elif compiled.LOOP is None and not REQUIRED:
-        pytest.skip(compiled.status())
+def test_an_error_of_the_loop_itself_is_not_blamed_on_the_learner(monkeypatch, either_loop):
     # a broken chunk view: a candidate whose slot is not a number
     build = ChunkView.build
 
