@@ -60,6 +60,15 @@ def test_the_python_loop_on_request(monkeypatch):
     assert compiled._load()[0] is compiled.LOOP
 
 
+@pytest.mark.parametrize("value", ["yes", "true", "2", " 1"])
+def test_a_value_of_the_variable_that_is_not_1_or_0_is_refused(monkeypatch, value):
+    monkeypatch.setenv(compiled.PURE_PYTHON, value)
+    with pytest.raises(
+        ConfigError, match=f"environment variable {compiled.PURE_PYTHON}: '{value}'"
+    ):
+        compiled._load()
+
+
 def test_the_loader_reports_a_missing_build(monkeypatch):
     monkeypatch.delenv(compiled.PURE_PYTHON, raising=False)
     find_spec = importlib.util.find_spec

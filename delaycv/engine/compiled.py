@@ -2,8 +2,8 @@
 
 The fold loop exists twice: in Python (:meth:`delaycv.engine.fold.FoldLoop.run_chunk`, the
 reference, which also serves observers) and compiled (:func:`delaycv.engine._loop.run_rows`: the
-same steps with C integers, about 0.6 us less per fold and instance, a third of the engine's own
-cost). Both give the same outputs, bit for bit (``tests/test_compiled_loop.py``). The compiled one
+same steps with C integers, about 0.8 us less per fold and instance in the overhead benchmark's
+setting). Both give the same outputs, bit for bit (``tests/test_compiled_loop.py``). The compiled one
 is built by the package's install (``pip install -e .``, ``make venv``: Cython and a C compiler);
 where it was not built, or cannot be loaded (another platform), the Python loop runs.
 
@@ -11,8 +11,8 @@ where it was not built, or cannot be loaded (another platform), the Python loop 
 
 * the module was built from another ``_loop.pyx`` than the one beside it (an edited or checked-out
   source: the compiled module would run old code): a ``RuntimeWarning`` says how to rebuild;
-* the environment variable ``DELAYCV_PURE_PYTHON`` is set to a non-empty value other than ``0``
-  (to run or measure the Python loop).
+* the environment variable ``DELAYCV_PURE_PYTHON`` is ``1`` (to run or measure the Python loop;
+  ``0`` or unset: the compiled loop; any other value is refused with a ``ConfigError``).
 
 :func:`status` says which loop runs and why (``make venv`` prints it).
 """
@@ -26,6 +26,8 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
+from delaycv.errors import ConfigError
+
 #: The source of the compiled loop.
 SOURCE = Path(__file__).with_name("_loop.pyx")
 #: The environment variable that selects the Python loop.
@@ -38,8 +40,15 @@ def source_digest(path: Path = SOURCE) -> str:
 
 
 def _load() -> tuple[ModuleType | None, str]:
-    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
-        return None, f"the Python loop: {PURE_PYTHON} is set"
+    value = os.environ.get(PURE_PYTHON, "")
+    if value not in ("", "0", "1"):
+        raise ConfigError(
+            f"{value!r}",
+            location=f"environment variable {PURE_PYTHON}",
+            expected="1 (the Python loop), 0 or unset (the compiled loop where it is built)",
+        )
+    if value == "1":
+        return None, f"the Python loop: {PURE_PYTHON}=1"
     if importlib.util.find_spec("delaycv.engine._loop") is None:
         return (
             None,
