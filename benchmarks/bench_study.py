@@ -4,7 +4,9 @@ The study design (8 Commit Guru projects x 15 policies, HoeffdingTree, 10 bootst
 120 evaluations, then merge, tests, figures) runs in a temporary copy of the workflow, with the
 dataset paths made absolute (the data stays under ``../shared/datasets/``; it is never copied).
 Printed: the wall time of the whole study, the sum of the evaluate jobs' CPU seconds (each job's
-own process CPU time from its ``run.json``: start-up, imports, evaluation and writing), and the
+own process CPU time from its ``run.json``: start-up, imports, evaluation and writing), the sum
+of their RAM-hours and their largest peak memory (``run.json`` ``ram_hours``, ``peak_rss_bytes``:
+delaycv.usage), and the
 ratio ``wall / (CPU sum / cores)``: 1.0 means the two cores were busy with evaluate jobs the whole
 time; what is above is Snakemake's scheduling, conversion, merging, tests and figures, and load
 imbalance at the end. Also printed: the evaluations' own CPU (the engine's ``cpu_seconds``) and
@@ -65,6 +67,8 @@ def evaluate_cpu_seconds(workdir: Path) -> dict[str, float]:
     ``jobs_cpu``: each job's own process CPU time (``run.json`` ``process_cpu_seconds``, read by
     the rule's script just before it writes the run: start-up, imports and the evaluation);
     ``engine_cpu``: the evaluations alone (``cpu_seconds``: the ``evaluate`` call);
+    ``ram_hours``: the jobs' RAM-hours (``run.json`` ``ram_hours``, of the jobs that measured it:
+    ``ram_hours_jobs``), ``peak_rss``: the largest ``peak_rss_bytes`` of a job;
     ``jobs_wall``: Snakemake's benchmark wall seconds of each job; ``sampled_cpu``: Snakemake's
     benchmark ``cpu_time``, for comparison only (it samples every 30 s after the first 30 s, so
     each job's last stretch is missing: 4,037 s against the engine's 4,668 s on the study)."""
@@ -72,9 +76,16 @@ def evaluate_cpu_seconds(workdir: Path) -> dict[str, float]:
     infos = [json.loads(f.read_text()) for f in runs]
     files = sorted((workdir / "results" / "benchmarks" / "evaluate").rglob("*.tsv"))
     table = pd.concat([pd.read_csv(f, sep="\t") for f in files], ignore_index=True)
+    measured = [i for i in infos if i.get("ram_hours") is not None]
     return {
         "jobs": len(infos),
         "jobs_cpu": float(sum(i["process_cpu_seconds"] for i in infos)),
+        # RAM-hours (delaycv.usage: the job's resident memory in GiB over its wall hours), summed,
+        # and the largest peak of a job
+        "ram_hours": float(sum(i["ram_hours"] for i in measured)),
+        "ram_hours_jobs": len(measured),
+        "ram_hours_wall": float(sum(i["process_wall_seconds"] for i in measured)),
+        "peak_rss": float(max((i.get("peak_rss_bytes") or 0 for i in infos), default=0)),
         "engine_cpu": float(sum(i["cpu_seconds"] for i in infos)),
         "jobs_wall": float(table["s"].sum()),
         "engine_wall": float(sum(i["wall_seconds"] for i in infos)),
@@ -150,6 +161,13 @@ def main(argv: list[str] | None = None) -> int:
         f"(wall {m['engine_wall']:.0f}), the rest each job's start-up (Python, river, pandas: "
         f"{(m['jobs_cpu'] - m['engine_cpu']) / max(m['jobs'], 1):.1f} s a job) and writing; "
         f"Snakemake's sampled cpu_time: {m['sampled_cpu']:.0f} s"
+    )
+    mean_gib = m["ram_hours"] * 3600 / max(m["ram_hours_wall"], 1e-9)
+    print(
+        f"RAM-hours of the evaluate jobs: {m['ram_hours']:.4f} GiB h (summed over "
+        f"{m['ram_hours_jobs']} jobs: {mean_gib:.3f} GiB on average over their "
+        f"{m['ram_hours_wall']:.0f} s of wall time); largest peak of a job: "
+        f"{m['peak_rss'] / 2**20:.0f} MiB"
     )
     print(f"ratio wall / (jobs' CPU sum / {args.cores}): {ratio:.3f}")
     print(cpu_account(machine_before, machine_after))

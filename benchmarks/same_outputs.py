@@ -10,7 +10,8 @@ learner seed, extra checkpoints, two processes, the prediction log and the MOA e
 observer of the loop); and the HITL study's brackets runs (bootstrap, 10 folds, a checkpoint every
 30 instances, ideal and the 14 HITL windows of ``config/hitl-rq1.yaml``).
 
-Every run is written with ``--no-timing`` (no CPU or wall times: byte-reproducible tables).
+Every run is written with ``--no-timing`` (no CPU or wall times, no peak memory or RAM-hours:
+byte-reproducible tables and run.json).
 ``compare`` checks every table exactly (values, dtypes, column order), the MOA CSV byte for byte,
 and ``run.json`` apart from what may differ between two versions of the code: timings, versions,
 and new keys of the record of the run's settings (``specs``: every key the old record has must
@@ -185,7 +186,21 @@ def write(out: Path, quick: bool) -> int:
 
 
 #: run.json keys that may differ between two versions of the same computation.
-VOLATILE = {"versions", "wall_seconds", "cpu_seconds", "settings", "code", "created", "path"}
+#: (``--no-timing`` writes none of the timings nor the process's cost, delaycv.usage; listed in
+#: case a folder was written without it)
+VOLATILE = {
+    "versions",
+    "wall_seconds",
+    "cpu_seconds",
+    "process_wall_seconds",
+    "process_cpu_seconds",
+    "peak_rss_bytes",
+    "ram_hours",
+    "settings",
+    "code",
+    "created",
+    "path",
+}
 
 
 def _stable(info):

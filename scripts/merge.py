@@ -2,7 +2,8 @@
 
 `merge` reads the folds.parquet of every run of one dataset; `merge_all` reads the per-dataset
 merged tables. Both concatenate in input order, a row group at a time (delaycv.results.merge_files),
-and write atomically.
+and write atomically. `merge_all` also writes the study's table of runs from every run's run.json
+(delaycv.costs: time, peak memory and RAM-hours of each run), as Parquet, CSV and the report's page.
 """
 
 import sys
@@ -20,4 +21,14 @@ from delaycv.results import merge_files  # noqa: E402
 
 rows = merge_files(list(snakemake.input.folds), snakemake.output.merged)
 print(f"{len(snakemake.input.folds)} tables, {rows} rows -> {snakemake.output.merged}")
+if hasattr(snakemake.output, "runs"):  # merge_all: the study's table of runs, and its page
+    from delaycv.costs import write_runs
+
+    runs = write_runs(
+        list(snakemake.input.runs),
+        parquet=snakemake.output.runs,
+        csv=snakemake.output.runs_csv,
+        html=snakemake.output.runs_html,
+    )
+    print(f"{len(runs)} runs -> {snakemake.output.runs}, {snakemake.output.runs_html}")
 end_job()  # outputs written and closed: no teardown

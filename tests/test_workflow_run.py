@@ -61,6 +61,24 @@ def test_the_pipeline_writes_every_output(workdir):
         }
     bench = list((workdir / "results" / "benchmarks" / "evaluate").rglob("*.tsv"))
     assert len(bench) == 4
+    # every run's cost (scripts/evaluate.py: delaycv.usage), and merge_all's table of the runs
+    runs = pd.read_parquet(workdir / "results" / "runs.parquet")
+    assert runs[["learner", "policy"]].values.tolist() == [
+        [lr, p] for lr in ("nb", "lr") for p in ("ideal", "hitl_7d_90d")
+    ]
+    cost = ["process_wall_seconds", "process_cpu_seconds", "peak_rss_bytes", "ram_hours"]
+    for row in runs.itertuples():
+        run_dir = workdir / "results" / "runs" / "tiny" / row.learner / "seed1" / row.policy
+        info = json.loads((run_dir / "run.json").read_text())
+        for key in ("wall_seconds", "cpu_seconds", *cost):
+            assert getattr(row, key) == info[key] > 0, key
+        # an evaluate job imports river, pandas and pyarrow: tens of MiB resident, for seconds
+        assert 50 * 2**20 < info["peak_rss_bytes"] < 2**30
+        assert info["process_cpu_seconds"] > info["cpu_seconds"]
+        hours = info["process_wall_seconds"] / 3600
+        assert 0.05 * hours * info["peak_rss_bytes"] < info["ram_hours"] * 2**30
+        assert info["ram_hours"] * 2**30 <= hours * info["peak_rss_bytes"]
+    pd.testing.assert_frame_equal(pd.read_csv(workdir / "results" / "runs.csv"), runs)
     logs = list((workdir / "logs").rglob("*.log"))
     # convert, evaluate, merge x2, tests, figures, rankings
     assert len(logs) == 1 + 4 + 2 + 1 + 1 + 1
@@ -125,6 +143,16 @@ def test_the_report_has_figures_and_test_tables(workdir):
         assert "alpha = 0.05" in entry["caption"]
     assert results["tests.csv"]["labels"]["format"] == "CSV" and "bias.csv" in results
     assert {"contrasts.html", "rankings.html", "within.html"} <= set(results)
+    # the runs' time and memory: a page of the report (and the CSV)
+    entry = results["runs.html"]
+    assert entry["mime_type"] == "text/html" and entry["labels"]["format"] == "HTML"
+    assert "RAM-hours" in entry["caption"] and results["runs.csv"]["labels"]["format"] == "CSV"
+    page = base64.b64decode(entry["data_uri"].split("base64,", 1)[1]).decode()
+    assert "<th>RAM-hours (GiB h)</th>" in page and "<th>peak memory (MiB)</th>" in page
+    runs = pd.read_parquet(workdir / "results" / "runs.parquet")
+    for peak in runs["peak_rss_bytes"]:
+        assert f'<td class="num">{peak / 2**20:,.1f}</td>' in page
+    assert page.count("<td>hitl_7d_90d</td>") == 2
     assert results["rankings.html"]["labels"]["table"] == "rankings across datasets"
     # the figures job's log says why there is no sensitivity figure
     log = (workdir / "logs" / "results" / "figures" / "tiny.log").read_text()

@@ -27,6 +27,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--summary-out", metavar="Y.parquet", help="also concatenate summary.parquet into Y"
     )
+    p.add_argument(
+        "--runs-out",
+        metavar="R.parquet",
+        help="also write the table of the runs (one row per run, from its run.json: wall and "
+        "CPU seconds, peak memory, RAM-hours) to R (.parquet, .csv)",
+    )
     p.add_argument("--quiet", action="store_true", help="print no summary")
     p.set_defaults(run=run)
     return p
@@ -62,6 +68,8 @@ def run(args) -> int:
     outputs = [(args.out, output_format(args.out, "--out"))]
     if args.summary_out:
         outputs.append((args.summary_out, output_format(args.summary_out, "--summary-out")))
+    if args.runs_out:
+        outputs.append((args.runs_out, output_format(args.runs_out, "--runs-out")))
     for path, _ in outputs:
         check_output(path)
     # the options are checked: now the tables' modules (numpy, pandas, pyarrow)
@@ -70,6 +78,10 @@ def run(args) -> int:
     tables = [merge_tables(args.runs, name=FOLDS_FILE)]
     if args.summary_out:
         tables.append(merge_tables(args.runs, name=SUMMARY_FILE))
+    if args.runs_out:
+        from delaycv.costs import runs_table
+
+        tables.append(runs_table(args.runs))
     for (path, fmt), table in zip(outputs, tables, strict=True):
         write(table, path, fmt)
     if not args.quiet:

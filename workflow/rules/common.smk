@@ -124,6 +124,10 @@ RUNS_FOLDER = CONFIG["runs"]
 RUN_DIR = f"{RUNS_FOLDER}/{{dataset}}/{{learner}}/seed{{seed}}/{{policy}}"
 MERGED = f"{RESULTS}/merged/{{dataset}}.parquet"
 MERGED_ALL = f"{RESULTS}/merged.parquet"
+# the study's runs: one row per run (delaycv.costs), its CSV and its page in the report
+RUNS_TABLE = f"{RESULTS}/runs.parquet"
+RUNS_TABLE_CSV = f"{RESULTS}/runs.csv"
+RUNS_TABLE_HTML = f"{RESULTS}/runs.html"
 TESTS_DIR = f"{RESULTS}/tests/{{dataset}}"
 FIGURES_DIR = f"{RESULTS}/figures/{{dataset}}"
 RANKINGS_DIR = f"{RESULTS}/rankings"
@@ -243,6 +247,11 @@ def run_files(dataset, name):
         for r in RUNS
         if r.dataset == dataset
     ]
+
+
+def study_run_files(name):
+    """One file of every run directory of the study, in config order."""
+    return [file for dataset in DATASETS for file in run_files(dataset, name)]
 
 
 def contrast_outputs():

@@ -1,4 +1,5 @@
-# Stage 3: per-fold tables of the runs -> one tidy table per dataset, and one overall.
+# Stage 3: per-fold tables of the runs -> one tidy table per dataset, and one overall; the runs'
+# run.json -> the study's table of runs (what each run cost: time, memory), shown in the report.
 
 
 rule merge:
@@ -19,8 +20,23 @@ rule merge:
 rule merge_all:
     input:
         folds=expand(MERGED, dataset=DATASETS),
+        runs=study_run_files("run.json"),
     output:
         merged=MERGED_ALL,
+        # one row per run: wall and CPU seconds, peak memory, RAM-hours (from the run.json files)
+        runs=RUNS_TABLE,
+        runs_csv=report(
+            RUNS_TABLE_CSV,
+            caption="../report/runs.rst",
+            category="Runs",
+            labels={"table": "time and memory of every run", "format": "CSV"},
+        ),
+        runs_html=report(
+            RUNS_TABLE_HTML,
+            caption="../report/runs.rst",
+            category="Runs",
+            labels={"table": "time and memory of every run", "format": "HTML"},
+        ),
     log:
         f"{STUDY_LOGS}/merge_all.log",
     conda:
