@@ -19,7 +19,7 @@ endif
 
 # pip reports each package as it goes (a first install takes a few minutes); installing delaycv
 # compiles its fold loop (setup.py: Cython and a C compiler; without them the Python loop runs)
-$(STAMP): requirements.lock pyproject.toml setup.py delaycv/engine/_loop.pyx
+$(STAMP): requirements.lock pyproject.toml setup.py delaycv/engine/_loop.pyx delaycv/metrics/_effort_loop.pyx
 	@echo "delaycv: setting up $(VENV): Python, then the pinned packages of requirements.lock"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -r requirements.lock

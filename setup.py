@@ -1,7 +1,8 @@
-"""The compiled fold loop (``delaycv/engine/_loop.pyx``); the rest of the build is pyproject.toml.
+"""The compiled loops (``delaycv/engine/_loop.pyx``, the fold loop; ``delaycv/metrics/_effort_loop.pyx``,
+the effort-aware measures); the rest of the build is pyproject.toml.
 
-The extension is optional: without a C compiler the install goes on and delaycv runs its Python
-loop (``delaycv.engine.compiled``). The module records the SHA-256 of the source it was built
+The extensions are optional: without a C compiler the install goes on and delaycv runs their
+Python twins (``delaycv.native``). Each module records the SHA-256 of the source it was built
 from, so that an edited source is never shadowed by an older build.
 """
 
@@ -13,14 +14,19 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCE = Path("delaycv/engine/_loop.pyx")
-DIGEST = hashlib.sha256(SOURCE.read_bytes()).hexdigest()
 
-loop = Extension(
-    "delaycv.engine._loop",
-    [str(SOURCE)],
-    define_macros=[("DELAYCV_LOOP_SOURCE", f'"{DIGEST}"')],
-)
+def compiled(name: str, macro: str) -> Extension:
+    """The extension ``name`` (dotted) from its ``.pyx``, recording the source's SHA-256 in the
+    C macro ``macro`` (its module's ``SOURCE_DIGEST``)."""
+    source = Path(*name.split(".")).with_suffix(".pyx")
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    return Extension(name, [str(source)], define_macros=[(macro, f'"{digest}"')])
+
+
+EXTENSIONS = [
+    compiled("delaycv.engine._loop", "DELAYCV_LOOP_SOURCE"),
+    compiled("delaycv.metrics._effort_loop", "DELAYCV_EFFORT_SOURCE"),
+]
 
 
 class OptionalBuildExt(build_ext):
@@ -36,8 +42,8 @@ class OptionalBuildExt(build_ext):
                 self.build_extension(ext)
             except Exception as err:  # any failure of the compiler: the Python loop will run
                 print(
-                    f"delaycv: the compiled fold loop was not built ({type(err).__name__}: "
-                    f"{err}); delaycv will run its Python loop (the same results, a few % slower)",
+                    f"delaycv: {ext.name} was not built ({type(err).__name__}: {err}); delaycv "
+                    "will run its Python twin (the same results, slower)",
                     file=sys.stderr,
                 )
             else:
@@ -46,6 +52,6 @@ class OptionalBuildExt(build_ext):
 
 
 setup(
-    ext_modules=cythonize([loop], compiler_directives={"language_level": 3}, quiet=True),
+    ext_modules=cythonize(EXTENSIONS, compiler_directives={"language_level": 3}, quiet=True),
     cmdclass={"build_ext": OptionalBuildExt},
 )

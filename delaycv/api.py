@@ -5,8 +5,8 @@
 >>> from delaycv.stream import to_table
 >>> from delaycv.synthetic import generate_stream
 >>> frame = to_table(generate_stream(rows=2000, seed=1)).to_pandas()  # or pd.read_parquet(...)
->>> list(frame.columns[:4])
-['time', 'label', 'label_time', 'la']
+>>> list(frame.columns[:5])
+['time', 'label', 'label_time', 'effort', 'la']
 >>> result = delaycv.evaluate(
 ...     frame,
 ...     tree.HoeffdingTreeClassifier(grace_period=50),
@@ -35,10 +35,14 @@ The stream may be
 - a pandas DataFrame with a ``time`` column (Unix seconds or datetimes, non-decreasing), a
   ``label`` column (0/1 or booleans; other values with ``positive=``) and optionally a
   ``label_time`` column (the time an external event reveals a positive label; NaN/NaT: never);
-  ``time=``, ``label=``, ``label_time=`` name other columns; every other column is a feature;
+  ``time=``, ``label=``, ``label_time=`` name other columns; a column ``effort`` is the
+  instance's effort (the effort-aware measures, docs/metrics.md), ``effort=`` names another column
+  or a list of columns to add (``["la", "ld"]``: they stay features); every other column is a
+  feature;
 - any iterable of ``(x, y)`` pairs, such as a river dataset: ``x`` a dict of features, ``y`` the
   label. If the ``x`` dicts hold a ``time`` key (or the key named by ``time=``), it is the arrival
-  time and is not a feature; likewise ``label_time``. Without a time key, the time of instance n is
+  time and is not a feature; likewise ``label_time`` and ``effort`` (``effort=`` names other
+  keys, added). Without a time key, the time of instance n is
   n (its position, 1-based): windows are then counts of instances (``"50i"``, or ``"50s"``, the
   same thing).
 
@@ -82,6 +86,7 @@ def evaluate(
     time_unit: str = "s",
     label: str = "label",
     label_time: str | None = None,
+    effort: str | list[str] | None = None,
     positive: Any = None,
     dataset: str | None = None,
     progress: bool = True,
@@ -127,6 +132,10 @@ def evaluate(
         time.
     time_unit : {"s", "ms", "us", "ns"}, default "s"
         The unit of numeric times and reveal times (datetimes are converted exactly).
+    effort : str, list of str or None
+        The column(s) (DataFrame) or key(s) (x dicts) whose sum is each instance's effort (they
+        stay features); None: a column or key ``effort`` if there is one (not a feature), else
+        no effort (no effort-aware measures).
     positive : object or None
         The value of ``label`` that is the positive class (default: 0/1 or booleans).
     dataset : str or None
@@ -183,6 +192,7 @@ def evaluate(
     if isinstance(stream, str | os.PathLike):
         from delaycv.stream import open_stream
 
+        _no_effort_option(effort)
         stream = open_stream(stream)  # read chunk by chunk: memory independent of its length
     else:
         _check_time_unit(time_unit)
@@ -192,6 +202,7 @@ def evaluate(
             time_unit=time_unit,
             label=label,
             label_time=label_time,
+            effort=effort,
             positive=positive,
             dataset=dataset,
         )
@@ -273,6 +284,7 @@ def as_stream(
     time_unit: str = "s",
     label: str = "label",
     label_time: str | None = None,
+    effort: str | list[str] | None = None,
     positive: Any = None,
     dataset: str | None = None,
 ):
@@ -286,14 +298,17 @@ def as_stream(
             location="key time_unit",
             expected="no time_unit: a canonical stream stores seconds",
         )
+    names = _effort_names(effort)
+    if isinstance(stream, Stream | str | os.PathLike):
+        _no_effort_option(effort)
     if isinstance(stream, Stream):
         return stream
     if isinstance(stream, str | os.PathLike):
         return read_stream(stream)
     if isinstance(stream, pd.DataFrame):
-        return _from_frame(stream, time, label, label_time, positive, dataset, time_unit)
+        return _from_frame(stream, time, label, label_time, names, positive, dataset, time_unit)
     if isinstance(stream, Iterable) and not isinstance(stream, dict | bytes):
-        return _from_pairs(stream, time, label_time, positive, dataset, time_unit)
+        return _from_pairs(stream, time, label_time, names, positive, dataset, time_unit)
     raise InputError(
         f"a stream cannot be a {type(stream).__name__}",
         location="argument stream",
@@ -371,13 +386,61 @@ def _labels(values: pd.Series, positive: Any, what: str) -> np.ndarray:
     return values.to_numpy(dtype=np.int8)
 
 
-def _from_frame(frame, time, label, label_time, positive, dataset, unit="s"):
+def _no_effort_option(effort: Any) -> None:
+    """A canonical stream has its own effort: ``effort=`` beside one is refused."""
+    if effort is not None:
+        raise ConfigError(
+            f"effort={effort!r} given with a canonical stream",
+            location="key effort",
+            expected="no effort=: a canonical stream has the effort it was converted with "
+            "(delaycv convert --effort)",
+        )
+
+
+def _effort_names(effort: Any) -> list[str] | None:
+    """``effort=`` as a list of names (None: not given)."""
+    if effort is None:
+        return None
+    names = [effort] if isinstance(effort, str) else effort
+    if (
+        not isinstance(names, list | tuple)
+        or not names
+        or not all(isinstance(n, str) and n for n in names)
+        or len(set(names)) < len(names)
+    ):
+        raise ConfigError(
+            f"effort={effort!r}",
+            location="key effort",
+            expected="a column name or a list of distinct column names (their sum)",
+        )
+    return list(names)
+
+
+def _effort_values(columns: dict, where: str) -> np.ndarray:
+    """The sum of the effort columns (name -> values), checked: numbers, finite, >= 0."""
+    total = None
+    for name, values in columns.items():
+        v = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(v) | (v < 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"effort {where} {name!r} is {list(values)[i]!r} at row {i + 1}",
+                location="argument stream",
+                expected="a finite number >= 0 for every instance",
+            )
+        total = v if total is None else total + v
+    return total
+
+
+def _from_frame(frame, time, label, label_time, effort, positive, dataset, unit="s"):
     from delaycv.stream import Stream
 
     time_col = time or "time"
     missing = [c for c in (time_col, label) if c not in frame.columns]
     if label_time is not None and label_time not in frame.columns:
         missing.append(label_time)
+    missing += [c for c in effort or () if c not in frame.columns]
     if missing:
         raise InputError(
             f"no column {missing[0]!r}",
@@ -387,24 +450,36 @@ def _from_frame(frame, time, label, label_time, positive, dataset, unit="s"):
         )
     lt_col = label_time or ("label_time" if "label_time" in frame.columns else None)
     used = [time_col, label, *([lt_col] if lt_col else [])]
+    if effort is None and "effort" in frame.columns:
+        effort = ["effort"]
+        used.append("effort")  # the column named effort is not a feature; named ones stay
     times = _times(frame[time_col], f"column {time_col}", unit)
     lts = _seconds(frame[lt_col], f"column {lt_col}", unit) if lt_col else None
+    efforts = _effort_values({c: frame[c].tolist() for c in effort}, "column") if effort else None
     return _make_stream(
         Stream,
         times,
         _labels(frame[label], positive, f"column {label}"),
         lts,
         frame.drop(columns=used).reset_index(drop=True),
-        {"dataset": dataset or "dataframe"},
+        {"dataset": dataset or "dataframe", **_effort_meta(effort)},
+        efforts,
     )
 
 
-def _from_pairs(pairs, time, label_time, positive, dataset, unit="s"):
+def _effort_meta(names: list[str] | None) -> dict:
+    return {"effort": " + ".join(names)} if names else {}
+
+
+def _from_pairs(pairs, time, label_time, effort, positive, dataset, unit="s"):
     from delaycv.stream import Stream
 
     time_key = time or "time"
     lt_key = label_time or "label_time"
+    own_effort = effort is None  # an "effort" key is the effort, not a feature
+    keys = ["effort"] if own_effort else effort
     xs, ys, ts, lts = [], [], [], []
+    efforts: dict = {k: [] for k in keys}
     for n, item in enumerate(pairs, start=1):
         try:
             x, y = item
@@ -423,6 +498,8 @@ def _from_pairs(pairs, time, label_time, positive, dataset, unit="s"):
         x = dict(x)
         ts.append(x.pop(time_key, None))
         lts.append(x.pop(lt_key, None))
+        for k in keys:
+            efforts[k].append(x.pop(k, None) if own_effort else x.get(k))
         xs.append(x)
         ys.append(y)
     if not xs:
@@ -451,15 +528,24 @@ def _from_pairs(pairs, time, label_time, positive, dataset, unit="s"):
         lt = _seconds(pd.Series([math.nan if v is None else v for v in lts]), f"key {lt_key}", unit)
     labels = _labels(pd.Series(ys), positive, "y")
     features = pd.DataFrame.from_records(xs)
+    if own_effort and all(v is None for v in efforts["effort"]):
+        keys = []  # no effort key anywhere: no effort
+    values = _effort_values({k: efforts[k] for k in keys}, "key") if keys else None
+    meta = {**meta, **_effort_meta(keys)}
     return _make_stream(
-        Stream, times, labels, lt, features, {"dataset": dataset or "stream", **meta}
+        Stream, times, labels, lt, features, {"dataset": dataset or "stream", **meta}, values
     )
 
 
-def _make_stream(cls, times, labels, label_times, features, metadata):
+def _make_stream(cls, times, labels, label_times, features, metadata, effort=None):
     try:
         return cls(
-            time=times, label=labels, label_time=label_times, features=features, metadata=metadata
+            time=times,
+            label=labels,
+            label_time=label_times,
+            features=features,
+            metadata=metadata,
+            effort=effort,
         )
     except InputError:
         raise

@@ -57,6 +57,7 @@ from delaycv.checks import is_number
 from delaycv.choices import ALTERNATIVES, REFERENCES
 from delaycv.durations import Window, parse_window
 from delaycv.errors import DelaycvError, InputError
+from delaycv.metrics.effort_names import EFFORT_LOWER_IS_BETTER
 
 #: Keys of a comparison family (besides the metric); learners are compared within them.
 KEYS = ("dataset", "policy", "estimator", "reference", "checkpoint")
@@ -112,8 +113,13 @@ TEST_COLUMNS = [
 
 
 def higher_is_better(metric: str) -> bool:
-    """True when a larger value of ``metric`` is better (False for losses, error counts, FPR)."""
-    return not _LOWER_IS_BETTER.match(metric)
+    """True when a larger value of ``metric`` is better (False for losses, error counts, FPR,
+    and the effort-aware ``ifa`` and ``effort_at_recall_20``).
+
+    >>> higher_is_better("popt"), higher_is_better("ifa"), higher_is_better("fpr_1")
+    (True, False, False)
+    """
+    return not (_LOWER_IS_BETTER.match(metric) or metric in EFFORT_LOWER_IS_BETTER)
 
 
 # --------------------------------------------------------------------------- sign-flip test core

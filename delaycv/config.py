@@ -13,7 +13,9 @@ required keys), then what the schema cannot say: each learner is built once (its
 accepts its parameters), each policy is built, presets and column mappings are known, the
 metrics of ``tests`` and ``figures`` exist, and (given the working directory) every dataset file
 exists, a ``.parquet`` one being a canonical stream (as ``delaycv convert`` writes it), used as it
-is.
+is. An effort-aware metric (:data:`delaycv.metrics.effort_names.EFFORT_METRICS`) needs every
+dataset to have an effort: a generated one unless ``effort: null``, a raw one when its ``effort``
+(or its mapping's, or its preset's) names columns, a ``.parquet`` one when its file has one.
 
 Policy grids expand to one named policy per combination, named as :mod:`delaycv.policies` names
 presets::
@@ -477,13 +479,20 @@ def _check_semantics(config: dict, source: str) -> None:
                 expected="{generate: {rows, seed}} or {path: FILE, format, preset, mapping}",
             )
         if "generate" in dataset:
-            extra = sorted(set(dataset) - {"generate"})
+            extra = sorted(set(dataset) - {"generate", "effort"})
             if extra:
                 raise ConfigError(
                     "a generated dataset takes no conversion options",
                     path=source,
                     location=f"key datasets.{name}.{extra[0]}",
-                    expected="only generate: {...}",
+                    expected="only generate: {...} (and effort: null)",
+                )
+            if dataset.get("effort", None) is not None:
+                raise ConfigError(
+                    f"a generated stream's effort is la + ld, not {dataset['effort']!r}",
+                    path=source,
+                    location=f"key datasets.{name}.effort",
+                    expected="effort: null (a stream without effort), or no effort key (la + ld)",
                 )
     for name, spec in config["learners"].items():
         _check_learner(spec, f"learners.{name}", source)
@@ -538,10 +547,13 @@ def _check_objects(
     if learners:
         for name, spec in config["learners"].items():
             _check_learner_runs(name, spec, source)
+    efforts = {}
     for name, dataset in config["datasets"].items():
         if "path" in dataset:
-            _check_dataset_file(name, dataset, source, cwd)
-    _check_metrics(config, source)
+            efforts[name] = _check_dataset_file(name, dataset, source, cwd)
+        else:  # generated: la + ld, unless effort: null
+            efforts[name] = "effort" not in dataset
+    _check_metrics(config, source, efforts)
 
 
 #: two numeric instances on which each learner predicts and learns once at load time
@@ -577,7 +589,9 @@ def stream_file(dataset: Mapping) -> str | None:
 
 def _check_dataset_file(
     name: str, dataset: Mapping, source: str, cwd: str | os.PathLike | None
-) -> None:
+) -> bool | None:
+    """Check a dataset given by its file; return whether its stream has an effort (None: not
+    known, a ``.parquet`` not looked at without the working directory)."""
     key = f"datasets.{name}"
     path = dataset["path"]
     if cwd is not None and not (Path(cwd) / path).is_file():
@@ -588,6 +602,16 @@ def _check_dataset_file(
             expected=f"an existing file; paths are relative to the working directory {cwd}",
         )
     if stream_file(dataset):
+        if "effort" in dataset:
+            raise ConfigError(
+                "a canonical stream (.parquet) has the effort its file holds: the effort is set "
+                "when the stream is converted",
+                path=source,
+                location=f"key {key}.effort",
+                expected="no effort key beside a .parquet path (convert the raw file with "
+                "delaycv convert --effort COL+COL or --effort none, or give the raw file here "
+                "with its effort)",
+            )
         extra = [k for k in CONVERSION_KEYS if k in dataset]
         if extra:
             raise ConfigError(
@@ -596,19 +620,19 @@ def _check_dataset_file(
                 location=f"key {key}.{extra[0]}",
                 expected="only path, or the raw ARFF/CSV file with its conversion options",
             )
-        if cwd is not None:
-            from delaycv.stream import check_stream_file
+        if cwd is None:
+            return None
+        from delaycv.stream import check_stream_file, has_effort
 
-            try:
-                check_stream_file(Path(cwd) / path)
-            except InputError as err:
-                raise ConfigError(
-                    f"{path}: {err.message}",
-                    path=source,
-                    location=f"key {key}.path",
-                    expected=err.expected,
-                ) from None
-        return
+        try:
+            return has_effort(check_stream_file(Path(cwd) / path))
+        except InputError as err:
+            raise ConfigError(
+                f"{path}: {err.message}",
+                path=source,
+                location=f"key {key}.path",
+                expected=err.expected,
+            ) from None
     fmt = dataset.get("format") or Path(path).suffix.lstrip(".").lower()
     if fmt not in ("arff", "csv"):
         raise ConfigError(
@@ -618,7 +642,7 @@ def _check_dataset_file(
             expected="a .arff or .csv file (or format: arff|csv), "
             "or a .parquet stream written by delaycv convert",
         )
-    from delaycv.mapping import PRESETS
+    from delaycv.mapping import PRESETS, effort_columns
     from delaycv.mapping import Mapping as ColumnMapping
 
     preset = dataset.get("preset")
@@ -631,7 +655,7 @@ def _check_dataset_file(
         )
     if "mapping" in dataset:
         base = None if preset is None else PRESETS[preset].mapping
-        _with_source(
+        mapping = _with_source(
             lambda m, where: ColumnMapping.from_dict(m, where=where, base=base),
             dataset["mapping"],
             where=f"{key}.mapping",
@@ -644,16 +668,57 @@ def _check_dataset_file(
             location=f"key {key}",
             expected=f"preset: {' or '.join(PRESETS)}, or mapping: {{time, label, positive, ...}}",
         )
+    else:
+        mapping = PRESETS[preset].mapping
+    if "effort" not in dataset:
+        return bool(mapping.effort)
+    if "effort" in dataset.get("mapping", {}):
+        raise ConfigError(
+            "the effort is given twice (effort and mapping.effort)",
+            path=source,
+            location=f"key {key}.effort",
+            expected="one of the two",
+        )
+    return bool(
+        _with_source(
+            lambda value, where: effort_columns(value, where),
+            dataset["effort"],
+            where=f"{key}.effort",
+            source=source,
+        )
+    )
 
 
-def _check_metrics(config: dict, source: str) -> None:
+def _check_metrics(config: dict, source: str, efforts: Mapping[str, bool | None]) -> None:
+    """The metrics named (``tests.metrics``, which the contrasts and rankings use too, and
+    ``figures.metric``) exist; an effort-aware one needs every dataset to have an effort
+    (``efforts``: dataset -> has one; None: not known here)."""
     from delaycv.metrics import METRICS
+    from delaycv.metrics.effort_names import EFFORT_METRICS
 
+    known = [*METRICS, *EFFORT_METRICS]
     named = [(f"tests.metrics.{i}", m) for i, m in enumerate(config["tests"]["metrics"])]
     named.append(("figures.metric", config["figures"]["metric"]))
     for key, metric in named:
-        if metric not in METRICS:
-            close = difflib.get_close_matches(metric, METRICS, n=3)
+        if metric in EFFORT_METRICS:
+            without = [d for d, has in efforts.items() if has is False]
+            if without:
+                dataset = config["datasets"][without[0]]
+                if "generate" in dataset:
+                    how = f"no datasets.{without[0]}.effort: null"
+                elif stream_file(dataset):
+                    how = "a .parquet converted with an effort (delaycv convert --effort la+ld)"
+                else:
+                    how = f"datasets.{without[0]}.effort: the raw file's columns, e.g. [la, ld]"
+                raise ConfigError(
+                    f"the effort-aware metric {metric!r} needs each instance's effort, and "
+                    f"dataset {without[0]!r} has none",
+                    path=source,
+                    location=f"key {key}",
+                    expected=f"an effort for every dataset ({how}), or a metric without effort",
+                )
+        elif metric not in METRICS:
+            close = difflib.get_close_matches(metric, known, n=3)
             raise ConfigError(
                 f"unknown metric {metric!r}",
                 path=source,

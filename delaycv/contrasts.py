@@ -57,6 +57,7 @@ from delaycv.compare import (
     wide_by_pair,
 )
 from delaycv.errors import DelaycvError, InputError
+from delaycv.metrics.effort_names import EFFORT_FRACTIONS
 
 #: The reference policy of the contrasts when the study has it (workflow key ``contrasts``).
 DEFAULT_REFERENCE = defaults.CONTRAST_REFERENCE
@@ -104,12 +105,15 @@ def is_fraction(metric: str) -> bool:
     """True for the metrics whose values are fractions in [0, 1] (accuracy, precision, recall,
     F1, F2, FPR, specificity, balanced accuracy, G-means, Brier score, AUC, unknown rates and the
     NoChange/majority references of these); False for counts (``tp``, ``classified``, ...),
-    kappas and MCC (in [-1, 1]), ``log_loss`` and ``info_score`` (unbounded).
+    kappas and MCC (in [-1, 1]), ``log_loss`` and ``info_score`` (unbounded); the effort-aware
+    measures but ``ifa`` (a count) are fractions.
 
     >>> is_fraction("gmean"), is_fraction("kappa_m_gmean"), is_fraction("log_loss")
     (True, False, False)
+    >>> is_fraction("popt"), is_fraction("ifa")
+    (True, False)
     """
-    return bool(_FRACTION.match(metric))
+    return bool(_FRACTION.match(metric)) or metric in EFFORT_FRACTIONS
 
 
 def contrast_label(reference: str, reference_policy: str) -> str:

@@ -22,6 +22,13 @@ Feedback links (``link_kind``):
 
 Only what is known at arrival is a feature: the time, the label and the link column never are.
 
+Effort (mapping key ``effort``): each instance's effort is the sum of the named numeric columns
+(the presets: ``la + ld``, the changed lines), computed from the raw columns before any is dropped,
+so the effort's columns stay features unless ``drop`` names them. It is the stream's ``effort``
+column, and ``metadata["effort"]`` says which columns (``"la + ld"``). A missing, negative or
+infinite value in an effort column is an InputError naming the row and the column. A mapping
+without an effort (``effort: none``) gives a stream without one, written as before.
+
 Missing feature values (an empty CSV field, ``?``, ``NaN``, ...) stay missing: NaN in a numeric
 feature, a missing category in a categorical one, null in the Parquet file; the metadata counts
 them per feature (``missing``) and the engine leaves them out of the instance's x dict. An infinite
@@ -31,6 +38,7 @@ which reads it as missing and counts it (``infinite_as_missing``).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from pathlib import Path
@@ -43,8 +51,15 @@ import pyarrow.compute as pc
 
 from delaycv.errors import ConfigError, InputError
 from delaycv.io import DATE, NOMINAL, NUMERIC, TEXT_KINDS, RawTable, parse_dates, read_table
-from delaycv.mapping import INF_MODES, Mapping, class_text, resolve_mapping
-from delaycv.stream import BASE_COLUMNS, Stream, write_stream
+from delaycv.mapping import (
+    INF_MODES,
+    Mapping,
+    class_text,
+    effort_columns,
+    effort_description,
+    resolve_mapping,
+)
+from delaycv.stream import BASE_COLUMNS, EFFORT_COLUMN, Stream, write_stream
 from delaycv.timeunits import (
     EARLIEST,
     FACTORS,
@@ -57,7 +72,8 @@ from delaycv.timeunits import (
 
 log = logging.getLogger("delaycv.convert")
 
-#: Every stream's metadata has exactly these keys (converted or generated).
+#: Every stream's metadata has these keys (converted or generated), and those of
+#: :data:`OPTIONAL_METADATA_KEYS` that apply.
 METADATA_KEYS = (
     "dataset",
     "source",
@@ -87,13 +103,27 @@ METADATA_KEYS = (
     "sorted_rows",
     "generator",
 )
+#: Keys a stream's metadata has only when it applies: ``effort`` (where the effort comes from,
+#: e.g. ``"la + ld"``), present when the stream has an effort.
+OPTIONAL_METADATA_KEYS = ("effort",)
+
+
+class _MappingEffort:
+    def __repr__(self) -> str:
+        return "<the mapping's effort>"
+
+
+#: ``convert_file(effort=...)`` left out: the mapping's effort (the preset's)
+MAPPING_EFFORT: Any = _MappingEffort()
 
 
 def stream_metadata(**values: Any) -> dict:
-    """A metadata dict with every key of :data:`METADATA_KEYS` (missing ones None or 0)."""
-    unknown = set(values) - set(METADATA_KEYS)
+    """A metadata dict with every key of :data:`METADATA_KEYS` (missing ones None or 0), and
+    those of :data:`OPTIONAL_METADATA_KEYS` that are given and not None."""
+    unknown = set(values) - set(METADATA_KEYS) - set(OPTIONAL_METADATA_KEYS)
     if unknown:
         raise KeyError(f"unknown metadata keys: {sorted(unknown)}")
+    values = {k: v for k, v in values.items() if k not in OPTIONAL_METADATA_KEYS or v is not None}
     counts = {"links", "dangling_links", "dangling_no_row", "dangling_only_negatives"}
     counts |= {"label_time_before_time", "sorted_rows"}
     meta = {k: (0 if k in counts else None) for k in METADATA_KEYS}
@@ -121,6 +151,7 @@ def _check_columns(raw: RawTable, m: Mapping) -> None:
     wanted += [("drop", c) for c in m.drop]
     wanted += [("categorical", c) for c in m.categorical]
     wanted += [("features", c) for c in (m.features or ())]
+    wanted += [("effort", c) for c in m.effort]
     for key, col in wanted:
         if col not in names:
             raise InputError(
@@ -305,6 +336,40 @@ def _times(
                 expected=f"a value in column {name!r}",
             )
     return secs
+
+
+def _effort(raw: RawTable, m: Mapping) -> np.ndarray | None:
+    """Each row's effort: the sum of the mapping's effort columns (None: no effort). A column
+    that does not hold numbers, or a missing, negative or infinite value, is an InputError naming
+    the column (and the row)."""
+    if not m.effort:
+        return None
+    total = np.zeros(raw.table.num_rows)
+    for name in m.effort:
+        col = raw.column(name)
+        if col.kind != NUMERIC or name in m.categorical:
+            raise InputError(
+                f"column {name!r} named by mapping key 'effort' holds {col.kind} values",
+                path=raw.path,
+                location="key mapping.effort",
+                expected="numeric columns (e.g. la, ld: lines added and deleted)",
+            )
+        values = pc.fill_null(raw.table.column(name), np.nan).to_numpy()
+        values = np.asarray(values, dtype=np.float64)
+        good = np.isfinite(values) & (values >= 0)
+        if not good.all():
+            row = _first(~good)
+            value = values[row]
+            what = "missing" if np.isnan(value) else f"{float(value)}"
+            raise InputError(
+                f"effort column {name!r} is {what}",
+                path=raw.path,
+                location=raw.location(row),
+                expected="a finite number >= 0 in every row of an effort column (or effort: "
+                "none, --effort none: a stream without effort)",
+            )
+        total += values
+    return total
 
 
 def _source_unit(raw: RawTable, m: Mapping) -> str:
@@ -505,9 +570,20 @@ def convert_table(
             location="header",
             expected="feature names other than " + ", ".join(BASE_COLUMNS),
         )
+    if m.effort and EFFORT_COLUMN in names:
+        raise InputError(
+            f"feature column {EFFORT_COLUMN!r} has the name of the stream's effort column "
+            f"(the stream's effort is {effort_description(m.effort)})",
+            path=raw.path,
+            location="header",
+            expected=f"the column {EFFORT_COLUMN!r} in mapping key drop (it may still be the "
+            "effort: effort: effort), or effort: none",
+        )
+    effort = _effort(raw, m)
     features, infinite = _features(raw, m, names, inf)
     if order is not None:
         time, label, label_time = time[order], label[order], label_time[order]
+        effort = None if effort is None else effort[order]
         features = features.iloc[order].reset_index(drop=True)
     positives = label == 1
     before = int((positives & (label_time < time)).sum())
@@ -529,10 +605,16 @@ def convert_table(
         dropped_last_line=raw.dropped_last_line,
         sorted_rows=sorted_rows,
         infinite_as_missing=infinite,
+        effort=effort_description(m.effort),
         **stats,
     )
     return Stream(
-        time=time, label=label, label_time=label_time, features=features, metadata=metadata
+        time=time,
+        label=label,
+        label_time=label_time,
+        features=features,
+        metadata=metadata,
+        effort=effort,
     )
 
 
@@ -546,6 +628,7 @@ def load_stream(
     sort: bool = False,
     format: str | None = None,
     inf: str = "error",
+    effort: Any = MAPPING_EFFORT,
 ) -> Stream:
     """Read and map ``src`` into a :class:`Stream` without writing anything.
 
@@ -553,6 +636,8 @@ def load_stream(
     """
     _check_inf(inf)
     m, p = resolve_mapping(preset, mapping)
+    if effort is not MAPPING_EFFORT:
+        m = dataclasses.replace(m, effort=effort_columns(effort, "effort"))
     drop = drop_truncated_last_line or (p is not None and p.drop_truncated_last_line)
     fmt = (format or Path(src).suffix.lstrip(".")).lower()
     text_columns: list[str] = [m.label, *m.categorical]
@@ -582,6 +667,7 @@ def convert_file(
     sort: bool = False,
     format: str | None = None,
     inf: str = "error",
+    effort: Any = MAPPING_EFFORT,
 ) -> dict:
     """Convert ``src`` (ARFF or CSV) into the Parquet stream ``dest``; return its metadata.
 
@@ -618,11 +704,16 @@ def convert_file(
     inf : {"error", "missing"}, default ``"error"``
         An infinite feature value is an error naming its row and column (``"error"``), or is read
         as a missing value and counted in the metadata's ``infinite_as_missing`` (``"missing"``).
+    effort : str, list of str or None, optional
+        The numeric column(s) whose sum is each instance's effort (the stream's ``effort``
+        column), replacing the mapping's ``effort``; None or ``"none"``: no effort. Left out:
+        the mapping's (the presets': ``la`` + ``ld``).
 
     Returns
     -------
     dict
-        The stream's metadata (the keys of :data:`METADATA_KEYS`, also stored in the file under
+        The stream's metadata (the keys of :data:`METADATA_KEYS`, and ``effort``, the effort's
+        columns such as ``"la + ld"``, when the stream has one; also stored in the file under
         the key ``delaycv``): the dataset, the source and its SHA-256, the columns and classes
         the mapping used, and the counts of rows, positives, positives with a reveal time,
         missing values per feature and links (dangling ones among them).
@@ -634,8 +725,10 @@ def convert_file(
     InputError
         An unknown format, a file that cannot be read as its format, or content that breaks the
         mapping's rules (a missing column, a label outside the two classes, times out of order
-        without ``sort``, implausible times, an infinite value with ``inf="error"``), naming the
-        file, the row or column and what was expected.
+        without ``sort``, implausible times, an infinite value with ``inf="error"``, an effort
+        column that is not numeric or has a missing, negative or infinite value, a feature
+        named ``effort`` beside an effort), naming the file, the row or column and what was
+        expected.
     """
     stream = load_stream(
         src,
@@ -646,13 +739,16 @@ def convert_file(
         sort=sort,
         format=format,
         inf=inf,
+        effort=effort,
     )
     write_stream(stream, dest)
     return dict(stream.metadata)
 
 
 __all__ = [
+    "MAPPING_EFFORT",
     "METADATA_KEYS",
+    "OPTIONAL_METADATA_KEYS",
     "convert_file",
     "convert_table",
     "load_stream",

@@ -41,7 +41,7 @@ STAGE_MODULES: dict[str, tuple[str, ...]] = {
         "delaycv.run_writer",
         "delaycv.stream",
     ),
-    "merge": ("delaycv.results",),
+    "merge": ("delaycv.results", "delaycv.costs"),
     "compare": ("delaycv.compare", "delaycv.contrasts", "delaycv.report", "delaycv.results"),
     "plots": ("delaycv.plots", "delaycv.contrast_figures", "delaycv.results"),
     "rankings": ("delaycv.ranking", "delaycv.ranking_figures", "delaycv.report", "delaycv.results"),
@@ -99,10 +99,11 @@ def _imports(path: Path, module: str) -> set[str]:
 
 
 def _package_modules(package: str, init: Path) -> list[str]:
-    """Every module of a package (``init`` its ``__init__.py``), those of its subpackages too."""
+    """Every module of a package (``init`` its ``__init__.py``), those of its subpackages too; a
+    compiled loop's ``.pyx`` is a module of its package (loaded by name, ``delaycv.native``)."""
     found = []
     for path in sorted(init.parent.iterdir()):
-        if path.suffix == ".py" and path.name != "__init__.py":
+        if path.suffix in (".py", ".pyx") and path.name != "__init__.py":
             found.append(f"{package}.{path.stem}")
         elif path.is_dir() and (path / "__init__.py").is_file():
             found.append(f"{package}.{path.name}")

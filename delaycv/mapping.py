@@ -35,6 +35,41 @@ def _as_tuple(value: Any, key: str) -> tuple[str, ...]:
     )
 
 
+#: the text that means "no effort" where an effort's columns are given (any case)
+NO_EFFORT = "none"
+
+
+def effort_columns(value: Any, key: str = "mapping.effort") -> tuple[str, ...]:
+    """The columns whose sum is the effort: a column name, a list of names, or ``None`` /
+    ``"none"`` (no effort: ``()``). Errors name ``key``."""
+    expected = "a column name, a list of column names (summed), or null or none (no effort)"
+    if value is None or (isinstance(value, str) and value.strip().lower() == NO_EFFORT):
+        return ()
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list | tuple) or not value:
+        raise ConfigError(f"bad value {value!r}", location=f"key {key}", expected=expected)
+    names = []
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, str | int) or not str(item).strip():
+            raise ConfigError(f"bad column {item!r}", location=f"key {key}", expected=expected)
+        names.append(str(item).strip())
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(
+            f"column {twice[0]!r} is named twice",
+            location=f"key {key}",
+            expected="each column once (the effort is their sum)",
+        )
+    return tuple(names)
+
+
+def effort_description(columns: tuple[str, ...]) -> str | None:
+    """What ``metadata["effort"]`` says of an effort summed from ``columns`` (``"la + ld"``),
+    None for no effort."""
+    return " + ".join(columns) if columns else None
+
+
 def _delimiter(value: Any, key: str) -> str:
     """The CSV separator of a mapping value: one character (``\\t`` or ``tab`` is a tab)."""
     text = {"\\t": "\t", "tab": "\t"}.get(str(value), str(value)) if value is not None else ""
@@ -76,6 +111,9 @@ class Mapping:
     drop          columns that are not features (e.g. ids, or columns that encode the future)
     categorical   columns read as text categories rather than numbers (CSV)
     features      explicit feature columns in order; None = every column not named above
+    effort        the numeric columns whose sum is each instance's effort (the stream's column
+                  ``effort``), ``()`` for none; given as a name, a list of names, or null/"none".
+                  They stay features unless ``drop`` (or ``features``) leaves them out
     boolean_as_number  True: text/nominal features whose values are within {False, True} or
                   {0, 1} (any case) become numbers 0.0/1.0
     delimiter     CSV field separator (one character; ``\\t`` or ``tab`` for a tab)
@@ -95,6 +133,7 @@ class Mapping:
     features: tuple[str, ...] | None = None
     boolean_as_number: bool = True
     delimiter: str = ","
+    effort: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(
@@ -125,6 +164,8 @@ class Mapping:
                 values[key] = _as_tuple(value, loc)
             elif key == "features":
                 values[key] = None if value is None else _as_tuple(value, loc)
+            elif key == "effort":
+                values[key] = effort_columns(value, loc)
             elif key == "boolean_as_number":
                 if not isinstance(value, bool):
                     raise ConfigError(
@@ -184,6 +225,7 @@ class Mapping:
         for f in fields(self):
             v = getattr(self, f.name)
             out[f.name] = list(v) if isinstance(v, tuple) else v
+        out["effort"] = list(self.effort) or None
         return out
 
 
@@ -208,8 +250,10 @@ PRESETS: dict[str, Preset] = {
             link="fix_unix_timestamp",
             link_kind="fix_timestamp",
             link_none=-1.0,
+            effort=("la", "ld"),
         ),
-        description="Commit Guru JIT data (liu906/HITL...): 17 columns, fix-link timestamps",
+        description="Commit Guru JIT data (liu906/HITL...): 17 columns, fix-link timestamps; "
+        "effort la + ld (absolute line counts)",
     ),
     "spdisc": Preset(
         "spdisc",
@@ -219,9 +263,11 @@ PRESETS: dict[str, Preset] = {
             positive="True",
             negative="False",
             drop=("commit_type",),
+            effort=("la", "ld"),
         ),
         drop_truncated_last_line=True,
-        description="Cabral et al. ICSE'19 spdisc ARFF: no fix link; commit_type encodes the future",
+        description="Cabral et al. ICSE'19 spdisc ARFF: no fix link; commit_type encodes the "
+        "future; effort la + ld (absolute line counts, as in Commit Guru; lt is per file)",
     ),
 }
 

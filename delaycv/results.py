@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 from delaycv import __version__
 from delaycv.atomic import atomic_dir, atomic_path
 from delaycv.errors import InputError
+from delaycv.metrics.effort_names import EFFORT_METRICS
 from delaycv.stream import parquet_error
 
 FOLDS_FILE = "folds.parquet"
@@ -399,8 +400,19 @@ def _tables_to_merge(paths: Iterable[str | os.PathLike], name: str) -> list[Path
     return tables
 
 
+def _merged_columns(schemas: list[tuple[list[str], Path]]) -> tuple[list[str], Path]:
+    """The columns of a merge of tables with the columns ``schemas`` (names, path) and the table
+    they are taken from: the first's, with the effort-aware measures when any table has them
+    (runs of streams with and without an effort merge; the others' rows read NaN there)."""
+    for names, path in schemas:
+        if set(EFFORT_METRICS) <= set(names):
+            return names, path
+    return schemas[0]
+
+
 def _check_same_columns(columns: list[str], first: Path, found: list[str], path: Path) -> None:
-    if found != columns:
+    """``found`` must be ``columns`` (the effort-aware measures may be missing: filled with NaN)."""
+    if found != columns and found != [c for c in columns if c not in EFFORT_METRICS]:
         missing = [c for c in columns if c not in found]
         extra = [c for c in found if c not in columns]
         raise InputError(
@@ -416,18 +428,14 @@ def merge_tables(paths: Iterable[str | os.PathLike], *, name: str = FOLDS_FILE) 
     Every table must have the same columns in the same order as the first; the error names the
     file that differs. Rows keep their order (runs in the order given).
     """
-    frames = []
-    columns = None
-    first = None
-    for p in _tables_to_merge(paths, name):
-        frame = read_table(p)
-        if columns is None:
-            columns, first = list(frame.columns), p
-        _check_same_columns(columns, first, list(frame.columns), p)
-        frames.append(frame)
+    frames = [(read_table(p), p) for p in _tables_to_merge(paths, name)]
     if not frames:
         raise InputError("nothing to merge", expected="at least one run directory")
-    return pd.concat(frames, ignore_index=True)
+    columns, first = _merged_columns([(list(f.columns), p) for f, p in frames])
+    for frame, p in frames:
+        _check_same_columns(columns, first, list(frame.columns), p)
+    merged = pd.concat([f for f, _ in frames], ignore_index=True)
+    return merged[columns] if list(merged.columns) != columns else merged
 
 
 def merge_files(
@@ -446,20 +454,20 @@ def merge_files(
     if not paths:
         raise InputError("nothing to merge", expected="at least one run directory")
     rows = 0
+    schema, first = _merged_schema(paths)
     with atomic_path(out) as tmp:
-        writer = None
+        writer = GroupedParquetWriter(tmp, schema, row_group)
         try:
             for p in paths:
-                if not p.is_file():
-                    raise InputError("no such file", path=str(p), expected="a Parquet table")
                 try:
                     source = pq.ParquetFile(p, page_checksum_verification=True)
-                    if writer is None:
-                        schema, first = source.schema_arrow, p
-                        writer = GroupedParquetWriter(tmp, schema, row_group)
                     _check_same_columns(schema.names, first, source.schema_arrow.names, p)
                     for group in range(source.num_row_groups):
                         table = source.read_row_group(group)
+                        for column in schema.names[table.num_columns :]:  # effort-aware, NaN
+                            table = table.append_column(
+                                schema.field(column), pa.nulls(table.num_rows, pa.float64())
+                            )
                         if not table.schema.equals(schema, check_metadata=False):
                             table = table.cast(schema)  # e.g. a column all null in one run
                         writer.write(table)
@@ -467,9 +475,23 @@ def merge_files(
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as err:
                     raise parquet_error(err, p, None) from None
         finally:
-            if writer is not None:
-                writer.close()
+            writer.close()
     return rows
+
+
+def _merged_schema(paths: list[Path]) -> tuple[pa.Schema, Path]:
+    """The Arrow schema of the merge of the tables ``paths`` (:func:`_merged_columns`) and the
+    table it is taken from."""
+    schemas = {}
+    for p in paths:
+        if not p.is_file():
+            raise InputError("no such file", path=str(p), expected="a Parquet table")
+        try:
+            schemas[p] = pq.read_schema(p)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as err:
+            raise parquet_error(err, p, None) from None
+    _, first = _merged_columns([(s.names, p) for p, s in schemas.items()])
+    return schemas[first], first
 
 
 class GroupedParquetWriter:

@@ -7,6 +7,9 @@ A :class:`Stream` holds, for instances n = 1..len(stream) in arrival order,
 - ``label[n]``: the true label, 0 or 1 (int8; 1 is the positive class named in the metadata);
 - ``label_time[n]``: the time an external event (the fixing commit) reveals the positive label,
   float64 Unix seconds, NaN when no event ever does;
+- ``effort[n]`` (optional: ``effort`` is None when the stream has none): the cost of inspecting
+  instance n for the effort-aware measures (by default its changed lines, la + ld), float64,
+  finite and >= 0; ``metadata["effort"]`` says where it comes from (e.g. ``"la + ld"``);
 - ``features``: a DataFrame with one column per feature known at arrival, float64 or categorical
   (string categories); a missing value is NaN (numeric) or a missing category, never infinite;
 - ``metadata``: a dict (dataset, source_sha256, positive_class, features, rows, positives,
@@ -16,9 +19,12 @@ A missing feature value is left out of the instance's river ``x`` dict (river's 
 learners see only the features an instance has.
 
 On disk (:func:`write_stream` / :func:`read_stream`) the columns are ``time`` int64, ``label`` int8,
-``label_time`` nullable int64, then the features (float64, or dictionary<int32, string>; a missing
-value is null, and a NaN read from a foreign file is missing too), and the metadata is JSON under
-the Parquet file-metadata key ``b"delaycv"``. Writing is atomic and deterministic: the same stream
+``label_time`` nullable int64, ``effort`` float64 (only when the stream has an effort), then the
+features (float64, or dictionary<int32, string>; a missing value is null, and a NaN read from a
+foreign file is missing too), and the metadata is JSON under the Parquet file-metadata key
+``b"delaycv"``. A column ``effort`` is the effort when the metadata declares one (its ``effort``
+key); a stream without an effort may have a feature named ``effort`` (listed in the metadata's
+``features``), a stream with one may not. Writing is atomic and deterministic: the same stream
 gives byte-identical files. Every page has a checksum, verified on reading (a mismatch is an
 InputError naming the file).
 """
@@ -43,6 +49,11 @@ from delaycv.timeunits import implausible, implausible_message
 
 #: The columns every stream file starts with, in order; the features follow.
 BASE_COLUMNS: tuple[str, ...] = ("time", "label", "label_time")
+#: The column of the effort, right after ``label_time`` when the stream has an effort; the
+#: metadata key ``effort`` describes it (e.g. ``"la + ld"``).
+EFFORT_COLUMN = "effort"
+#: ``metadata["effort"]`` of a stream given an effort with no description in its metadata.
+EFFORT_GIVEN = "given"
 #: Parquet file-metadata key holding the stream metadata (JSON).
 METADATA_KEY = b"delaycv"
 #: Version of the on-disk layout, stored in the metadata as ``format_version``.
@@ -163,6 +174,41 @@ def _check_times(time: np.ndarray, label_time: np.ndarray, first_row: int) -> No
             )
 
 
+def _check_effort(effort: Any, n: int, first_row: int) -> np.ndarray:
+    """``effort`` as a contiguous float64 array of length n; a value that is not a finite number
+    >= 0 raises DelaycvError naming its row (counted from ``first_row``)."""
+    try:
+        values = np.ascontiguousarray(effort, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise DelaycvError(f"stream effort is not an array of numbers ({err})") from None
+    if values.shape != (n,):
+        raise DelaycvError(f"stream effort has shape {values.shape}, expected ({n},)")
+    good = np.isfinite(values) & (values >= 0)
+    if not good.all():
+        row = int(np.flatnonzero(~good)[0])
+        raise DelaycvError(
+            f"stream effort at row {row + first_row} is {float(values[row])} "
+            "(expected a finite number >= 0)"
+        )
+    return values
+
+
+def _effort_description(meta: dict, has_effort: bool) -> None:
+    """Make ``meta["effort"]`` say where the effort comes from (a stream with one: ``"given"``
+    when the metadata does not say) or be absent (a stream without one, whatever the metadata
+    it was given says: e.g. the metadata of another stream)."""
+    text = meta.get(EFFORT_COLUMN)
+    if not has_effort:
+        meta.pop(EFFORT_COLUMN, None)
+    elif text is None:
+        meta[EFFORT_COLUMN] = EFFORT_GIVEN
+    elif not isinstance(text, str) or not text.strip():
+        raise DelaycvError(
+            f"stream metadata effort is {text!r} (expected a short text saying where the effort "
+            "comes from, e.g. 'la + ld')"
+        )
+
+
 @dataclass(frozen=True)
 class StreamChunk:
     """Instances ``start + 1 .. start + len(time)`` of a stream (1-based): their arrays, as in
@@ -173,6 +219,8 @@ class StreamChunk:
     label: np.ndarray
     label_time: np.ndarray
     records: list
+    #: the chunk's effort (float64), None when the stream has none
+    effort: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.time.shape[0])
@@ -183,7 +231,10 @@ class Stream:
     """The canonical stream in memory (see the module docstring for the meaning of each field).
 
     Arrays are converted to their canonical dtypes on construction and checked: equal lengths,
-    ``label`` in {0, 1}, ``time`` non-decreasing, no infinite feature value. The metadata keys in
+    ``label`` in {0, 1}, ``time`` non-decreasing, no infinite feature value, every ``effort``
+    (keyword; None = no effort) a finite number >= 0, and no feature named ``effort`` beside an
+    effort. ``metadata["effort"]`` describes the effort (``"given"`` when the metadata does not
+    say) and is removed when there is none. The metadata keys in
     :data:`COMPUTED_KEYS` are (re)computed from the data: ``rows`` = n, ``positives`` = sum(label),
     ``positives_with_label_time`` = #{i : label_i = 1 and label_time_i is not NaN}, ``features`` =
     the feature names in column order, ``missing`` = {feature: number of missing values} for the
@@ -197,6 +248,8 @@ class Stream:
     metadata: dict = field(default_factory=dict)
     #: the row number of the first instance in error messages (a chunk of a longer stream)
     first_row: int = field(default=1, repr=False, compare=False)
+    #: each instance's effort (float64, finite, >= 0), or None: the stream has no effort
+    effort: np.ndarray | None = field(default=None, kw_only=True)
     _columns: list = field(init=False, repr=False, compare=False, default=None)
     _matrix: np.ndarray | None = field(init=False, repr=False, compare=False, default=None)
     _missing_rows: np.ndarray | None = field(init=False, repr=False, compare=False, default=None)
@@ -233,9 +286,17 @@ class Stream:
         features = _as_feature_frame(self.features, n)
         if len(features) != n:
             raise DelaycvError(f"stream features have {len(features)} rows, time has {n}")
-        for arr in (time, label, label_time):
+        effort = None if self.effort is None else _check_effort(self.effort, n, self.first_row)
+        if effort is not None and EFFORT_COLUMN in features.columns:
+            raise DelaycvError(
+                f"a feature is named {EFFORT_COLUMN!r} and the stream has an effort: the two "
+                f"would share the column {EFFORT_COLUMN!r} (expected another name for the "
+                "feature, or drop it)"
+            )
+        for arr in (time, label, label_time) + (() if effort is None else (effort,)):
             arr.setflags(write=False)
         meta = dict(self.metadata or {})
+        _effort_description(meta, effort is not None)
         meta["features"] = [str(c) for c in features.columns]
         meta["rows"] = int(n)
         meta["positives"] = int(label.sum(dtype=np.int64))
@@ -247,6 +308,7 @@ class Stream:
         set_(self, "time", time)
         set_(self, "label", label)
         set_(self, "label_time", label_time)
+        set_(self, "effort", effort)
         set_(self, "features", features)
         set_(self, "metadata", meta)
         if all(features.dtypes == np.float64):
@@ -301,7 +363,12 @@ class Stream:
             stop = min(n, start + size)
             sl = slice(start, stop)
             yield StreamChunk(
-                start, self.time[sl], self.label[sl], self.label_time[sl], self.records(start, stop)
+                start,
+                self.time[sl],
+                self.label[sl],
+                self.label_time[sl],
+                self.records(start, stop),
+                None if self.effort is None else self.effort[sl],
             )
 
     def subset(self, start: int = 0, stop: int | None = None) -> Stream:
@@ -313,15 +380,19 @@ class Stream:
             label_time=self.label_time[sl],
             features=self.features.iloc[sl].reset_index(drop=True),
             metadata={k: v for k, v in self.metadata.items() if k not in COMPUTED_KEYS},
+            effort=None if self.effort is None else self.effort[sl],
         )
 
     def equals(self, other: Stream) -> bool:
-        """True when both streams have the same arrays, features (values and types) and metadata."""
+        """True when both streams have the same arrays (effort too), features (values and types)
+        and metadata."""
         return (
             isinstance(other, Stream)
             and np.array_equal(self.time, other.time)
             and np.array_equal(self.label, other.label)
             and np.array_equal(self.label_time, other.label_time, equal_nan=True)
+            and (self.effort is None) == (other.effort is None)
+            and (self.effort is None or np.array_equal(self.effort, other.effort))
             and self.features.equals(other.features)
             and list(self.features.dtypes.astype(str)) == list(other.features.dtypes.astype(str))
             and self.metadata == other.metadata
@@ -329,7 +400,8 @@ class Stream:
 
 
 def to_table(stream: Stream) -> pa.Table:
-    """The Arrow table of ``stream`` in the canonical layout (metadata under ``b"delaycv"``)."""
+    """The Arrow table of ``stream`` in the canonical layout (metadata under ``b"delaycv"``):
+    ``time``, ``label``, ``label_time``, ``effort`` (when the stream has one), the features."""
     lt = stream.label_time
     missing = np.isnan(lt)
     lt_int = np.where(missing, 0, lt).astype(np.int64)
@@ -343,6 +415,9 @@ def to_table(stream: Stream) -> pa.Table:
         pa.field("label", pa.int8(), nullable=False),
         pa.field("label_time", pa.int64(), nullable=True),
     ]
+    if stream.effort is not None:
+        arrays.append(pa.array(stream.effort, type=pa.float64()))
+        fields.append(pa.field(EFFORT_COLUMN, pa.float64(), nullable=False))
     for name in stream.features.columns:
         s = stream.features[name]
         if isinstance(s.dtype, pd.CategoricalDtype):
@@ -418,8 +493,9 @@ def _check_schema(schema: pa.Schema, where: str | None) -> dict:
     lt = schema.field("label_time").type
     if not (pa.types.is_integer(lt) or pa.types.is_floating(lt) or pa.types.is_null(lt)):
         raise InputError(f"column label_time has type {lt}", path=where, expected="nullable int64")
+    effort = _check_effort_schema(schema, meta, where)
     for f in schema:
-        if f.name in BASE_COLUMNS:
+        if f.name in BASE_COLUMNS or (effort and f.name == EFFORT_COLUMN):
             continue
         t = f.type
         if not (
@@ -435,6 +511,48 @@ def _check_schema(schema: pa.Schema, where: str | None) -> dict:
                 expected="float64 or dictionary<string>",
             )
     return meta
+
+
+def has_effort(meta: dict) -> bool:
+    """Whether stream metadata (:func:`check_stream_file`, ``StreamFile.metadata``) declares an
+    effort: its file has an ``effort`` column."""
+    return meta.get(EFFORT_COLUMN) is not None
+
+
+def _check_effort_schema(schema: pa.Schema, meta: dict, where: str | None) -> bool:
+    """Whether the file has an effort: the metadata's ``effort`` and the column ``effort`` go
+    together (a column ``effort`` without it is a feature only when the metadata lists it as
+    one). The column holds numbers."""
+    declared = meta.get(EFFORT_COLUMN)
+    present = EFFORT_COLUMN in schema.names
+    if declared is not None and not isinstance(declared, str):
+        raise InputError(
+            f"stream metadata effort is {declared!r}",
+            path=where,
+            expected="a text saying where the effort comes from, e.g. 'la + ld'",
+        )
+    if declared is not None and not present:
+        raise InputError(
+            f"the stream metadata declares an effort ({declared!r}) but the file has no column "
+            f"{EFFORT_COLUMN}",
+            path=where,
+            expected="an effort column after label_time, as write_stream writes it",
+        )
+    features = meta.get("features")
+    listed = isinstance(features, list) and EFFORT_COLUMN in features
+    if declared is None and present and not listed:
+        raise InputError(
+            f"the file has a column {EFFORT_COLUMN} but its stream metadata declares no effort",
+            path=where,
+            expected="an effort column only with the metadata key effort (delaycv convert "
+            "writes both), or a feature of another name",
+        )
+    if declared is None:
+        return False
+    t = schema.field(EFFORT_COLUMN).type
+    if not (pa.types.is_floating(t) or pa.types.is_integer(t)):
+        raise InputError(f"column effort has type {t}", path=where, expected="float64")
+    return True
 
 
 def _is_text(t: pa.DataType) -> bool:
@@ -463,9 +581,12 @@ def from_table(
                 expected="no nulls",
             )
     label_time = col("label_time").cast(pa.float64()).to_numpy(zero_copy_only=False)
+    effort = None
+    if has_effort(meta):  # a null effort is NaN here: the Stream's check names its row
+        effort = col(EFFORT_COLUMN).cast(pa.float64()).to_numpy(zero_copy_only=False)
     feats: dict[str, Any] = {}
     for name in names:
-        if name in BASE_COLUMNS:
+        if name in BASE_COLUMNS or (effort is not None and name == EFFORT_COLUMN):
             continue
         c = col(name)
         if pa.types.is_dictionary(c.type):
@@ -485,6 +606,7 @@ def from_table(
             features=frame,
             metadata=meta,
             first_row=first_row,
+            effort=effort,
         )
     except InputError:
         raise
@@ -498,8 +620,10 @@ def check_stream_file(path: str | os.PathLike) -> dict:
 
     The row-group statistics (minimum and maximum, kept in the file's footer) of ``time`` and
     ``label_time`` must be plausible Unix seconds (1900-9999): a stream of milliseconds fails
-    here, naming the file, before any work. :func:`read_stream` checks the same and then the
-    values (labels 0/1, time non-decreasing).
+    here, naming the file, before any work; so must the smallest ``effort`` be >= 0 (a file
+    with an effort). :func:`read_stream` checks the same and then the values (labels 0/1, time
+    non-decreasing, every effort finite and >= 0). ``metadata["effort"]`` (:func:`has_effort`)
+    says whether the stream has an effort.
     """
     p, meta = _read_parquet(path, pq.read_metadata)
     where = str(p)
@@ -522,6 +646,14 @@ def check_stream_file(path: str | os.PathLike) -> dict:
                 text = str(err).replace(" at row 1 ", " ").replace(" at row 2 ", " ")
                 text = text.replace(" is ", f" (row group {group}) is ", 1)
                 raise InputError(text, path=where) from None
+        if has_effort(out):
+            stats = rows.column(names.index(EFFORT_COLUMN)).statistics
+            if stats is not None and stats.has_min_max and not float(stats.min) >= 0:
+                raise InputError(
+                    f"stream effort (row group {group}) is {float(stats.min)}",
+                    path=where,
+                    expected="a finite number >= 0",
+                )
     return out
 
 
@@ -562,7 +694,7 @@ class StreamFile:
     Opening checks the schema and metadata (:func:`check_stream_file`); the values (labels 0/1,
     non-decreasing time, finite features) are checked chunk by chunk as they are read, and an
     error names the file and the row. ``len()`` is the file's row count; ``metadata`` the
-    stream metadata stored in the file.
+    stream metadata stored in the file (``has_effort(metadata)``: the chunks carry an effort).
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
@@ -619,7 +751,9 @@ class StreamFile:
                 )
             if len(chunk):
                 last_time = int(chunk.time[-1])
-            out = StreamChunk(start, chunk.time, chunk.label, chunk.label_time, chunk.records())
+            out = StreamChunk(
+                start, chunk.time, chunk.label, chunk.label_time, chunk.records(), chunk.effort
+            )
             start += k
             return out
 

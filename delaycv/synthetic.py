@@ -29,6 +29,10 @@ the others never are). The delay is heavy-tailed: log-normal with median ``delay
 (10 d) and sigma ``delay_sigma`` (1.6). The fix is a later commit: ``label_time`` is the arrival
 time of the first commit at or after t_i + delay (or t_i + delay itself when that is after the
 last commit). Negatives and never-found positives have ``label_time`` NaN.
+
+Effort. Each commit's effort is its changed lines, ``la + ld`` (``metadata["effort"]`` is
+``"la + ld"``), as the conversion presets give real data; computed from the features, it draws
+nothing (``effort=False``: a stream without effort, otherwise the same).
 """
 
 from __future__ import annotations
@@ -66,6 +70,8 @@ FEATURES = (
 # weights on standardised log-features, concept 0 and concept 1 (order of FEATURES)
 _W0 = np.array([0.9, 0.2, 0.6, 0.2, 0.1, 0.1, 0.2, 0.1, -0.1, 0.1, -0.7, -0.2, 0.1])
 _W1 = np.array([0.2, 0.1, 0.1, 0.1, 0.1, 0.9, 0.0, 0.2, -0.7, 0.1, -0.1, 0.0, 0.8])
+#: the effort of the synthetic stream (its metadata["effort"]): the changed lines
+EFFORT = "la + ld"
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -150,12 +156,14 @@ def generate_stream(
     drift_width: int = 200,
     days: float | None = None,
     weekend_factor: float = 0.15,
+    effort: bool = True,
 ) -> Stream:
     """The seeded default stream (see the module docstring for every formula).
 
     ``days`` defaults to rows / 6 (about 1,000 days for 6,000 rows). The metadata has the same
     keys as a converted stream; ``source_sha256`` is the SHA-256 of the generator's parameters
-    (JSON), ``generator`` the parameters themselves.
+    (JSON), ``generator`` the parameters themselves. ``effort``: the stream's effort is la + ld
+    (True, default) or it has none (False); the rest of the stream is the same either way.
     """
     if not is_integer(rows) or rows < 1:
         raise DelaycvError(f"rows must be a positive integer, got {rows!r}")
@@ -164,6 +172,8 @@ def generate_stream(
     for name, value in (("positive_rate", positive_rate), ("reveal_rate", reveal_rate)):
         if not 0.0 < value < 1.0 and not (name == "reveal_rate" and value in (0.0, 1.0)):
             raise DelaycvError(f"{name} must be in (0, 1), got {value!r}")
+    if not isinstance(effort, bool):
+        raise DelaycvError(f"effort must be true or false, got {effort!r}")
     if not 0.0 <= drift_at <= 1.0:
         raise DelaycvError(f"drift_at must be in [0, 1], got {drift_at!r}")
     rows, seed = int(rows), int(seed)
@@ -219,7 +229,13 @@ def generate_stream(
         link_kind="synthetic",
         links=int(revealed.sum()),
         generator=params,
+        effort=EFFORT if effort else None,
     )
     return Stream(
-        time=time, label=label, label_time=label_time, features=features, metadata=metadata
+        time=time,
+        label=label,
+        label_time=label_time,
+        features=features,
+        metadata=metadata,
+        effort=(features["la"] + features["ld"]).to_numpy() if effort else None,
     )

@@ -24,7 +24,10 @@ if "generate" in spec:
     from delaycv.stream import write_stream
     from delaycv.synthetic import generate_stream
 
-    stream = generate_stream(**{"dataset": dataset, **spec["generate"]})
+    # effort: la + ld, or none when the config says effort: null (the only value it allows here)
+    stream = generate_stream(
+        **{"dataset": dataset, "effort": "effort" not in spec, **spec["generate"]}
+    )
     write_stream(stream, dest)
     print(f"generated {len(stream)} instances of dataset {dataset} -> {dest}")
 else:
@@ -32,7 +35,15 @@ else:
 
     options = {
         k: spec[k]
-        for k in ("preset", "mapping", "drop_truncated_last_line", "sort", "format", "inf")
+        for k in (
+            "preset",
+            "mapping",
+            "drop_truncated_last_line",
+            "sort",
+            "format",
+            "inf",
+            "effort",
+        )
         if k in spec
     }
     metadata = convert_file(snakemake.input.raw, dest, dataset=dataset, **options)

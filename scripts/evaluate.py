@@ -7,7 +7,6 @@ fold table and its summary piece by piece, then run.json. The specs come from th
 """
 
 import json
-import resource
 import sys
 from pathlib import Path
 
@@ -19,6 +18,12 @@ from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
 check_code("evaluate", snakemake.params.code)  # the code that runs is the code hashed
+
+from delaycv.usage import Meter  # noqa: E402
+
+# the job's cost: its CPU seconds, peak memory and RAM-hours (delaycv.usage; from the process's
+# start: the span before this line counts at the first sample's memory)
+meter = Meter()
 
 from delaycv.engine import evaluate  # noqa: E402
 from delaycv.run_writer import RunWriter  # noqa: E402
@@ -49,8 +54,10 @@ with RunWriter(run_dir) as run:
     )
     run.write_tables(result)
     # the job's own CPU time (start-up, imports and writing the tables included; the engine's
-    # cpu_seconds counts the evaluation only): what the job costs a cluster, what bench_study sums
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    run.finish(result, extra={"process_cpu_seconds": usage.ru_utime + usage.ru_stime})
+    # cpu_seconds counts the evaluation only), its wall time, peak memory and RAM-hours: what the
+    # job costs a cluster, what bench_study sums and the study's runs table lists
+    run.finish(result, extra=meter.stop())
+if result.info["effort"].get("note"):  # a stream without an effort: no effort-aware measures
+    print(f"{wildcards}: note: {result.info['effort']['note']}", file=sys.stderr)
 print(f"{wildcards}: {run.rows} rows -> {run_dir}")
 end_job()  # outputs written and closed: no teardown

@@ -71,12 +71,17 @@ def test_same_fold_table_as_the_cli_for_every_form_of_stream(stream_path, tmp_pa
     # a DataFrame with time, label, label_time and the features
     frame = pd.read_parquet(stream_path)
     pd.testing.assert_frame_equal(api_folds(frame, model, dataset="synthetic"), cli)
-    # an iterable of (x, y) whose x carry the time and the reveal time
+    # an iterable of (x, y) whose x carry the time, the reveal time and the effort
     stream = read_stream(stream_path)
     pairs = [
-        ({**x, "time": int(t), "label_time": lt}, bool(y))
-        for x, t, lt, y in zip(
-            stream.records(), stream.time, stream.label_time, stream.label, strict=True
+        ({**x, "time": int(t), "label_time": lt, "effort": e}, bool(y))
+        for x, t, lt, e, y in zip(
+            stream.records(),
+            stream.time,
+            stream.label_time,
+            stream.effort,
+            stream.label,
+            strict=True,
         )
     ]
     pd.testing.assert_frame_equal(api_folds(iter(pairs), model, dataset="synthetic"), cli)

@@ -131,6 +131,8 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
     assert changed("engine/run.py") == {"evaluate"}
     # the compiled fold loop's source counts by its bytes (it is not Python)
     assert changed("engine/_loop.pyx") == {"evaluate"}
+    assert changed("metrics/_effort_loop.pyx") == {"evaluate"}
+    assert changed("metrics/effort.py") == {"evaluate"}
     # the tables and figures read policies' windows with delaycv.policies (compare.policy_windows)
     assert changed("policies.py") == {"evaluate", "compare", "plots", "rankings"}
     assert changed("plots.py") == {"plots", "rankings"}  # the rankings' figures

@@ -652,3 +652,141 @@ def test_bad_results_or_runs_folders_are_refused_naming_the_key(changes, key, wo
     err = error_of(with_changes(**changes))
     assert err.location == f"key {key}", str(err)
     assert str(err).startswith(f"config.yaml: key {key}") and words in str(err)
+
+
+# --------------------------------------------------------------------------- effort
+
+
+@pytest.mark.parametrize("effort", ["la", ["la", "ld"], None, "none"])
+def test_a_raw_dataset_takes_an_effort(effort):
+    datasets = {"d": {"path": "x.csv", "preset": "commit-guru", "effort": effort}}
+    study = dcfg.load_config(with_changes(datasets=datasets))
+    assert study["datasets"]["d"]["effort"] == effort  # passed to the convert job as written
+
+
+@pytest.mark.parametrize(
+    "dataset, location, words",
+    [
+        (
+            {"generate": {"rows": 50}, "effort": "la"},
+            "key datasets.d.effort",
+            "a generated stream's effort is la + ld, not 'la' (expected effort: null (a stream "
+            "without effort), or no effort key (la + ld))",
+        ),
+        (
+            {"path": "x.csv", "preset": "commit-guru", "effort": ["la", "la"]},
+            "key datasets.d.effort",
+            "column 'la' is named twice",
+        ),
+        (
+            {"path": "x.csv", "preset": "commit-guru", "effort": "la", "mapping": {"effort": "ld"}},
+            "key datasets.d.effort",
+            "the effort is given twice (effort and mapping.effort)",
+        ),
+        (
+            {"path": "x.csv", "preset": "commit-guru", "mapping": {"effort": []}},
+            "key datasets.d.mapping.effort",
+            "bad value []",
+        ),
+        ({"path": "x.csv", "preset": "commit-guru", "effort": []}, "key datasets.d.effort", ""),
+        ({"path": "x.csv", "preset": "commit-guru", "effort": 3}, "key datasets.d.effort", ""),
+        (
+            {"path": "s.parquet", "effort": None},
+            "key datasets.d.effort",
+            "a canonical stream (.parquet) has the effort its file holds: the effort is set when "
+            "the stream is converted",
+        ),
+    ],
+)
+def test_bad_dataset_efforts_are_refused_naming_the_key(dataset, location, words):
+    err = error_of(with_changes(datasets={"d": dataset}))
+    assert err.location == location, str(err)
+    assert words in str(err), str(err)
+
+
+@pytest.fixture
+def effort_files(files) -> Path:
+    """``files`` with a canonical stream without effort (stream.parquet has one: la + ld)."""
+    from delaycv.stream import write_stream
+    from delaycv.synthetic import generate_stream
+
+    write_stream(generate_stream(rows=20, seed=1, effort=False), files / "bare.parquet")
+    (files / "cg.csv").write_text("author_date_unix_timestamp,contains_bug,la,ld\n1,1,2,3\n")
+    return files
+
+
+@pytest.mark.parametrize(
+    "datasets",
+    [
+        {"g": {"generate": {"rows": 50}}},
+        {"s": {"path": "stream.parquet"}},
+        {"c": {"path": "cg.csv", "preset": "commit-guru"}},
+        {"c": {"path": "cg.csv", "preset": "spdisc", "effort": "la"}},
+        {
+            "c": {
+                "path": "raw.csv",
+                "mapping": {"time": "t", "label": "y", "positive": 1},
+                "effort": "f",
+            }
+        },
+        {
+            "c": {
+                "path": "raw.csv",
+                "mapping": {"time": "t", "label": "y", "positive": 1, "effort": "f"},
+            }
+        },
+    ],
+)
+def test_effort_metrics_are_accepted_when_every_dataset_has_an_effort(effort_files, datasets):
+    config = with_changes(datasets=datasets, tests={"metrics": ["gmean", "popt", "ifa"]})
+    config["figures"] = {"metric": "effort_recall_20"}
+    study = dcfg.load_config(config, cwd=effort_files, learners=False)
+    assert study["tests"]["metrics"] == ["gmean", "popt", "ifa"]
+
+
+@pytest.mark.parametrize(
+    "dataset, name, how",
+    [
+        ({"generate": {"rows": 50}, "effort": None}, "g", "no datasets.g.effort: null"),
+        ({"path": "bare.parquet"}, "b", "a .parquet converted with an effort"),
+        ({"path": "cg.csv", "preset": "commit-guru", "effort": None}, "c", "datasets.c.effort"),
+        ({"path": "cg.csv", "preset": "commit-guru", "effort": "none"}, "c", "datasets.c.effort"),
+        (
+            {"path": "raw.csv", "mapping": {"time": "t", "label": "y", "positive": 1}},
+            "r",
+            "datasets.r.effort: the raw file's columns, e.g. [la, ld]",
+        ),
+    ],
+)
+def test_an_effort_metric_on_a_dataset_without_effort_names_the_key_metric_and_dataset(
+    effort_files, dataset, name, how
+):
+    datasets = {"s": {"path": "stream.parquet"}, name: dataset}
+    config = with_changes(datasets=datasets, tests={"metrics": ["gmean", "popt"]})
+    path = write(effort_files / "my.yaml", config)
+    err = study_error([path], cwd=effort_files, learners=False)
+    assert err.location == "key tests.metrics.1", str(err)
+    text = str(err)
+    assert text.startswith(
+        f"{path}: key tests.metrics.1: the effort-aware metric 'popt' needs each instance's "
+        f"effort, and dataset {name!r} has none (expected an effort for every dataset ("
+    ), text
+    assert how in text and "\n" not in text
+    # figures.metric is checked the same way
+    config = with_changes(datasets=datasets, figures={"metric": "effort_f1_20"})
+    with pytest.raises(ConfigError) as info:
+        dcfg.load_config(config, cwd=effort_files, learners=False)
+    assert info.value.location == "key figures.metric"
+    assert f"'effort_f1_20' needs each instance's effort, and dataset {name!r}" in str(info.value)
+
+
+def test_a_parquet_effort_is_known_only_given_the_working_directory(effort_files):
+    config = with_changes(datasets={"b": {"path": "bare.parquet"}}, tests={"metrics": ["popt"]})
+    assert dcfg.load_config(config, learners=False)["tests"]["metrics"] == ["popt"]
+    with pytest.raises(ConfigError, match="dataset 'b' has none"):
+        dcfg.load_config(config, cwd=effort_files, learners=False)
+
+
+def test_an_unknown_metric_may_be_close_to_an_effort_metric():
+    err = error_of(with_changes(tests={"metrics": ["pop"]}))
+    assert "unknown metric 'pop'" in str(err) and "popt" in str(err)

@@ -585,3 +585,156 @@ def test_binary_junk_is_not_a_text_file(tmp_path, capsys, data, words, location,
     )
     assert f"not a text {kind} file" in capsys.readouterr().err
     assert not out.exists()
+
+
+# --------------------------------------------------------------------------- effort
+
+# time, label, lines added and deleted, an id; rows 2 and 3 swap when sorted
+EFFORT_CSV = "t,y,la,ld,id\n100,1,10,2,a\n300,0,0,0,b\n200,0,7,1,c\n400,1,3,40,d\n"
+EFFORT_MAP = {"time": "t", "label": "y", "positive": 1, "categorical": "id"}
+
+
+def test_mapping_effort_key_forms():
+    base = Mapping.from_dict(EFFORT_MAP)
+    assert base.effort == () and base.to_dict()["effort"] is None
+    for value, columns in [
+        ("la", ("la",)),
+        (["la", "ld"], ("la", "ld")),
+        (None, ()),
+        ("none", ()),
+        ("None", ()),
+    ]:
+        m = Mapping.from_dict({**EFFORT_MAP, "effort": value})
+        assert m.effort == columns
+        assert Mapping.from_dict(m.to_dict()) == m
+    assert PRESETS["commit-guru"].mapping.effort == ("la", "ld")
+    assert PRESETS["spdisc"].mapping.effort == ("la", "ld")
+    over = Mapping.from_dict({"effort": None}, base=PRESETS["commit-guru"].mapping)
+    assert over.effort == () and over.time == "author_date_unix_timestamp"
+    for bad, words in [
+        ([], "bad value []"),
+        (["la", "la"], "column 'la' is named twice"),
+        ({"la": 1}, "bad value {'la': 1}"),
+        (["la", ""], "bad column ''"),
+        (True, "bad value True"),
+    ]:
+        with pytest.raises(ConfigError) as info:
+            Mapping.from_dict({**EFFORT_MAP, "effort": bad}, where="datasets.d.mapping")
+        assert info.value.location == "key datasets.d.mapping.effort", str(info.value)
+        assert words in str(info.value), str(info.value)
+
+
+def test_effort_is_the_sum_of_its_columns_and_they_stay_features(tmp_path):
+    src = write(tmp_path, EFFORT_CSV)
+    s = load_stream(src, mapping={**EFFORT_MAP, "effort": ["la", "ld"], "drop": "id"}, sort=True)
+    # sorted by time: rows 100, 200, 300, 400 -> la + ld = 12, 8, 0, 43
+    np.testing.assert_array_equal(s.effort, [12.0, 8.0, 0.0, 43.0])
+    assert s.metadata["effort"] == "la + ld"
+    assert s.feature_names == ["la", "ld"]  # still features
+    np.testing.assert_array_equal(s.features["la"] + s.features["ld"], s.effort)
+    # one column; the effort's columns dropped as features: the effort is computed before
+    s = load_stream(src, mapping={**EFFORT_MAP, "effort": "ld", "drop": ["la", "ld"]}, sort=True)
+    np.testing.assert_array_equal(s.effort, [2.0, 1.0, 0.0, 40.0])
+    assert s.metadata["effort"] == "ld" and s.feature_names == ["id"]
+    assert s.metadata["dropped_columns"] == ["la", "ld"]
+    # none: no effort, no metadata key, the file as a stream without effort
+    s = load_stream(src, mapping={**EFFORT_MAP, "effort": "none"}, sort=True)
+    assert s.effort is None and "effort" not in s.metadata
+    assert set(s.metadata) == set(METADATA_KEYS)
+    # convert_file's effort replaces the mapping's
+    out = tmp_path / "s.parquet"
+    meta = convert_file(src, out, mapping={**EFFORT_MAP, "effort": "la"}, sort=True, effort="ld")
+    assert meta["effort"] == "ld"
+    np.testing.assert_array_equal(read_stream(out).effort, [2.0, 1.0, 0.0, 40.0])
+    meta = convert_file(src, out, mapping={**EFFORT_MAP, "effort": "la"}, sort=True, effort=None)
+    assert "effort" not in meta and read_stream(out).effort is None
+    assert pq.read_schema(out).names == ["time", "label", "label_time", "la", "ld", "id"]
+
+
+@pytest.mark.parametrize(
+    "text, effort, words, location",
+    [
+        (
+            EFFORT_CSV,
+            ["la", "lines"],
+            "column 'lines' named by mapping key 'effort' does not",
+            None,
+        ),
+        (EFFORT_CSV, "id", "column 'id' named by mapping key 'effort' holds string values", None),
+        (
+            "t,y,la,ld\n1,1,3,2\n2,0,-4,1\n",
+            ["la", "ld"],
+            "effort column 'la' is -4.0",
+            "row 2 (line 3)",
+        ),
+        ("t,y,la,ld\n1,1,3,2\n2,0,4,\n", ["la", "ld"], "effort column 'ld' is missing", "row 2"),
+        ("t,y,la,ld\n1,1,3,2\n2,0,4,1\n3,1,inf,1\n", "la", "effort column 'la' is inf", "row 3"),
+        (
+            "t,y,la,effort\n1,1,3,2\n",
+            "la",
+            "feature column 'effort' has the name of the stream's effort column",
+            "header",
+        ),
+    ],
+)
+def test_bad_effort_columns_and_values(tmp_path, text, effort, words, location):
+    src = write(tmp_path, text)
+    out = tmp_path / "s.parquet"
+    mapping = {**EFFORT_MAP, "effort": effort}
+    if ",id" not in text:
+        del mapping["categorical"]
+    with pytest.raises(InputError) as info:
+        convert_file(src, out, mapping=mapping, sort=True)
+    err = info.value
+    assert str(err).startswith(f"{src}: "), str(err)
+    assert words in str(err), str(err)
+    if location is None:
+        assert err.location == "key mapping.effort"
+    else:
+        assert err.location.startswith(location), str(err)
+    if "does not exist" in words:  # the columns that exist are named
+        assert "one of the file's columns: t, y, la, ld, id" in str(err)
+    assert not out.exists()
+
+
+def test_a_raw_column_named_effort_may_be_the_effort_when_dropped(tmp_path):
+    src = write(tmp_path, "t,y,la,effort\n1,1,3,2.5\n2,0,4,0\n")
+    mapping = {"time": "t", "label": "y", "positive": 1}
+    s = load_stream(src, mapping={**mapping, "effort": "effort", "drop": "effort"})
+    np.testing.assert_array_equal(s.effort, [2.5, 0.0])
+    assert s.feature_names == ["la"] and s.metadata["effort"] == "effort"
+    # without an effort it is a feature, as before
+    s = load_stream(src, mapping=mapping)
+    assert s.effort is None and s.feature_names == ["la", "effort"]
+
+
+def test_cli_convert_effort_option(tmp_path, capsys):
+    src = write(tmp_path, EFFORT_CSV)
+    out = tmp_path / "s.parquet"
+    base = ["convert", str(src), str(out), "--time", "t", "--label", "y", "--positive", "1"]
+    base += ["--sort", "--drop", "id", "--categorical", "id"]
+    assert main([*base, "--effort", "la+ld"]) == 0
+    assert json.loads(capsys.readouterr().out)["effort"] == "la + ld"
+    np.testing.assert_array_equal(read_stream(out).effort, [12.0, 8.0, 0.0, 43.0])
+    assert main([*base, "--effort", " ld "]) == 0
+    capsys.readouterr()
+    np.testing.assert_array_equal(read_stream(out).effort, [2.0, 1.0, 0.0, 40.0])
+    assert main([*base]) == 0  # no effort in a mapping without one
+    assert json.loads(capsys.readouterr().out)["effort"] is None
+    assert read_stream(out).effort is None
+    # --effort none overrides a preset's (and a --mapping file's) effort
+    mapping = write(
+        tmp_path, "time: t\nlabel: y\npositive: 1\ncategorical: id\neffort: [la, ld]\n", "m.yaml"
+    )
+    assert main(["convert", str(src), str(out), "--mapping", str(mapping), "--sort"]) == 0
+    assert json.loads(capsys.readouterr().out)["effort"] == "la + ld"
+    args = ["convert", str(src), str(out), "--mapping", str(mapping), "--sort"]
+    assert main([*args, "--effort", "NONE"]) == 0
+    assert json.loads(capsys.readouterr().out)["effort"] is None
+    for bad in ("la+", "+", ""):  # a usage error naming the option
+        assert main([*base, "--effort", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"delaycv: error: convert: argument --effort: {bad!r} is not a"), err
+    assert main([*base, "--effort", "la+lines"]) == 2
+    err = capsys.readouterr().err
+    assert "column 'lines' named by mapping key 'effort' does not exist" in err

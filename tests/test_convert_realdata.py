@@ -170,8 +170,12 @@ def test_one_empty_cell_in_brackets_is_left_out(tmp_path, brackets_csv):
     lines[100] = ",".join(fields)
     src = tmp_path / "holed.csv"
     src.write_text("\n".join(lines))
-    hole = load_stream(src, preset="commit-guru")
-    assert hole.metadata["missing"] == {"la": 1}
+    # la is also the preset's effort, which may not be missing: the stream without effort here
+    with pytest.raises(InputError) as info:
+        load_stream(src, preset="commit-guru")
+    assert str(info.value).startswith(f"{src}: row 100 (line 101): effort column 'la' is missing")
+    hole = load_stream(src, preset="commit-guru", effort=None)
+    assert hole.metadata["missing"] == {"la": 1} and hole.effort is None
     xs = hole.records(98, 101)
     assert "la" in xs[0] and "la" not in xs[1] and len(xs[1]) == 13 and "la" in xs[2]
 
@@ -200,3 +204,58 @@ def test_one_empty_cell_in_brackets_is_left_out(tmp_path, brackets_csv):
     assert got == pytest.approx(river_gmean.get(), rel=1e-9)
     assert got == pytest.approx(0.4316, abs=5e-4)
     assert got == pytest.approx(gmean(load_stream(brackets_csv, preset="commit-guru")), abs=1e-3)
+
+
+def test_brackets_effort_is_la_plus_ld_row_by_row(tmp_path, brackets_arff, brackets_csv):
+    """Commit Guru's la and ld are absolute line counts (whole numbers; la is larger than lt,
+    the lines of the touched files per file, on 737 rows): the preset's effort is their sum,
+    row by row, as the raw file holds them."""
+    raw = read_arff(brackets_arff).table
+    la = raw.column("la").to_numpy()
+    ld = raw.column("ld").to_numpy()
+    assert (la == np.round(la)).all() and (ld == np.round(ld)).all()
+    assert int((la > raw.column("lt").to_numpy()).sum()) == 737
+    meta = convert_file(brackets_arff, tmp_path / "b.parquet", preset="commit-guru")
+    assert meta["effort"] == "la + ld"
+    s = read_stream(tmp_path / "b.parquet")
+    assert s.effort.dtype == np.float64 and len(s.effort) == 11914
+    np.testing.assert_array_equal(s.effort, la + ld)  # the rows are in time order already
+    np.testing.assert_array_equal(s.effort, s.features["la"] + s.features["ld"])
+    assert s.effort[:8].tolist() == [3754.0, 4.0, 2.0, 5.0, 5.0, 74.0, 25.0, 16.0]
+    assert s.effort.sum() == 2_348_933.0 and int((s.effort == 0).sum()) == 76
+    assert "la" in s.feature_names and "ld" in s.feature_names  # still features
+    assert pq_names(tmp_path / "b.parquet")[:4] == ["time", "label", "label_time", "effort"]
+    # the CSV (full precision) gives the same effort: la and ld are whole numbers
+    np.testing.assert_array_equal(load_stream(brackets_csv, preset="commit-guru").effort, s.effort)
+    # effort none: no effort column, as the file was before streams had one
+    meta = convert_file(brackets_arff, tmp_path / "n.parquet", preset="commit-guru", effort=None)
+    assert "effort" not in meta
+    assert pq_names(tmp_path / "n.parquet")[:4] == ["time", "label", "label_time", "fix"]
+
+
+def test_spdisc_preset_effort_is_la_plus_ld(tmp_path):
+    """spdisc's la and ld are absolute line counts too (whole numbers, la > 0 where lt is 0),
+    while its lt is per file (lt * nf is a whole number on every row): la + ld, not la * lt."""
+    src = shared_file("spdisc-icse19-master/datasets/brackets.arff")
+    raw = read_arff(src, drop_truncated_last_line=True).table
+    la, ld = raw.column("la").to_numpy(), raw.column("ld").to_numpy()
+    lt, nf = raw.column("lt").to_numpy(), raw.column("nf").to_numpy()
+    assert (la == np.round(la)).all() and (ld == np.round(ld)).all()
+    assert int(((la > 0) & (lt == 0)).sum()) == 206
+    assert (lt != np.round(lt)).sum() == 4641
+    np.testing.assert_allclose(lt * nf, np.round(lt * nf), atol=1e-3)
+    meta = convert_file(src, tmp_path / "s.parquet", preset="spdisc")
+    assert meta["effort"] == "la + ld"
+    s = read_stream(tmp_path / "s.parquet")
+    np.testing.assert_array_equal(s.effort, la + ld)
+    assert s.effort[:6].tolist() == [3754.0, 4.0, 2.0, 5.0, 5.0, 74.0]
+    assert s.effort.sum() == 3_492_824.0 and s.effort.max() == 170_403.0
+    # 5875 rows change no line; 5829 of them touch no file at all (ns = nd = nf = 0)
+    assert int((s.effort == 0).sum()) == 5875
+    assert int((s.features["nf"][s.effort == 0] == 0).sum()) == 5829
+
+
+def pq_names(path) -> list[str]:
+    import pyarrow.parquet as pq
+
+    return pq.read_schema(path).names

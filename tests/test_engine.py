@@ -18,7 +18,7 @@ from delaycv.engine import (
     summarize,
 )
 from delaycv.errors import ConfigError
-from delaycv.metrics import METRICS
+from delaycv.metrics import EFFORT_METRICS, METRICS
 from delaycv.settings import workflow_settings
 from delaycv.stream import Stream
 
@@ -141,7 +141,8 @@ def test_hitl_on_real_data_keeps_the_invariant(brackets_arff):
         every=250,
     )
     f = result.folds
-    assert list(f.columns) == [*FOLD_COLUMNS, *METRICS]
+    # la + ld is the effort of a commit-guru stream: the effort-aware measures follow METRICS
+    assert list(f.columns) == [*FOLD_COLUMNS, *METRICS, *EFFORT_METRICS]
     assert (f["seen"] == f["checkpoint"]).all()
     assert (f["seen"] == f["evaluated"] + f["pending"] + f["skipped"]).all()
     assert (f["skipped"] == 0).all()

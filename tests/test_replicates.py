@@ -85,7 +85,8 @@ def test_the_default_study_tests_folds_times_seeds_distinct_pairs(default_config
     assert (by_seed[seeds[0]] != by_seed[seeds[1]]).mean() > 0.9
     tests = last_tests(default_config, table)
     n_learners = len(default_config["learners"])
-    assert len(tests) == n_learners * (n_learners - 1) // 2 * 2 * 3  # pairs x references x metrics
+    n_metrics = len(default_config["tests"]["metrics"])
+    assert len(tests) == n_learners * (n_learners - 1) // 2 * 2 * n_metrics  # x references
     assert set(tests["n"]) == {folds * len(seeds)}
     assert set(tests["n_duplicates"]) == {0}
 

@@ -419,3 +419,197 @@ def test_check_stream_file_finds_milliseconds_in_the_statistics(tmp_path):
     pq.write_table(table, bad)
     with pytest.raises(InputError, match="stream label_time 1600000000000 .row group 0. is"):
         check_stream_file(bad)
+
+
+# --------------------------------------------------------------------------- effort
+
+
+def effort_stream(effort=(3.0, 0.0, 12.5, 40.0), **metadata) -> Stream:
+    """``small_stream`` with an effort (changed lines) per instance."""
+    s = small_stream()
+    meta = {k: v for k, v in s.metadata.items()} | {"effort": "la + ld"} | metadata
+    return Stream(s.time, s.label, s.label_time, s.features, metadata=meta, effort=effort)
+
+
+#: SHA-256 of small_stream()'s file as the code before streams had an effort wrote it (pyarrow
+#: 26.0.1): a stream without effort is written byte for byte as before
+NO_EFFORT_FILE = "f36c4da02d8c492eb0e7d7685458aaedba6c8a73bdcb0e1b00431b06dec4fdea"
+
+
+def test_a_stream_without_effort_is_written_as_before(tmp_path):
+    import hashlib
+
+    s = small_stream()
+    assert s.effort is None and "effort" not in s.metadata
+    write_stream(s, tmp_path / "s.parquet")
+    data = (tmp_path / "s.parquet").read_bytes()
+    meta = json.loads(pq.read_schema(tmp_path / "s.parquet").metadata[b"delaycv"])
+    assert "effort" not in meta
+    assert pq.read_schema(tmp_path / "s.parquet").names == ["time", "label", "label_time"] + [
+        "la",
+        "kind",
+        "x",
+    ]
+    if pa.__version__ == "26.0.1":  # the writer's version is in the file
+        assert hashlib.sha256(data).hexdigest() == NO_EFFORT_FILE
+    # the metadata of another stream that had an effort does not give this one an effort
+    bare = Stream(s.time, s.label, s.label_time, s.features, metadata=effort_stream().metadata)
+    assert bare.effort is None and "effort" not in bare.metadata
+    write_stream(bare, tmp_path / "b.parquet")
+    assert (tmp_path / "b.parquet").read_bytes() == data
+
+
+def test_effort_round_trip_layout_and_byte_identical(tmp_path):
+    s = effort_stream()
+    assert s.effort.dtype == np.float64 and not s.effort.flags.writeable
+    assert s.metadata["effort"] == "la + ld"
+    path = tmp_path / "a.parquet"
+    write_stream(s, path)
+    table = pq.read_table(path)
+    assert table.column_names == ["time", "label", "label_time", "effort", "la", "kind", "x"]
+    assert table.schema.field("effort").type == pa.float64()
+    assert not table.schema.field("effort").nullable
+    assert table.column("effort").to_pylist() == [3.0, 0.0, 12.5, 40.0]
+    assert json.loads(table.schema.metadata[b"delaycv"])["effort"] == "la + ld"
+    back = read_stream(path)
+    assert back.equals(s) and back.feature_names == ["la", "kind", "x"]
+    assert back.records() == s.records()  # the effort is no feature of the x dicts
+    write_stream(back, tmp_path / "b.parquet")
+    assert path.read_bytes() == (tmp_path / "b.parquet").read_bytes()
+    assert check_stream_file(path)["effort"] == "la + ld"
+    # equals tells a stream with an effort from one without, and different efforts apart
+    assert not s.equals(small_stream()) and not small_stream().equals(s)
+    assert not s.equals(effort_stream(effort=[3.0, 0.0, 12.5, 41.0]))
+    # a description defaults to "given"
+    given_ = Stream(s.time, s.label, s.label_time, s.features, effort=s.effort)
+    assert given_.metadata["effort"] == "given"
+
+
+def test_effort_in_subsets_and_chunks(tmp_path):
+    from delaycv.stream import open_stream
+
+    s = effort_stream()
+    sub = s.subset(1, 3)
+    np.testing.assert_array_equal(sub.effort, [0.0, 12.5])
+    assert sub.metadata["effort"] == "la + ld"
+    assert small_stream().subset(1, 3).effort is None
+    write_stream(s, tmp_path / "s.parquet")
+    for chunks in (s.chunks(3), open_stream(tmp_path / "s.parquet").chunks(3)):
+        chunks = list(chunks)
+        assert [c.effort.tolist() for c in chunks] == [[3.0, 0.0, 12.5], [40.0]]
+        assert [c.start for c in chunks] == [0, 3]
+    write_stream(small_stream(), tmp_path / "n.parquet")
+    for chunks in (small_stream().chunks(3), open_stream(tmp_path / "n.parquet").chunks(3)):
+        assert [c.effort for c in chunks] == [None, None]
+
+
+@pytest.mark.parametrize(
+    "effort, message",
+    [
+        ([3.0, 0.0, -3.0, 1.0], "stream effort at row 3 is -3.0 (expected a finite number >= 0)"),
+        ([3.0, np.nan, 2.0, 1.0], "stream effort at row 2 is nan (expected a finite number >= 0)"),
+        ([np.inf, 0.0, 2.0, 1.0], "stream effort at row 1 is inf (expected a finite number >= 0)"),
+        ([1.0, 2.0], "stream effort has shape (2,), expected (4,)"),
+        (["a", "b", "c", "d"], "stream effort is not an array of numbers"),
+    ],
+)
+def test_a_bad_effort_is_refused_naming_the_row(effort, message):
+    with pytest.raises(DelaycvError) as info:
+        effort_stream(effort=effort)
+    assert str(info.value).startswith(message), str(info.value)
+
+
+def test_a_bad_effort_row_counts_from_first_row():
+    with pytest.raises(DelaycvError, match="stream effort at row 18 is -3.0"):
+        Stream(time=[1, 2], label=[0, 1], label_time=None, effort=[1, -3], first_row=17)
+
+
+def test_a_feature_named_effort():
+    f = pd.DataFrame({"effort": [1.0, 2.0]})
+    with pytest.raises(DelaycvError, match="a feature is named 'effort' and the stream has an"):
+        Stream(time=[1, 2], label=[0, 1], label_time=None, features=f, effort=[1, 2])
+    # without an effort, a feature may have that name; it reads back as a feature
+    s = Stream(time=[1, 2], label=[0, 1], label_time=None, features=f)
+    assert s.effort is None and s.feature_names == ["effort"]
+
+
+def test_a_feature_named_effort_reads_back_as_a_feature(tmp_path):
+    s = Stream(
+        time=[1, 2], label=[0, 1], label_time=None, features=pd.DataFrame({"effort": [1.0, 2.0]})
+    )
+    write_stream(s, tmp_path / "s.parquet")
+    back = read_stream(tmp_path / "s.parquet")
+    assert back.equals(s) and back.effort is None and back.feature_names == ["effort"]
+
+
+def test_effort_column_and_metadata_must_agree(tmp_path):
+    from delaycv.stream import open_stream, to_table
+
+    table = to_table(effort_stream())
+    meta = json.loads(table.schema.metadata[b"delaycv"])
+    undeclared = {k: v for k, v in meta.items() if k != "effort"}
+    cases = [
+        (  # an effort column the metadata does not declare
+            table.replace_schema_metadata({b"delaycv": json.dumps(undeclared)}),
+            "the file has a column effort but its stream metadata declares no effort",
+        ),
+        (  # a foreign file with a column effort and no metadata
+            table.replace_schema_metadata(None),
+            "the file has a column effort but its stream metadata declares no effort",
+        ),
+        (  # the reverse: declared, no column
+            table.drop_columns(["effort"]),
+            "the stream metadata declares an effort ('la + ld') but the file has no column effort",
+        ),
+        (
+            table.set_column(3, "effort", pa.array(["a", "b", "c", "d"])),
+            "column effort has type string",
+        ),
+        (
+            table.replace_schema_metadata({b"delaycv": json.dumps(meta | {"effort": 3})}),
+            "stream metadata effort is 3",
+        ),
+    ]
+    for i, (bad, words) in enumerate(cases):
+        path = tmp_path / f"bad{i}.parquet"
+        pq.write_table(bad, path)
+        for check in (check_stream_file, read_stream, open_stream):
+            with pytest.raises(InputError) as info:
+                check(path)
+            assert str(info.value).startswith(f"{path}: {words}"), str(info.value)
+
+
+def test_a_bad_effort_on_disk_names_the_file_and_the_row(tmp_path):
+    from delaycv.stream import open_stream, to_table
+
+    rows = 5000
+    stream = _random_stream(rows)
+    effort = np.arange(rows, dtype=np.float64)
+    good = Stream(
+        stream.time,
+        stream.label,
+        stream.label_time,
+        stream.features,
+        metadata={"dataset": "random", "effort": "la + ld"},
+        effort=effort,
+    )
+    table = to_table(good)
+    for value, words in [(-3.0, "is -3.0"), (None, "is nan")]:
+        values = effort.tolist()
+        values[4321] = value
+        bad = table.set_column(3, pa.field("effort", pa.float64()), pa.array(values))
+        path = tmp_path / "bad.parquet"
+        pq.write_table(bad, path)
+        for read in (read_stream, lambda p: list(open_stream(p).chunks(1000))):
+            with pytest.raises(InputError) as info:
+                read(path)
+            assert str(info.value).startswith(f"{path}: stream effort at row 4322 {words}")
+    # a negative effort is found in the footer's statistics without reading the data
+    values = effort.tolist()
+    values[4321] = -3.0
+    pq.write_table(table.set_column(3, "effort", pa.array(values)), tmp_path / "neg.parquet")
+    with pytest.raises(InputError) as info:
+        check_stream_file(tmp_path / "neg.parquet")
+    assert str(info.value).startswith(
+        f"{tmp_path / 'neg.parquet'}: stream effort (row group 0) is -3.0 (expected a finite"
+    )

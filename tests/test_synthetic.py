@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -32,7 +33,8 @@ def test_same_seed_byte_identical_parquet(tmp_path):
 def test_shape_and_metadata(default):
     m = default.metadata
     assert len(default) == 6000 and m["rows"] == 6000
-    assert set(m) == set(METADATA_KEYS)  # the same keys as converted data
+    # the same keys as converted data, with the effort's description (a stream with an effort)
+    assert set(m) == set(METADATA_KEYS) | {"effort"} and m["effort"] == "la + ld"
     assert 10 <= len(default.feature_names) <= 15
     assert default.feature_names == list(FEATURES)
     assert all(default.features.dtypes == np.float64)
@@ -113,3 +115,37 @@ def test_cli_generate(tmp_path, capsys):
     assert meta["generator"]["rows"] == 500
     assert main(["generate", str(tmp_path / "x.parquet"), "--rows", "0"]) == 2
     assert not (tmp_path / "x.parquet").exists()
+
+
+def _digest(stream) -> str:
+    h = hashlib.sha256()
+    for values in (stream.time, stream.label, stream.label_time, stream.features.to_numpy()):
+        h.update(np.ascontiguousarray(values).tobytes())
+    return h.hexdigest()
+
+
+def test_effort_is_the_changed_lines_and_draws_nothing(tmp_path):
+    """The effort (la + ld) is computed from the features: the stream's other arrays are those the
+    generator gave before it had an effort (the digest was taken from that code), and
+    ``effort=False`` gives that stream exactly, without an effort."""
+    s = generate_stream(rows=500, seed=3)
+    assert s.metadata["effort"] == "la + ld" and s.effort.dtype == np.float64
+    np.testing.assert_array_equal(s.effort[:6], [13.0, 313.0, 42.0, 146.0, 65.0, 16.0])
+    np.testing.assert_array_equal(s.effort, s.features["la"] + s.features["ld"])
+    assert s.effort.sum() == 60162.0 and not s.effort.flags.writeable
+    assert _digest(s) == "0c68d94937623933bf238dde6412142478ca46347f50c088cb413dbc62e18374"
+    bare = generate_stream(rows=500, seed=3, effort=False)
+    assert bare.effort is None and "effort" not in bare.metadata
+    assert _digest(bare) == _digest(s)
+    assert bare.metadata == {k: v for k, v in s.metadata.items() if k != "effort"}
+    write_stream(s, tmp_path / "s.parquet")
+    assert pq.read_schema(tmp_path / "s.parquet").names[:4] == [
+        "time",
+        "label",
+        "label_time",
+        "effort",
+    ]
+    back = read_stream(tmp_path / "s.parquet")
+    assert back.equals(s) and back.metadata["effort"] == "la + ld"
+    with pytest.raises(DelaycvError, match="effort must be true or false"):
+        generate_stream(rows=10, effort="no")

@@ -59,11 +59,12 @@ ALL_EVALUATE = {evaluate_job(lr, p) for lr in ("nb", "lr") for p in ("ideal", "h
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
-    """A copy of the workflow on the tiny config whose 36 outputs are all recorded as up to date."""
+    """A copy of the workflow on the tiny config whose 39 outputs are all recorded as up to date."""
     workdir = copy_workflow(tmp_path_factory.mktemp("template") / "wf", SMALL)
     # 23 with tests.html and bias.html, the report's views of the tables; 26 with the policy
-    # contrasts (the config has ideal); 36 with the rankings (9 tables and pages, the figures)
-    assert touch_outputs(workdir) == 36
+    # contrasts (the config has ideal); 36 with the rankings (9 tables and pages, the figures);
+    # 39 with the runs table (runs.parquet, runs.csv, runs.html)
+    assert touch_outputs(workdir) == 39
     return workdir
 
 
@@ -552,6 +553,13 @@ def test_changing_validation_reruns_every_evaluation_but_not_the_data(done):
     config["validation"]["folds"] = 3
     write_config(done, config)
     assert planned_jobs(done) == ALL_EVALUATE | AGGREGATION
+
+
+def test_changing_a_datasets_effort_reruns_its_convert_job_and_what_follows(done):
+    config = read_config(done / "config.yaml")
+    config["datasets"]["tiny"]["effort"] = None  # the generated stream without its la + ld
+    write_config(done, config)
+    assert planned_jobs(done) == {("convert", (("dataset", "tiny"),))} | ALL_EVALUATE | AGGREGATION
 
 
 @pytest.mark.parametrize(

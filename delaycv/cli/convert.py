@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from delaycv.errors import InputError
-from delaycv.mapping import INF_MODES, LINK_KINDS, PRESETS
+from delaycv.mapping import INF_MODES, LINK_KINDS, NO_EFFORT, PRESETS
 from delaycv.timeunits import TIME_UNITS
 
 
@@ -62,6 +62,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         metavar="CHAR",
         help="CSV field separator (default ','; e.g. ';', or '\\t' for a tab)",
     )
+    g.add_argument(
+        "--effort",
+        type=effort,
+        default=(),
+        metavar="COL[+COL...]",
+        help="the numeric column(s) whose sum is each instance's effort (the presets: la+ld), "
+        "or none: a stream without effort",
+    )
     parser.add_argument(
         "--drop-truncated-last-line",
         action="store_true",
@@ -81,6 +89,18 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--quiet", action="store_true", help="print no summary")
     parser.set_defaults(run=run)
     return parser
+
+
+def effort(text: str) -> list[str] | None:
+    """``--effort``: ``la+ld`` -> ``["la", "ld"]``, ``none`` (any case) -> None (no effort)."""
+    if text.strip().lower() == NO_EFFORT:
+        return None
+    names = [part.strip() for part in text.split("+")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a column or columns (expected COL or COL+COL..., e.g. la+ld, or none)"
+        )
+    return names
 
 
 def _mapping_from_args(args) -> dict | None:
@@ -112,6 +132,8 @@ def _mapping_from_args(args) -> dict | None:
         value = getattr(args, key)
         if value is not None:
             mapping[key] = value
+    if args.effort != ():  # given: a list of columns, or None (no effort)
+        mapping["effort"] = args.effort
     return mapping or None
 
 
@@ -137,6 +159,6 @@ def run(args) -> int:
     if not args.quiet:
         keys = ("dataset", "rows", "positives", "positives_with_label_time", "dangling_links")
         keys += ("missing", "infinite_as_missing")
-        summary = {k: meta[k] for k in keys}
+        summary = {k: meta[k] for k in keys} | {"effort": meta.get("effort")}
         print(json.dumps(summary), file=sys.stdout)
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -170,7 +171,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--moa-alpha", type=float, help="fading factor of the MOA export")
     g.add_argument("--memory", action="store_true", help="measure model memory at checkpoints")
     g.add_argument(
-        "--no-timing", action="store_true", help="no CPU/wall times (byte-reproducible outputs)"
+        "--no-timing",
+        action="store_true",
+        help="no CPU/wall times, no peak memory or RAM-hours (byte-reproducible outputs)",
     )
     g.add_argument("--jobs", type=int, default=1, help="folds in N processes (same output)")
     g.add_argument(
@@ -328,6 +331,18 @@ def settings_from(args):
 
 
 def _run(args) -> int:
+    from delaycv.usage import Meter
+
+    # the process's cost (CPU, peak memory, RAM-hours: delaycv.usage), unless timings are off
+    meter = None if args.no_timing else Meter()
+    try:
+        return _evaluate(args, meter)
+    finally:
+        if meter is not None:
+            meter.stop()  # (its thread ends, also when the run fails)
+
+
+def _evaluate(args, meter) -> int:
     settings = settings_from(args)  # every check before any work: the run, the output, the stream
 
     from delaycv.atomic import check_output
@@ -364,7 +379,13 @@ def _run(args) -> int:
                 "alpha": export.alpha,
                 "folds": export.folds,
             }
+        if meter is not None:
+            run.write_tables(result)  # writing the tables is part of the run's cost
+            extra.update(meter.stop())
         run.finish(result, moa_export=export, extra=extra)
+    note = result.info["effort"].get("note")
+    if note:
+        print(f"delaycv: note: {note}", file=sys.stderr)
     if not args.quiet:
         keys = result.info["run_keys"]
         files = ", ".join(sorted(p.name for p in out.iterdir()))

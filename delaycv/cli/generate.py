@@ -23,6 +23,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--rows", type=int, default=6000, help="number of instances (6000)")
     parser.add_argument("--seed", type=options.seed, default=1, help="random seed (1)")
     parser.add_argument("--dataset", default="synthetic", help="dataset name (synthetic)")
+    parser.add_argument(
+        "--no-effort",
+        action="store_true",
+        help="a stream without an effort (default: la + ld, for the effort-aware measures)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print no summary")
     parser.set_defaults(run=run)
     return parser
@@ -38,7 +43,9 @@ def run(args) -> int:
     from delaycv.stream import write_stream
     from delaycv.synthetic import generate_stream
 
-    stream = generate_stream(rows=args.rows, seed=args.seed, dataset=args.dataset)
+    stream = generate_stream(
+        rows=args.rows, seed=args.seed, dataset=args.dataset, effort=not args.no_effort
+    )
     write_stream(stream, args.dest)
     if not args.quiet:
         meta = stream.metadata

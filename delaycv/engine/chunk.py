@@ -25,9 +25,10 @@ class Slots:
     """Per-instance state shared by the folds (machine values: no Python object per pending
     label). ``y``: true labels; ``res_o[s]``, ``res_in[s]``, ``res_due[s]``: the observed label,
     inspection flag and due time of side s (0 negative, 1 positive) once resolved; ``x_of``: the
-    x dicts (None once no fold can need one)."""
+    x dicts (None once no fold can need one); ``effort``: the efforts (empty on a stream without
+    one)."""
 
-    __slots__ = ("off", "top", "y", "res_o", "res_in", "res_due", "x_of")
+    __slots__ = ("off", "top", "y", "res_o", "res_in", "res_due", "x_of", "effort")
 
     def __init__(self) -> None:
         self.off = 1  # the instance in slot 0
@@ -37,9 +38,11 @@ class Slots:
         self.res_in = (bytearray(), bytearray())
         self.res_due = (array("d"), array("d"))
         self.x_of: list = []
+        self.effort = array("d")
 
-    def extend(self, chunk) -> None:
-        """Slots for the instances of ``chunk`` (a :class:`~delaycv.stream.StreamChunk`)."""
+    def extend(self, chunk, effort: bool = False) -> None:
+        """Slots for the instances of ``chunk`` (a :class:`~delaycv.stream.StreamChunk`); with
+        ``effort``, their efforts too."""
         k = len(chunk)
         self.top += k
         self.y.frombytes(np.asarray(chunk.label, dtype=np.int8).tobytes())
@@ -48,6 +51,8 @@ class Slots:
         for column in self.res_in:
             column.extend(bytes(k))
         self.x_of.extend(chunk.records)
+        if effort:
+            self.effort.frombytes(np.asarray(chunk.effort, dtype=np.float64).tobytes())
 
     def record(self, slots: np.ndarray, side: np.ndarray, observed, insp, due) -> None:
         """Store the resolved label (observed, inspection flag, due time) of (slot, side) pairs."""
@@ -87,6 +92,8 @@ class Slots:
         """Forget the first ``drop`` slots."""
         for column in (self.y, *self.res_o, *self.res_in, *self.res_due):
             del column[:drop]
+        if self.effort:
+            del self.effort[:drop]
         del self.x_of[:drop]
         self.off += drop
 

@@ -14,59 +14,33 @@ where it was not built, or cannot be loaded (another platform), the Python loop 
 * the environment variable ``DELAYCV_PURE_PYTHON`` is ``1`` (to run or measure the Python loop;
   ``0`` or unset: the compiled loop; any other value is refused with a ``ConfigError``).
 
+The rules are :mod:`delaycv.native`'s, shared with the effort-aware measures' compiled loop.
+
 :func:`status` says which loop runs and why (``make venv`` prints it).
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
-import warnings
 from pathlib import Path
-from types import ModuleType
 
-from delaycv.errors import ConfigError
+from delaycv import native
+from delaycv.native import PURE_PYTHON
 
 #: The source of the compiled loop.
 SOURCE = Path(__file__).with_name("_loop.pyx")
-#: The environment variable that selects the Python loop.
-PURE_PYTHON = "DELAYCV_PURE_PYTHON"
+
+__all__ = ["LOOP", "PURE_PYTHON", "SOURCE", "source_digest", "status"]
 
 
 def source_digest(path: Path = SOURCE) -> str:
     """SHA-256 (hex) of the loop's source, as the build records it in the compiled module."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return native.source_digest(path)
 
 
-def _load() -> tuple[ModuleType | None, str]:
-    value = os.environ.get(PURE_PYTHON, "")
-    if value not in ("", "0", "1"):
-        raise ConfigError(
-            f"{value!r}",
-            location=f"environment variable {PURE_PYTHON}",
-            expected="1 (the Python loop), 0 or unset (the compiled loop where it is built)",
-        )
-    if value == "1":
-        return None, f"the Python loop: {PURE_PYTHON}=1"
-    if importlib.util.find_spec("delaycv.engine._loop") is None:
-        return (
-            None,
-            "the Python loop: the compiled loop is not built (to build it: a C compiler, then "
-            "pip install -e . in the checkout)",
-        )
-    try:
-        from delaycv.engine import _loop
-    except ImportError as err:  # built for another platform or Python
-        return None, f"the Python loop: the compiled loop cannot be loaded ({err})"
-    if SOURCE.is_file() and source_digest() != _loop.SOURCE_DIGEST:
-        reason = (
-            f"the Python loop: the compiled loop {Path(_loop.__file__).name} was not built from "
-            f"the {SOURCE.name} beside it (rebuild: make venv, or pip install -e . in the checkout)"
-        )
-        warnings.warn(f"delaycv runs {reason}", RuntimeWarning, stacklevel=2)
-        return None, reason
-    return _loop, f"the compiled loop ({Path(_loop.__file__).name})"
+def _load():
+    return native.load_compiled(
+        "delaycv.engine._loop", SOURCE, "the compiled loop", lambda: source_digest()
+    )
 
 
 LOOP, _STATUS = _load()

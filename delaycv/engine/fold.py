@@ -15,7 +15,8 @@ For each instance m of a chunk, in stream order (the engine's docstring states t
 
 Evaluations are buffered as keys ``2 i + s`` (instance i predicted on side s) and handed to the
 metric states in bulk (:meth:`~FoldLoop.drain`), with the labels, weights and probabilities
-gathered from the slots with numpy.
+gathered from the slots with numpy; on a stream with an effort, also to the fold's
+:class:`~delaycv.metrics.effort.EffortCurve` (the effort-aware measures), with the efforts.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from delaycv.engine import compiled
 from delaycv.engine.chunk import ChunkView, Slots, at_once
 from delaycv.engine.progress import PROGRESS_BLOCK
 from delaycv.learners import make_learner, trainer
+from delaycv.metrics.effort import EffortCurve
 from delaycv.validation import INSPECTION, NOISE, fold_rng, learner_seed
 
 #: Evaluations buffered per fold before they are handed to the metric states between checkpoints.
@@ -87,6 +89,7 @@ class FoldLoop:
         checkpoints: list[int],
         observer_factory: Callable | None,
         progress: Callable[[int], None] | None,
+        effort: bool = False,
     ) -> None:
         c0 = _time.process_time()
         self.cpu = 0.0
@@ -100,6 +103,8 @@ class FoldLoop:
         self.train_weighted = trainer(self.learner)
         self.metrics_observed = _metrics.Metrics(settings.estimator)
         self.metrics_true = _metrics.Metrics(settings.estimator)
+        # the effort-aware measures (both references), on a stream with an effort
+        self.effort_curve = EffortCurve(settings.estimator) if effort else None
         # the evaluations since the last drain, in release order: the key 2 i + s of the
         # released label (instance i, predicted side s), as machine values
         self.ev_key = array("q")
@@ -384,6 +389,8 @@ class FoldLoop:
             self.drain(slots)
             self.metrics_observed.snapshot()
             self.metrics_true.snapshot()
+            if self.effort_curve is not None:
+                self.effort_curve.snapshot()
             self.buffered = 0
         if self.keep:
             self.log_p1[start : start + k] = np.frombuffer(self.p1, dtype=np.float64)[
@@ -439,6 +446,9 @@ class FoldLoop:
             )
         self.metrics_observed.add_many(pe_a, p1_a, ob_a)
         self.metrics_true.add_many(pe_a, p1_a, y_a)
+        if self.effort_curve is not None:
+            effort = np.frombuffer(slots.effort, dtype=np.float64)[jj]
+            self.effort_curve.add_many(p1_a, effort, ob_a, y_a)
         self.buffered += len(key)
         return w_a
 
@@ -450,6 +460,8 @@ class FoldLoop:
         ends = np.array([end for end, _ in marks], dtype=np.int64)
         trained, weight = self.trained, self.weight_sum
         base = self.metrics_observed.buffered  # handed over before, not yet folded in
+        curve = self.effort_curve
+        effort_base = curve.buffered if curve is not None else 0
         w_a = self.drain(slots, int(ends[-1]))
         self.buffered = 0
         if w_a is None:
@@ -460,9 +472,13 @@ class FoldLoop:
             self.metrics_observed.snapshots(base + ends),
             self.metrics_true.snapshots(base + ends),
         )
+        if curve is not None:
+            # the effort-aware measures follow METRICS in each row's values
+            efforts = curve.snapshots(effort_base + ends)
+            values = tuple(np.hstack((values[r], efforts[:, r])) for r in (0, 1))
         for k, (_, c) in enumerate(marks):
             counts = [*c[:6], trained + n_trained[k], float(weight + w_sum[k]), *c[6:]]
-            # metric values as one float array per row, in METRICS order (no dict per row)
+            # metric values as one float array per row, in METRICS order (then EFFORT_METRICS)
             self.rows.append((self.fold, "observed", counts, values[0][k]))
             self.rows.append((self.fold, "true", counts, values[1][k]))
 

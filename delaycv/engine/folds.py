@@ -19,6 +19,7 @@ from delaycv.engine.fold import FoldLoop, FoldOutput
 from delaycv.errors import ConfigError, DelaycvError
 from delaycv.learners import learner_label
 from delaycv.releases import Releases
+from delaycv.stream import has_effort
 
 #: Instances per chunk of x dicts built from the stream (shared by the folds).
 CHUNK = 4096
@@ -41,7 +42,8 @@ def run_folds(
     releases = Releases(settings.policy, n, settings.flush)
     slots = Slots()
     positions = [*checkpoints.tolist(), -1]  # -1: no checkpoint left
-    loops = [FoldLoop(settings, f, n, positions, observer_factory, progress) for f in folds]
+    effort = has_effort(stream.metadata)  # the effort-aware measures too
+    loops = [FoldLoop(settings, f, n, positions, observer_factory, progress, effort) for f in folds]
     keep = settings.keep_predictions
     times: list = []
     labels: list = []
@@ -53,7 +55,7 @@ def run_folds(
             times.append(chunk.time)
             labels.append(chunk.label)
         # the chunk's slots, its releases, and the view the folds read
-        slots.extend(chunk)
+        slots.extend(chunk, effort)
         for loop in loops:
             loop.extend(start, stop)
         chunk_releases = releases.resolve(start, chunk.time, chunk.label, chunk.label_time)

@@ -17,8 +17,9 @@ from delaycv.engine.progress import Progress
 from delaycv.engine.tables import RUN_KEYS, folds_table, summarize
 from delaycv.errors import ConfigError, DelaycvError
 from delaycv.learners import learner_label, make_learner
+from delaycv.metrics.effort import describe_scope
 from delaycv.settings import RunSettings
-from delaycv.stream import StreamFile
+from delaycv.stream import StreamFile, has_effort
 
 
 @dataclass
@@ -45,6 +46,18 @@ class EvaluationResult:
             f"EvaluationResult({named}, folds={len(self.info.get('folds', []))}, "
             f"checkpoints={self.info.get('checkpoints')}, rows={len(self.folds)})"
         )
+
+
+def effort_record(metadata: dict, estimator) -> dict:
+    """What ``run.json`` says of the effort-aware measures: the stream's effort and the scope
+    they rank, or why they are absent."""
+    if has_effort(metadata):
+        return {"effort": metadata["effort"], "scope": describe_scope(estimator)}
+    return {
+        "effort": None,
+        "note": "the stream has no effort: the effort-aware measures (popt, ifa, ...) are not "
+        "computed (give it one when converting: the mapping's effort, or --effort)",
+    }
 
 
 def evaluate(
@@ -97,6 +110,7 @@ def evaluate(
         settings.checkpoints,
     )
     keys = run_keys(stream, settings)
+    effort = has_effort(stream.metadata)
     wall0, cpu0 = _time.monotonic(), _time.process_time()
     reporter = Progress(len(stream) * len(settings.folds)) if progress is True else progress or None
     parallel = settings.jobs > 1 and len(settings.folds) > 1
@@ -114,11 +128,13 @@ def evaluate(
             progress=reporter,
             on_rows=None
             if on_rows is None
-            else lambda rows: on_rows(folds_table(rows, keys, settings.estimator.kind)),
+            else lambda rows: on_rows(folds_table(rows, keys, settings.estimator.kind, effort)),
         )
     if isinstance(reporter, Progress):
         reporter.close()
-    table = folds_table([row for out in outputs for row in out.rows], keys, settings.estimator.kind)
+    table = folds_table(
+        [row for out in outputs for row in out.rows], keys, settings.estimator.kind, effort
+    )
     if on_rows is not None:
         if len(table):  # rows of parallel workers come back at their end
             on_rows(table)
@@ -134,6 +150,7 @@ def evaluate(
         # the most instances whose state (x dict, pending labels) a process held at once
         "instances_held": max(o.held for o in outputs),
         "specs": settings.record(),
+        "effort": effort_record(stream.metadata, settings.estimator),
     }
     if settings.timing:
         info["wall_seconds"] = _time.monotonic() - wall0

@@ -59,10 +59,15 @@ SUMMARY_STATS = ("n_folds", "mean", "std", "ci_low", "ci_high")
 SUMMARY_COUNTS = ("evaluated", "pending", "skipped", "trained", "weight")
 
 
-def folds_table(rows: list, run_keys: dict, estimator_kind: str) -> pd.DataFrame:
+def folds_table(
+    rows: list, run_keys: dict, estimator_kind: str, effort: bool = False
+) -> pd.DataFrame:
     """The per-fold checkpoint table of ``rows`` (fold, reference, counts, metric values) of the run
-    ``run_keys`` under the estimator ``estimator_kind``."""
+    ``run_keys`` under the estimator ``estimator_kind``. The metric columns are ``METRICS``, then
+    ``EFFORT_METRICS`` with ``effort`` (a stream with an effort: the rows carry them)."""
     metric_names = list(_metrics.METRICS)
+    if effort:
+        metric_names += _metrics.EFFORT_METRICS
     count_cols = list(FOLD_COLUMNS[len(RUN_KEYS) + 3 :])
     n_rows = len(rows)
     if rows:
@@ -98,12 +103,16 @@ def summarize(folds: pd.DataFrame) -> pd.DataFrame:
 
     ``n_folds`` = number of folds with a finite value, ``mean``, ``std`` (sample, n - 1; NaN if
     n_folds < 2) and the t-based 95 % interval ``mean -/+ t_{0.975, n-1} * std / sqrt(n)``.
-    Metrics are every column of :data:`delaycv.metrics.METRICS` present, plus the counts
-    :data:`SUMMARY_COUNTS`.
+    Metrics are every column of :data:`delaycv.metrics.METRICS` and
+    :data:`delaycv.metrics.EFFORT_METRICS` present, plus the counts :data:`SUMMARY_COUNTS`.
     """
     from scipy import stats as _stats
 
-    names = [c for c in (*SUMMARY_COUNTS, *_metrics.METRICS) if c in folds.columns]
+    names = [
+        c
+        for c in (*SUMMARY_COUNTS, *_metrics.METRICS, *_metrics.EFFORT_METRICS)
+        if c in folds.columns
+    ]
     keys = [k for k in (*RUN_KEYS, "reference", "estimator", "checkpoint", "time")]
     if folds.empty:
         return pd.DataFrame({c: [] for c in (*SUMMARY_KEYS, *SUMMARY_STATS)})

@@ -5,11 +5,13 @@ gives every metric of ``METRICS`` under the estimator at ``snapshot()``. Estimat
 ``Cumulative()``, ``Sliding(width)``, ``Fading(alpha)``, ``Tumbling(size)`` (``make_estimator``
 builds one from a config value; each keeps its sums in its own state class, ``states``).
 ``REFERENCES``: the labels a metric is computed against. ``MOA_MEASUREMENTS`` rebuilds MOA's 41
-measurements from a snapshot.
+measurements from a snapshot. ``EFFORT_METRICS``: the effort-aware measures of a stream with an
+effort (``effort``: :class:`~delaycv.metrics.effort.EffortCurve`, imported where it is used).
 """
 
 from delaycv.choices import REFERENCES
 from delaycv.metrics.core import Metrics
+from delaycv.metrics.effort_names import EFFORT_LOWER_IS_BETTER, EFFORT_METRICS
 from delaycv.metrics.estimators import (
     ESTIMATORS,
     Cumulative,
@@ -23,6 +25,8 @@ from delaycv.metrics.formulas import METRICS
 from delaycv.metrics.moa import MOA_BASIC_MEASUREMENTS, MOA_MEASUREMENTS, moa_values
 
 __all__ = [
+    "EFFORT_LOWER_IS_BETTER",
+    "EFFORT_METRICS",
     "ESTIMATORS",
     "METRICS",
     "MOA_BASIC_MEASUREMENTS",

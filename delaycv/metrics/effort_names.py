@@ -1,0 +1,17 @@
+"""Names of the effort-aware measures (design card §6; docs/metrics.md): computed for a stream
+that carries an effort (``Stream.effort``), absent from the tables of one that does not."""
+
+#: the effort-aware measures, in the order of the fold table's columns (after ``METRICS``)
+EFFORT_METRICS: tuple[str, ...] = (
+    "effort_recall_20",
+    "effort_precision_20",
+    "effort_f1_20",
+    "effort_pci_20",
+    "effort_at_recall_20",
+    "ifa",
+    "popt",
+)
+#: the effort-aware measures for which lower is better
+EFFORT_LOWER_IS_BETTER: frozenset[str] = frozenset({"effort_at_recall_20", "ifa"})
+#: the effort-aware measures whose values are fractions in [0, 1] (``ifa`` is a count)
+EFFORT_FRACTIONS: frozenset[str] = frozenset(EFFORT_METRICS) - {"ifa"}
