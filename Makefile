@@ -24,7 +24,7 @@ $(STAMP): requirements.lock pyproject.toml setup.py delaycv/engine/_loop.pyx del
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
-	@$(BIN)/python -c "from delaycv.engine import compiled; print('delaycv: the fold loop is', compiled.status())"
+	@$(BIN)/python -c "from delaycv.engine import compiled; from delaycv.metrics import effort; print('delaycv: the fold loop is', compiled.status()); print('delaycv: the effort-aware measures run', effort.LOOP_STATUS)"
 	touch $(STAMP)
 	@echo "delaycv: $(VENV) is ready"
 

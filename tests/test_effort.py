@@ -336,3 +336,24 @@ def test_the_api_takes_the_effort_of_a_dataframe_or_of_x_dicts(tmp_path):
         delaycv.evaluate(tmp_path / "s.parquet", model, effort="la", **kw)
     with pytest.raises(ConfigError, match="key effort"):
         delaycv.evaluate(frame, model, effort=["la", "la"], **kw)
+
+
+def test_the_compiled_loop_is_built_where_required():
+    import os
+
+    if os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") in ("", "0"):
+        pytest.skip("DELAYCV_REQUIRE_COMPILED_LOOP is not set")
+    assert effort_module.LOOP is not effort_loop, effort_module.LOOP_STATUS
+
+
+def test_a_build_of_another_source_is_not_used(monkeypatch):
+    from delaycv import native
+
+    if effort_module.LOOP is effort_loop:
+        pytest.skip(effort_module.LOOP_STATUS)
+    monkeypatch.setattr(native, "source_digest", lambda path: "0" * 64)
+    with pytest.warns(RuntimeWarning, match="was not built from the _effort_loop.pyx beside it"):
+        loop, reason = native.load("delaycv.metrics._effort_loop", effort_loop)
+    assert loop is effort_loop and "make venv" in reason
+    monkeypatch.setenv(native.PURE_PYTHON, "1")
+    assert native.load("delaycv.metrics._effort_loop", effort_loop)[0] is effort_loop
