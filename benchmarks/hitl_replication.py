@@ -5,19 +5,22 @@ run directories are shared, so ideal and the common hitl runs are evaluated once
 
     snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq1.yaml
     snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq3.yaml
-    python benchmarks/hitl_replication.py [--out results/replication]
+    python benchmarks/hitl_replication.py [--out results/replication] [--doc docs/replication.md]
 
 Reads each study's policy contrasts (`<results>/tests/<dataset>/contrasts.parquet`, against
 `ideal`, at commits 1000 ... 5000) and the study code's own fold averages
 (`../shared/reference/hitl-study/means.csv.gz`, read where it is, never copied), and prints, as
 Markdown: the ideal values side by side, each setting's median validity with its Scott-Knott ESD
-group in both, how far the two agree, and the study's questions answered by each. The full tables
-go to `--out` as CSV.
+group in both, how far the two agree, the study's questions answered by each, and the effort-aware
+measures against ideal (delaycv alone). The full tables go to `--out` as CSV; `--doc` writes the
+tables into the doc's marked blocks (`<!-- replication: NAME -->` ... `<!-- /replication: NAME
+-->`), so that the doc's tables and verdicts are the numbers' own.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -90,85 +93,110 @@ def effort_table(observed: pd.DataFrame, true: pd.DataFrame, metric: str) -> pd.
     return table.rename_axis("setting").reset_index()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rq1", type=Path, default=STUDIES["rq1"], help="RQ1's results folder")
-    parser.add_argument("--rq3", type=Path, default=STUDIES["rq3"], help="RQ3's results folder")
-    parser.add_argument("--study", type=Path, default=STUDY, help="the study's means.csv.gz")
-    parser.add_argument("--out", type=Path, default=REPO / "results" / "replication")
-    args = parser.parse_args()
-
-    means = pd.read_csv(args.study)
-    means = means[means["at"].str.startswith("commit_")]
-    study = rep.study_validity(means)
-    contrasts = pd.concat([read_contrasts(args.rq1), read_contrasts(args.rq3)], ignore_index=True)
+def blocks(study: pd.DataFrame, contrasts: pd.DataFrame, out: Path) -> dict[str, str]:
+    """The tables of docs/replication.md, as Markdown blocks by name (the CSVs go to ``out``)."""
     keys = ["dataset", "learner", "reference", "policy", "at", "metric"]
     contrasts = contrasts.drop_duplicates(keys)  # ideal-based rows of runs both studies share
     observed = rep.delaycv_validity(contrasts, reference="observed")
     true = rep.delaycv_validity(contrasts, reference="true")
     study = study[study["policy"].isin(set(observed["policy"]))]
     both = rep.side_by_side(study, observed)
-    args.out.mkdir(parents=True, exist_ok=True)
-    both.to_csv(args.out / "validity_side_by_side.csv", index=False)
-    true.to_csv(args.out / "true_value_against_ideal.csv", index=False)
+    out.mkdir(parents=True, exist_ok=True)
+    both.to_csv(out / "validity_side_by_side.csv", index=False)
+    true.to_csv(out / "true_value_against_ideal.csv", index=False)
+    found = {}
 
-    print("## Ideal at the key commits (percent; study | delaycv)\n")
     ideal = both.drop_duplicates(["project", "at", "metric"])
     ideal = ideal[ideal["metric"] == "gmean"].assign(
         cell=lambda f: [
             f"{a:.1f} / {b:.1f}" for a, b in zip(f["ideal_study"], f["ideal_delaycv"], strict=True)
         ]
     )
-    print(markdown(ideal.pivot(index="project", columns="at", values="cell").reset_index()))
+    found["ideal"] = markdown(
+        ideal.pivot(index="project", columns="at", values="cell").reset_index()
+    )
 
     for metric in rep.METRICS:
         table = settings_table(study, observed, metric)
-        table.to_csv(args.out / f"settings_{metric}.csv", index=False)
+        table.to_csv(out / f"settings_{metric}.csv", index=False)
         rho = stats.spearmanr(table["median_study"], table["median_delaycv"]).statistic
-        print(f"\n## Validity of the settings, {metric} (median over projects x commits)\n")
-        print(markdown(table))
         same = (table["group_study"] == table["group_delaycv"]).mean()
-        print(
-            f"\nSpearman correlation of the medians: {rho:.2f}; settings in the same SK-ESD "
-            f"group in both: {100 * same:.0f} %"
+        found[f"settings_{metric}"] = (
+            markdown(table) + f"\n\nSpearman correlation of the two medians: **{rho:.2f}**; "
+            f"the same SK-ESD group in both: {100 * same:.0f} % of the settings."
         )
 
-    print("\n## The study's questions (validity differences in percentage points)\n")
     rows = []
     for metric in rep.METRICS:
         for name, validity in (("study", study), ("delaycv", observed), ("delaycv true", true)):
-            f = rep.findings(validity, metric).assign(metric=metric, source=name)
-            rows.append(f)
+            rows.append(rep.findings(validity, metric).assign(metric=metric, source=name))
     answers = pd.concat(rows, ignore_index=True)
-    answers.to_csv(args.out / "findings.csv", index=False)
-    print(markdown(answers[["metric", "question", "source", "mean", "wins", "n", "answer"]], 2))
+    answers.to_csv(out / "findings.csv", index=False)
+    columns = ["metric", "question", "source", "mean", "wins", "n", "answer"]
+    found["findings"] = markdown(answers[columns], 2)
 
     effort = [m for m in EFFORT if m in set(observed["metric"])]
     if effort:
-        print("\n## Effort-aware measures against ideal (delaycv alone)\n")
-        ideal = observed[observed["metric"].isin(effort)].drop_duplicates(
+        values = observed[observed["metric"].isin(effort)].drop_duplicates(
             ["project", "at", "metric"]
         )
-        ideal = ideal.groupby(["project", "metric"])["ideal"].median().unstack("metric")
-        print("Ideal's own value, median over the key commits (percent):\n")
-        print(markdown(ideal.reset_index()))
-    for metric in effort:
-        table = effort_table(observed, true, metric)
-        table.to_csv(args.out / f"effort_{metric}.csv", index=False)
-        print(f"\n### {metric}: validity of the settings (median over projects x commits)\n")
-        print(markdown(table))
-    if effort:
+        values = values.groupby(["project", "metric"])["ideal"].median().unstack("metric")
+        found["effort_ideal"] = markdown(values.reset_index())
+        for metric in effort:
+            table = effort_table(observed, true, metric)
+            table.to_csv(out / f"effort_{metric}.csv", index=False)
+            found[f"effort_{metric}"] = markdown(table)
         rows = [
             rep.findings(validity, metric).assign(metric=metric, source=name)
             for metric in effort
             for name, validity in (("delaycv", observed), ("delaycv true", true))
         ]
         effort_answers = pd.concat(rows, ignore_index=True)
-        effort_answers.to_csv(args.out / "effort_findings.csv", index=False)
-        print("\n### The study's questions, asked of the effort-aware measures\n")
-        columns = ["metric", "question", "source", "mean", "wins", "n", "answer"]
-        print(markdown(effort_answers[columns], 2))
-    print(f"\nCSV tables: {args.out}")
+        effort_answers.to_csv(out / "effort_findings.csv", index=False)
+        found["effort_findings"] = markdown(effort_answers[columns], 2)
+    return found
+
+
+def write_doc(doc: Path, found: dict[str, str]) -> None:
+    """Replace each block of ``doc`` between ``<!-- replication: NAME -->`` and
+    ``<!-- /replication: NAME -->`` by the block ``NAME`` (every block must have its markers)."""
+    text = doc.read_text()
+    missing = []
+    for name, block in found.items():
+        begin, end = f"<!-- replication: {name} -->", f"<!-- /replication: {name} -->"
+        pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+        if not pattern.search(text):
+            missing.append(name)
+            continue
+        replacement = f"{begin}\n{block}\n{end}"
+        text = pattern.sub(lambda _, new=replacement: new, text)
+    if missing:
+        sys.exit(f"hitl_replication: {doc} has no markers for {', '.join(missing)}")
+    doc.write_text(text)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rq1", type=Path, default=STUDIES["rq1"], help="RQ1's results folder")
+    parser.add_argument("--rq3", type=Path, default=STUDIES["rq3"], help="RQ3's results folder")
+    parser.add_argument("--study", type=Path, default=STUDY, help="the study's means.csv.gz")
+    parser.add_argument("--out", type=Path, default=REPO / "results" / "replication")
+    parser.add_argument(
+        "--doc", type=Path, default=None, help="write the tables into this doc's marked blocks"
+    )
+    args = parser.parse_args()
+
+    means = pd.read_csv(args.study)
+    means = means[means["at"].str.startswith("commit_")]
+    study = rep.study_validity(means)
+    contrasts = pd.concat([read_contrasts(args.rq1), read_contrasts(args.rq3)], ignore_index=True)
+    found = blocks(study, contrasts, args.out)
+    for name, block in found.items():
+        print(f"## {name}\n\n{block}\n")
+    if args.doc is not None:
+        write_doc(args.doc, found)
+        print(f"tables written into {args.doc}")
+    print(f"CSV tables: {args.out}")
     return 0
 
 

@@ -205,6 +205,26 @@ def paired_difference(
     return {"mean": float(d.mean()), "wins": float((d > 0).mean()), "n": int(len(d))}
 
 
+def verdict(mean: float, wins: float, n: int) -> str:
+    """The answer to a paired question, from both of its numbers: the first setting is "more
+    valid" only when its mean difference is positive **and** it wins most pairs (the reverse for
+    the second); when the two disagree (a few large differences against most pairs), "mixed".
+
+    >>> verdict(5.9, 0.9, 10), verdict(-1.0, 0.0, 5), verdict(-0.37, 0.72, 280)
+    ('first more valid', 'second more valid', 'mixed: the mean favours the second, most pairs the first')
+    """
+    if n == 0:
+        return "no pairs"
+    if mean > 0 and wins > 0.5:
+        return "first more valid"
+    if mean < 0 and wins < 0.5:
+        return "second more valid"
+    by_mean = "the first" if mean > 0 else "the second" if mean < 0 else "neither"
+    if wins == 0.5:
+        return f"mixed: the mean favours {by_mean}, the pairs split evenly"
+    return f"mixed: the mean favours {by_mean}, most pairs {'the first' if wins > 0.5 else 'the second'}"
+
+
 def findings(validity: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
     """The study's questions asked of one validity table (study's or delaycv's), for one metric:
 
@@ -221,7 +241,7 @@ def findings(validity: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
 
     One row per question: ``question``, ``mean`` (mean paired difference, percentage points),
     ``wins`` (share of (project, at, setting) pairs where the first is more valid), ``n`` and
-    ``answer`` (text)."""
+    ``answer`` (:func:`verdict`: read from both the mean and the wins)."""
     policies = sorted(set(validity["policy"]))
     hitl = _hitl_by_days(policies)
     rows = []
@@ -246,10 +266,7 @@ def findings(validity: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
     out = pd.DataFrame(
         [{"question": q, **r} for q, r in rows], columns=["question", "mean", "wins", "n"]
     )
-    out["answer"] = [
-        "no pairs" if r.n == 0 else ("first more valid" if r.mean > 0 else "second more valid")
-        for r in out.itertuples()
-    ]
+    out["answer"] = [verdict(r.mean, r.wins, r.n) for r in out.itertuples()]
     medians = validity[validity["metric"] == metric].groupby("policy")["validity"].median()
     if len(medians):
         best = medians.idxmax()

@@ -195,3 +195,16 @@ def test_findings_read_policy_names_through_the_presets():
     twice = _validity({"hitl_7d_90d": [1, 1], "hitl_1w_90d": [2, 2]})
     with pytest.raises(DelaycvError, match="hitl_1w_90d and hitl_7d_90d have the same windows"):
         rep.findings(twice)
+
+
+def test_a_mean_and_wins_that_disagree_are_mixed():
+    # hitl_90d_90d wins 4 of 5 projects by 1 point, loses one by 10: the mean favours auto
+    table = _validity(
+        {"hitl_90d_90d": [91, 91, 91, 91, 80], "auto_90d_90d": [90, 90, 90, 90, 90]}
+    )
+    out = rep.findings(table).set_index("question")
+    assert out.loc["hitl vs auto", "mean"] == pytest.approx(-1.2)
+    assert out.loc["hitl vs auto", "wins"] == pytest.approx(0.8)
+    assert out.loc["hitl vs auto", "answer"] == (
+        "mixed: the mean favours the second, most pairs the first"
+    )
