@@ -101,14 +101,15 @@ def delaycv_validity(
     contrasts: pd.DataFrame, *, reference: str = "observed", learner: str | None = None
 ) -> pd.DataFrame:
     """delaycv's validity from its contrast tables (:func:`delaycv.contrasts.policy_contrasts`
-    against ``ideal``), in the study's names and percent. ``reference="observed"`` is the study's
-    quantity (the setting's estimate against ideal); ``"true"`` is the model's own true-label value
-    against ideal. Rows with a note (a position beyond a stream) are left out. Columns
-    :data:`VALIDITY_COLUMNS`."""
+        against ``ideal``), in the study's names and percent. ``reference="observed"`` is the study's
+        quantity (the setting's estimate against ideal); ``"true"`` is the model's own true-label value
+        against ideal. Rows without a checkpoint (a position beyond a stream: no test) are left out; a
+    row whose note only says where it was tested is kept. Columns
+        :data:`VALIDITY_COLUMNS`."""
     rows = contrasts[
         (contrasts["reference"] == reference)
         & (contrasts["reference_policy"] == "ideal")
-        & (contrasts["note"].fillna("") == "")
+        & contrasts["checkpoint"].notna()
     ]
     if learner is not None:
         rows = rows[rows["learner"] == learner]

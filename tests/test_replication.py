@@ -31,6 +31,7 @@ def _contrast_rows(rows):
     frame["learner"] = "ht"
     frame["reference_policy"] = "ideal"
     frame["note"] = ""
+    frame["checkpoint"] = [int(a.split("_")[1]) + 20 for a in frame["at"]]
     frame["validity"] = 100 - 100 * (frame["mean_policy"] - frame["mean_reference_policy"]).abs()
     return frame
 
@@ -64,7 +65,11 @@ def test_delaycv_validity_names_percent_and_notes():
             ("a", "hitl_7d_90d", "position_2000", "gmean", "observed", 0.45, 0.40),
         ]
     )
-    beyond = contrasts.iloc[[2]].assign(at="position_5000", note="beyond the stream (n = 3000)")
+    beyond = contrasts.iloc[[2]].assign(
+        at="position_5000", checkpoint=np.nan, note="beyond the stream (n = 3000)"
+    )
+    # a note that only says where the row was tested keeps it
+    contrasts.loc[0, "note"] = "requested position 1000, tested at checkpoint 1020"
     contrasts = pd.concat([contrasts, beyond], ignore_index=True)
     out = rep.delaycv_validity(contrasts)
     assert out[["policy", "at"]].to_numpy().tolist() == [
@@ -199,9 +204,7 @@ def test_findings_read_policy_names_through_the_presets():
 
 def test_a_mean_and_wins_that_disagree_are_mixed():
     # hitl_90d_90d wins 4 of 5 projects by 1 point, loses one by 10: the mean favours auto
-    table = _validity(
-        {"hitl_90d_90d": [91, 91, 91, 91, 80], "auto_90d_90d": [90, 90, 90, 90, 90]}
-    )
+    table = _validity({"hitl_90d_90d": [91, 91, 91, 91, 80], "auto_90d_90d": [90, 90, 90, 90, 90]})
     out = rep.findings(table).set_index("question")
     assert out.loc["hitl vs auto", "mean"] == pytest.approx(-1.2)
     assert out.loc["hitl vs auto", "wins"] == pytest.approx(0.8)
