@@ -48,7 +48,10 @@ The stream may be
 
 The model is a river estimator instance (or a learner spec, see :mod:`delaycv.learners`): each fold
 gets an untrained clone with its own seed (:func:`delaycv.learners.seeded_clone`); the instance
-itself is never trained or changed. Defaults (policy, validation, estimator, checkpoints) are
+itself is never trained or changed. Its ``predict_proba_one`` must answer as
+:func:`delaycv.learners.positive_probability` says (a dict keyed by 0 and 1 with probabilities in
+[0, 1], or an empty dict): anything else is a ``ConfigError`` naming the fold and the instance; a
+fold in which it never gave a probability is a warning (logged, and in ``result.info["warnings"]``). Defaults (policy, validation, estimator, checkpoints) are
 those of the command line and the workflow (:mod:`delaycv.defaults`).
 """
 
@@ -124,7 +127,9 @@ def evaluate(
     estimator : str, dict or None
         ``"fading"``, ``{"kind": "window", "width": 500}``, ...; None: fading 0.99.
     every : int or None, default 500
-        A checkpoint every ``every`` instances (and at the last).
+        A checkpoint every ``every`` instances (and at the last): an integer >= 1, as on the
+        command line and in the workflow config (0 is refused); None: the last instance (and
+        ``checkpoints``) only.
     predictions : bool, default False
         Also return the prediction log.
     time, label, label_time : str or None

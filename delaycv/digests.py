@@ -188,6 +188,36 @@ def check_code(stage: str, expected: str) -> None:
 KEEP_TEARDOWN_VARIABLE = "DELAYCV_KEEP_TEARDOWN"
 
 
+def one_line_errors(label: str) -> None:
+    """Make a rule script's job end on an error with one line in its log, not a traceback:
+    ``<label>: error: <message>`` for a :class:`~delaycv.errors.DelaycvError` (a learner that fails
+    mid-run, a bad setting) or an ``OSError`` (a full disk, a read-only folder: the file and the
+    reason), exit status 2; and the engine's warnings as ``<label>: warning: <message>``. Any
+    other exception keeps its traceback (a defect to report). A script calls it after
+    :func:`check_code`; what a ``with`` block writes is removed as the error leaves it."""
+    import logging
+
+    from delaycv.errors import DelaycvError
+
+    logging.basicConfig(level=logging.WARNING, format=f"{label}: warning: %(message)s")
+    previous = sys.excepthook
+
+    def hook(kind, error, trace) -> None:
+        if isinstance(error, DelaycvError):
+            text = str(error)
+        elif isinstance(error, OSError):
+            where = error.filename if error.filename is not None else "a file"
+            text = f"{where}: {error.strerror or error}"
+        else:
+            previous(kind, error, trace)
+            return
+        print(f"{label}: error: {' '.join(text.split())}", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(2)
+
+    sys.excepthook = hook
+
+
 def end_job() -> None:
     """End a rule script's job once its outputs are written and closed: flush its log and leave
     the process at once, without Python's teardown (freeing every object of pandas, pyarrow,

@@ -66,8 +66,8 @@ class RunSettings:
     seed : int
         The run seed (the replicate): learner seeds, bootstrap weights, noise, inspection errors.
     every : int or None
-        A checkpoint every ``every`` stream instances (None or 0: none but the last and
-        ``checkpoints``).
+        A checkpoint every ``every`` stream instances, an integer >= 1 (None: none but the last
+        and ``checkpoints``; 0 is refused, as by the command line and the workflow config).
     checkpoints : dict or None
         Extra checkpoints: ``positions``, ``fractions`` (of the stream), ``times`` (Unix s).
     threshold : float
@@ -137,18 +137,19 @@ def _probability(value: Any, key: str, what: str) -> float:
     return float(value)
 
 
+#: What ``every`` may be (the one rule of the API, the command line and the workflow config).
+EVERY_EXPECTED = "an integer >= 1: a checkpoint every that many instances, and at the last"
+
+
 def check_every(value: Any) -> int | None:
+    """``every``: an integer >= 1, or None (no periodic checkpoint: the last instance and the
+    extra checkpoints only); 0, a negative number, a fraction or a boolean is a ConfigError at
+    ``key checkpoints.every`` (``option --every`` on the command line)."""
     if value is None:
         return None
-    if not is_integer(value):
+    if not is_integer(value) or value < 1:
         raise ConfigError(
-            f"every {value!r}", location="key checkpoints.every", expected="an integer"
-        )
-    if value < 0:
-        raise ConfigError(
-            f"every {value!r} is negative",
-            location="key checkpoints.every",
-            expected="an integer >= 1",
+            f"every {value!r}", location="key checkpoints.every", expected=EVERY_EXPECTED
         )
     return int(value)
 

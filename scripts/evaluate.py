@@ -12,12 +12,13 @@ from pathlib import Path
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.digests import check_code, end_job  # noqa: E402
+from delaycv.digests import check_code, end_job, one_line_errors  # noqa: E402
 from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
 check_code("evaluate", snakemake.params.code)  # the code that runs is the code hashed
+one_line_errors(str(snakemake.wildcards))  # a failed run: one line in the log, exit 2
 
 from delaycv.usage import Meter  # noqa: E402
 

@@ -10,12 +10,13 @@ import sys
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.digests import check_code, end_job  # noqa: E402
+from delaycv.digests import check_code, end_job, one_line_errors  # noqa: E402
 from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
 check_code("merge", snakemake.params.code)  # the code that runs is the code hashed
+one_line_errors(f"{snakemake.rule} {snakemake.wildcards}")  # an error: one line, exit 2
 
 from delaycv.results import merge_files  # noqa: E402
 

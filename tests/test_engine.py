@@ -233,7 +233,9 @@ def test_checkpoint_positions():
     t = np.array([0, 5, 5, 9, 12, 20, 20, 21, 30, 31])
     assert checkpoint_positions(t, 3).tolist() == [3, 6, 9, 10]
     assert checkpoint_positions(t, None).tolist() == [10]
-    assert checkpoint_positions(t, 0, {"fractions": [0.25, 0.5, 1.0]}).tolist() == [3, 5, 10]
+    assert checkpoint_positions(t, None, {"fractions": [0.25, 0.5, 1.0]}).tolist() == [3, 5, 10]
+    with pytest.raises(ConfigError, match="every 0 .expected an integer >= 1"):
+        checkpoint_positions(t, 0)  # one rule with the command line and the config (issue 32)
     # times: the last instance at or before T; before the first instance: none
     assert checkpoint_positions(t, None, {"times": [5, 20, -1]}).tolist() == [3, 7, 10]
     assert checkpoint_positions(t, 4, [1, 2]).tolist() == [1, 2, 4, 8, 10]

@@ -24,7 +24,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("src", help="the raw file (.arff or .csv)")
-    parser.add_argument("dest", help="the Parquet file to write (written atomically)")
+    parser.add_argument(
+        "dest",
+        metavar="DEST.parquet",
+        help="the Parquet file to write (written atomically; its name ends in .parquet)",
+    )
     parser.add_argument("--dataset", help="dataset name (default: the source file's stem)")
     parser.add_argument("--preset", choices=sorted(PRESETS), help="a known format's mapping")
     parser.add_argument("--format", choices=["arff", "csv"], help="default: the file suffix")
@@ -137,9 +141,24 @@ def _mapping_from_args(args) -> dict | None:
     return mapping or None
 
 
+def check_parquet_name(dest: str) -> None:
+    """The output is a Parquet file: a name ending in anything but ``.parquet`` (``out.csv``)
+    is refused before any work."""
+    suffix = Path(dest).suffix
+    if suffix.lower() != ".parquet":
+        ends = f"ends in {suffix!r}" if suffix else "has no suffix"
+        raise InputError(
+            f"the stream is written as Parquet, and this name {ends}",
+            path=dest,
+            location="argument DEST.parquet",
+            expected="a file name ending in .parquet",
+        )
+
+
 def run(args) -> int:
     from delaycv.atomic import check_output
 
+    check_parquet_name(args.dest)
     check_output(args.dest)
     from delaycv.convert import convert_file  # (numpy, pandas, pyarrow) once the path is checked
 

@@ -5,13 +5,23 @@ checks them all before the stream is read), runs the evaluation and writes the r
 (:class:`delaycv.run_writer.RunWriter`: the fold table and its summary piece by piece, atomic).
 ``--moa-csv`` adds the reference's ``dump.csv`` and ``detail.csv`` (:class:`delaycv.moa.MoaExport`,
 an observer of the engine).
+
+The engine's warnings (a learner that never gave a probability in a fold) are printed on stderr as
+``delaycv: warning: ...`` (and kept in ``run.json``'s ``warnings``). A file system that fails while
+the run directory is written (a full disk) is one line naming the run directory, the files being
+written and the reason; the directory is then left as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
+import logging
+import os
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -295,7 +305,6 @@ def settings_from(args):
     from delaycv.cli import check_number
     from delaycv.settings import make_settings
 
-    check_number(args.every, "--every", low=1, expected="an integer F >= 1")
     check_number(args.jobs, "--jobs", low=1, expected="N >= 1")
     check_number(args.threshold, "--threshold", low=0.0, high=1.0)
     check_number(args.noise, "--noise", low=0.0, high=1.0)
@@ -342,6 +351,41 @@ def _run(args) -> int:
             meter.stop()  # (its thread ends, also when the run fails)
 
 
+@contextlib.contextmanager
+def _warnings_on_stderr() -> Iterator[None]:
+    """The engine's warnings (logger ``delaycv.engine``) as ``delaycv: warning: ...`` lines on
+    stderr while the block runs (and only there: not passed on to other handlers)."""
+    logger = logging.getLogger("delaycv.engine")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("delaycv: warning: %(message)s"))
+    propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
+@contextlib.contextmanager
+def _writing(out: Path, what: str) -> Iterator[None]:
+    """An ``OSError`` of the block (the run directory ``out`` being written: ``what``) as one
+    InputError naming the directory, what was being written and why (a full disk, a file system
+    that turned read-only); the run writer leaves nothing of the run behind."""
+    try:
+        yield
+    except OSError as err:
+        code = err.errno
+        reason = os.strerror(code) if code else (err.strerror or str(err))
+        full = code in (errno.ENOSPC, errno.EDQUOT)
+        raise InputError(
+            f"{what} cannot be written: {reason}; the run directory is left as it was",
+            path=str(out),
+            expected="free space on its file system" if full else "a writable run directory",
+        ) from None
+
+
 def _evaluate(args, meter) -> int:
     settings = settings_from(args)  # every check before any work: the run, the output, the stream
 
@@ -364,13 +408,25 @@ def _evaluate(args, meter) -> int:
     probe_learner(stream, settings.learner)
     if not args.dataset and "dataset" not in stream.metadata:
         settings = replace(settings, names={**settings.names, "dataset": Path(args.stream).stem})
-    with RunWriter(out) as run:
+    tables = "folds.parquet and summary.parquet"
+    rest = ["predictions.parquet"] if args.predictions else []
+    rest += ["dump.csv", "detail.csv"] if export is not None else []
+    rest += ["run.json"]
+    rest = rest[0] if len(rest) == 1 else f"{', '.join(rest[:-1])} and {rest[-1]}"
+
+    def add(piece) -> None:
+        with _writing(out, f"{tables} (written as the run goes)"):
+            run.add(piece)
+
+    with _warnings_on_stderr(), contextlib.ExitStack() as stack:
+        with _writing(out, "its temporary folder"):  # (beside it, renamed at the end)
+            run = stack.enter_context(RunWriter(out))
         result = evaluate(
             stream,
             settings,
             observer_factory=export.observer_factory if export is not None else None,
             progress=not args.quiet,
-            on_rows=run.add,  # the fold table is written as it comes, not held
+            on_rows=add,  # the fold table is written as it comes, not held
         )
         extra = {"stream": {"path": str(args.stream), "metadata": dict(stream.metadata)}}
         if export is not None:
@@ -379,10 +435,12 @@ def _evaluate(args, meter) -> int:
                 "alpha": export.alpha,
                 "folds": export.folds,
             }
-        if meter is not None:
+        with _writing(out, tables):
             run.write_tables(result)  # writing the tables is part of the run's cost
+        if meter is not None:
             extra.update(meter.stop())
-        run.finish(result, moa_export=export, extra=extra)
+        with _writing(out, rest):
+            run.finish(result, moa_export=export, extra=extra)
     note = result.info["effort"].get("note")
     if note:
         print(f"delaycv: note: {note}", file=sys.stderr)

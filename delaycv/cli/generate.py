@@ -36,8 +36,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args) -> int:
     from delaycv.atomic import check_output
     from delaycv.cli import check_number
+    from delaycv.cli.convert import check_parquet_name
 
     check_number(args.rows, "--rows", low=1, expected="N >= 1")
+    check_parquet_name(args.dest)
     check_output(args.dest)
     # the options are checked: now the modules of the stream (numpy, pandas, pyarrow)
     from delaycv.stream import write_stream

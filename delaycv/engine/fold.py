@@ -4,8 +4,11 @@ For each instance m of a chunk, in stream order (the engine's docstring states t
 
 1. :meth:`~FoldLoop.run_chunk` releases the candidates due at m whose side is the one this fold
    predicted: each is scored (its key goes to the evaluation buffer) and trained on;
-2. predicts m: ``P1 = p(1) / sum(p)`` (0.5 without probabilities), positive iff ``P1 >
-   threshold``;
+2. predicts m: ``P1 = p(1) / sum(p)`` (0.5 without probabilities: an empty dict or zeros,
+   counted in ``no_probability``), positive iff ``P1 > threshold``; an answer the engine cannot score
+   (``None``, NaN, a value outside [0, 1], a key other than the labels 0 and 1) raises
+   :class:`~delaycv.learners.UnusableProbability` (:func:`~delaycv.learners.positive_probability`
+   decides; the loop's fast path computes the same value for the usual answers);
 3. applies the policy's outcome for the predicted side: released at once (scored, trained) or
    left pending in the fold's slot (the side it waits on);
 4. at a checkpoint, :meth:`~FoldLoop.checkpoint` marks the counts (the metric values of all the
@@ -21,10 +24,12 @@ gathered from the slots with numpy; on a stream with an effort, also to the fold
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 import time as _time
 from array import array
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import count, islice, repeat
@@ -37,12 +42,22 @@ from delaycv import metrics as _metrics
 from delaycv.engine import compiled
 from delaycv.engine.chunk import ChunkView, Slots, at_once
 from delaycv.engine.progress import PROGRESS_BLOCK
-from delaycv.learners import make_learner, trainer
+from delaycv.learners import make_learner, positive_probability, trainer
 from delaycv.metrics.effort import EffortCurve
 from delaycv.validation import INSPECTION, NOISE, fold_rng, learner_seed
 
 #: Evaluations buffered per fold before they are handed to the metric states between checkpoints.
 FLUSH_EVERY = 65536
+#: The attribute an exception raised inside a fold's loop gets: the instance being processed
+#: (:func:`delaycv.engine.folds.learner_error` names it).
+INSTANCE = "delaycv_instance"
+
+
+def note_instance(err: BaseException, m: int) -> None:
+    """Mark ``err``, raised while instance ``m`` was processed, with ``m`` (:data:`INSTANCE`;
+    not for an exception that takes no attributes)."""
+    with contextlib.suppress(AttributeError, TypeError):
+        setattr(err, INSTANCE, m)
 
 
 @dataclass(slots=True)
@@ -63,8 +78,9 @@ class RowState:
     """What the loop of one chunk carries from one block of instances to the next: this fold's
     observed labels of the chunk (``at_once_n``, ``at_once_p``: released at once when predicted
     on side 0, 1, else -1; ``cand_observed``: the candidates'), the next candidate ``c``, the
-    counts ``evaluated`` and ``skipped``, the ``checkpoint`` position to come, and the fold's
-    process time ``c0`` when the chunk began."""
+    counts ``evaluated``, ``skipped`` and ``no_probability`` (predictions without a
+    probability), the ``checkpoint`` position to come, and the fold's process time ``c0`` when
+    the chunk began."""
 
     at_once_n: list
     at_once_p: list
@@ -74,6 +90,7 @@ class RowState:
     skipped: int
     checkpoint: int
     c0: float
+    no_probability: int = 0
 
 
 class FoldLoop:
@@ -159,6 +176,7 @@ class FoldLoop:
             self.log_w = np.zeros(n, dtype=np.float64)
             self.log_flip = np.zeros(n, dtype=np.int8)
         self.evaluated = self.skipped = self.trained = 0
+        self.no_probability = 0  # predictions without a probability (read as 0.5)
         self.weight_sum = 0.0
         self.rows: list = []
         self.cpu += _time.process_time() - c0
@@ -213,7 +231,15 @@ class FoldLoop:
         if self.run_rows is not None:
             checkpoint = self.checkpoints[self.next_checkpoint]
             state = RowState(
-                at_once_n, at_once_p, cand_observed, 0, self.evaluated, self.skipped, checkpoint, c0
+                at_once_n,
+                at_once_p,
+                cand_observed,
+                0,
+                self.evaluated,
+                self.skipped,
+                checkpoint,
+                c0,
+                self.no_probability,
             )
             for lo in range(0, k, block):
                 hi = min(k, lo + block)
@@ -221,6 +247,7 @@ class FoldLoop:
                 if progress is not None:
                     progress(hi - lo)
             self.evaluated, self.skipped = state.evaluated, state.skipped
+            self.no_probability = state.no_probability
             self.cpu += _time.process_time() - c0
             return
         weights = self.w[j0 + 1 : j0 + 1 + k].tolist()
@@ -238,7 +265,7 @@ class FoldLoop:
         cand_side, cand_key = view.cand_side, view.cand_key
         c = 0  # the next candidate
         due = cand_at[0]  # its position
-        evaluated, skipped = self.evaluated, self.skipped
+        evaluated, skipped, no_probability = self.evaluated, self.skipped, self.no_probability
         checkpoint = self.checkpoints[self.next_checkpoint]
         # instance m in slot j, at time t, with its x, label y, observed labels if released at
         # once (predicted 0, 1), training weight w and noise flip
@@ -253,60 +280,90 @@ class FoldLoop:
             weights,
             flips,
         )
-        for lo in range(0, k, block):
-            for m, j, t, x, y, now_n, now_p, w, flip in islice(rows, block):
-                evaluated_before = evaluated
-                # 1. release the candidates due at m that wait on the side this fold predicted
-                while due == m:
-                    slot = cand_slot[c]
-                    if side_of[slot] == cand_side[c]:
-                        put_key(cand_key[c])
+        m = start + 1  # the instance being processed (named if the learner fails)
+        try:
+            for lo in range(0, k, block):
+                for m, j, t, x, y, now_n, now_p, w, flip in islice(rows, block):
+                    evaluated_before = evaluated
+                    # 1. release the candidates due at m that wait on the side this fold predicted
+                    while due == m:
+                        slot = cand_slot[c]
+                        if side_of[slot] == cand_side[c]:
+                            put_key(cand_key[c])
+                            evaluated += 1
+                            w_i = w_of[slot]
+                            if w_i == 1:
+                                learn(x_of[slot], cand_observed[c])
+                            elif w_i > 0:
+                                train_weighted(x_of[slot], cand_observed[c], w_i)
+                            if observing:
+                                self.observe_release(
+                                    on_eval, slots, m, t, slot, cand_side[c], cand_observed[c]
+                                )
+                        c += 1
+                        due = cand_at[c]
+                    # 2. predict m: P1 = p(1) / sum(p); the usual answers (a dict or Counter
+                    # keyed by 0/1 with numbers in [0, 1] summing to a float) on this path, all
+                    # others checked by positive_probability (the same value, or an error)
+                    proba = predict(x)
+                    total = None
+                    tp = type(proba)
+                    if tp is dict or tp is Counter:
+                        try:
+                            p0 = proba.get(0, 0.0)
+                            p1 = proba.get(1, 0.0)
+                            if (
+                                0.0 <= p0 <= 1.0
+                                and 0.0 <= p1 <= 1.0
+                                and len(proba) == (0 in proba) + (1 in proba)
+                            ):
+                                total = sum(proba.values())
+                        except Exception:  # values that do not compare or add: checked below
+                            total = None
+                    if type(total) is float:
+                        if total > 0:
+                            p1 = p1 / total
+                        else:
+                            p1 = 0.5
+                            no_probability += 1
+                    else:
+                        p1 = positive_probability(proba, m)
+                        if p1 is None:
+                            p1 = 0.5
+                            no_probability += 1
+                    p1_of[j] = p1
+                    if p1 > threshold:
+                        pred, observed = 1, now_p
+                    else:
+                        pred, observed = 0, now_n
+                    # 3. the policy's outcome: released now (scored, trained), or pending
+                    if trained_only and w == 0:
+                        skipped += 1
+                    elif observed >= 0:
+                        put_key(2 * m + pred)
                         evaluated += 1
-                        w_i = w_of[slot]
-                        if w_i == 1:
-                            learn(x_of[slot], cand_observed[c])
-                        elif w_i > 0:
-                            train_weighted(x_of[slot], cand_observed[c], w_i)
+                        if w == 1:
+                            learn(x, observed)
+                        elif w > 0:
+                            train_weighted(x, observed, w)
                         if observing:
-                            self.observe_release(
-                                on_eval, slots, m, t, slot, cand_side[c], cand_observed[c]
-                            )
-                    c += 1
-                    due = cand_at[c]
-                # 2. predict m
-                proba = predict(x)
-                total = sum(proba.values())  # an empty dict sums to 0
-                p1 = proba.get(1, 0.0) / total if total > 0 else 0.5
-                p1_of[j] = p1
-                if p1 > threshold:
-                    pred, observed = 1, now_p
-                else:
-                    pred, observed = 0, now_n
-                # 3. the policy's outcome: released now (scored, trained), or pending on its side
-                if trained_only and w == 0:
-                    skipped += 1
-                elif observed >= 0:
-                    put_key(2 * m + pred)
-                    evaluated += 1
-                    if w == 1:
-                        learn(x, observed)
-                    elif w > 0:
-                        train_weighted(x, observed, w)
-                    if observing:
-                        on_eval(m, t, 1 - pred if flip else pred, p1, observed, y, w)
-                else:
-                    side_of[j] = pred
-                # 4. checkpoint, observer
-                if m == checkpoint:
-                    evaluated = self.checkpoint(
-                        view, slots, m, t, evaluated, evaluated_before, skipped, c0
-                    )
-                    checkpoint = self.checkpoints[self.next_checkpoint]
-                elif observing:
-                    self.observe_instance(m, t, c0)
-            if progress is not None:
-                progress(min(block, k - lo))
-        self.evaluated, self.skipped = evaluated, skipped
+                            on_eval(m, t, 1 - pred if flip else pred, p1, observed, y, w)
+                    else:
+                        side_of[j] = pred
+                    # 4. checkpoint, observer
+                    if m == checkpoint:
+                        evaluated = self.checkpoint(
+                            view, slots, m, t, evaluated, evaluated_before, skipped, c0
+                        )
+                        checkpoint = self.checkpoints[self.next_checkpoint]
+                    elif observing:
+                        self.observe_instance(m, t, c0)
+                if progress is not None:
+                    progress(min(block, k - lo))
+        except Exception as err:
+            note_instance(err, m)
+            raise
+        self.evaluated, self.skipped, self.no_probability = evaluated, skipped, no_probability
         self.cpu += _time.process_time() - c0
 
     def _inspected_chunk(self, view: ChunkView, j0: int) -> tuple[list, list, list]:
@@ -512,6 +569,7 @@ class FoldLoop:
             "evaluated": self.evaluated,
             "pending": n - self.evaluated - self.skipped,
             "skipped": self.skipped,
+            "no_probability": self.no_probability,
             "trained": self.trained,
             "weight": float(self.weight_sum),
             "cpu_seconds": self.cpu,

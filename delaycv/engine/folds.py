@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from delaycv.engine.chunk import ChunkView, Slots
-from delaycv.engine.fold import FoldLoop, FoldOutput
+from delaycv.engine.fold import INSTANCE, FoldLoop, FoldOutput
 from delaycv.errors import ConfigError, DelaycvError
-from delaycv.learners import learner_label
+from delaycv.learners import PROBABILITY_EXPECTED, UnusableProbability, learner_label
 from delaycv.releases import Releases
 from delaycv.stream import has_effort
 
@@ -113,12 +113,28 @@ def _forget(slots: Slots, loops: list, releases: Releases, start, stop, cand_slo
 
 
 def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int) -> Exception:
-    """A learner that raises while it runs (a parameter river accepted but cannot use) becomes a
-    ConfigError naming the learner, the fold and the instances. Only an exception raised below
-    a call of the learner counts (the innermost delaycv frame is one that calls learner methods:
-    the loop, the flush, the weighted trainer); other errors stay as they are."""
+    """A learner that fails while it runs becomes a one-line ConfigError naming the learner, the
+    fold and the instance being processed (``start + 1 .. stop``: the chunk's instances, when the
+    instance is not known):
+
+    * an answer of ``predict_proba_one`` the engine cannot score
+      (:class:`~delaycv.learners.UnusableProbability`: None, NaN, a value outside [0, 1], a key
+      other than the labels 0 and 1);
+    * an exception raised below a call of the learner (a parameter river accepted but cannot
+      use): the innermost delaycv frame is one that calls learner methods (the loop, the flush,
+      the weighted trainer). Other errors stay as they are."""
     if isinstance(err, DelaycvError):
         return err
+    label = learner_label(learner_spec)
+    if isinstance(err, UnusableProbability):
+        at = err.instance if err.instance is not None else getattr(err, INSTANCE, None)
+        where = f"at instance {at}" if at is not None else f"at instances {start + 1}..{stop}"
+        return ConfigError(
+            f"the learner {label} gave no usable probability on fold {fold} {where}: its "
+            f"predict_proba_one {err.reason}",
+            location="key learner",
+            expected=PROBABILITY_EXPECTED,
+        )
     package = Path(__file__).resolve().parents[1]  # the delaycv package
     codes = []
     tb = err.__traceback__
@@ -136,12 +152,21 @@ def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int
         "train",
     ):
         return err
+    at = getattr(err, INSTANCE, None)
+    where = f" (at instance {at})" if at is not None else ""
     return ConfigError(
-        f"the learner {learner_label(learner_spec)} failed on fold {fold} while processing "
-        f"instances {start + 1}..{stop}: {type(err).__name__}: {err}",
+        f"the learner {label} failed on fold {fold} while processing instances "
+        f"{start + 1}..{stop}{where}: {type(err).__name__}: {one_line(str(err))}",
         location="key learner",
         expected="a learner whose parameters work on this stream",
     )
+
+
+def one_line(text: str, width: int = 300) -> str:
+    """``text`` on one line (runs of white space, line breaks included, as one space), cut to
+    about ``width`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _in_package(code, package: Path) -> bool:

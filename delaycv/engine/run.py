@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,15 +12,25 @@ from typing import Any
 import pandas as pd
 
 from delaycv.engine.checkpoints import checkpoint_positions
-from delaycv.engine.folds import run_folds
+from delaycv.engine.folds import one_line, run_folds
 from delaycv.engine.parallel import run_parallel
 from delaycv.engine.progress import Progress
 from delaycv.engine.tables import RUN_KEYS, folds_table, summarize
 from delaycv.errors import ConfigError, DelaycvError
-from delaycv.learners import learner_label, make_learner
+from delaycv.learners import (
+    PROBABILITY_EXPECTED,
+    UnusableProbability,
+    learner_label,
+    make_learner,
+    positive_probability,
+)
 from delaycv.metrics.effort import describe_scope
 from delaycv.settings import RunSettings
 from delaycv.stream import StreamFile, has_effort
+
+#: The engine's warnings (also in ``result.info["warnings"]``): the command line shows them as
+#: ``delaycv: warning: ...``; without a handler, Python's last resort prints them on stderr.
+log = logging.getLogger("delaycv.engine")
 
 
 @dataclass
@@ -29,7 +40,7 @@ class EvaluationResult:
     ``folds``: the per-fold checkpoint table; ``predictions``: the prediction log or None;
     ``summary``: fold summary (:func:`~delaycv.engine.summarize`); ``observers``: the observers
     made by ``observer_factory``, in fold order (None without a factory); ``info``: run keys,
-    settings (``specs``), counts and timings (``run.json``).
+    settings (``specs``), counts, timings and ``warnings`` (``run.json``).
     """
 
     folds: pd.DataFrame
@@ -58,6 +69,23 @@ def effort_record(metadata: dict, estimator) -> dict:
         "note": "the stream has no effort: the effort-aware measures (popt, ifa, ...) are not "
         "computed (give it one when converting: the mapping's effort, or --effort)",
     }
+
+
+def learner_warnings(outputs, settings: RunSettings, n: int) -> list[str]:
+    """The run's warnings about its learner: the folds in which it never gave a probability
+    (``predict_proba_one`` returned an empty dict, or zeros, for every instance: each prediction
+    read as P(1) = 0.5)."""
+    never = [o.fold for o in outputs if o.info.get("no_probability", 0) >= n]
+    if not never:
+        return []
+    side = "positive" if settings.threshold < 0.5 else "negative"
+    folds = "fold" if len(never) == 1 else "folds"
+    return [
+        f"the learner {learner_label(settings.learner)} never gave a probability in {folds} "
+        f"{', '.join(map(str, never))}: its predict_proba_one returned an empty dict (or zeros) "
+        f"for all {n} instances, each read as P(1) = 0.5 ({side} at threshold "
+        f"{settings.threshold:g}): the metrics there measure no model"
+    ]
 
 
 def evaluate(
@@ -151,7 +179,10 @@ def evaluate(
         "instances_held": max(o.held for o in outputs),
         "specs": settings.record(),
         "effort": effort_record(stream.metadata, settings.estimator),
+        "warnings": learner_warnings(outputs, settings, len(stream)),
     }
+    for text in info["warnings"]:
+        log.warning("%s", text)
     if settings.timing:
         info["wall_seconds"] = _time.monotonic() - wall0
         info["cpu_seconds"] = (
@@ -181,19 +212,29 @@ def run_keys(stream, settings: RunSettings) -> dict:
 def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
     """Run a throwaway learner (seed 0) on the first ``instances`` of ``stream``: predict, then
     learn each, as the loop does. Catches, before any work, parameters that river accepts when it
-    builds the learner but fails on at its first call (with river's message, as a ConfigError)."""
+    builds the learner but fails on at its first call (with river's message, as a ConfigError),
+    and answers of ``predict_proba_one`` the engine cannot score
+    (:func:`~delaycv.learners.positive_probability`)."""
     first = next(iter(stream.chunks(instances)), None)
     if first is None:
         return
     learner = make_learner(learner_spec, seed=0)
     try:
-        for x, y in zip(first.records, first.label.tolist(), strict=True):
-            learner.predict_proba_one(x)
+        for n, (x, y) in enumerate(zip(first.records, first.label.tolist(), strict=True), 1):
+            positive_probability(learner.predict_proba_one(x), n)
             learner.learn_one(x, y)
+    except UnusableProbability as err:
+        raise ConfigError(
+            f"the learner {learner_label(learner_spec)} gives no usable probability on the first "
+            f"instances of the stream (a copy run before the evaluation): at instance "
+            f"{err.instance} its predict_proba_one {err.reason}",
+            location="key learner",
+            expected=PROBABILITY_EXPECTED,
+        ) from None
     except Exception as err:
         raise ConfigError(
             f"the learner {learner_label(learner_spec)} fails on the first instances of the "
-            f"stream: {type(err).__name__}: {err}",
+            f"stream: {type(err).__name__}: {one_line(str(err))}",
             location="key learner",
             expected="a learner whose parameters work on this stream",
         ) from err

@@ -58,8 +58,9 @@ def _decode(data: bytes, path: str) -> str:
         ) from None
 
 
-#: Separators other than the one given that a one-column header suggests, and their names.
-_OTHER_DELIMITERS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+#: Separators that a one-column header holding one of them (and not the delimiter given)
+#: suggests, and their names: a comma-separated file read with ``--delimiter ';'`` is named too.
+_OTHER_DELIMITERS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars"}
 
 
 def delimiter_text(delimiter: str) -> str:
