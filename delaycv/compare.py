@@ -66,8 +66,15 @@ PAIR = ("seed", "fold")
 
 
 def table_columns(metrics: str | Iterable[str]) -> list[str]:
-    """The columns of the per-fold table that the tests, the bias tests and the figures of
-    ``metrics`` read (a merged table has ~90; reading only these is ~5 times faster)."""
+    """The columns of the per-fold table that the tests, the bias tests, the rankings and the
+    figures of ``metrics`` read (a merged table has ~90; reading only these is ~5 times faster):
+    those they need (:func:`required_columns`) and ``evaluated``, which says why a test has no
+    value (a policy that released no label)."""
+    return list(dict.fromkeys([*required_columns(metrics), RELEASE_COLUMN]))
+
+
+def required_columns(metrics: str | Iterable[str]) -> list[str]:
+    """The columns the tests of ``metrics`` cannot do without."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     return list(dict.fromkeys([*KEYS, "learner", *PAIR, "time", *metrics]))
 
@@ -537,10 +544,81 @@ def last_checkpoints(table: pd.DataFrame) -> pd.Series:
 
 #: Columns of :func:`choose_checkpoints`.
 CHOSEN_COLUMNS = ["dataset", "at", "checkpoint", "note"]
+#: The kinds of request of a mapping given to :func:`choose_checkpoints`, in the order they are
+#: answered.
+REQUEST_KINDS = ("positions", "fractions", "times")
 
 
 def _fraction_label(fraction: float) -> str:
     return f"fraction_{float(fraction)}"
+
+
+def describe_time(seconds: float) -> str:
+    """A Unix time as a reader reads it: ``2019-01-01 00:00:00 UTC (Unix 1546300800)``."""
+    stamp = pd.Timestamp(int(seconds), unit="s")
+    return f"{stamp:%Y-%m-%d %H:%M:%S} UTC (Unix {int(seconds)})"
+
+
+def _duplicates(values: Sequence, what: str) -> None:
+    """Refuse a request that lists a value twice, naming every repeated value."""
+    counts: dict = {}
+    for value in values:
+        key = float(value) if is_number(value) else value
+        counts[key] = counts.get(key, 0) + 1
+    repeated = [(v, c) for v, c in counts.items() if c > 1]
+    if repeated:
+        shown = ", ".join(
+            f"{v:g} ({c} times)" if is_number(v) else f"{v!r} ({c} times)" for v, c in repeated
+        )
+        raise DelaycvError(
+            f"{what}: duplicate value{'s' if len(repeated) > 1 else ''} {shown} (give each once)"
+        )
+
+
+def check_checkpoint_request(spec: str | int | Iterable[int] | Mapping[str, Sequence]):
+    """Check a request of :func:`choose_checkpoints` without a table (what the workflow's config
+    and ``delaycv compare --checkpoint`` can check before any work) and return it, a list of
+    checkpoint numbers as a list. Raises :class:`~delaycv.errors.DelaycvError` naming the key and
+    the value: an unknown word, a mapping with another key or an empty list, a position that is
+    not an integer >= 1, a fraction outside (0, 1], a time that is not a number, and a value listed
+    twice (``checkpoints.positions: duplicate value 1000 (2 times) (give each once)``)."""
+    if isinstance(spec, str):
+        if spec not in ("last", "all"):
+            raise DelaycvError(
+                f"checkpoints {spec!r} is unknown (expected 'last', 'all', {{positions: [...]}}, "
+                "{fractions: [...]}, {times: [...]} or checkpoint numbers)"
+            )
+        return spec
+    if isinstance(spec, Mapping):
+        kinds = [k for k in REQUEST_KINDS if k in spec]
+        if not kinds or set(spec) - set(REQUEST_KINDS):
+            raise DelaycvError(
+                f"checkpoints {dict(spec)!r}: expected positions, fractions, times or several "
+                "of them (no other key)"
+            )
+        for kind in kinds:
+            if isinstance(spec[kind], str | bytes) or not list(spec[kind]):
+                raise DelaycvError(f"checkpoints.{kind} is empty (expected at least one value)")
+        for value in spec.get("positions", []):
+            if not is_number(value) or int(value) != value or value < 1:
+                raise DelaycvError(
+                    f"checkpoint position {value!r} is not a stream position (an integer >= 1)"
+                )
+        for value in spec.get("fractions", []):
+            if not is_number(value) or not 0 < float(value) <= 1:
+                raise DelaycvError(f"checkpoint fraction {value!r} is not in (0, 1]")
+        for value in spec.get("times", []):
+            if not is_number(value) or not math.isfinite(float(value)):
+                raise DelaycvError(f"checkpoint time {value!r} is not a Unix time (seconds)")
+        for kind in kinds:
+            _duplicates(list(spec[kind]), f"checkpoints.{kind}")
+        return spec
+    wanted = [spec] if isinstance(spec, int | np.integer) else list(spec)
+    for value in wanted:
+        if not is_number(value) or int(value) != value or value < 1:
+            raise DelaycvError(f"checkpoint {value!r} is not a checkpoint number (an integer >= 1)")
+    _duplicates(wanted, "checkpoints")
+    return [int(c) for c in wanted]
 
 
 def choose_checkpoints(
@@ -557,82 +635,134 @@ def choose_checkpoints(
       dataset, to the first checkpoint at or after p (``at = "position_1000"``);
     * ``{"fractions": [0.1, ..., 1.0]}``: fractions f in (0, 1] of each stream, the position
       ``ceil(f * n)`` with n the stream's length (its last checkpoint is its last instance); mapped
-      as positions (``at = "fraction_0.1"``); a mapping may hold both lists (positions first);
+      as positions (``at = "fraction_0.1"``);
+    * ``{"times": [T, ...]}``: Unix times (s); each maps to the last checkpoint at or before T
+      (the evaluation as it stood at T; ``at = "time_<T>"``; the table needs its ``time``
+      column); a mapping may hold several kinds (positions, then fractions, then times);
     * an int or a list of ints: those exact checkpoints (``at = "checkpoint_<n>"``).
 
     Returns one row per (dataset, requested position), in the order requested: ``dataset``,
-    ``at``, ``checkpoint`` (nullable Int64) and ``note``, ``""`` when the position was found. A
-    position beyond a stream (or an exact checkpoint the dataset does not have) is not dropped: its
-    row has no checkpoint and a note, e.g. ``"beyond the stream (n = 3000)"``; the tables that use
-    the mapping keep such rows (with no test) so that the gap shows.
+    ``at``, ``checkpoint`` (nullable Int64) and ``note``. The note is ``""`` when the request is a
+    checkpoint itself; it says so when the request is answered by another checkpoint
+    (``"requested position 1000, tested at checkpoint 1020 (the next checkpoint)"``) and why a
+    request has no checkpoint: such a row is not dropped, it has no checkpoint and the tables keep
+    it (with no test) so that the gap shows (``"requested position 5000: beyond the stream
+    (n = 3000), no test"``; a time before the first or after the last checkpoint; an exact
+    checkpoint the dataset does not have). A value listed twice is refused
+    (:func:`check_checkpoint_request`).
 
     >>> t = pd.DataFrame({"dataset": ["a"] * 3, "checkpoint": [500, 1000, 1200]})
-    >>> chosen = choose_checkpoints(t, {"positions": [600, 1500]})
+    >>> chosen = choose_checkpoints(t, {"positions": [600, 1000, 1500]})
     >>> chosen[["at", "checkpoint"]].to_numpy().tolist()
-    [['position_600', 1000], ['position_1500', <NA>]]
-    >>> chosen["note"].tolist()
-    ['', 'beyond the stream (n = 1200)']
+    [['position_600', 1000], ['position_1000', 1000], ['position_1500', <NA>]]
+    >>> chosen["note"].tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ['requested position 600, tested at checkpoint 1000 (the next checkpoint)', '',
+     'requested position 1500: beyond the stream (n = 1200), no test']
     >>> choose_checkpoints(t, {"fractions": [0.5, 1.0]})["checkpoint"].tolist()
     [1000, 1200]
     """
+    spec = check_checkpoint_request(spec)
     _require_columns(table, ["dataset", "checkpoint"], "the per-fold table")
-    present = table[["dataset", "checkpoint"]].drop_duplicates()
+    times_wanted = isinstance(spec, Mapping) and "times" in spec
+    if times_wanted:
+        _require_columns(table, ["time"], "the per-fold table (checkpoints.times)")
+    present = table[["dataset", "checkpoint", *(["time"] if times_wanted else [])]]
+    present = present.drop_duplicates(["dataset", "checkpoint"])
     by_dataset = {
-        d: np.sort(g["checkpoint"].to_numpy(np.int64))
+        d: g.sort_values("checkpoint", kind="stable")
         for d, g in present.groupby("dataset", sort=True)
     }
     rows: list[tuple[str, str, int | None, str]] = []
 
-    def first_at_or_after(dataset: str, label: str, position: int) -> None:
-        points = by_dataset[dataset]
+    def first_at_or_after(dataset: str, label: str, position: int, asked: str) -> None:
+        points = by_dataset[dataset]["checkpoint"].to_numpy(np.int64)
         n = int(points[-1])
         if position > n:
-            rows.append((dataset, label, None, f"beyond the stream (n = {n})"))
-        else:
-            rows.append((dataset, label, int(points[np.searchsorted(points, position)]), ""))
+            rows.append((dataset, label, None, f"{asked}: beyond the stream (n = {n}), no test"))
+            return
+        found = int(points[np.searchsorted(points, position)])
+        note = (
+            ""
+            if found == position
+            else f"{asked}, tested at checkpoint {found} (the next checkpoint)"
+        )
+        rows.append((dataset, label, found, note))
+
+    def last_at_or_before(dataset: str, label: str, when: float) -> None:
+        frame = by_dataset[dataset]
+        points = frame["checkpoint"].to_numpy(np.int64)
+        times = frame["time"].to_numpy(np.float64)
+        asked = f"requested time {describe_time(when)}"
+        if when < times.min():
+            rows.append(
+                (
+                    dataset,
+                    label,
+                    None,
+                    f"{asked}: before the stream (its first checkpoint, {int(points[0])}, is at "
+                    f"{describe_time(times.min())}), no test",
+                )
+            )
+            return
+        if when > times.max():
+            rows.append(
+                (
+                    dataset,
+                    label,
+                    None,
+                    f"{asked}: after the stream (its last checkpoint, {int(points[-1])}, is at "
+                    f"{describe_time(times.max())}), no test",
+                )
+            )
+            return
+        i = int(np.flatnonzero(times <= when)[-1])
+        note = (
+            ""
+            if times[i] == when
+            else f"{asked}, tested at checkpoint {int(points[i])} (at "
+            f"{describe_time(times[i])}, the last checkpoint before it)"
+        )
+        rows.append((dataset, label, int(points[i]), note))
 
     if isinstance(spec, str):
-        if spec not in ("last", "all"):
-            raise DelaycvError(
-                f"checkpoints {spec!r} is unknown (expected 'last', 'all', {{positions: [...]}}, "
-                "{fractions: [...]} or checkpoint numbers)"
-            )
-        for dataset, points in by_dataset.items():
+        for dataset, frame in by_dataset.items():
+            points = frame["checkpoint"].to_numpy(np.int64)
             chosen = points[-1:] if spec == "last" else points
             rows.extend((dataset, spec, int(c), "") for c in chosen)
     elif isinstance(spec, Mapping):
-        kinds = [k for k in ("positions", "fractions") if k in spec]
-        if not kinds or set(spec) - {"positions", "fractions"}:
-            raise DelaycvError(
-                f"checkpoints {dict(spec)!r}: expected positions, fractions or both (no other key)"
-            )
-        for kind in kinds:
-            if not list(spec[kind]):
-                raise DelaycvError(f"checkpoints.{kind} is empty (expected at least one value)")
-        for value in spec.get("positions", []):
-            if not is_number(value) or int(value) != value or value < 1:
-                raise DelaycvError(
-                    f"checkpoint position {value!r} is not a stream position (an integer >= 1)"
-                )
-        for value in spec.get("fractions", []):
-            if not is_number(value) or not 0 < float(value) <= 1:
-                raise DelaycvError(f"checkpoint fraction {value!r} is not in (0, 1]")
-        for dataset, points in by_dataset.items():
-            n = int(points[-1])
+        for dataset, frame in by_dataset.items():
+            n = int(frame["checkpoint"].max())
             for value in spec.get("positions", []):
-                first_at_or_after(dataset, f"position_{int(value)}", int(value))
+                p = int(value)
+                first_at_or_after(dataset, f"position_{p}", p, f"requested position {p}")
             for value in spec.get("fractions", []):
                 # rounded first, so that 0.3 * 1000 is 300, not 301
                 target = max(1, math.ceil(round(float(value) * n, 9)))
-                first_at_or_after(dataset, _fraction_label(value), target)
+                first_at_or_after(
+                    dataset,
+                    _fraction_label(value),
+                    target,
+                    f"requested fraction {float(value):g} = position {target} of {n}",
+                )
+            for value in spec.get("times", []):
+                when = float(value)
+                label = f"time_{int(when)}" if when.is_integer() else f"time_{when}"
+                last_at_or_before(dataset, label, when)
     else:
-        wanted = [int(spec)] if isinstance(spec, int | np.integer) else [int(c) for c in spec]
-        for dataset, points in by_dataset.items():
-            for c in wanted:
-                if c in set(points.tolist()):
+        for dataset, frame in by_dataset.items():
+            points = set(frame["checkpoint"].astype(np.int64).tolist())
+            for c in spec:
+                if c in points:
                     rows.append((dataset, f"checkpoint_{c}", c, ""))
                 else:
-                    rows.append((dataset, f"checkpoint_{c}", None, "not a checkpoint of the table"))
+                    rows.append(
+                        (
+                            dataset,
+                            f"checkpoint_{c}",
+                            None,
+                            f"requested checkpoint {c}: not a checkpoint of the table, no test",
+                        )
+                    )
     out = pd.DataFrame(rows, columns=CHOSEN_COLUMNS)
     out["checkpoint"] = out["checkpoint"].astype("Int64")
     return out
@@ -675,6 +805,90 @@ def label_checkpoints(
         labelled = pd.concat(frames, ignore_index=True) if len(frames) > 1 else gaps
     labelled["checkpoint"] = labelled["checkpoint"].astype("Int64")
     return labelled[list(columns)].reset_index(drop=True)
+
+
+#: The column of the per-fold table that says whether a policy released anything: the number of
+#: instances a fold has evaluated (scored once its label was released) by the checkpoint.
+RELEASE_COLUMN = "evaluated"
+
+
+def released_nothing(table: pd.DataFrame) -> pd.Series | None:
+    """(dataset, policy, estimator, checkpoint) -> True where no fold of any learner has evaluated
+    an instance by that checkpoint: the policy had released no label yet (every evaluation pending,
+    every metric undefined). None when ``table`` lacks the column :data:`RELEASE_COLUMN`."""
+    if RELEASE_COLUMN not in table.columns:
+        return None
+    keys = ["dataset", "policy", "estimator", "checkpoint"]
+    return table.groupby(keys, sort=False)[RELEASE_COLUMN].max().fillna(0).le(0)
+
+
+def nothing_released_note(policy: str, checkpoint: int, last: int) -> str:
+    """The note of a test that has no value because ``policy`` released no label by
+    ``checkpoint`` (``last``: the dataset's last checkpoint, its stream's length)."""
+    if checkpoint >= last:
+        return (
+            f"policy {policy} released no label before the end of the stream (n = {last}; e.g. "
+            "a window longer than the stream): every evaluation pending, no value to test"
+        )
+    return (
+        f"policy {policy} released no label by checkpoint {checkpoint}: every evaluation "
+        "pending, no value to test"
+    )
+
+
+def join_notes(*notes: str) -> str:
+    """The non-empty notes of a row, joined by "; "."""
+    return "; ".join(n for n in notes if n)
+
+
+def note_empty_tests(
+    out: pd.DataFrame,
+    table: pd.DataFrame,
+    undefined: Callable[[pd.Series], str],
+    policies: Callable[[pd.Series], Sequence[str]] = lambda row: [row["policy"]],
+) -> pd.DataFrame:
+    """Give every row of ``out`` that has a checkpoint but no pair to test (``n == 0``) a note
+    saying why (joined to the note it has): a policy of ``policies(row)`` that released no label
+    by that checkpoint (:func:`nothing_released_note`, when ``table`` has :data:`RELEASE_COLUMN`),
+    else ``undefined(row)`` (the metric has no value on both sides of any pair)."""
+    if out.empty:
+        return out
+    empty = out["checkpoint"].notna().to_numpy() & (out["n"].to_numpy() == 0)
+    if not empty.any():
+        return out
+    nothing = released_nothing(table)
+    last = last_checkpoints(table)
+    notes = out["note"].astype(object).to_numpy().copy()
+    nothing_at = set(nothing[nothing].index) if nothing is not None else set()
+    rows = out[empty]
+    cache: dict[tuple, str] = {}  # rows of one family differ only in the learners or the metric
+    for i, (_, row) in zip(np.flatnonzero(empty), rows.iterrows(), strict=True):
+        checkpoint = int(row["checkpoint"])
+        why = ""
+        for policy in policies(row):
+            key = (row["dataset"], policy, row["estimator"], checkpoint)
+            if key in nothing_at:
+                if key not in cache:
+                    cache[key] = nothing_released_note(
+                        policy, checkpoint, int(last[row["dataset"]])
+                    )
+                why = cache[key]
+                break
+        notes[i] = join_notes(str(notes[i] or ""), why or undefined(row))
+    out = out.copy()
+    out["note"] = notes
+    return out
+
+
+def untested_notes(frame: pd.DataFrame) -> list[tuple[str, int]]:
+    """The distinct notes of the rows of a result table that have a checkpoint but no test
+    (``n == 0``: e.g. a policy that released no label), with how many rows carry each, in order
+    of first appearance (for a log or a command's summary)."""
+    if frame.empty or "note" not in frame or "n" not in frame:
+        return []
+    rows = frame[frame["checkpoint"].notna() & frame["n"].eq(0)]
+    counts = rows["note"].fillna("").astype(str).value_counts(sort=False)
+    return [(note, int(count)) for note, count in counts.items() if note]
 
 
 def select_checkpoints(table: pd.DataFrame, checkpoints: str | int | Iterable[int]) -> pd.DataFrame:
@@ -764,7 +978,7 @@ def check_test_arguments(
     metrics = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
     if not metrics:
         raise DelaycvError(f"no metric to {verb} (expected at least one metric name)")
-    _require_columns(table, table_columns(metrics), "the per-fold table")
+    _require_columns(table, required_columns(metrics), "the per-fold table")
     bad = [r for r in references if r not in REFERENCES]
     if bad:
         raise DelaycvError(f"reference(s) {bad} unknown (expected {REFERENCES})")
@@ -884,7 +1098,8 @@ def run_tests(
     Returns
     -------
     pandas.DataFrame
-        One row per test, columns ``TEST_COLUMNS``, sorted by dataset, policy, estimator, metric,
+        One row per test, columns ``TEST_COLUMNS``, sorted by dataset, policy (in reading order,
+        :func:`policy_sort_key`), estimator, metric,
         reference, checkpoint, ``at`` and the learners: the family keys and ``time`` (Unix s of
         the checkpoint), the learners, ``n`` pairs used, ``n_duplicates`` (pairs left out because
         their seed repeats another seed's values; ``n + n_duplicates`` = the pairs where both
@@ -894,8 +1109,10 @@ def run_tests(
         with a p-value in the family), ``significant`` (``p_holm <= alpha``), ``result`` of a
         against b (``"better"``, ``"worse"`` or ``"n.s."``, by the metric's direction, see
         :func:`higher_is_better`), ``better`` (the name of the significantly better learner, else
-        ``""``), ``wilcoxon_p`` and ``sign_p`` (unadjusted), ``note`` (``""``, or why a requested
-        position has no test). A family with a single learner has no row.
+        ``""``), ``wilcoxon_p`` and ``sign_p`` (unadjusted), ``note`` (``""``; which checkpoint
+        answered a request between checkpoints, why a request has no test, why a test has no
+        value: a policy that released no label, :func:`note_empty_tests`). A family with a
+        single learner has no row.
 
     Raises
     ------
@@ -966,7 +1183,17 @@ def run_tests(
     out["wilcoxon_p"] = wilcoxon_pvalues(d, alternative=alternative)
     out["sign_p"] = sign_test_pvalues(d, alternative=alternative)
     say("Holm, intervals, Cliff's delta, Wilcoxon and sign tests")
-    out = label_checkpoints(out, chosen, TEST_COLUMNS).sort_values(
+    out = label_checkpoints(out, chosen, TEST_COLUMNS)
+    out = note_empty_tests(
+        out,
+        table,
+        lambda r: (
+            f"no (seed, fold) pair where both {r['learner_a']} and {r['learner_b']} have "
+            f"a value of {r['metric']} (undefined there), no test"
+        ),
+    )
+    return sort_by_policy(
+        out,
         [
             "dataset",
             "policy",
@@ -978,9 +1205,21 @@ def run_tests(
             "learner_a",
             "learner_b",
         ],
-        kind="stable",
     )
-    return out.reset_index(drop=True)
+
+
+def sort_by_policy(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """``frame`` sorted by ``keys`` (stable), its ``policy`` key in reading order
+    (:func:`policy_sort_key`) rather than as text; the index reset."""
+    if frame.empty or "policy" not in keys:
+        return frame.sort_values(list(keys), kind="stable").reset_index(drop=True)
+    ranks = policy_ranks(frame["policy"].astype(str))
+    return (
+        frame.assign(_policy=frame["policy"].astype(str).map(ranks))
+        .sort_values([k if k != "policy" else "_policy" for k in keys], kind="stable")
+        .drop(columns="_policy")
+        .reset_index(drop=True)
+    )
 
 
 # --------------------------------------------------------------------------- bias of realistic evaluation
@@ -993,8 +1232,11 @@ def bias_table(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     metric)."""
     index = ["dataset", "policy", "estimator", "learner", "seed", "fold", "checkpoint"]
     _require_columns(table, [*index, "reference", "time", metric], "the per-fold table")
-    wide = table.pivot_table(
-        index=[*index, "time"], columns="reference", values=metric, aggfunc="first"
+    # a row whose values are all NaN (nothing released yet) is kept: its bias is NaN, not absent
+    wide = (
+        table.groupby([*index, "time", "reference"], sort=True, dropna=False)[metric]
+        .first()
+        .unstack("reference")
     )
     if not {"observed", "true"} <= set(wide.columns):
         raise InputError(
@@ -1080,7 +1322,25 @@ def bias_tests(
     if not frames:
         empty = {c: pd.Series(dtype=object) for c in BIAS_COLUMNS if c not in ("at", "note")}
         return label_checkpoints(pd.DataFrame(empty), chosen, BIAS_COLUMNS)
-    return label_checkpoints(pd.concat(frames, ignore_index=True), chosen, BIAS_COLUMNS)
+    out = label_checkpoints(pd.concat(frames, ignore_index=True), chosen, BIAS_COLUMNS)
+    out = note_empty_tests(
+        out,
+        table,
+        lambda r: (
+            f"no (seed, fold) pair with both an observed and a true value of "
+            f"{r['metric']} (undefined there), no test"
+        ),
+    )
+    return _sort_bias(out, metrics)
+
+
+def _sort_bias(out: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """Bias rows by dataset, metric (as requested), policy (reading order), estimator,
+    checkpoint, ``at`` and learner."""
+    rank = {m: i for i, m in enumerate(dict.fromkeys(metrics))}
+    out = out.assign(_metric=out["metric"].map(rank))
+    keys = ["dataset", "_metric", "policy", "estimator", "checkpoint", "at", "learner"]
+    return sort_by_policy(out, keys).drop(columns="_metric")
 
 
 # --------------------------------------------------------------------------- McNemar
@@ -1248,6 +1508,64 @@ def policies_windows(
     if specs is None:
         return {p: policy_windows(p) for p in policies}
     return {p: policy_windows(specs[p]) if p in specs else None for p in policies}
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_key(name: str) -> tuple:
+    """:func:`policy_sort_key` of a name read as a preset name (cached: tables sort by it)."""
+    return _windows_key(policy_windows(name), name)
+
+
+def _windows_key(w: PolicyWindows | None, name: str) -> tuple:
+    from delaycv.policies import PRESETS
+
+    if w is None:
+        return (1, 0, 0.0, 0, 0, 0, 0, name)
+    presets = list(PRESETS)
+    return (
+        0,
+        presets.index(w.preset),
+        w.inspection_error,
+        w.pos.unit != "s",
+        w.pos.amount,
+        w.neg.unit != "s",
+        w.neg.amount,
+        name,
+    )
+
+
+def policy_sort_key(name: str, specs: Mapping[str, object] | None = None) -> tuple:
+    """The key that puts policies in reading order in every table and figure: by preset, in the
+    order of :data:`delaycv.policies.PRESETS` (``ideal``, ``delay``, ``verification``, ``hitl``,
+    the general form), then inspection error, then the windows as durations (seconds; counts of
+    instances after them): P, then N for hitl. The windows are those of the policy's spec in
+    ``specs`` (the specs the runs used), else those its name says
+    (:func:`delaycv.policies.parse_policy_name`); a policy whose windows are unknown comes after
+    the others, by name. So ``hitl_1d_90d``, ``hitl_7d_90d``, ``hitl_30d_90d`` (not the text order
+    ``hitl_1d``, ``hitl_30d``, ``hitl_7d``).
+
+    >>> sorted(["hitl_30d_15d", "ideal", "hitl_7d_15d", "my_policy", "delay_12h", "hitl_1d_15d"],
+    ...        key=policy_sort_key)
+    ['ideal', 'delay_12h', 'hitl_1d_15d', 'hitl_7d_15d', 'hitl_30d_15d', 'my_policy']
+    """
+    name = str(name)
+    if specs is not None:
+        return _windows_key(policy_windows(specs[name]) if name in specs else None, name)
+    return _name_key(name)
+
+
+def policy_order(
+    policies: Iterable[str], policy_specs: Mapping[str, object] | None = None
+) -> list[str]:
+    """The distinct ``policies`` in reading order (:func:`policy_sort_key`)."""
+    return sorted(dict.fromkeys(policies), key=lambda p: policy_sort_key(p, policy_specs))
+
+
+def policy_ranks(
+    policies: Iterable[str], policy_specs: Mapping[str, object] | None = None
+) -> dict[str, int]:
+    """Policy -> its position in :func:`policy_order` (to sort a table's rows by policy)."""
+    return {p: i for i, p in enumerate(policy_order(policies, policy_specs))}
 
 
 def window_table(

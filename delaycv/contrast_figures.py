@@ -4,11 +4,15 @@ One figure per dataset and metric (and estimator), from the table of
 :func:`delaycv.contrasts.policy_contrasts`: each policy's mean difference to the reference policy
 over the (seed, fold) pairs with its 95 % interval, against the policy's waiting window (log
 scale), one line per learner and family of policies (e.g. hitl with N = 15d and with N = 90d, both
-against P). One panel column per kind of window on the x axis (P, N, W, D), one panel row per
-contrast (the policies' estimates against the reference policy, then their true values); all
-panels share the y axis, and the reference policy is the dashed line at 0. Windows come from
-:func:`delaycv.compare.window_table`, as in the sensitivity figure; a policy it cannot place is
-named in the title, never dropped silently.
+against P). One panel row per kind of window on the x axis (P, N, W, D), one panel column per
+contrast (the policies' estimates against the reference policy, then their true values), so that
+at most two panels stand side by side and the figure reads at the report's width; all panels share
+the y axis, and the reference policy is the dashed line at 0. Each preset has one marker in every
+study (:data:`PRESET_MARKERS`), and the families of one preset one dash each, by their fixed
+window. Windows come from :func:`delaycv.compare.window_table`, as in the sensitivity figure; a
+policy it cannot place is named in the title, and a placed policy with no value (e.g. one that
+released no label before the end of the stream) is named in its panel with the reason: never
+dropped silently.
 """
 
 from __future__ import annotations
@@ -27,14 +31,16 @@ from delaycv.compare import axis_names, window_table
 from delaycv.errors import DelaycvError
 from delaycv.plots import (
     FORMATS,
-    PANEL_WIDTH,
+    TITLE_SIZE,
     _legend,
     _new_figure,
     _note,
+    _note_beside,
     _one_estimator,
     _select,
     _slug,
     _style,
+    _width,
     _window_unit,
     learner_styles,
     save_figure,
@@ -42,9 +48,47 @@ from delaycv.plots import (
 
 log = logging.getLogger("delaycv.plots")
 
-_MARKERS = ["o", "s", "^", "D", "v", "P"]
+#: One marker per preset, the same in every study (a family's marker never depends on which
+#: other families the study has): delay circles, verification triangles, hitl squares, a general
+#: policy diamonds; windows given as they are (``windows=``) crosses.
+PRESET_MARKERS = {"delay": "o", "verification": "^", "hitl": "s", "general": "D", "given": "X"}
+#: Dash patterns of the families of one preset, in the order of their fixed window (hitl with
+#: N = 15d solid, N = 90d dashed, ...).
 _FAMILY_DASHES = ["-", "--", "-.", ":"]
 _CONTRAST_ORDER = {"observed": 0, "true": 1}
+
+
+def family_styles(placed: pd.DataFrame) -> dict[str, tuple[str, object]]:
+    """(marker, dash) of each family of :func:`delaycv.compare.window_table`'s ``placed`` rows,
+    in drawing order (by preset, in the order of :data:`PRESET_MARKERS`, then by fixed window):
+    the marker of its preset, the dash by the rank of the family among the preset's families, in
+    the order of their fixed windows as durations (so hitl with N = 15d is solid and N = 90d
+    dashed in every study that has both)."""
+    from delaycv.durations import parse_window
+
+    def fixed_key(family: str) -> tuple:
+        parts = family.split(", ")[1:]  # "hitl, N = 15d" -> ["N = 15d"]
+        key = []
+        for part in parts:
+            value = part.split(" = ", 1)[-1]
+            try:
+                w = parse_window(value)
+                key.append((0, w.unit != "s", w.amount, ""))
+            except DelaycvError:  # an inspection error part: by its text
+                key.append((1, False, 0, part))
+        return tuple(key)
+
+    styles: dict[str, tuple[str, object]] = {}
+    by_preset: dict[str, list[str]] = {}
+    for family in dict.fromkeys(placed["family"]):
+        by_preset.setdefault(family.split(",")[0], []).append(family)
+    presets = [*PRESET_MARKERS, *sorted(set(by_preset) - set(PRESET_MARKERS))]
+    for preset in (p for p in presets if p in by_preset):
+        members = by_preset[preset]
+        for i, family in enumerate(sorted(members, key=fixed_key)):
+            marker = PRESET_MARKERS.get(preset, "v")
+            styles[family] = (marker, _FAMILY_DASHES[i % len(_FAMILY_DASHES)])
+    return styles
 
 
 def last_at(contrasts: pd.DataFrame) -> str:
@@ -97,15 +141,14 @@ def contrast_figure(
     labels = {r: str(data.loc[data["reference"] == r, "contrast"].iloc[0]) for r in references}
     learners = sorted(data["learner"].unique())
     styles = learner_styles(learners)
-    families = list(dict.fromkeys(placed["family"]))
-    family_style = {
-        f: (_MARKERS[i % len(_MARKERS)], _FAMILY_DASHES[i % len(_FAMILY_DASHES)])
-        for i, f in enumerate(families)
-    }
-    rows, cols = len(references), len(axes_keys)
+    family_style = family_styles(placed)
+    families = list(family_style)  # by preset, then by fixed window (family_styles' order)
+    # a row per kind of window (P, N, W, D), a column per contrast: at most two panels side by
+    # side, so that the figure reads in the report at its width
+    rows, cols = len(axes_keys), len(references)
     axes_style, context = _style()
     with axes_style, context:
-        fig = _new_figure(max(PANEL_WIDTH * 1.2 * cols, 5.5), 2.6 * rows + 1.6)
+        fig = _new_figure(_width(cols), 3.0 * rows + 1.8)
         axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
         for j, (varies, unit) in enumerate(axes_keys):
             on_axis = placed[(placed["varies"] == varies) & (placed["unit"] == unit)]
@@ -113,7 +156,7 @@ def contrast_figure(
             positive = np.sort(on_axis.loc[on_axis["window"] > 0, "window"].unique()) / scale
             zero_at = positive[0] / 3 if len(positive) else 1.0
             for i, reference in enumerate(references):
-                ax = axes[i][j]
+                ax = axes[j][i]
                 ax.axhline(0.0, color="#555555", lw=1.0, ls="--", zorder=1)
                 rows_here = data[data["reference"] == reference].merge(
                     on_axis[["policy", "family", "window"]], on="policy"
@@ -147,6 +190,16 @@ def contrast_figure(
                         )
                 ax.set_xscale("log")
                 ax.set_xlim(min([*positive, zero_at]) / 1.6, max([*positive, zero_at]) * 1.6)
+                empty = rows_here[~np.isfinite(rows_here["difference"].to_numpy(float))]
+                if not empty.empty:  # a policy with no value: its window is on the axis, say why
+                    names = ", ".join(
+                        f"{p} ({varies} = {w / scale:g} {unit_name})"
+                        for p, w in empty[["policy", "window"]].drop_duplicates().to_numpy()
+                    )
+                    # the note's first part says why (the rest repeats "no value to test")
+                    reasons = sorted({str(n).split(":")[0] for n in empty["note"] if n})
+                    text = f"no value at {names}: " + "; ".join(reasons or ["no pair of values"])
+                    _note_beside(ax, text, float(empty["x"].max()))
                 ticks = list(positive)
                 tick_labels = [f"{v:g}" for v in positive]
                 if (on_axis["window"] == 0).any():
@@ -155,9 +208,8 @@ def contrast_figure(
                 ax.xaxis.set_major_locator(FixedLocator(ticks))
                 ax.set_xticklabels(tick_labels)
                 ax.xaxis.set_minor_locator(NullLocator())
-                if i == rows - 1:
-                    ax.set_xlabel(f"{axis_names().get(varies, 'window')} ({unit_name}, log scale)")
-                if j == 0:
+                ax.set_xlabel(f"{axis_names().get(varies, 'window')} ({unit_name}, log scale)")
+                if i == 0:
                     ax.set_ylabel(f"{metric}: policy − {reference_policy}")
                 ax.set_title(labels[reference])
         handles = [Line2D([], [], color=styles[lr]["color"], lw=1.6, label=lr) for lr in learners]
@@ -181,7 +233,7 @@ def contrast_figure(
         )
         if unplaced:
             title += _note(fig, f"not on a window axis: {', '.join(unplaced)}")
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(title, fontsize=TITLE_SIZE)
     return fig
 
 

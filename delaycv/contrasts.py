@@ -53,6 +53,8 @@ from delaycv.compare import (
     holm_by_group,
     label_checkpoints,
     mean_ci,
+    note_empty_tests,
+    policy_ranks,
     sign_flip_pvalues,
     wide_by_pair,
 )
@@ -154,8 +156,11 @@ def policy_contrasts(
     ``ci_low``/``ci_high`` (95 % t-interval), ``validity`` (``100 - 100 |difference|`` for fraction
     metrics, else NaN), ``cliffs_delta`` (P against R), ``p_value`` (two-sided sign-flip test),
     ``exact``, ``p_holm`` (Holm over the policies of the family), ``family_size``, ``significant``
-    and ``note``. Rows: by dataset, metric (as given), reference, estimator, learner, checkpoint,
-    then policies in the order of their first row in ``table``. Raises :class:`~delaycv.errors.DelaycvError` when the table has no policy named
+    and ``note`` (why a row has no test: a position beyond a stream, a policy that released no
+    label by the checkpoint; or which checkpoint answered a request between checkpoints). Rows:
+    by dataset, metric (as given), reference, estimator, learner, checkpoint, then policies in
+    reading order (:func:`delaycv.compare.policy_sort_key`: preset, then windows as durations).
+    Raises :class:`~delaycv.errors.DelaycvError` when the table has no policy named
     ``reference_policy``.
     """
     say = _stage_clock(progress)
@@ -234,9 +239,18 @@ def policy_contrasts(
     out["significant"] = out["p_holm"].le(alpha).to_numpy()
     say("means, intervals, validity, Holm and Cliff's delta")
     out = label_checkpoints(out, chosen, CONTRAST_COLUMNS)
-    # metrics as requested, policies in the table's order (a study's config order)
+    out = note_empty_tests(
+        out,
+        table,
+        lambda r: (
+            f"no (seed, fold) pair where both {r['policy']} and {r['reference_policy']} "
+            f"have a value of {r['metric']} (undefined there), no test"
+        ),
+        policies=lambda r: [r["policy"], r["reference_policy"]],
+    )
+    # metrics as requested, policies in reading order (preset, then windows as durations)
     metric_rank = {m: i for i, m in enumerate(metrics)}
-    policy_rank = {p: i for i, p in enumerate(policies)}
+    policy_rank = policy_ranks([*policies, *out["policy"].astype(str)])
     keys = [
         "dataset",
         "_metric",

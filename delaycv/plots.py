@@ -39,6 +39,7 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator  # noqa:
 from delaycv.atomic import atomic_path  # noqa: E402
 from delaycv.choices import FIGURE_FORMATS as FORMATS  # noqa: E402
 from delaycv.compare import (  # noqa: E402
+    RELEASE_COLUMN,
     axis_names,
     bias_table,
     higher_is_better,
@@ -46,6 +47,7 @@ from delaycv.compare import (  # noqa: E402
     policies_windows,
     window_table,
 )
+from delaycv.compare import policy_order as compare_policy_order  # noqa: E402
 from delaycv.errors import DelaycvError  # noqa: E402
 
 log = logging.getLogger("delaycv.plots")
@@ -55,15 +57,29 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#0
 DASHES = ["-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2))]
 NS_COLOUR = "#DDDDDD"
 MISSING_COLOUR = "#FFFFFF"
-PANEL_WIDTH = 3.6
+#: The width (inches) of a figure of several panels. The Snakemake report shows a figure about
+#: 830 px wide, whatever its size: a figure this wide is shown at 100 px per inch, so that its
+#: smallest text (8 pt) is 11 px tall and its titles 14 px. Wider figures would shrink their text.
+FIGURE_WIDTH = 8.3
+#: Panels side by side at most (two panels of about 4 inches fit FIGURE_WIDTH).
+MAX_COLUMNS = 2
+PANEL_WIDTH = FIGURE_WIDTH / MAX_COLUMNS
 JITTER = 0.18  # half-width of the sideways spread of the points of the final distributions
-MAX_COLUMNS = 3
+#: The smallest text of a figure (points): cells of the heatmap, labels of the strip, notes.
+SMALL_TEXT = 8.0
 _RC = {
-    "axes.titlesize": 9,
-    "axes.labelsize": 8.5,
-    "legend.fontsize": 8,
-    "legend.title_fontsize": 8.5,
+    "font.size": 10,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9.5,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.title_fontsize": 9.5,
 }
+#: The size of a figure's title (suptitle).
+TITLE_SIZE = 11
+#: The colour of a note written in a panel (a policy with no value, ...).
+NOTE_COLOUR = "#555555"
 
 _COUNTS = {"tp", "fp", "tn", "fn", "classified"}
 
@@ -118,44 +134,100 @@ def policy_order(
     policies: Iterable[str], policy_specs: Mapping[str, object] | None = None
 ) -> list[str]:
     """Policies in reading order: by preset (in the order of :data:`delaycv.policies.PRESETS`,
-    ideal first) and window length (the windows of their specs in ``policy_specs``, else of their
-    names), then the others by name."""
-    from delaycv.policies import PRESETS
+    ideal first) and window length as a duration (the windows of their specs in
+    ``policy_specs``, else of their names), then the others by name
+    (:func:`delaycv.compare.policy_order`, the order of every table)."""
+    return compare_policy_order(policies, policy_specs)
 
-    presets = {name: i for i, name in enumerate(PRESETS)}
-    policies = list(dict.fromkeys(policies))
-    windows = policies_windows(policies, policy_specs)
 
-    def key(name: str):
-        w = windows[name]
-        if w is None:
-            return (1, 0, 0, 0, 0, name)
-        return (0, presets[w.preset], w.inspection_error, w.pos.amount, w.neg.amount, name)
+def no_value_reason(data: pd.DataFrame, metric: str) -> str:
+    """Why ``data`` (the rows of one panel: one policy, at the checkpoints drawn) has no value of
+    ``metric`` to draw: its policy released no label (every fold's ``evaluated`` is 0: every
+    evaluation pending), else the metric is undefined there. ``""`` when it has a value."""
+    values = data[metric].to_numpy(dtype=float) if metric in data else np.array([])
+    if np.isfinite(values).any():
+        return ""
+    if RELEASE_COLUMN in data.columns and len(data) and not (data[RELEASE_COLUMN] > 0).any():
+        return (
+            "no label released: every evaluation pending "
+            "(e.g. a window longer than the stream), nothing to draw"
+        )
+    return f"no value of {metric} (undefined here), nothing to draw"
 
-    return sorted(policies, key=key)
+
+def _panel_note(
+    ax, text: str, *, y: float = 0.5, x: float = 0.5, ha: str = "center", share: float = 1.0
+) -> None:
+    """``text`` written in a panel (axes fractions ``x``, ``y``; ``ha`` its alignment), wrapped to
+    ``share`` of the panel's width: for a panel that has nothing, or not everything, to show."""
+    width = ax.get_position().width * ax.figure.get_figwidth() * share
+    lines = textwrap.wrap(text, width=max(20, int(width * 13)))
+    ax.text(
+        x,
+        y,
+        "\n".join(lines),
+        transform=ax.transAxes,
+        ha=ha,
+        va="center",
+        fontsize=SMALL_TEXT + 0.5,
+        color=NOTE_COLOUR,
+        bbox={"facecolor": "white", "edgecolor": "#BBBBBB", "alpha": 0.9, "pad": 4},
+        zorder=10,
+    )
+
+
+def _note_beside(ax, text: str, at: float, *, y: float = 0.2) -> None:
+    """A panel note for a point that is missing at ``at`` on a log x axis whose limits are set:
+    on that side of the panel, so that it stands by the empty tick rather than over the data."""
+    lo, hi = ax.get_xlim()
+    frac = (np.log(at) - np.log(lo)) / (np.log(hi) - np.log(lo))
+    if frac >= 0.5:
+        _panel_note(ax, text, y=y, x=0.97, ha="right", share=0.62)
+    else:
+        _panel_note(ax, text, y=y, x=0.03, ha="left", share=0.62)
 
 
 def _legend(fig: Figure, handles: list, title: str) -> None:
     """The legend below the panels, outside the data, in as many columns as fit."""
+    # as many columns as the figure's width holds (a legend wider than the figure is cut off)
+    longest = max(
+        (len(line) for h in handles for line in str(h.get_label()).split("\n")), default=1
+    )
+    column = longest * 0.55 * _RC["legend.fontsize"] / 72 + 0.75  # inches: handle, gap, text
+    ncol = max(1, min(len(handles), 4, int(fig.get_figwidth() / column)))
     fig.legend(
         handles=handles,
         loc="outside lower center",
         title=title,
         frameon=False,
-        ncol=min(len(handles), 4),
+        ncol=ncol,
         columnspacing=1.4,
         handlelength=2.6,
     )
 
 
 def _note(fig: Figure, text: str) -> str:
-    """``text`` as further lines of a suptitle (10 pt), wrapped to the figure's width."""
+    """``text`` as further lines of a suptitle (:data:`TITLE_SIZE`), wrapped to the figure's
+    width."""
     return "\n" + "\n".join(textwrap.wrap(text, width=int(fig.get_figwidth() * 11)))
 
 
+def _figure_note(fig: Figure, text: str) -> None:
+    """``text`` under the panels of ``fig``, wrapped to its width (laid out with the figure, so it
+    never covers a panel)."""
+    lines = textwrap.wrap(text, width=int(fig.get_figwidth() * 13))
+    fig.supxlabel("\n".join(lines), fontsize=SMALL_TEXT + 0.5, color=NOTE_COLOUR)
+
+
 def _grid(n: int) -> tuple[int, int]:
-    cols = min(n, MAX_COLUMNS)
+    cols = max(1, min(n, MAX_COLUMNS))
     return int(np.ceil(n / cols)), cols
+
+
+def _width(cols: int) -> float:
+    """The width of a figure of ``cols`` panel columns: :data:`FIGURE_WIDTH` for a grid, less for
+    a single column (its text is then larger still in the report)."""
+    return FIGURE_WIDTH if cols > 1 else 6.0
 
 
 def _dates(seconds: Iterable) -> np.ndarray:
@@ -209,6 +281,7 @@ def strip_rows(
 def _smallest_p(tests: pd.DataFrame) -> float:
     """The smallest p-value any test of ``tests`` could reach: 1/2**n (2/2**n two-sided) when exact,
     1/(R + 1) with R random sign vectors."""
+    tests = tests[tests["n"] > 0]  # a row with no pair (no test) attains nothing
     if tests.empty:
         return float("nan")
     two = (tests["alternative"] == "two-sided").to_numpy()
@@ -218,10 +291,26 @@ def _smallest_p(tests: pd.DataFrame) -> float:
     return float(np.min(floor))
 
 
+#: Height (inches) of one learner pair's row of the significance strip: its label, then its cells.
+STRIP_ROW = 0.3
+
+
 def _draw_strip(ax, tests: pd.DataFrame, pairs, styles, x_of) -> None:
-    """One row per learner pair: each checkpoint's cell has the colour of the significantly better
-    learner (Holm-adjusted), light grey when there is no significant difference."""
+    """One row per learner pair, its label ("a vs b") above its cells: each checkpoint's cell has
+    the colour of the significantly better learner (Holm-adjusted), light grey when there is no
+    significant difference, white when there was no test. The labels take no width from the
+    panel (they sit above the cells, not beside them)."""
     for row, (a, b) in enumerate(pairs):
+        ax.text(
+            0.0,
+            row + 0.44,
+            f"{a} vs {b}",
+            transform=ax.get_yaxis_transform(),
+            ha="left",
+            va="bottom",
+            fontsize=SMALL_TEXT,
+            color="#333333",
+        )
         sub = tests[(tests["learner_a"] == a) & (tests["learner_b"] == b)].sort_values("checkpoint")
         if sub.empty:
             continue
@@ -237,19 +326,23 @@ def _draw_strip(ax, tests: pd.DataFrame, pairs, styles, x_of) -> None:
         ]
         ax.bar(
             edges[:-1],
-            0.8,
+            0.5,
             width=np.diff(edges),
-            bottom=row - 0.4,
+            bottom=row + 0.46,
             align="edge",
             color=colours,
             linewidth=0,
         )
-    ax.set_yticks(range(len(pairs)), [f"{a} vs {b}" for a, b in pairs])
-    ax.set_ylim(len(pairs) - 0.5, -0.5)
+    ax.set_yticks([])
+    ax.set_ylim(len(pairs), 0)
     ax.grid(False)
-    ax.tick_params(axis="y", length=0)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
+
+
+def strip_labels(ax) -> list[str]:
+    """The learner pairs of a strip drawn by :func:`_draw_strip`, top to bottom."""
+    return [t.get_text() for t in ax.texts if " vs " in t.get_text()]
 
 
 def learning_curves(
@@ -295,22 +388,20 @@ def learning_curves(
             strip_pairs[policy] = strip_rows(tests[tests["policy"] == policy], learners, baseline)
     n_strip = max((len(p) for p in strip_pairs.values()), default=0)
     rows, cols = _grid(len(policies))
-    panel_h = 2.4 + (0.22 * n_strip + 0.25 if n_strip else 0)
+    curve_h = 2.4
+    strip_h = STRIP_ROW * n_strip + 0.05 if n_strip else 0.0
     axes_style, context = _style()
     with axes_style, context:
-        fig = _new_figure(max(PANEL_WIDTH * cols, 5.5), panel_h * rows + 1.2)
-        outer = fig.add_gridspec(rows, cols)
-        first = None  # every curve panel shares the first one's y axis
+        fig = _new_figure(_width(cols), (curve_h + strip_h + 0.45) * rows + 1.4)
+        # a grid row of curves, then (with a strip) a grid row of strips under them
+        per = 2 if n_strip else 1
+        grid = fig.add_gridspec(per * rows, cols, height_ratios=[curve_h, strip_h][:per] * rows)
+        first = None  # every curve panel shares the first one's axes (same x and y limits)
+        bottoms = []
         for i, policy in enumerate(policies):
-            spec = outer[i // cols, i % cols]
-            if n_strip:
-                inner = spec.subgridspec(
-                    2, 1, height_ratios=[2.4, 0.22 * n_strip + 0.05], hspace=0.04
-                )
-                ax = fig.add_subplot(inner[0], sharey=first)
-                strip_ax = fig.add_subplot(inner[1], sharex=ax)
-            else:
-                ax, strip_ax = fig.add_subplot(spec, sharey=first), None
+            r, c = i // cols, i % cols
+            ax = fig.add_subplot(grid[per * r, c], sharex=first, sharey=first)
+            strip_ax = fig.add_subplot(grid[per * r + 1, c], sharex=ax) if n_strip else None
             first = first if first is not None else ax
             for learner in learners:
                 cur = agg[(agg["policy"] == policy) & (agg["learner"] == learner)]
@@ -327,22 +418,27 @@ def learning_curves(
                     alpha=0.18,
                     lw=0,
                 )
+            reason = no_value_reason(data[data["policy"] == policy], metric)
+            if reason:
+                _panel_note(ax, reason)
             ax.set_title(f"policy {policy}")
             if i % cols == 0:
                 ax.set_ylabel(metric_label(metric))
             else:
                 ax.tick_params(labelleft=False)
             bottom = strip_ax if strip_ax is not None else ax
+            bottoms.append(bottom)
             if strip_ax is not None:
                 ax.tick_params(labelbottom=False)
                 _draw_strip(
                     strip_ax, tests[tests["policy"] == policy], strip_pairs[policy], styles, x_of
                 )
-            if x == "time":
-                _date_axis(bottom)
-                bottom.set_xlabel("stream time (date)")
-            else:
-                bottom.set_xlabel("stream position (instances)")
+        if x == "time":  # the panels share their x axis: its ticks are chosen once, for all
+            _date_axis(bottoms[0])
+        for bottom in bottoms:
+            bottom.set_xlabel(
+                "stream time (date)" if x == "time" else "stream position (instances)"
+            )
         handles = [
             Line2D(
                 [],
@@ -377,7 +473,7 @@ def learning_curves(
                     f"note: with these pairs the smallest attainable p is {floor:.3g} > α = "
                     f"{alpha:g}; no difference can be significant (use more folds or seeds)",
                 )
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(title, fontsize=TITLE_SIZE)
     return fig
 
 
@@ -390,7 +486,8 @@ def bias_curves(
     """Figure 2: the bias of realistic evaluation, ``observed - true`` of ``metric`` over the
     stream per learner (mean over (seed, fold) ± 1 SD), one panel per policy."""
     estimator = _one_estimator(_select(table, dataset=dataset), estimator)
-    bias = bias_table(_select(table, dataset=dataset, estimator=estimator), metric)
+    rows_ = _select(table, dataset=dataset, estimator=estimator)
+    bias = bias_table(rows_, metric)
     policies = policy_order(bias["policy"].unique())
     learners = sorted(bias["learner"].unique())
     styles = learner_styles(learners)
@@ -398,11 +495,15 @@ def bias_curves(
     rows, cols = _grid(len(policies))
     axes_style, context = _style()
     with axes_style, context:
-        fig = _new_figure(max(PANEL_WIDTH * cols, 5.5), 2.5 * rows + 1.2)
-        axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
+        fig = _new_figure(_width(cols), 2.7 * rows + 1.4)
+        # one time axis for all panels (the same limits and ticks), as one y axis
+        axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
         for i, policy in enumerate(policies):
             ax = axes[i // cols][i % cols]
             ax.axhline(0.0, color="#444444", lw=0.8)
+            if not np.isfinite(bias.loc[bias["policy"] == policy, "bias"].to_numpy(float)).any():
+                reason = no_value_reason(rows_[rows_["policy"] == policy], metric)
+                _panel_note(ax, reason or f"no observed − true value of {metric}, nothing to draw")
             for learner in learners:
                 cur = agg[(agg["policy"] == policy) & (agg["learner"] == learner)]
                 xs = _dates(cur["time"]) if x == "time" else cur["checkpoint"].to_numpy(float)
@@ -419,11 +520,11 @@ def bias_curves(
             ax.set_title(f"policy {policy}")
             if i % cols == 0:
                 ax.set_ylabel(f"observed − true {metric}")
-            if x == "time":
-                _date_axis(ax)
-                ax.set_xlabel("stream time (date)")
-            else:
-                ax.set_xlabel("stream position (instances)")
+            # every panel keeps its tick labels: the panel below may be absent
+            ax.tick_params(labelbottom=True)
+            ax.set_xlabel("stream time (date)" if x == "time" else "stream position (instances)")
+        if x == "time" and policies:
+            _date_axis(axes[0][0])
         for j in range(len(policies), rows * cols):
             axes[j // cols][j % cols].set_visible(False)
         handles = [
@@ -443,7 +544,7 @@ def bias_curves(
         fig.suptitle(
             f"{dataset}: bias of realistic evaluation in {metric}\n"
             f"(observed-label estimate − true-label value; {direction}; {estimator} estimator)",
-            fontsize=10,
+            fontsize=TITLE_SIZE,
         )
     return fig
 
@@ -453,7 +554,14 @@ def bias_curves(
 
 def _boxes_with_points(ax, data: pd.DataFrame, x: str, y: str, order, palette, rng) -> None:
     """A box per value of ``x`` (in ``order``, outlined in its ``palette`` colour) and its points
-    jittered sideways (``rng``: the figure's seeded generator, so that the file is reproducible)."""
+    jittered sideways (``rng``: the figure's seeded generator, so that the file is reproducible).
+    Nothing is drawn when no value is finite (seaborn cannot draw such boxes): the caller says why
+    in the panel."""
+    values = data[y].to_numpy(dtype=float) if len(data) else np.array([])
+    if not np.isfinite(values).any():
+        ax.set_xticks(range(len(order)), list(order))
+        ax.set_xlim(-0.5, len(order) - 0.5)
+        return
     sns.boxplot(
         data=data,
         x=x,
@@ -502,29 +610,34 @@ def final_distributions(
     learners = sorted(data["learner"].unique())
     styles = learner_styles(learners)
     palette = {lr: s["color"] for lr, s in styles.items()}
-    rows, cols = _grid(len(policies))
-    width = max(PANEL_WIDTH, 0.55 * len(learners) + 1.0)
+    # a panel per policy, two side by side; one column when the learners need the width
+    rows, cols = _grid(len(policies)) if len(learners) <= 5 else (len(policies), 1)
     rng = np.random.default_rng(seed)
     axes_style, context = _style()
     with axes_style, context:
-        fig = _new_figure(width * cols + 0.3, 2.9 * rows + 0.5)
+        fig = _new_figure(_width(cols), 3.1 * rows + 0.9)
         axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
         for i, policy in enumerate(policies):
             ax = axes[i // cols][i % cols]
             cur = data[data["policy"] == policy]
             _boxes_with_points(ax, cur, "learner", metric, learners, palette, rng)
+            reason = no_value_reason(cur, metric)
+            if reason:
+                _panel_note(ax, reason)
             ax.set_title(f"policy {policy}")
             ax.set_xlabel("learner")
             ax.set_ylabel(metric_label(metric) if i % cols == 0 else "")
-            if len(learners) > 4:
-                ax.tick_params(axis="x", labelrotation=30)
+            if len(learners) > 2:
+                for label in ax.get_xticklabels():
+                    label.set_rotation(25)
+                    label.set_horizontalalignment("right")
         for j in range(len(policies), rows * cols):
             axes[j // cols][j % cols].set_visible(False)
         n = data.groupby(["policy", "learner"]).size().max()
         fig.suptitle(
             f"{dataset}: {metric} on {reference} labels at the last checkpoint\n"
             f"({last} instances; one point per (seed, fold), up to {n} per learner; {estimator} estimator)",
-            fontsize=10,
+            fontsize=TITLE_SIZE,
         )
     return fig
 
@@ -557,12 +670,15 @@ def pairwise_heatmap(
     learners = sorted(set(data["learner_a"]) | set(data["learner_b"]))
     sign = 1.0 if higher_is_better(metric) else -1.0
     k = len(learners)
-    rows, cols = _grid(len(policies))
-    cell = max(0.62, min(0.95, 4.0 / k))
-    size = cell * k + 1.3
-    axes_style, context = _style()
+    # two panels side by side while their cells stay wide enough for their text, else one
+    rows, cols = _grid(len(policies)) if k <= 4 else (len(policies), 1)
+    width = _width(cols)
+    label_w = min(1.8, 0.075 * max(len(name) for name in learners) + 0.3)  # the row labels
+    cell = min(0.95, (width / cols - label_w - 0.5) / k)
+    small = SMALL_TEXT if cell >= 0.55 else SMALL_TEXT - 0.5
+    _, context = _style()
     with sns.axes_style("white"), context:
-        fig = _new_figure(size * cols + 1.0, size * rows + 0.6)
+        fig = _new_figure(width, (cell * k + label_w + 0.5) * rows + 1.5)
         axes = fig.subplots(rows, cols, squeeze=False)
         image = None
         for i, policy in enumerate(policies):
@@ -594,26 +710,38 @@ def pairwise_heatmap(
                         text[r, c],
                         ha="center",
                         va="center",
-                        fontsize=8 if k <= 5 else 6.5,
+                        fontsize=small,
                         color="white" if dark else "black",
                         fontweight="bold" if bold[r, c] else "normal",
                     )
-            ax.set_xticks(
-                range(k), learners, rotation=30 if k > 3 else 0, ha="right" if k > 3 else "center"
-            )
-            ax.set_yticks(range(k), learners)
+            if not np.isfinite(delta).any():  # no test in the panel: say why
+                notes = (
+                    [n for n in data.loc[data["policy"] == policy, "note"] if n]
+                    if ("note" in data)
+                    else []
+                )
+                _panel_note(ax, notes[0] if notes else "no test: no pair of values")
+            ax.set_xticks(range(k), learners, rotation=30, ha="right", rotation_mode="anchor")
+            ax.set_yticks(range(k), learners if i % cols == 0 else [])
             ax.set_xlabel("column learner")
-            ax.set_ylabel("row learner")
+            ax.set_ylabel("row learner" if i % cols == 0 else "")
             ax.set_title(f"policy {policy}")
             ax.xaxis.set_minor_locator(NullLocator())
         for j in range(len(policies), rows * cols):
             axes[j // cols][j % cols].set_visible(False)
-        bar = fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8)
-        bar.set_label("Cliff's δ, + = row learner better")
+        bar = fig.colorbar(
+            image,
+            ax=axes.ravel().tolist(),
+            orientation="horizontal",
+            location="bottom",
+            shrink=0.6,
+            aspect=40,
+        )
+        bar.set_label("Cliff's δ, oriented: + = the row learner is better")
         fig.suptitle(
             f"{dataset}: pairwise tests of {metric} on {reference} labels at checkpoint {checkpoint}\n"
             f"(cell: Cliff's δ and Holm-adjusted permutation p; * significant; {estimator} estimator)",
-            fontsize=10,
+            fontsize=TITLE_SIZE,
         )
     return fig
 
@@ -731,7 +859,7 @@ def sensitivity(
     rows, cols = _grid(len(families))
     axes_style, context = _style()
     with axes_style, context:
-        fig = _new_figure(max(PANEL_WIDTH * cols, 5.5), 2.8 * rows + 1.3)
+        fig = _new_figure(_width(cols), 3.0 * rows + 1.6)
         axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
         for i, family in enumerate(families):
             ax = axes[i // cols][i % cols]
@@ -759,13 +887,18 @@ def sensitivity(
                             yerr=part["sd"],
                             color=styles[learner]["color"],
                             linestyle=ref_style.get(ref, ":") if joined else "none",
-                            marker="o" if ref == "true" else "s",
-                            markersize=3.5,
+                            marker=_ref_marker(ref) if joined else IDEAL_MARKER,
+                            markersize=4.5 if joined else 5.5,
                             lw=1.3,
                             capsize=2,
                             elinewidth=0.8,
                             markerfacecolor=styles[learner]["color"] if ref == "true" else "white",
                         )
+            empty = [
+                (p, w)
+                for p, w in zip(fam["policy"], fam["window"], strict=True)
+                if no_value_reason(data[data["policy"] == p], metric)
+            ]
             ax.set_xscale("log")
             ticks = list(positive) + ([zero_at] if (fam["window"] == 0).any() else [])
             labels = [f"{v:g}" for v in positive] + (
@@ -774,6 +907,16 @@ def sensitivity(
             ax.xaxis.set_major_locator(FixedLocator(ticks))
             ax.set_xticklabels(labels)
             ax.xaxis.set_minor_locator(NullLocator())
+            # every window of the family on the axis, drawn or not (a policy with no value)
+            ax.set_xlim(min(ticks) / 1.6, max(ticks) * 1.6)
+            if empty:  # a policy with no value: its window is on the axis; say why beside it
+                letter = fam["varies"].iloc[0]
+                where = ", ".join(
+                    f"{p} ({letter} = {w / scale:g} {unit_name})" if w > 0 else p for p, w in empty
+                )
+                reasons = {no_value_reason(data[data["policy"] == p], metric) for p, _ in empty}
+                text = f"no value at {where}: " + "; ".join(sorted(reasons))
+                _note_beside(ax, text, max(w / scale if w > 0 else zero_at for _, w in empty))
             ax.set_xlabel(
                 f"{axis_names().get(fam['varies'].iloc[0], 'window')} ({unit_name}, log scale)"
             )
@@ -789,9 +932,22 @@ def sensitivity(
                     [],
                     color="#444444",
                     linestyle=ref_style.get(ref, ":"),
-                    marker="o" if ref == "true" else "s",
+                    marker=_ref_marker(ref),
                     markerfacecolor="#444444" if ref == "true" else "white",
                     label=f"{ref} labels",
+                )
+            )
+        if (frame["window"] == 0).any():
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color="#444444",
+                    linestyle="none",
+                    marker=IDEAL_MARKER,
+                    markersize=6,
+                    markerfacecolor="#444444",
+                    label="ideal (window 0),\na point at the left\n(open: observed labels)",
                 )
             )
         handles.append(Line2D([], [], color="none", label="bars: ±1 SD over folds"))
@@ -802,8 +958,18 @@ def sensitivity(
         )
         if unplaced:
             title += _note(fig, f"not on a window axis: {_unplaced_text(unplaced)}")
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(title, fontsize=TITLE_SIZE)
     return fig
+
+
+#: The marker of a policy without a window (``ideal``), a point of its own at the left end of a
+#: window axis (sensitivity figure).
+IDEAL_MARKER = "D"
+
+
+def _ref_marker(reference: str) -> str:
+    """The marker of a line scored against ``reference``: circles (true), squares (observed)."""
+    return "o" if reference == "true" else "s"
 
 
 # --------------------------------------------------------------------------- files
@@ -1034,6 +1200,19 @@ def draw_figures(
                         reason,
                         _hint({policy: reason}),
                     )
+            drawn = _select(sub, reference=reference, estimator=est)
+            drawn = drawn[drawn["checkpoint"] == drawn["checkpoint"].max()]
+            for policy in policy_order(drawn["policy"].unique()):
+                reason = no_value_reason(drawn[drawn["policy"] == policy], metric)
+                if reason:  # the study goes on; the panels of the policy say why they are empty
+                    log.warning(
+                        "%s: policy %s has no value of %s at the last checkpoint: %s (its panels "
+                        "say so)",
+                        dataset,
+                        policy,
+                        metric,
+                        reason,
+                    )
             for stem, fig in figs:
                 written.extend(save_figure(fig, out_dir / stem, formats, dpi))
     return written
@@ -1042,12 +1221,13 @@ def draw_figures(
 # --------------------------------------------------------------------------- rankings (issue 21)
 
 
-def cd_diagram(result, *, title: str | None = None) -> Figure:
+def cd_diagram(result, *, title: str | None = None, note: str | None = None) -> Figure:
     """Demšar's critical-difference diagram of a :class:`delaycv.ranking.FriedmanResult`: the
     treatments at their mean rank on an axis from 1 (best) to k, a bar joining the treatments that
     Nemenyi's test does not tell apart (p >= alpha: mean ranks within CD of each other), and the
     CD itself drawn above the axis. Drawn by scikit-posthocs' ``critical_difference_diagram``.
-    A result without a test (``result.note``) has no diagram: DelaycvError."""
+    ``note``: a line written under the diagram (e.g. the treatments that were not ranked). A
+    result without a test (``result.note``) has no diagram: DelaycvError."""
     import scikit_posthocs as sp  # import on use (the other figures do not need it)
 
     if result.note:
@@ -1058,7 +1238,7 @@ def cd_diagram(result, *, title: str | None = None) -> Figure:
     }
     axes_style, context = _style()
     with axes_style, context:
-        fig = _new_figure(max(5.0, 0.45 * k + 3.5), 1.8 + 0.25 * k)
+        fig = _new_figure(min(FIGURE_WIDTH, max(6.0, 0.45 * k + 4.0)), 2.2 + 0.3 * k)
         ax = fig.subplots()
         sp.critical_difference_diagram(
             result.mean_ranks,
@@ -1068,7 +1248,7 @@ def cd_diagram(result, *, title: str | None = None) -> Figure:
             color_palette=palette,
             label_fmt_left="{label} ({rank:.2f})",
             label_fmt_right="({rank:.2f}) {label}",
-            label_props={"fontsize": 8},
+            label_props={"fontsize": 9},
             crossbar_props={"linewidth": 2.5, "color": "#444444"},
             text_h_margin=0.1,
         )
@@ -1076,12 +1256,14 @@ def cd_diagram(result, *, title: str | None = None) -> Figure:
         ax.plot([1, 1 + result.cd], [1.6, 1.6], color="#000000", linewidth=1.5)
         ax.plot([1, 1], [1.45, 1.75], color="#000000", linewidth=1.5)
         ax.plot([1 + result.cd] * 2, [1.45, 1.75], color="#000000", linewidth=1.5)
-        ax.text(1 + result.cd / 2, 1.85, f"CD = {result.cd:.2f}", ha="center", fontsize=8)
+        ax.text(1 + result.cd / 2, 1.85, f"CD = {result.cd:.2f}", ha="center", fontsize=9)
         ax.set_ylim(ax.get_ylim()[0] - 0.3, 2.6)
         ax.set_xlim(1, max(k, 2))
         ax.set_xticks(range(1, max(k, 2) + 1))
         ax.grid(False)
-        ax.set_xlabel("mean rank (1 = best)", fontsize=8)
+        ax.set_xlabel("mean rank (1 = best)", fontsize=9)
+        if note:
+            _figure_note(fig, note)
         ax.xaxis.set_label_position("top")
         text = (
             f"Friedman chi2 = {result.statistic:.2f}, p = {result.p_value:.3g}; N = {result.n} "
@@ -1089,7 +1271,7 @@ def cd_diagram(result, *, title: str | None = None) -> Figure:
             f"(alpha = {result.alpha})"
         )
         note = _note(fig, text)
-        fig.suptitle(title + note if title else note.lstrip("\n"), fontsize=9)
+        fig.suptitle(title + note if title else note.lstrip("\n"), fontsize=TITLE_SIZE)
     return fig
 
 
@@ -1100,12 +1282,14 @@ def sk_boxplot(
     title: str | None = None,
     ylabel: str | None = None,
     seed: int = 0,
+    note: str | None = None,
 ) -> Figure:
     """Box and points per treatment (``values``: one column per treatment, one row per
     observation), ordered as ``groups`` orders them (the table of
     :func:`delaycv.ranking.scott_knott_esd`: best first), coloured by Scott-Knott ESD group, the
     group number above each box and a dashed line between groups. The points' sideways jitter comes
-    from ``numpy.random.default_rng(seed)``."""
+    from ``numpy.random.default_rng(seed)``. ``note``: a line written in the panel (e.g. the
+    treatments that were not ranked)."""
     order = [str(t) for t in groups["treatment"]]
     missing = [t for t in order if t not in values.columns]
     if missing:
@@ -1116,7 +1300,7 @@ def sk_boxplot(
     rng = np.random.default_rng(seed)
     axes_style, context = _style()
     with axes_style, context:
-        fig = _new_figure(max(PANEL_WIDTH, 0.5 * len(order) + 1.5), 3.4)
+        fig = _new_figure(min(FIGURE_WIDTH, max(6.0, 0.55 * len(order) + 1.8)), 4.0)
         ax = fig.subplots()
         _boxes_with_points(ax, long, "treatment", "value", order, colour, rng)
         top = np.nanmax(values[order].to_numpy(dtype=float))
@@ -1127,7 +1311,7 @@ def sk_boxplot(
                 xytext=(0, 6),
                 textcoords="offset points",
                 ha="center",
-                fontsize=8,
+                fontsize=9,
                 color=colour[t],
             )
         boundaries = [
@@ -1139,12 +1323,16 @@ def sk_boxplot(
         ax.set_ylabel(ylabel or "value")
         ax.margins(y=0.12)
         if len(order) > 4:
-            ax.tick_params(axis="x", labelrotation=30)
+            for label in ax.get_xticklabels():
+                label.set_rotation(30)
+                label.set_horizontalalignment("right")
+        if note:
+            _figure_note(fig, note)
         n_groups = len(set(group_of.values()))
         text = (
             f"Scott-Knott ESD: {n_groups} group{'s' if n_groups != 1 else ''} (the number above "
             f"each box; 1 = best); {len(values)} observations per treatment"
         )
         note = _note(fig, text)
-        fig.suptitle(title + note if title else note.lstrip("\n"), fontsize=9)
+        fig.suptitle(title + note if title else note.lstrip("\n"), fontsize=TITLE_SIZE)
     return fig

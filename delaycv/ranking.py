@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -70,7 +71,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from delaycv.compare import cliffs_delta, higher_is_better, last_checkpoints
+from delaycv.compare import (
+    RELEASE_COLUMN,
+    cliffs_delta,
+    higher_is_better,
+    last_checkpoints,
+    policy_ranks,
+)
 from delaycv.errors import DelaycvError
 
 #: Cliff's |delta| below this is negligible (Romano et al. 2006; R's effsize::cliff.delta).
@@ -565,11 +572,39 @@ def _missing_note(matrix: np.ndarray, blocks, treatments, what: str) -> str:
     return f"no value for {shown}: every {what} needs a value of every treatment"
 
 
-def _absent_note(what: str) -> str:
+def _absent_note(rows: pd.DataFrame, family: dict, treatment: str, what: str) -> str:
+    """Why ``treatment`` has no value in ``family``: its policy released no label (every fold's
+    ``evaluated`` is 0 there: every evaluation pending), else the metric is undefined."""
+    ranked = family["ranked"]
+    policy = treatment if ranked == "policy" else family["within"]
+    if RELEASE_COLUMN in rows.columns:
+        within = RANKED[ranked]
+        mask = (
+            (rows[ranked].astype(str) == str(treatment))
+            & (rows[within].astype(str) == str(family["within"]))
+            & (rows["reference"] == family["reference"])
+            & (rows["estimator"] == family["estimator"])
+            & (rows["at"] == family["at"])
+        )
+        if "dataset" in family:
+            mask &= rows["dataset"] == family["dataset"]
+        evaluated = rows.loc[mask, RELEASE_COLUMN]
+        if len(evaluated) and not (evaluated.fillna(0) > 0).any():
+            where = (
+                "before the end of the stream" if family["at"] == "last" else f"by {family['at']}"
+            )
+            return (
+                f"no value at any {what}: policy {policy} released no label {where}, every "
+                "evaluation pending (e.g. a window longer than the stream): not ranked"
+            )
     return (
-        f"no value at any {what} (the metric is undefined there, e.g. an FPR before any "
-        "negative label was released): not ranked"
+        f"no value at any {what} ({family['metric']} is undefined there, e.g. an FPR before "
+        "any negative label was released): not ranked"
     )
+
+
+def _absent_notes(rows: pd.DataFrame, family: dict, absent: Sequence[str], what: str) -> list:
+    return [_absent_note(rows, family, t, what) for t in absent]
 
 
 class _Columns:
@@ -718,7 +753,7 @@ def rank_across(
             rows, metrics, r, (), ["dataset"]
         ):
             if absent:  # not ranked, not lost: a row each with the reason
-                note = _absent_note("dataset")
+                note = _absent_notes(rows, family, absent, "dataset")
                 friedman.add(
                     family,
                     len(absent),
@@ -775,11 +810,54 @@ def rank_across(
                 )
             _add_sk(sk, family, treatments, matrix, version, note)
     return Rankings(
-        friedman.frame(["k", "n", "rank"]),
-        nemenyi.frame(),
-        sk.frame(["group", "rank", "n"]),
+        sort_families(friedman.frame(["k", "n", "rank"])),
+        sort_families(nemenyi.frame()),
+        sort_families(sk.frame(["group", "rank", "n"])),
         alpha,
     )
+
+
+def _natural(text: str) -> tuple:
+    """``position_1000`` before ``position_10000``, ``fraction_0.5`` before ``fraction_1.0``."""
+    parts = re.split(r"(\d+(?:\.\d+)?)", str(text))
+    return tuple((0, float(p), "") if i % 2 else (1, 0.0, p) for i, p in enumerate(parts) if p)
+
+
+def sort_families(frame: pd.DataFrame, extra: Sequence[str] = ()) -> pd.DataFrame:
+    """The rows of a rankings table with their families in reading order: what is ranked (as
+    computed), the policy a family of learners is ranked within in policy order
+    (:func:`delaycv.compare.policy_sort_key`: preset, then windows as durations), the requested
+    positions in numeric order (``position_1000`` before ``position_10000``), then ``extra``;
+    the rows of one family keep their order (best first)."""
+    if frame.empty:
+        return frame
+    within = frame["within"].astype(str)
+    is_policy = frame["ranked"].eq("learner")
+    ranks = policy_ranks(within[is_policy])
+    keys = pd.DataFrame(
+        {
+            "_ranked": frame["ranked"].map(
+                {r: i for i, r in enumerate(dict.fromkeys(frame["ranked"]))}
+            ),
+            "_within": np.where(is_policy, within.map(ranks).fillna(-1), 0),
+            "_within_name": np.where(is_policy, "", within),
+            "_at": frame["at"].map(_natural),
+        },
+        index=frame.index,
+    )
+    order = pd.concat([keys, frame[["reference", "estimator", "metric", *extra]]], axis=1)
+    columns = [
+        "_ranked",
+        "_within",
+        "_within_name",
+        "reference",
+        "estimator",
+        "_at",
+        "metric",
+        *extra,
+    ]
+    index = order.sort_values(columns, kind="stable").index
+    return frame.loc[index].reset_index(drop=True)
 
 
 def family_values(table: pd.DataFrame, family: dict) -> pd.DataFrame:
@@ -828,12 +906,15 @@ def rank_within(
             rows, metrics, r, ("dataset",), ["seed", "fold"]
         ):
             if absent:  # not ranked, not lost: a row each with the reason
-                note = _absent_note("(seed, fold) pair")
+                note = _absent_notes(rows, family, absent, "(seed, fold) pair")
                 _add_sk(sk, family, absent, np.full((0, len(absent)), np.nan), version, note)
             if not treatments:
                 continue
             keep = ~np.isnan(matrix).any(axis=1)
             dropped = int((~keep).sum())
+            if len(treatments) < 2:  # nothing to rank: no group 1 that means nothing
+                _add_sk(sk, family, treatments, matrix, version, _no_test_note(1, 0))
+                continue
             if keep.sum() < min_observations:
                 note = (
                     f"{int(keep.sum())} complete (seed, fold) pair"
@@ -847,4 +928,4 @@ def rank_within(
                 sk.data["note"][-len(treatments) :] = [
                     f"{dropped} (seed, fold) pairs left out: a treatment has no value there"
                 ] * len(treatments)
-    return sk.frame(["group", "rank", "n"])
+    return sort_families(sk.frame(["group", "rank", "n"]), ("dataset",))

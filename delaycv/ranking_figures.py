@@ -6,7 +6,9 @@ critical-difference diagram of the Friedman/Nemenyi result (:func:`delaycv.plots
 the family was tested, and the box plot of the treatments' per-dataset values ordered and coloured
 by their Scott-Knott ESD groups (:func:`delaycv.plots.sk_boxplot`) when it has groups. A family
 without a test (fewer than 3 datasets, a missing value, a single treatment) gets no figure; the
-rankings page gives its note.
+rankings page gives its note. A treatment with no value on any dataset (e.g. a policy that released
+no label before the end of the stream) is not ranked: the figures of its family name it and say
+why, and a family none of whose treatments has a value has no figure.
 """
 
 from __future__ import annotations
@@ -56,27 +58,48 @@ def draw_ranking_figures(
     written: list[Path] = []
     sk = rankings.scott_knott
     estimators = rankings.friedman["estimator"].nunique()
+    friedman = rankings.friedman
     for key in rankings.families():
         family = dict(zip(FAMILY, key, strict=True))
         if family["metric"] != metric or family["reference"] != reference:
             continue
+        rows = friedman[_in_family(friedman, family)]
+        if rows["mean"].isna().all():  # no treatment has a value (e.g. a policy that released
+            continue  # no label): nothing to draw, the page gives the note
+        note = _unranked_note(rows)
         result = rankings.result(key)
         if result.tested:
-            fig = cd_diagram(result, title=_title(family))
+            fig = cd_diagram(result, title=_title(family), note=note)
             written += save_figure(fig, out_dir / _stem("cd", family, estimators), formats, dpi)
-        mask = pd.Series(True, index=sk.index)
-        for column, value in family.items():
-            mask &= sk[column].astype(str) == str(value)
-        groups = sk[mask]
+        groups = sk[_in_family(sk, family)]
         if groups.empty or groups["group"].isna().all():  # a family with a note: no groups
             continue
         groups = groups[groups["group"].notna()]  # the treatments that were ranked
         values = family_values(table, family)
         fig = sk_boxplot(
-            values.dropna(),
+            values[[str(t) for t in groups["treatment"]]].dropna(),
             groups.sort_values("rank"),
             title=_title(family),
             ylabel=metric_label(metric),
+            note=note,
         )
         written += save_figure(fig, out_dir / _stem("sk", family, estimators), formats, dpi)
     return written
+
+
+def _in_family(frame: pd.DataFrame, family: dict) -> pd.Series:
+    mask = pd.Series(True, index=frame.index)
+    for column, value in family.items():
+        mask &= frame[column].astype(str) == str(value)
+    return mask
+
+
+def _unranked_note(rows: pd.DataFrame) -> str | None:
+    """A line naming the treatments of a family that were not ranked (no value on any dataset),
+    with the reason the table gives; None when every treatment was ranked."""
+    absent = rows[rows["mean"].isna()]
+    if absent.empty:
+        return None
+    names = ", ".join(str(t) for t in absent["treatment"])
+    reason = str(absent["note"].iloc[0]).removesuffix(": not ranked")
+    return f"not ranked: {names} ({reason})"

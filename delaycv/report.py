@@ -28,6 +28,8 @@ th { background: #f0f0f0; text-align: left; position: sticky; top: 0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.sig td { font-weight: bold; }
 tbody tr:nth-child(even) { background: #fafafa; }
+p.direction { margin: 0.2em 0 0.5em; color: #444; }
+td.note { white-space: normal; min-width: 24em; color: #555; }
 """.strip()
 
 
@@ -63,8 +65,12 @@ def _table(rows: pd.DataFrame, columns: Sequence[Column], bold: pd.Series) -> st
         cells = "".join(
             f'<td class="num">{escape(cell(row))}</td>'
             if numeric
-            else f"<td>{escape(cell(row))}</td>"
-            for _, cell, numeric in columns
+            else (
+                f'<td class="note">{escape(cell(row))}</td>'
+                if header == "note"
+                else f"<td>{escape(cell(row))}</td>"
+            )
+            for header, cell, numeric in columns
         )
         body.append(f'<tr class="sig">{cells}</tr>' if strong else f"<tr>{cells}</tr>")
     return (
@@ -103,6 +109,26 @@ def _at_columns(frame: pd.DataFrame) -> list[Column]:
         shown.append(("at", lambda r: str(r["at"]), False))
     shown.append(("checkpoint", _checkpoint, True))
     return shown
+
+
+def _note_column(frame: pd.DataFrame) -> list[Column]:
+    """The column ``note`` when a row with a checkpoint has one (a request answered by the next
+    checkpoint, a policy that released no label, ...); rows without a checkpoint are listed apart
+    (:func:`_split_gaps`)."""
+    if "note" not in frame or frame.empty or not frame["note"].fillna("").astype(str).ne("").any():
+        return []
+    return [("note", lambda r: "" if pd.isna(r["note"]) else str(r["note"]), False)]
+
+
+def _direction(metric: str, difference: str, a: str, b: str) -> str:
+    """One line stating which way a difference points and which side its sign favours."""
+    up = higher_is_better(metric)
+    better = "higher" if up else "lower"
+    return (
+        f'<p class="direction">{escape(difference)}: a positive value means {escape(a)} '
+        f"scores higher than {escape(b)}, which favours {escape(a if up else b)} ({escape(metric)}: "
+        f"{better} is better).</p>"
+    )
 
 
 def _split_gaps(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
@@ -163,6 +189,7 @@ def tests_html(tests: pd.DataFrame, *, title: str, metrics: Sequence[str] | None
         ("result", _result, False),
         ("Wilcoxon p", lambda r: _p(r["wilcoxon_p"]), True),
         ("sign test p", lambda r: _p(r["sign_p"]), True),
+        *_note_column(tests),
     ]
     sections = []
     for key, rows in _groups(tests, ["metric", "reference", "estimator"], metrics):
@@ -170,15 +197,34 @@ def tests_html(tests: pd.DataFrame, *, title: str, metrics: Sequence[str] | None
             f"{key['metric']} on {key['reference']} labels ({key['estimator']} estimator; "
             f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
         )
-        sections.append((heading, _table(rows, columns, rows["significant"].astype(bool))))
+        direction = _direction(key["metric"], "a − b and Cliff's δ", "learner a", "learner b")
+        sections.append(
+            (heading, direction + _table(rows, columns, rows["significant"].astype(bool)))
+        )
     intro = (
         "Paired permutation tests between two learners over the (seed, fold) pairs, "
         "d = a − b. <b>Bold</b>: significant after Holm's adjustment within the family (dataset, "
         "policy, estimator, reference, checkpoint, metric); <i>result</i> names the better "
-        "learner then. Cliff's δ &gt; 0: a's values tend to be larger. Wilcoxon and sign-test "
-        "p-values are unadjusted companions. Every column at full precision: tests.csv."
+        "learner then, by the mean difference and the metric's direction (each section says which "
+        "way its numbers point). Wilcoxon and sign-test p-values are unadjusted companions. "
+        + _READING
+        + " Every column at full precision: tests.csv."
     )
     return _page(title, intro, sections + gaps)
+
+
+#: What a reader needs to read p, the interval and Cliff's δ of one row together
+#: (docs/comparison.md, "Reading a row").
+_READING = (
+    "p comes from the sign-flip permutation test, the interval is a t-interval of the mean "
+    "difference: two methods that can disagree. When every pair points the same way the "
+    "permutation p is the smallest the n pairs allow (2/2<sup>n</sup>: 0.002 for 10 pairs), "
+    "whatever the sizes, while one large difference among small ones widens the t-interval "
+    "past 0. Cliff's δ compares every value of one side with every value of the other, "
+    "unpaired: it can have the other sign than the mean paired difference (a few large "
+    "differences against many small ones the other way); the verdict follows the mean "
+    "difference."
+)
 
 
 def _result(row: pd.Series) -> str:
@@ -218,6 +264,7 @@ def bias_html(
         ("p", lambda r: _p(r["p_value"]), True),
         ("p (Holm)", lambda r: _p(r["p_holm"]), True),
         ("reading", reading, False),
+        *_note_column(bias),
     ]
     sections = []
     for key, rows in _groups(bias, ["metric", "estimator"], metrics):
@@ -225,8 +272,15 @@ def bias_html(
             f"{key['metric']} ({key['estimator']} estimator; "
             f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
         )
+        up = higher_is_better(key["metric"])
+        direction = (
+            f'<p class="direction">observed − true: a positive value means the observed labels '
+            f"score the learner higher than the true labels, which is "
+            f"{'optimistic' if up else 'pessimistic'} ({escape(key['metric'])}: "
+            f"{'higher' if up else 'lower'} is better).</p>"
+        )
         bold = rows.apply(lambda r: reading(r) in ("optimistic", "pessimistic"), axis=1)
-        sections.append((heading, _table(rows, columns, bold.astype(bool))))
+        sections.append((heading, direction + _table(rows, columns, bold.astype(bool))))
     intro = (
         "Bias of realistic evaluation: per learner, the mean over the (seed, fold) pairs of the "
         "value scored against the observed labels minus the value scored against the true labels, "
@@ -288,24 +342,47 @@ def rankings_html(
     columns: list[Column] = [("treatment", lambda r: str(r["treatment"]), False)]
     if friedman is not None:
         columns += [
-            ("mean rank", lambda r: _number(float(r["mean_rank"]), 2), True),
-            ("rank", lambda r: integer(r["rank"]), True),
+            ("mean rank over datasets", lambda r: _number(float(r["mean_rank"]), 2), True),
+            ("place by mean rank", lambda r: integer(r["rank"]), True),
             ("mean over datasets", lambda r: _number(float(r["mean"])), True),
         ]
     if sk is not None:
         columns += [("SK-ESD group", lambda r: integer(r["group"]), True)]
         columns += [(f"{average} (SK-ESD)", lambda r: _number(float(r["sk_average"])), True)]
         if friedman is None:
+            # SK-ESD's own order is by median (mean for p); the mean rank over the pairs is
+            # another view, and may order two treatments the other way
             columns += [
-                ("rank", lambda r: integer(r["rank"]), True),
-                ("mean rank", lambda r: _number(float(r["mean_rank"]), 2), True),
-                ("n", lambda r: integer(r["n"]), True),
+                (f"place by {average}", lambda r: integer(r["rank"]), True),
+                (
+                    "mean rank over (seed, fold) pairs",
+                    lambda r: _number(float(r["mean_rank"]), 2),
+                    True,
+                ),
+                ("pairs", lambda r: integer(r["n"]), True),
             ]
     sections = []
     for key, rows in _groups(merged, keys, metrics):
+        # a treatment with no value at all is not ranked: its row says why, apart from the
+        # family's own note (fewer than 3 datasets, ...)
+        unranked = rows["note"].fillna("").astype(str).str.endswith("not ranked")
+        absent = ""
+        if unranked.any():
+            reasons: dict[str, list[str]] = {}
+            gone = rows[unranked]
+            for treatment, note in zip(gone["treatment"], gone["note"], strict=True):
+                reasons.setdefault(str(note).removesuffix(": not ranked"), []).append(treatment)
+            absent = "".join(
+                f"<p><em>Not ranked: {escape(', '.join(map(str, names)))} ({escape(why)}).</em></p>"
+                for why, names in reasons.items()
+            )
+            if (~unranked).any():
+                rows = pd.concat([rows[~unranked], rows[unranked]])
         first = rows.iloc[0]
-        if first["note"]:
+        if first["note"] and not unranked.all():
             test = f"<p><em>No test: {escape(str(first['note']))}.</em></p>"
+        elif unranked.all():
+            test = ""
         elif friedman is not None:
             test = (
                 f"<p>Friedman chi2 = {_number(float(first['statistic']), 2)}, "
@@ -319,15 +396,35 @@ def rankings_html(
             rows = rows.sort_values(["rank", "treatment"], kind="stable", na_position="last")
         best = rows["group"].eq(1).fillna(False).astype(bool) if sk is not None else None
         bold = best if best is not None else pd.Series(False, index=rows.index)
-        sections.append((_family_heading(key), test + _table(rows, columns, bold)))
-    intro = (
-        "Rankings across datasets (block = dataset; value = the mean over folds and seeds) or, "
-        "per dataset, over the (seed, fold) pairs. Rank 1 = best, by the metric's direction. "
-        "Friedman's test with Nemenyi's post-hoc: two treatments differ when their mean ranks "
-        "differ by more than CD. Scott-Knott ESD (ScottKnottESD v3): treatments of one group are "
-        "not told apart, group 1 is the best; <b>bold</b>: group 1. A note replaces the tests "
-        "when a family has fewer than 3 datasets or a missing value."
-    )
+        sections.append((_family_heading(key), test + absent + _table(rows, columns, bold)))
+    if friedman is not None:
+        intro = (
+            "Rankings across datasets: in each family the block is a dataset and a treatment's "
+            "value there is its mean over folds and seeds. Rank 1 = best, by the metric's "
+            "direction. <i>Mean rank over datasets</i>: the treatment's rank among the family's "
+            "treatments, averaged over the datasets; <i>place by mean rank</i>: its position "
+            "when the family is sorted by that mean rank (rows are in that order). Friedman's "
+            "test with Nemenyi's post-hoc: two treatments differ when their mean ranks differ by "
+            "more than CD. Scott-Knott ESD (ScottKnottESD v3) over the same per-dataset values: "
+            "treatments of one group are not told apart, group 1 is the best; <b>bold</b>: group "
+            "1. A note replaces the tests when a family has fewer than 3 datasets or a missing "
+            "value, and names a treatment that has no value (e.g. a policy that released no "
+            "label before the end of the stream)."
+        )
+    else:
+        intro = (
+            "Scott-Knott ESD (ScottKnottESD v3) within each dataset: in each family (per "
+            "dataset) a treatment's observations are its values at the (seed, fold) pairs. "
+            "Rows are in Scott-Knott ESD's order, best first: by median (by mean for version "
+            "p), the <i>place by median</i>; treatments of one group are not told apart, group 1 "
+            "is the best; <b>bold</b>: group 1. <i>Mean rank over (seed, fold) pairs</i> is "
+            "another view: the treatment's rank within each pair, averaged over the pairs (1 = "
+            "best). It can order two treatments the other way than their medians (a treatment "
+            "with the better median may lose more pairs), and it does not decide the groups. A "
+            "note replaces the groups when a family has a single treatment or too few complete "
+            "pairs, and names a treatment that has no value (e.g. a policy that released no "
+            "label before the end of the stream)."
+        )
     return _page(title, intro, sections)
 
 
@@ -372,6 +469,7 @@ def contrasts_html(
         ("p", lambda r: _p(r["p_value"]), True),
         ("p (Holm)", lambda r: _p(r["p_holm"]), True),
         ("reading", reading, False),
+        *_note_column(contrasts),
     ]
     what = {
         "observed": "the policy's observed-label estimate minus {r}'s true value, the evaluation's "
@@ -391,7 +489,10 @@ def contrasts_html(
             f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
         )
         bold = rows.apply(lambda r: reading(r) not in ("n.s.", "no test"), axis=1)
-        sections.append((heading, _table(rows, columns, bold.astype(bool))))
+        direction = _direction(
+            key["metric"], "policy − reference and Cliff's δ", "the policy", reference_policy
+        )
+        sections.append((heading, direction + _table(rows, columns, bold.astype(bool))))
     intro = (
         "Every label policy against the reference policy, paired by (seed, fold): a fold's "
         "training weights and learner seed do not depend on the policy. <i>Estimate vs R</i>: the "
@@ -400,6 +501,6 @@ def contrasts_html(
         "Validity = 100 − |difference| with the metric in percent (the HITL study's measure; "
         "n/a for metrics that are not fractions). p: paired sign-flip permutation test; Holm over "
         f"the policies of each (learner, checkpoint, contrast, metric). <b>Bold</b>: p (Holm) ≤ "
-        f"α = {alpha:g}. Every column at full precision: contrasts.csv."
+        f"α = {alpha:g}. {_READING} Every column at full precision: contrasts.csv."
     )
     return _page(title, intro, sections + gaps)

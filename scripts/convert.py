@@ -15,7 +15,7 @@ from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
 check_code("convert", snakemake.params.code)  # the code that runs is the code hashed
-one_line_errors(f"{snakemake.rule} {snakemake.wildcards}")  # an error: one line, exit 2
+one_line_errors("convert")  # an error: one line in this job's log, exit 2
 
 spec = json.loads(snakemake.params.dataset)
 dataset = snakemake.wildcards.dataset

@@ -15,12 +15,13 @@ import sys
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 logging.basicConfig(stream=sys.stdout, level=logging.WARNING, format="%(levelname)s: %(message)s")
 
-from delaycv.digests import check_code, end_job  # noqa: E402
+from delaycv.digests import check_code, end_job, one_line_errors  # noqa: E402
 from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
 check_code("plots", snakemake.params.code)  # the code that runs is the code hashed
+one_line_errors("figures")  # an error: one line in this job's log, exit 2
 
 from delaycv.atomic import atomic_dir  # noqa: E402
 from delaycv.compare import table_columns  # noqa: E402

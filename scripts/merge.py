@@ -16,7 +16,7 @@ from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
 check_code("merge", snakemake.params.code)  # the code that runs is the code hashed
-one_line_errors(f"{snakemake.rule} {snakemake.wildcards}")  # an error: one line, exit 2
+one_line_errors("merge")  # an error: one line in this job's log, exit 2
 
 from delaycv.results import merge_files  # noqa: E402
 

@@ -15,12 +15,15 @@ import time
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.digests import check_code, end_job  # noqa: E402
+from delaycv.digests import check_code, end_job, one_line_errors  # noqa: E402
 from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
 check_code("compare", snakemake.params.code)  # the code that runs is the code hashed
+one_line_errors("permutation_tests")  # an error: one line in this job's log, exit 2
+
+import pandas as pd  # noqa: E402
 
 from delaycv import compare  # noqa: E402
 from delaycv.atomic import atomic_path  # noqa: E402
@@ -50,7 +53,8 @@ strip = compare.run_tests(table, checkpoints="all", progress=lambda m: log(f"str
 checkpoints = settings["checkpoints"]
 for row in compare.choose_checkpoints(table, checkpoints).itertuples():
     if row.note:
-        log(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} (a row with no test)")
+        what = "a row with no test" if pd.isna(row.checkpoint) else "noted in the tables"
+        log(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} ({what})")
 if checkpoints == "all":
     tests = strip
 else:
@@ -124,6 +128,12 @@ if contrasts is not None:
 for page, path in pages:
     with atomic_path(path) as tmp:
         tmp.write_text(page, encoding="utf-8")
+untested = [("tests", tests), ("bias", bias)] + (
+    [("contrasts", contrasts)] if contrasts is not None else []
+)
+for name, frame in untested:  # a test with no value: a row with a note (the job goes on)
+    for note, count in compare.untested_notes(frame):
+        log(f"{name}: {count} rows without a test: {note}")
 significant = int(tests["significant"].sum()) if len(tests) else 0
 log(
     f"{len(tests)} tests ({significant} significant), {len(strip)} strip tests, {len(bias)} bias tests"

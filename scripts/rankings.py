@@ -8,9 +8,12 @@ each dataset over its (seed, fold) pairs, within.parquet/.csv and within.html; a
 critical-difference diagrams and SK-ESD box plots for the figures' metric and reference. The
 checkpoints are those of `tests.checkpoints` (`all`: every checkpoint, each ranked on its own,
 aligned across datasets by its number); a position beyond a dataset's stream leaves that dataset
-out of the position's families (a line in the log). Families with fewer than 3 datasets carry a
-note instead of a test (on the page and in the tables). The log has one line per stage with the
-seconds elapsed since the start.
+out of the position's families (a line in the log), and a position answered by a later checkpoint
+says so in the log. Families with fewer than 3 datasets carry a note instead of a test (on the
+page and in the tables); a treatment with no value on any dataset (a policy that released no
+label before the end of the stream) is not ranked, with a note in the tables, on the pages, in
+its family's figures and in the log, and the job goes on. The log has one line per stage with
+the seconds elapsed since the start.
 """
 
 import json
@@ -19,11 +22,12 @@ import time
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.digests import check_code, end_job  # noqa: E402
+from delaycv.digests import check_code, end_job, one_line_errors  # noqa: E402
 from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 check_code("rankings", snakemake.params.code)  # the code that runs is the code hashed
+one_line_errors("rankings")  # an error: one line in this job's log, exit 2
 
 import pandas as pd  # noqa: E402
 
@@ -51,7 +55,8 @@ for path in snakemake.input.merged:
     table = table[table["reference"].isin(tests["references"])]
     chosen = compare.choose_checkpoints(table, tests["checkpoints"])
     for row in chosen[chosen["note"] != ""].itertuples():
-        log(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} (not ranked)")
+        what = "not ranked" if pd.isna(row.checkpoint) else "ranked there"
+        log(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} ({what})")
     found = chosen.dropna(subset=["checkpoint"]).astype({"checkpoint": "int64"})
     # `all`: each checkpoint is its own position (a family never averages over checkpoints)
     every = found["at"] == "all"
@@ -106,7 +111,11 @@ with atomic_dir(output.figures) as tmp:
         formats=figures["formats"],
         dpi=figures["dpi"],
     )
-tested = int((across.friedman.drop_duplicates(list(ranking.FAMILY))["note"] == "").sum())
+families = across.friedman.groupby(list(ranking.FAMILY), sort=False)["note"]
+tested = int(families.agg(lambda notes: bool((notes == "").any())).sum())
+unranked = across.friedman[across.friedman["note"].str.endswith("not ranked")]
+for note, count in unranked["note"].value_counts(sort=False).items():
+    log(f"not ranked ({count} rows across datasets): {note}")
 log(
     f"{len(across.families())} families across datasets ({tested} tested), "
     f"{len(within)} rows within datasets, {len(written)} figure files"

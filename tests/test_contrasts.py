@@ -230,13 +230,19 @@ def test_choose_positions_and_a_shorter_stream():
     chosen = compare.choose_checkpoints(two_streams(), {"positions": [1000, 1001, 2000]})
     assert list(chosen.columns) == ["dataset", "at", "checkpoint", "note"]
     got = [tuple(r) for r in chosen.astype({"checkpoint": object}).to_numpy()]
+    next_ = "requested position 1001, tested at checkpoint {} (the next checkpoint)"
     assert got == [
         ("long", "position_1000", 1000, ""),
-        ("long", "position_1001", 1500, ""),  # the first checkpoint at or after it
+        ("long", "position_1001", 1500, next_.format(1500)),  # the first at or after it, said
         ("long", "position_2000", 2000, ""),
         ("short", "position_1000", 1000, ""),
-        ("short", "position_1001", 1200, ""),
-        ("short", "position_2000", pd.NA, "beyond the stream (n = 1200)"),
+        ("short", "position_1001", 1200, next_.format(1200)),
+        (
+            "short",
+            "position_2000",
+            pd.NA,
+            "requested position 2000: beyond the stream (n = 1200), no test",
+        ),
     ]
 
 
@@ -253,7 +259,18 @@ def test_choose_fractions_of_each_stream():
         "fraction_0.5",
         "fraction_1.0",
     ]
-    assert (chosen["note"] == "").all()
+    # a fraction between checkpoints says which position it was and where it was tested
+    notes = chosen.set_index(["dataset", "at"])["note"]
+    assert notes[("long", "fraction_0.1")] == (
+        "requested fraction 0.1 = position 300 of 3000, tested at checkpoint 500 (the next "
+        "checkpoint)"
+    )
+    assert notes[("short", "fraction_0.5")] == (
+        "requested fraction 0.5 = position 600 of 1200, tested at checkpoint 1000 (the next "
+        "checkpoint)"
+    )
+    # a fraction that lands on a checkpoint has no note
+    assert notes[("long", "fraction_0.5")] == notes[("short", "fraction_1.0")] == ""
 
 
 def test_choose_last_all_exact_and_errors():
@@ -263,11 +280,14 @@ def test_choose_last_all_exact_and_errors():
     assert len(compare.choose_checkpoints(table, "all")) == 6 + 3
     exact = compare.choose_checkpoints(table, [1500])
     assert exact["checkpoint"].tolist()[0] == 1500
-    assert exact["note"].tolist() == ["", "not a checkpoint of the table"]
+    assert exact["note"].tolist() == [
+        "",
+        "requested checkpoint 1500: not a checkpoint of the table, no test",
+    ]
     for bad in ("first", {"positions": [0]}, {"fractions": [1.5]}, {"fractions": []}, {}):
         with pytest.raises(DelaycvError):
             compare.choose_checkpoints(table, bad)
-    with pytest.raises(DelaycvError, match="positions, fractions or both"):
+    with pytest.raises(DelaycvError, match="positions, fractions, times or several"):
         compare.choose_checkpoints(table, {"position": [1000]})
     # both lists: positions, then fractions, per dataset (the HITL study's key commits)
     both = compare.choose_checkpoints(table, {"positions": [1000], "fractions": [1.0]})
@@ -286,7 +306,8 @@ def test_tests_bias_and_contrasts_follow_the_chosen_checkpoints():
         assert len(gap) == 1, frame
         gap = gap.iloc[0]
         assert (gap["dataset"], gap["at"]) == ("short", "position_2000")
-        assert gap["note"] == "beyond the stream (n = 1200)" and pd.isna(gap["checkpoint"])
+        assert gap["note"] == "requested position 2000: beyond the stream (n = 1200), no test"
+        assert pd.isna(gap["checkpoint"])
         assert gap["n"] == 0
         if "significant" in frame:
             assert not gap["significant"]
@@ -311,6 +332,10 @@ def test_tests_bias_and_contrasts_follow_the_chosen_checkpoints():
     assert sorted(one["at"]) == ["position_1000", "position_999"]
     assert one["checkpoint"].tolist() == [1000, 1000]
     assert one["p_value"].nunique() == 1
+    assert sorted(one["note"]) == [
+        "",
+        "requested position 999, tested at checkpoint 1000 (the next checkpoint)",
+    ]
 
 
 def test_last_keeps_the_tests_as_before():
@@ -379,8 +404,9 @@ def test_contrast_figure_files_and_title(tmp_path, caplog):
     title = fig._suptitle.get_text()
     assert "fraction_1.0, checkpoint 1493" in title and "not on a window axis: mine" in title
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    assert len(axes) == 4  # (estimate, true value) x (P, W)
-    assert [ax.get_title() for ax in axes[:2]] == ["estimate vs ideal", "estimate vs ideal"]
+    assert len(axes) == 4  # (P, W) x (estimate, true value): two panels side by side at most
+    assert [ax.get_title() for ax in axes[:2]] == ["estimate vs ideal", "true value vs ideal"]
+    assert axes[0].get_xlabel().startswith("P, ") and axes[2].get_xlabel().startswith("W, ")
     first = draw_contrast_figures(contrasts, tmp_path / "a", metric="gmean", formats=["png"])
     again = draw_contrast_figures(contrasts, tmp_path / "b", metric="gmean", formats=["png"])
     assert [p.name for p in first] == ["contrasts_synth_gmean.png"]

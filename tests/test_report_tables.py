@@ -235,5 +235,9 @@ def test_contrasts_page_reads_each_policy_against_the_reference():
         last, head, rows = sections[-1]
         assert last == "Requested positions with no checkpoint (no test)"
         assert [cells for _, cells in rows] == [
-            ["short", "position_2000", "beyond the stream (n = 1200)"]
+            [
+                "short",
+                "position_2000",
+                "requested position 2000: beyond the stream (n = 1200), no test",
+            ]
         ]

@@ -183,6 +183,10 @@ def run(args) -> int:
             with atomic_path(out / f"{name}.csv") as tmp:
                 frame.to_csv(tmp, index=False)
     tests = outputs["tests"]
+    # a test with no value is a row with a note, and said here
+    for name, label in (("tests", "learner tests"), ("bias", "bias tests")):
+        for note, count in compare.untested_notes(outputs.get(name, tests.iloc[:0])):
+            print(f"delaycv: note: {label} ({count}): {note}", file=sys.stderr)
     print(
         f"{len(tests)} tests ({int(tests['significant'].sum())} significant after Holm at "
         f"alpha={args.alpha}), {len(strip)} strip tests -> {out}",

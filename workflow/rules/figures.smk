@@ -1,7 +1,19 @@
 # Stage 5: figures (learning curves with the significance strip, bias of realistic evaluation,
 # final distributions, pairwise effect sizes, sensitivity to the waiting time, difference to the
 # reference policy). Each figure enters
-# the report on its own, with the caption of its kind (figures.rst branches on {figure}).
+# the report on its own, with the caption of its kind (figures.rst branches on {figure}), twice:
+# its PNG (drawn to be read at the report's width) and its PDF (which the report shows in a viewer
+# that zooms: the way to enlarge a figure inside the report).
+FIGURE_FILES = FIGURE_PATTERN.replace(".png", ".{format,png|pdf}")
+
+
+def figure_file_labels(wildcards):
+    """The report's labels of one figure file (PNG or PDF)."""
+    return {
+        **figure_labels(wildcards),
+        "format": wildcards.format.upper(),
+        "file": f"{wildcards.figure}_{wildcards.name}.{wildcards.format}",
+    }
 
 
 rule figures:
@@ -10,11 +22,11 @@ rule figures:
     output:
         figures=report(
             directory(FIGURES_DIR),
-            patterns=[FIGURE_PATTERN],
+            patterns=[FIGURE_FILES],
             caption="../report/figures.rst",
             category="Figures",
             subcategory="{dataset}",
-            labels=figure_labels,
+            labels=figure_file_labels,
         ),
     log:
         f"{STUDY_LOGS}/figures/{{dataset}}.log",

@@ -1,7 +1,19 @@
 # Stage 4b: rankings of learners within each policy and of policies within each learner: across
 # datasets (Friedman with Nemenyi's post-hoc and a critical-difference diagram; Scott-Knott ESD),
 # with a note instead of a test when the study has fewer than 3 datasets, and within each dataset
-# over its (seed, fold) pairs (Scott-Knott ESD). The report shows the pages and the figures.
+# over its (seed, fold) pairs (Scott-Knott ESD). The report shows the pages and the figures, each
+# figure twice: its PNG (drawn to be read at the report's width) and its PDF (shown in the report's
+# PDF viewer, which zooms).
+RANKING_FIGURE_FILES = RANKING_FIGURE_PATTERN.replace(".png", ".{format,png|pdf}")
+
+
+def ranking_figure_file_labels(wildcards):
+    """The report's labels of one ranking figure file (PNG or PDF)."""
+    return {
+        **ranking_figure_labels(wildcards),
+        "format": wildcards.format.upper(),
+        "file": f"{wildcards.figure}_{wildcards.name}.{wildcards.format}",
+    }
 
 
 rule rankings:
@@ -49,10 +61,10 @@ rule rankings:
         ),
         figures=report(
             directory(f"{RANKINGS_DIR}/figures"),
-            patterns=[RANKING_FIGURE_PATTERN],
+            patterns=[RANKING_FIGURE_FILES],
             caption="../report/rankings.rst",
             category="Rankings",
-            labels=ranking_figure_labels,
+            labels=ranking_figure_file_labels,
         ),
     log:
         f"{STUDY_LOGS}/rankings.log",
