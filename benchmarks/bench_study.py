@@ -72,7 +72,7 @@ def evaluate_cpu_seconds(workdir: Path) -> dict[str, float]:
     ``jobs_wall``: Snakemake's benchmark wall seconds of each job; ``sampled_cpu``: Snakemake's
     benchmark ``cpu_time``, for comparison only (it samples every 30 s after the first 30 s, so
     each job's last stretch is missing: 4,037 s against the engine's 4,668 s on the study)."""
-    runs = sorted((workdir / "results" / "runs").glob("*/*/*/*/run.json"))
+    runs = sorted((workdir / "results" / "runs").rglob("run.json"))  # keyed by settings or not
     infos = [json.loads(f.read_text()) for f in runs]
     files = sorted((workdir / "results" / "benchmarks" / "evaluate").rglob("*.tsv"))
     table = pd.concat([pd.read_csv(f, sep="\t") for f in files], ignore_index=True)

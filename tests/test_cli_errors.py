@@ -131,11 +131,13 @@ def test_bad_values_name_the_option(work, capsys, extra, words):
     [
         (
             "class: tree.HoeffdingTreeClassifier\nparams: {grace_period: 50, grace_period: 9}\n",
-            ["ht.yaml: line 2: duplicate key params.grace_period (first given on line 2)"],
+            [
+                "ht.yaml:2:28: key params.grace_period: duplicate key (first given at line 2, column 10)"
+            ],
         ),
         (
             "class: tree.HoeffdingTreeClassifier\nparams: {grace_period: 50\n",
-            ["ht.yaml: line 3, column 1: not valid YAML: expected ',' or '}'"],
+            ["ht.yaml:3:1: not valid YAML: expected ',' or '}'"],
         ),
         ("# nothing yet\n", ["ht.yaml: the file is empty (expected a learner spec"]),
     ],
@@ -151,7 +153,12 @@ def test_a_mapping_file_with_a_duplicate_key_names_its_line(work, capsys):
     (work / "map.yaml").write_text("time: a\nlabel: b\ntime: c\n")
     (work / "raw.csv").write_text("a,b\n1,0\n")
     args = ["convert", "raw.csv", "out.parquet", "--mapping", "map.yaml"]
-    fails(args, capsys, work, "map.yaml: line 3: duplicate key time (first given on line 1)")
+    fails(
+        args,
+        capsys,
+        work,
+        "map.yaml:3:1: key time: duplicate key (first given at line 1, column 1)",
+    )
 
 
 SEED_2_70 = str(2**70)
@@ -196,20 +203,31 @@ def test_a_policy_name_that_says_other_windows_than_the_policy_is_refused(work, 
     )
 
 
+#: a study with no mistake in its first three lines (the mistake under test follows)
+VALID_STUDY = (
+    "datasets: {d: {generate: {rows: 300}}}\n"
+    "learners: {nb: {class: river.naive_bayes.GaussianNB}}\n"
+    "policies: {ideal: {preset: ideal}}\n"
+)
+
+
 @pytest.mark.parametrize(
     "text, words",
     [
         (
             "datasets:\n  d: {generate: {rows: 300}\n",
-            "my.yaml: line 3, column 1: not valid YAML: expected ',' or '}', but got "
+            "my.yaml:3:1: not valid YAML: expected ',' or '}', but got "
             "'<stream end>' (while parsing a flow mapping at line 2, column 6)",
         ),
         ("", "my.yaml: the file is empty (expected a mapping with datasets, learners, policies)"),
         (
-            "seeds: [1]\nseeds: [2]\n",
-            "my.yaml: line 2: duplicate key seeds (first given on line 1)",
+            VALID_STUDY + "seeds: [1]\nseeds: [2]\n",
+            "my.yaml:5:1: key seeds: duplicate key (first given at line 4, column 1)",
         ),
-        ("seeds: [1180591620717411303424]\n", "my.yaml: key seeds.0: 1180591620717411303424 is "),
+        (
+            VALID_STUDY + "seeds: [1180591620717411303424]\n",
+            "my.yaml:4:9: key seeds.0: 1180591620717411303424 is ",
+        ),
     ],
     ids=["syntax", "empty", "duplicate", "seed"],
 )

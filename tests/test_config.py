@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import pytest
@@ -230,7 +231,7 @@ def test_yaml_errors_name_the_line(tmp_path):
     path.write_text("datasets:\n  d: {generate: {rows: 3}\nlearners: {}\n")
     with pytest.raises(ConfigError) as info:
         dcfg.load_config(path)
-    assert info.value.location.startswith("line ")
+    assert str(info.value).startswith(f"{path}:3:1: not valid YAML: "), info.value
 
 
 def test_a_yaml_syntax_error_names_the_file_line_and_column(tmp_path):
@@ -238,7 +239,7 @@ def test_a_yaml_syntax_error_names_the_file_line_and_column(tmp_path):
     path.write_text("datasets:\n  d: {generate: {rows: 3}}\nlearners:\n  p: {class: Prior\n")
     with pytest.raises(ConfigError) as info:
         dcfg.load_study([path])
-    assert str(info.value).startswith(f"{path}: line 5, column 1: not valid YAML: "), info.value
+    assert str(info.value).startswith(f"{path}:5:1: not valid YAML: "), info.value
     assert "flow mapping at line 4, column 6" in str(info.value)
 
 
@@ -256,30 +257,45 @@ def test_an_empty_config_file_is_an_error_naming_the_file(tmp_path, text):
 
 
 @pytest.mark.parametrize(
-    "text, line, key, first",
+    "text, at, key, first",
     [
         (
             "datasets:\n  a: {generate: {rows: 100}}\n  a: {generate: {rows: 200}}\n",
-            3,
+            "3:3",
             "datasets.a",
-            2,
+            "line 2, column 3",
         ),
-        ("seeds: [1]\nlearners:\n  p: {class: Prior, class: NoChange}\n", 3, "learners.p.class", 3),
-        ("seeds: [1]\nseeds: [2]\n", 2, "seeds", 1),
-        ("policy_grids:\n  - {a: 1}\n  - {b: 1, b: 2}\n", 3, "policy_grids.1.b", 3),
+        (
+            "seeds: [1]\nlearners:\n  p: {class: Prior, class: NoChange}\n",
+            "3:21",
+            "learners.p.class",
+            "line 3, column 7",
+        ),
+        ("seeds: [1]\nseeds: [2]\n", "2:1", "seeds", "line 1, column 1"),
+        (
+            "policy_grids:\n  - {a: 1}\n  - {b: 1, b: 2}\n",
+            "3:12",
+            "policy_grids.1.b",
+            "line 3, column 6",
+        ),
     ],
     ids=["dataset", "flow-mapping", "top-level", "in-a-list"],
 )
-def test_a_duplicate_key_is_an_error_naming_the_file_line_and_key(tmp_path, text, line, key, first):
+def test_a_duplicate_key_is_an_error_naming_the_file_line_and_key(tmp_path, text, at, key, first):
     path = tmp_path / "dup.yaml"
     path.write_text(text)
-    for load in (dcfg.read_yaml, lambda p: dcfg.load_study([p]), dcfg.load_config):
-        with pytest.raises(ConfigError) as info:
+    message = (
+        f"{path}:{at}: key {key}: duplicate key (first given at {first}) "
+        "(expected each key once in a mapping)"
+    )
+    with pytest.raises(ConfigError) as info:
+        dcfg.read_yaml(path)
+    assert str(info.value) == message
+    # a study reports it with the config's other mistakes, in file order
+    for load in (lambda p: dcfg.load_study([p]), dcfg.load_config):
+        with pytest.raises(dcfg.ConfigErrors) as info:
             load(path)
-        assert str(info.value) == (
-            f"{path}: line {line}: duplicate key {key} (first given on line {first}) "
-            "(expected each key once in a mapping)"
-        )
+        assert message in str(info.value).splitlines(), str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -370,6 +386,15 @@ def study_error(files, **options) -> ConfigError:
     return info.value
 
 
+def at(path: Path, pattern: str) -> str:
+    """``line:column`` of the first match of ``pattern`` in file ``path`` (of its group, if any)."""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        found = re.search(pattern, line)
+        if found:
+            return f"{number}:{found.start(found.re.groups and 1) + 1}"
+    raise AssertionError(f"{pattern!r} is not in {path}")
+
+
 def test_a_study_file_gets_the_schema_defaults_not_another_files_values(tmp_path):
     mine = write(
         tmp_path / "my.yaml",
@@ -401,32 +426,34 @@ def test_several_files_merge_in_order_and_errors_name_the_file_of_the_key(tmp_pa
     bad_base = with_changes(checkpoints={"every": 0})
     write(base, bad_base)
     err = study_error([base, extra])
-    assert str(err).startswith(f"{base}: key checkpoints.every: "), str(err)
+    assert str(err).startswith(f"{base}:{at(base, 'every:')}: key checkpoints.every: "), str(err)
     # a key written in the later file (a learner among the first file's learners)
     write(base, SMALL)
     write(extra, {"learners": {"ht": {"class": "tree.NoSuchTree"}}})
     err = study_error([base, extra])
-    assert str(err).startswith(f"{extra}: key learners.ht.class: unknown learner"), str(err)
+    assert str(err).startswith(f"{extra}:3:5: key learners.ht.class: unknown learner"), str(err)
     # a key given with --config, and a key that no file has (named after the last file)
     err = study_error([base], overrides={"validation": {"folds": 0}})
     assert str(err).startswith("--config: key validation.folds"), str(err)
     write(base, {k: v for k, v in SMALL.items() if k != "seeds"})
     err = study_error([base, extra])
-    assert str(err).startswith(f"{extra}: key seeds: missing"), str(err)
+    # in file order: the learner's line first, then the key no file has
+    assert str(err).splitlines()[-1].startswith(f"{extra}: key seeds: missing"), str(err)
 
 
 def test_dataset_names_with_dots_find_their_file(tmp_path):
     first = write(tmp_path / "a.yaml", with_changes(datasets={"v1.2": {"path": "x.csv"}}))
     second = write(tmp_path / "b.yaml", {"seeds": [3]})
     err = study_error([first, second])
-    assert str(err).startswith(f"{first}: key datasets.v1.2: a raw file needs a preset"), str(err)
+    where = at(first, "v1.2:")
+    assert str(err).startswith(f"{first}:{where}: key datasets.v1.2: a raw file needs a preset")
 
 
 def test_paths_inside_the_working_directory_are_shown_relative(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "my.yaml", with_changes(seeds=["x"]))
     err = study_error([tmp_path / "my.yaml"])
-    assert str(err).startswith("my.yaml: key seeds.0"), str(err)
+    assert str(err).startswith(f"my.yaml:{at(tmp_path / 'my.yaml', '- (x)')}: key seeds.0"), err
 
 
 # --------------------------------------------------------------------------- every mistake at load
@@ -571,8 +598,10 @@ def test_every_mistake_is_found_when_the_config_loads(files, changes, location, 
         (files / "raw.csv.gz").write_bytes(b"")
     path = write(files / "my.yaml", with_changes(**changes))
     err = study_error([path], cwd=files)
-    assert err.path == str(path) and err.location.startswith(location), str(err)
+    assert err.file == str(path) and err.path == f"{path}:{err.line}:{err.column}", str(err)
+    assert err.location.startswith(location), str(err)
     assert words in str(err), str(err)
+    assert len(err.errors) == 1, str(err)
 
 
 def test_files_are_checked_only_given_the_working_directory(files):
@@ -768,7 +797,8 @@ def test_an_effort_metric_on_a_dataset_without_effort_names_the_key_metric_and_d
     assert err.location == "key tests.metrics.1", str(err)
     text = str(err)
     assert text.startswith(
-        f"{path}: key tests.metrics.1: the effort-aware metric 'popt' needs each instance's "
+        f"{path}:{at(path, '- (popt)')}: key tests.metrics.1: the effort-aware metric 'popt' "
+        "needs each instance's "
         f"effort, and dataset {name!r} has none (expected an effort for every dataset ("
     ), text
     assert how in text and "\n" not in text

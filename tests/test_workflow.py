@@ -33,6 +33,8 @@ from slurm.workflow_copy import (
     write_config,
 )
 
+from delaycv import config as dcfg
+
 SMALL = REPO / "config" / "test-small.yaml"
 AGGREGATION = {
     ("merge", (("dataset", "tiny"),)),
@@ -120,7 +122,7 @@ def test_hitl_study_dag(tmp_path):
     for name, dataset in config["datasets"].items():  # the raw files need not exist here
         raw = workdir / "raw" / f"{name}.arff"
         raw.parent.mkdir(exist_ok=True)
-        raw.touch()
+        raw.write_text(f"% {name}\n")  # one stream each (the same content is refused)
         dataset["path"] = str(raw)
     write_config(workdir, config)
     counts = rules_of(planned_jobs(workdir))
@@ -191,13 +193,22 @@ def test_a_study_with_its_own_results_folder_writes_only_there(tmp_path):
         p.startswith(("logs/results/s1/", "results/s1/")) for p in logs if "convert" not in p
     ), logs
     # with `runs`, the run directories (and their logs) go there, everything else stays
+    # (a `runs` folder that the config names may be shared: each run directory ends in the key
+    # of its settings, delaycv.config.run_key)
     config["runs"] = "runs/shared"
     write_config(workdir, config)
     outputs = set(missing_outputs(workdir)) - streams
     runs = {o for o in outputs if o.startswith("runs/shared/")}
     assert len(runs) == 4 * 3  # 4 run directories x (folds, summary, run.json)
+    key = dcfg.run_key(dcfg.load_config(config, learners=False), "tiny", "nb", "ideal")
+    assert f"runs/shared/tiny/nb/seed1/ideal/{key}/folds.parquet" in runs
+    assert all(
+        re.fullmatch(r"runs/shared/tiny/\w+/seed1/\w+/[0-9a-f]{12}/\w+\.\w+", o) for o in runs
+    )
     assert all(o.startswith("results/s1/") for o in outputs - runs), outputs
-    assert "logs/runs/shared/tiny/nb/seed1/ideal.log" in logs_and_benchmarks(workdir)
+    logs = logs_and_benchmarks(workdir)
+    assert f"logs/runs/shared/tiny/nb/seed1/ideal/{key}.log" in logs
+    assert f"results/s1/benchmarks/evaluate/tiny/nb/seed1/ideal/{key}.tsv" in logs
 
 
 def test_two_studies_share_run_directories_and_keep_their_own_tables(tmp_path):
@@ -211,10 +222,38 @@ def test_two_studies_share_run_directories_and_keep_their_own_tables(tmp_path):
     write_config(workdir, second)
     study = {(rule, w) for rule, w in AGGREGATION}
     new = {evaluate_job(lr, "delay_3d") for lr in ("nb", "lr")}
-    assert planned_jobs(workdir) == new | study  # the 4 shared runs are not evaluated again
+    # the 4 shared runs are not evaluated again
+    assert without_settings(planned_jobs(workdir)) == new | study
     # the first study's tables are not the second's: it is still up to date
     write_config(workdir, first)
     assert planned_jobs(workdir) == set()
+
+
+def without_settings(jobs):
+    """``jobs`` without their ``settings`` wildcard (the key of a shared run directory)."""
+    return {(rule, tuple(w for w in wildcards if w[0] != "settings")) for rule, wildcards in jobs}
+
+
+def test_studies_with_other_settings_never_share_a_run_directory(tmp_path):
+    """Two studies name one `runs` folder and the same dataset, learners and policies, but one
+    evaluates 3 folds: its runs get their own directories; neither overwrites the other's, and
+    after both ran, each is up to date (no endless reruns)."""
+    first = {**read_config(SMALL), "results": "results/s1", "runs": "runs"}
+    workdir = copy_workflow(tmp_path / "wf", first, library=False)
+    touch_outputs(workdir)
+    second = copy.deepcopy(first)
+    second["results"] = "results/s2"
+    second["validation"]["folds"] = 3
+    write_config(workdir, second)
+    planned = planned_jobs(workdir)
+    assert without_settings({j for j in planned if j[0] == "evaluate"}) == ALL_EVALUATE
+    before = set(missing_outputs(workdir))
+    runs = {o for o in before if o.startswith("runs/")}
+    assert len(runs) == 4 * 3
+    touch_outputs(workdir)
+    assert planned_jobs(workdir) == set()
+    write_config(workdir, first)
+    assert planned_jobs(workdir) == set()  # the first study's run directories are as they were
 
 
 def test_a_bad_config_stops_the_workflow_naming_the_key(tmp_path):
@@ -223,7 +262,8 @@ def test_a_bad_config_stops_the_workflow_naming_the_key(tmp_path):
     workdir = copy_workflow(tmp_path / "wf", config, library=False)
     proc = run(workdir, "--dry-run", "--cores", "1", check=False)
     assert proc.returncode != 0
-    assert "config.yaml: key learners.nb.params: 3 is an integer" in proc.stderr + proc.stdout
+    out = proc.stderr + proc.stdout
+    assert re.search(r"config\.yaml:\d+:\d+: key learners\.nb\.params: 3 is an integer", out), out
 
 
 def test_every_rule_has_a_log_and_evaluate_a_benchmark(tmp_path):
@@ -308,6 +348,16 @@ def test_a_user_config_runs_only_its_own_learners_and_policies(tmp_path):
     assert rules_of(jobs)["convert"] == 1  # the user's dataset only, not the default one
 
 
+def test_config_values_on_the_command_line_are_read_as_a_file_reads_them(tmp_path):
+    """Snakemake gives --config 'seeds=[1,2]' as ['1', '2']: the seeds 1 and 2."""
+    workdir = with_configs(tmp_path)
+    (workdir / "my.yaml").write_text(yaml.safe_dump(ONE_LEARNER))
+    args = ("--configfile", "my.yaml", "--config", "seeds=[1,2]", "validation={folds: 3}")
+    jobs = planned_jobs(workdir, *args)
+    seeds = {dict(w)["seed"] for rule, w in jobs if rule == "evaluate"}
+    assert seeds == {"1", "2"}
+
+
 def user_study(tmp_path: Path, **changes) -> Path:
     """A copy of the workflow (config.yaml: the default) with a raw CSV, a Parquet table that is
     not a stream, and the user's study my.yaml (ONE_LEARNER with ``changes``)."""
@@ -353,28 +403,34 @@ MISTAKES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "changes, message",
-    MISTAKES,
-    ids=[
-        "class",
-        "param-name",
-        "param-type",
-        "preset",
-        "path",
-        "parquet",
-        "test-metric",
-        "figure-metric",
-    ],
-)
-def test_a_config_mistake_fails_the_dry_run_naming_the_users_file_and_key(
-    tmp_path, changes, message
-):
+def test_every_config_mistake_fails_the_dry_run_at_once_naming_file_line_and_key(tmp_path):
+    changes: dict = {"learners": {}, "datasets": {}}
+    for change, _ in MISTAKES:
+        for section, value in change.items():
+            if section in changes:
+                changes[section].update(value)
+            else:
+                changes[section] = value
+    changes["datasets"] = {  # one dataset each (a name of its own), and the study's own one
+        **ONE_LEARNER["datasets"],
+        "d1": {"path": "data/raw.csv", "preset": "commitguru"},
+        "d2": {"path": "data/missing.csv", "preset": "commit-guru"},
+        "d3": {"path": "data/table.parquet"},
+    }
     workdir = user_study(tmp_path, **changes)
     proc = run(workdir, "--dry-run", "--cores", "1", "--configfile", "my.yaml", check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
-    assert f"invalid configuration: my.yaml: {message}" in out, out[-3000:]
+    lines = re.findall(r"^invalid configuration: my\.yaml:(\d+):(\d+): (key .*)$", out, re.M)
+    found = [text for _, _, text in lines]
+    names = iter(["d1", "d2", "d3"])  # the datasets' mistakes, in MISTAKES' order
+    for _, message in MISTAKES:
+        if message.startswith("key datasets.d."):
+            message = message.replace("datasets.d.", f"datasets.{next(names)}.")
+        assert any(text.startswith(message) for text in found), (message, out[-3000:])
+    assert len(found) == len(MISTAKES)
+    positions = [(int(line), int(column)) for line, column, _ in lines]
+    assert positions == sorted(positions)  # in file order
     assert "Job stats" not in out and "config.yaml" not in out
 
 
@@ -382,12 +438,12 @@ YAML_MISTAKES = [
     (
         "datasets:\n  mine: {generate: {rows: 300, seed: 1}}\n"
         "  mine: {generate: {rows: 900, seed: 2}}\n",
-        "{file}: line 3: duplicate key datasets.mine (first given on line 2) "
+        "{file}:3:3: key datasets.mine: duplicate key (first given at line 2, column 3) "
         "(expected each key once in a mapping)",
     ),
     (
         "datasets:\n  mine: {generate: {rows: 300}\n",
-        "{file}: line 3, column 1: not valid YAML: expected ',' or '}', but got '<stream end>' "
+        "{file}:3:1: not valid YAML: expected ',' or '}', but got '<stream end>' "
         "(while parsing a flow mapping at line 2, column 9)",
     ),
     (
@@ -414,7 +470,8 @@ def test_a_configfile_with_a_duplicate_key_names_its_file_line_and_key(tmp_path)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert (
-        "invalid configuration: my.yaml: line 17: duplicate key seeds (first given on line 15)"
+        "invalid configuration: my.yaml:17:1: key seeds: duplicate key (first given at line 15, "
+        "column 1)"
     ) in out, out[-3000:]
 
 
@@ -436,17 +493,19 @@ def test_a_policy_name_that_disagrees_with_its_spec_fails_the_dry_run(tmp_path):
     proc = run(workdir, "--dry-run", "--cores", "1", check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
-    assert (
-        "invalid configuration: config.yaml: key policies.hitl_7d_90d: the policy named "
-        "hitl_7d_90d is hitl P = 1d, N = 15d, but its name says hitl P = 7d, N = 90d"
-    ) in out, out[-3000:]
+    assert re.search(
+        r"invalid configuration: config\.yaml:\d+:\d+: key policies\.hitl_7d_90d: the policy "
+        r"named hitl_7d_90d is hitl P = 1d, N = 15d, but its name says hitl P = 7d, N = 90d",
+        out,
+    ), out[-3000:]
 
 
 def test_a_config_mistake_stops_a_run_before_any_job(tmp_path):
     workdir = user_study(tmp_path, figures={"metric": "gmeans"})
     proc = run(workdir, "--cores", "1", "--configfile", "my.yaml", check=False)
     assert proc.returncode != 0
-    assert "invalid configuration: my.yaml: key figures.metric" in proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    assert re.search(r"invalid configuration: my\.yaml:\d+:\d+: key figures\.metric", out), out
     assert not any((workdir / d).exists() for d in ("logs", "results/runs", "resources/generated"))
 
 

@@ -108,8 +108,9 @@ def _main(argv: list[str]) -> int:
         return done.code if isinstance(done.code, int) else 2
     try:
         return int(args.run(args) or 0)
-    except DelaycvError as err:
-        print(f"delaycv: error: {err}", file=sys.stderr)
+    except DelaycvError as err:  # one line per mistake (delaycv check reports them all at once)
+        for line in str(err).splitlines() or [""]:
+            print(f"delaycv: error: {line}", file=sys.stderr)
         return 2
     except OSError as err:  # a file system failure not foreseen by the checks: name the file
         where = f"{err.filename}: " if err.filename is not None else ""

@@ -1,11 +1,15 @@
 """``delaycv check FILE...``: check a workflow study config as the workflow does when it loads.
 
-The files are merged in order (as ``snakemake --configfile A B`` merges them) and read strictly:
-a YAML syntax error names its line and column, a key given twice its line and key, an empty file
-says so. Then every check of the workflow's load runs (schema, learners built and run on two
-instances, policies, dataset files relative to the working directory, metrics). Snakemake reads a
-``--configfile`` itself before the workflow loads, and its message for a file that is not YAML
-names no file: this command names the file, the line and the column.
+The files are merged in order (as ``snakemake --configfile A B`` merges them) and read strictly.
+Every independent mistake is reported at once, in file order, one line each naming the file, the
+line and column of the key, the key and what was expected (``delaycv: error: my.yaml:7:12: key
+seeds.1: 'x' is a string (expected ...)``); exit status 2. A file that cannot be read, is not
+YAML, is empty or is not a mapping is reported alone (nothing else can be checked). The checks
+are the workflow's: schema, learners built and run on two instances, policies, dataset files
+relative to the working directory (readable, one stream under one name), metrics, the
+``results`` and ``runs`` folders, names that fit the file system and ``DELAYCV_PURE_PYTHON``.
+Snakemake reads a ``--configfile`` itself before the workflow loads, and its message for a file
+that is not YAML names no file: this command names the file, the line and the column.
 """
 
 from __future__ import annotations

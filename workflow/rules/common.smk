@@ -50,36 +50,49 @@ if (
         "VENV=/path/without/spaces/.venv)"
     )
 
-# config.yaml is the study when no --configfile is named. delaycv reads it first, strictly: a
-# syntax error names its line and column, a duplicate key its line and key, an empty file says so
-# (Snakemake's own reading names no file, and keeps the last of two equal keys). A --configfile is
-# read by Snakemake before this file runs: one that is not YAML or is empty stops Snakemake with
-# its own message (docs/workflow.md); load_study below reads every config file strictly again.
+
+def invalid_configuration(err):
+    """The WorkflowError of a config's mistakes: one line each, `invalid configuration: ...`."""
+    return WorkflowError(
+        "\n".join(f"invalid configuration: {line}" for line in str(err).splitlines())
+    )
+
+
+# config.yaml is the study when no --configfile is named. delaycv reads it first: a file that is
+# not YAML (its line and column), empty or not a mapping stops here, named (Snakemake's own
+# reading names no file); its other mistakes (a duplicate key too) are load_study's, below. A
+# --configfile is read by Snakemake before this file runs: one that is not YAML or is empty stops
+# Snakemake with its own message (docs/workflow.md); load_study reads every config file again.
 if not workflow.overwrite_configfiles and not workflow.modifier.skip_configfile:
     try:
-        dcfg.read_yaml("config.yaml", expected=dcfg.STUDY_EXPECTED)
+        dcfg.check_study_file("config.yaml")
     except ConfigError as err:
-        raise WorkflowError(f"invalid configuration: {err}") from None
+        raise invalid_configuration(err) from None
 
     configfile: "config.yaml"
 
 
-# The study: the --configfile files (or config.yaml when none is named) with --config on top, as
-# Snakemake merged them into `config`. Every mistake stops the workflow here, before any job, with
-# the file where the key was written: learners are built once, presets, mappings and metrics
-# looked up, dataset files checked (paths relative to the working directory). A job that Snakemake
+# The study: the --configfile files (or config.yaml when none is named) with --config on top
+# (delaycv reads the files again, and reads --config's text values as a file's, where the schema
+# takes no text: seeds=[1,2] gives seeds 1 and 2). Every mistake stops the workflow here, before
+# any job, all of them at once, one line each with the file, line, column and key: learners are
+# built once, presets, mappings and metrics looked up, dataset files checked (paths relative to
+# the working directory), folders, names and DELAYCV_PURE_PYTHON checked. A job that Snakemake
 # spawns (a SLURM job) re-reads the Snakefile: the main process has checked files and learners.
 try:
     CONFIG = dcfg.load_study(
         workflow.configfiles,
-        config=config,
         overrides=workflow.config_settings.config,
         schema=workflow.source_path("../schemas/config.schema.yaml"),
         cwd=os.getcwd() if workflow.is_main_process else None,
         learners=workflow.is_main_process,
     )
 except ConfigError as err:
-    raise WorkflowError(f"invalid configuration: {err}") from None
+    raise invalid_configuration(err) from None
+# A `runs` folder that the config names may be shared by studies: each run directory then ends in
+# the digest of the run's settings (delaycv.config.run_key), so that studies with other settings
+# for the same names never share one. Without `runs`, the run directories are the study's own.
+SHARED_RUNS = "runs" in config
 # `config` becomes the validated study, defaults filled in (the report's captions read it)
 config.update(copy.deepcopy(CONFIG))
 
@@ -114,6 +127,7 @@ wildcard_constraints:
     learner=_alternatives(LEARNERS),
     policy=_alternatives(POLICIES),
     seed=r"\d+",
+    settings=r"[0-9a-f]{%d}" % dcfg.RUN_KEY_LENGTH,
 
 
 # The study's tables and figures go under `results` (default results/), the run directories under
@@ -122,6 +136,17 @@ RESULTS = CONFIG["results"]
 STREAM = "resources/generated/streams/{dataset}.parquet"
 RUNS_FOLDER = CONFIG["runs"]
 RUN_DIR = f"{RUNS_FOLDER}/{{dataset}}/{{learner}}/seed{{seed}}/{{policy}}"
+# in a shared `runs` folder: the settings key of each (dataset, learner, policy), the last folder
+# of its run directories (docs/workflow.md, "Rules and files")
+RUN_KEYS = {}
+if SHARED_RUNS:
+    RUN_KEYS = {
+        (d, lr, p): dcfg.run_key(CONFIG, d, lr, p)
+        for d in DATASETS
+        for lr in LEARNERS
+        for p in POLICIES
+    }
+    RUN_DIR = f"{RUN_DIR}/{{settings}}"
 MERGED = f"{RESULTS}/merged/{{dataset}}.parquet"
 MERGED_ALL = f"{RESULTS}/merged.parquet"
 # the study's runs: one row per run (delaycv.costs), its CSV and its page in the report
@@ -137,9 +162,8 @@ RANKINGS_DIR = f"{RESULTS}/rankings"
 # as it has one run directory); the evaluations' Snakemake benchmarks go beside the study's tables.
 STUDY_LOGS = f"logs/{RESULTS}"
 RUN_LOG = f"logs/{RUN_DIR}.log"
-RUN_BENCHMARK = (
-    f"{RESULTS}/benchmarks/evaluate/{{dataset}}/{{learner}}/seed{{seed}}/{{policy}}.tsv"
-)
+# (in a shared `runs` folder: .../{policy}/{settings}.tsv, as the run directory)
+RUN_BENCHMARK = f"{RESULTS}/benchmarks/evaluate/{RUN_DIR[len(RUNS_FOLDER) + 1:]}.tsv"
 
 
 def canonical(value):
@@ -152,7 +176,16 @@ def dataset_param(wildcards):
 
 
 def stream_input(wildcards):
-    """The dataset's stream: the user's canonical stream file, else the one `convert` writes."""
+    """The dataset's stream: the user's canonical stream file, else the one `convert` writes.
+    A run directory of a shared `runs` folder must carry this study's settings key."""
+    if SHARED_RUNS:
+        key = RUN_KEYS[(wildcards.dataset, wildcards.learner, wildcards.policy)]
+        if wildcards.settings != key:
+            raise WorkflowError(
+                f"the run directory's settings key {wildcards.settings} is not this study's "
+                f"settings for {wildcards.dataset}/{wildcards.learner}/{wildcards.policy} "
+                f"({key}): it belongs to a study with other settings"
+            )
     return STREAM_FILES.get(wildcards.dataset) or STREAM.format(
         dataset=wildcards.dataset
     )
@@ -201,7 +234,9 @@ FIGURE_OPTIONS = canonical(CONFIG["figures"])
 
 
 # The figures of delaycv.plots.draw_figures, by the first part of their file names, as the report
-# names them; FIGURE_PATTERN picks each PNG of a figures folder with its kind as a wildcard.
+# names them; FIGURE_PATTERN picks each figure file of a figures folder with its kind and format as
+# wildcards: every figure enters the report twice, its PNG (drawn to be read at the report's
+# width) and its PDF (shown in the report's PDF viewer, which zooms: the way to enlarge it there).
 FIGURE_KINDS = {
     "learning_curves": "learning curves",
     "bias": "bias over the stream",
@@ -210,7 +245,8 @@ FIGURE_KINDS = {
     "sensitivity": "sensitivity to the waiting time",
     "contrasts": "difference to the reference policy",
 }
-FIGURE_PATTERN = "{figure,%s}_{name}.png" % "|".join(FIGURE_KINDS)
+FIGURE_FORMATS = "{format,png|pdf}"
+FIGURE_PATTERN = "{figure,%s}_{name}.%s" % ("|".join(FIGURE_KINDS), FIGURE_FORMATS)
 
 
 # The figures of delaycv.ranking_figures: critical-difference diagrams and SK-ESD box plots.
@@ -218,23 +254,31 @@ RANKING_FIGURE_KINDS = {
     "cd": "critical-difference diagram",
     "sk": "Scott-Knott ESD groups",
 }
-RANKING_FIGURE_PATTERN = "{figure,%s}_{name}.png" % "|".join(RANKING_FIGURE_KINDS)
+RANKING_FIGURE_PATTERN = "{figure,%s}_{name}.%s" % (
+    "|".join(RANKING_FIGURE_KINDS),
+    FIGURE_FORMATS,
+)
 
 
-def ranking_figure_labels(wildcards):
-    """The report's labels of one ranking figure."""
+def figure_file(wildcards):
+    """The report's labels of one figure file: its format and name."""
     return {
-        "figure": RANKING_FIGURE_KINDS[wildcards.figure],
-        "file": f"{wildcards.figure}_{wildcards.name}.png",
+        "format": wildcards.format.upper(),
+        "file": f"{wildcards.figure}_{wildcards.name}.{wildcards.format}",
     }
 
 
+def ranking_figure_labels(wildcards):
+    """The report's labels of one ranking figure file."""
+    return {"figure": RANKING_FIGURE_KINDS[wildcards.figure], **figure_file(wildcards)}
+
+
 def figure_labels(wildcards):
-    """The report's labels of one figure (its pattern's wildcards and the rule's)."""
+    """The report's labels of one figure file (its pattern's wildcards and the rule's)."""
     return {
         "dataset": wildcards.dataset,
         "figure": FIGURE_KINDS[wildcards.figure],
-        "file": f"{wildcards.figure}_{wildcards.name}.png",
+        **figure_file(wildcards),
     }
 
 
@@ -242,7 +286,11 @@ def run_files(dataset, name):
     """One file of every run directory of a dataset, in config order."""
     return [
         f"{RUN_DIR}/{name}".format(
-            dataset=r.dataset, learner=r.learner, seed=r.seed, policy=r.policy
+            dataset=r.dataset,
+            learner=r.learner,
+            seed=r.seed,
+            policy=r.policy,
+            settings=RUN_KEYS.get((r.dataset, r.learner, r.policy)),
         )
         for r in RUNS
         if r.dataset == dataset

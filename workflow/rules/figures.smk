@@ -4,29 +4,17 @@
 # the report on its own, with the caption of its kind (figures.rst branches on {figure}), twice:
 # its PNG (drawn to be read at the report's width) and its PDF (which the report shows in a viewer
 # that zooms: the way to enlarge a figure inside the report).
-FIGURE_FILES = FIGURE_PATTERN.replace(".png", ".{format,png|pdf}")
-
-
-def figure_file_labels(wildcards):
-    """The report's labels of one figure file (PNG or PDF)."""
-    return {
-        **figure_labels(wildcards),
-        "format": wildcards.format.upper(),
-        "file": f"{wildcards.figure}_{wildcards.name}.{wildcards.format}",
-    }
-
-
 rule figures:
     input:
         unpack(figure_inputs),
     output:
         figures=report(
             directory(FIGURES_DIR),
-            patterns=[FIGURE_FILES],
+            patterns=[FIGURE_PATTERN],
             caption="../report/figures.rst",
             category="Figures",
             subcategory="{dataset}",
-            labels=figure_file_labels,
+            labels=figure_labels,
         ),
     log:
         f"{STUDY_LOGS}/figures/{{dataset}}.log",

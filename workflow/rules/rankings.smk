@@ -4,18 +4,6 @@
 # over its (seed, fold) pairs (Scott-Knott ESD). The report shows the pages and the figures, each
 # figure twice: its PNG (drawn to be read at the report's width) and its PDF (shown in the report's
 # PDF viewer, which zooms).
-RANKING_FIGURE_FILES = RANKING_FIGURE_PATTERN.replace(".png", ".{format,png|pdf}")
-
-
-def ranking_figure_file_labels(wildcards):
-    """The report's labels of one ranking figure file (PNG or PDF)."""
-    return {
-        **ranking_figure_labels(wildcards),
-        "format": wildcards.format.upper(),
-        "file": f"{wildcards.figure}_{wildcards.name}.{wildcards.format}",
-    }
-
-
 rule rankings:
     input:
         merged=expand(MERGED, dataset=DATASETS),
@@ -61,10 +49,10 @@ rule rankings:
         ),
         figures=report(
             directory(f"{RANKINGS_DIR}/figures"),
-            patterns=[RANKING_FIGURE_FILES],
+            patterns=[RANKING_FIGURE_PATTERN],
             caption="../report/rankings.rst",
             category="Rankings",
-            labels=ranking_figure_file_labels,
+            labels=ranking_figure_labels,
         ),
     log:
         f"{STUDY_LOGS}/rankings.log",
