@@ -1206,6 +1206,12 @@ def _check_dataset_file(
     )
 
 
+def figure_metrics(config: dict) -> list[str]:
+    """The metrics of a study's figures: ``figures.metric``, one name or a list of them."""
+    metric = config["figures"]["metric"]
+    return [metric] if isinstance(metric, str) else list(metric)
+
+
 def _check_metrics(
     config: dict,
     source: str,
@@ -1223,7 +1229,11 @@ def _check_metrics(
     if section == "tests":
         named = [(f"tests.metrics.{i}", m) for i, m in enumerate(config["tests"]["metrics"])]
     else:
-        named = [("figures.metric", config["figures"]["metric"])]
+        metrics = figure_metrics(config)
+        if isinstance(config["figures"]["metric"], str):
+            named = [("figures.metric", metrics[0])]
+        else:
+            named = [(f"figures.metric.{i}", m) for i, m in enumerate(metrics)]
     for key, metric in named:
         with mistakes.guard():
             if metric in EFFORT_METRICS:

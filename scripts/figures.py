@@ -32,19 +32,26 @@ from delaycv.results import read_table  # noqa: E402
 settings = json.loads(snakemake.params.figures)
 alpha = json.loads(snakemake.params.tests)["alpha"]
 policies = json.loads(snakemake.params.policies)  # the specs the runs used: the figures' windows
-table = read_table(snakemake.input.merged, table_columns(settings["metric"]))
+metric = settings.pop("metric")  # one metric or a list: a set of figures each
+metrics = [metric] if isinstance(metric, str) else metric
+table = read_table(snakemake.input.merged, table_columns(metrics))
 strip = read_table(snakemake.input.strip)
+contrasts = getattr(snakemake.input, "contrasts", None)  # an input when the study has them
+contrasts = read_table(contrasts) if contrasts is not None else None
 with atomic_dir(snakemake.output.figures) as tmp:
-    written = draw_figures(table, strip, tmp, alpha=alpha, policy_specs=policies, **settings)
-    contrasts = getattr(snakemake.input, "contrasts", None)  # an input when the study has them
-    if contrasts is not None:
-        written += draw_contrast_figures(
-            read_table(contrasts),
-            tmp,
-            metric=settings["metric"],
-            formats=settings["formats"],
-            dpi=settings["dpi"],
-            specs=policies,
+    written = []
+    for metric in metrics:
+        written += draw_figures(
+            table, strip, tmp, alpha=alpha, policy_specs=policies, metric=metric, **settings
         )
+        if contrasts is not None:
+            written += draw_contrast_figures(
+                contrasts,
+                tmp,
+                metric=metric,
+                formats=settings["formats"],
+                dpi=settings["dpi"],
+                specs=policies,
+            )
 print(f"{len(written)} files -> {snakemake.output.figures}")
 end_job()  # outputs written and closed: no teardown

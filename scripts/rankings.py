@@ -47,7 +47,8 @@ def log(message: str) -> None:
 settings = json.loads(snakemake.params.rankings)  # version, and what it uses of tests and figures
 tests = settings["tests"]
 figures = settings["figures"]
-metrics = list(dict.fromkeys([*tests["metrics"], figures["metric"]]))
+figure_metrics = [figures["metric"]] if isinstance(figures["metric"], str) else figures["metric"]
+metrics = list(dict.fromkeys([*tests["metrics"], *figure_metrics]))
 columns = compare.table_columns(metrics)
 pieces = []
 for path in snakemake.input.merged:
@@ -102,15 +103,17 @@ for page, path in pages:
         tmp.write_text(page, encoding="utf-8")
 log("figures: critical-difference diagrams and Scott-Knott ESD box plots")
 with atomic_dir(output.figures) as tmp:
-    written = draw_ranking_figures(
-        rows,
-        across,
-        tmp,
-        metric=figures["metric"],
-        reference=figures["reference"],
-        formats=figures["formats"],
-        dpi=figures["dpi"],
-    )
+    written = []
+    for metric in figure_metrics:
+        written += draw_ranking_figures(
+            rows,
+            across,
+            tmp,
+            metric=metric,
+            reference=figures["reference"],
+            formats=figures["formats"],
+            dpi=figures["dpi"],
+        )
 families = across.friedman.groupby(list(ranking.FAMILY), sort=False)["note"]
 tested = int(families.agg(lambda notes: bool((notes == "").any())).sum())
 unranked = across.friedman[across.friedman["note"].str.endswith("not ranked")]

@@ -477,3 +477,22 @@ def test_a_run_key_changes_with_what_decides_the_runs_numbers():
     assert key(study(policies={"ideal": {}, "fast": spec}), policy="fast") != key(
         study(policies={"ideal": {}, "fast": {**spec, "pos_window": "2d"}}), policy="fast"
     )
+
+
+def test_the_figures_may_show_several_metrics(tmp_path):
+    """figures.metric: one name or a list (a set of figures each); each name is checked."""
+    from delaycv.config import figure_metrics, load_study
+    from delaycv.errors import ConfigError
+
+    study = tmp_path / "s.yaml"
+    base = (
+        "datasets: {d: {generate: {rows: 300}}}\n"
+        "learners: {nb: {class: river.naive_bayes.GaussianNB}}\n"
+        "policies: {ideal: {preset: ideal}}\n"
+        "seeds: [1]\n"
+    )
+    study.write_text(base + "figures: {metric: [popt, gmean]}\n")
+    assert figure_metrics(load_study([str(study)], cwd=tmp_path)) == ["popt", "gmean"]
+    study.write_text(base + "figures: {metric: [popt, gmeen]}\n")
+    with pytest.raises(ConfigError, match=r"s.yaml:5:26: key figures.metric.1: unknown metric"):
+        load_study([str(study)], cwd=tmp_path)
