@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from delaycv import pages
 from delaycv.atomic import atomic_path
 from delaycv.errors import InputError
 from delaycv.results import RUN_FILE, RUN_KEYS, write_table
@@ -123,17 +124,8 @@ def runs_table(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- the HTML page
 
-_STYLE = """
-body { font-family: system-ui, sans-serif; font-size: 13px; margin: 1em 1.5em; color: #222; }
-h1 { font-size: 17px; } h2 { font-size: 14px; margin: 1.6em 0 0.4em; }
-p { max-width: 60em; line-height: 1.4; }
-table { border-collapse: collapse; margin-bottom: 0.5em; }
-th, td { padding: 3px 8px; border-bottom: 1px solid #ddd; white-space: nowrap; }
-th { background: #f0f0f0; text-align: left; position: sticky; top: 0; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-tr.total td { font-weight: bold; }
-tbody tr:nth-child(even) { background: #fafafa; }
-""".strip()
+#: the total rows' rule beside the pages' shared style (delaycv.pages)
+_ROWS_STYLE = "tr.total td { font-weight: bold; }"
 
 
 def _fixed(digits: int):
@@ -247,11 +239,7 @@ def runs_html(table: pd.DataFrame, *, title: str = "Runs: time and memory") -> s
         ],
     )
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{escape(title)}</title><style>\n{_STYLE}\n</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
-        f"<p>{intro}</p>",
+        *pages.head(title, intro, _ROWS_STYLE),
         "<h2>Per dataset and learner (sums; peak: the largest)</h2>",
         totals,
         f"<h2>Every run ({len(table)})</h2>",

@@ -16,21 +16,15 @@ from html import escape
 
 import pandas as pd
 
+from delaycv import pages
 from delaycv.compare import higher_is_better
 
-_STYLE = """
-body { font-family: system-ui, sans-serif; font-size: 13px; margin: 1em 1.5em; color: #222; }
-h1 { font-size: 17px; } h2 { font-size: 14px; margin: 1.6em 0 0.4em; }
-p { max-width: 60em; line-height: 1.4; }
-table { border-collapse: collapse; margin-bottom: 0.5em; }
-th, td { padding: 3px 8px; border-bottom: 1px solid #ddd; white-space: nowrap; }
-th { background: #f0f0f0; text-align: left; position: sticky; top: 0; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+#: the rules of this module's rows beside the pages' shared style (delaycv.pages)
+_ROWS_STYLE = """
 tr.sig td { font-weight: bold; }
-tbody tr:nth-child(even) { background: #fafafa; }
 p.direction { margin: 0.2em 0 0.5em; color: #444; }
 td.note { white-space: normal; min-width: 24em; color: #555; }
-""".strip()
+"""
 
 
 def _number(value, digits: int = 3, signed: bool = False) -> str:
@@ -79,13 +73,7 @@ def _table(rows: pd.DataFrame, columns: Sequence[Column], bold: pd.Series) -> st
 
 
 def _page(title: str, intro: str, sections: Sequence[tuple[str, str]]) -> str:
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{escape(title)}</title><style>\n{_STYLE}\n</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
-        f"<p>{intro}</p>",
-    ]
+    parts = pages.head(title, intro, _ROWS_STYLE)
     if not sections:
         parts.append("<p><em>The table is empty.</em></p>")
     for heading, table in sections:

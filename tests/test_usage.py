@@ -80,11 +80,13 @@ def test_a_process_holding_200_mib_for_2_seconds():
     assert cost["peak_rss_bytes"] >= base + ALLOCATION
     assert cost["peak_rss_bytes"] < base + ALLOCATION + 50 * MIB
     wall = cost["process_wall_seconds"]
-    assert 3.0 <= wall < 3.0 + 5.0  # the 3 s of sleeps, plus the interpreter's start
+    assert 3.0 <= wall < 3.0 + 10.0  # the 3 s of sleeps, plus the interpreter's start (loaded CI)
     assert found["samples"] >= 3.0 / usage.INTERVAL * 0.8
     byte_seconds = cost["ram_hours"] * usage.GIB * 3600
     expected = base * wall + ALLOCATION * held
-    assert 0.85 * expected <= byte_seconds <= 1.15 * expected, (byte_seconds, expected)
+    # (a machine loaded by other jobs delays samples and the allocation itself: a wide band, still
+    # far from a unit or a double count)
+    assert 0.75 * expected <= byte_seconds <= 1.25 * expected, (byte_seconds, expected)
     # never more than the peak over the whole wall time; the allocation alone is most of it
     assert byte_seconds <= cost["peak_rss_bytes"] * wall
     assert byte_seconds >= 0.8 * ALLOCATION * held
