@@ -71,6 +71,35 @@ def settings_table(study: pd.DataFrame, ours: pd.DataFrame, metric: str) -> pd.D
     return table.rename_axis("setting").reset_index()
 
 
+def naming_table(study: pd.DataFrame, out: Path) -> str:
+    """Per metric, on the study's own validity: how many settings' ``np`` groups R's ScottKnottESD
+    3.0.0 would print differently from the partition's order (R names the groups in mean order,
+    the partition is in median order: delaycv.ranking.r_np_group_names). The per-setting table
+    goes to ``out/sk_naming.csv``."""
+    named = rep.validity_r_naming(study)
+    named.to_csv(out / "sk_naming.csv", index=False)
+    rows = []
+    for metric in rep.METRICS:
+        table = named[named["metric"] == metric]
+        moved = table[table["group"] != table["group_r"]]
+        rows.append(
+            {
+                "metric": metric,
+                "settings": len(table),
+                "groups": table["group"].nunique(),
+                "group changes": len(moved),
+                "settings whose group changes (R's / the partition's)": ", ".join(
+                    f"{t} ({r}/{g})"
+                    for t, r, g in zip(
+                        moved["treatment"], moved["group_r"], moved["group"], strict=True
+                    )
+                )
+                or "none",
+            }
+        )
+    return markdown(pd.DataFrame(rows))
+
+
 #: the effort-aware measures the replication configs test (the study did not measure them)
 EFFORT = ("popt", "effort_recall_20")
 
@@ -125,6 +154,8 @@ def blocks(study: pd.DataFrame, contrasts: pd.DataFrame, out: Path) -> dict[str,
             markdown(table) + f"\n\nSpearman correlation of the two medians: **{rho:.2f}**; "
             f"the same SK-ESD group in both: {100 * same:.0f} % of the settings."
         )
+
+    found["sk_naming"] = naming_table(study, out)
 
     rows = []
     for metric in rep.METRICS:

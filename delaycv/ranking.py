@@ -48,11 +48,12 @@ Scott-Knott ESD (ScottKnottESD, Tantithamthavorn et al., TSE 2018)
     function); the effect sizes are unpaired (the ``paired=TRUE`` in the code goes to
     ``as.character``); ``p`` treats two identical samples as negligible. Not reproduced: R orders
     tied medians (means) by column position, and ``sk_esd`` names the groups with the rows of the
-    treatment table, which v2's ``scottknott`` sorts by *mean*, while the ``np`` partition is built
-    in *median* order (if v3 sorts that table as v2 does, R attaches groups to the wrong names when
-    the two orders differ); here ties are broken by the other average (mean for ``np``, median
-    for ``p``), then by name, and every group is attached to the treatments the partition put in
-    it, so the order of the columns never changes the groups.
+    treatment table, which ``scottknott`` sorts by *mean* (v3.0.0's ``R/scottknott.R``, read at the
+    package's HEAD), while the ``np`` partition is built in *median* order: R prints the groups on
+    the wrong treatments whenever the two orders differ (:func:`r_np_group_names` gives what R
+    prints); here ties are broken by the other average (mean for ``np``, median for ``p``), then
+    by name, and every group is attached to the treatments the partition put in it, so the order
+    of the columns never changes the groups.
 
 Everything is oriented so that 1 is best: a lower-is-better metric (``delaycv.compare.
 higher_is_better``) is negated before ranking and partitioning; the tables report the values as
@@ -467,6 +468,47 @@ def scott_knott_esd(
     names = [str(c) for c in values.columns]
     core = _sk_core(values.to_numpy(dtype=np.float64), names, version, higher_is_better)
     return pd.DataFrame(core)[SK_COLUMNS[version]]
+
+
+def r_np_group_names(
+    values: pd.DataFrame, groups: pd.DataFrame | None = None, *, higher_is_better: bool = True
+) -> pd.DataFrame:
+    """The groups R's ScottKnottESD 3.0.0 would print for the ``np`` partition of ``values``.
+
+    R's ``scottknott`` (``R/scottknott.R``) sorts its table of treatments by **mean**, decreasing,
+    and hands it to ``PartitionNonParametric``, which re-sorts the treatments by **median** and
+    returns their groups in that median order; ``sk_esd`` then names that vector with the rows of
+    the mean-sorted table. So the group of the i-th treatment by median is printed on the i-th
+    treatment by mean. This function applies that naming to delaycv's partition: ``groups`` (the
+    table of :func:`scott_knott_esd` with ``version="np"``, computed from ``values`` when None)
+    gets the column ``group_r``, the group R prints on each treatment; ``group`` stays the
+    partition's own. The means are of the values oriented as for the partition (negated when
+    ``higher_is_better`` is False), tied means in column order (R's ``order`` is stable). Where
+    medians tie, R's partition order (reverse column order) may differ from delaycv's; the naming
+    here follows delaycv's order.
+
+    >>> v = pd.DataFrame({"A": [0.0, 0, 0, 0, 100], "B": [5.0] * 5, "C": [1.0] * 5})
+    >>> t = r_np_group_names(v)
+    >>> t[["treatment", "group", "group_r"]].to_numpy().tolist()
+    [['B', 1, 2], ['C', 2, 3], ['A', 3, 1]]
+    """
+    if groups is None:
+        groups = scott_knott_esd(values, version="np", higher_is_better=higher_is_better)
+    missing = [c for c in ("treatment", "group", "rank") if c not in groups.columns]
+    if missing:
+        raise DelaycvError(f"the Scott-Knott ESD table has no column {missing}")
+    names = [str(c) for c in values.columns]
+    if sorted(names) != sorted(str(t) for t in groups["treatment"]):
+        raise DelaycvError(
+            "the groups' treatments are not the columns of the values: "
+            f"{sorted(groups['treatment'])} against {sorted(names)}"
+        )
+    data = values.to_numpy(dtype=np.float64)
+    means = data.mean(axis=0) if higher_is_better else -data.mean(axis=0)
+    by_mean = sorted(range(len(names)), key=lambda j: -means[j])  # stable: ties in column order
+    by_median = groups.sort_values("rank", kind="stable")["group"].to_numpy()
+    printed = {names[j]: int(g) for j, g in zip(by_mean, by_median, strict=True)}
+    return groups.assign(group_r=[printed[str(t)] for t in groups["treatment"]])
 
 
 # --------------------------------------------------------------------------- tidy tables

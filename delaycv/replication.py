@@ -27,7 +27,7 @@ import pandas as pd
 from delaycv.durations import parse_window
 from delaycv.errors import ConfigError, DelaycvError
 from delaycv.policies import parse_policy_name
-from delaycv.ranking import scott_knott_esd
+from delaycv.ranking import r_np_group_names, scott_knott_esd
 
 #: The study's metrics (percent in its tables, fractions in delaycv's).
 METRICS = ("gmean", "recall_1", "fpr_1")
@@ -273,3 +273,25 @@ def findings(validity: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
         best = medians.idxmax()
         out.loc[len(out)] = ["best", medians[best], np.nan, int(len(medians)), best]
     return out
+
+
+def validity_r_naming(validity: pd.DataFrame) -> pd.DataFrame:
+    """Per metric, the ``np`` groups of :func:`validity_ranks` (the partition's own, ``group``)
+    beside the groups R's ScottKnottESD 3.0.0 would print on the same partition (``group_r``,
+    named in mean order: :func:`delaycv.ranking.r_np_group_names`), with each setting's ``mean``
+    validity. Columns: ``metric``, ``treatment``, ``group``, ``group_r``, ``rank``, ``median``,
+    ``mean``."""
+    frames = []
+    for metric, rows in validity.groupby("metric", sort=False):
+        wide = rows.pivot_table(
+            index=["project", "at"], columns="policy", values="validity", aggfunc="first"
+        ).dropna()
+        if wide.empty:
+            continue
+        named = r_np_group_names(wide)
+        named["mean"] = wide.mean(axis=0).reindex(named["treatment"]).to_numpy()
+        frames.append(named.assign(metric=metric))
+    columns = ["metric", "treatment", "group", "group_r", "rank", "median", "mean"]
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True)[columns]
