@@ -43,8 +43,8 @@ The stream may be
   label. If the ``x`` dicts hold a ``time`` key (or the key named by ``time=``), it is the arrival
   time and is not a feature; likewise ``label_time`` and ``effort`` (``effort=`` names other
   keys, added). Without a time key, the time of instance n is
-  n (its position, 1-based): windows are then counts of instances (``"50i"``, or ``"50s"``, the
-  same thing).
+  n (its position, 1-based): windows are then counts of instances (``"50i"``); a duration
+  (``"7d"``, ``"50s"``) is refused, a ``ConfigError`` at its key.
 
 The model is a river estimator instance (or a learner spec, see :mod:`delaycv.learners`): each fold
 gets an untrained clone with its own seed (:func:`delaycv.learners.seeded_clone`); the instance
@@ -161,6 +161,7 @@ def evaluate(
         (:class:`~delaycv.engine.EvaluationResult`).
     """
     from delaycv import engine
+    from delaycv.engine.windows import check_position_times
     from delaycv.settings import SETTING_KEYS, check_keywords, make_settings
 
     check_keywords(
@@ -211,6 +212,7 @@ def evaluate(
             positive=positive,
             dataset=dataset,
         )
+    check_position_times(stream, settings.policy)  # before the probe: no work at all
     engine.probe_learner(stream, model)
     return engine.evaluate(
         stream, settings, observer_factory=observer_factory, progress=progress, on_rows=on_rows

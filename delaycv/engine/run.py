@@ -16,6 +16,13 @@ from delaycv.engine.folds import one_line, run_folds
 from delaycv.engine.parallel import run_parallel
 from delaycv.engine.progress import Progress
 from delaycv.engine.tables import RUN_KEYS, folds_table, summarize
+from delaycv.engine.windows import (
+    check_position_times,
+    released_nothing,
+    time_profile,
+    time_warnings,
+    window_keys,
+)
 from delaycv.errors import ConfigError, DelaycvError
 from delaycv.learners import (
     PROBABILITY_EXPECTED,
@@ -132,6 +139,12 @@ def evaluate(
         )
     if len(stream) == 0:
         raise DelaycvError("the stream has no instances")
+    check_position_times(stream, settings.policy)
+    before = []
+    if window_keys(settings.policy):
+        before = time_warnings(time_profile(stream), settings.policy, stream.metadata)
+    for text in before:
+        log.warning("%s", text)
     positions = checkpoint_positions(
         stream if isinstance(stream, StreamFile) else stream.time,
         settings.every,
@@ -179,10 +192,14 @@ def evaluate(
         "instances_held": max(o.held for o in outputs),
         "specs": settings.record(),
         "effort": effort_record(stream.metadata, settings.estimator),
-        "warnings": learner_warnings(outputs, settings, len(stream)),
+        "warnings": before,
     }
-    for text in info["warnings"]:
+    after = learner_warnings(outputs, settings, len(stream)) + released_nothing(
+        outputs, settings.policy
+    )
+    for text in after:
         log.warning("%s", text)
+    info["warnings"] = before + after
     if settings.timing:
         info["wall_seconds"] = _time.monotonic() - wall0
         info["cpu_seconds"] = (
