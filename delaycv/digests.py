@@ -192,14 +192,17 @@ def one_line_errors(label: str) -> None:
     """Make a rule script's job end on an error with one line in its log, not a traceback:
     ``<label>: error: <message>`` for a :class:`~delaycv.errors.DelaycvError` (a learner that fails
     mid-run, a bad setting) or an ``OSError`` (a full disk, a read-only folder: the file and the
-    reason), exit status 2; and the engine's warnings as ``<label>: warning: <message>``. Any
+    reason), exit status 2; the engine's warnings as ``<label>: warning: <message>``; a SIGINT or
+    SIGTERM as ``<label>: interrupted (SIGINT)`` / ``terminated (SIGTERM)`` (``interrupt``). Any
     other exception keeps its traceback (a defect to report). A script calls it after
     :func:`check_code`; what a ``with`` block writes is removed as the error leaves it."""
     import logging
 
     from delaycv.errors import DelaycvError
+    from delaycv.interrupt import announce_stops
 
     logging.basicConfig(level=logging.WARNING, format=f"{label}: warning: %(message)s")
+    announce_stops(label)  # a job stopped by Ctrl-C or Snakemake: a line in its log too
     previous = sys.excepthook
 
     def hook(kind, error, trace) -> None:

@@ -30,9 +30,23 @@ class Terminated(SystemExit):
 #: Depth of :func:`hold` in the main thread, and the exception of a signal that came meanwhile.
 _held = 0
 _pending: list[type[BaseException]] = []
+#: A rule script's label (:func:`announce_stops`): a stop then leaves a line in its job's log.
+_label: list[str] = []
+
+
+def announce_stops(label: str) -> None:
+    """From now on, a SIGINT or SIGTERM first writes ``<label>: interrupted (SIGINT)`` or
+    ``<label>: terminated (SIGTERM)`` on stderr (a rule script's job log), then unwinds as usual:
+    the log of a job that Ctrl-C or Snakemake stopped says so, after its last progress line."""
+    _label[:] = [label]
 
 
 def _stop(kind: type[BaseException]) -> None:
+    if _label:
+        import sys
+
+        what = "terminated (SIGTERM)" if kind is Terminated else "interrupted (SIGINT)"
+        print(f"{_label[0]}: {what}: its outputs are not written", file=sys.stderr, flush=True)
     if _held:
         _pending.append(kind)  # raised by release()
     else:

@@ -227,3 +227,31 @@ def test_a_defect_keeps_its_traceback():
     assert (
         done.returncode == 1 and "Traceback" in done.stderr and "ZeroDivisionError" in done.stderr
     )
+
+
+@pytest.mark.parametrize("sig, word, status", [("SIGTERM", "terminated", 143)])
+def test_a_stopped_job_says_so_in_its_log(tmp_path, sig, word, status):
+    """A rule script stopped by Snakemake (SIGTERM) writes one line saying so, after its last
+    progress line, and unwinds (exit 143)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = (
+        "import time\n"
+        "from delaycv.interrupt import terminate_on_sigterm\n"
+        "from delaycv.digests import one_line_errors\n"
+        "terminate_on_sigterm(); one_line_errors('job')\n"
+        "print('started', flush=True)\n"
+        "time.sleep(30)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline().strip() == "started"
+    time.sleep(0.2)
+    proc.send_signal(getattr(signal, sig))
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == status
+    assert err.strip().splitlines() == [f"job: {word} ({sig}): its outputs are not written"]
