@@ -213,6 +213,9 @@ class EffortCurve:
         return self.snapshots([self._buffered])[0]
 
     def snapshots(self, bounds) -> np.ndarray:
+        """The measures after each of several prefixes of the buffered evaluations: ``bounds``
+        are non-decreasing counts of them (0 = the scope as it is); the first ``bounds[-1]`` are
+        folded in, the rest stay buffered. Shape (len(bounds), 2, ``len(EFFORT_METRICS)``)."""
         bounds = np.asarray(bounds, dtype=np.int64).reshape(-1)
         out = np.empty((bounds.size, 2 * N_MEASURES))
         if not bounds.size:
