@@ -139,18 +139,24 @@ def side_by_side(study: pd.DataFrame, ours: pd.DataFrame) -> pd.DataFrame:
     return study.merge(ours, on=keys, suffixes=("_study", "_delaycv"), how="inner")
 
 
+def _blocks(validity: pd.DataFrame):
+    """Per metric (in table order), the settings' validity as a (project, at) x setting table of
+    the rows where every setting has a value (SK-ESD's complete blocks); empty ones skipped."""
+    for metric, rows in validity.groupby("metric", sort=False):
+        wide = rows.pivot_table(
+            index=["project", "at"], columns="policy", values="validity", aggfunc="first"
+        ).dropna()
+        if not wide.empty:
+            yield metric, wide
+
+
 def validity_ranks(validity: pd.DataFrame, *, version: str = "np") -> pd.DataFrame:
     """Scott-Knott ESD of the settings (policies) by validity, per metric, as the study ranked them:
     the observations of a setting are its validity values at every (project, at) of the table.
     Columns: ``metric`` then those of :func:`delaycv.ranking.scott_knott_esd` (group and rank 1 =
     most valid). A (project, at) where a setting has no value is left out for all."""
     frames = []
-    for metric, rows in validity.groupby("metric", sort=False):
-        wide = rows.pivot_table(
-            index=["project", "at"], columns="policy", values="validity", aggfunc="first"
-        ).dropna()
-        if wide.empty:
-            continue
+    for metric, wide in _blocks(validity):
         groups = scott_knott_esd(wide, version=version, higher_is_better=True)
         frames.append(groups.assign(metric=metric))
     if not frames:
@@ -282,12 +288,7 @@ def validity_r_naming(validity: pd.DataFrame) -> pd.DataFrame:
     validity. Columns: ``metric``, ``treatment``, ``group``, ``group_r``, ``rank``, ``median``,
     ``mean``."""
     frames = []
-    for metric, rows in validity.groupby("metric", sort=False):
-        wide = rows.pivot_table(
-            index=["project", "at"], columns="policy", values="validity", aggfunc="first"
-        ).dropna()
-        if wide.empty:
-            continue
+    for metric, wide in _blocks(validity):
         named = r_np_group_names(wide)
         named["mean"] = wide.mean(axis=0).reindex(named["treatment"]).to_numpy()
         frames.append(named.assign(metric=metric))
