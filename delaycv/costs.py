@@ -24,7 +24,7 @@ import pandas as pd
 from delaycv import pages
 from delaycv.atomic import atomic_path
 from delaycv.errors import InputError
-from delaycv.results import RUN_FILE, RUN_KEYS, write_table
+from delaycv.results import RUN_FILE, RUN_KEYS, claim_run, write_table
 
 #: Bytes in a GiB and in a MiB.
 GIB, MIB = 1024**3, 1024**2
@@ -95,15 +95,7 @@ def runs_table(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
     for given in paths:
         info_path, info = _read_info(given)
         keys = info["run_keys"]
-        run = tuple(str(keys[k]) for k in RUN_KEYS)
-        if run in where:
-            named = ", ".join(f"{k}={v}" for k, v in zip(RUN_KEYS, run, strict=True))
-            raise InputError(
-                f"run {named} is also in {where[run]}",
-                path=str(info_path),
-                expected="each run once",
-            )
-        where[run] = str(info_path)
+        claim_run(where, tuple(str(keys[k]) for k in RUN_KEYS), str(info_path))
         row = {k: keys[k] for k in RUN_KEYS}
         row["instances"] = info.get("instances")
         row["folds"] = len(info.get("folds") or [])

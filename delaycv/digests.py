@@ -9,7 +9,8 @@ call :func:`check_code` before they import anything else of delaycv, so that a j
 other code than the code whose digest decides reruns, and end with :func:`end_job`.
 
 This module is in no stage's digest (it changes no result), and imports nothing but the standard
-library and :mod:`delaycv.errors`: a job pays nothing for it before its own imports.
+library and :mod:`delaycv.errors` (:func:`one_line_errors` also :mod:`delaycv.interrupt`, which
+the scripts have imported already): a job pays nothing for it before its own imports.
 """
 
 from __future__ import annotations

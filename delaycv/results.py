@@ -388,14 +388,7 @@ def _tables_to_merge(paths: Iterable[str | os.PathLike], name: str) -> list[Path
             )
         by_file[p.resolve()] = str(given)
         for run in zip(*(runs.column(k).to_pylist() for k in RUN_KEYS), strict=True):
-            if run in by_run:
-                keys = ", ".join(f"{k}={v}" for k, v in zip(RUN_KEYS, run, strict=True))
-                raise InputError(
-                    f"run {keys} is also in {by_run[run]}",
-                    path=str(given),
-                    expected="each run once",
-                )
-            by_run[run] = str(given)
+            claim_run(by_run, run, str(given))
         tables.append(p)
     return tables
 
@@ -408,6 +401,15 @@ def _merged_columns(schemas: list[tuple[list[str], Path]]) -> tuple[list[str], P
         if set(EFFORT_METRICS) <= set(names):
             return names, path
     return schemas[0]
+
+
+def claim_run(seen: dict[tuple, str], run: tuple, path: str) -> None:
+    """Record that the run ``run`` (its values of :data:`RUN_KEYS`) is in ``path``; an
+    InputError naming both files if ``seen`` already has it in another (each run once)."""
+    if run in seen:
+        keys = ", ".join(f"{k}={v}" for k, v in zip(RUN_KEYS, run, strict=True))
+        raise InputError(f"run {keys} is also in {seen[run]}", path=path, expected="each run once")
+    seen[run] = path
 
 
 def _check_same_columns(columns: list[str], first: Path, found: list[str], path: Path) -> None:
