@@ -968,14 +968,30 @@ def _check_figure_learner(config: dict, source: str, broken: set[tuple]) -> None
 
 
 def _check_learner(spec: dict, key: str, source: str) -> None:
-    kinds = [k for k in ("class", "pipeline") if k in spec]
+    kinds = [k for k in ("class", "pipeline", "moa") if k in spec]
     if len(kinds) != 1:
         raise ConfigError(
-            "a learner spec needs exactly one of class and pipeline",
+            "a learner spec needs exactly one of class, pipeline and moa",
             path=source,
             location=f"key {key}",
-            expected="{class: <river class>, params: {...}} or {pipeline: [spec, ...]}",
+            expected="{class: <river class>, params: {...}}, {pipeline: [spec, ...]} or "
+            "{moa: <MOA classifier command line>}",
         )
+    if kinds == ["moa"]:
+        from delaycv.jvm.learner import normalise_spec
+
+        _with_source(normalise_spec, spec, where=key, source=source)
+        return
+    for moa_key in ("seed", "heap"):
+        if moa_key in spec:
+            raise ConfigError(
+                f"{moa_key} is a key of MOA learners",
+                path=source,
+                location=f"key {key}.{moa_key}",
+                expected="the seed of a river learner in its params (params: {seed: 1})"
+                if moa_key == "seed"
+                else "a MOA learner ({moa: ..., heap: 4g})",
+            )
     if "pipeline" in spec:
         if "params" in spec:
             raise ConfigError(

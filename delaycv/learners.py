@@ -8,6 +8,7 @@ A spec is a plain dict (from YAML or the command line)::
     {"class": "NoChange"}  /  {"class": "Prior"}                       # baselines
     {"pipeline": [{"class": "preprocessing.StandardScaler"},
                   {"class": "linear_model.LogisticRegression"}]}      # composed with |
+    {"moa": "trees.HoeffdingTree -g 200"}  /  "moa:trees.HoeffdingTree"   # MOA (delaycv.jvm)
     {"class": "imblearn.RandomUnderSampler",
      "params": {"classifier": {"class": "tree.HoeffdingTreeClassifier"},
                 "desired_dist": {"0": 0.5, "1": 0.5}}}
@@ -367,6 +368,10 @@ def make_learner(spec: dict | str | Any, seed: int | None = None, *, where: str 
     Raises :class:`~delaycv.errors.ConfigError` for an unknown class, unknown or bad parameters
     (with river's message and the learner's name) or an object that is not a classifier.
     """
+    if _is_moa(spec):
+        from delaycv.jvm.learner import MoaClassifier
+
+        return MoaClassifier(getattr(spec, "spec", spec), seed, where=where)
     if isinstance(spec, str):
         spec = {"class": spec}
     if is_instance_spec(spec):
@@ -390,6 +395,38 @@ def make_learner(spec: dict | str | Any, seed: int | None = None, *, where: str 
     return model
 
 
+def _is_moa(spec: Any) -> bool:
+    """A MOA learner's spec: ``{"moa": "<MOA command line>", ...}`` or ``"moa:<command line>"``
+    (:mod:`delaycv.jvm.learner`)."""
+    if isinstance(spec, str):
+        return spec.startswith("moa:")
+    if isinstance(spec, dict):
+        return "moa" in spec
+    return type(spec).__name__ == "MoaClassifier" and type(spec).__module__ == "delaycv.jvm.learner"
+
+
+def moa_spec(spec: Any) -> Any:
+    """A MOA learner's spec as plain data (``{"moa": ..., "seed"?, "heap"?}``, whitespace
+    collapsed; a :class:`~delaycv.jvm.learner.MoaClassifier` gives its spec); any other spec as
+    it is."""
+    if not _is_moa(spec):
+        return spec
+    from delaycv.jvm.learner import normalise_spec
+
+    return normalise_spec(getattr(spec, "spec", spec))
+
+
+def for_stream(learner: Any, features: list[str]) -> Callable[[list, Any], list] | None:
+    """Tell ``learner`` the stream's feature names, if it asks for them (``bind_features``: a MOA
+    learner's header); return its record encoder (``encode_records(records, labels)``: the
+    instances it takes instead of river's x dicts, made once per chunk for every fold), or None."""
+    bind = getattr(learner, "bind_features", None)
+    if callable(bind):
+        bind(features)
+    encode = getattr(learner, "encode_records", None)
+    return encode if callable(encode) else None
+
+
 def validate_learner(spec: dict | str | Any, *, where: str = "learner") -> None:
     """Check a spec before any work: the class exists and the parameters are accepted."""
     make_learner(spec if is_instance_spec(spec) else copy.deepcopy(spec), seed=0, where=where)
@@ -402,6 +439,10 @@ def learner_label(spec: dict | str | Any) -> str:
         if isinstance(steps, dict) and steps:
             return "|".join(learner_label(step) for step in steps.values())
         return type(spec).__name__
+    if _is_moa(spec):
+        from delaycv.jvm.learner import label
+
+        return label(moa_spec(spec))
     if isinstance(spec, str):
         spec = {"class": spec}
     if "pipeline" in spec:

@@ -282,8 +282,9 @@ same_learner_seed, measure_memory, timing, jobs
     validation = make_validation(validation if validation is not None else {})
     estimator = make_estimator(estimator)
 
-    from delaycv.learners import validate_learner
+    from delaycv.learners import moa_spec, validate_learner
 
+    learner = moa_spec(learner)
     validate_learner(learner)
     return RunSettings(
         learner=learner,

@@ -48,3 +48,27 @@ def flip_page_byte(path: Path, column: str, row_group: int = 0) -> int:
     data[offset] ^= 0x01
     path.write_bytes(bytes(data))
     return offset
+
+
+#: The environment variable that makes a machine without MOA learners (JPype, Java, the pinned
+#: jar) fail the MOA tests instead of skipping them (CI sets it).
+REQUIRE_MOA = "DELAYCV_REQUIRE_MOA"
+
+
+@pytest.fixture(scope="session")
+def moa():
+    """The JVM with the pinned MOA jar started in this process, or skip (fail under
+    ``DELAYCV_REQUIRE_MOA=1``) with what is missing."""
+    import os
+
+    from delaycv.errors import ConfigError
+
+    try:
+        from delaycv.jvm import learner
+
+        learner.java()
+    except ConfigError as err:
+        if os.environ.get(REQUIRE_MOA) == "1":
+            pytest.fail(f"MOA learners are required ({REQUIRE_MOA}=1): {err}")
+        pytest.skip(f"MOA learners are not available here: {err}")
+    return learner

@@ -78,7 +78,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--learner",
         required=True,
         help="river class (tree.HoeffdingTreeClassifier), package.module:Class, NoChange, Prior, "
-        "or a JSON/YAML file holding a learner spec",
+        "a MOA classifier ('moa:trees.HoeffdingTree -g 200'), or a JSON/YAML file holding a "
+        "learner spec",
     )
     g.add_argument("--param", action="append", metavar="KEY=VALUE", help="learner parameter")
     g.add_argument("--learner-name", help="the run key 'learner' (default: the class name)")
@@ -212,6 +213,14 @@ def learner_spec_from(args) -> dict:
                 )
             spec = {**spec, "params": {**(spec.get("params") or {}), **parse_params(args.param)}}
         return spec
+    if text.startswith("moa:"):  # a MOA classifier's command line (delaycv.jvm)
+        if args.param:
+            raise ConfigError(
+                "--param sets a river learner's parameters",
+                location="option --param",
+                expected="a MOA learner's options inside its string: --learner 'moa:trees.HoeffdingTree -g 200'",
+            )
+        return {"moa": text[len("moa:") :]}
     spec: dict[str, Any] = {"class": text}
     params = parse_params(args.param)
     if params:
@@ -268,6 +277,7 @@ OPTIONS = {
     "jobs": "--jobs",
     "learner": "--learner",
     "learner.class": "--learner",
+    "learner.moa": "--learner",
 }
 
 

@@ -574,4 +574,8 @@ class FoldLoop:
             "weight": float(self.weight_sum),
             "cpu_seconds": self.cpu,
         }
+        # a MOA learner's votes that are no probabilities, read as MOA reads them
+        votes_as_class = getattr(self.learner, "votes_as_class", 0)
+        if votes_as_class:
+            info["votes_as_class"] = votes_as_class
         return FoldOutput(self.fold, self.take_rows(), predictions, self.observer, info)

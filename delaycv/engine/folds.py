@@ -10,6 +10,7 @@ still be released (:class:`~delaycv.engine.chunk.Slots`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,12 @@ import numpy as np
 from delaycv.engine.chunk import ChunkView, Slots
 from delaycv.engine.fold import INSTANCE, FoldLoop, FoldOutput
 from delaycv.errors import ConfigError, DelaycvError
-from delaycv.learners import PROBABILITY_EXPECTED, UnusableProbability, learner_label
+from delaycv.learners import (
+    PROBABILITY_EXPECTED,
+    UnusableProbability,
+    for_stream,
+    learner_label,
+)
 from delaycv.releases import Releases
 from delaycv.stream import has_effort
 
@@ -44,6 +50,10 @@ def run_folds(
     positions = [*checkpoints.tolist(), -1]  # -1: no checkpoint left
     effort = has_effort(stream.metadata)  # the effort-aware measures too
     loops = [FoldLoop(settings, f, n, positions, observer_factory, progress, effort) for f in folds]
+    # a learner that takes its own instances (MOA's) gets the stream's features, and its
+    # encoder makes each chunk's instances once for every fold
+    encoders = [for_stream(loop.learner, list(stream.metadata["features"])) for loop in loops]
+    encode = encoders[0] if encoders else None
     keep = settings.keep_predictions
     times: list = []
     labels: list = []
@@ -54,6 +64,8 @@ def run_folds(
         if keep:
             times.append(chunk.time)
             labels.append(chunk.label)
+        if encode is not None:
+            chunk = replace(chunk, records=encode(chunk.records, chunk.label))
         # the chunk's slots, its releases, and the view the folds read
         slots.extend(chunk, effort)
         for loop in loops:

@@ -27,6 +27,7 @@ from delaycv.errors import ConfigError, DelaycvError
 from delaycv.learners import (
     PROBABILITY_EXPECTED,
     UnusableProbability,
+    for_stream,
     learner_label,
     make_learner,
     positive_probability,
@@ -81,18 +82,28 @@ def effort_record(metadata: dict, estimator) -> dict:
 def learner_warnings(outputs, settings: RunSettings, n: int) -> list[str]:
     """The run's warnings about its learner: the folds in which it never gave a probability
     (``predict_proba_one`` returned an empty dict, or zeros, for every instance: each prediction
-    read as P(1) = 0.5)."""
+    read as P(1) = 0.5); a MOA learner's votes that were no probabilities
+    (:class:`~delaycv.jvm.learner.MoaClassifier`)."""
+    out = []
     never = [o.fold for o in outputs if o.info.get("no_probability", 0) >= n]
-    if not never:
-        return []
-    side = "positive" if settings.threshold < 0.5 else "negative"
-    folds = "fold" if len(never) == 1 else "folds"
-    return [
-        f"the learner {learner_label(settings.learner)} never gave a probability in {folds} "
-        f"{', '.join(map(str, never))}: its predict_proba_one returned an empty dict (or zeros) "
-        f"for all {n} instances, each read as P(1) = 0.5 ({side} at threshold "
-        f"{settings.threshold:g}): the metrics there measure no model"
-    ]
+    if never:
+        side = "positive" if settings.threshold < 0.5 else "negative"
+        folds = "fold" if len(never) == 1 else "folds"
+        out.append(
+            f"the learner {learner_label(settings.learner)} never gave a probability in {folds} "
+            f"{', '.join(map(str, never))}: its predict_proba_one returned an empty dict (or "
+            f"zeros) for all {n} instances, each read as P(1) = 0.5 ({side} at threshold "
+            f"{settings.threshold:g}): the metrics there measure no model"
+        )
+    odd = {o.fold: o.info["votes_as_class"] for o in outputs if o.info.get("votes_as_class")}
+    if odd:
+        counts = ", ".join(f"{count} in fold {fold}" for fold, count in sorted(odd.items()))
+        out.append(
+            f"the MOA learner {learner_label(settings.learner)} gave votes that are no "
+            f"probabilities (infinite, NaN or negative) {sum(odd.values())} times ({counts}): "
+            "each was read as MOA reads it, the class of the largest vote with P(1) = 0 or 1"
+        )
+    return out
 
 
 def evaluate(
@@ -236,8 +247,10 @@ def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
     if first is None:
         return
     learner = make_learner(learner_spec, seed=0)
+    encode = for_stream(learner, list(stream.metadata["features"]))
+    records = first.records if encode is None else encode(first.records, first.label)
     try:
-        for n, (x, y) in enumerate(zip(first.records, first.label.tolist(), strict=True), 1):
+        for n, (x, y) in enumerate(zip(records, first.label.tolist(), strict=True), 1):
             positive_probability(learner.predict_proba_one(x), n)
             learner.learn_one(x, y)
     except UnusableProbability as err:
