@@ -152,15 +152,29 @@ def source_digest(
     a change that can change what the code does changes the digest. Docstrings do count when code
     of the closure reads ``__doc__``. The Python minor version enters the digest too (the syntax
     trees differ between versions). A package among ``modules`` counts with every module in it
-    (:func:`module_closure`). A module that does not exist counts as missing, so the digest
+    (:func:`module_closure`); a package's Java sources count by their bytes
+    (:func:`_java_sources`). A module that does not exist counts as missing, so the digest
     changes when it appears. Paths enter the digest relative to the package, so moving the checkout
     changes nothing.
     """
     root = Path(root) if root is not None else package_root()
     closure = module_closure(modules, root)
     entries = [(m, None if p is None else str(p)) for m, p in sorted(closure.items())]
+    entries += _java_sources(closure, root)
     entries += [(Path(f).name, str(f)) for f in files]
     return _digest(tuple((name, path, _stamp(path)) for name, path in entries))
+
+
+def _java_sources(closure: dict[str, Path | None], root: Path) -> list[tuple[str, str]]:
+    """The Java sources of the closure's packages (``<package>/java/**/*.java``: the Java fold
+    loop of MOA learners, ``delaycv.jvm``), which count by their bytes (they do not parse as
+    Python), named relative to the package root."""
+    found = []
+    for path in closure.values():
+        if path is not None and path.name == "__init__.py" and (path.parent / "java").is_dir():
+            for java in sorted((path.parent / "java").rglob("*.java")):
+                found.append((java.relative_to(root).as_posix(), str(java)))
+    return found
 
 
 def check_code(stage: str, expected: str) -> None:

@@ -416,10 +416,17 @@ def moa_spec(spec: Any) -> Any:
     return normalise_spec(getattr(spec, "spec", spec))
 
 
-def for_stream(learner: Any, features: list[str]) -> Callable[[list, Any], list] | None:
+def for_stream(
+    learner: Any, features: list[str], *, own_loop: bool = True
+) -> Callable[[Any], list] | None:
     """Tell ``learner`` the stream's feature names, if it asks for them (``bind_features``: a MOA
-    learner's header); return its record encoder (``encode_records(records, labels)``: the
-    instances it takes instead of river's x dicts, made once per chunk for every fold), or None."""
+    learner's header); return its record encoder (``encode_records(chunk)``: the instances of a
+    :class:`~delaycv.stream.StreamChunk` that it takes instead of river's x dicts, made once per
+    chunk for every fold), or None. ``own_loop=False``: the caller calls ``predict_proba_one``
+    and ``learn_one``, so a learner with a loop of its own (``run_rows``: a MOA learner's Java
+    loop) is told not to use it, and its instances are Python objects."""
+    if not own_loop and getattr(learner, "run_rows", None) is not None:
+        learner.run_rows = None
     bind = getattr(learner, "bind_features", None)
     if callable(bind):
         bind(features)

@@ -221,6 +221,8 @@ class StreamChunk:
     records: list
     #: the chunk's effort (float64), None when the stream has none
     effort: np.ndarray | None = None
+    #: the chunk's features as a float64 matrix (NaN: missing), when every feature is numeric
+    matrix: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.time.shape[0])
@@ -369,6 +371,7 @@ class Stream:
                 self.label_time[sl],
                 self.records(start, stop),
                 None if self.effort is None else self.effort[sl],
+                None if self._matrix is None else self._matrix[sl],
             )
 
     def subset(self, start: int = 0, stop: int | None = None) -> Stream:
@@ -752,7 +755,13 @@ class StreamFile:
             if len(chunk):
                 last_time = int(chunk.time[-1])
             out = StreamChunk(
-                start, chunk.time, chunk.label, chunk.label_time, chunk.records(), chunk.effort
+                start,
+                chunk.time,
+                chunk.label,
+                chunk.label_time,
+                chunk.records(),
+                chunk.effort,
+                chunk._matrix,
             )
             start += k
             return out

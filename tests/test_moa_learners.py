@@ -435,3 +435,83 @@ def test_a_study_checks_moa_specs(moa, tmp_path):
         for line in lines
     )
     assert not any("learners.ht" in line for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        dict(
+            policy="hitl",
+            pos_window="7d",
+            neg_window="90d",
+            validation={"scheme": "bootstrap", "folds": 4},
+        ),
+        dict(
+            policy="verification",
+            window="30d",
+            validation={"scheme": "cv", "folds": 3, "evaluate": "trained"},
+        ),
+        dict(policy="delay", window="50i", validation={"scheme": "split", "folds": 3}, flush=True),
+        dict(
+            policy={
+                "preset": "hitl",
+                "pos_window": "7d",
+                "neg_window": "60d",
+                "inspection_error": 0.2,
+            },
+            folds=3,
+            threshold=0.3,
+        ),
+        dict(
+            policy="ideal", folds=2, checkpoints={"positions": [1, 2, 777, 4096, 4097]}, every=None
+        ),
+    ],
+)
+def test_the_java_loop_equals_the_python_loop(moa, brackets, monkeypatch, case):
+    """The Java fold loop (delaycv.jvm.rows) gives the outputs of the Python loops that call the
+    learner, bit for bit: policies that wait on the predicted side, evaluate-trained, flush,
+    inspection errors, a threshold, checkpoints at chunk edges."""
+    from delaycv.jvm import rows
+
+    if not rows.USABLE:
+        if os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") not in ("", "0"):
+            pytest.fail(
+                f"the Java fold loop is required (DELAYCV_REQUIRE_COMPILED_LOOP): {rows.STATUS}"
+            )
+        pytest.skip(f"the Java loop is not built here: {rows.STATUS}")
+    assert moa.MoaClassifier("trees.HoeffdingTree").run_rows is rows.run_rows
+    stream = brackets.subset(0, 6000)
+    spec = "moa:meta.OzaBag -l trees.HoeffdingTree -s 3"
+    options = {"progress": False, "every": 400, "timing": False, "predictions": True, **case}
+    java = delaycv.evaluate(stream, spec, **options)
+    monkeypatch.setattr(rows, "USABLE", False)
+    python = delaycv.evaluate(stream, spec, **options)
+    pd.testing.assert_frame_equal(java.folds, python.folds)
+    pd.testing.assert_frame_equal(java.predictions, python.predictions)
+    assert java.info["warnings"] == python.info["warnings"]
+
+
+def test_a_java_loop_built_from_another_source_is_not_used(moa, tmp_path, monkeypatch):
+    """As for the Cython loop: a fold_rows.jar whose recorded digest is not the source's runs
+    nothing (a warning says how to rebuild), and the digest of the evaluate stage counts the Java
+    source."""
+    import zipfile
+
+    from delaycv import digests
+    from delaycv.jvm import build, rows
+
+    stale = tmp_path / "fold_rows.jar"
+    with zipfile.ZipFile(stale, "w") as jar:
+        jar.writestr(build.DIGEST_MEMBER, "0" * 64 + "\n")
+    monkeypatch.setattr(rows, "TARGET", stale)
+    with pytest.warns(RuntimeWarning, match="built from another FoldRows.java"):
+        usable, status = rows._usable()
+    assert not usable and "another source" in status
+    monkeypatch.setattr(rows, "TARGET", tmp_path / "none.jar")
+    assert rows._usable() == (False, rows._usable()[1]) and "not built" in rows._usable()[1]
+    # the Java source is part of the evaluate stage's code
+    root = digests.package_root()
+    closure = digests.module_closure(digests.STAGE_MODULES["evaluate"], root)
+    assert ("jvm/java/delaycv/jvm/FoldRows.java", str(build.SOURCE)) in digests._java_sources(
+        closure, root
+    )

@@ -141,9 +141,13 @@ class FoldLoop:
         self.observer = observer_factory(fold) if observer_factory is not None else None
         self.observer_cpu = False  # the observer's on_instance takes cpu_seconds
         # the compiled loop (``compiled``) where it is built; the Python loop serves observers
+        # (a MOA learner's Java loop, delaycv.jvm.rows, where it is built)
         self.run_rows = None
-        if compiled.LOOP is not None and self.observer is None:
-            self.run_rows = compiled.LOOP.run_rows
+        self.java_chunk = None  # the Java loop's arrays of the chunk it runs
+        if self.observer is None:
+            self.run_rows = getattr(self.learner, "run_rows", None)
+            if self.run_rows is None and compiled.LOOP is not None:
+                self.run_rows = compiled.LOOP.run_rows
         if self.observer is not None and settings.timing:
             try:
                 params = inspect.signature(self.observer.on_instance).parameters

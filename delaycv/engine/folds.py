@@ -52,7 +52,9 @@ def run_folds(
     loops = [FoldLoop(settings, f, n, positions, observer_factory, progress, effort) for f in folds]
     # a learner that takes its own instances (MOA's) gets the stream's features, and its
     # encoder makes each chunk's instances once for every fold
-    encoders = [for_stream(loop.learner, list(stream.metadata["features"])) for loop in loops]
+    features = list(stream.metadata["features"])
+    own_loop = observer_factory is None  # the Python loop serves observers
+    encoders = [for_stream(loop.learner, features, own_loop=own_loop) for loop in loops]
     encode = encoders[0] if encoders else None
     keep = settings.keep_predictions
     times: list = []
@@ -65,7 +67,7 @@ def run_folds(
             times.append(chunk.time)
             labels.append(chunk.label)
         if encode is not None:
-            chunk = replace(chunk, records=encode(chunk.records, chunk.label))
+            chunk = replace(chunk, records=encode(chunk))
         # the chunk's slots, its releases, and the view the folds read
         slots.extend(chunk, effort)
         for loop in loops:

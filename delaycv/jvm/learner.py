@@ -34,6 +34,8 @@ import math
 import re
 from typing import Any
 
+import numpy as np
+
 from delaycv.errors import ConfigError
 from delaycv.jvm import machine
 
@@ -189,6 +191,10 @@ class MoaClassifier:
         self.votes_as_class = 0  # votes that were no probabilities, read as the class MOA reads
         self._predict = self.model.getVotesForInstance
         self._train = self.model.trainOnInstance
+        from delaycv.jvm import rows
+
+        #: the Java fold loop (delaycv.jvm.rows), or None: the engine's loops call this object
+        self.run_rows = rows.run_rows if rows.USABLE else None
 
     def __repr__(self) -> str:
         return f"MoaClassifier({self.text!r})"
@@ -201,18 +207,33 @@ class MoaClassifier:
         self.model.setModelContext(header(self.features))
         self.model.resetLearning()
 
-    def encode_records(self, records: list, labels) -> list:
-        """MOA instances of ``records`` (river ``x`` dicts of the bound features; a missing one
-        is NaN) with their true ``labels`` as class, one per record."""
+    def encode_records(self, chunk) -> list:
+        """The instances of a :class:`~delaycv.stream.StreamChunk` (its feature matrix, or its
+        x dicts; a missing value is NaN) with their true labels as class. With the Java loop,
+        they stay in Java (:class:`delaycv.jvm.rows.ChunkInstances`); else one Python handle
+        each."""
         if self.features is None:
             raise RuntimeError("MoaClassifier.bind_features(features) comes before encode_records")
+        matrix = getattr(chunk, "matrix", None)
+        if matrix is None or matrix.shape[1] != len(self.features):
+            matrix = self._matrix(chunk.records)
+        values = np.column_stack([matrix, np.asarray(chunk.label, dtype=np.float64)])
+        if self.run_rows is not None:  # one Java call for the chunk, no Python handles
+            from delaycv.jvm import rows
+
+            return rows.instances(header(self.features), values)
+        return self._python_instances(values)
+
+    def _matrix(self, records: list) -> np.ndarray:
+        names = self.features
+        rows = [[_number(x.get(name, math.nan), name) for name in names] for x in records]
+        return np.array(rows, dtype=np.float64).reshape(len(records), len(names))
+
+    def _python_instances(self, values: np.ndarray) -> list:
         j = java()
         make, doubles, head = j["DenseInstance"], j["doubles"], header(self.features)
-        names = self.features
         out = []
-        for x, y in zip(records, labels, strict=True):
-            row = [_number(x.get(name, math.nan), name) for name in names]
-            row.append(float(y))
+        for row in values.tolist():
             inst = make(1.0, doubles(row))
             inst.setDataset(head)
             out.append(inst)
@@ -222,7 +243,8 @@ class MoaClassifier:
         if isinstance(x, dict):
             if self.features is None:  # a learner used outside the engine: the keys it sees
                 self.bind_features(sorted(x))
-            return self.encode_records([x], [0 if y is None else y])[0]
+            values = np.column_stack([self._matrix([x]), [0.0 if y is None else float(y)]])
+            return self._python_instances(values)[0]
         return x
 
     # ---------------------------------------------------------------- the learner interface

@@ -1,0 +1,218 @@
+"""The Java fold loop of MOA learners (``FoldRows.java``), when it was built from the source
+beside it; :func:`run_rows` is its Python side, with the signature of the compiled Cython loop's.
+
+The fold loop has three forms, with the same outputs bit for bit: Python
+(:meth:`delaycv.engine.fold.FoldLoop.run_chunk`), Cython (:mod:`delaycv.engine.compiled`), which
+call a learner's ``predict_proba_one`` and ``learn_one``; and, for MOA learners, Java: the same
+steps in the JVM, so that no instance crosses between Python and Java (about 4 us per fold and
+instance less with HoeffdingTree). Python hands over each chunk's arrays once (instances,
+candidates, labels) and each fold's once per chunk (sides, weights); Java hands back the
+evaluation keys before each checkpoint and the sides and probabilities of the rows it ran.
+
+:data:`STATUS` says which runs and why. The Java loop is not used when it was not built
+(``python -m delaycv.jvm.build``, run by ``make venv``: it needs javac), when it was built from
+another ``FoldRows.java`` (a ``RuntimeWarning`` says how to rebuild), with an observer (the MOA
+CSV export: the Python loop serves observers), or under ``DELAYCV_PURE_PYTHON=1``.
+"""
+
+from __future__ import annotations
+
+import warnings
+import zipfile
+from array import array
+
+import numpy as np
+
+from delaycv import native
+from delaycv.jvm.build import DIGEST_MEMBER, SOURCE, TARGET
+
+
+def _usable() -> tuple[bool, str]:
+    if native.pure_python():
+        return False, f"the Python loop: {native.PURE_PYTHON}=1"
+    if not TARGET.is_file():
+        return (
+            False,
+            "the Python loop: the Java fold loop is not built (python -m delaycv.jvm.build)",
+        )
+    try:
+        with zipfile.ZipFile(TARGET) as jar:
+            built = jar.read(DIGEST_MEMBER).decode().strip()
+    except (OSError, KeyError, zipfile.BadZipFile):
+        built = ""
+    if built != native.source_digest(SOURCE):
+        warnings.warn(
+            f"{TARGET.name} was built from another FoldRows.java than the one beside it: MOA "
+            "learners run the Python loop (rebuild: python -m delaycv.jvm.build)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return False, "the Python loop: the Java fold loop was built from another source"
+    return True, f"the Java fold loop ({TARGET.name})"
+
+
+USABLE, STATUS = _usable()
+
+
+def status() -> str:
+    """Which loop MOA learners run, and why."""
+    return STATUS
+
+
+_java: dict = {}
+_chunk: list = []  # [view, slots, its Java arrays]: the chunk every fold runs in turn
+_held: list = []  # [(slots, the Java array of its instances by slot, slots.off then)]
+
+
+def _classes() -> dict:
+    if not _java:
+        from jpype import JArray, JByte, JClass, JDouble, JInt, JLong
+
+        _java.update(
+            FoldRows=JClass("delaycv.jvm.FoldRows"),
+            bytes=JArray(JByte),
+            ints=JArray(JInt),
+            longs=JArray(JLong),
+            doubles=JArray(JDouble),
+        )
+    return _java
+
+
+class ChunkInstances(list):
+    """A chunk's instances: their Python handles (what the engine's slots hold; the flush of the
+    last instance trains through them) and ``java``, the Java array that the Java loop reads, so
+    that the slots' instances never travel from Python to Java one by one."""
+
+    __slots__ = ("java",)
+
+
+def instances(header, values: np.ndarray) -> ChunkInstances:
+    """The instances of the rows of ``values`` (features then the class), made in one call."""
+    j = _classes()
+    width = values.shape[1]
+    flat = j["doubles"](np.ascontiguousarray(values, dtype=np.float64).reshape(-1))
+    made = j["FoldRows"].instances(header, flat, width)
+    out = ChunkInstances(made)
+    out.java = made
+    return out
+
+
+def _small(values) -> object:
+    return _classes()["bytes"](np.asarray(values, dtype=np.int8))
+
+
+def _slot_instances(view, slots):
+    """The Java array of the instances by slot (instance ``slots.off + s`` at ``s``): the
+    previous chunk's array without the slots dropped since, then this chunk's instances."""
+    held = _held[0] if _held and _held[0][0] is slots else None
+    chunk = view.records.java
+    if held is None:
+        window = chunk
+    else:
+        _, previous, off = held
+        window = _classes()["FoldRows"].window(previous, slots.off - off, chunk)
+    _held[:] = [(slots, window, slots.off)]
+    return window
+
+
+def _chunk_arrays(view, slots) -> dict:
+    """The Java arrays of the chunk ``view`` (shared by the folds; made by the first)."""
+    if _chunk and _chunk[0] is view and _chunk[1] is slots:
+        return _chunk[2]
+    j = _classes()
+    arrays = {
+        "x_of": _slot_instances(view, slots),
+        "cand_at": j["ints"](np.asarray(view.cand_at, dtype=np.int32)),
+        "cand_slot": j["ints"](np.asarray(view.cand_slot, dtype=np.int32)),
+        "cand_side": _small(view.cand_side),
+        "cand_key": j["longs"](np.asarray(view.cand_key, dtype=np.int64)),
+        "labels": {},  # id of a list of observed labels -> (the list, its Java array)
+    }
+    _chunk[:] = [view, slots, arrays]
+    return arrays
+
+
+def _labels(arrays: dict, values: list):
+    got = arrays["labels"].get(id(values))
+    if got is None or got[0] is not values:
+        got = arrays["labels"][id(values)] = (values, _small(values))
+    return got[1]
+
+
+class _FoldChunk:
+    """One fold's Java arrays for one chunk."""
+
+    __slots__ = ("view", "side", "w", "p1", "keys", "counters")
+
+    def __init__(self, fold, view, slots) -> None:
+        j = _classes()
+        self.view = view
+        self.side = _small(fold.side)
+        self.w = j["longs"](np.frombuffer(fold.w, dtype=np.int64))
+        self.p1 = j["doubles"](view.k)
+        self.keys = j["longs"](len(view.cand_slot) + view.k)
+        self.counters = j["longs"](8)
+
+
+# counters (FoldRows' indices, then the row where an exception left the loop)
+C, EVALUATED, SKIPPED, NO_PROBABILITY, VOTES_AS_CLASS, KEYS, BEFORE, ROW = range(8)
+
+
+def run_rows(fold, view, slots, lo: int, hi: int, state) -> None:
+    """Rows ``lo .. hi - 1`` of the chunk ``view`` for ``fold`` (a FoldLoop with a MOA learner
+    and no observer), as :func:`delaycv.engine._loop.run_rows` runs them."""
+    arrays = _chunk_arrays(view, slots)
+    mine = getattr(fold, "java_chunk", None)
+    if mine is None or mine.view is not view:
+        mine = fold.java_chunk = _FoldChunk(fold, view, slots)
+    run = _classes()["FoldRows"].run
+    counters = mine.counters
+    start = view.start
+    j0 = start - slots.off
+    at_once_n = _labels(arrays, state.at_once_n)
+    at_once_p = _labels(arrays, state.at_once_p)
+    cand_observed = _labels(arrays, state.cand_observed)
+    model = fold.learner.model
+    threshold, trained_only = fold.threshold, fold.trained_only
+    i = lo
+    while i < hi:
+        keys_before = int(counters[KEYS])
+        counters[C], counters[EVALUATED] = state.c, state.evaluated
+        counters[SKIPPED], counters[NO_PROBABILITY] = state.skipped, state.no_probability
+        try:
+            stop = int(
+                run(
+                    model, arrays["x_of"], start, j0, i, hi,
+                    arrays["cand_at"], arrays["cand_slot"], arrays["cand_side"],
+                    arrays["cand_key"], cand_observed, at_once_n, at_once_p,
+                    mine.w, mine.side, mine.p1, threshold, trained_only, state.checkpoint,
+                    counters, mine.keys,
+                )
+            )  # fmt: skip
+        except Exception as err:
+            from delaycv.engine.fold import note_instance
+
+            note_instance(err, start + 1 + int(counters[ROW]))
+            raise
+        state.c = int(counters[C])
+        state.evaluated = int(counters[EVALUATED])
+        state.skipped = int(counters[SKIPPED])
+        state.no_probability = int(counters[NO_PROBABILITY])
+        fold.learner.votes_as_class += int(counters[VOTES_AS_CLASS])
+        counters[VOTES_AS_CLASS] = 0
+        # what Python reads: the keys, the sides and the probabilities of the rows run
+        n_keys = int(counters[KEYS])
+        if n_keys > keys_before:
+            fold.ev_key.frombytes(memoryview(mine.keys)[keys_before:n_keys].tobytes())
+        fold.side[j0 + 1 + i : j0 + 1 + stop] = memoryview(mine.side)[
+            j0 + 1 + i : j0 + 1 + stop
+        ].tolist()
+        fold.p1[j0 + 1 + i : j0 + 1 + stop] = array("d", memoryview(mine.p1)[i:stop].tobytes())
+        m = start + stop
+        if m == state.checkpoint:
+            state.evaluated = fold.checkpoint(
+                view, slots, m, view.times[stop - 1], state.evaluated, int(counters[BEFORE]),
+                state.skipped, state.c0,
+            )  # fmt: skip
+            state.checkpoint = fold.checkpoints[fold.next_checkpoint]
+        i = stop
