@@ -285,6 +285,14 @@ same_learner_seed, measure_memory, timing, jobs
     from delaycv.learners import moa_spec, validate_learner
 
     learner = moa_spec(learner)
+    if measure_memory is True and isinstance(learner, dict) and "moa" in learner:
+        raise ConfigError(
+            "a MOA learner's model size is not measured: MOA measures it with its SizeOfAgent "
+            "Java agent, which delaycv does not load",
+            location="key measure_memory",
+            expected="measure_memory off with a MOA learner (run.json's peak memory and "
+            "RAM-hours count the JVM's)",
+        )
     validate_learner(learner)
     return RunSettings(
         learner=learner,

@@ -14,25 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-METHODS = {
-    "cv": "Cross-Validation",
-    "bootstrap": "Bootstrap-Validation",
-    "split": "Split-Validation",
-}
+from delaycv.jvm.task import METHODS, write_arff
 
-
-def write_arff(stream, path: Path) -> Path:
-    """``stream``'s features and label as an ARFF MOA reads (``?`` for a missing value)."""
-    names = stream.feature_names
-    matrix = stream.features.to_numpy(dtype=np.float64)
-    lines = ["@relation delaycv", ""]
-    lines += [f"@attribute '{name}' numeric" for name in names]
-    lines += ["@attribute class {0,1}", "", "@data"]
-    for row, y in zip(matrix.tolist(), stream.label.tolist(), strict=True):
-        cells = ["?" if math.isnan(v) else repr(v) for v in row]
-        lines.append(",".join([*cells, str(int(y))]))
-    path.write_text("\n".join(lines) + "\n")
-    return path
+__all__ = ["max_index", "probability", "task_votes", "write_arff"]
 
 
 def max_index(votes: list[float]) -> int:

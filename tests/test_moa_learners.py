@@ -2,12 +2,8 @@
 training, the baselines, seeds, missing values, worker processes and every bad spec.
 
 The exactness tests run MOA's own ``EvaluatePrequentialDelayedCV`` (``tests/moa_task.py``) with
-the same jar on the same stream. The task trains a fold's instance once ``k`` more of that fold's
-training instances have arrived, right after predicting the last of them; delaycv's count window
-of ``c`` instances releases a label when instance ``i + c`` arrives, before predicting it. With
-K folds, split-validation trains every K-th instance, so ``k`` maps onto ``c = k K + 1``;
-cross-validation skips every K-th, so a ``k`` that is a multiple of K - 1 maps onto
-``c = k K / (K - 1) + 1`` (docs/moa-learners.md).
+the same jar on the same stream, against delaycv's ``delay`` policy with the count window that
+MOA's delay maps onto (:func:`delaycv.jvm.task.count_window`, which says why).
 """
 
 from __future__ import annotations
@@ -24,6 +20,7 @@ from moa_task import task_votes, write_arff
 
 import delaycv
 from delaycv.errors import ConfigError
+from delaycv.jvm.task import count_window
 
 FOLDS = 10
 BRACKETS = "cut2years/0_brackets.arff"
@@ -37,14 +34,6 @@ def brackets(tmp_path_factory):
     dest = tmp_path_factory.mktemp("moa") / "brackets.parquet"
     convert_file(shared_file(f"commit_guru_dataset/{BRACKETS}"), dest, preset="commit-guru")
     return read_stream(dest)
-
-
-def count_window(method: str, k: int, folds: int = FOLDS) -> str:
-    """delaycv's count window that MOA's delay ``k`` maps onto (module docstring)."""
-    if method == "split":
-        return f"{k * folds + 1}i"
-    assert k % (folds - 1) == 0
-    return f"{k * folds // (folds - 1) + 1}i"
 
 
 def delaycv_predictions(stream, spec, method, window, **options):
@@ -85,7 +74,7 @@ def delaycv_predictions(stream, spec, method, window, **options):
 def test_predictions_equal_moas_own_task(moa, brackets, tmp_path, learner, spec, method, k):
     arff = write_arff(brackets, tmp_path / "brackets.arff")
     moa_class, moa_p1 = task_votes(arff, learner, folds=FOLDS, method=method, delay=k)
-    pred, p1, _ = delaycv_predictions(brackets, spec, method, count_window(method, k))
+    pred, p1, _ = delaycv_predictions(brackets, spec, method, count_window(method, k, folds=FOLDS))
     assert pred.shape == moa_class.shape == (len(brackets), FOLDS)
     # every prediction, instance by instance and fold by fold
     assert np.array_equal(pred, moa_class)

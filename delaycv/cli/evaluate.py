@@ -278,6 +278,7 @@ OPTIONS = {
     "learner": "--learner",
     "learner.class": "--learner",
     "learner.moa": "--learner",
+    "measure_memory": "--memory",
 }
 
 
