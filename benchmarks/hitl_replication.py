@@ -1,10 +1,12 @@
 """The HITL study replicated: the tables of docs/replication.md, from the workflow's outputs.
 
-Run the two replication configs first (each writes its tables under its own `results:` folder; the
-run directories are shared, so ideal and the common hitl runs are evaluated once):
+Run the replication configs first (each writes its tables under its own `results:` folder; the
+run directories are shared, so ideal and the common hitl runs are evaluated once); the third, RQ1
+with MOA's HoeffdingTree (the study's own learner), is optional:
 
     snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq1.yaml
     snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq3.yaml
+    snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq1-moa.yaml
     python benchmarks/hitl_replication.py [--out results/replication] [--doc docs/replication.md]
 
 Reads each study's policy contrasts (`<results>/tests/<dataset>/contrasts.parquet`, against
@@ -35,7 +37,11 @@ from delaycv import replication as rep  # noqa: E402
 from delaycv.results import read_table  # noqa: E402
 
 STUDY = REPO.parent / "shared" / "reference" / "hitl-study" / "means.csv.gz"
-STUDIES = {"rq1": REPO / "results" / "hitl-rq1", "rq3": REPO / "results" / "hitl-rq3"}
+STUDIES = {
+    "rq1": REPO / "results" / "hitl-rq1",
+    "rq3": REPO / "results" / "hitl-rq3",
+    "rq1-moa": REPO / "results" / "hitl-rq1-moa",
+}
 
 
 def read_contrasts(root: Path) -> pd.DataFrame:
@@ -188,6 +194,65 @@ def blocks(study: pd.DataFrame, contrasts: pd.DataFrame, out: Path) -> dict[str,
     return found
 
 
+def moa_blocks(
+    study: pd.DataFrame, river: pd.DataFrame, contrasts: pd.DataFrame, out: Path
+) -> dict[str, str]:
+    """RQ1 with the study's own learner, MOA's HoeffdingTree (config/hitl-rq1-moa.yaml): the ideal
+    G-mean of the study, of delaycv with river's tree (``river``: delaycv's validity of RQ1) and
+    of delaycv with MOA's; each setting's validity and SK-ESD group in the study and in delaycv
+    with MOA's tree; the study's questions asked of it. What differs between the study and
+    delaycv with MOA's tree is the evaluator alone (docs/replication.md)."""
+    observed = rep.delaycv_validity(contrasts, reference="observed")
+    true = rep.delaycv_validity(contrasts, reference="true")
+    study = study[study["policy"].isin(set(observed["policy"]))]
+    found = {}
+    keys = ["project", "at", "metric"]
+    ideal = (
+        study.drop_duplicates(keys)[[*keys, "ideal"]]
+        .merge(river.drop_duplicates(keys)[[*keys, "ideal"]], on=keys, suffixes=("", "_river"))
+        .merge(observed.drop_duplicates(keys)[[*keys, "ideal"]], on=keys, suffixes=("", "_moa"))
+    )
+    ideal.to_csv(out / "moa_ideal.csv", index=False)
+    gmean = ideal[ideal["metric"] == "gmean"].assign(
+        cell=lambda f: [
+            f"{a:.1f} / {b:.1f} / {c:.1f}"
+            for a, b, c in zip(f["ideal"], f["ideal_river"], f["ideal_moa"], strict=True)
+        ]
+    )
+    gaps = []
+    for name, column in (("river", "ideal_river"), ("MOA", "ideal_moa")):
+        gap = (ideal[column] - ideal["ideal"]).abs().groupby(ideal["metric"]).median()
+        gaps.append(f"{name}'s tree " + ", ".join(f"{m} {gap[m]:.1f}" for m in rep.METRICS))
+    found["moa_ideal"] = (
+        markdown(gmean.pivot(index="project", columns="at", values="cell").reset_index())
+        + "\n\nMedian |delaycv - study| of the ideal values (percentage points), per metric: "
+        + "; ".join(gaps)
+        + "."
+    )
+    for metric in rep.METRICS:
+        table = settings_table(study, observed, metric)
+        table.to_csv(out / f"moa_settings_{metric}.csv", index=False)
+        rho = stats.spearmanr(table["median_study"], table["median_delaycv"]).statistic
+        same = (table["group_study"] == table["group_delaycv"]).mean()
+        found[f"moa_settings_{metric}"] = (
+            markdown(table) + f"\n\nSpearman correlation of the two medians: **{rho:.2f}**; "
+            f"the same SK-ESD group in both: {100 * same:.0f} % of the settings."
+        )
+    rows = []
+    for metric in rep.METRICS:
+        for name, validity in (
+            ("study", study),
+            ("delaycv MOA", observed),
+            ("delaycv MOA true", true),
+        ):
+            rows.append(rep.findings(validity, metric).assign(metric=metric, source=name))
+    answers = pd.concat(rows, ignore_index=True)
+    answers.to_csv(out / "moa_findings.csv", index=False)
+    columns = ["metric", "question", "source", "mean", "wins", "n", "answer"]
+    found["moa_findings"] = markdown(answers[columns], 2)
+    return found
+
+
 def write_doc(doc: Path, found: dict[str, str]) -> None:
     """Replace each block of ``doc`` between ``<!-- replication: NAME -->`` and
     ``<!-- /replication: NAME -->`` by the block ``NAME`` (every block must have its markers)."""
@@ -210,6 +275,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rq1", type=Path, default=STUDIES["rq1"], help="RQ1's results folder")
     parser.add_argument("--rq3", type=Path, default=STUDIES["rq3"], help="RQ3's results folder")
+    parser.add_argument(
+        "--rq1-moa",
+        type=Path,
+        default=STUDIES["rq1-moa"],
+        help="RQ1 with MOA's HoeffdingTree (config/hitl-rq1-moa.yaml); skipped when absent",
+    )
     parser.add_argument("--study", type=Path, default=STUDY, help="the study's means.csv.gz")
     parser.add_argument("--out", type=Path, default=REPO / "results" / "replication")
     parser.add_argument(
@@ -222,6 +293,12 @@ def main() -> int:
     study = rep.study_validity(means)
     contrasts = pd.concat([read_contrasts(args.rq1), read_contrasts(args.rq3)], ignore_index=True)
     found = blocks(study, contrasts, args.out)
+    if (args.rq1_moa / "tests").is_dir():
+        keys = ["dataset", "learner", "reference", "policy", "at", "metric"]
+        river = rep.delaycv_validity(read_contrasts(args.rq1).drop_duplicates(keys))
+        found.update(moa_blocks(study, river, read_contrasts(args.rq1_moa), args.out))
+    else:
+        print(f"hitl_replication: no {args.rq1_moa}/tests: the MOA learner's tables are skipped")
     for name, block in found.items():
         print(f"## {name}\n\n{block}\n")
     if args.doc is not None:
