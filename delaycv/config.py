@@ -1705,7 +1705,14 @@ def dataset_spec(config: Mapping, name: str) -> dict:
 
 
 def learner_spec(config: Mapping, name: str) -> dict:
-    return _get(config, "learners", name)
+    """The learner's spec; a MOA learner's with its command line's whitespace collapsed (the same
+    meaning, the same job: delaycv.jvm.learner.normalise_spec)."""
+    spec = _get(config, "learners", name)
+    if "moa" in spec:
+        from delaycv.jvm.learner import normalise_spec
+
+        spec = normalise_spec(spec, f"learners.{name}")
+    return spec
 
 
 def policy_spec(config: Mapping, name: str) -> dict:

@@ -33,11 +33,11 @@ def error_of(config: dict) -> ConfigError:
     [
         ({"learners": {"ht": {"class": "x", "params": 3}}}, "key learners.ht.params", "a mapping"),
         ({"learners": {"ht": {"klass": "x"}}}, "key learners.ht.klass", "one of class"),
-        ({"learners": {"ht": {}}}, "key learners.ht", "exactly one of class and pipeline"),
+        ({"learners": {"ht": {}}}, "key learners.ht", "exactly one of class, pipeline and moa"),
         (
             {"learners": {"p": {"pipeline": [{"class": "a"}, {"params": {}}]}}},
             "key learners.p.pipeline.1",
-            "exactly one of class and pipeline",
+            "exactly one of class, pipeline and moa",
         ),
         ({"seeds": [1, "two"]}, "key seeds.1", "an integer"),
         ({"seeds": []}, "key seeds", "non-empty"),

@@ -773,3 +773,20 @@ def test_a_checkout_under_a_path_with_a_space_runs(tmp_path):
     target = "resources/generated/streams/tiny.parquet"
     run(workdir, "--cores", "1", target)
     assert (workdir / target).is_file()
+
+
+def test_a_moa_learner_reruns_on_its_meaning_only(done, moa):
+    """A MOA learner's jobs rerun when its command line changes (``-g 200`` to ``-g 300``), not
+    when only its spacing does; the other learners' jobs stay."""
+    config = read_config(done / "config.yaml")
+    config["learners"]["ht_moa"] = {"moa": "trees.HoeffdingTree -g 200"}
+    write_config(done, config)
+    touch_outputs(done)
+    assert planned_jobs(done) == set()
+    config["learners"]["ht_moa"] = {"moa": "  trees.HoeffdingTree    -g 200 "}
+    write_config(done, config)
+    assert planned_jobs(done) == set()
+    config["learners"]["ht_moa"] = {"moa": "trees.HoeffdingTree -g 300"}
+    write_config(done, config)
+    expected = {evaluate_job("ht_moa", "ideal"), evaluate_job("ht_moa", "hitl_7d_90d")}
+    assert planned_jobs(done) == expected | AGGREGATION

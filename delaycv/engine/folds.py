@@ -52,7 +52,7 @@ def run_folds(
     loops = [FoldLoop(settings, f, n, positions, observer_factory, progress, effort) for f in folds]
     # a learner that takes its own instances (MOA's) gets the stream's features, and its
     # encoder makes each chunk's instances once for every fold
-    features = list(stream.metadata["features"])
+    features = list(stream.metadata.get("features") or ())
     own_loop = observer_factory is None  # the Python loop serves observers
     encoders = [for_stream(loop.learner, features, own_loop=own_loop) for loop in loops]
     encode = encoders[0] if encoders else None

@@ -247,7 +247,7 @@ def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
     if first is None:
         return
     learner = make_learner(learner_spec, seed=0)
-    encode = for_stream(learner, list(stream.metadata["features"]), own_loop=False)
+    encode = for_stream(learner, list(stream.metadata.get("features") or ()), own_loop=False)
     records = first.records if encode is None else encode(first)
     try:
         for n, (x, y) in enumerate(zip(records, first.label.tolist(), strict=True), 1):
