@@ -446,10 +446,14 @@ def _window(spec: dict, key: str, where: str) -> Window:
     try:
         return parse_window(spec[key])
     except DelaycvError as err:
+        # the parser's message says what it expected: said once, as this error's expected part
+        message, said, expected = str(err).partition(" (expected ")
         raise ConfigError(
-            str(err),
+            message,
             location=f"key {where}.{key}",
-            expected="a window such as 7d, 12h, 3600s or 500i",
+            expected=expected.removesuffix(")")
+            if said
+            else "a window such as 7d, 12h, 3600s or 500i",
         ) from None
 
 

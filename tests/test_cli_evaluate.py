@@ -162,3 +162,39 @@ def test_merge_command(stream_file, tmp_path):
     assert merged["learner"].drop_duplicates().tolist() == ["NoChange", "Prior"]
     assert set(merged["policy"]) == {"delay_2i"}
     assert set(pd.read_parquet(summary)["learner"]) == {"NoChange", "Prior"}
+
+
+def test_the_engine_s_warnings_name_the_options_on_the_command_line(stream_file, tmp_path, capsys):
+    """A warning the engine words with keys (``key policy.window``) names the option on stderr
+    (``option --window``); run.json keeps the engine's words."""
+    out = tmp_path / "run"
+    code = main(
+        ["evaluate", str(stream_file), "--learner", "NoChange", "--policy", "delay",
+         "--window", "100000d", "--folds", "2", "--out", str(out), "--quiet"]
+    )  # fmt: skip
+    assert code == 0
+    err = capsys.readouterr().err
+    assert (
+        "delaycv: warning: option --window: the window 100000d is longer than the whole stream"
+        in err
+    )
+    assert "delaycv: warning: option --policy: the policy delay_100000d released no label" in err
+    assert "key policy" not in err
+    warnings = json.loads((out / "run.json").read_text())["warnings"]
+    assert any(w.startswith("key policy.window: the window 100000d") for w in warnings)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("key policy.window: w", "option --window: w"),
+        ("keys policy.pos_window, policy.neg_window: w", "options --pos-window, --neg-window: w"),
+        ("key learner.params.grace_period: w", "option --param grace_period: w"),
+        ("key nothing.known: w", "key nothing.known: w"),
+        ("the learner X never gave: w", "the learner X never gave: w"),
+    ],
+)
+def test_warning_keys_become_options(text, expected):
+    from delaycv.cli.evaluate import _warning_with_options
+
+    assert _warning_with_options(text, learner_from_file=False) == expected

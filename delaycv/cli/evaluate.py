@@ -20,6 +20,7 @@ import errno
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -279,6 +280,7 @@ OPTIONS = {
     "learner.class": "--learner",
     "learner.moa": "--learner",
     "measure_memory": "--memory",
+    "policy": "--policy",
 }
 
 
@@ -362,13 +364,41 @@ def _run(args) -> int:
             meter.stop()  # (its thread ends, also when the run fails)
 
 
+#: the keys a warning of the engine begins with (``key policy.window: ...``)
+_WARNING_KEYS = re.compile(r"^(keys?) ([\w.]+(?:, [\w.]+)*): ")
+
+
+def _warning_with_options(text: str, learner_from_file: bool) -> str:
+    """An engine warning in the command line's words: the keys it begins with replaced by the
+    options that set them (``key policy.window`` -> ``option --window``), where each has one."""
+    found = _WARNING_KEYS.match(text)
+    if found is None:
+        return text
+    options = [_option_of(k, learner_from_file) for k in found[2].split(", ")]
+    if not options or any(o is None for o in options):
+        return text
+    names = ", ".join(o.removeprefix("option ") for o in options)
+    return f"{'options' if len(options) > 1 else 'option'} {names}: {text[found.end() :]}"
+
+
+class _OptionsFormatter(logging.Formatter):
+    def __init__(self, learner_from_file: bool) -> None:
+        super().__init__("delaycv: warning: %(message)s")
+        self.learner_from_file = learner_from_file
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        message = _warning_with_options(record.getMessage(), self.learner_from_file)
+        return f"delaycv: warning: {message}"
+
+
 @contextlib.contextmanager
-def _warnings_on_stderr() -> Iterator[None]:
+def _warnings_on_stderr(learner_from_file: bool = False) -> Iterator[None]:
     """The engine's warnings (logger ``delaycv.engine``) as ``delaycv: warning: ...`` lines on
-    stderr while the block runs (and only there: not passed on to other handlers)."""
+    stderr while the block runs (and only there: not passed on to other handlers), naming the
+    options where the engine names keys (``run.json`` keeps the engine's words)."""
     logger = logging.getLogger("delaycv.engine")
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("delaycv: warning: %(message)s"))
+    handler.setFormatter(_OptionsFormatter(learner_from_file))
     propagate = logger.propagate
     logger.addHandler(handler)
     logger.propagate = False
@@ -429,7 +459,8 @@ def _evaluate(args, meter) -> int:
         with _writing(out, f"{tables} (written as the run goes)"):
             run.add(piece)
 
-    with _warnings_on_stderr(), contextlib.ExitStack() as stack:
+    learner_from_file = Path(args.learner).suffix.lower() in (".json", ".yaml", ".yml")
+    with _warnings_on_stderr(learner_from_file), contextlib.ExitStack() as stack:
         with _writing(out, "its temporary folder"):  # (beside it, renamed at the end)
             run = stack.enter_context(RunWriter(out))
         result = evaluate(
