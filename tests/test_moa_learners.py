@@ -504,3 +504,27 @@ def test_a_java_loop_built_from_another_source_is_not_used(moa, tmp_path, monkey
     assert ("jvm/java/delaycv/jvm/FoldRows.java", str(build.SOURCE)) in digests._java_sources(
         closure, root
     )
+
+
+def test_the_heap_key_sets_the_jvm_s_maximum_heap(moa, tmp_path):
+    """``heap`` (and DELAYCV_JVM_HEAP) reach Java's -Xmx; a process has one JVM, one heap."""
+    code = (
+        "from jpype import JClass\n"
+        "from delaycv.jvm.learner import MoaClassifier\n"
+        "MoaClassifier({'moa': 'trees.HoeffdingTree', 'heap': '300m'})\n"
+        "print(JClass('java.lang.Runtime').getRuntime().maxMemory() // 2**20)\n"
+        "try:\n"
+        "    MoaClassifier({'moa': 'trees.HoeffdingTree', 'heap': '2g'})\n"
+        "except Exception as err:\n"
+        "    print(err)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = done.stdout.strip().splitlines()
+    assert 250 <= int(lines[0]) <= 300  # (Java reports the heap less a survivor space)
+    assert "the JVM of this process runs with 300m" in lines[1]
+    env = {**os.environ, "DELAYCV_JVM_HEAP": "200m"}
+    code = code.replace(", 'heap': '300m'", "").split("try:")[0]
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert 150 <= int(done.stdout.strip()) <= 200
