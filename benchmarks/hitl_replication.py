@@ -77,6 +77,24 @@ def settings_table(study: pd.DataFrame, ours: pd.DataFrame, metric: str) -> pd.D
     return table.rename_axis("setting").reset_index()
 
 
+def settings_blocks(
+    study: pd.DataFrame, ours: pd.DataFrame, out: Path, name: str
+) -> dict[str, str]:
+    """Per metric, the block ``<name>_<metric>``: :func:`settings_table` (also written to
+    ``out/<name>_<metric>.csv``) with how far the two orders and groupings agree."""
+    found = {}
+    for metric in rep.METRICS:
+        table = settings_table(study, ours, metric)
+        table.to_csv(out / f"{name}_{metric}.csv", index=False)
+        rho = stats.spearmanr(table["median_study"], table["median_delaycv"]).statistic
+        same = (table["group_study"] == table["group_delaycv"]).mean()
+        found[f"{name}_{metric}"] = (
+            markdown(table) + f"\n\nSpearman correlation of the two medians: **{rho:.2f}**; "
+            f"the same SK-ESD group in both: {100 * same:.0f} % of the settings."
+        )
+    return found
+
+
 def naming_table(study: pd.DataFrame, out: Path) -> str:
     """Per metric, on the study's own validity: how many settings' ``np`` groups R's ScottKnottESD
     3.0.0 would print differently from the partition's order (R names the groups in mean order,
@@ -151,15 +169,7 @@ def blocks(study: pd.DataFrame, contrasts: pd.DataFrame, out: Path) -> dict[str,
         ideal.pivot(index="project", columns="at", values="cell").reset_index()
     )
 
-    for metric in rep.METRICS:
-        table = settings_table(study, observed, metric)
-        table.to_csv(out / f"settings_{metric}.csv", index=False)
-        rho = stats.spearmanr(table["median_study"], table["median_delaycv"]).statistic
-        same = (table["group_study"] == table["group_delaycv"]).mean()
-        found[f"settings_{metric}"] = (
-            markdown(table) + f"\n\nSpearman correlation of the two medians: **{rho:.2f}**; "
-            f"the same SK-ESD group in both: {100 * same:.0f} % of the settings."
-        )
+    found.update(settings_blocks(study, observed, out, "settings"))
 
     found["sk_naming"] = naming_table(study, out)
 
@@ -229,15 +239,7 @@ def moa_blocks(
         + "; ".join(gaps)
         + "."
     )
-    for metric in rep.METRICS:
-        table = settings_table(study, observed, metric)
-        table.to_csv(out / f"moa_settings_{metric}.csv", index=False)
-        rho = stats.spearmanr(table["median_study"], table["median_delaycv"]).statistic
-        same = (table["group_study"] == table["group_delaycv"]).mean()
-        found[f"moa_settings_{metric}"] = (
-            markdown(table) + f"\n\nSpearman correlation of the two medians: **{rho:.2f}**; "
-            f"the same SK-ESD group in both: {100 * same:.0f} % of the settings."
-        )
+    found.update(settings_blocks(study, observed, out, "moa_settings"))
     rows = []
     for metric in rep.METRICS:
         for name, validity in (

@@ -24,6 +24,14 @@ from delaycv.jvm.task import count_window
 
 FOLDS = 10
 BRACKETS = "cut2years/0_brackets.arff"
+#: a realistic policy (waits on the predicted side) and quiet, byte-comparable runs
+HITL = {
+    "policy": "hitl",
+    "pos_window": "7d",
+    "neg_window": "90d",
+    "progress": False,
+    "timing": False,
+}
 
 
 @pytest.fixture(scope="module")
@@ -164,16 +172,7 @@ def test_moa_baselines_equal_delaycvs(moa, brackets, moa_name, river_name):
     except one thing. Before its first label, MOA's NoChange votes for class 0 with certainty
     (P(1) = 0) where delaycv's abstains (P(1) = 0.5): both predict negative, so only what reads
     the probability differs (Brier, log loss, the effort-aware rankings)."""
-    common = dict(
-        policy="hitl",
-        pos_window="7d",
-        neg_window="90d",
-        folds=5,
-        progress=False,
-        every=500,
-        timing=False,
-        predictions=True,
-    )
+    common = {**HITL, "folds": 5, "every": 500, "predictions": True}
     ours = delaycv.evaluate(brackets, river_name, **common)
     theirs = delaycv.evaluate(brackets, f"moa:functions.{moa_name}", **common)
     a, b = ours.predictions, theirs.predictions
@@ -231,15 +230,7 @@ def test_seeds_make_independent_replicates(moa, brackets):
 def test_worker_processes_give_the_same_files(moa, brackets, tmp_path):
     """--jobs 2: a JVM per worker; the outputs equal one process's."""
     stream = brackets.subset(0, 3000)
-    common = dict(
-        policy="hitl",
-        pos_window="7d",
-        neg_window="90d",
-        folds=4,
-        progress=False,
-        every=250,
-        timing=False,
-    )
+    common = {**HITL, "folds": 4, "every": 250}
     spec = "moa:meta.OzaBag -l trees.HoeffdingTree -s 3"
     one = delaycv.evaluate(stream, spec, jobs=1, **common).folds
     two = delaycv.evaluate(stream, spec, jobs=2, **common).folds
@@ -274,6 +265,11 @@ def test_votes_that_are_no_probabilities_are_read_as_moa_reads_them(moa):
         learner._predict = lambda _x, v=votes: list(v)
         assert learner.predict_proba_one(object()) == expected, votes
     assert learner.votes_as_class == 4
+
+
+def tree_run(stream, out) -> list[str]:
+    """The arguments of ``delaycv evaluate`` with MOA's HoeffdingTree on ``stream``."""
+    return ["evaluate", str(stream), "--learner", "moa:trees.HoeffdingTree", "--out", str(out)]
 
 
 def run_cli(*args, env=None, cwd=None):
@@ -339,15 +335,7 @@ def test_a_jar_of_another_release_or_none_is_refused(moa, brackets, tmp_path):
         (other, "not that of the pinned MOA 2024.07"),
         (tmp_path / "none.jar", "no MOA jar at"),
     ):
-        done = run_cli(
-            "evaluate",
-            str(stream),
-            "--learner",
-            "moa:trees.HoeffdingTree",
-            "--out",
-            str(tmp_path / "r"),
-            env={"DELAYCV_MOA_JAR": str(jar)},
-        )
+        done = run_cli(*tree_run(stream, tmp_path / "r"), env={"DELAYCV_MOA_JAR": str(jar)})
         assert done.returncode == 2
         assert words in done.stderr and "python -m delaycv.jvm.jar install" in done.stderr, (
             done.stderr
@@ -369,17 +357,7 @@ def test_no_java_says_what_to_install(moa, brackets, tmp_path):
         "sys.exit(main(sys.argv[1:]))\n"
     )
     done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            code,
-            "evaluate",
-            str(stream),
-            "--learner",
-            "moa:trees.HoeffdingTree",
-            "--out",
-            str(tmp_path / "r"),
-        ],
+        [sys.executable, "-c", code, *tree_run(stream, tmp_path / "r")],
         capture_output=True,
         text=True,
         check=False,
