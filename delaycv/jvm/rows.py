@@ -4,7 +4,7 @@ beside it; :func:`run_rows` is its Python side, with the signature of the compil
 The fold loop has three forms, with the same outputs bit for bit: Python
 (:meth:`delaycv.engine.fold.FoldLoop.run_chunk`), Cython (:mod:`delaycv.engine.compiled`), which
 call a learner's ``predict_proba_one`` and ``learn_one``; and, for MOA learners, Java: the same
-steps in the JVM, so that no instance crosses between Python and Java (about 4 us per fold and
+steps in the JVM, so that no instance crosses between Python and Java (about 5 us per fold and
 instance less with HoeffdingTree). Python hands over each chunk's arrays once (instances,
 candidates, labels) and each fold's once per chunk (sides, weights); Java hands back the
 evaluation keys before each checkpoint and the sides and probabilities of the rows it ran.
