@@ -76,6 +76,12 @@ def delaycv_predictions(stream, spec, method, window, **options):
             "cv",
             90,
         ),
+        (
+            "meta.OzaBag -l trees.HoeffdingTree -s 5",
+            {"moa": "meta.OzaBag -l trees.HoeffdingTree -s 5", "seed": 1},
+            "split",
+            10,
+        ),
         ("bayes.NaiveBayes", "moa:bayes.NaiveBayes", "split", 3),
     ],
 )
@@ -250,6 +256,8 @@ def test_a_learner_object(moa, brackets):
 
 
 def test_votes_that_are_no_probabilities_are_read_as_moa_reads_them(moa):
+    from delaycv.jvm.learner import ABOVE_HALF
+
     learner = moa.MoaClassifier("trees.HoeffdingTree")
     answers = {
         (): {},
@@ -260,6 +268,13 @@ def test_votes_that_are_no_probabilities_are_read_as_moa_reads_them(moa):
         (float("nan"), 3.0): {0: 1.0, 1: 0.0},
         (-2.0, -1.0): {0: 0.0, 1: 1.0},
         (2.0, float("inf")): {0: 0.0, 1: 1.0},
+        # class 1's vote larger by an ulp, which the division rounds to a tie: P(1) stays above
+        # 0.5, so that the prediction is MOA's (class 1)
+        (1.3436424411240122, 1.3436424411240124): {0: 1.0 - ABOVE_HALF, 1: ABOVE_HALF},
+        (1.3436424411240124, 1.3436424411240122): {
+            0: 1.3436424411240124 / (1.3436424411240124 + 1.3436424411240122),
+            1: 1.3436424411240122 / (1.3436424411240124 + 1.3436424411240122),
+        },
     }
     for votes, expected in answers.items():
         learner._predict = lambda _x, v=votes: list(v)

@@ -242,11 +242,16 @@ def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
     learn each, as the loop does. Catches, before any work, parameters that river accepts when it
     builds the learner but fails on at its first call (with river's message, as a ConfigError),
     and answers of ``predict_proba_one`` the engine cannot score
-    (:func:`~delaycv.learners.positive_probability`)."""
+    (:func:`~delaycv.learners.positive_probability`). A learner with ``needs_no_probe`` is not
+    run: a MOA learner, which MOA checked when it was built and whose votes are always read
+    (:class:`~delaycv.jvm.learner.MoaClassifier`); a failure of its first calls names the fold
+    and the instances, and leaves nothing behind, as any learner's during the run."""
     first = next(iter(stream.chunks(instances)), None)
     if first is None:
         return
     learner = make_learner(learner_spec, seed=0)
+    if getattr(learner, "needs_no_probe", False):  # checked by its library when it was built
+        return
     encode = for_stream(learner, list(stream.metadata.get("features") or ()), own_loop=False)
     records = first.records if encode is None else encode(first)
     try:

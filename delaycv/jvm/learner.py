@@ -6,7 +6,8 @@ The spec is MOA's command-line string of the classifier, as MOA users write it a
 the loop sees the same interface as a river learner's (DESIGN §11):
 
 - ``predict_proba_one(x)``: MOA's votes for the instance, normalised: ``{0: v0 / s, 1: v1 / s}``
-  with ``s = v0 + v1``; no votes, or all zero, is ``{}`` (read as P(1) = 0.5, predicted negative,
+  with ``s = v0 + v1`` (where ``v1 > v0`` by an amount the division rounds away, P(1) is the float
+  just above 0.5, so that the prediction is MOA's class 1); no votes, or all zero, is ``{}`` (read as P(1) = 0.5, predicted negative,
   as MOA's ``maxIndex`` of no votes is class 0); votes that are no probabilities (a negative,
   infinite or NaN vote: HoeffdingTree's naive Bayes leaves give ``[inf, NaN]`` at times) are read
   as MOA's evaluators read them, the class of the first largest vote, as P(1) = 0 or 1, and
@@ -41,6 +42,9 @@ from delaycv.jvm import machine
 
 #: the spec's keys (a dict spec): the MOA string, a seed for every fold, the JVM's heap
 SPEC_KEYS = ("moa", "seed", "heap")
+#: P(1) of votes whose larger is class 1's by less than the division can tell (the float just
+#: above 0.5): the order of the votes is kept, as MOA's maxIndex reads it
+ABOVE_HALF = math.nextafter(0.5, 1.0)
 #: the prefix of a MOA learner given as one string (CLI, Python)
 PREFIX = "moa:"
 EXPECTED = "a MOA classifier's command line such as 'trees.HoeffdingTree -g 200'"
@@ -176,6 +180,10 @@ def header(features: tuple[str, ...]):
 class MoaClassifier:
     """One fold's MOA classifier (see the module docstring)."""
 
+    #: no trial run before an evaluation (delaycv.engine.probe_learner): MOA checked the command
+    #: line when it built the classifier, and every vote is read (normalised, or as MOA reads it)
+    needs_no_probe = True
+
     def __init__(self, spec: dict | str, seed: int | None = None, *, where: str = "learner"):
         spec = normalise_spec(spec, where)
         machine.start(spec.get("heap"))
@@ -257,7 +265,10 @@ class MoaClassifier:
         total = v0 + v1
         if v0 >= 0 and v1 >= 0 and total < math.inf:  # (False for NaN)
             if total > 0:
-                return {0: v0 / total, 1: v1 / total}
+                a, b = v0 / total, v1 / total
+                if v1 > v0 and not b / (a + b) > 0.5:  # a tie made by rounding: MOA reads 1
+                    return {0: 1.0 - ABOVE_HALF, 1: ABOVE_HALF}
+                return {0: a, 1: b}
             return {}
         # no probabilities (HoeffdingTree's naive Bayes leaves can vote inf and NaN): the class
         # MOA's evaluators read, the first largest vote (MOA's Utils.maxIndex), counted

@@ -13,6 +13,9 @@ public final class FoldRows {
 
     private FoldRows() {}
 
+    /** P(1) where class 1's vote is larger by less than the division can tell (MoaClassifier's). */
+    static final double ABOVE_HALF = Math.nextUp(0.5);
+
     /** Indices of the counters array shared with Python. */
     public static final int C = 0, EVALUATED = 1, SKIPPED = 2, NO_PROBABILITY = 3, VOTES_AS_CLASS = 4,
             KEYS = 5, BEFORE = 6, ROW = 7;
@@ -68,6 +71,9 @@ public final class FoldRows {
                     if (total > 0) {
                         double a = v0 / total, b = v1 / total;
                         p1 = b / (0.0 + a + b);
+                        if (v1 > v0 && !(p1 > 0.5)) {  // a tie made by rounding: MOA reads 1
+                            p1 = ABOVE_HALF;
+                        }
                     } else {
                         p1 = 0.5;
                         noProbability++;
