@@ -37,6 +37,7 @@ def imported_after(code: str, cwd: Path | None = None) -> dict:
     )
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
+    env["DELAYCV_KEEP_TEARDOWN"] = "1"  # the command returns to the probe instead of ending
     done = subprocess.run(
         [sys.executable, "-c", probe],
         capture_output=True,

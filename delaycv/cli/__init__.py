@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 
 from delaycv import __version__
+from delaycv.digests import end_job
 from delaycv.errors import ConfigError, DelaycvError
 from delaycv.interrupt import Terminated, signals_raise
 
@@ -84,17 +86,26 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``delaycv ARGV``; the exit status: 0, 2 (bad input, one line ``delaycv: error: ...``),
-    130 after Ctrl-C (``delaycv: interrupted``), 143 after SIGTERM (``delaycv: terminated``)."""
+    130 after Ctrl-C (``delaycv: interrupted``), 143 after SIGTERM (``delaycv: terminated``).
+
+    Without ``argv`` (the ``delaycv`` command, ``python -m delaycv``: the arguments are the
+    process's), the process ends at once when the command is done, its files written and its
+    output flushed, without Python's teardown (:func:`delaycv.digests.end_job`)."""
+    command = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         with signals_raise():  # Ctrl-C and SIGTERM unwind every with block: no temporary stays
-            return _main(argv)
+            code = _main(argv)
     except KeyboardInterrupt:
         print("delaycv: interrupted", file=sys.stderr)
-        return 130
+        code = 130
     except Terminated as done:
         print("delaycv: terminated", file=sys.stderr)
-        return done.code
+        code = done.code
+    if command:
+        logging.shutdown()  # (the handlers of the engine's warnings are already removed)
+        end_job(code)
+    return code
 
 
 def _main(argv: list[str]) -> int:
