@@ -521,3 +521,15 @@ def test_the_heap_key_sets_the_jvm_s_maximum_heap(moa, tmp_path):
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert 150 <= int(done.stdout.strip()) <= 200
+
+
+def test_install_into_a_place_that_cannot_be_written_names_it(tmp_path, monkeypatch, capsys):
+    """``python -m delaycv.jvm.jar install`` where the cache cannot be a folder: one line, exit 2."""
+    from delaycv.jvm import jar
+
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    assert jar.main(["install"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(blocker) in err[0] and "XDG_CACHE_HOME" in err[0], err

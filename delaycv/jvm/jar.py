@@ -163,6 +163,14 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"delaycv: error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # a cache folder that cannot be written: name it
+        where = err.filename or default_path().parent
+        print(
+            f"delaycv: error: {where}: {err.strerror or err} (expected a folder the user may "
+            f"write: set XDG_CACHE_HOME, or {ENV} to a copy of the jar)",
+            file=sys.stderr,
+        )
+        return 2
     return 0
 
 
