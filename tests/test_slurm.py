@@ -137,3 +137,25 @@ def test_a_job_killed_for_memory_is_retried_with_more_and_completes_with_the_loc
     figures = sorted(p.name for p in (results / "figures" / "tiny").glob("*.png"))
     assert figures == sorted(p.name for p in (local_results / "figures" / "tiny").glob("*.png"))
     assert figures
+
+
+def test_moa_learners_run_as_slurm_jobs_with_the_local_results(cluster, moa, tmp_path):
+    """A study with MOA learners beside a river one (a JVM in every evaluate job, the jar from
+    the user's cache) through the SLURM profile: the same tables as a local run."""
+    config = read_config(SMALL)
+    config["learners"] = {
+        "nb": config["learners"]["nb"],
+        "ht_moa": {"moa": "trees.HoeffdingTree -g 50"},
+        "bag_moa": {"moa": "meta.OzaBag -l trees.HoeffdingTree -s 3"},
+    }
+    local = copy_workflow(tmp_path / "local", config)
+    run(local, "--cores", "2")
+    workdir = copy_workflow(tmp_path / "wf", config)
+    proc = run(workdir, *SLURM_ARGS, extra_env=cluster.env, timeout=480, check=False)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:] + cluster.logs()
+    slurm = pd.read_parquet(workdir / "results" / "merged.parquet")
+    here = pd.read_parquet(local / "results" / "merged.parquet")
+    assert set(slurm["learner"]) == {"nb", "ht_moa", "bag_moa"}
+    pd.testing.assert_frame_equal(
+        slurm.drop(columns="cpu_seconds"), here.drop(columns="cpu_seconds")
+    )
