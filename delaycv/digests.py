@@ -208,8 +208,9 @@ def one_line_errors(label: str) -> None:
     ``<label>: error: <message>`` for a :class:`~delaycv.errors.DelaycvError` (a learner that fails
     mid-run, a bad setting) or an ``OSError`` (a full disk, a read-only folder: the file and the
     reason), exit status 2; the engine's warnings as ``<label>: warning: <message>``; a SIGINT or
-    SIGTERM as ``<label>: interrupted (SIGINT)`` / ``terminated (SIGTERM)`` (``interrupt``). Any
-    other exception keeps its traceback (a defect to report). A script calls it after
+    SIGTERM as ``<label>: interrupted (SIGINT)`` / ``terminated (SIGTERM)`` (``interrupt``), and
+    no traceback after it (exit 130 and 143). Any other exception keeps its traceback (a defect
+    to report). A script calls it after
     :func:`check_code`; what a ``with`` block writes is removed as the error leaves it."""
     import logging
 
@@ -221,6 +222,10 @@ def one_line_errors(label: str) -> None:
     previous = sys.excepthook
 
     def hook(kind, error, trace) -> None:
+        if isinstance(error, KeyboardInterrupt):  # Ctrl-C: its line is written (announce_stops)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)
         if isinstance(error, DelaycvError):
             text = str(error)
         elif isinstance(error, OSError):

@@ -229,10 +229,13 @@ def test_a_defect_keeps_its_traceback():
     )
 
 
-@pytest.mark.parametrize("sig, word, status", [("SIGTERM", "terminated", 143)])
+@pytest.mark.parametrize(
+    "sig, word, status", [("SIGTERM", "terminated", 143), ("SIGINT", "interrupted", 130)]
+)
 def test_a_stopped_job_says_so_in_its_log(tmp_path, sig, word, status):
-    """A rule script stopped by Snakemake (SIGTERM) writes one line saying so, after its last
-    progress line, and unwinds (exit 143)."""
+    """A rule script stopped by Snakemake (SIGTERM) or by Ctrl-C in the terminal (SIGINT: the
+    whole foreground process group, the jobs too) writes one line saying so, after its last
+    progress line, no traceback, and unwinds (exit 143, 130)."""
     import signal
     import subprocess
     import sys
@@ -246,8 +249,17 @@ def test_a_stopped_job_says_so_in_its_log(tmp_path, sig, word, status):
         "print('started', flush=True)\n"
         "time.sleep(30)\n"
     )
+
+    def default_signals() -> None:  # (a test run in the background may ignore SIGINT)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_DFL)
+
     proc = subprocess.Popen(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_signals,
     )
     assert proc.stdout.readline().strip() == "started"
     time.sleep(0.2)

@@ -11,6 +11,7 @@ import copy
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -790,3 +791,55 @@ def test_a_moa_learner_reruns_on_its_meaning_only(done, moa):
     write_config(done, config)
     expected = {evaluate_job("ht_moa", "ideal"), evaluate_job("ht_moa", "hitl_7d_90d")}
     assert planned_jobs(done) == expected | AGGREGATION
+
+
+def test_ctrl_c_in_a_terminal_stops_the_jobs_with_one_line_each(tmp_path):
+    """Ctrl-C in the terminal that runs ``snakemake`` reaches its whole foreground process group,
+    the running rule scripts too: each job's log ends with one line saying so (no traceback),
+    and no run directory is left half written."""
+    import pty
+    import select
+    import time
+
+    config = read_config(SMALL)
+    config["datasets"] = {"tiny": {"generate": {"rows": 60000, "seed": 3}}}
+    workdir = copy_workflow(tmp_path / "wf", config)
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: snakemake with the pseudo-terminal as its terminal
+        for signum in (signal.SIGINT, signal.SIGTERM):  # (a background test run ignores them)
+            signal.signal(signum, signal.SIG_DFL)
+        os.chdir(workdir)
+        cmd = [str(BIN / "snakemake"), "--cores", "2", "--profile", "profiles/default"]
+        os.execve(cmd[0], cmd, env())
+    out, pressed, started = b"", False, None
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        if started is None and b"rule evaluate" in out:
+            started = time.monotonic()
+        if not pressed and started is not None and time.monotonic() - started > 3:
+            os.write(fd, b"\x03")  # the terminal's Ctrl-C
+            pressed = True
+    _, status = os.waitpid(pid, 0)
+    assert pressed and os.waitstatus_to_exitcode(status) != 0, out.decode(errors="replace")
+    logs = [p.read_text() for p in (workdir / "logs").rglob("*.log") if "runs" in str(p)]
+    stopped = [text for text in logs if "interrupted (SIGINT)" in text]
+    assert stopped, logs
+    for text in stopped:
+        assert "Traceback" not in text, text
+        assert (
+            text.strip()
+            .splitlines()[-1]
+            .endswith("interrupted (SIGINT): its outputs are not written")
+        )
+    for run_dir in (workdir / "results" / "runs").glob("*/*/seed*/*"):
+        names = {p.name for p in run_dir.iterdir()}
+        assert names == {"folds.parquet", "summary.parquet", "run.json"}, (run_dir, names)
+    assert not list((workdir / "results").rglob("*.tmp*"))
