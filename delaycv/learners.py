@@ -44,6 +44,7 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -56,6 +57,8 @@ BASELINES = {
     "MajorityClass": "river.dummy.PriorClassifier",
 }
 SPEC_KEYS = ("class", "params")
+#: A MOA learner given as one string: ``"moa:<MOA command line>"`` (the CLI's ``--learner``, Python)
+MOA_PREFIX = "moa:"
 _EXPECTED_CLASS = "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class, NoChange or Prior"
 #: What ``predict_proba_one`` must return (the expected part of the engine's error).
 PROBABILITY_EXPECTED = (
@@ -396,13 +399,17 @@ def make_learner(spec: dict | str | Any, seed: int | None = None, *, where: str 
 
 
 def _is_moa(spec: Any) -> bool:
-    """A MOA learner's spec: ``{"moa": "<MOA command line>", ...}`` or ``"moa:<command line>"``
-    (:mod:`delaycv.jvm.learner`)."""
+    """A MOA learner's spec: ``{"moa": "<MOA command line>", ...}``, ``"moa:<command line>"``
+    (:data:`MOA_PREFIX`) or a :class:`~delaycv.jvm.learner.MoaClassifier`."""
     if isinstance(spec, str):
-        return spec.startswith("moa:")
+        return spec.startswith(MOA_PREFIX)
     if isinstance(spec, dict):
         return "moa" in spec
-    return type(spec).__name__ == "MoaClassifier" and type(spec).__module__ == "delaycv.jvm.learner"
+    if "delaycv.jvm.learner" not in sys.modules:  # (no MoaClassifier exists before it loads)
+        return False
+    from delaycv.jvm.learner import MoaClassifier
+
+    return isinstance(spec, MoaClassifier)
 
 
 def moa_spec(spec: Any) -> Any:

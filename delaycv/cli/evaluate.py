@@ -30,6 +30,7 @@ from typing import Any
 from delaycv import choices, defaults, policies
 from delaycv.cli import options
 from delaycv.errors import ConfigError, InputError
+from delaycv.learners import MOA_PREFIX
 
 
 def parse_value(text: str) -> Any:
@@ -214,14 +215,14 @@ def learner_spec_from(args) -> dict:
                 )
             spec = {**spec, "params": {**(spec.get("params") or {}), **parse_params(args.param)}}
         return spec
-    if text.startswith("moa:"):  # a MOA classifier's command line (delaycv.jvm)
+    if text.startswith(MOA_PREFIX):  # a MOA classifier's command line (delaycv.jvm)
         if args.param:
             raise ConfigError(
                 "--param sets a river learner's parameters",
                 location="option --param",
                 expected="a MOA learner's options inside its string: --learner 'moa:trees.HoeffdingTree -g 200'",
             )
-        return {"moa": text[len("moa:") :]}
+        return {"moa": text.removeprefix(MOA_PREFIX)}
     spec: dict[str, Any] = {"class": text}
     params = parse_params(args.param)
     if params:

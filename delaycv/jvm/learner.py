@@ -39,32 +39,24 @@ import numpy as np
 
 from delaycv.errors import ConfigError
 from delaycv.jvm import machine
+from delaycv.learners import MOA_PREFIX
 
 #: the spec's keys (a dict spec): the MOA string, a seed for every fold, the JVM's heap
 SPEC_KEYS = ("moa", "seed", "heap")
 #: P(1) of votes whose larger is class 1's by less than the division can tell (the float just
 #: above 0.5): the order of the votes is kept, as MOA's maxIndex reads it
 ABOVE_HALF = math.nextafter(0.5, 1.0)
-#: the prefix of a MOA learner given as one string (CLI, Python)
-PREFIX = "moa:"
 EXPECTED = "a MOA classifier's command line such as 'trees.HoeffdingTree -g 200'"
 
 _java: dict[str, Any] = {}  # the Java classes, once the JVM runs
 _headers: dict[tuple, Any] = {}  # the header of a feature list (shared by the folds' instances)
 
 
-def is_moa_spec(spec: Any) -> bool:
-    """Whether ``spec`` names a MOA learner: ``{"moa": ...}`` or ``"moa:..."``."""
-    if isinstance(spec, str):
-        return spec.startswith(PREFIX)
-    return isinstance(spec, dict) and "moa" in spec
-
-
 def normalise_spec(spec: Any, where: str = "learner") -> dict:
     """``spec`` as a dict ``{moa, seed?, heap?}`` with its keys and value types checked (not the
-    MOA string itself: :func:`make_moa_learner` asks MOA)."""
+    MOA string itself: :func:`build` asks MOA)."""
     if isinstance(spec, str):  # "moa:trees.HoeffdingTree", or the command line alone
-        spec = {"moa": spec.removeprefix(PREFIX)}
+        spec = {"moa": spec.removeprefix(MOA_PREFIX)}
     unknown = sorted(set(spec) - set(SPEC_KEYS))
     if unknown:
         raise ConfigError(

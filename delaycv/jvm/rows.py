@@ -144,7 +144,7 @@ class _FoldChunk:
 
     __slots__ = ("view", "side", "w", "p1", "keys", "counters")
 
-    def __init__(self, fold, view, slots) -> None:
+    def __init__(self, fold, view) -> None:
         j = _classes()
         self.view = view
         self.side = _small(fold.side)
@@ -164,7 +164,7 @@ def run_rows(fold, view, slots, lo: int, hi: int, state) -> None:
     arrays = _chunk_arrays(view, slots)
     mine = getattr(fold, "java_chunk", None)
     if mine is None or mine.view is not view:
-        mine = fold.java_chunk = _FoldChunk(fold, view, slots)
+        mine = fold.java_chunk = _FoldChunk(fold, view)
     run = _classes()["FoldRows"].run
     counters = mine.counters
     start = view.start
