@@ -2,7 +2,7 @@
 the effort-aware measures); the rest of the build is pyproject.toml.
 
 The extensions are optional: without a C compiler the install goes on and delaycv runs their
-Python twins (``delaycv.native``). Each module records the SHA-256 of the source it was built
+Python twins (``delaycv.common.native``). Each module records the SHA-256 of the source it was built
 from, so that an edited source is never shadowed by an older build.
 """
 

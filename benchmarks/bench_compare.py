@@ -1,4 +1,4 @@
-"""Speed of delaycv.compare.run_tests, against per-test scipy.stats.permutation_test in the same run,
+"""Speed of delaycv.stats.compare.run_tests, against per-test scipy.stats.permutation_test in the same run,
 and the rejection rate of the permutation test under H0 with random sign flips.
 
 Issue 5: all pairwise tests of 10 learners x 50 checkpoints x 10 folds, R = 5,000, in under 30 s.
@@ -18,7 +18,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from test_compare_tables import fold_table  # noqa: E402
 
-from delaycv import compare  # noqa: E402
+from delaycv.stats import compare  # noqa: E402
 
 
 def scipy_one(a, b, resamples, seed):

@@ -77,10 +77,10 @@ LIMIT_MB = 500.0
 def merged_table() -> pd.DataFrame:
     if CACHE.is_file():
         return pd.read_parquet(CACHE)
-    from delaycv.convert import load_stream
+    from delaycv.data.convert import load_stream
     from delaycv.engine import evaluate
-    from delaycv.results import write_table
-    from delaycv.settings import make_settings
+    from delaycv.protocol.settings import make_settings
+    from delaycv.tables.results import write_table
 
     stream = load_stream(SOURCE, preset="commit-guru", dataset="brackets")
     frames = []
@@ -124,10 +124,10 @@ def child(path: str, stage: bool) -> None:
     """Run in a fresh interpreter: the rule's stage (or only the imports and the read) on ``path``;
     print one JSON line of timings and the peak RSS."""
     start = time.perf_counter()
-    from delaycv import compare, ranking
-    from delaycv.atomic import atomic_path
-    from delaycv.contrasts import policy_contrasts
-    from delaycv.results import read_table
+    from delaycv.common.atomic import atomic_path
+    from delaycv.stats import compare, ranking
+    from delaycv.stats.contrasts import policy_contrasts
+    from delaycv.tables.results import read_table
 
     imported = time.perf_counter()
     table = read_table(path)
@@ -202,7 +202,7 @@ def child(path: str, stage: bool) -> None:
 def ranking_rows(table: pd.DataFrame, copies: int = 8) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The rows the rankings rule ranks (references of the tests, chosen checkpoints, ``at``), and
     a table of ``copies`` datasets made of them (metric values shifted per dataset, seeded)."""
-    from delaycv import compare
+    from delaycv.stats import compare
 
     table = table[table["reference"].isin(TESTS["references"])]
     chosen = compare.choose_checkpoints(table, TESTS["checkpoints"])
@@ -245,7 +245,7 @@ def old_wilcoxon(values: np.ndarray) -> np.ndarray:
 
 def strip_differences(table: pd.DataFrame) -> np.ndarray:
     """The strip's differences d = a - b (rows: tests, columns: the pairs each test uses)."""
-    from delaycv import compare
+    from delaycv.stats import compare
 
     sub = table[table["reference"].isin(TESTS["references"])]
     _, a, b, seeds = compare._learner_pairs(sub, TESTS["metrics"])
@@ -255,7 +255,7 @@ def strip_differences(table: pd.DataFrame) -> np.ndarray:
 
 def baseline(table: pd.DataFrame, sample: int = 6) -> tuple[float, float, int, int]:
     """(new Wilcoxon column in s, old one extrapolated in s, rows, sampled rows) on the strip."""
-    from delaycv import compare
+    from delaycv.stats import compare
 
     d = strip_differences(table)
     start = time.perf_counter()

@@ -4,7 +4,7 @@ Run: .venv/bin/python benchmarks/bench_convert.py [--rows N]
 
 Writes its own CSV in a temporary folder, then, each in a fresh child process (so that peak
 memory is measured per task): a plain ``pyarrow.csv.read_csv`` of the file (the baseline) and
-``delaycv.convert.convert_file(..., preset="commit-guru")``. Prints wall time, peak RSS and the
+``delaycv.data.convert.convert_file(..., preset="commit-guru")``. Prints wall time, peak RSS and the
 ratio convert / baseline. Target (issue 2): convert <= 10 s and <= 2 GiB peak memory.
 """
 
@@ -36,7 +36,7 @@ if task == "baseline":
     table = pyarrow.csv.read_csv(src)
     rows = table.num_rows
 else:
-    from delaycv.convert import convert_file
+    from delaycv.data.convert import convert_file
     rows = convert_file(src, dest, preset="commit-guru")["rows"]
 wall = time.perf_counter() - t
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from delaycv import engine
 from delaycv.metrics import effort
-from delaycv.settings import make_settings
+from delaycv.protocol.settings import make_settings
 
 GIT = (
     Path(__file__).resolve().parents[2]
@@ -47,7 +47,7 @@ TARGET = 1.10
 
 def streams(rows: int | None):
     """git(master) with its effort (la + ld) and the same stream without one."""
-    from delaycv.convert import load_stream
+    from delaycv.data.convert import load_stream
 
     if not GIT.is_file():
         sys.exit(f"bench_effort: {GIT} not found (the Commit Guru data of ../shared/datasets/)")

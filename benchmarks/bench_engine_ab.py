@@ -17,7 +17,7 @@ worth 0.1 us is ~0.3 % of a tree's time: it takes several pairs to see it.
 
 Usage: ``.venv/bin/python benchmarks/bench_engine_ab.py [OLD [NEW]] [--rows N] [--pairs P]
 [--learner CLASS]``, where OLD and NEW are checkouts (``git worktree add /tmp/old REV``; both
-need the engine package and ``delaycv.settings``); NEW defaults to this checkout, and without
+need the engine package and ``delaycv.protocol.settings``); NEW defaults to this checkout, and without
 either this checkout runs against itself: the noise floor (``make bench`` runs it so).
 """
 
@@ -40,7 +40,7 @@ def side(code: str, fd_in: int, fd_out: int, rows: int, first: bool, learner: st
     # this script's folder; the delaycv they import is the checkout's
     from bench_engine_overhead import SETTING, evaluate
 
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.synthetic import generate_stream
 
     stream = generate_stream(rows, seed=1)
     waited = 0.0

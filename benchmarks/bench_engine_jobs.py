@@ -14,9 +14,9 @@ import os
 import sys
 import time
 
+from delaycv.data.synthetic import generate_stream
 from delaycv.engine import evaluate
-from delaycv.settings import make_settings
-from delaycv.synthetic import generate_stream
+from delaycv.protocol.settings import make_settings
 
 
 def run(stream, jobs: int):

@@ -2,7 +2,7 @@
 at most 2 us of bookkeeping per fold and instance).
 
 Setting (the issue's): HoeffdingTree, 10 folds, bootstrap, hitl 7d/90d, 100,000 instances of the
-synthetic stream (``delaycv.synthetic.generate_stream``), checkpoints every 1,000. The estimator is
+synthetic stream (``delaycv.data.synthetic.generate_stream``), checkpoints every 1,000. The estimator is
 the workflow's default (``fading``, alpha 0.99: the headline); ``--estimator cumulative`` (exact AUC
 included) is reported as well.
 
@@ -54,9 +54,9 @@ from river.tree import HoeffdingTreeClassifier
 
 import delaycv.engine.folds
 from delaycv import engine
+from delaycv.data.synthetic import generate_stream
 from delaycv.engine import PROGRESS_BLOCK, compiled
-from delaycv.settings import make_settings
-from delaycv.synthetic import generate_stream
+from delaycv.protocol.settings import make_settings
 
 #: The workflow's default estimator (config.yaml) and the cumulative one (exact AUC).
 ESTIMATORS = {"fading": {"kind": "fading", "alpha": 0.99}, "cumulative": {"kind": "cumulative"}}

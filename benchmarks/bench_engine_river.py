@@ -1,6 +1,6 @@
 """Engine (k = 1, ideal policy) time / river's ``evaluate.progressive_val_score`` (target <= 1.0).
 
-The same learner and data: the synthetic stream (``delaycv.synthetic.generate_stream``). The
+The same learner and data: the synthetic stream (``delaycv.data.synthetic.generate_stream``). The
 headline ratio compares the engine with river's loop over the stream's own ``x`` dicts
 (``Stream.records()``: the dicts the engine builds and hands to the learner), prebuilt before the
 clock starts, with the labels as Python ints: both sides run the same learner on the same dicts,
@@ -28,9 +28,9 @@ from river import metrics as river_metrics
 from river import naive_bayes, tree
 from river import stream as river_stream
 
+from delaycv.data.synthetic import generate_stream
 from delaycv.engine import evaluate
-from delaycv.settings import make_settings
-from delaycv.synthetic import generate_stream
+from delaycv.protocol.settings import make_settings
 
 LEARNERS = {
     "HoeffdingTree": ("tree.HoeffdingTreeClassifier", tree.HoeffdingTreeClassifier),

@@ -45,9 +45,9 @@ TARGET = 2.0
 
 def streams(tmp: Path) -> dict[str, Path]:
     """The two benchmark streams as Parquet (delaycv) and ARFF (MOA), written into ``tmp``."""
-    from delaycv.convert import convert_file
+    from delaycv.data.convert import convert_file
+    from delaycv.data.stream import Stream, read_stream, write_stream
     from delaycv.jvm.task import write_arff
-    from delaycv.stream import Stream, read_stream, write_stream
 
     read = {}
     for name, file in PROJECTS.items():

@@ -1,6 +1,6 @@
 """Building river x dicts: ``Stream.records`` against pandas' ``to_dict("records")`` on the same block.
 
-The engine builds its x dicts once per chunk with :meth:`delaycv.stream.Stream.records` (shared by
+The engine builds its x dicts once per chunk with :meth:`delaycv.data.stream.Stream.records` (shared by
 all folds), so their cost is paid once per instance. Baseline in the same run: pandas'
 ``DataFrame.to_dict(orient="records")`` on the same 1,000-row slices (which keeps NaN, so it does
 less than ``records`` on a stream with missing values). Printed: microseconds per row of each, best
@@ -18,7 +18,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from delaycv.stream import Stream
+from delaycv.data.stream import Stream
 
 ROWS, FEATURES, SLICE = 20_000, 15, 1000
 

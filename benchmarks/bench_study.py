@@ -6,7 +6,7 @@ dataset paths made absolute (the data stays under ``../shared/datasets/``; it is
 Printed: the wall time of the whole study, the sum of the evaluate jobs' CPU seconds (each job's
 own process CPU time from its ``run.json``: start-up, imports, evaluation and writing), the sum
 of their RAM-hours and their largest peak memory (``run.json`` ``ram_hours``, ``peak_rss_bytes``:
-delaycv.usage), and the
+delaycv.tables.usage), and the
 ratio ``wall / (CPU sum / cores)``: 1.0 means the two cores were busy with evaluate jobs the whole
 time; what is above is Snakemake's scheduling, conversion, merging, tests and figures, and load
 imbalance at the end. Also printed: the evaluations' own CPU (the engine's ``cpu_seconds``) and
@@ -80,7 +80,7 @@ def evaluate_cpu_seconds(workdir: Path) -> dict[str, float]:
     return {
         "jobs": len(infos),
         "jobs_cpu": float(sum(i["process_cpu_seconds"] for i in infos)),
-        # RAM-hours (delaycv.usage: the job's resident memory in GiB over its wall hours), summed,
+        # RAM-hours (delaycv.tables.usage: the job's resident memory in GiB over its wall hours), summed,
         # and the largest peak of a job
         "ram_hours": float(sum(i["ram_hours"] for i in measured)),
         "ram_hours_jobs": len(measured),

@@ -156,9 +156,9 @@ def study_runs(brackets: Path) -> list[tuple[str, list[str]]]:
 
 def write(out: Path, quick: bool) -> int:
     from delaycv.cli import main
-    from delaycv.convert import convert_file
-    from delaycv.stream import write_stream
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.convert import convert_file
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
 
     out.mkdir(parents=True, exist_ok=True)
     streams = {"synthetic": out / "synthetic.parquet"}
@@ -186,7 +186,7 @@ def write(out: Path, quick: bool) -> int:
 
 
 #: run.json keys that may differ between two versions of the same computation.
-#: (``--no-timing`` writes none of the timings nor the process's cost, delaycv.usage; listed in
+#: (``--no-timing`` writes none of the timings nor the process's cost, delaycv.tables.usage; listed in
 #: case a folder was written without it)
 VOLATILE = {
     "versions",

@@ -13,7 +13,7 @@ __all__ = ["__version__", "evaluate"]
 
 def __getattr__(name: str):
     if name == "evaluate":
-        # importlib, not an import statement: the workflow's code digests (delaycv.digests) follow
+        # importlib, not an import statement: the workflow's code digests (delaycv.study.digests) follow
         # import statements, and no workflow stage runs the API
         return importlib.import_module("delaycv.api").evaluate
     raise AttributeError(f"module 'delaycv' has no attribute {name!r}")

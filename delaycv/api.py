@@ -2,8 +2,8 @@
 
 >>> import delaycv
 >>> from river import tree
->>> from delaycv.stream import to_table
->>> from delaycv.synthetic import generate_stream
+>>> from delaycv.data.stream import to_table
+>>> from delaycv.data.synthetic import generate_stream
 >>> frame = to_table(generate_stream(rows=2000, seed=1)).to_pandas()  # or pd.read_parquet(...)
 >>> list(frame.columns[:5])
 ['time', 'label', 'label_time', 'effort', 'la']
@@ -31,7 +31,7 @@ pandas DataFrames (columns: ``docs/architecture.md``).
 The stream may be
 
 - the path of a canonical Parquet stream (``delaycv convert``, ``delaycv generate``);
-- a :class:`delaycv.stream.Stream`;
+- a :class:`delaycv.data.stream.Stream`;
 - a pandas DataFrame with a ``time`` column (Unix seconds or datetimes, non-decreasing), a
   ``label`` column (0/1 or booleans; other values with ``positive=``) and optionally a
   ``label_time`` column (the time an external event reveals a positive label; NaN/NaT: never);
@@ -46,13 +46,13 @@ The stream may be
   n (its position, 1-based): windows are then counts of instances (``"50i"``); a duration
   (``"7d"``, ``"50s"``) is refused, a ``ConfigError`` at its key.
 
-The model is a river estimator instance (or a learner spec, see :mod:`delaycv.learners`): each fold
-gets an untrained clone with its own seed (:func:`delaycv.learners.seeded_clone`); the instance
+The model is a river estimator instance (or a learner spec, see :mod:`delaycv.protocol.learners`): each fold
+gets an untrained clone with its own seed (:func:`delaycv.protocol.learners.seeded_clone`); the instance
 itself is never trained or changed. Its ``predict_proba_one`` must answer as
-:func:`delaycv.learners.positive_probability` says (a dict keyed by 0 and 1 with probabilities in
+:func:`delaycv.protocol.learners.positive_probability` says (a dict keyed by 0 and 1 with probabilities in
 [0, 1], or an empty dict): anything else is a ``ConfigError`` naming the fold and the instance; a
 fold in which it never gave a probability is a warning (logged, and in ``result.info["warnings"]``). Defaults (policy, validation, estimator, checkpoints) are
-those of the command line and the workflow (:mod:`delaycv.defaults`).
+those of the command line and the workflow (:mod:`delaycv.common.defaults`).
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from delaycv import defaults
-from delaycv.errors import ConfigError, DelaycvError, InputError
+from delaycv.common import defaults
+from delaycv.common.errors import ConfigError, DelaycvError, InputError
 
 __all__ = ["evaluate", "as_stream"]
 
@@ -98,28 +98,28 @@ def evaluate(
 ):
     """Evaluate ``model`` on ``stream`` under a label ``policy`` with k-fold ``validation``.
 
-    Everything is checked before any work (:func:`delaycv.settings.make_settings`), and the model
+    Everything is checked before any work (:func:`delaycv.protocol.settings.make_settings`), and the model
     is run once on the first instances, so that a parameter river accepts but cannot use fails at
     once, with river's message.
 
     Parameters
     ----------
     stream : str, os.PathLike, Stream, pandas.DataFrame or iterable of (x, y)
-        A canonical Parquet path (read chunk by chunk), a :class:`~delaycv.stream.Stream`, a
+        A canonical Parquet path (read chunk by chunk), a :class:`~delaycv.data.stream.Stream`, a
         DataFrame or a river dataset (module docstring); ``time``, ``time_unit``, ``label``,
         ``label_time`` and ``positive`` say how to read the last two.
     model : river classifier or learner spec
         Cloned and seeded per fold (the instance itself is never trained), or a learner spec
-        (:mod:`delaycv.learners`).
+        (:mod:`delaycv.protocol.learners`).
     policy : str, dict or Policy, default "ideal"
         A preset name with its windows given here (``"hitl"`` with ``pos_window`` and
         ``neg_window``; ``"delay"`` or ``"verification"`` with ``window``: no default window), a
-        policy name (``"hitl_7d_90d"``), a spec dict or a :class:`~delaycv.policies.Policy`.
+        policy name (``"hitl_7d_90d"``), a spec dict or a :class:`~delaycv.protocol.policies.Policy`.
     window, pos_window, neg_window : str or None
         The windows of a preset named by ``policy`` (``"7d"``, ``"12h"``, ``"500i"``).
     validation : str, dict, Validation or None
         A scheme name (``"bootstrap"``, ``"cv"``, ``"split"``, ``"prequential"``), a dict or a
-        :class:`~delaycv.validation.Validation`; None: bootstrap.
+        :class:`~delaycv.protocol.validation.Validation`; None: bootstrap.
     folds : int or None
         The number of folds k (default 10; 1 for prequential).
     seed : int, default 1
@@ -151,7 +151,7 @@ def evaluate(
         Folds in that many processes (the same result).
     **options
         ``threshold``, ``prediction_noise``, ``flush``, ``checkpoints``, ``same_learner_seed``,
-        ``measure_memory``, ``timing``, ``folds_subset`` (:func:`delaycv.settings.make_settings`)
+        ``measure_memory``, ``timing``, ``folds_subset`` (:func:`delaycv.protocol.settings.make_settings`)
         and ``observer_factory``, ``on_rows`` (:func:`delaycv.engine.evaluate`).
 
     Returns
@@ -162,7 +162,7 @@ def evaluate(
     """
     from delaycv import engine
     from delaycv.engine.windows import check_position_times
-    from delaycv.settings import SETTING_KEYS, check_keywords, make_settings
+    from delaycv.protocol.settings import SETTING_KEYS, check_keywords, make_settings
 
     check_keywords(
         options,
@@ -179,7 +179,7 @@ def evaluate(
             "run_keys",
         }
         | {"observer_factory", "on_rows"},
-        "a keyword of delaycv.evaluate or of delaycv.settings.make_settings",
+        "a keyword of delaycv.evaluate or of delaycv.protocol.settings.make_settings",
     )
     observer_factory = options.pop("observer_factory", None)
     on_rows = options.pop("on_rows", None)
@@ -196,7 +196,7 @@ def evaluate(
         **options,
     )
     if isinstance(stream, str | os.PathLike):
-        from delaycv.stream import open_stream
+        from delaycv.data.stream import open_stream
 
         _no_effort_option(effort)
         stream = open_stream(stream)  # read chunk by chunk: memory independent of its length
@@ -220,7 +220,7 @@ def evaluate(
 
 
 def _policy_spec(policy: Any, window: Any, pos_window: Any, neg_window: Any) -> Any:
-    from delaycv.policies import PRESETS
+    from delaycv.protocol.policies import PRESETS
 
     given = {"window": window, "pos_window": pos_window, "neg_window": neg_window}
     windows = {k: v for k, v in given.items() if v is not None}
@@ -237,7 +237,7 @@ def _policy_spec(policy: Any, window: Any, pos_window: Any, neg_window: Any) -> 
 
 
 def _validation_spec(validation: Any, folds: int | None) -> Any:
-    from delaycv.validation import Validation
+    from delaycv.protocol.validation import Validation
 
     if isinstance(validation, Validation):
         if folds is not None:
@@ -274,7 +274,7 @@ def _validation_spec(validation: Any, folds: int | None) -> Any:
 
 
 def _check_time_unit(time_unit: Any) -> None:
-    from delaycv.timeunits import FACTORS
+    from delaycv.data.timeunits import FACTORS
 
     if time_unit not in FACTORS:
         raise ConfigError(
@@ -295,8 +295,8 @@ def as_stream(
     positive: Any = None,
     dataset: str | None = None,
 ):
-    """A :class:`~delaycv.stream.Stream` from any form :func:`evaluate` accepts (see there)."""
-    from delaycv.stream import Stream, read_stream
+    """A :class:`~delaycv.data.stream.Stream` from any form :func:`evaluate` accepts (see there)."""
+    from delaycv.data.stream import Stream, read_stream
 
     _check_time_unit(time_unit)
     if isinstance(stream, Stream | str | os.PathLike) and time_unit != "s":
@@ -327,7 +327,7 @@ def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
     """Unix seconds (float64, NaN for missing) of numbers in ``unit`` or of datetimes (exact;
     sub-second parts rounded down); a time outside 1900-9999 is an InputError naming the row
     and the likely unit."""
-    from delaycv.timeunits import FACTORS, RANGE_TEXT, implausible, implausible_message
+    from delaycv.data.timeunits import FACTORS, RANGE_TEXT, implausible, implausible_message
 
     if pd.api.types.is_datetime64_any_dtype(values.dtype):
         if getattr(values.dt, "tz", None) is not None:
@@ -441,7 +441,7 @@ def _effort_values(columns: dict, where: str) -> np.ndarray:
 
 
 def _from_frame(frame, time, label, label_time, effort, positive, dataset, unit="s"):
-    from delaycv.stream import Stream
+    from delaycv.data.stream import Stream
 
     time_col = time or "time"
     missing = [c for c in (time_col, label) if c not in frame.columns]
@@ -479,7 +479,7 @@ def _effort_meta(names: list[str] | None) -> dict:
 
 
 def _from_pairs(pairs, time, label_time, effort, positive, dataset, unit="s"):
-    from delaycv.stream import Stream
+    from delaycv.data.stream import Stream
 
     time_key = time or "time"
     lt_key = label_time or "label_time"

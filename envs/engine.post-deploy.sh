@@ -4,7 +4,7 @@
 # env as a link to the package that the workflow runs and hashes, which workflow/rules/common.smk
 # names in DELAYCV_PACKAGE (the checkout's delaycv/, or the installed one when the workflow is used
 # as a module). A link, not a copy: the env never holds a stale delaycv, and the rule scripts check
-# that the code they import has the digest that decided the job (delaycv.digests.check_code).
+# that the code they import has the digest that decided the job (delaycv.study.digests.check_code).
 # delaycv's dependencies come from the env's own pins only.
 set -euo pipefail
 package="${DELAYCV_PACKAGE:?is not set: create the envs through the workflow (snakemake --sdm conda)}"

@@ -1,7 +1,7 @@
 """Snakemake adapter of rule `convert`: one dataset of the config -> the canonical stream (Parquet).
 
-A dataset is either generated (the embedded default stream, delaycv.synthetic) or converted from a
-raw ARFF/CSV file (delaycv.convert). The output is written atomically by the library.
+A dataset is either generated (the embedded default stream, delaycv.data.synthetic) or converted from a
+raw ARFF/CSV file (delaycv.data.convert). The output is written atomically by the library.
 """
 
 import json
@@ -9,8 +9,8 @@ import sys
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.digests import check_code, end_job, one_line_errors  # noqa: E402
-from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
+from delaycv.common.interrupt import terminate_on_sigterm  # noqa: E402
+from delaycv.study.digests import check_code, end_job, one_line_errors  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
@@ -22,8 +22,8 @@ dataset = snakemake.wildcards.dataset
 dest = snakemake.output.stream
 
 if "generate" in spec:
-    from delaycv.stream import write_stream
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
 
     # effort: la + ld, or none when the config says effort: null (the only value it allows here)
     stream = generate_stream(
@@ -32,7 +32,7 @@ if "generate" in spec:
     write_stream(stream, dest)
     print(f"generated {len(stream)} instances of dataset {dataset} -> {dest}")
 else:
-    from delaycv.convert import convert_file
+    from delaycv.data.convert import convert_file
 
     options = {
         k: spec[k]

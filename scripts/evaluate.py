@@ -1,7 +1,7 @@
 """Snakemake adapter of rule `evaluate`: one (dataset, learner, seed, policy) -> a run directory.
 
 Reads the canonical stream chunk by chunk, evaluates the learner's k folds under the policy
-(delaycv.engine) and writes the run directory (delaycv.run_writer.RunWriter) as the run goes: the
+(delaycv.engine) and writes the run directory (delaycv.tables.run_writer.RunWriter) as the run goes: the
 fold table and its summary piece by piece, then run.json. The specs come from the rule's params
 (canonical JSON), which are exactly what Snakemake tracks for reruns.
 """
@@ -12,24 +12,24 @@ from pathlib import Path
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.digests import check_code, end_job, one_line_errors  # noqa: E402
-from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
+from delaycv.common.interrupt import terminate_on_sigterm  # noqa: E402
+from delaycv.study.digests import check_code, end_job, one_line_errors  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
 check_code("evaluate", snakemake.params.code)  # the code that runs is the code hashed
 one_line_errors(str(snakemake.wildcards))  # a failed run: one line in the log, exit 2
 
-from delaycv.usage import Meter  # noqa: E402
+from delaycv.tables.usage import Meter  # noqa: E402
 
-# the job's cost: its CPU seconds, peak memory and RAM-hours (delaycv.usage; from the process's
+# the job's cost: its CPU seconds, peak memory and RAM-hours (delaycv.tables.usage; from the process's
 # start: the span before this line counts at the first sample's memory)
 meter = Meter()
 
+from delaycv.data.stream import open_stream  # noqa: E402
 from delaycv.engine import evaluate  # noqa: E402
-from delaycv.run_writer import RunWriter  # noqa: E402
-from delaycv.settings import workflow_settings  # noqa: E402
-from delaycv.stream import open_stream  # noqa: E402
+from delaycv.protocol.settings import workflow_settings  # noqa: E402
+from delaycv.tables.run_writer import RunWriter  # noqa: E402
 
 wildcards = snakemake.wildcards
 settings = workflow_settings(

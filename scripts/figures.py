@@ -4,7 +4,7 @@ The significance strip under the learning curves uses the tests at every checkpo
 with policy contrasts (contrasts.parquet) the figure of the difference to the reference policy.
 The sensitivity and contrast figures take each policy's windows from its spec in the config (names
 are labels).
-Warnings of delaycv.plots (a policy the sensitivity figure cannot place, a dataset with no
+Warnings of delaycv.figures.plots (a policy the sensitivity figure cannot place, a dataset with no
 sensitivity figure) go to the job's log.
 """
 
@@ -15,19 +15,19 @@ import sys
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 logging.basicConfig(stream=sys.stdout, level=logging.WARNING, format="%(levelname)s: %(message)s")
 
-from delaycv.digests import check_code, end_job, one_line_errors  # noqa: E402
-from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
+from delaycv.common.interrupt import terminate_on_sigterm  # noqa: E402
+from delaycv.study.digests import check_code, end_job, one_line_errors  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
 check_code("plots", snakemake.params.code)  # the code that runs is the code hashed
 one_line_errors("figures")  # an error: one line in this job's log, exit 2
 
-from delaycv.atomic import atomic_dir  # noqa: E402
-from delaycv.compare import table_columns  # noqa: E402
-from delaycv.contrast_figures import draw_contrast_figures  # noqa: E402
-from delaycv.plots import draw_figures  # noqa: E402
-from delaycv.results import read_table  # noqa: E402
+from delaycv.common.atomic import atomic_dir  # noqa: E402
+from delaycv.figures.contrasts import draw_contrast_figures  # noqa: E402
+from delaycv.figures.plots import draw_figures  # noqa: E402
+from delaycv.stats.compare import table_columns  # noqa: E402
+from delaycv.tables.results import read_table  # noqa: E402
 
 settings = json.loads(snakemake.params.figures)
 alpha = json.loads(snakemake.params.tests)["alpha"]

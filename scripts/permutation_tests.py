@@ -1,11 +1,11 @@
 """Snakemake adapter of rule `permutation_tests`: a merged table -> pairwise learner tests.
 
-Runs delaycv.compare with the config's `tests` section and writes, atomically:
+Runs delaycv.stats.compare with the config's `tests` section and writes, atomically:
 tests.parquet/.csv/.html (at the configured checkpoints), strip.parquet (the same tests at every
 checkpoint, for the figures' significance strip), bias.parquet/.csv/.html (the bias of realistic
 evaluation: observed-label against true-label values) and, when the config has a reference policy,
-contrasts.parquet/.csv/.html (every policy against it, delaycv.contrasts). The HTML pages are the tables as the report
-shows them (delaycv.report); the CSV files hold every column. The log has one line per
+contrasts.parquet/.csv/.html (every policy against it, delaycv.stats.contrasts). The HTML pages are the tables as the report
+shows them (delaycv.study.report); the CSV files hold every column. The log has one line per
 stage with the seconds elapsed since the start.
 """
 
@@ -15,8 +15,8 @@ import time
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.digests import check_code, end_job, one_line_errors  # noqa: E402
-from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
+from delaycv.common.interrupt import terminate_on_sigterm  # noqa: E402
+from delaycv.study.digests import check_code, end_job, one_line_errors  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 
@@ -25,11 +25,11 @@ one_line_errors("permutation_tests")  # an error: one line in this job's log, ex
 
 import pandas as pd  # noqa: E402
 
-from delaycv import compare  # noqa: E402
-from delaycv.atomic import atomic_path  # noqa: E402
-from delaycv.contrasts import policy_contrasts  # noqa: E402
-from delaycv.report import bias_html, contrasts_html, tests_html  # noqa: E402
-from delaycv.results import read_table  # noqa: E402
+from delaycv.common.atomic import atomic_path  # noqa: E402
+from delaycv.stats import compare  # noqa: E402
+from delaycv.stats.contrasts import policy_contrasts  # noqa: E402
+from delaycv.study.report import bias_html, contrasts_html, tests_html  # noqa: E402
+from delaycv.tables.results import read_table  # noqa: E402
 
 START = time.perf_counter()
 

@@ -1,6 +1,6 @@
 """Snakemake adapter of rule `rankings`: the merged tables of every dataset -> rankings.
 
-Runs delaycv.ranking with the config's `tests` section (metrics, references, checkpoints, alpha)
+Runs delaycv.stats.ranking with the config's `tests` section (metrics, references, checkpoints, alpha)
 and `rankings` section (Scott-Knott ESD version) and writes, atomically: across datasets,
 friedman.parquet/.csv (Friedman mean ranks, statistic, p, critical difference), nemenyi.csv (the
 Nemenyi p-value of every pair), scott_knott.parquet/.csv (SK-ESD groups) and rankings.html; within
@@ -22,8 +22,8 @@ import time
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
 
-from delaycv.digests import check_code, end_job, one_line_errors  # noqa: E402
-from delaycv.interrupt import terminate_on_sigterm  # noqa: E402
+from delaycv.common.interrupt import terminate_on_sigterm  # noqa: E402
+from delaycv.study.digests import check_code, end_job, one_line_errors  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
 check_code("rankings", snakemake.params.code)  # the code that runs is the code hashed
@@ -31,11 +31,11 @@ one_line_errors("rankings")  # an error: one line in this job's log, exit 2
 
 import pandas as pd  # noqa: E402
 
-from delaycv import compare, ranking  # noqa: E402
-from delaycv.atomic import atomic_dir, atomic_path  # noqa: E402
-from delaycv.ranking_figures import draw_ranking_figures  # noqa: E402
-from delaycv.report import rankings_html  # noqa: E402
-from delaycv.results import read_table, write_table  # noqa: E402
+from delaycv.common.atomic import atomic_dir, atomic_path  # noqa: E402
+from delaycv.figures.rankings import draw_ranking_figures  # noqa: E402
+from delaycv.stats import compare, ranking  # noqa: E402
+from delaycv.study.report import rankings_html  # noqa: E402
+from delaycv.tables.results import read_table, write_table  # noqa: E402
 
 START = time.perf_counter()
 

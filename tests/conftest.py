@@ -61,7 +61,7 @@ def moa():
     ``DELAYCV_REQUIRE_MOA=1``) with what is missing."""
     import os
 
-    from delaycv.errors import ConfigError
+    from delaycv.common.errors import ConfigError
 
     try:
         from delaycv.jvm import learner

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from delaycv.learners import make_learner, trainer
-from delaycv.validation import INSPECTION, NOISE, learner_seed, uniforms
+from delaycv.protocol.learners import make_learner, trainer
+from delaycv.protocol.validation import INSPECTION, NOISE, learner_seed, uniforms
 
 
 class OrderLearner:
@@ -259,7 +259,7 @@ def _brute_fold(
 
 def random_stream(rng: np.random.Generator, n: int, *, tie_rate: float = 0.4):
     """A small random stream with ties in time, labels, reveal times (some before arrival)."""
-    from delaycv.stream import Stream
+    from delaycv.data.stream import Stream
 
     steps = np.where(rng.random(n) < tie_rate, 0, rng.integers(1, 6, n))
     time = 1000 + np.cumsum(steps)

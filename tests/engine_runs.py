@@ -1,11 +1,11 @@
 """The tests' shorthand for one engine run: :func:`evaluate` builds the run's settings from specs
-(:func:`delaycv.settings.make_settings`) and hands them to :func:`delaycv.engine.evaluate`, the
+(:func:`delaycv.protocol.settings.make_settings`) and hands them to :func:`delaycv.engine.evaluate`, the
 engine's one entry point; :func:`evaluate_dicts` does the same with the workflow's plain dicts."""
 
 from __future__ import annotations
 
 from delaycv import engine
-from delaycv.settings import make_settings
+from delaycv.protocol.settings import make_settings
 
 
 def evaluate(

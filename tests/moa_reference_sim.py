@@ -1,7 +1,7 @@
 """A plain, slow, independent re-implementation of the reference (moa-extension) procedure.
 
 Test-only. It follows ``../shared/reference/moa-extension.md`` line by line and shares no code with
-delaycv (it must not import ``delaycv.metrics`` or ``delaycv.moa``): its own CSV reader, its own
+delaycv (it must not import ``delaycv.metrics`` or ``delaycv.tables.moa_export``): its own CSV reader, its own
 MOA learners (NoChange, MajorityClass), the §3 per-instance loop with ``posQ``/``negQ`` and the
 gating weight k, the §5 labels of the three tasks, the §6.2 evaluator with the fading-factor
 estimator (and its quirks: ``maj()`` taken in the middle of the per-class update, unfaded

@@ -17,11 +17,11 @@ from river import datasets, forest, linear_model, preprocessing, tree
 
 import delaycv
 from delaycv import api
-from delaycv import defaults as defaults_module
 from delaycv.cli import main
-from delaycv.errors import ConfigError, InputError
-from delaycv.stream import Stream, read_stream, write_stream
-from delaycv.synthetic import generate_stream
+from delaycv.common import defaults as defaults_module
+from delaycv.common.errors import ConfigError, InputError
+from delaycv.data.stream import Stream, read_stream, write_stream
+from delaycv.data.synthetic import generate_stream
 
 POLICY = ["--policy", "hitl", "--pos-window", "3d", "--neg-window", "30d"]
 API_POLICY = {"policy": "hitl", "pos_window": "3d", "neg_window": "30d"}

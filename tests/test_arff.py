@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from delaycv.errors import InputError
-from delaycv.io import java_date_format, read_table
-from delaycv.io.arff import read_arff, split_values
+from delaycv.common.errors import InputError
+from delaycv.data.arff import read_arff, split_values
+from delaycv.data.readers import java_date_format, read_table
 
 DIALECT = """% a comment before everything
 @RELATION 'my relation'

@@ -17,7 +17,7 @@ import pytest
 from engine_bruteforce import random_stream
 
 from delaycv.cli import main
-from delaycv.stream import write_stream
+from delaycv.data.stream import write_stream
 
 
 class FailingLearner:
@@ -388,7 +388,7 @@ def test_the_console_command_prints_no_traceback(work):
 @pytest.fixture
 def long_stream(work):
     """A stream whose evaluation lasts long enough to be stopped midway (30,000 instances)."""
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.synthetic import generate_stream
 
     write_stream(generate_stream(rows=30_000, seed=1), work / "long.parquet")
     return work
@@ -448,7 +448,7 @@ def test_a_rerun_removes_the_temporary_of_a_killed_run(long_stream, capsys):
     """Issue 22: a run killed without notice (SIGKILL) leaves its temporary; the next writer of
     the same output removes it, but not a temporary of a live process (a writer running now) nor
     a name without a process id."""
-    from delaycv.atomic import _host
+    from delaycv.common.atomic import _host
 
     proc = start_writing(long_stream)
     proc.kill()
@@ -467,8 +467,8 @@ def test_a_rerun_removes_the_temporary_of_a_killed_run(long_stream, capsys):
 def test_a_signal_while_a_temporary_is_created_leaves_nothing(tmp_path, monkeypatch, directory):
     """A SIGTERM that comes just after the temporary exists (before its removal is armed) acts
     once the removal is armed: the exception comes, the temporary goes."""
-    from delaycv import atomic
-    from delaycv.interrupt import Terminated, signals_raise
+    from delaycv.common import atomic
+    from delaycv.common.interrupt import Terminated, signals_raise
 
     create = atomic._new_temporary
 

@@ -10,8 +10,8 @@ import pytest
 from engine_bruteforce import random_stream
 
 from delaycv.cli import main
-from delaycv.moa import read_moa_csv
-from delaycv.stream import write_stream
+from delaycv.data.stream import write_stream
+from delaycv.tables.moa_export import read_moa_csv
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from delaycv import digests
-from delaycv.errors import ConfigError
+from delaycv.common.errors import ConfigError
+from delaycv.study import digests
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -133,16 +133,20 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
     assert changed("engine/_loop.pyx") == {"evaluate"}
     assert changed("metrics/_effort_loop.pyx") == {"evaluate"}
     assert changed("metrics/effort.py") == {"evaluate"}
-    # the tables and figures read policies' windows with delaycv.policies (compare.policy_windows)
-    assert changed("policies.py") == {"evaluate", "compare", "plots", "rankings"}
-    assert changed("plots.py") == {"plots", "rankings"}  # the rankings' figures
-    assert changed("ranking.py") == {"rankings"}
-    assert changed("ranking_figures.py") == {"rankings"}
-    assert "compare" in changed("compare.py") and "evaluate" not in changed("compare.py")
-    assert "convert" in changed("synthetic.py") and "evaluate" not in changed("synthetic.py")
-    assert changed("stream.py") >= {"convert", "evaluate"}
+    # the tables and figures read policies' windows with delaycv.protocol.policies (compare.policy_windows)
+    assert changed("protocol/policies.py") == {"evaluate", "compare", "plots", "rankings"}
+    assert changed("figures/plots.py") == {"plots", "rankings"}  # the rankings' figures
+    assert changed("stats/ranking.py") == {"rankings"}
+    assert changed("figures/rankings.py") == {"rankings"}
+    assert "compare" in changed("stats/compare.py") and "evaluate" not in changed(
+        "stats/compare.py"
+    )
+    assert "convert" in changed("data/synthetic.py") and "evaluate" not in changed(
+        "data/synthetic.py"
+    )
+    assert changed("data/stream.py") >= {"convert", "evaluate"}
     assert changed("cli/__init__.py") == set()
-    assert changed("config.py") == set()
+    assert changed("study/config.py") == set()
 
 
 def test_digest_does_not_depend_on_where_the_checkout_is(tmp_path, package):
@@ -215,7 +219,9 @@ def test_the_real_engine_edited_without_meaning_keeps_every_digest(package):
         + text[text.index('"""', 3) + 3 :]
     )
     engine.write_text(text)
-    (package / "plots.py").write_text((package / "plots.py").read_text() + "\n\n\n# done\n")
+    (package / "figures/plots.py").write_text(
+        (package / "figures/plots.py").read_text() + "\n\n\n# done\n"
+    )
     assert all_digests(package) == before
 
 
@@ -235,16 +241,20 @@ def test_a_docstring_of_a_function_in_the_engine_changes_nothing(package):
     "module, constant, stages",
     [
         ("engine/run.py", "\n_CHANGED = 1\n", {"evaluate"}),
-        ("plots.py", "\n_CHANGED = 1\n", {"plots", "rankings"}),  # rankings' figures
-        ("compare.py", "\n_CHANGED = 1\n", {"compare", "plots", "rankings"}),
-        ("ranking.py", "\n_CHANGED = 1\n", {"rankings"}),
-        ("ranking_figures.py", "\n_CHANGED = 1\n", {"rankings"}),
-        ("contrasts.py", "\n_CHANGED = 1\n", {"compare"}),
-        ("contrast_figures.py", "\n_CHANGED = 1\n", {"plots"}),
-        ("results.py", "\n_CHANGED = 1\n", {"evaluate", "merge", "compare", "plots", "rankings"}),
-        ("run_writer.py", "\n_CHANGED = 1\n", {"evaluate"}),
-        ("config.py", "\n_CHANGED = 1\n", set()),
-        ("digests.py", "\n_CHANGED = 1\n", set()),
+        ("figures/plots.py", "\n_CHANGED = 1\n", {"plots", "rankings"}),  # rankings' figures
+        ("stats/compare.py", "\n_CHANGED = 1\n", {"compare", "plots", "rankings"}),
+        ("stats/ranking.py", "\n_CHANGED = 1\n", {"rankings"}),
+        ("figures/rankings.py", "\n_CHANGED = 1\n", {"rankings"}),
+        ("stats/contrasts.py", "\n_CHANGED = 1\n", {"compare"}),
+        ("figures/contrasts.py", "\n_CHANGED = 1\n", {"plots"}),
+        (
+            "tables/results.py",
+            "\n_CHANGED = 1\n",
+            {"evaluate", "merge", "compare", "plots", "rankings"},
+        ),
+        ("tables/run_writer.py", "\n_CHANGED = 1\n", {"evaluate"}),
+        ("study/config.py", "\n_CHANGED = 1\n", set()),
+        ("study/digests.py", "\n_CHANGED = 1\n", set()),
     ],
 )
 def test_a_change_of_behaviour_changes_exactly_the_stages_that_run_it(
@@ -299,7 +309,7 @@ def test_end_job_flushes_and_skips_the_teardown_unless_asked_to_keep_it(tmp_path
         "import atexit, sys\n"
         f"sys.stdout = sys.stderr = open({str(log)!r}, 'w')\n"  # buffered, as a job's log
         "atexit.register(lambda: print('teardown', file=sys.__stdout__, flush=True))\n"
-        "from delaycv.digests import end_job\n"
+        "from delaycv.study.digests import end_job\n"
         "print('outputs written')\n"
         "end_job()\n"
         "print('after end_job')\n"

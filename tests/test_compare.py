@@ -1,4 +1,4 @@
-"""Paired permutation tests and their companions (delaycv.compare) on real numbers."""
+"""Paired permutation tests and their companions (delaycv.stats.compare) on real numbers."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from scipy import stats
 from test_compare_tables import METRIC_COLUMNS, fold_table
 
-from delaycv import compare
-from delaycv.errors import DelaycvError, InputError
+from delaycv.common.errors import DelaycvError, InputError
+from delaycv.stats import compare
 
 
 def brute_force_p(d, alternative="two-sided"):

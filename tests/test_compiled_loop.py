@@ -21,10 +21,10 @@ import pytest
 from engine_runs import evaluate
 from river.tree import HoeffdingTreeClassifier
 
+from delaycv.common.errors import ConfigError
+from delaycv.data.synthetic import generate_stream
 from delaycv.engine import compiled
 from delaycv.engine.chunk import ChunkView
-from delaycv.errors import ConfigError
-from delaycv.synthetic import generate_stream
 
 REQUIRED = os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") not in ("", "0")
 

@@ -1,4 +1,4 @@
-"""delaycv.config: schema validation with errors naming the key, defaults, policy grids."""
+"""delaycv.study.config: schema validation with errors naming the key, defaults, policy grids."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from delaycv import config as dcfg
-from delaycv.errors import ConfigError
+from delaycv.common.errors import ConfigError
+from delaycv.study import config as dcfg
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = yaml.safe_load((REPO / "config" / "test-small.yaml").read_text())
@@ -180,7 +180,7 @@ def test_policy_grids_expand_with_the_library_names():
         "pos_window": "3d",
         "neg_window": "15d",
     }
-    from delaycv.policies import make_policy
+    from delaycv.protocol.policies import make_policy
 
     for name, spec in out["policies"].items():
         assert make_policy(spec).name == name
@@ -463,8 +463,8 @@ def test_paths_inside_the_working_directory_are_shown_relative(tmp_path, monkeyp
 def files(tmp_path) -> Path:
     """A working directory with a raw CSV file, a canonical stream and a Parquet table."""
     (tmp_path / "raw.csv").write_text("t,y,f\n1,0,0.5\n2,1,0.25\n")
-    from delaycv.stream import write_stream
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
 
     write_stream(generate_stream(rows=20, seed=1), tmp_path / "stream.parquet")
     import pyarrow as pa
@@ -736,8 +736,8 @@ def test_bad_dataset_efforts_are_refused_naming_the_key(dataset, location, words
 @pytest.fixture
 def effort_files(files) -> Path:
     """``files`` with a canonical stream without effort (stream.parquet has one: la + ld)."""
-    from delaycv.stream import write_stream
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
 
     write_stream(generate_stream(rows=20, seed=1, effort=False), files / "bare.parquet")
     (files / "cg.csv").write_text("author_date_unix_timestamp,contains_bug,la,ld\n1,1,2,3\n")

@@ -1,4 +1,4 @@
-"""Policy contrasts (delaycv.contrasts) and the checkpoints studies choose (compare.choose_checkpoints):
+"""Policy contrasts (delaycv.stats.contrasts) and the checkpoints studies choose (compare.choose_checkpoints):
 hand-computed tables, Holm over a family, both references, the `at` mapping, and the pairing of
 policies by (seed, fold) that makes the contrasts paired tests."""
 
@@ -13,11 +13,11 @@ from engine_runs import evaluate_dicts
 from scipy import stats
 from test_compare_tables import fold_table
 
-from delaycv import compare
-from delaycv.contrasts import CONTRAST_COLUMNS, is_fraction, policy_contrasts
+from delaycv.common.errors import DelaycvError
+from delaycv.data.synthetic import generate_stream
 from delaycv.engine import fold as fold_loop
-from delaycv.errors import DelaycvError
-from delaycv.synthetic import generate_stream
+from delaycv.stats import compare
+from delaycv.stats.contrasts import CONTRAST_COLUMNS, is_fraction, policy_contrasts
 
 
 def long_table(values: dict, *, checkpoint: int = 1000, seeds=(1,), dataset="d") -> pd.DataFrame:
@@ -394,7 +394,7 @@ def test_policies_pair_by_seed_and_fold(monkeypatch):
 
 
 def test_contrast_figure_files_and_title(tmp_path, caplog):
-    from delaycv.contrast_figures import contrast_figure, draw_contrast_figures
+    from delaycv.figures.contrasts import contrast_figure, draw_contrast_figures
 
     policies = {"ideal": 0.0, "hitl_1d_90d": 0.01, "hitl_7d_90d": 0.03, "hitl_1d_15d": 0.0}
     policies |= {"hitl_7d_15d": 0.02, "verification_90d": -0.02, "mine": 0.0}

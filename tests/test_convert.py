@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from delaycv.cli import main
-from delaycv.convert import METADATA_KEYS, _link_label_time, convert_file, load_stream
-from delaycv.errors import ConfigError, InputError
-from delaycv.mapping import PRESETS, Mapping
-from delaycv.stream import read_stream
+from delaycv.common.errors import ConfigError, InputError
+from delaycv.data.convert import METADATA_KEYS, _link_label_time, convert_file, load_stream
+from delaycv.data.mapping import PRESETS, Mapping
+from delaycv.data.stream import read_stream
 
 NAN = np.nan
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from conftest import SPDISC, shared_file
 
-from delaycv.convert import convert_file, load_stream
-from delaycv.errors import InputError
-from delaycv.io.arff import read_arff
-from delaycv.stream import read_stream
+from delaycv.common.errors import InputError
+from delaycv.data.arff import read_arff
+from delaycv.data.convert import convert_file, load_stream
+from delaycv.data.stream import read_stream
 
 pytestmark = pytest.mark.realdata
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from delaycv.errors import InputError
-from delaycv.io.csv import _slow_parse, read_csv
+from delaycv.common.errors import InputError
+from delaycv.data.csv import _slow_parse, read_csv
 
 
 def write(tmp_path, text, name="d.csv"):

@@ -1,5 +1,5 @@
 """One set of defaults (issue 13): the CLI, the Python API, the engine and the workflow config agree
-with ``delaycv.defaults`` (the JSON schema repeats them, since it cannot import Python)."""
+with ``delaycv.common.defaults`` (the JSON schema repeats them, since it cannot import Python)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import inspect
 import pytest
 
 import delaycv
-from delaycv import defaults
 from delaycv.cli import build_parser, main
-from delaycv.config import SCHEMA_PATH, load_config, read_yaml
+from delaycv.common import defaults
 from delaycv.metrics import Fading, Sliding, Tumbling, make_estimator
-from delaycv.settings import make_settings
-from delaycv.validation import Validation, make_validation
+from delaycv.protocol.settings import make_settings
+from delaycv.protocol.validation import Validation, make_validation
+from delaycv.study.config import SCHEMA_PATH, load_config, read_yaml
 
 
 def schema_default(*path: str):
@@ -109,8 +109,9 @@ def test_a_policy_without_its_window_exits_2(tmp_path, capsys, policy, missing):
 
 
 def test_the_command_line_choices_are_the_library_kinds():
-    """delaycv.choices names the schemes and estimator kinds (light, for the command line); the
+    """delaycv.common.choices names the schemes and estimator kinds (light, for the command line); the
     estimators' classes make the kinds: the two agree, in order."""
-    from delaycv import choices, metrics
+    from delaycv import metrics
+    from delaycv.common import choices
 
     assert choices.ESTIMATORS == metrics.ESTIMATORS

@@ -212,7 +212,7 @@ def test_the_engine_on_a_commit_guru_stream_equals_the_definition(estimator):
     instance is evaluated as it arrives, so the release order is the stream's and the scope at a
     checkpoint can be read from the prediction log; effort = la + ld, against both labels."""
     import delaycv
-    from delaycv.convert import load_stream
+    from delaycv.data.convert import load_stream
 
     stream = load_stream(BRACKETS, preset="commit-guru").subset(0, 3000)
     assert stream.metadata["effort"] == "la + ld"
@@ -243,7 +243,7 @@ def test_the_engine_on_a_commit_guru_stream_equals_the_definition(estimator):
 
 def _small_run(effort: bool):
     import delaycv
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.synthetic import generate_stream
 
     stream = generate_stream(rows=600, seed=3, effort=effort)
     return delaycv.evaluate(
@@ -273,7 +273,7 @@ def test_a_stream_without_effort_has_no_effort_columns_and_says_why():
 
 
 def test_runs_with_and_without_effort_merge(tmp_path):
-    from delaycv import results
+    from delaycv.tables import results
 
     runs = []
     for effort, dataset in ((False, "plain"), (True, "commits")):
@@ -297,8 +297,8 @@ def test_runs_with_and_without_effort_merge(tmp_path):
 
 
 def test_directions_and_bounds_of_the_measures():
-    from delaycv.compare import higher_is_better
-    from delaycv.contrasts import is_fraction
+    from delaycv.stats.compare import higher_is_better
+    from delaycv.stats.contrasts import is_fraction
 
     assert [m for m in EFFORT_METRICS if not higher_is_better(m)] == [
         "effort_at_recall_20",
@@ -309,9 +309,9 @@ def test_directions_and_bounds_of_the_measures():
 
 def test_the_api_takes_the_effort_of_a_dataframe_or_of_x_dicts(tmp_path):
     import delaycv
-    from delaycv.errors import ConfigError, InputError
-    from delaycv.stream import to_table, write_stream
-    from delaycv.synthetic import generate_stream
+    from delaycv.common.errors import ConfigError, InputError
+    from delaycv.data.stream import to_table, write_stream
+    from delaycv.data.synthetic import generate_stream
 
     stream = generate_stream(rows=500, seed=2)
     frame = to_table(stream).to_pandas()  # time, label, label_time, effort, la, ld, ...
@@ -347,7 +347,7 @@ def test_the_compiled_loop_is_built_where_required():
 
 
 def test_a_build_of_another_source_is_not_used(monkeypatch):
-    from delaycv import native
+    from delaycv.common import native
 
     if effort_module.LOOP is effort_loop:
         pytest.skip(effort_module.LOOP_STATUS)

@@ -11,16 +11,16 @@ from engine_bruteforce import OrderLearner, random_stream
 from engine_runs import evaluate, evaluate_dicts
 from scipy import stats
 
+from delaycv.common.errors import ConfigError
+from delaycv.data.stream import Stream
 from delaycv.engine import (
     FOLD_COLUMNS,
     PREDICTION_COLUMNS,
     checkpoint_positions,
     summarize,
 )
-from delaycv.errors import ConfigError
 from delaycv.metrics import EFFORT_METRICS, METRICS
-from delaycv.settings import workflow_settings
-from delaycv.stream import Stream
+from delaycv.protocol.settings import workflow_settings
 
 
 def small_stream():
@@ -107,7 +107,7 @@ def test_observed_and_true_references_differ_by_hand():
 def test_ideal_nochange_on_real_data_is_last_label(brackets_arff):
     """Ideal, k = 1, NoChange: the prediction of instance n is y_{n-1} (0 for the first), so the
     accuracy is the share of n with y_n == y_{n-1}; every label is evaluated at once."""
-    from delaycv.convert import load_stream
+    from delaycv.data.convert import load_stream
 
     stream = load_stream(brackets_arff, preset="commit-guru")
     result = evaluate(
@@ -129,7 +129,7 @@ def test_ideal_nochange_on_real_data_is_last_label(brackets_arff):
 
 
 def test_hitl_on_real_data_keeps_the_invariant(brackets_arff):
-    from delaycv.convert import load_stream
+    from delaycv.data.convert import load_stream
 
     stream = load_stream(brackets_arff, preset="commit-guru").subset(0, 3000)
     result = evaluate(
@@ -331,7 +331,7 @@ def test_replicate_weights_of_a_fold_do_not_depend_on_the_other_folds():
 def test_hoeffding_tree_replicates_differ_on_real_data(brackets_csv):
     """Commit Guru (brackets, first 2000 commits): HoeffdingTree is deterministic, so seeds 1 and 2
     differ through their bootstrap weights, and are duplicates under a fixed split."""
-    from delaycv.convert import load_stream
+    from delaycv.data.convert import load_stream
 
     stream = load_stream(brackets_csv, preset="commit-guru").subset(0, 2000)
     spec = "tree.HoeffdingTreeClassifier"
@@ -476,7 +476,7 @@ def test_progress_counts_every_instance_of_every_fold():
 def _stream_with_holes(rows: int = 1500, rate: float = 0.15, seed: int = 4) -> Stream:
     """The default stream with missing values punched into four features (and whole rows of
     them: some instances miss several features)."""
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.synthetic import generate_stream
 
     s = generate_stream(rows=rows, seed=1)
     rng = np.random.default_rng(seed)
@@ -520,8 +520,8 @@ def test_missing_values_score_as_a_river_loop_without_them(spec):
     predictions and scores of a plain river loop over x dicts without those keys."""
     from river import metrics as river_metrics
 
-    from delaycv.learners import make_learner
     from delaycv.metrics import Cumulative, Metrics
+    from delaycv.protocol.learners import make_learner
 
     s = _stream_with_holes()
     assert sum(s.metadata["missing"].values()) > 700

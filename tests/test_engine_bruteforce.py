@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import delaycv.metrics as metrics_module
-from delaycv.policies import make_policy
-from delaycv.validation import Validation
+from delaycv.protocol.policies import make_policy
+from delaycv.protocol.validation import Validation
 
 
 class RecordingMetrics:

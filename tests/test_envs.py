@@ -28,7 +28,7 @@ import pytest
 import yaml
 from slurm.workflow_copy import copy_workflow, run
 
-from delaycv import digests
+from delaycv.study import digests
 
 REPO = Path(__file__).resolve().parents[1]
 ENVS = sorted((REPO / "envs").glob("*.yaml"))

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from delaycv.atomic import atomic_dir, atomic_path
-from delaycv.durations import Window, parse_window
-from delaycv.errors import DelaycvError, InputError
+from delaycv.common.atomic import atomic_dir, atomic_path
+from delaycv.common.errors import DelaycvError, InputError
+from delaycv.protocol.durations import Window, parse_window
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from delaycv import config as dcfg
 from delaycv.cli import main
-from delaycv.errors import ConfigError
+from delaycv.common.errors import ConfigError
+from delaycv.study import config as dcfg
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = yaml.safe_load((REPO / "config" / "test-small.yaml").read_text())
@@ -296,8 +296,8 @@ def test_a_path_longer_than_path_max_is_refused(work):
     ids=["same-path", "same-content", "generated-defaults", "generated-days", "parquet"],
 )
 def test_one_stream_under_two_names_is_refused_naming_both(work, datasets, key, words):
-    from delaycv.stream import write_stream
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
 
     write_stream(generate_stream(rows=30, seed=1), work / "s.parquet")
     shutil.copy(work / "s.parquet", work / "t.parquet")
@@ -481,8 +481,8 @@ def test_a_run_key_changes_with_what_decides_the_runs_numbers():
 
 def test_the_figures_may_show_several_metrics(tmp_path):
     """figures.metric: one name or a list (a set of figures each); each name is checked."""
-    from delaycv.config import figure_metrics, load_study
-    from delaycv.errors import ConfigError
+    from delaycv.common.errors import ConfigError
+    from delaycv.study.config import figure_metrics, load_study
 
     study = tmp_path / "s.yaml"
     base = (

@@ -29,12 +29,14 @@ from conftest import REPO, shared_file
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
-from delaycv import compare, plots, ranking, report
 from delaycv.cli import main
-from delaycv.contrast_figures import contrast_figure, family_styles
-from delaycv.contrasts import policy_contrasts
-from delaycv.errors import DelaycvError
-from delaycv.ranking_figures import draw_ranking_figures
+from delaycv.common.errors import DelaycvError
+from delaycv.figures import plots
+from delaycv.figures.contrasts import contrast_figure, family_styles
+from delaycv.figures.rankings import draw_ranking_figures
+from delaycv.stats import compare, ranking
+from delaycv.stats.contrasts import policy_contrasts
+from delaycv.study import report
 
 PROJECTS = {
     "brackets": "0_brackets.arff",
@@ -74,7 +76,7 @@ METRICS = ["gmean", "fpr_1"]
 def real() -> pd.DataFrame:
     """The merged per-fold table of 3 projects x 2 learners x 8 policies (48 real runs, ~6 s)."""
     import delaycv
-    from delaycv.convert import load_stream
+    from delaycv.data.convert import load_stream
 
     frames = []
     for name, file in PROJECTS.items():
@@ -161,7 +163,7 @@ def test_the_compare_and_plot_commands_go_on(one, tmp_path, capsys, caplog):
         + ["--format", "png", "--dpi", "60"]
     )
     assert code == 0
-    # (a warning of the logger delaycv.plots: `delaycv plot` prints it as "delaycv: warning: ...")
+    # (a warning of the logger delaycv.figures.plots: `delaycv plot` prints it as "delaycv: warning: ...")
     assert "gerrit: policy delay_3000d has no value of gmean at the last checkpoint" in caplog.text
     names = sorted(p.name for p in (tmp_path / "f").iterdir())
     assert names == [
@@ -623,7 +625,7 @@ def render(caption: str, config_file: str, wildcards=None, params=None) -> str:
     from docutils.core import publish_parts
     from jinja2 import Environment
 
-    from delaycv import config as dcfg
+    from delaycv.study import config as dcfg
 
     study = dcfg.load_study(
         [str(REPO / config_file)],

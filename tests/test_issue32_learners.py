@@ -22,12 +22,12 @@ from engine_runs import evaluate
 
 import delaycv
 from delaycv.cli import main
+from delaycv.common.errors import ConfigError
+from delaycv.data.stream import write_stream
+from delaycv.data.synthetic import generate_stream
 from delaycv.engine import compiled
-from delaycv.errors import ConfigError
-from delaycv.learners import UnusableProbability, positive_probability
-from delaycv.stream import write_stream
-from delaycv.synthetic import generate_stream
-from delaycv.validation import learner_seed
+from delaycv.protocol.learners import UnusableProbability, positive_probability
+from delaycv.protocol.validation import learner_seed
 
 # --------------------------------------------------------------------------- learners
 
@@ -347,7 +347,7 @@ def test_a_learner_that_raises_is_named_with_its_instance_on_one_line(either_loo
 def brackets():
     from conftest import shared_file
 
-    from delaycv.convert import load_stream
+    from delaycv.data.convert import load_stream
 
     path = shared_file("commit_guru_dataset/cut2years/0_brackets.arff")
     return load_stream(path, preset="commit-guru")

@@ -15,12 +15,12 @@ from engine_bruteforce import random_stream
 
 import delaycv
 from delaycv.cli import main
-from delaycv.errors import ConfigError, InputError
-from delaycv.io.csv import read_csv
-from delaycv.run_writer import RunWriter
-from delaycv.settings import make_settings
-from delaycv.stream import write_stream
-from delaycv.synthetic import generate_stream
+from delaycv.common.errors import ConfigError, InputError
+from delaycv.data.csv import read_csv
+from delaycv.data.stream import write_stream
+from delaycv.data.synthetic import generate_stream
+from delaycv.protocol.settings import make_settings
+from delaycv.tables.run_writer import RunWriter
 
 CSV = "time,label,la,ld\n1600000000,0,1,2\n1600000100,1,3,4\n1600000200,0,1,1\n"
 
@@ -175,7 +175,7 @@ def test_a_full_disk_names_the_run_directory_and_what_was_written(
 
 
 def test_a_full_disk_before_the_run_directory_exists(work, capsys, monkeypatch):
-    monkeypatch.setattr("delaycv.atomic._new_temporary", no_space)
+    monkeypatch.setattr("delaycv.common.atomic._new_temporary", no_space)
     argv = ["evaluate", "s.parquet", "--learner", "NoChange", "--folds", "2", "--out", "new/run"]
     assert main([*argv, "--quiet"]) == 2
     assert one_error(capsys) == (
@@ -198,7 +198,7 @@ def test_a_read_only_place_for_the_run_directory(work, capsys):
     "raise_it, line",
     [
         (
-            "from delaycv.errors import ConfigError; "
+            "from delaycv.common.errors import ConfigError; "
             "raise ConfigError('the learner X failed\\non fold 0', location='key learner')",
             "job: error: key learner: the learner X failed on fold 0",
         ),
@@ -212,7 +212,7 @@ def test_a_rule_script_s_error_is_one_line_and_exit_2(raise_it, line):
     import subprocess
     import sys
 
-    code = f"from delaycv.digests import one_line_errors; one_line_errors('job'); {raise_it}"
+    code = f"from delaycv.study.digests import one_line_errors; one_line_errors('job'); {raise_it}"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [line]
@@ -222,7 +222,7 @@ def test_a_defect_keeps_its_traceback():
     import subprocess
     import sys
 
-    code = "from delaycv.digests import one_line_errors; one_line_errors('job'); 1 / 0"
+    code = "from delaycv.study.digests import one_line_errors; one_line_errors('job'); 1 / 0"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert (
         done.returncode == 1 and "Traceback" in done.stderr and "ZeroDivisionError" in done.stderr
@@ -243,8 +243,8 @@ def test_a_stopped_job_says_so_in_its_log(tmp_path, sig, word, status):
 
     code = (
         "import time\n"
-        "from delaycv.interrupt import terminate_on_sigterm\n"
-        "from delaycv.digests import one_line_errors\n"
+        "from delaycv.common.interrupt import terminate_on_sigterm\n"
+        "from delaycv.study.digests import one_line_errors\n"
         "terminate_on_sigterm(); one_line_errors('job')\n"
         "print('started', flush=True)\n"
         "time.sleep(30)\n"

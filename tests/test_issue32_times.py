@@ -12,11 +12,11 @@ import pytest
 from river import datasets, tree
 
 import delaycv
+from delaycv.common.errors import ConfigError
+from delaycv.data.stream import open_stream, to_table, write_stream
+from delaycv.data.synthetic import generate_stream
 from delaycv.engine.windows import TimeProfile, time_profile, time_warnings
-from delaycv.errors import ConfigError
-from delaycv.policies import make_policy
-from delaycv.stream import open_stream, to_table, write_stream
-from delaycv.synthetic import generate_stream
+from delaycv.protocol.policies import make_policy
 
 COMMIT_GURU = (
     Path(__file__).resolve().parents[1]
@@ -140,7 +140,7 @@ def test_ideal_and_count_windows_are_not_checked():
 
 @pytest.mark.skipif(not COMMIT_GURU.exists(), reason="the Commit Guru datasets are not here")
 def test_the_commit_guru_stream_under_usual_windows_has_no_warning():
-    stream = delaycv.convert.load_stream(str(COMMIT_GURU), preset="commit-guru")
+    stream = delaycv.data.convert.load_stream(str(COMMIT_GURU), preset="commit-guru")
     profile = time_profile(stream)
     for windows in (("7d", "90d"), ("1d", "30d"), ("30d", "180d")):
         policy = make_policy({"preset": "hitl", "pos_window": windows[0], "neg_window": windows[1]})

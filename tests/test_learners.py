@@ -6,8 +6,8 @@ import pytest
 from engine_bruteforce import OrderLearner, WeightedOrderLearner
 from river import compose, dummy, forest, imblearn, linear_model, naive_bayes, preprocessing, tree
 
-from delaycv.errors import ConfigError
-from delaycv.learners import (
+from delaycv.common.errors import ConfigError
+from delaycv.protocol.learners import (
     accepts_weight,
     learner_label,
     make_learner,

@@ -12,8 +12,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-from delaycv import defaults
-from delaycv.errors import ConfigError
+from delaycv.common import defaults
+from delaycv.common.errors import ConfigError
 from delaycv.metrics import (
     ESTIMATORS,
     METRICS,
@@ -197,7 +197,7 @@ def test_make_estimator():
 
 
 def test_make_estimator_defaults_aliases_and_specs():
-    """What is not given comes from delaycv.defaults; ``describe`` is the run's estimator spec."""
+    """What is not given comes from delaycv.common.defaults; ``describe`` is the run's estimator spec."""
     assert make_estimator(None) == Fading(defaults.ALPHA)
     assert make_estimator() == Fading(defaults.ALPHA)
     assert make_estimator("window") == Sliding(defaults.WIDTH)

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from moa_reference_sim import DETAIL_HEADER, DUMP_HEADER, MEASUREMENT_NAMES
 
-from delaycv.errors import DelaycvError
+from delaycv.common.errors import DelaycvError
 from delaycv.metrics import MOA_MEASUREMENTS, Fading, Metrics
-from delaycv.moa import (
+from delaycv.tables.moa_export import (
     DETAIL_FILE,
     DUMP_FILE,
     MoaEvaluator,

@@ -4,7 +4,7 @@
 ``../shared/reference/moa-extension.md`` alone; it reads the brackets CSV with its own parser and has
 its own MOA learners and evaluator. delaycv reads the ARFF through its converter, runs river's
 ``dummy.NoChangeClassifier`` / ``dummy.PriorClassifier`` in the engine, and writes ``dump.csv`` and
-``detail.csv`` with :class:`delaycv.moa.MoaExport`. Every non-timing cell must agree (relative
+``detail.csv`` with :class:`delaycv.tables.moa_export.MoaExport`. Every non-timing cell must agree (relative
 1e-9, absolute 1e-9 for values near zero; NaN == NaN; infinities equal), with the same rows in the
 same order.
 """
@@ -171,7 +171,7 @@ CASES = [(s, lrn) for s in (sim.CV, sim.SPLIT) for lrn in ("NoChange", "Majority
 @pytest.mark.parametrize(("scheme", "learner"), CASES)
 def test_export_fed_with_the_simulated_evaluations_matches(brackets_rows, scheme, learner):
     """MoaExport on exactly the reference's evaluation sequence (isolates the export)."""
-    from delaycv.moa import MoaExport
+    from delaycv.tables.moa_export import MoaExport
 
     expected, trace = simulated(brackets_rows, scheme, learner)
     export = MoaExport(every=EVERY, alpha=ALPHA, folds=FOLDS)
@@ -193,7 +193,7 @@ def test_export_fed_with_the_simulated_evaluations_matches(brackets_rows, scheme
 
 @pytest.fixture(scope="module")
 def brackets_parquet(tmp_path_factory):
-    from delaycv.convert import convert_file
+    from delaycv.data.convert import convert_file
 
     dest = tmp_path_factory.mktemp("moa") / "brackets.parquet"
     convert_file(shared_file(BRACKETS_ARFF), dest, preset="commit-guru")
@@ -204,7 +204,7 @@ RIVER = {"NoChange": "dummy.NoChangeClassifier", "MajorityClass": "dummy.PriorCl
 
 
 def assert_files_match(out_dir, expected) -> None:
-    from delaycv.moa import read_moa_csv
+    from delaycv.tables.moa_export import read_moa_csv
 
     header, dump = read_moa_csv(out_dir / "dump.csv")
     assert header == sim.DUMP_HEADER
@@ -222,9 +222,9 @@ def test_engine_with_river_learners_reproduces_the_reference(
     """The engine (ideal policy, evaluate trained only) + MoaExport, files written and read back."""
     from engine_runs import evaluate
 
-    from delaycv.moa import MoaExport
-    from delaycv.stream import read_stream
-    from delaycv.validation import Validation
+    from delaycv.data.stream import read_stream
+    from delaycv.protocol.validation import Validation
+    from delaycv.tables.moa_export import MoaExport
 
     expected, _ = simulated(brackets_rows, scheme, learner)
     export = MoaExport(every=EVERY, alpha=ALPHA, folds=FOLDS)
@@ -252,8 +252,8 @@ def test_engine_with_worker_processes_gives_the_same_files(
     """``jobs=2``: observers run in worker processes and come back pickled in the result."""
     from engine_runs import evaluate
 
-    from delaycv.moa import MoaExport
-    from delaycv.stream import read_stream
+    from delaycv.data.stream import read_stream
+    from delaycv.tables.moa_export import MoaExport
 
     expected, _ = simulated(brackets_rows, sim.SPLIT, "NoChange")
     export = MoaExport(every=EVERY, alpha=ALPHA, folds=FOLDS)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from delaycv.moa import average, format_cell, java_double_str, read_moa_csv
+from delaycv.tables.moa_export import average, format_cell, java_double_str, read_moa_csv
 
 JAVA_CASES = [
     # (value, what Java's Double.toString prints); the first ones are cells of the reference's files

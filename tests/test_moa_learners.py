@@ -19,7 +19,7 @@ from conftest import shared_file
 from moa_task import task_votes, write_arff
 
 import delaycv
-from delaycv.errors import ConfigError
+from delaycv.common.errors import ConfigError
 from delaycv.jvm.task import count_window
 
 FOLDS = 10
@@ -36,8 +36,8 @@ HITL = {
 
 @pytest.fixture(scope="module")
 def brackets(tmp_path_factory):
-    from delaycv.convert import convert_file
-    from delaycv.stream import read_stream
+    from delaycv.data.convert import convert_file
+    from delaycv.data.stream import read_stream
 
     dest = tmp_path_factory.mktemp("moa") / "brackets.parquet"
     convert_file(shared_file(f"commit_guru_dataset/{BRACKETS}"), dest, preset="commit-guru")
@@ -108,7 +108,7 @@ def test_missing_values_are_moas_missing_values(moa, brackets, tmp_path):
     rng = np.random.default_rng(5)
     for name in ("la", "ld", "exp"):
         features.loc[rng.random(len(features)) < 0.25, name] = np.nan
-    stream = delaycv.stream.Stream(
+    stream = delaycv.data.stream.Stream(
         time=brackets.time,
         label=brackets.label,
         label_time=brackets.label_time,
@@ -314,7 +314,7 @@ def run_cli(*args, env=None, cwd=None):
 )
 def test_bad_specs_are_one_line_before_any_work(moa, brackets, tmp_path, learner, expected):
     stream = tmp_path / "s.parquet"
-    delaycv.stream.write_stream(brackets.subset(0, 50), stream)
+    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
     out = tmp_path / "run"
     done = run_cli("evaluate", str(stream), "--learner", learner, "--out", str(out))
     assert done.returncode == 2, done.stderr
@@ -326,7 +326,7 @@ def test_bad_specs_are_one_line_before_any_work(moa, brackets, tmp_path, learner
 
 def test_param_is_for_river_learners(moa, brackets, tmp_path):
     stream = tmp_path / "s.parquet"
-    delaycv.stream.write_stream(brackets.subset(0, 50), stream)
+    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
     done = run_cli(
         "evaluate",
         str(stream),
@@ -343,7 +343,7 @@ def test_param_is_for_river_learners(moa, brackets, tmp_path):
 
 def test_a_jar_of_another_release_or_none_is_refused(moa, brackets, tmp_path):
     stream = tmp_path / "s.parquet"
-    delaycv.stream.write_stream(brackets.subset(0, 50), stream)
+    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
     other = tmp_path / "moa.jar"
     other.write_bytes(b"PK\x03\x04 not the pinned jar")
     for jar, words in (
@@ -362,7 +362,7 @@ def test_a_jar_of_another_release_or_none_is_refused(moa, brackets, tmp_path):
 def test_no_java_says_what_to_install(moa, brackets, tmp_path):
     """A machine without Java (JPype finds no JVM library: simulated, this one has Java)."""
     stream = tmp_path / "s.parquet"
-    delaycv.stream.write_stream(brackets.subset(0, 50), stream)
+    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
     code = (
         "import sys, jpype\n"
         "def missing():\n"
@@ -479,8 +479,8 @@ def test_a_java_loop_built_from_another_source_is_not_used(moa, tmp_path, monkey
     source."""
     import zipfile
 
-    from delaycv import digests
     from delaycv.jvm import build, rows
+    from delaycv.study import digests
 
     stale = tmp_path / "fold_rows.jar"
     with zipfile.ZipFile(stale, "w") as jar:

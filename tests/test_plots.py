@@ -1,4 +1,4 @@
-"""Figures (delaycv.plots) and the `compare` / `plot` subcommands, on synthetic per-fold tables."""
+"""Figures (delaycv.figures.plots) and the `compare` / `plot` subcommands, on synthetic per-fold tables."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import pytest
 from matplotlib.colors import to_hex
 from test_compare_tables import fold_table
 
-from delaycv import compare, plots
 from delaycv.cli import main
-from delaycv.errors import DelaycvError
+from delaycv.common.errors import DelaycvError
+from delaycv.figures import plots
+from delaycv.stats import compare
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -365,11 +366,11 @@ def test_a_policy_the_figures_cannot_place_is_reported(odd_table, tmp_path, capl
     # every other figure has a panel for it
     curves = plots.learning_curves(odd_table, None, dataset="synth", metric="accuracy")
     assert [ax.get_title() for ax in curve_axes(curves)][-1] == "policy my_policy"
-    with caplog.at_level("WARNING", logger="delaycv.plots"):
+    with caplog.at_level("WARNING", logger="delaycv.figures.plots"):
         plots.draw_figures(
             odd_table, None, tmp_path / "f", metric="accuracy", formats=("png",), dpi=30
         )
-    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.plots"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.plots"]
     assert any(
         "policy my_policy is not on a window axis: name is not a preset pattern" in m
         and "--window POLICY=WINDOW" in m
@@ -379,12 +380,12 @@ def test_a_policy_the_figures_cannot_place_is_reported(odd_table, tmp_path, capl
     # no grid at all: no sensitivity figure, and the log says why, naming every policy
     caplog.clear()
     lone = odd_table[odd_table.policy.isin(["ideal", "my_policy"])]
-    with caplog.at_level("WARNING", logger="delaycv.plots"):
+    with caplog.at_level("WARNING", logger="delaycv.figures.plots"):
         paths = plots.draw_figures(
             lone, None, tmp_path / "g", metric="accuracy", formats=("png",), dpi=30
         )
     assert not [p for p in paths if p.name.startswith("sensitivity")]
-    (message,) = [r.getMessage() for r in caplog.records if r.name == "delaycv.plots"]
+    (message,) = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.plots"]
     assert message.startswith("no sensitivity figure: no policy grid in dataset 'synth'")
     assert "my_policy (name is not a preset pattern)" in message
     assert "ideal (no grid of windows in seconds to join)" in message
@@ -483,7 +484,7 @@ def test_a_policy_is_placed_at_the_windows_of_its_spec_not_of_its_name():
 
 
 def test_the_general_form_of_run_json_is_placed_as_its_preset():
-    from delaycv.policies import make_policy
+    from delaycv.protocol.policies import make_policy
 
     recorded = make_policy({**HITL_1D_15D, "name": "fast"}).spec()  # what run.json holds
     assert recorded["preset"] == "general"
@@ -536,8 +537,8 @@ def test_draw_figures_passes_the_specs_to_the_sensitivity_figure(named_table, tm
 
 def test_cli_plot_reads_the_specs_of_the_runs(named_table, tmp_path, capsys, caplog):
     from delaycv.cli.plot import _policy_specs
-    from delaycv.stream import write_stream
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
 
     write_stream(generate_stream(rows=200, seed=1), tmp_path / "s.parquet")
     for name, pos in (("fast", "1d"), ("slow", "30d")):
@@ -554,10 +555,10 @@ def test_cli_plot_reads_the_specs_of_the_runs(named_table, tmp_path, capsys, cap
     named_table.to_parquet(merged)
     figs = tmp_path / "figs"
     argv = ["plot", str(merged), "--out", str(figs), "--metric", "accuracy", "--format", "png"]
-    with caplog.at_level("WARNING", logger="delaycv.plots"):
+    with caplog.at_level("WARNING", logger="delaycv.figures.plots"):
         assert main([*argv, "--dpi", "30", "--runs", str(tmp_path / "runs")]) == 0
     assert (figs / "sensitivity_synth_accuracy.png").is_file()
-    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.plots"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.plots"]
     assert any("policy mid is not on a window axis: no spec given" in m for m in messages)
     capsys.readouterr()
     # two runs of one name with different specs: an error naming both files

@@ -13,10 +13,10 @@ from engine_bruteforce import random_stream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from delaycv import policies
-from delaycv.durations import Window
-from delaycv.errors import ConfigError
-from delaycv.policies import make_policy, parse_policy_name
+from delaycv.common.errors import ConfigError
+from delaycv.protocol import policies
+from delaycv.protocol.durations import Window
+from delaycv.protocol.policies import make_policy, parse_policy_name
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -219,7 +219,7 @@ def test_every_named_preset_reads_its_own_names():
 
 def test_the_schema_file_lists_no_preset():
     """The schema's enums of presets come from the registry alone (the loader sets them)."""
-    from delaycv import config as dcfg
+    from delaycv.study import config as dcfg
 
     text = dcfg.SCHEMA_PATH.read_text()
     for name in policies.PRESETS:
@@ -237,9 +237,9 @@ LATE = policies.PolicyPreset(
 def test_a_new_preset_is_one_entry(monkeypatch):
     """A made-up preset in a copy of the registry: built, named, read back, placed in figures,
     accepted by the workflow schema (policies and grids) and by ``delaycv evaluate --policy``."""
-    from delaycv import compare
-    from delaycv import config as dcfg
     from delaycv.cli import build_parser
+    from delaycv.stats import compare
+    from delaycv.study import config as dcfg
 
     monkeypatch.setattr(policies, "PRESETS", {**policies.PRESETS, "late": LATE})
     policy = make_policy({"preset": "late", "window": "3d"})

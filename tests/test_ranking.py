@@ -1,4 +1,4 @@
-"""Rankings across datasets (delaycv.ranking): Friedman/Nemenyi/CD and Scott-Knott ESD, checked
+"""Rankings across datasets (delaycv.stats.ranking): Friedman/Nemenyi/CD and Scott-Knott ESD, checked
 against scipy, scikit-posthocs, Demšar's table and hand computations."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from scipy import stats
 from test_compare_tables import fold_table
 
-from delaycv import ranking
-from delaycv.errors import DelaycvError
+from delaycv.common.errors import DelaycvError
+from delaycv.stats import ranking
 
 # --------------------------------------------------------------------------- Friedman / Nemenyi
 
@@ -441,7 +441,7 @@ def policies():
 def test_cd_diagram_draws_the_mean_ranks_the_cd_and_the_bars(policies, tmp_path):
     from matplotlib.colors import to_hex
 
-    from delaycv import plots
+    from delaycv.figures import plots
 
     result = ranking.friedman_nemenyi(policies)
     fig = plots.cd_diagram(result, title="gmean, policies within ht")
@@ -481,7 +481,7 @@ def test_cd_diagram_draws_the_mean_ranks_the_cd_and_the_bars(policies, tmp_path)
 def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
     from matplotlib.colors import to_hex
 
-    from delaycv import plots
+    from delaycv.figures import plots
 
     groups = ranking.scott_knott_esd(policies)
     # make two treatments share a group, to see one boundary fewer
@@ -518,7 +518,7 @@ def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
 
 
 def test_rankings_html_tables(table):
-    from delaycv.report import rankings_html
+    from delaycv.study.report import rankings_html
 
     out = ranking.rank_across(table, ["gmean", "fpr_1"], ranked=["policy"])
     page = rankings_html(
@@ -623,7 +623,7 @@ def test_family_values_hand_computed():
 
 
 def test_draw_ranking_figures_names_only_tested_families_and_same_bytes(table, tmp_path):
-    from delaycv.ranking_figures import draw_ranking_figures
+    from delaycv.figures.rankings import draw_ranking_figures
 
     # learner nb has no value under policy ideal on d3: the families of learners within ideal and
     # of policies within nb carry a note, and get no figure

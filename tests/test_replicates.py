@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 from engine_runs import evaluate_dicts
 
-from delaycv import compare
-from delaycv.config import (
+from delaycv.data.synthetic import generate_stream
+from delaycv.stats import compare
+from delaycv.study.config import (
     dataset_spec,
     estimator_spec,
     evaluation_options,
@@ -25,7 +26,6 @@ from delaycv.config import (
     policy_spec,
     validation_spec,
 )
-from delaycv.synthetic import generate_stream
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""delaycv.replication: the study's validity, delaycv's from its contrasts, ranks and findings."""
+"""delaycv.stats.replication: the study's validity, delaycv's from its contrasts, ranks and findings."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from delaycv import replication as rep
-from delaycv.errors import DelaycvError
+from delaycv.common.errors import DelaycvError
+from delaycv.stats import replication as rep
 from tests.conftest import REPO
 
 STUDY = REPO.parent / "shared" / "reference" / "hitl-study" / "means.csv.gz"

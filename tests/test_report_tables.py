@@ -1,4 +1,4 @@
-"""HTML pages of the test and bias tables (delaycv.report), as the workflow's report shows them."""
+"""HTML pages of the test and bias tables (delaycv.study.report), as the workflow's report shows them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from test_compare_tables import fold_table
 
-from delaycv import compare, report
+from delaycv.stats import compare
+from delaycv.study import report
 
 
 class Tables(HTMLParser):
@@ -188,7 +189,7 @@ def test_bias_page_reads_the_direction_of_significant_biases():
 def test_contrasts_page_reads_each_policy_against_the_reference():
     from test_contrasts import hand_table, two_streams
 
-    from delaycv.contrasts import policy_contrasts
+    from delaycv.stats.contrasts import policy_contrasts
 
     contrasts = policy_contrasts(hand_table(), metrics=["gmean", "tp"])
     page = report.contrasts_html(contrasts, title="contrasts", alpha=0.2, metrics=["gmean", "tp"])

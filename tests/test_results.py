@@ -15,8 +15,8 @@ from engine_runs import evaluate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from delaycv.errors import InputError
-from delaycv.results import (
+from delaycv.common.errors import InputError
+from delaycv.tables.results import (
     TableWriter,
     merge_files,
     merge_runs,
@@ -26,7 +26,7 @@ from delaycv.results import (
     write_run,
     write_table,
 )
-from delaycv.run_writer import RunWriter
+from delaycv.tables.run_writer import RunWriter
 
 
 def result(seed=1, learner="NoChange", keep=False):
@@ -342,7 +342,7 @@ def test_merge_files_equals_merge_tables_written(tmp_path):
 def test_merge_refuses_a_stream_and_a_run_twice(tmp_path, merge):
     """Issue 22: the library merges (the command's and the workflow's) refuse a stream file, the
     same table twice and a run's keys in two tables, naming the paths, before writing."""
-    from delaycv.stream import write_stream
+    from delaycv.data.stream import write_stream
 
     def merged(paths):
         if merge == "tables":

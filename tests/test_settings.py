@@ -8,14 +8,14 @@ import json
 import pytest
 
 import delaycv
-from delaycv import config as dcfg
 from delaycv import engine
 from delaycv.cli import build_parser
 from delaycv.cli.evaluate import settings_from
-from delaycv.errors import ConfigError
+from delaycv.common.errors import ConfigError
+from delaycv.data.synthetic import generate_stream
 from delaycv.metrics import Fading, Sliding
-from delaycv.settings import RunSettings, make_settings, workflow_settings
-from delaycv.synthetic import generate_stream
+from delaycv.protocol.settings import RunSettings, make_settings, workflow_settings
+from delaycv.study import config as dcfg
 
 HITL = {"preset": "hitl", "pos_window": "3d", "neg_window": "30d"}
 

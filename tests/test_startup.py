@@ -3,7 +3,7 @@
 ``delaycv --help``, a command's ``--help`` and its argument errors import nothing heavy (numpy,
 pandas, pyarrow, river, scipy, yaml, jsonschema, matplotlib): each command imports what it needs
 when it runs, once its options are checked. The rule scripts import only the light digest module
-before :func:`delaycv.digests.check_code`, and the evaluate job's imports of delaycv pull nothing
+before :func:`delaycv.study.digests.check_code`, and the evaluate job's imports of delaycv pull nothing
 the job does not need (not the config loader, nor scipy or sqlalchemy, which only river imports).
 The times are measured by benchmarks/bench_startup.py; these tests check the modules, not times.
 """
@@ -159,7 +159,14 @@ def test_scripts_import_only_the_digest_module_before_check_code(script):
     assert "check_code" in code  # (the script does check its code)
     modules = imported_after(code)["modules"]
     delaycv = {m for m in modules if m.split(".")[0] == "delaycv"}
-    assert delaycv <= {"delaycv", "delaycv.digests", "delaycv.errors", "delaycv.interrupt"}
+    assert delaycv <= {
+        "delaycv",
+        "delaycv.study",
+        "delaycv.study.digests",
+        "delaycv.common",
+        "delaycv.common.errors",
+        "delaycv.common.interrupt",
+    }
     assert heavy_in(modules) == []
 
 
@@ -172,7 +179,7 @@ def test_the_evaluate_job_imports_nothing_it_does_not_need():
             "modules"
         ]
     )
-    assert {"delaycv.engine", "delaycv.run_writer", "delaycv.stream"} <= modules
-    unneeded = {"delaycv.config", "difflib", "yaml", "jsonschema", "matplotlib", "seaborn"}
-    unneeded |= {"scipy", "sqlalchemy", "river.stream", "river.datasets", "delaycv.compare"}
+    assert {"delaycv.engine", "delaycv.tables.run_writer", "delaycv.data.stream"} <= modules
+    unneeded = {"delaycv.study.config", "difflib", "yaml", "jsonschema", "matplotlib", "seaborn"}
+    unneeded |= {"scipy", "sqlalchemy", "river.stream", "river.datasets", "delaycv.stats.compare"}
     assert modules & unneeded == set()

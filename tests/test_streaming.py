@@ -1,6 +1,6 @@
 """The engine reads a stream chunk by chunk and holds only what may still be released.
 
-- :class:`delaycv.releases.Releases` resolves, chunk by chunk, the release position and observed
+- :class:`delaycv.protocol.releases.Releases` resolves, chunk by chunk, the release position and observed
   label of every (instance, side) exactly as the whole-stream schedule does (any chunk sizes,
   ties in time, count and time windows, feedback);
 - the engine in tiny chunks (every chunk boundary, window compaction) equals the brute-force loop;
@@ -24,13 +24,13 @@ from test_engine_bruteforce import _compare, random_stream, recording, validatio
 from test_engine_bruteforce import policies as bf_policies
 
 from delaycv import engine
+from delaycv.common.errors import InputError
+from delaycv.data.stream import StreamFile, open_stream, read_stream, write_stream
+from delaycv.data.synthetic import generate_stream
 from delaycv.engine import folds as _folds  # noqa: F401 (engine.folds.CHUNK)
-from delaycv.errors import InputError
 from delaycv.metrics import METRICS
-from delaycv.policies import make_policy
-from delaycv.releases import Releases
-from delaycv.stream import StreamFile, open_stream, read_stream, write_stream
-from delaycv.synthetic import generate_stream
+from delaycv.protocol.policies import make_policy
+from delaycv.protocol.releases import Releases
 
 count_or_time = st.sampled_from(["0i", "1i", "3i", "25i", "0s", "1s", "3s", "40s"])
 general_policies = st.builds(
@@ -199,7 +199,7 @@ def _same(a, b) -> None:
 @pytest.mark.realdata
 @pytest.mark.parametrize("policy", POLICIES, ids=["ideal", "hitl", "verification", "counts"])
 def test_stream_file_equals_stream_in_memory_on_real_data(tmp_path, brackets_csv, policy):
-    from delaycv.convert import load_stream
+    from delaycv.data.convert import load_stream
 
     path = tmp_path / "brackets.parquet"
     write_stream(load_stream(brackets_csv, preset="commit-guru"), path)

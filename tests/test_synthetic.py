@@ -10,10 +10,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from delaycv.cli import main
-from delaycv.convert import METADATA_KEYS
-from delaycv.errors import DelaycvError
-from delaycv.stream import read_stream, write_stream
-from delaycv.synthetic import FEATURES, START, generate_stream
+from delaycv.common.errors import DelaycvError
+from delaycv.data.convert import METADATA_KEYS
+from delaycv.data.stream import read_stream, write_stream
+from delaycv.data.synthetic import FEATURES, START, generate_stream
 
 
 @pytest.fixture(scope="module")

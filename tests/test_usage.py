@@ -1,5 +1,5 @@
-"""What a run costs (issue 33 §5): the meter (delaycv.usage), run.json's keys from the command
-line, the runs table and its page (delaycv.costs), ``delaycv merge --runs-out``.
+"""What a run costs (issue 33 §5): the meter (delaycv.tables.usage), run.json's keys from the command
+line, the runs table and its page (delaycv.tables.costs), ``delaycv merge --runs-out``.
 
 The workflow's side (scripts/evaluate.py's run.json, merge_all's runs table and the report's page)
 is checked by tests/test_workflow_run.py on a real run of the tiny config.
@@ -21,11 +21,11 @@ import pandas as pd
 import pytest
 from engine_bruteforce import random_stream
 
-from delaycv import usage
 from delaycv.cli import main
-from delaycv.costs import RUN_COLUMNS, runs_html, runs_table, write_runs
-from delaycv.errors import InputError
-from delaycv.stream import write_stream
+from delaycv.common.errors import InputError
+from delaycv.data.stream import write_stream
+from delaycv.tables import usage
+from delaycv.tables.costs import RUN_COLUMNS, runs_html, runs_table, write_runs
 
 REPO = Path(__file__).resolve().parents[1]
 MIB = 2**20
@@ -54,7 +54,7 @@ def python(code: str, timeout: float = 60) -> dict:
 
 HOLD = """
     import json, os, time
-    from delaycv import usage
+    from delaycv.tables import usage
 
     meter = usage.Meter()
     time.sleep(0.5)
@@ -95,7 +95,7 @@ def test_a_process_holding_200_mib_for_2_seconds():
 
 GRANDCHILD = """
     import json, resource, subprocess, sys
-    from delaycv import usage
+    from delaycv.tables import usage
 
     meter = usage.Meter(interval=0.05)
     # a child that starts a grandchild holding 200 MiB for 1.5 s, then working 1 s of CPU: like
@@ -158,7 +158,7 @@ def test_a_small_process_started_by_a_large_one_reports_its_own_peak():
     block = bytearray(b"\x01") * (300 * MIB)  # this process: the tests' own memory and 300 MiB
     found = python(
         "import json\n"
-        "from delaycv import usage\n"
+        "from delaycv.tables import usage\n"
         "cost = usage.Meter().stop()\n"
         "print(json.dumps({'cost': cost}))\n"
     )
@@ -254,7 +254,7 @@ def test_jobs_count_the_workers_memory(stream_file, tmp_path):
     out = tmp_path / "run"
     found = python(
         "import json\n"
-        "from delaycv import usage\n"
+        "from delaycv.tables import usage\n"
         "from delaycv.cli import main\n"
         f"assert main({evaluate(stream_file, out, '--jobs', '2')!r}) == 0\n"
         "print(json.dumps({'own_peak': usage.own_peak_bytes()}))\n",

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from delaycv.errors import ConfigError
-from delaycv.validation import (
+from delaycv.common.errors import ConfigError
+from delaycv.protocol.validation import (
     BOOTSTRAP,
     INSPECTION,
     NOISE,

@@ -34,7 +34,7 @@ from slurm.workflow_copy import (
     write_config,
 )
 
-from delaycv import config as dcfg
+from delaycv.study import config as dcfg
 
 SMALL = REPO / "config" / "test-small.yaml"
 AGGREGATION = {
@@ -195,7 +195,7 @@ def test_a_study_with_its_own_results_folder_writes_only_there(tmp_path):
     ), logs
     # with `runs`, the run directories (and their logs) go there, everything else stays
     # (a `runs` folder that the config names may be shared: each run directory ends in the key
-    # of its settings, delaycv.config.run_key)
+    # of its settings, delaycv.study.config.run_key)
     config["runs"] = "runs/shared"
     write_config(workdir, config)
     outputs = set(missing_outputs(workdir)) - streams
@@ -665,15 +665,15 @@ def test_changing_the_rankings_settings_reruns_only_the_rankings(done, change, e
     "module, expected",
     [
         ("engine/run.py", ALL_EVALUATE | AGGREGATION),
-        ("policies.py", ALL_EVALUATE | AGGREGATION),
+        ("protocol/policies.py", ALL_EVALUATE | AGGREGATION),
         ("metrics/__init__.py", ALL_EVALUATE | AGGREGATION),
-        ("plots.py", {("figures", (("dataset", "tiny"),)), ("rankings", ()), ("all", ())}),
-        ("ranking.py", {("rankings", ()), ("all", ())}),
-        ("ranking_figures.py", {("rankings", ()), ("all", ())}),
-        ("compare.py", AGGREGATION - {("merge", (("dataset", "tiny"),)), ("merge_all", ())}),
-        ("synthetic.py", {("convert", (("dataset", "tiny"),))} | ALL_EVALUATE | AGGREGATION),
+        ("figures/plots.py", {("figures", (("dataset", "tiny"),)), ("rankings", ()), ("all", ())}),
+        ("stats/ranking.py", {("rankings", ()), ("all", ())}),
+        ("figures/rankings.py", {("rankings", ()), ("all", ())}),
+        ("stats/compare.py", AGGREGATION - {("merge", (("dataset", "tiny"),)), ("merge_all", ())}),
+        ("data/synthetic.py", {("convert", (("dataset", "tiny"),))} | ALL_EVALUATE | AGGREGATION),
         ("cli/__init__.py", set()),
-        ("config.py", set()),
+        ("study/config.py", set()),
     ],
 )
 def test_library_code_changes_rerun_exactly_their_stage(done, module, expected):
@@ -692,7 +692,7 @@ def test_library_edits_that_cannot_change_results_rerun_nothing(done):
     reformatted = f"{module} import (\n    {names},  # reformatted\n)"
     text = text.replace(line, reformatted, 1)
     engine.write_text(text + "\n# an appended comment\n")
-    plots = done / "delaycv" / "plots.py"
+    plots = done / "delaycv" / "figures/plots.py"
     plots.write_text(plots.read_text().replace("\n\n\n", "\n\n\n\n", 1))
     assert planned_jobs(done) == set()
     # (and the same file with a real change reruns the evaluations)
@@ -707,8 +707,8 @@ def test_changing_a_rule_script_reruns_its_jobs(done):
 
 STOPPED_SCRIPT = """
 import os, signal, sys
-from delaycv.atomic import atomic_dir
-from delaycv.interrupt import terminate_on_sigterm
+from delaycv.common.atomic import atomic_dir
+from delaycv.common.interrupt import terminate_on_sigterm
 
 terminate_on_sigterm()
 with atomic_dir(sys.argv[1]) as tmp:

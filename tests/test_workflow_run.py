@@ -61,7 +61,7 @@ def test_the_pipeline_writes_every_output(workdir):
         }
     bench = list((workdir / "results" / "benchmarks" / "evaluate").rglob("*.tsv"))
     assert len(bench) == 4
-    # every run's cost (scripts/evaluate.py: delaycv.usage), and merge_all's table of the runs
+    # every run's cost (scripts/evaluate.py: delaycv.tables.usage), and merge_all's table of the runs
     runs = pd.read_parquet(workdir / "results" / "runs.parquet")
     assert runs[["learner", "policy"]].values.tolist() == [
         [lr, p] for lr in ("nb", "lr") for p in ("ideal", "hitl_7d_90d")

@@ -31,7 +31,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from delaycv.config import load_study, runs
+    from delaycv.study.config import load_study, runs
 
     study = load_study(args.files, cwd=os.getcwd())
 

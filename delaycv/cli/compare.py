@@ -5,7 +5,7 @@ Writes, each file atomically and only after every test has been computed:
 * ``tests.parquet`` + ``tests.csv``: pairwise permutation tests at ``--checkpoint`` (default the last
   checkpoint of each dataset), Holm-adjusted, with mean difference, 95 % CI, Cliff's delta, and the
   Wilcoxon and sign-test p-values; ``n`` distinct (seed, fold) pairs, ``n_duplicates`` left out as
-  repeats of another seed (columns: ``delaycv.compare.TEST_COLUMNS``);
+  repeats of another seed (columns: ``delaycv.stats.compare.TEST_COLUMNS``);
 * ``strip.parquet``: the same tests at every checkpoint (the significance strip of the figures);
 * ``bias.parquet`` + ``bias.csv`` (when both references are present): observed minus true per
   learner at the last checkpoint, tested against zero;
@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from delaycv.choices import ALTERNATIVES, REFERENCES
 from delaycv.cli import options
-from delaycv.errors import InputError
+from delaycv.common.choices import ALTERNATIVES, REFERENCES
+from delaycv.common.errors import InputError
 
 if TYPE_CHECKING:  # the tests' modules are imported when the command runs: --help stays fast
     import pandas as pd
@@ -90,8 +90,8 @@ def mcnemar_from_runs(run_dirs, *, references, method, alpha) -> pd.DataFrame:
     """McNemar's tests for the learner pairs of each (dataset, policy, seed) among run directories."""
     import pandas as pd
 
-    from delaycv import compare
-    from delaycv.results import read_table
+    from delaycv.stats import compare
+    from delaycv.tables.results import read_table
 
     groups: dict[tuple, dict[str, pd.DataFrame]] = {}
     for run_dir in map(Path, run_dirs):
@@ -137,16 +137,16 @@ def _check_checkpoints(table: pd.DataFrame, checkpoints, path: str) -> None:
 
 
 def run(args) -> int:
-    from delaycv.atomic import atomic_path, check_output
     from delaycv.cli import check_number
+    from delaycv.common.atomic import atomic_path, check_output
 
     checkpoints = _checkpoints(args.checkpoint)
     check_number(args.resamples, "--resamples", low=1, expected="R >= 1")
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the tests (numpy, pandas, scipy)
-    from delaycv import compare
-    from delaycv.results import read_table
+    from delaycv.stats import compare
+    from delaycv.tables.results import read_table
 
     table = read_table(args.merged)
     _check_checkpoints(table, checkpoints, str(args.merged))

@@ -8,9 +8,9 @@ import logging
 import sys
 from pathlib import Path
 
-from delaycv.errors import InputError
-from delaycv.mapping import INF_MODES, LINK_KINDS, NO_EFFORT, PRESETS
-from delaycv.timeunits import TIME_UNITS
+from delaycv.common.errors import InputError
+from delaycv.data.mapping import INF_MODES, LINK_KINDS, NO_EFFORT, PRESETS
+from delaycv.data.timeunits import TIME_UNITS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -111,7 +111,7 @@ def _mapping_from_args(args) -> dict | None:
     mapping: dict = {}
     if args.mapping:
         path = Path(args.mapping)
-        from delaycv.config import read_yaml
+        from delaycv.study.config import read_yaml
 
         # strict: a syntax error's line and column, a duplicate key, an empty file
         loaded = read_yaml(path, expected="a YAML mapping: time, label, positive, ...")
@@ -156,11 +156,13 @@ def check_parquet_name(dest: str) -> None:
 
 
 def run(args) -> int:
-    from delaycv.atomic import check_output
+    from delaycv.common.atomic import check_output
 
     check_parquet_name(args.dest)
     check_output(args.dest)
-    from delaycv.convert import convert_file  # (numpy, pandas, pyarrow) once the path is checked
+    from delaycv.data.convert import (
+        convert_file,  # (numpy, pandas, pyarrow) once the path is checked
+    )
 
     if not args.quiet:
         logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")

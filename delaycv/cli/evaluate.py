@@ -1,9 +1,9 @@
 """``delaycv evaluate``: evaluate one learner on one stream under one policy; write a run directory.
 
-Thin: it turns options into the run's settings (:func:`delaycv.settings.make_settings`, which
+Thin: it turns options into the run's settings (:func:`delaycv.protocol.settings.make_settings`, which
 checks them all before the stream is read), runs the evaluation and writes the run directory as it goes
-(:class:`delaycv.run_writer.RunWriter`: the fold table and its summary piece by piece, atomic).
-``--moa-csv`` adds the reference's ``dump.csv`` and ``detail.csv`` (:class:`delaycv.moa.MoaExport`,
+(:class:`delaycv.tables.run_writer.RunWriter`: the fold table and its summary piece by piece, atomic).
+``--moa-csv`` adds the reference's ``dump.csv`` and ``detail.csv`` (:class:`delaycv.tables.moa_export.MoaExport`,
 an observer of the engine).
 
 The engine's warnings (a learner that never gave a probability in a fold) are printed on stderr as
@@ -27,10 +27,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from delaycv import choices, defaults, policies
 from delaycv.cli import options
-from delaycv.errors import ConfigError, InputError
-from delaycv.learners import MOA_PREFIX
+from delaycv.common import choices, defaults
+from delaycv.common.errors import ConfigError, InputError
+from delaycv.protocol import policies
+from delaycv.protocol.learners import MOA_PREFIX
 
 
 def parse_value(text: str) -> Any:
@@ -200,7 +201,7 @@ def learner_spec_from(args) -> dict:
     text = args.learner
     path = Path(text)
     if path.suffix.lower() in (".json", ".yaml", ".yml") and path.is_file():
-        from delaycv.config import read_yaml
+        from delaycv.study.config import read_yaml
 
         # strict: a syntax error's line and column, a duplicate key, an empty file
         spec = read_yaml(path, expected="a learner spec: class and params, or pipeline")
@@ -315,9 +316,9 @@ def run(args) -> int:
 
 
 def settings_from(args):
-    """The run's :class:`~delaycv.settings.RunSettings` from the parsed options (all checked)."""
+    """The run's :class:`~delaycv.protocol.settings.RunSettings` from the parsed options (all checked)."""
     from delaycv.cli import check_number
-    from delaycv.settings import make_settings
+    from delaycv.protocol.settings import make_settings
 
     check_number(args.jobs, "--jobs", low=1, expected="N >= 1")
     check_number(args.threshold, "--threshold", low=0.0, high=1.0)
@@ -354,9 +355,9 @@ def settings_from(args):
 
 
 def _run(args) -> int:
-    from delaycv.usage import Meter
+    from delaycv.tables.usage import Meter
 
-    # the process's cost (CPU, peak memory, RAM-hours: delaycv.usage), unless timings are off
+    # the process's cost (CPU, peak memory, RAM-hours: delaycv.tables.usage), unless timings are off
     meter = None if args.no_timing else Meter()
     try:
         return _evaluate(args, meter)
@@ -431,16 +432,16 @@ def _writing(out: Path, what: str) -> Iterator[None]:
 def _evaluate(args, meter) -> int:
     settings = settings_from(args)  # every check before any work: the run, the output, the stream
 
-    from delaycv.atomic import check_output
     from delaycv.cli import check_number
+    from delaycv.common.atomic import check_output
+    from delaycv.data.stream import open_stream
     from delaycv.engine import evaluate, probe_learner
-    from delaycv.run_writer import RunWriter
-    from delaycv.stream import open_stream
+    from delaycv.tables.run_writer import RunWriter
 
     folds = settings.validation.folds
     export = None
     if args.moa_csv:
-        from delaycv.moa import MoaExport
+        from delaycv.tables.moa_export import MoaExport
 
         alpha = args.moa_alpha if args.moa_alpha is not None else (args.alpha or defaults.ALPHA)
         check_number(alpha, "--moa-alpha", low=0.0, high=1.0)

@@ -34,16 +34,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from delaycv.atomic import check_output
     from delaycv.cli import check_number
     from delaycv.cli.convert import check_parquet_name
+    from delaycv.common.atomic import check_output
 
     check_number(args.rows, "--rows", low=1, expected="N >= 1")
     check_parquet_name(args.dest)
     check_output(args.dest)
     # the options are checked: now the modules of the stream (numpy, pandas, pyarrow)
-    from delaycv.stream import write_stream
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
 
     stream = generate_stream(
         rows=args.rows, seed=args.seed, dataset=args.dataset, effort=not args.no_effort

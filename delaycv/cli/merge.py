@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from delaycv.errors import InputError
+from delaycv.common.errors import InputError
 
 #: Output formats by file suffix.
 FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
@@ -52,8 +52,8 @@ def output_format(path: str, option: str) -> str:
 
 
 def write(frame, path: str, fmt: str) -> None:
-    from delaycv.atomic import atomic_path
-    from delaycv.results import write_table
+    from delaycv.common.atomic import atomic_path
+    from delaycv.tables.results import write_table
 
     if fmt == "parquet":
         write_table(frame, path)
@@ -63,7 +63,7 @@ def write(frame, path: str, fmt: str) -> None:
 
 
 def run(args) -> int:
-    from delaycv.atomic import check_output
+    from delaycv.common.atomic import check_output
 
     outputs = [(args.out, output_format(args.out, "--out"))]
     if args.summary_out:
@@ -73,13 +73,13 @@ def run(args) -> int:
     for path, _ in outputs:
         check_output(path)
     # the options are checked: now the tables' modules (numpy, pandas, pyarrow)
-    from delaycv.results import FOLDS_FILE, SUMMARY_FILE, merge_tables
+    from delaycv.tables.results import FOLDS_FILE, SUMMARY_FILE, merge_tables
 
     tables = [merge_tables(args.runs, name=FOLDS_FILE)]
     if args.summary_out:
         tables.append(merge_tables(args.runs, name=SUMMARY_FILE))
     if args.runs_out:
-        from delaycv.costs import runs_table
+        from delaycv.tables.costs import runs_table
 
         tables.append(runs_table(args.runs))
     for (path, fmt), table in zip(outputs, tables, strict=True):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from delaycv.defaults import SEED_MAX
+from delaycv.common.defaults import SEED_MAX
 
 
 def seed(text: str) -> int:

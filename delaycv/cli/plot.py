@@ -1,6 +1,6 @@
 """``delaycv plot MERGED.parquet --tests DIR --out DIR``: draw the comparison figures (PNG and PDF).
 
-Figures (see delaycv.plots): learning curves with the significance strip, the bias of realistic
+Figures (see delaycv.figures.plots): learning curves with the significance strip, the bias of realistic
 evaluation, final per-fold distributions, the pairwise heatmap and the waiting-time sensitivity.
 Every figure is drawn before any file is moved into ``--out``; existing other files stay. The same
 inputs draw byte-identical files (seeded jitter, no creation date). The sensitivity figure takes
@@ -19,10 +19,10 @@ import os
 import sys
 from pathlib import Path
 
-from delaycv.choices import FIGURE_FORMATS, REFERENCES
 from delaycv.cli import options
-from delaycv.durations import parse_window
-from delaycv.errors import DelaycvError, InputError
+from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
+from delaycv.common.errors import DelaycvError, InputError
+from delaycv.protocol.durations import parse_window
 
 #: The largest --dpi: a figure of about 10 x 6 inches is then 24,000 x 14,400 pixels (1 GiB of
 #: memory to draw); beyond, matplotlib fails for want of memory after minutes of work.
@@ -79,7 +79,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def _tests(path: str | None):
     if path is None:
         return None
-    from delaycv.results import read_table
+    from delaycv.tables.results import read_table
 
     path = Path(path)
     if path.is_dir():
@@ -169,16 +169,16 @@ def _make_dirs(path: Path) -> list[Path]:
 
 def run(args) -> int:
     logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
-    from delaycv.atomic import check_output, temporary
     from delaycv.cli import check_number
+    from delaycv.common.atomic import check_output, temporary
 
     check_number(args.dpi, "--dpi", low=1, high=MAX_DPI)
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
 
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the figures (matplotlib, seaborn, pandas)
-    from delaycv import plots
-    from delaycv.results import read_table
+    from delaycv.figures import plots
+    from delaycv.tables.results import read_table
 
     table = read_table(args.merged)
     tests = _tests(args.tests)

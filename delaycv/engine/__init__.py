@@ -7,10 +7,10 @@ stream instance m = 1..n at time t_m, in file order:
    ``(a, q, arrival index)`` order; for each released instance i: score *its own* stored
    prediction against the observed label o_i and against the true label y_i, then train the
    fold's learner on ``(x_i, o_i)`` with the fold's training weight w_i (see
-   :func:`delaycv.learners.trainer`);
+   :func:`delaycv.protocol.learners.trainer`);
 2. predict instance m: ``P1 = p(1) / sum(p)`` from ``predict_proba_one`` (0.5 for an empty dict or
    a zero sum); the prediction is ``1 iff P1 > threshold`` (strict);
-3. compute ``(o, a, q)`` with the policy (:mod:`delaycv.policies`) for the learner's prediction; if
+3. compute ``(o, a, q)`` with the policy (:mod:`delaycv.protocol.policies`) for the learner's prediction; if
    ``(a, q) <= (t_m, m)`` release it at once (zero delay: test-then-train), else queue it.
 
 With ``evaluate="trained"`` an instance of weight 0 is predicted but neither queued nor evaluated
@@ -30,7 +30,7 @@ learner), plus optional positions, fractions of the stream or times. The package
 The engine is a package, one idea per module:
 
 - :mod:`~delaycv.engine.run`: :func:`evaluate`, the one entry point (a stream and a
-  :class:`~delaycv.settings.RunSettings`), and :class:`EvaluationResult`;
+  :class:`~delaycv.protocol.settings.RunSettings`), and :class:`EvaluationResult`;
 - :mod:`~delaycv.engine.folds`: the folds chunk by chunk as the stream is read;
 - :mod:`~delaycv.engine.fold`: one fold's loop (release, predict, policy, checkpoint);
 - :mod:`~delaycv.engine.chunk`: what the folds share (the slots of instances whose labels may

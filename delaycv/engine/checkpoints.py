@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from delaycv.errors import ConfigError
-from delaycv.settings import check_checkpoints, check_every
-from delaycv.stream import StreamFile
+from delaycv.common.errors import ConfigError
+from delaycv.data.stream import StreamFile
+from delaycv.protocol.settings import check_checkpoints, check_every
 
 
 def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) -> np.ndarray:
@@ -19,8 +19,8 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
     ``checkpoints``: a list of positions (ints), or a mapping with ``positions`` (ints in 1..n),
     ``fractions`` (in (0, 1]: position ``ceil(f * n)``) and ``times`` (Unix s: the last instance
     with time <= T; none if no instance is that early). ``time``: the stream's times, or a
-    :class:`~delaycv.stream.StreamFile` (its times are read only for ``times``). The kinds of
-    values are checked by :mod:`delaycv.settings` (one place for a run's checks).
+    :class:`~delaycv.data.stream.StreamFile` (its times are read only for ``times``). The kinds of
+    values are checked by :mod:`delaycv.protocol.settings` (one place for a run's checks).
 
     >>> t = np.array([1, 2, 2, 5, 9, 9, 9, 12, 20, 30])
     >>> checkpoint_positions(t, 4).tolist()

@@ -8,7 +8,7 @@ and then (:meth:`Slots.compact`), so what is held grows with the labels waiting,
 stream.
 
 :class:`ChunkView` is one chunk as the fold loop reads it: the chunk's columns and its releases
-(:class:`~delaycv.releases.ChunkReleases`) as Python lists, built once per chunk for all folds.
+(:class:`~delaycv.protocol.releases.ChunkReleases`) as Python lists, built once per chunk for all folds.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from delaycv.releases import ChunkReleases
+from delaycv.protocol.releases import ChunkReleases
 
 
 class Slots:
@@ -41,7 +41,7 @@ class Slots:
         self.effort = array("d")
 
     def extend(self, chunk, effort: bool = False) -> None:
-        """Slots for the instances of ``chunk`` (a :class:`~delaycv.stream.StreamChunk`); with
+        """Slots for the instances of ``chunk`` (a :class:`~delaycv.data.stream.StreamChunk`); with
         ``effort``, their efforts too."""
         k = len(chunk)
         self.top += k

@@ -14,7 +14,7 @@ where it was not built, or cannot be loaded (another platform), the Python loop 
 * the environment variable ``DELAYCV_PURE_PYTHON`` is ``1`` (to run or measure the Python loop;
   ``0`` or unset: the compiled loop; any other value is refused with a ``ConfigError``).
 
-The rules are :mod:`delaycv.native`'s, shared with the effort-aware measures' compiled loop.
+The rules are :mod:`delaycv.common.native`'s, shared with the effort-aware measures' compiled loop.
 
 :func:`status` says which loop runs and why (``make venv`` prints it).
 """
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from delaycv import native
-from delaycv.native import PURE_PYTHON
+from delaycv.common import native
+from delaycv.common.native import PURE_PYTHON
 
 #: The source of the compiled loop.
 SOURCE = Path(__file__).with_name("_loop.pyx")

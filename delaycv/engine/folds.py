@@ -1,7 +1,7 @@
 """The folds of a run, chunk by chunk as the stream is read (pure): :func:`run_folds`.
 
 Each chunk of :data:`CHUNK` instances is read once; its x dicts and the releases of the policy
-(:class:`~delaycv.releases.Releases`, which depend on the stream and the policy only) are built
+(:class:`~delaycv.protocol.releases.Releases`, which depend on the stream and the policy only) are built
 once and used by every fold in turn. Fold states are independent, so the result equals running
 the folds one by one. What is held between chunks is the state of the instances whose labels may
 still be released (:class:`~delaycv.engine.chunk.Slots`).
@@ -15,17 +15,17 @@ from pathlib import Path
 
 import numpy as np
 
+from delaycv.common.errors import ConfigError, DelaycvError
+from delaycv.data.stream import has_effort
 from delaycv.engine.chunk import ChunkView, Slots
 from delaycv.engine.fold import INSTANCE, FoldLoop, FoldOutput
-from delaycv.errors import ConfigError, DelaycvError
-from delaycv.learners import (
+from delaycv.protocol.learners import (
     PROBABILITY_EXPECTED,
     UnusableProbability,
     for_stream,
     learner_label,
 )
-from delaycv.releases import Releases
-from delaycv.stream import has_effort
+from delaycv.protocol.releases import Releases
 
 #: Instances per chunk of x dicts built from the stream (shared by the folds).
 CHUNK = 4096
@@ -41,7 +41,7 @@ def run_folds(
     progress: Callable[[int], None] | None = None,
     on_rows: Callable[[list], None] | None = None,
 ) -> list[FoldOutput]:
-    """Run ``folds`` of ``settings`` (a :class:`~delaycv.settings.RunSettings`) on ``stream``
+    """Run ``folds`` of ``settings`` (a :class:`~delaycv.protocol.settings.RunSettings`) on ``stream``
     with the checkpoint positions ``checkpoints``; ``on_rows``, if given, receives the table
     rows of every chunk's checkpoints (all folds) as they are made."""
     n = len(stream)
@@ -132,7 +132,7 @@ def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int
     instance is not known):
 
     * an answer of ``predict_proba_one`` the engine cannot score
-      (:class:`~delaycv.learners.UnusableProbability`: None, NaN, a value outside [0, 1], a key
+      (:class:`~delaycv.protocol.learners.UnusableProbability`: None, NaN, a value outside [0, 1], a key
       other than the labels 0 and 1);
     * an exception raised below a call of the learner (a parameter river accepted but cannot
       use): the innermost delaycv frame is one that calls learner methods (the loop, the flush,

@@ -7,7 +7,7 @@ import multiprocessing
 import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-from delaycv import interrupt as _interrupt
+from delaycv.common import interrupt as _interrupt
 from delaycv.engine.folds import run_folds
 from delaycv.engine.progress import Progress
 

@@ -1,4 +1,4 @@
-"""The engine's entry point: :func:`evaluate` a :class:`~delaycv.settings.RunSettings` on a stream
+"""The engine's entry point: :func:`evaluate` a :class:`~delaycv.protocol.settings.RunSettings` on a stream
 (pure), and what it returns, :class:`EvaluationResult`."""
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from typing import Any
 
 import pandas as pd
 
+from delaycv.common.errors import ConfigError, DelaycvError
+from delaycv.data.stream import StreamFile, has_effort
 from delaycv.engine.checkpoints import checkpoint_positions
 from delaycv.engine.folds import one_line, run_folds
 from delaycv.engine.parallel import run_parallel
@@ -23,8 +25,8 @@ from delaycv.engine.windows import (
     time_warnings,
     window_keys,
 )
-from delaycv.errors import ConfigError, DelaycvError
-from delaycv.learners import (
+from delaycv.metrics.effort import describe_scope
+from delaycv.protocol.learners import (
     PROBABILITY_EXPECTED,
     UnusableProbability,
     for_stream,
@@ -32,9 +34,7 @@ from delaycv.learners import (
     make_learner,
     positive_probability,
 )
-from delaycv.metrics.effort import describe_scope
-from delaycv.settings import RunSettings
-from delaycv.stream import StreamFile, has_effort
+from delaycv.protocol.settings import RunSettings
 
 #: The engine's warnings (also in ``result.info["warnings"]``): the command line shows them as
 #: ``delaycv: warning: ...``; without a handler, Python's last resort prints them on stderr.
@@ -115,20 +115,20 @@ def evaluate(
     on_rows: Callable[[pd.DataFrame], None] | None = None,
 ) -> EvaluationResult:
     """Evaluate ``settings`` (learner, policy, validation, estimator, options: built and checked
-    by :func:`delaycv.settings.make_settings`) on ``stream``.
+    by :func:`delaycv.protocol.settings.make_settings`) on ``stream``.
 
     Parameters
     ----------
     stream : Stream or StreamFile
-        A :class:`~delaycv.stream.Stream`, or a :class:`~delaycv.stream.StreamFile` read chunk
+        A :class:`~delaycv.data.stream.Stream`, or a :class:`~delaycv.data.stream.StreamFile` read chunk
         by chunk: what a run holds grows with the labels waiting, not with the stream
-        (:mod:`delaycv.releases`), apart from the table rows (see ``on_rows``) and the
+        (:mod:`delaycv.protocol.releases`), apart from the table rows (see ``on_rows``) and the
         prediction log.
     settings : RunSettings
         The run.
     observer_factory : callable or None
         ``observer_factory(fold)`` makes the fold's observer (``on_evaluation``,
-        ``on_instance``; :mod:`delaycv.moa` is one).
+        ``on_instance``; :mod:`delaycv.tables.moa_export` is one).
     progress : bool or callable
         True: progress on stderr (:class:`~delaycv.engine.Progress`); a callable is given the
         instance-folds done since its last call, every ``PROGRESS_BLOCK`` instances of each fold.
@@ -146,7 +146,7 @@ def evaluate(
         raise ConfigError(
             f"settings is a {type(settings).__name__}",
             location="argument settings",
-            expected="a RunSettings (delaycv.settings.make_settings)",
+            expected="a RunSettings (delaycv.protocol.settings.make_settings)",
         )
     if len(stream) == 0:
         raise DelaycvError("the stream has no instances")
@@ -242,7 +242,7 @@ def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
     learn each, as the loop does. Catches, before any work, parameters that river accepts when it
     builds the learner but fails on at its first call (with river's message, as a ConfigError),
     and answers of ``predict_proba_one`` the engine cannot score
-    (:func:`~delaycv.learners.positive_probability`). A learner with ``needs_no_probe`` is not
+    (:func:`~delaycv.protocol.learners.positive_probability`). A learner with ``needs_no_probe`` is not
     run: a MOA learner, which MOA checked when it was built and whose votes are always read
     (:class:`~delaycv.jvm.learner.MoaClassifier`); a failure of its first calls names the fold
     and the instances, and leaves nothing behind, as any learner's during the run."""

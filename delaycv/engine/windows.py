@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from delaycv.errors import ConfigError
-from delaycv.stream import StreamFile
+from delaycv.common.errors import ConfigError
+from delaycv.data.stream import StreamFile
 
 #: A window this many times shorter than the typical gap between instances waits for nothing.
 GAP_FACTOR = 1000
@@ -73,7 +73,7 @@ def time_profile(stream) -> TimeProfile:
 def window_keys(policy) -> dict[str, str]:
     """The spec key that sets each side's window (``pos_window``/``neg_window`` -> ``window``
     for delay and verification), for the sides whose window is a duration other than 0."""
-    from delaycv.policies import PRESETS, WINDOW_SIDES
+    from delaycv.protocol.policies import PRESETS, WINDOW_SIDES
 
     preset = PRESETS.get(policy.preset)
     params = [] if preset is None else [*preset.windows, *preset.optional_windows]

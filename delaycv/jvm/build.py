@@ -19,7 +19,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from delaycv.errors import ConfigError
+from delaycv.common.errors import ConfigError
 
 HERE = Path(__file__).parent
 SOURCE = HERE / "java" / "delaycv" / "jvm" / "FoldRows.java"
@@ -30,8 +30,8 @@ DIGEST_MEMBER = "delaycv/jvm/FoldRows.sha256"
 
 def build(target: Path = TARGET) -> Path:
     """Compile :data:`SOURCE` against the pinned MOA jar into ``target`` (atomically)."""
+    from delaycv.common.native import source_digest
     from delaycv.jvm.jar import locate
-    from delaycv.native import source_digest
 
     javac = shutil.which("javac")
     if javac is None:

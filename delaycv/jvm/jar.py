@@ -32,7 +32,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from delaycv.errors import ConfigError
+from delaycv.common.errors import ConfigError
 
 MOA_VERSION = "2024.07"
 CAPYMOA_VERSION = "0.15.1"

@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from delaycv.errors import ConfigError
+from delaycv.common.errors import ConfigError
 from delaycv.jvm import machine
-from delaycv.learners import MOA_PREFIX
+from delaycv.protocol.learners import MOA_PREFIX
 
 #: the spec's keys (a dict spec): the MOA string, a seed for every fold, the JVM's heap
 SPEC_KEYS = ("moa", "seed", "heap")
@@ -208,7 +208,7 @@ class MoaClassifier:
         self.model.resetLearning()
 
     def encode_records(self, chunk) -> list:
-        """The instances of a :class:`~delaycv.stream.StreamChunk` (its feature matrix, or its
+        """The instances of a :class:`~delaycv.data.stream.StreamChunk` (its feature matrix, or its
         x dicts; a missing value is NaN) with their true labels as class. With the Java loop,
         they stay in Java (:class:`delaycv.jvm.rows.ChunkInstances`); else one Python handle
         each."""

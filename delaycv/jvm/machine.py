@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 
-from delaycv.errors import ConfigError
+from delaycv.common.errors import ConfigError
 
 #: the environment variable giving the heap (``-Xmx``) of a JVM started without a ``heap`` key
 HEAP_ENV = "DELAYCV_JVM_HEAP"

@@ -23,7 +23,7 @@ from array import array
 
 import numpy as np
 
-from delaycv import native
+from delaycv.common import native
 from delaycv.jvm.build import DIGEST_MEMBER, SOURCE, TARGET
 
 

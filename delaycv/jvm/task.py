@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from delaycv.errors import ConfigError
+from delaycv.common.errors import ConfigError
 
 #: delaycv's validation schemes -> MOA's names of them
 METHODS = {

@@ -9,7 +9,7 @@ measurements from a snapshot. ``EFFORT_METRICS``: the effort-aware measures of a
 effort (``effort``: :class:`~delaycv.metrics.effort.EffortCurve`, imported where it is used).
 """
 
-from delaycv.choices import REFERENCES
+from delaycv.common.choices import REFERENCES
 from delaycv.metrics.core import Metrics
 from delaycv.metrics.effort_names import EFFORT_LOWER_IS_BETTER, EFFORT_METRICS
 from delaycv.metrics.estimators import (
@@ -22,7 +22,7 @@ from delaycv.metrics.estimators import (
     make_estimator,
 )
 from delaycv.metrics.formulas import METRICS
-from delaycv.metrics.moa import MOA_BASIC_MEASUREMENTS, MOA_MEASUREMENTS, moa_values
+from delaycv.metrics.moa_measurements import MOA_BASIC_MEASUREMENTS, MOA_MEASUREMENTS, moa_values
 
 __all__ = [
     "EFFORT_LOWER_IS_BETTER",

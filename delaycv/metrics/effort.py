@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 
-from delaycv import native
+from delaycv.common import native
 from delaycv.metrics import effort_loop
 from delaycv.metrics.effort_names import EFFORT_METRICS
 from delaycv.metrics.estimators import Cumulative, Fading, Sliding, Tumbling, make_estimator

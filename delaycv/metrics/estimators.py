@@ -22,9 +22,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from delaycv import defaults as _defaults
-from delaycv.checks import is_integer, is_number
-from delaycv.errors import ConfigError
+from delaycv.common import defaults as _defaults
+from delaycv.common.checks import is_integer, is_number
+from delaycv.common.errors import ConfigError
 from delaycv.metrics.states import CumulativeState, FadingState, SlidingState, TumblingState
 
 
@@ -159,7 +159,7 @@ def make_estimator(spec: dict | str | Estimator | None = None) -> Estimator:
     width: 100}`` (``sliding`` is read as ``window``), ``{kind: tumbling, size: 100}``,
     ``{kind: cumulative}`` or just the kind's name; an estimator object is returned unchanged.
 
-    What is not given comes from :mod:`delaycv.defaults` (``None``: the default estimator, a
+    What is not given comes from :mod:`delaycv.common.defaults` (``None``: the default estimator, a
     fading factor of ``defaults.ALPHA``; a kind without its parameter: ``ALPHA``, ``WIDTH`` or
     ``SIZE``). A bad value raises ``ConfigError`` naming the key (``key estimator.<key>``).
 

@@ -144,7 +144,7 @@ def touch_outputs(workdir: Path) -> int:
 def write_commit_guru_csv(path: Path, rows: int = 300, seed: int = 3) -> Path:
     """A raw CSV in the Commit Guru layout (``delaycv convert --preset commit-guru`` reads it): the
     synthetic stream's times, labels and features; no fix links."""
-    from delaycv.synthetic import generate_stream
+    from delaycv.data.synthetic import generate_stream
 
     stream = generate_stream(rows=rows, seed=seed)
     frame = stream.features.copy()

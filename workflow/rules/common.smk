@@ -15,7 +15,7 @@ from snakemake_interface_executor_plugins.settings import DeploymentMethod
 # job imports nothing else from the workflow's side. Without conda, jobs run in the environment of
 # Snakemake itself, so the checkout goes first on PYTHONPATH (an installed delaycv there may be
 # another copy). The rule scripts check that the package they import has the digest the workflow
-# computed (delaycv.digests.check_code). SLURM jobs re-read this file and set both again. Nothing is
+# computed (delaycv.study.digests.check_code). SLURM jobs re-read this file and set both again. Nothing is
 # required from the user, so there is no `envvars:` assertion.
 WORKFLOW_ROOT = Path(workflow.basedir)
 if (WORKFLOW_ROOT / "delaycv" / "__init__.py").is_file():
@@ -31,9 +31,9 @@ if (WORKFLOW_ROOT / "delaycv" / "__init__.py").is_file():
             )
         )
 
-import delaycv.config as dcfg
-import delaycv.digests as digests
-from delaycv.errors import ConfigError
+import delaycv.study.config as dcfg
+import delaycv.study.digests as digests
+from delaycv.common.errors import ConfigError
 from snakemake.exceptions import WorkflowError
 
 # Snakemake runs a rule script as `<python> <script>` with the interpreter's path unquoted
@@ -90,7 +90,7 @@ try:
 except ConfigError as err:
     raise invalid_configuration(err) from None
 # A `runs` folder that the config names may be shared by studies: each run directory then ends in
-# the digest of the run's settings (delaycv.config.run_key), so that studies with other settings
+# the digest of the run's settings (delaycv.study.config.run_key), so that studies with other settings
 # for the same names never share one. Without `runs`, the run directories are the study's own.
 SHARED_RUNS = "runs" in config
 # `config` becomes the validated study, defaults filled in (the report's captions read it)
@@ -149,7 +149,7 @@ if SHARED_RUNS:
     RUN_DIR = f"{RUN_DIR}/{{settings}}"
 MERGED = f"{RESULTS}/merged/{{dataset}}.parquet"
 MERGED_ALL = f"{RESULTS}/merged.parquet"
-# the study's runs: one row per run (delaycv.costs), its CSV and its page in the report
+# the study's runs: one row per run (delaycv.tables.costs), its CSV and its page in the report
 RUNS_TABLE = f"{RESULTS}/runs.parquet"
 RUNS_TABLE_CSV = f"{RESULTS}/runs.csv"
 RUNS_TABLE_HTML = f"{RESULTS}/runs.html"
@@ -233,7 +233,7 @@ CONTRAST_OPTIONS = canonical(CONFIG["contrasts"])
 FIGURE_OPTIONS = canonical(CONFIG["figures"])
 
 
-# The figures of delaycv.plots.draw_figures, by the first part of their file names, as the report
+# The figures of delaycv.figures.plots.draw_figures, by the first part of their file names, as the report
 # names them; FIGURE_PATTERN picks each figure file of a figures folder with its kind and format as
 # wildcards: every figure enters the report twice, its PNG (drawn to be read at the report's
 # width) and its PDF (shown in the report's PDF viewer, which zooms: the way to enlarge it there).
@@ -249,7 +249,7 @@ FIGURE_FORMATS = "{format,png|pdf}"
 FIGURE_PATTERN = "{figure,%s}_{name}.%s" % ("|".join(FIGURE_KINDS), FIGURE_FORMATS)
 
 
-# The figures of delaycv.ranking_figures: critical-difference diagrams and SK-ESD box plots.
+# The figures of delaycv.figures.rankings: critical-difference diagrams and SK-ESD box plots.
 RANKING_FIGURE_KINDS = {
     "cd": "critical-difference diagram",
     "sk": "Scott-Knott ESD groups",

@@ -1,0 +1,21 @@
+"""Names a user chooses among that the library and the command line share: the labels a metric
+is scored against, the validation schemes, the estimator kinds, the alternatives of the paired
+tests, the file formats of the figures.
+
+They live apart from the modules that use them (:mod:`delaycv.stats.compare`, :mod:`delaycv.figures.plots`, which
+import numpy, pandas, scipy and matplotlib), so that the command line offers them as choices, and
+checks them, without importing any of those.
+"""
+
+#: The labels every metric is computed against: the observed label (the estimate a practitioner
+#: reports) and the true label (what the model achieved); their gap is the bias of realistic
+#: evaluation.
+REFERENCES = ("observed", "true")
+#: The validation schemes (:mod:`delaycv.protocol.validation`) and the estimator kinds
+#: (:mod:`delaycv.metrics.estimators`; ``sliding`` is read as ``window``).
+SCHEMES = ("prequential", "cv", "split", "bootstrap")
+ESTIMATORS = ("cumulative", "window", "fading", "tumbling")
+#: The alternatives of the paired tests.
+ALTERNATIVES = ("two-sided", "greater", "less")
+#: The file formats of the figures.
+FIGURE_FORMATS = ("png", "pdf")

@@ -1,0 +1,80 @@
+"""The defaults of an evaluation, in one place.
+
+The command line (``delaycv evaluate``), the Python API (:func:`delaycv.evaluate`), a run's
+settings (:func:`delaycv.protocol.settings.make_settings`, :func:`delaycv.metrics.make_estimator`,
+:func:`~delaycv.protocol.validation.make_validation`) and the workflow config loader (:mod:`delaycv.study.config`) read them from here. The workflow's JSON schema
+(``workflow/schemas/config.schema.yaml``) cannot import Python, so it repeats them;
+``tests/test_defaults.py`` checks that the two agree.
+
+A policy with a waiting time (``delay``, ``verification``, ``hitl``) has **no** default window:
+its windows must be given (a silent 90 days would decide the result for the user).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: The label policy when none is given: labels observed at once (the ideal, test-then-train).
+POLICY = "ideal"
+
+#: Validation scheme, number of folds k (1 for ``prequential``), seed of the bootstrap draws,
+#: and which instances a fold evaluates (``all``: every fold evaluates every instance).
+SCHEME = "bootstrap"
+FOLDS = 10
+PREQUENTIAL_FOLDS = 1
+VALIDATION_SEED = 1
+EVALUATE = "all"
+#: Bootstrap weights from the validation seed alone (the same for every run seed) when true;
+#: by default each run seed (replicate) draws its own weights.
+FIXED_SPLIT = False
+
+#: The run seed: learner seeds (derived per fold), prediction noise, inspection errors.
+SEED = 1
+#: Every seed (run, validation, tests, generator, jitter) is an integer from 0 to ``SEED_MAX``
+#: (2**63 - 1): the run seed is an int64 column of the result tables.
+SEED_MAX = 2**63 - 1
+
+#: Estimator of the metrics: a fading factor ``ALPHA`` (the value of the reference study);
+#: ``WIDTH`` of the sliding window and ``SIZE`` of the tumbling chunks when those are chosen.
+ESTIMATOR = "fading"
+ALPHA = 0.99
+WIDTH = 1000
+SIZE = 1000
+
+#: A checkpoint every ``EVERY`` stream instances (and at the last instance).
+EVERY = 500
+
+#: The reference policy of the policy contrasts, when the study has a policy of this name
+#: (workflow key ``contrasts.reference``; the schema cannot say "when", so it has no default there).
+CONTRAST_REFERENCE = "ideal"
+
+#: Predicted positive iff P(1) > ``THRESHOLD``; probability that a scored prediction is flipped.
+THRESHOLD = 0.5
+PREDICTION_NOISE = 0.0
+
+
+def folds_for(scheme: str) -> int:
+    """The default number of folds of ``scheme``: 1 for ``prequential``, else :data:`FOLDS`."""
+    return PREQUENTIAL_FOLDS if scheme == "prequential" else FOLDS
+
+
+def validation_spec(**given: Any) -> dict[str, Any]:
+    """A complete validation spec: the ``given`` keys (``None`` = not given) over the defaults.
+
+    >>> validation_spec(scheme="prequential")
+    {'scheme': 'prequential', 'folds': 1, 'seed': 1, 'evaluate': 'all', 'fixed_split': False}
+    """
+    given = {k: v for k, v in given.items() if v is not None}
+    scheme = given.get("scheme", SCHEME)
+    spec = {"scheme": scheme, "folds": folds_for(scheme), "seed": VALIDATION_SEED}
+    return {**spec, "evaluate": EVALUATE, "fixed_split": FIXED_SPLIT, **given}
+
+
+#: The parameter each estimator kind takes, with its default (``sliding`` is ``window``).
+ESTIMATOR_PARAMS: dict[str, tuple[str, Any] | None] = {
+    "cumulative": None,
+    "window": ("width", WIDTH),
+    "sliding": ("width", WIDTH),
+    "fading": ("alpha", ALPHA),
+    "tumbling": ("size", SIZE),
+}

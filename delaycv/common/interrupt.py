@@ -1,0 +1,117 @@
+"""Ctrl-C and SIGTERM turned into exceptions, so that every ``with`` block unwinds (the
+temporaries of :mod:`delaycv.common.atomic` are removed) before the process ends.
+
+``delaycv`` (:func:`delaycv.cli.main`) runs each command inside :func:`signals_raise`: SIGINT
+(Ctrl-C) raises :class:`KeyboardInterrupt` and SIGTERM (``timeout``, ``kill``, a cluster ending a
+job) :class:`Terminated`; the command then prints one line and exits with status 130 or 143
+(128 + the signal's number). The workflow's rule scripts call :func:`terminate_on_sigterm`: a job
+that Snakemake or SLURM stops leaves no temporary beside its outputs, and ends with status 143
+without a traceback. A second signal of the same kind is ignored while the first one's clean-up
+runs; a signal the process was started to ignore (``nohup``, a background job) stays ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+
+
+class Terminated(SystemExit):
+    """Raised in the main thread on SIGTERM. A :class:`SystemExit` (not an ``Exception``: no
+    ``except Exception`` swallows it): left uncaught it ends the process with status 143 and no
+    traceback."""
+
+    def __init__(self) -> None:
+        super().__init__(128 + signal.SIGTERM)
+
+
+#: Depth of :func:`hold` in the main thread, and the exception of a signal that came meanwhile.
+_held = 0
+_pending: list[type[BaseException]] = []
+#: A rule script's label (:func:`announce_stops`): a stop then leaves a line in its job's log.
+_label: list[str] = []
+
+
+def announce_stops(label: str) -> None:
+    """From now on, a SIGINT or SIGTERM first writes ``<label>: interrupted (SIGINT)`` or
+    ``<label>: terminated (SIGTERM)`` on stderr (a rule script's job log), then unwinds as usual:
+    the log of a job that Ctrl-C or Snakemake stopped says so, after its last progress line."""
+    _label[:] = [label]
+
+
+def _stop(kind: type[BaseException]) -> None:
+    if _label:
+        import sys
+
+        what = "terminated (SIGTERM)" if kind is Terminated else "interrupted (SIGINT)"
+        print(f"{_label[0]}: {what}: its outputs are not written", file=sys.stderr, flush=True)
+    if _held:
+        _pending.append(kind)  # raised by release()
+    else:
+        raise kind()
+
+
+def _on_sigterm(signum, frame) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the clean-up is not cut short
+    _stop(Terminated)
+
+
+def _on_sigint(signum, frame) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _stop(KeyboardInterrupt)
+
+
+def hold() -> None:
+    """Hold the exceptions of Ctrl-C and SIGTERM until :func:`release` (calls nest): between
+    creating a temporary and arming its removal (:func:`delaycv.common.atomic.temporary`). Signals
+    are handled in the main thread only; elsewhere this does nothing."""
+    global _held
+    if threading.current_thread() is threading.main_thread():
+        _held += 1
+
+
+def release() -> None:
+    """End a :func:`hold`; the last one raises the exception of a signal that came meanwhile."""
+    global _held
+    if threading.current_thread() is threading.main_thread() and _held:
+        _held -= 1
+        if not _held and _pending:
+            kind = _pending.pop(0)
+            _pending.clear()
+            raise kind()
+
+
+def _install() -> dict[int, object]:
+    """Install the handlers (main thread only); return the handlers they replace."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for signum, handler, default in (
+        (signal.SIGTERM, _on_sigterm, signal.SIG_DFL),
+        (signal.SIGINT, _on_sigint, signal.default_int_handler),
+    ):
+        current = signal.getsignal(signum)
+        if current is default:  # not ignored, not someone else's handler
+            previous[signum] = current
+            signal.signal(signum, handler)
+    return previous
+
+
+@contextlib.contextmanager
+def signals_raise() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` and SIGINT ``KeyboardInterrupt``;
+    the previous handlers come back when it ends."""
+    previous = _install()
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def terminate_on_sigterm() -> None:
+    """For the rest of the process (a rule script), SIGTERM raises :class:`Terminated` and
+    SIGINT ``KeyboardInterrupt``."""
+    _install()

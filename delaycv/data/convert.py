@@ -1,0 +1,764 @@
+"""Convert a raw ARFF or CSV file into the canonical stream (design card §2).
+
+A :class:`~delaycv.data.mapping.Mapping` says which column is the arrival time, which is the label and
+which value of it is the positive class, which column (if any) links instances to the external
+event that reveals a positive label, and which columns are not features.
+:data:`delaycv.data.mapping.PRESETS` holds the mappings of the two real formats (``commit-guru``,
+``spdisc``). :func:`convert_file` reads, maps, checks and writes the Parquet stream atomically, and
+returns its metadata.
+
+Feedback links (``link_kind``):
+
+``fix_timestamp`` (Commit Guru): the link column of a *fixing* row j holds the arrival time v_j of
+    the commit it fixes (``-1`` or missing = no link). The reveal time of a positive instance i is
+
+        label_time_i = min { time_j : link_j = time_i }     (NaN if no link points at time_i)
+
+    When several rows share the pointed-at time, the link goes to those among them whose label
+    is 1. A link that matches none (no row at that time, or only rows with label 0) is *dangling*:
+    it is counted in the metadata and logged as a warning, never silently dropped.
+``label_time``: the link column holds the reveal time of the row's own positive label directly;
+    a value on a negative row is counted as dangling.
+
+Only what is known at arrival is a feature: the time, the label and the link column never are.
+
+Effort (mapping key ``effort``): each instance's effort is the sum of the named numeric columns
+(the presets: ``la + ld``, the changed lines), computed from the raw columns before any is dropped,
+so the effort's columns stay features unless ``drop`` names them. It is the stream's ``effort``
+column, and ``metadata["effort"]`` says which columns (``"la + ld"``). A missing, negative or
+infinite value in an effort column is an InputError naming the row and the column. A mapping
+without an effort (``effort: none``) gives a stream without one, written as before.
+
+Missing feature values (an empty CSV field, ``?``, ``NaN``, ...) stay missing: NaN in a numeric
+feature, a missing category in a categorical one, null in the Parquet file; the metadata counts
+them per feature (``missing``) and the engine leaves them out of the instance's x dict. An infinite
+feature value is bad input (an InputError naming the row and column) unless ``inf="missing"``,
+which reads it as missing and counts it (``infinite_as_missing``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from delaycv.common.errors import ConfigError, InputError
+from delaycv.data.mapping import (
+    INF_MODES,
+    Mapping,
+    class_text,
+    effort_columns,
+    effort_description,
+    resolve_mapping,
+)
+from delaycv.data.readers import (
+    DATE,
+    NOMINAL,
+    NUMERIC,
+    TEXT_KINDS,
+    RawTable,
+    parse_dates,
+    read_table,
+)
+from delaycv.data.stream import BASE_COLUMNS, EFFORT_COLUMN, Stream, write_stream
+from delaycv.data.timeunits import (
+    EARLIEST,
+    FACTORS,
+    LATEST,
+    NAMES,
+    RANGE_TEXT,
+    implausible,
+    implausible_message,
+)
+
+log = logging.getLogger(__name__)
+
+#: Every stream's metadata has these keys (converted or generated), and those of
+#: :data:`OPTIONAL_METADATA_KEYS` that apply.
+METADATA_KEYS = (
+    "dataset",
+    "source",
+    "source_sha256",
+    "format",
+    "preset",
+    "positive_class",
+    "negative_class",
+    "time_column",
+    "time_unit",
+    "label_column",
+    "feedback_column",
+    "link_kind",
+    "features",
+    "dropped_columns",
+    "rows",
+    "positives",
+    "positives_with_label_time",
+    "missing",
+    "infinite_as_missing",
+    "links",
+    "dangling_links",
+    "dangling_no_row",
+    "dangling_only_negatives",
+    "label_time_before_time",
+    "dropped_last_line",
+    "sorted_rows",
+    "generator",
+)
+#: Keys a stream's metadata has only when it applies: ``effort`` (where the effort comes from,
+#: e.g. ``"la + ld"``), present when the stream has an effort.
+OPTIONAL_METADATA_KEYS = ("effort",)
+
+
+class _MappingEffort:
+    def __repr__(self) -> str:
+        return "<the mapping's effort>"
+
+
+#: ``convert_file(effort=...)`` left out: the mapping's effort (the preset's)
+MAPPING_EFFORT: Any = _MappingEffort()
+
+
+def stream_metadata(**values: Any) -> dict:
+    """A metadata dict with every key of :data:`METADATA_KEYS` (missing ones None or 0), and
+    those of :data:`OPTIONAL_METADATA_KEYS` that are given and not None."""
+    unknown = set(values) - set(METADATA_KEYS) - set(OPTIONAL_METADATA_KEYS)
+    if unknown:
+        raise KeyError(f"unknown metadata keys: {sorted(unknown)}")
+    values = {k: v for k, v in values.items() if k not in OPTIONAL_METADATA_KEYS or v is not None}
+    counts = {"links", "dangling_links", "dangling_no_row", "dangling_only_negatives"}
+    counts |= {"label_time_before_time", "sorted_rows"}
+    meta = {k: (0 if k in counts else None) for k in METADATA_KEYS}
+    meta["dropped_columns"] = []
+    meta["missing"] = {}
+    meta["infinite_as_missing"] = {}
+    meta["dropped_last_line"] = False
+    meta.update(values)
+    return meta
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _first(mask: np.ndarray) -> int:
+    idx = np.flatnonzero(mask)
+    return int(idx[0]) if idx.size else -1
+
+
+def _check_columns(raw: RawTable, m: Mapping) -> None:
+    names = raw.names
+    wanted: list[tuple[str, str]] = [("time", m.time), ("label", m.label)]
+    if m.link is not None:
+        wanted.append(("link", m.link))
+    wanted += [("drop", c) for c in m.drop]
+    wanted += [("categorical", c) for c in m.categorical]
+    wanted += [("features", c) for c in (m.features or ())]
+    wanted += [("effort", c) for c in m.effort]
+    for key, col in wanted:
+        if col not in names:
+            raise InputError(
+                f"column {col!r} named by mapping key {key!r} does not exist",
+                path=raw.path,
+                location=f"key mapping.{key}",
+                expected="one of the file's columns: " + ", ".join(names),
+            )
+    if m.features is not None:
+        for col in m.features:
+            if col in (m.time, m.label, m.link):
+                raise InputError(
+                    f"column {col!r} cannot be a feature (it is the time, label or link)",
+                    path=raw.path,
+                    location="key mapping.features",
+                    expected="columns known at arrival other than time, label and link",
+                )
+
+
+def _text_values(raw: RawTable, name: str) -> pa.ChunkedArray:
+    arr = raw.table.column(name)
+    if pa.types.is_string(arr.type):
+        return arr
+    return pc.cast(arr, pa.string())
+
+
+def _labels(raw: RawTable, m: Mapping) -> tuple[np.ndarray, str | None]:
+    """int8 labels and the negative class name; errors name the row and line."""
+    arr = raw.table.column(m.label)
+    col = raw.column(m.label)
+    if arr.null_count:
+        row = _first(arr.is_null().to_numpy(zero_copy_only=False))
+        raise InputError(
+            "missing label",
+            path=raw.path,
+            location=raw.location(row),
+            expected=f"a {m.label} value ({m.positive!r} or {m.negative or 'the other class'!r})",
+        )
+    enc = _text_values(raw, m.label).combine_chunks().dictionary_encode()
+    dictionary = [class_text(v) for v in enc.dictionary.to_pylist()]
+    codes = enc.indices.to_numpy(zero_copy_only=False)
+    negative = m.negative
+    if negative is None and col.kind == NOMINAL and col.values and len(col.values) == 2:
+        others = [class_text(v) for v in col.values if class_text(v) != m.positive]
+        negative = others[0] if len(others) == 1 else None
+    seen_order = [dictionary[c] for c in pd.unique(codes)]
+    if negative is None:
+        others = [v for v in seen_order if v != m.positive]
+        negative = others[0] if others else None
+    allowed = {m.positive} if negative is None else {m.positive, negative}
+    bad_codes = [i for i, v in enumerate(dictionary) if v not in allowed]
+    if bad_codes:
+        row = _first(np.isin(codes, bad_codes))
+        raise InputError(
+            f"label {dictionary[codes[row]]!r} is outside the two classes",
+            path=raw.path,
+            location=raw.location(row),
+            expected=f"{m.positive!r} (positive) or {negative!r} (negative)",
+        )
+    if m.positive not in seen_order:
+        log.warning("%s: the positive class %r never occurs", raw.path, m.positive)
+    pos_codes = [i for i, v in enumerate(dictionary) if v == m.positive]
+    return np.isin(codes, pos_codes).astype(np.int8), negative
+
+
+def _times(
+    raw: RawTable, name: str, m: Mapping, what: str, required: bool, none: float | None = None
+) -> np.ndarray:
+    """float64 Unix seconds of column ``name`` (NaN where missing, allowed unless ``required``;
+    a raw number equal to ``none`` means "no value" and is NaN too).
+
+    Numbers are in ``m.time_unit`` (sub-second parts of ms/us/ns are dropped, rounding down, so
+    the order is kept); dates (ARFF date attribute, text with ``time_format``, ISO 8601 text with
+    ``time_unit: datetime``) are converted exactly. Every time must be plausible (1900-9999):
+    otherwise an InputError names the column, the first such row and the likely unit.
+    """
+    col = raw.column(name)
+    arr = raw.table.column(name)
+    unit = m.time_unit
+    numbers = col.kind == NUMERIC and m.time_format is None
+    if col.kind == DATE:
+        if unit not in ("s", "datetime"):
+            raise InputError(
+                f"the {what} column {name!r} holds dates, not numbers in {NAMES[unit]}",
+                path=raw.path,
+                location="key mapping.time_unit",
+                expected="time_unit datetime (or none) for a date attribute",
+            )
+        secs = np.asarray(
+            pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
+        )
+    elif not numbers or unit == "datetime":
+        if m.time_format is None and unit != "datetime":
+            raise InputError(
+                f"the {what} column {name!r} holds text",
+                path=raw.path,
+                location="key mapping.time_format",
+                expected="Unix times (numbers), or a time_format such as '%Y-%m-%d %H:%M:%S', "
+                "or time_unit: datetime for ISO 8601 dates",
+            )
+        values = arr
+        if col.kind == NUMERIC:  # e.g. 20200131 with time_format "%Y%m%d"
+            values = pc.cast(pc.cast(arr, pa.int64()), pa.string())
+        if none is not None:  # e.g. -1 (no link) in a link column of dates
+            texts = values.to_pylist()
+            nothing = class_text(none)
+            values = pa.array(
+                [None if v is not None and class_text(v) == nothing else v for v in texts],
+                type=pa.string(),
+            )
+        fmt = m.time_format or "ISO8601"
+        secs, bad = parse_dates(values, fmt)
+        if bad >= 0:
+            raise InputError(
+                f"{what} {values[bad].as_py()!r} does not match the time format (column {name!r})",
+                path=raw.path,
+                location=raw.location(bad),
+                expected=f"a date in format {m.time_format!r}"
+                if m.time_format
+                else "an ISO 8601 date such as 2021-03-04T05:06:07Z (or a time_format)",
+            )
+    else:
+        secs = np.asarray(
+            pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
+        )
+        if none is not None:
+            secs = np.where(secs == none, np.nan, secs)
+        finite = np.isfinite(secs)
+        bad = _first(finite & (secs != np.floor(np.where(finite, secs, 0))))
+        if bad >= 0:
+            raise InputError(
+                f"{what} {float(secs[bad])!r} is not a whole number of {NAMES[unit]} "
+                f"(column {name!r})",
+                path=raw.path,
+                location=raw.location(bad),
+                expected=f"integer Unix {NAMES[unit]}",
+            )
+        bad = _first(np.isinf(secs))
+        if bad >= 0:
+            raise InputError(
+                f"{what} is infinite",
+                path=raw.path,
+                location=raw.location(bad),
+                expected=f"integer Unix {NAMES[unit]}",
+            )
+        bad = _first(
+            finite & ((secs < EARLIEST * FACTORS[unit]) | (secs >= LATEST * FACTORS[unit]))
+        )
+        if bad >= 0:
+            raise InputError(
+                implausible_message(
+                    secs[bad],
+                    unit,
+                    what=what,
+                    where=f" in column {name!r}",
+                    hint="set time_unit: {unit}, or --time-unit {unit}",
+                ),
+                path=raw.path,
+                location=raw.location(bad),
+                expected=f"Unix {NAMES[unit]} {RANGE_TEXT}, or the column's unit in time_unit "
+                "(s, ms, us, ns)",
+            )
+        factor = FACTORS[unit]
+        if factor != 1:
+            whole = np.where(finite, secs, 0).astype(np.int64) // factor
+            secs = np.where(finite, whole.astype(np.float64), np.nan)
+    bad = implausible(np.where(np.isnan(secs), 0.0, secs))
+    if bad >= 0:
+        raise InputError(
+            f"{what} {np.datetime64(int(secs[bad]), 's')} in column {name!r} is not {RANGE_TEXT}",
+            path=raw.path,
+            location=raw.location(bad),
+            expected=f"dates {RANGE_TEXT}",
+        )
+    if required:
+        bad = _first(np.isnan(secs))
+        if bad >= 0:
+            raise InputError(
+                f"missing {what}",
+                path=raw.path,
+                location=raw.location(bad),
+                expected=f"a value in column {name!r}",
+            )
+    return secs
+
+
+def _effort(raw: RawTable, m: Mapping) -> np.ndarray | None:
+    """Each row's effort: the sum of the mapping's effort columns (None: no effort). A column
+    that does not hold numbers, or a missing, negative or infinite value, is an InputError naming
+    the column (and the row)."""
+    if not m.effort:
+        return None
+    total = np.zeros(raw.table.num_rows)
+    for name in m.effort:
+        col = raw.column(name)
+        if col.kind != NUMERIC or name in m.categorical:
+            raise InputError(
+                f"column {name!r} named by mapping key 'effort' holds {col.kind} values",
+                path=raw.path,
+                location="key mapping.effort",
+                expected="numeric columns (e.g. la, ld: lines added and deleted)",
+            )
+        values = pc.fill_null(raw.table.column(name), np.nan).to_numpy()
+        values = np.asarray(values, dtype=np.float64)
+        good = np.isfinite(values) & (values >= 0)
+        if not good.all():
+            row = _first(~good)
+            value = values[row]
+            what = "missing" if np.isnan(value) else f"{float(value)}"
+            raise InputError(
+                f"effort column {name!r} is {what}",
+                path=raw.path,
+                location=raw.location(row),
+                expected="a finite number >= 0 in every row of an effort column (or effort: "
+                "none, --effort none: a stream without effort)",
+            )
+        total += values
+    return total
+
+
+def _source_unit(raw: RawTable, m: Mapping) -> str:
+    """The unit of the raw time column as recorded in the metadata: ``s``, ``ms``, ``us``, ``ns``
+    or ``datetime`` (dates: an ARFF date attribute, text with a time_format or ISO 8601)."""
+    if raw.column(m.time).kind != NUMERIC or m.time_format is not None:
+        return "datetime"
+    return m.time_unit
+
+
+def _is_boolean(values: list[str]) -> bool:
+    lowered = {v.lower() for v in values}
+    return bool(lowered) and (lowered <= {"false", "true"} or lowered <= {"0", "1"})
+
+
+def _features(
+    raw: RawTable, m: Mapping, names: list[str], inf: str = "error"
+) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The feature frame (missing = NaN / missing category) and {feature: infinite values read
+    as missing} (``inf="missing"``; with ``"error"`` an infinite value raises InputError)."""
+    out: dict[str, Any] = {}
+    infinite: dict[str, int] = {}
+    for name in names:
+        col = raw.column(name)
+        arr = raw.table.column(name)
+        text = col.kind in TEXT_KINDS or name in m.categorical
+        if not text:
+            if col.kind == DATE:
+                v = arr.cast(pa.float64()).to_numpy(zero_copy_only=False)
+            else:
+                v = pc.fill_null(arr, np.nan).to_numpy()
+            v = np.asarray(v, dtype=np.float64)
+            is_inf = np.isinf(v)
+            if is_inf.any():
+                if inf != "missing":
+                    row = _first(is_inf)
+                    raise InputError(
+                        f"infinite value {'inf' if v[row] > 0 else '-inf'} in column {name!r}",
+                        path=raw.path,
+                        location=raw.location(row),
+                        expected="a finite number or a missing value (empty, ?, NaN); the "
+                        "option inf: missing (--inf missing) reads it as missing",
+                    )
+                v = np.where(is_inf, np.nan, v)
+                infinite[name] = int(is_inf.sum())
+            out[name] = v
+            continue
+        values = _text_values(raw, name)
+        enc = values.combine_chunks().dictionary_encode()
+        dictionary = enc.dictionary.to_pylist()
+        if col.kind != NUMERIC:
+            dictionary = [str(v).strip() for v in dictionary]
+        else:
+            dictionary = [class_text(v) for v in dictionary]
+        codes = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        declared = list(col.values) if col.kind == NOMINAL and col.values else None
+        if m.boolean_as_number and _is_boolean(declared or dictionary):
+            numbers = np.array([1.0 if v.lower() in ("true", "1") else 0.0 for v in dictionary])
+            out[name] = np.where(
+                codes >= 0, numbers[np.maximum(codes, 0)] if len(numbers) else np.nan, np.nan
+            )
+            continue
+        cats = declared if declared is not None else sorted(set(dictionary))
+        position = {v: i for i, v in enumerate(cats)}
+        lookup = np.array([position[v] for v in dictionary], dtype=np.int64)
+        mapped = np.where(codes >= 0, lookup[np.maximum(codes, 0)] if len(lookup) else -1, -1)
+        out[name] = pd.Categorical.from_codes(mapped, categories=cats)
+    if infinite:
+        log.warning(
+            "%s: read %d infinite feature value(s) as missing (%s)",
+            raw.path,
+            sum(infinite.values()),
+            ", ".join(f"{k}: {v}" for k, v in infinite.items()),
+        )
+    return pd.DataFrame(out, index=pd.RangeIndex(raw.table.num_rows)), infinite
+
+
+def _link_label_time(
+    time: np.ndarray, label: np.ndarray, link: np.ndarray, m: Mapping, raw: RawTable
+) -> tuple[np.ndarray, dict]:
+    """label_time (float64, NaN = never) and link counts; see the module docstring."""
+    present = ~np.isnan(link)
+    if m.link_none is not None:
+        present &= link != m.link_none
+    rows = np.flatnonzero(present)
+    label_time = np.full(time.shape[0], np.nan)
+    stats = {"links": int(rows.size), "dangling_no_row": 0, "dangling_only_negatives": 0}
+    if m.link_kind == "label_time":
+        pos = rows[label[rows] == 1]
+        label_time[pos] = link[pos]
+        dangling = rows[label[rows] == 0]
+        stats["dangling_only_negatives"] = int(dangling.size)
+    else:
+        order = np.argsort(time, kind="stable")
+        sorted_time = time[order]
+        targets = link[rows]
+        lo = np.searchsorted(sorted_time, targets, "left")
+        hi = np.searchsorted(sorted_time, targets, "right")
+        pos_idx = np.flatnonzero(label == 1)
+        pos_time = np.sort(time[pos_idx])
+        n_pos = np.searchsorted(pos_time, targets, "right") - np.searchsorted(
+            pos_time, targets, "left"
+        )
+        no_row = hi == lo
+        only_neg = ~no_row & (n_pos == 0)
+        stats["dangling_no_row"] = int(no_row.sum())
+        stats["dangling_only_negatives"] = int(only_neg.sum())
+        dangling = rows[no_row | only_neg]
+        good = ~(no_row | only_neg)
+        if good.any():
+            # earliest fixing time per pointed-at time, then look each positive up
+            frame = pd.DataFrame({"target": targets[good], "fix": time[rows[good]]})
+            earliest = frame.groupby("target", sort=True)["fix"].min()
+            keys = earliest.index.to_numpy(dtype=np.float64)
+            where = np.searchsorted(keys, time[pos_idx].astype(np.float64))
+            where_c = np.minimum(where, keys.size - 1)
+            hit = keys[where_c] == time[pos_idx]
+            label_time[pos_idx[hit]] = earliest.to_numpy(dtype=np.float64)[where_c[hit]]
+    stats["dangling_links"] = int(dangling.size)
+    if dangling.size:
+        shown = ", ".join(raw.location(int(r)) for r in dangling[:3])
+        log.warning(
+            "%s: %d feedback link(s) match no positive instance (%d point at a time with no "
+            "row, %d only at label-0 rows); first: %s",
+            raw.path,
+            dangling.size,
+            stats["dangling_no_row"],
+            stats["dangling_only_negatives"],
+            shown,
+        )
+    return label_time, stats
+
+
+def _check_inf(inf: str) -> None:
+    if inf not in INF_MODES:
+        raise ConfigError(
+            f"unknown inf option {inf!r}", location="key inf", expected=" or ".join(INF_MODES)
+        )
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def convert_table(
+    raw: RawTable,
+    mapping: Mapping,
+    *,
+    dataset: str | None = None,
+    preset: str | None = None,
+    sort: bool = False,
+    inf: str = "error",
+) -> Stream:
+    """Map a :class:`RawTable` to a :class:`Stream` (checks labels, times, order and links).
+
+    ``inf``: ``"error"`` (an infinite feature value raises InputError naming its row and column)
+    or ``"missing"`` (it is read as a missing value and counted in ``infinite_as_missing``).
+    """
+    _check_inf(inf)
+    m = mapping
+    _check_columns(raw, m)
+    n = raw.table.num_rows
+    label, negative = _labels(raw, m)
+    time = _times(raw, m.time, m, "time", required=True).astype(np.int64)
+    sorted_rows = 0
+    dec = _first(np.diff(time) < 0) if n > 1 else -1
+    order = None
+    if dec >= 0:
+        row = dec + 1
+        if not sort:
+            raise InputError(
+                f"time {time[row]} is earlier than {time[row - 1]} on the row before",
+                path=raw.path,
+                location=raw.location(row),
+                expected="non-decreasing times (the option sort (--sort) sorts rows stably)",
+            )
+        order = np.argsort(time, kind="stable")
+        sorted_rows = int((order != np.arange(n)).sum())
+        log.warning(
+            "%s: rows were not in time order; sorted them stably (%d of %d rows moved)",
+            raw.path,
+            sorted_rows,
+            n,
+        )
+    if m.link is not None:
+        link = _times(raw, m.link, m, "link", required=False, none=m.link_none)
+        label_time, stats = _link_label_time(time, label, link, m, raw)
+    else:
+        label_time, stats = np.full(n, np.nan), {}
+    excluded = {m.time, m.label, *(() if m.link is None else (m.link,)), *m.drop}
+    names = (
+        list(m.features) if m.features is not None else [c for c in raw.names if c not in excluded]
+    )
+    clash = [c for c in names if c in BASE_COLUMNS and c not in (m.time, m.label)]
+    if clash:
+        raise InputError(
+            f"feature column {clash[0]!r} has a reserved name",
+            path=raw.path,
+            location="header",
+            expected="feature names other than " + ", ".join(BASE_COLUMNS),
+        )
+    if m.effort and EFFORT_COLUMN in names:
+        raise InputError(
+            f"feature column {EFFORT_COLUMN!r} has the name of the stream's effort column "
+            f"(the stream's effort is {effort_description(m.effort)})",
+            path=raw.path,
+            location="header",
+            expected=f"the column {EFFORT_COLUMN!r} in mapping key drop (it may still be the "
+            "effort: effort: effort), or effort: none",
+        )
+    effort = _effort(raw, m)
+    features, infinite = _features(raw, m, names, inf)
+    if order is not None:
+        time, label, label_time = time[order], label[order], label_time[order]
+        effort = None if effort is None else effort[order]
+        features = features.iloc[order].reset_index(drop=True)
+    positives = label == 1
+    before = int((positives & (label_time < time)).sum())
+    metadata = stream_metadata(
+        dataset=dataset or Path(raw.path).stem,
+        source=Path(raw.path).name,
+        source_sha256=raw.sha256,
+        format=raw.format,
+        preset=preset,
+        positive_class=m.positive,
+        negative_class=negative,
+        time_column=m.time,
+        time_unit=_source_unit(raw, m),
+        label_column=m.label,
+        feedback_column=m.link,
+        link_kind=None if m.link is None else m.link_kind,
+        dropped_columns=[c for c in raw.names if c not in names and c not in (m.time, m.label)],
+        label_time_before_time=before,
+        dropped_last_line=raw.dropped_last_line,
+        sorted_rows=sorted_rows,
+        infinite_as_missing=infinite,
+        effort=effort_description(m.effort),
+        **stats,
+    )
+    return Stream(
+        time=time,
+        label=label,
+        label_time=label_time,
+        features=features,
+        metadata=metadata,
+        effort=effort,
+    )
+
+
+def load_stream(
+    src: str | os.PathLike,
+    *,
+    dataset: str | None = None,
+    preset: str | None = None,
+    mapping: Mapping | dict | None = None,
+    drop_truncated_last_line: bool = False,
+    sort: bool = False,
+    format: str | None = None,
+    inf: str = "error",
+    effort: Any = MAPPING_EFFORT,
+) -> Stream:
+    """Read and map ``src`` into a :class:`Stream` without writing anything.
+
+    The arguments are those of :func:`convert_file` (without ``dest``), which calls this.
+    """
+    _check_inf(inf)
+    m, p = resolve_mapping(preset, mapping)
+    if effort is not MAPPING_EFFORT:
+        m = dataclasses.replace(m, effort=effort_columns(effort, "effort"))
+    drop = drop_truncated_last_line or (p is not None and p.drop_truncated_last_line)
+    fmt = (format or Path(src).suffix.lstrip(".")).lower()
+    text_columns: list[str] = [m.label, *m.categorical]
+    if m.time_format is not None or m.time_unit == "datetime":
+        text_columns += [m.time] + ([m.link] if m.link else [])
+    if fmt == "csv":
+        from delaycv.data.csv import read_csv
+
+        raw = read_csv(
+            src, text_columns=text_columns, drop_truncated_last_line=drop, delimiter=m.delimiter
+        )
+    else:
+        raw = read_table(src, format=fmt, drop_truncated_last_line=drop)
+    return convert_table(
+        raw, m, dataset=dataset, preset=None if p is None else p.name, sort=sort, inf=inf
+    )
+
+
+def convert_file(
+    src: str | os.PathLike,
+    dest: str | os.PathLike,
+    *,
+    dataset: str | None = None,
+    preset: str | None = None,
+    mapping: Mapping | dict | None = None,
+    drop_truncated_last_line: bool = False,
+    sort: bool = False,
+    format: str | None = None,
+    inf: str = "error",
+    effort: Any = MAPPING_EFFORT,
+) -> dict:
+    """Convert ``src`` (ARFF or CSV) into the Parquet stream ``dest``; return its metadata.
+
+    What ``delaycv convert`` and the workflow's ``convert`` rule run. The file is read, mapped
+    (:class:`Mapping`) and checked (labels, times, order, links, feature values), then written
+    atomically: on any error nothing is left at ``dest`` (an existing file stays as it was).
+
+    Parameters
+    ----------
+    src : str or os.PathLike
+        The raw file: ARFF (Weka/MOA) or CSV.
+    dest : str or os.PathLike
+        The canonical Parquet stream to write (columns ``time``, ``label``, ``label_time``, then
+        the features; docs/data.md); its folder is created when missing.
+    dataset : str, optional
+        The dataset name recorded in the metadata; None (default): the source file's stem.
+    preset : str, optional
+        A known format's mapping and reading options, a key of :data:`PRESETS`
+        (``"commit-guru"``, ``"spdisc"``; ``spdisc`` drops a truncated last line, with a
+        warning). None (default): ``mapping`` alone.
+    mapping : Mapping or dict, optional
+        Which column is the time, the label (and its positive class), the feedback link, which
+        columns are not features (:class:`Mapping`). A dict is read with
+        :meth:`Mapping.from_dict`, over the preset's mapping when both are given (its keys
+        replace the preset's). One of ``preset`` and ``mapping`` is required.
+    drop_truncated_last_line : bool, default False
+        Drop a last line that has no newline and does not parse, with a warning, instead of
+        failing (a preset may switch it on).
+    sort : bool, default False
+        Sort the rows stably by time, with a warning saying how many moved, instead of failing on
+        the first time that is earlier than the one before.
+    format : {"arff", "csv"}, optional
+        The format of ``src``; None (default): its suffix.
+    inf : {"error", "missing"}, default ``"error"``
+        An infinite feature value is an error naming its row and column (``"error"``), or is read
+        as a missing value and counted in the metadata's ``infinite_as_missing`` (``"missing"``).
+    effort : str, list of str or None, optional
+        The numeric column(s) whose sum is each instance's effort (the stream's ``effort``
+        column), replacing the mapping's ``effort``; None or ``"none"``: no effort. Left out:
+        the mapping's (the presets': ``la`` + ``ld``).
+
+    Returns
+    -------
+    dict
+        The stream's metadata (the keys of :data:`METADATA_KEYS`, and ``effort``, the effort's
+        columns such as ``"la + ld"``, when the stream has one; also stored in the file under
+        the key ``delaycv``): the dataset, the source and its SHA-256, the columns and classes
+        the mapping used, and the counts of rows, positives, positives with a reveal time,
+        missing values per feature and links (dangling ones among them).
+
+    Raises
+    ------
+    ConfigError
+        An unknown preset, mapping key or option value, or neither a preset nor a mapping.
+    InputError
+        An unknown format, a file that cannot be read as its format, or content that breaks the
+        mapping's rules (a missing column, a label outside the two classes, times out of order
+        without ``sort``, implausible times, an infinite value with ``inf="error"``, an effort
+        column that is not numeric or has a missing, negative or infinite value, a feature
+        named ``effort`` beside an effort), naming the file, the row or column and what was
+        expected.
+    """
+    stream = load_stream(
+        src,
+        dataset=dataset,
+        preset=preset,
+        mapping=mapping,
+        drop_truncated_last_line=drop_truncated_last_line,
+        sort=sort,
+        format=format,
+        inf=inf,
+        effort=effort,
+    )
+    write_stream(stream, dest)
+    return dict(stream.metadata)
+
+
+__all__ = [
+    "MAPPING_EFFORT",
+    "METADATA_KEYS",
+    "OPTIONAL_METADATA_KEYS",
+    "convert_file",
+    "convert_table",
+    "load_stream",
+    "stream_metadata",
+]

@@ -1,0 +1,298 @@
+"""How the columns of a raw file become the canonical stream: :class:`Mapping`, the presets of the
+known formats (:data:`PRESETS`: ``commit-guru``, ``spdisc``) and the other choices of a conversion.
+
+:func:`delaycv.data.convert.convert_file` applies a mapping; the workflow's config loader checks the
+datasets' mappings and the command line offers the presets, link kinds and ``inf`` modes as
+choices. This module imports neither numpy nor pandas nor pyarrow: both stay light.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any
+
+from delaycv.common.checks import is_number
+from delaycv.common.errors import ConfigError
+from delaycv.data.timeunits import TIME_UNITS
+
+#: What the link column holds (see :mod:`delaycv.data.convert`): the arrival time of the commit a row
+#: fixes, or the reveal time of the row's own positive label.
+LINK_KINDS = ("fix_timestamp", "label_time")
+#: What an infinite feature value is: an error (default) or a missing value.
+INF_MODES = ("error", "missing")
+
+
+def _as_tuple(value: Any, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str | int):
+        return (str(value),)
+    if isinstance(value, list | tuple):
+        return tuple(str(v) for v in value)
+    raise ConfigError(
+        f"bad value {value!r}", location=f"key {key}", expected="a column name or a list of them"
+    )
+
+
+#: the text that means "no effort" where an effort's columns are given (any case)
+NO_EFFORT = "none"
+
+
+def effort_columns(value: Any, key: str = "mapping.effort") -> tuple[str, ...]:
+    """The columns whose sum is the effort: a column name, a list of names, or ``None`` /
+    ``"none"`` (no effort: ``()``). Errors name ``key``."""
+    expected = "a column name, a list of column names (summed), or null or none (no effort)"
+    if value is None or (isinstance(value, str) and value.strip().lower() == NO_EFFORT):
+        return ()
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list | tuple) or not value:
+        raise ConfigError(f"bad value {value!r}", location=f"key {key}", expected=expected)
+    names = []
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, str | int) or not str(item).strip():
+            raise ConfigError(f"bad column {item!r}", location=f"key {key}", expected=expected)
+        names.append(str(item).strip())
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(
+            f"column {twice[0]!r} is named twice",
+            location=f"key {key}",
+            expected="each column once (the effort is their sum)",
+        )
+    return tuple(names)
+
+
+def effort_description(columns: tuple[str, ...]) -> str | None:
+    """What ``metadata["effort"]`` says of an effort summed from ``columns`` (``"la + ld"``),
+    None for no effort."""
+    return " + ".join(columns) if columns else None
+
+
+def _delimiter(value: Any, key: str) -> str:
+    """The CSV separator of a mapping value: one character (``\\t`` or ``tab`` is a tab)."""
+    text = {"\\t": "\t", "tab": "\t"}.get(str(value), str(value)) if value is not None else ""
+    if len(text) != 1 or text in '"\r\n':
+        raise ConfigError(
+            f"bad delimiter {value!r}",
+            location=f"key {key}",
+            expected="one character such as ',', ';', '|' or '\\t' (a tab), not a quote",
+        )
+    return text
+
+
+def class_text(value: Any) -> str:
+    """Canonical text of a class value: ``1``, ``1.0`` and ``"1"`` are all ``"1"``."""
+    text = str(value).strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    if math.isfinite(number) and number == int(number):
+        return str(int(number))
+    return text
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """How the columns of a raw file become the canonical stream.
+
+    time          column of arrival times: Unix times in ``time_unit``, or dates
+    time_unit     unit of the time (and link) numbers: ``s`` (default), ``ms``, ``us``, ``ns``; or
+                  ``datetime``: dates (ISO 8601 text, an ARFF date attribute), converted exactly
+    time_format   strptime format (e.g. ``"%Y-%m-%d %H:%M:%S"``) when ``time`` holds date text
+    label         column of the class
+    positive      the positive class (label 1); compared as text, ``1`` == ``1.0``
+    negative      the other class; None = the other declared ARFF value, or the one other value seen
+    link          optional feedback-link column (never a feature)
+    link_kind     ``fix_timestamp`` (Commit Guru) or ``label_time`` (see the module docstring)
+    link_none     link value that means "no link" (besides a missing value); Commit Guru: -1
+    drop          columns that are not features (e.g. ids, or columns that encode the future)
+    categorical   columns read as text categories rather than numbers (CSV)
+    features      explicit feature columns in order; None = every column not named above
+    effort        the numeric columns whose sum is each instance's effort (the stream's column
+                  ``effort``), ``()`` for none; given as a name, a list of names, or null/"none".
+                  They stay features unless ``drop`` (or ``features``) leaves them out
+    boolean_as_number  True: text/nominal features whose values are within {False, True} or
+                  {0, 1} (any case) become numbers 0.0/1.0
+    delimiter     CSV field separator (one character; ``\\t`` or ``tab`` for a tab)
+    """
+
+    time: str
+    label: str
+    positive: str
+    negative: str | None = None
+    time_format: str | None = None
+    time_unit: str = "s"
+    link: str | None = None
+    link_kind: str = "fix_timestamp"
+    link_none: float | None = -1.0
+    drop: tuple[str, ...] = ()
+    categorical: tuple[str, ...] = ()
+    features: tuple[str, ...] | None = None
+    boolean_as_number: bool = True
+    delimiter: str = ","
+    effort: tuple[str, ...] = ()
+
+    @classmethod
+    def from_dict(
+        cls, data: dict, *, where: str = "mapping", base: Mapping | None = None
+    ) -> Mapping:
+        """Build a mapping from a plain dict (YAML config), over ``base`` (e.g. a preset's).
+
+        Errors name the key (``key mapping.positive``) and what was expected.
+        """
+        if not isinstance(data, dict):
+            raise ConfigError(
+                f"a mapping must be a dict, got {type(data).__name__}",
+                location=f"key {where}",
+                expected="keys time, label, positive, ...",
+            )
+        names = [f.name for f in fields(cls)]
+        unknown = [k for k in data if k not in names]
+        if unknown:
+            raise ConfigError(
+                f"unknown mapping key {unknown[0]!r}",
+                location=f"key {where}.{unknown[0]}",
+                expected="one of " + ", ".join(names),
+            )
+        values: dict[str, Any] = {} if base is None else {n: getattr(base, n) for n in names}
+        for key, value in data.items():
+            loc = f"{where}.{key}"
+            if key in ("drop", "categorical"):
+                values[key] = _as_tuple(value, loc)
+            elif key == "features":
+                values[key] = None if value is None else _as_tuple(value, loc)
+            elif key == "effort":
+                values[key] = effort_columns(value, loc)
+            elif key == "boolean_as_number":
+                if not isinstance(value, bool):
+                    raise ConfigError(
+                        f"bad value {value!r}", location=f"key {loc}", expected="true or false"
+                    )
+                values[key] = value
+            elif key == "link_none":
+                try:
+                    values[key] = None if value is None else float(value)
+                except (TypeError, ValueError):
+                    raise ConfigError(
+                        f"bad value {value!r}", location=f"key {loc}", expected="a number or null"
+                    ) from None
+            elif key in ("positive", "negative"):
+                values[key] = None if value is None else class_text(value)
+            elif value is None:
+                values[key] = None
+            elif isinstance(value, str) or is_number(value):
+                values[key] = str(value)
+            else:
+                raise ConfigError(
+                    f"bad value {value!r}", location=f"key {loc}", expected="a text value"
+                )
+        for key in ("time", "label", "positive"):
+            if values.get(key) in (None, ""):
+                raise ConfigError(
+                    f"missing mapping key {key!r}",
+                    location=f"key {where}.{key}",
+                    expected="a column name" if key != "positive" else "the positive class",
+                )
+        unit = values.get("time_unit", "s")
+        if unit not in TIME_UNITS:
+            raise ConfigError(
+                f"unknown time unit {unit!r}",
+                location=f"key {where}.time_unit",
+                expected="s, ms, us, ns (numbers: seconds ... nanoseconds) or datetime (dates)",
+            )
+        if values.get("time_format") is not None and unit not in ("s", "datetime"):
+            raise ConfigError(
+                f"time_format given with time_unit {unit!r}",
+                location=f"key {where}.time_unit",
+                expected="time_unit datetime (or none) with a time_format: the column holds dates",
+            )
+        if "delimiter" in data:
+            values["delimiter"] = _delimiter(values["delimiter"], f"{where}.delimiter")
+        if values.get("link_kind", "fix_timestamp") not in LINK_KINDS:
+            raise ConfigError(
+                f"unknown link kind {values['link_kind']!r}",
+                location=f"key {where}.link_kind",
+                expected=" or ".join(LINK_KINDS),
+            )
+        return cls(**values)
+
+    def to_dict(self) -> dict:
+        """Plain dict (JSON/YAML friendly); ``Mapping.from_dict(m.to_dict()) == m``."""
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        out["effort"] = list(self.effort) or None
+        return out
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named mapping for a known format, with the reading options it needs."""
+
+    name: str
+    mapping: Mapping
+    drop_truncated_last_line: bool = False
+    description: str = ""
+
+
+PRESETS: dict[str, Preset] = {
+    "commit-guru": Preset(
+        "commit-guru",
+        Mapping(
+            time="author_date_unix_timestamp",
+            label="contains_bug",
+            positive="1",
+            negative="0",
+            link="fix_unix_timestamp",
+            link_kind="fix_timestamp",
+            link_none=-1.0,
+            effort=("la", "ld"),
+        ),
+        description="Commit Guru JIT data (liu906/HITL...): 17 columns, fix-link timestamps; "
+        "effort la + ld (absolute line counts)",
+    ),
+    "spdisc": Preset(
+        "spdisc",
+        Mapping(
+            time="author_date_unix_timestamp",
+            label="contains_bug",
+            positive="True",
+            negative="False",
+            drop=("commit_type",),
+            effort=("la", "ld"),
+        ),
+        drop_truncated_last_line=True,
+        description="Cabral et al. ICSE'19 spdisc ARFF: no fix link; commit_type encodes the "
+        "future; effort la + ld (absolute line counts, as in Commit Guru; lt is per file)",
+    ),
+}
+
+
+def resolve_mapping(
+    preset: str | None = None, mapping: Mapping | dict | None = None
+) -> tuple[Mapping, Preset | None]:
+    """The mapping to use: ``mapping`` (a Mapping, or a dict over the preset's mapping)."""
+    p = None
+    if preset is not None:
+        if preset not in PRESETS:
+            raise ConfigError(
+                f"unknown preset {preset!r}",
+                location="key preset",
+                expected="one of " + ", ".join(PRESETS),
+            )
+        p = PRESETS[preset]
+    if isinstance(mapping, Mapping):
+        return mapping, p
+    if mapping is not None:
+        return Mapping.from_dict(mapping, base=None if p is None else p.mapping), p
+    if p is None:
+        raise ConfigError(
+            "no mapping and no preset",
+            location="key mapping",
+            expected="a preset (" + ", ".join(PRESETS) + ") or a mapping",
+        )
+    return p.mapping, p

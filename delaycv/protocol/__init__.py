@@ -1,0 +1,10 @@
+"""What an evaluation run means, before any instance is read: label policies
+(:mod:`~delaycv.protocol.policies`), waiting windows (:mod:`~delaycv.protocol.durations`), the
+release schedule they give (:mod:`~delaycv.protocol.releases`), validation schemes and per-fold
+random streams (:mod:`~delaycv.protocol.validation`), learner specs
+(:mod:`~delaycv.protocol.learners`) and the one funnel that checks a run's options
+(:mod:`~delaycv.protocol.settings`).
+
+Imports: :mod:`delaycv.common`, :mod:`delaycv.data` (the stream), :mod:`delaycv.metrics` (the
+estimators a setting names).
+"""

@@ -1,0 +1,572 @@
+"""Learner specs -> river classifiers; the baselines NoChange and Prior.
+
+A spec is a plain dict (from YAML or the command line)::
+
+    {"class": "tree.HoeffdingTreeClassifier", "params": {"grace_period": 100}}
+    {"class": "river.forest.ARFClassifier", "params": {"n_models": 10}}
+    {"class": "mypackage.models:MyClassifier", "params": {...}}       # custom class
+    {"class": "NoChange"}  /  {"class": "Prior"}                       # baselines
+    {"pipeline": [{"class": "preprocessing.StandardScaler"},
+                  {"class": "linear_model.LogisticRegression"}]}      # composed with |
+    {"moa": "trees.HoeffdingTree -g 200"}  /  "moa:trees.HoeffdingTree"   # MOA (delaycv.jvm)
+    {"class": "imblearn.RandomUnderSampler",
+     "params": {"classifier": {"class": "tree.HoeffdingTreeClassifier"},
+                "desired_dist": {"0": 0.5, "1": 0.5}}}
+
+A dotted name is looked up under ``river.`` first (the prefix may be omitted), then as an absolute
+module path; ``package.module:Class`` imports ``package.module``. A parameter value that is itself a
+spec (a dict with ``class`` or ``pipeline``) is built recursively, as are lists of specs.
+``desired_dist``-style dicts keyed by class keep their keys, but the strings ``"0"``/``"1"`` are
+turned into the int labels the engine passes to river.
+
+Seeds: every component whose constructor takes ``seed`` gets the fold's learner seed unless the
+spec sets one.
+
+Baselines (the reference's conventions, with predicted positive iff P(1) > 0.5 and an empty
+probability dict read as 0.5):
+
+- ``NoChange`` = ``river.dummy.NoChangeClassifier``: predicts the last label it was trained on,
+  negative before any training (MOA's NoChange).
+- ``Prior`` (alias ``MajorityClass``) = ``river.dummy.PriorClassifier``: P(1) = share of positive
+  training labels; ties and no training give 0.5, i.e. negative (MOA's MajorityClass, first
+  maximum wins).
+
+What a learner's ``predict_proba_one`` must return (:func:`positive_probability`, the engine's
+reading of it): a dict of probabilities in [0, 1] keyed by the labels the engine trains with, 0
+and 1 (``False`` and ``True``, the keys of river's binary linear models, are equal to them and
+accepted; so is ``numpy.int64(1)``); an empty dict (or zeros) while it has no probability, read
+as 0.5. Anything else (``None``, NaN, a value outside [0, 1], a key such as ``"yes"`` or ``2``)
+cannot be scored: :class:`UnusableProbability`.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from delaycv.common.checks import is_number
+from delaycv.common.errors import ConfigError
+
+BASELINES = {
+    "NoChange": "river.dummy.NoChangeClassifier",
+    "Prior": "river.dummy.PriorClassifier",
+    "MajorityClass": "river.dummy.PriorClassifier",
+}
+SPEC_KEYS = ("class", "params")
+#: A MOA learner given as one string: ``"moa:<MOA command line>"`` (the CLI's ``--learner``, Python)
+MOA_PREFIX = "moa:"
+_EXPECTED_CLASS = "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class, NoChange or Prior"
+#: What ``predict_proba_one`` must return (the expected part of the engine's error).
+PROBABILITY_EXPECTED = (
+    "a dict keyed by the labels 0 and 1, or False and True, with probabilities in [0, 1]; an "
+    "empty dict while the learner has none"
+)
+
+
+def _import_attr(module_name: str, attr: str) -> Any:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    return getattr(module, attr, None)
+
+
+def resolve_class(name: str, *, where: str = "learner") -> type:
+    """The class named by ``name`` (see the module docstring for the lookup rules)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(
+            f"learner class {name!r} is not a name",
+            location=f"key {where}.class",
+            expected=_EXPECTED_CLASS,
+        )
+    name = BASELINES.get(name, name)
+    found = None
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        found = _import_attr(module_name, attr)
+    elif "." in name:
+        module_name, _, attr = name.rpartition(".")
+        candidates = [module_name] if module_name.startswith("river") else []
+        candidates += [f"river.{module_name}", module_name]
+        for mod in dict.fromkeys(candidates):
+            found = _import_attr(mod, attr)
+            if found is not None:
+                break
+    if not isinstance(found, type):
+        raise ConfigError(
+            f"unknown learner {name!r}", location=f"key {where}.class", expected=_EXPECTED_CLASS
+        )
+    return found
+
+
+#: Types named in river's annotations (as text: river modules use postponed annotations).
+_TYPES = {
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "bool": "true or false",
+    "None": "null",
+    "list": "a list",
+    "tuple": "a list",
+    "dict": "a mapping",
+}
+#: Ranges of river parameters that river itself does not check (a -5 grace period or a delta of 3
+#: would run and mean nothing), by name: the names mean the same in every river classifier.
+_RANGES: dict[str, tuple[str, Callable[[float], bool]]] = {
+    "grace_period": ("an integer >= 1", lambda v: v >= 1),
+    "max_depth": ("an integer >= 1 or null", lambda v: v >= 1),
+    "n_models": ("an integer >= 1", lambda v: v >= 1),
+    "memory_estimate_period": ("an integer >= 1", lambda v: v >= 1),
+    "nb_threshold": ("an integer >= 0", lambda v: v >= 0),
+    "delta": ("a confidence in (0, 1)", lambda v: 0 < v < 1),
+    "tau": ("a tie threshold >= 0", lambda v: v >= 0),
+    "min_branch_fraction": ("a fraction in [0, 1]", lambda v: 0 <= v <= 1),
+    "max_share_to_split": ("a fraction in [0, 1]", lambda v: 0 <= v <= 1),
+    "max_size": ("a size in MiB > 0", lambda v: v > 0),
+    "lambda_value": ("a Poisson rate > 0", lambda v: v > 0),
+    "subspace_size": ("a number > 0", lambda v: v > 0),
+}
+#: String options river replaces by its default with only a printed warning: the class's list.
+_CHOICES = {"split_criterion": "_VALID_SPLIT_CRITERIA", "leaf_prediction": "_VALID_LEAF_PREDICTION"}
+
+
+def _allowed_types(param: inspect.Parameter) -> set[str] | None:
+    """The type names a parameter accepts, from its annotation (else its default); None: any."""
+    note = param.annotation
+    if note is inspect.Parameter.empty:
+        default = param.default
+        if default is inspect.Parameter.empty or default is None:
+            return None
+        name = type(default).__name__
+        return {name} if name in _TYPES else None
+    if not isinstance(note, str):
+        note = getattr(note, "__name__", None) if isinstance(note, type) else str(note)
+        if note is None:
+            return None
+    names = {part.strip() for part in note.replace("typing.", "").split("|")}
+    names = {"None" if n == "NoneType" else n for n in names}
+    return names if names <= set(_TYPES) else None
+
+
+def _has_type(value: Any, name: str) -> bool:
+    if name == "bool":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if name == "int":
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if name == "float":
+        return isinstance(value, int | float)
+    if name == "None":
+        return value is None
+    if name in ("list", "tuple"):
+        return isinstance(value, list | tuple)
+    return isinstance(value, {"str": str, "dict": dict}[name])
+
+
+def _check_value(cls: type, label: str, param: inspect.Parameter, value: Any, key: str) -> None:
+    """A parameter value of the wrong type, out of its range or not among the class's options:
+    a ConfigError naming the learner and the key (river checks almost none of these itself)."""
+    name = param.name
+    if _is_spec(value):
+        return  # built and checked recursively
+    types = _allowed_types(param)
+    if types is not None and not any(_has_type(value, t) for t in types):
+        raise ConfigError(
+            f"{label}: {name}={value!r} has the wrong type",
+            location=f"key {key}",
+            expected=" or ".join(dict.fromkeys(_TYPES[t] for t in sorted(types))),
+        )
+    rule = _RANGES.get(name)
+    if rule is not None and is_number(value):
+        expected, ok = rule
+        if value != value or not ok(value):  # NaN is out of every range
+            raise ConfigError(
+                f"{label}: {name}={value!r} is out of range",
+                location=f"key {key}",
+                expected=expected,
+            )
+    options = getattr(cls, _CHOICES.get(name, ""), None) if name in _CHOICES else None
+    if isinstance(options, list | tuple) and value not in options:
+        raise ConfigError(
+            f"{label}: {name}={value!r} is not an option",
+            location=f"key {key}",
+            expected="one of " + ", ".join(map(str, options)),
+        )
+
+
+def _is_spec(value: Any) -> bool:
+    return isinstance(value, dict) and ("class" in value or "pipeline" in value)
+
+
+def _label_key(key: Any) -> Any:
+    if isinstance(key, str) and key in ("0", "1"):
+        return int(key)
+    return key
+
+
+def _build_value(value: Any, seed: int | None, where: str) -> Any:
+    if _is_spec(value):
+        return _build(value, seed, where)
+    if isinstance(value, list):
+        return [_build_value(v, seed, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {_label_key(k): _build_value(v, seed, f"{where}.{k}") for k, v in value.items()}
+    return value
+
+
+def _build(spec: Any, seed: int | None, where: str) -> Any:
+    if not isinstance(spec, dict):
+        raise ConfigError(
+            f"learner spec is {type(spec).__name__}",
+            location=f"key {where}",
+            expected="a mapping with class (and params) or pipeline",
+        )
+    if "pipeline" in spec:
+        extra = sorted(set(spec) - {"pipeline"})
+        steps = spec["pipeline"]
+        if extra or not isinstance(steps, list) or not steps:
+            raise ConfigError(
+                "bad pipeline spec",
+                location=f"key {where}.{extra[0] if extra else 'pipeline'}",
+                expected="pipeline: a non-empty list of learner specs, and no other key",
+            )
+        built = [_build(s, seed, f"{where}.pipeline[{i}]") for i, s in enumerate(steps)]
+        model = built[0]
+        for step in built[1:]:
+            try:
+                model = model | step
+            except Exception as err:  # river raises various errors for bad compositions
+                raise ConfigError(
+                    f"cannot compose pipeline: {err}",
+                    location=f"key {where}.pipeline",
+                    expected="transformers followed by a classifier",
+                ) from None
+        return model
+    unknown = sorted(set(spec) - set(SPEC_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"unknown learner key(s) {', '.join(unknown)}",
+            location=f"key {where}.{unknown[0]}",
+            expected="class, params (or pipeline)",
+        )
+    if "class" not in spec:
+        raise ConfigError(
+            "learner spec has no class", location=f"key {where}", expected="class: <name>"
+        )
+    cls = resolve_class(spec["class"], where=where)
+    label = str(spec["class"])
+    params = spec.get("params") or {}
+    if not isinstance(params, dict):
+        raise ConfigError(
+            f"params of {label} is {type(params).__name__}",
+            location=f"key {where}.params",
+            expected="a mapping of parameter names to values",
+        )
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):
+        signature = None
+    accepted: set[str] = set()
+    var_kw = False
+    if signature is not None:
+        for p in signature.parameters.values():
+            if p.kind == inspect.Parameter.VAR_KEYWORD:
+                var_kw = True
+            elif p.kind != inspect.Parameter.VAR_POSITIONAL:
+                accepted.add(p.name)
+        bad = sorted(k for k in params if k not in accepted)
+        if bad and not var_kw:
+            raise ConfigError(
+                f"{label} has no parameter {', '.join(map(repr, bad))}",
+                location=f"key {where}.params.{bad[0]}",
+                expected="one of " + ", ".join(sorted(accepted)) if accepted else "no parameters",
+            )
+    if signature is not None:
+        for name, value in params.items():
+            if name in signature.parameters:
+                _check_value(
+                    cls, label, signature.parameters[name], value, f"{where}.params.{name}"
+                )
+    kwargs = {k: _build_value(v, seed, f"{where}.params.{k}") for k, v in params.items()}
+    if seed is not None and "seed" in accepted and "seed" not in kwargs:
+        kwargs["seed"] = int(seed)
+    try:
+        return cls(**kwargs)
+    except Exception as err:  # show the library's own message, with the learner's name
+        raise ConfigError(
+            f"{label}({', '.join(f'{k}={v!r}' for k, v in params.items())}): "
+            f"{type(err).__name__}: {err}",
+            location=f"key {where}.params",
+            expected="parameters the learner accepts",
+        ) from None
+
+
+def is_instance_spec(spec: Any) -> bool:
+    """True when ``spec`` is a learner object (a river estimator instance), not a spec."""
+    return not isinstance(spec, dict | str) and callable(getattr(spec, "learn_one", None))
+
+
+def _river_base() -> type | None:
+    try:
+        from river import base
+    except ImportError:  # pragma: no cover - river is a dependency
+        return None
+    return base.Base
+
+
+def seeded_clone(model: Any, seed: int | None) -> Any:
+    """A fresh, untrained copy of a river estimator instance with ``seed``; ``model`` is untouched.
+
+    As for a spec: every component whose constructor takes ``seed`` gets ``seed``, unless the
+    instance set it (a seed other than the class's default); nested estimators (parameters whose
+    value is an estimator or a list of estimators, the steps of a pipeline or union) are cloned
+    the same way, recursively. Objects that are not river estimators are deep-copied as they are.
+    The instance is deep-copied first, so that a ``clone`` with side effects on its original
+    (river's random splitters draw from their own generator) leaves ``model`` as it was.
+    """
+    return _seeded_clone(copy.deepcopy(model), seed)
+
+
+def _seeded_clone(model: Any, seed: int | None) -> Any:
+    base = _river_base()
+    if base is None or not isinstance(model, base) or not callable(getattr(model, "clone", None)):
+        return model
+    parts = getattr(model, "steps", None)
+    if parts is None:
+        parts = getattr(model, "transformers", None)
+    if isinstance(parts, dict) and parts and all(isinstance(v, base) for v in parts.values()):
+        # compose.Pipeline / compose.TransformerUnion: a step given as an estimator is used as is
+        return model.clone({name: _seeded_clone(step, seed) for name, step in parts.items()})
+    try:
+        params = inspect.signature(type(model)).parameters
+    except (TypeError, ValueError):
+        return model.clone()
+    new: dict[str, Any] = {}
+    for name, param in params.items():
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            continue
+        value = getattr(model, name, None)
+        if isinstance(value, base):
+            new[name] = _seeded_clone(value, seed)
+        elif isinstance(value, list | tuple) and any(isinstance(v, base) for v in value):
+            new[name] = type(value)(_seeded_clone(v, seed) for v in value)
+    if (
+        seed is not None
+        and "seed" in params
+        and getattr(model, "seed", None) == params["seed"].default
+    ):
+        new["seed"] = int(seed)
+    return model.clone(new)
+
+
+def make_learner(spec: dict | str | Any, seed: int | None = None, *, where: str = "learner") -> Any:
+    """Build a fresh learner from ``spec`` (a dict, a class name string, or a river estimator
+    instance, see :func:`seeded_clone`) with ``seed``.
+
+    Raises :class:`~delaycv.common.errors.ConfigError` for an unknown class, unknown or bad parameters
+    (with river's message and the learner's name) or an object that is not a classifier.
+    """
+    if _is_moa(spec):
+        from delaycv.jvm.learner import MoaClassifier
+
+        return MoaClassifier(getattr(spec, "spec", spec), seed, where=where)
+    if isinstance(spec, str):
+        spec = {"class": spec}
+    if is_instance_spec(spec):
+        try:
+            model = seeded_clone(spec, seed)
+        except Exception as err:  # a clone that fails: name the model
+            raise ConfigError(
+                f"cannot clone {type(spec).__name__}: {type(err).__name__}: {err}",
+                location=f"key {where}",
+                expected="a river estimator (its clone() rebuilds it from its parameters)",
+            ) from None
+    else:
+        model = _build(spec, seed, where)
+    for method in ("predict_proba_one", "learn_one"):
+        if not callable(getattr(model, method, None)):
+            raise ConfigError(
+                f"{type(model).__name__} has no {method}: it is not a classifier",
+                location=f"key {where}",
+                expected=_EXPECTED_CLASS,
+            )
+    return model
+
+
+def _is_moa(spec: Any) -> bool:
+    """A MOA learner's spec: ``{"moa": "<MOA command line>", ...}``, ``"moa:<command line>"``
+    (:data:`MOA_PREFIX`) or a :class:`~delaycv.jvm.learner.MoaClassifier`."""
+    if isinstance(spec, str):
+        return spec.startswith(MOA_PREFIX)
+    if isinstance(spec, dict):
+        return "moa" in spec
+    if "delaycv.jvm.learner" not in sys.modules:  # (no MoaClassifier exists before it loads)
+        return False
+    from delaycv.jvm.learner import MoaClassifier
+
+    return isinstance(spec, MoaClassifier)
+
+
+def moa_spec(spec: Any) -> Any:
+    """A MOA learner's spec as plain data (``{"moa": ..., "seed"?, "heap"?}``, whitespace
+    collapsed; a :class:`~delaycv.jvm.learner.MoaClassifier` gives its spec); any other spec as
+    it is."""
+    if not _is_moa(spec):
+        return spec
+    from delaycv.jvm.learner import normalise_spec
+
+    return normalise_spec(getattr(spec, "spec", spec))
+
+
+def for_stream(
+    learner: Any, features: list[str], *, own_loop: bool = True
+) -> Callable[[Any], list] | None:
+    """Tell ``learner`` the stream's feature names, if it asks for them (``bind_features``: a MOA
+    learner's header); return its record encoder (``encode_records(chunk)``: the instances of a
+    :class:`~delaycv.data.stream.StreamChunk` that it takes instead of river's x dicts, made once per
+    chunk for every fold), or None. ``own_loop=False``: the caller calls ``predict_proba_one``
+    and ``learn_one``, so a learner with a loop of its own (``run_rows``: a MOA learner's Java
+    loop) is told not to use it, and its instances are Python objects."""
+    if not own_loop and getattr(learner, "run_rows", None) is not None:
+        learner.run_rows = None
+    bind = getattr(learner, "bind_features", None)
+    if callable(bind):
+        bind(features)
+    encode = getattr(learner, "encode_records", None)
+    return encode if callable(encode) else None
+
+
+def validate_learner(spec: dict | str | Any, *, where: str = "learner") -> None:
+    """Check a spec before any work: the class exists and the parameters are accepted."""
+    make_learner(spec if is_instance_spec(spec) else copy.deepcopy(spec), seed=0, where=where)
+
+
+def learner_label(spec: dict | str | Any) -> str:
+    """A short name for a spec: the class name, or ``A|B`` for a pipeline (also for instances)."""
+    if is_instance_spec(spec):
+        steps = getattr(spec, "steps", None)
+        if isinstance(steps, dict) and steps:
+            return "|".join(learner_label(step) for step in steps.values())
+        return type(spec).__name__
+    if _is_moa(spec):
+        from delaycv.jvm.learner import label
+
+        return label(moa_spec(spec))
+    if isinstance(spec, str):
+        spec = {"class": spec}
+    if "pipeline" in spec:
+        return "|".join(learner_label(s) for s in spec["pipeline"])
+    name = BASELINES.get(spec.get("class", "?"))
+    if name is not None:
+        return spec["class"]
+    return str(spec.get("class", "?")).split(":")[-1].split(".")[-1]
+
+
+def accepts_weight(learner: Any) -> bool:
+    """True when ``learner.learn_one`` has an explicit ``w`` parameter."""
+    try:
+        params = inspect.signature(learner.learn_one).parameters
+    except (TypeError, ValueError):
+        return False
+    return "w" in params
+
+
+def trainer(learner: Any) -> Callable[[dict, int, float], None]:
+    """``train(x, y, w)``: w == 1 -> ``learn_one(x, y)``; w > 1 -> ``learn_one(x, y, w=w)`` if the
+    learner accepts a weight, else ``learn_one`` w times (w rounded to an integer); w <= 0 -> no call.
+    """
+    learn = learner.learn_one
+    weighted = accepts_weight(learner)
+
+    def train(x: dict, y: int, w: float) -> None:
+        if w == 1:
+            learn(x, y)
+        elif w > 0:
+            if weighted:
+                learn(x, y, w=w)
+            else:
+                for _ in range(round(w)):
+                    learn(x, y)
+
+    return train
+
+
+# --------------------------------------------------------------------------- probabilities
+
+
+class UnusableProbability(ValueError):
+    """A ``predict_proba_one`` answer the engine cannot score (:func:`positive_probability`):
+    ``reason`` says what it returned (``"returned None"``), ``instance`` is the stream position
+    of the prediction when known (the engine names the learner and the fold)."""
+
+    def __init__(self, reason: str, proba: Any, instance: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.proba = proba
+        self.instance = instance
+
+
+def _shown(value: Any, width: int = 80) -> str:
+    """``repr(value)`` on one line, cut to about ``width`` characters."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def positive_probability(proba: Any, instance: int | None = None) -> float | None:
+    """P(1) of a ``predict_proba_one`` answer, checked: ``p(1) / sum(p)`` (a float), or None when
+    it gives no probability (an empty dict, or values that are all 0: the engine reads P(1) = 0.5).
+
+    The answer must be a mapping whose keys equal the labels 0 or 1 and whose values are numbers
+    in [0, 1] (module docstring); anything else raises :class:`UnusableProbability` (with
+    ``instance``, the stream position, for the error the engine makes of it). The fold loops
+    compute the same value on a fast path and call this for everything else, so that both give
+    the same numbers, bit for bit.
+
+    >>> positive_probability({0: 0.25, 1: 0.75}), positive_probability({False: 0.9, True: 0.1})
+    (0.75, 0.1)
+    >>> positive_probability({}) is None
+    True
+    >>> positive_probability({"no": 0.2, "yes": 0.8})
+    Traceback (most recent call last):
+    ...
+    delaycv.protocol.learners.UnusableProbability: returned the key 'no' ({'no': 0.2, 'yes': 0.8}): the engine's labels are 0 and 1
+    """
+    if not isinstance(proba, Mapping):
+        kind = "" if proba is None else f"a {type(proba).__name__}: "
+        raise UnusableProbability(f"returned {kind}{_shown(proba)}", proba, instance)
+    for key, value in proba.items():
+        try:
+            label = bool(key == 0 or key == 1)
+        except Exception:  # a key whose comparison fails (an array): not a label
+            label = False
+        if not label:
+            raise UnusableProbability(
+                f"returned the key {_shown(key, 40)} ({_shown(proba)}): the engine's labels are "
+                "0 and 1",
+                proba,
+                instance,
+            )
+        try:
+            number = bool(0 <= value <= 1)  # NaN is not
+        except Exception:  # None, a string, an array
+            number = False
+        if not number:
+            raise UnusableProbability(
+                f"returned {_shown(value, 40)} for the label {key!r} ({_shown(proba)})",
+                proba,
+                instance,
+            )
+    try:
+        total = sum(proba.values())
+        return float(proba.get(1, 0.0) / total) if total > 0 else None
+    except Exception as err:  # numbers of kinds that do not add up (Decimal and float)
+        raise UnusableProbability(
+            f"returned values that cannot be added ({_shown(proba)}: {type(err).__name__}: {err})",
+            proba,
+            instance,
+        ) from None

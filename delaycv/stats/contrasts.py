@@ -1,0 +1,269 @@
+"""Policy contrasts: every label policy against a reference policy (issue 21 §1; pure, opens no files).
+
+For each (dataset, learner, estimator, reference, checkpoint, metric) and each policy P other than
+the reference policy R (``ideal`` by default), the per-(seed, fold) difference
+``d_i = P_i - R_i``. The pairs are ``(seed, fold)``: a fold's training weights come from the
+validation seed, the run seed and the fold, and its learner seed from the run seed and the fold,
+never from the policy (docs/engine.md, "Pairs across policies"), so fold i of seed s trains the
+same learner on the same instance weights under every policy; only the labels it sees differ.
+
+Two contrasts, told apart by the column ``reference`` (the labels that score P) and spelled out in
+``contrast``:
+
+* ``observed`` ("estimate vs R"): P's observed-label value (what a practitioner under P would
+  report) minus R's true-label value. Against ``ideal`` (whose observed labels are the true ones)
+  this is what the HITL study measured: the evaluation's error plus the model's loss.
+* ``true`` ("true value vs R"): P's true-label value minus R's: what the delay costs the model
+  alone.
+
+The difference of the two rows of one policy is P's bias (observed minus true,
+:func:`delaycv.stats.compare.bias_tests`). R's side is always its true-label value.
+
+Per row: both means over the pairs used, the mean difference with its 95 % t-interval
+(:func:`delaycv.stats.compare.mean_ci`), the study's validity ``100 - |difference|`` with the metric in
+percent (metrics that are fractions in [0, 1] only, see :func:`is_fraction`; NaN for counts,
+kappas, MCC, log loss and the information score, which have no percent scale), the paired sign-flip
+permutation p-value (:func:`delaycv.stats.compare.sign_flip_pvalues`), Holm over the policies of the
+family (same dataset, learner, estimator, reference, checkpoint and metric), Cliff's delta of P's
+against R's values and ``n``. As in the learner tests, a seed whose fold-by-fold values of both
+policies repeat an earlier seed's is left out (:func:`delaycv.stats.compare.replicate_seeds`,
+``n_duplicates``).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from delaycv.common import defaults
+from delaycv.common.errors import DelaycvError, InputError
+from delaycv.metrics.effort_names import EFFORT_FRACTIONS
+from delaycv.stats.compare import (
+    PAIR,
+    REFERENCES,
+    _stage_clock,
+    at_checkpoints,
+    check_test_arguments,
+    checkpoint_times,
+    choose_checkpoints,
+    cliffs_delta,
+    distinct_pairs,
+    holm_by_group,
+    label_checkpoints,
+    mean_ci,
+    note_empty_tests,
+    policy_ranks,
+    sign_flip_pvalues,
+    wide_by_pair,
+)
+
+#: The reference policy of the contrasts when the study has it (workflow key ``contrasts``).
+DEFAULT_REFERENCE = defaults.CONTRAST_REFERENCE
+
+#: Columns of :func:`policy_contrasts`, in order.
+CONTRAST_COLUMNS = [
+    "dataset",
+    "learner",
+    "estimator",
+    "reference",
+    "contrast",
+    "at",
+    "checkpoint",
+    "time",
+    "metric",
+    "policy",
+    "reference_policy",
+    "n",
+    "n_duplicates",
+    "mean_policy",
+    "mean_reference_policy",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "validity",
+    "cliffs_delta",
+    "p_value",
+    "exact",
+    "p_holm",
+    "family_size",
+    "significant",
+    "note",
+]
+
+#: Keys of a Holm family of contrasts (the policies of one family are adjusted together).
+FAMILY = ("dataset", "learner", "estimator", "reference", "checkpoint", "metric")
+
+_FRACTION = re.compile(
+    r"^(?:nochange_|majority_)?(?:accuracy|precision|recall|f1|f2|fpr|specificity|"
+    r"balanced_accuracy|gmean|gmean_pr|brier|auc|unknown_rate)(?:_[01])?$"
+)
+
+
+def is_fraction(metric: str) -> bool:
+    """True for the metrics whose values are fractions in [0, 1] (accuracy, precision, recall,
+    F1, F2, FPR, specificity, balanced accuracy, G-means, Brier score, AUC, unknown rates and the
+    NoChange/majority references of these); False for counts (``tp``, ``classified``, ...),
+    kappas and MCC (in [-1, 1]), ``log_loss`` and ``info_score`` (unbounded); the effort-aware
+    measures but ``ifa`` (a count) are fractions.
+
+    >>> is_fraction("gmean"), is_fraction("kappa_m_gmean"), is_fraction("log_loss")
+    (True, False, False)
+    >>> is_fraction("popt"), is_fraction("ifa")
+    (True, False)
+    """
+    return bool(_FRACTION.match(metric)) or metric in EFFORT_FRACTIONS
+
+
+def contrast_label(reference: str, reference_policy: str) -> str:
+    """The ``contrast`` text of a row: ``"estimate vs ideal"`` or ``"true value vs ideal"``."""
+    return f"{'estimate' if reference == 'observed' else 'true value'} vs {reference_policy}"
+
+
+def _wide(frame: pd.DataFrame, index: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
+    """Values of ``metrics`` with one row per ``index`` + metric and one column per (seed, fold)."""
+    return wide_by_pair(frame, index, metrics, what="run, fold, reference and checkpoint")
+
+
+def policy_contrasts(
+    table: pd.DataFrame,
+    *,
+    reference_policy: str = DEFAULT_REFERENCE,
+    metrics: Sequence[str],
+    references: Sequence[str] = REFERENCES,
+    checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "last",
+    resamples: int = 5000,
+    seed: int = 1,
+    alpha: float = 0.05,
+    progress: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
+    """Every policy of a merged per-fold table against ``reference_policy`` (module docstring).
+
+    ``metrics``, ``references`` (which contrasts: ``observed`` = P's estimate vs R, ``true`` = P's
+    true value vs R), ``checkpoints`` (any request of :func:`delaycv.stats.compare.choose_checkpoints`;
+    ``at`` names it, a position beyond a stream is a row with ``note`` and no test), ``resamples``,
+    ``seed`` (of the random sign vectors) and ``alpha`` (``significant = p_holm <= alpha``) as in
+    :func:`delaycv.stats.compare.run_tests`. ``progress`` receives one line per stage.
+
+    Columns (``CONTRAST_COLUMNS``): ``dataset``, ``learner``, ``estimator``, ``reference``,
+    ``contrast`` (``"estimate vs R"`` / ``"true value vs R"``), ``at``, ``checkpoint``, ``time``
+    (Unix s of the checkpoint), ``metric``, ``policy``, ``reference_policy``, ``n`` (pairs used),
+    ``n_duplicates`` (pairs of repeated seeds left out), ``mean_policy``,
+    ``mean_reference_policy`` (means over the pairs used), ``difference`` = mean(P - R),
+    ``ci_low``/``ci_high`` (95 % t-interval), ``validity`` (``100 - 100 |difference|`` for fraction
+    metrics, else NaN), ``cliffs_delta`` (P against R), ``p_value`` (two-sided sign-flip test),
+    ``exact``, ``p_holm`` (Holm over the policies of the family), ``family_size``, ``significant``
+    and ``note`` (why a row has no test: a position beyond a stream, a policy that released no
+    label by the checkpoint; or which checkpoint answered a request between checkpoints). Rows:
+    by dataset, metric (as given), reference, estimator, learner, checkpoint, then policies in
+    reading order (:func:`delaycv.stats.compare.policy_sort_key`: preset, then windows as durations).
+    Raises :class:`~delaycv.common.errors.DelaycvError` when the table has no policy named
+    ``reference_policy``.
+    """
+    say = _stage_clock(progress)
+    metrics = check_test_arguments(table, metrics, references, alpha, verb="contrast")
+    policies = list(dict.fromkeys(table["policy"]))
+    if reference_policy not in policies:
+        raise DelaycvError(
+            f"no policy named {reference_policy!r} to contrast the policies with "
+            f"(the table's policies: {', '.join(map(str, policies)) or 'none'})"
+        )
+    chosen = choose_checkpoints(table, checkpoints)
+    sub = at_checkpoints(table, chosen)
+    base = sub[(sub["policy"] == reference_policy) & (sub["reference"] == "true")]
+    others = sub[(sub["policy"] != reference_policy) & sub["reference"].isin(list(references))]
+    empty = pd.DataFrame(
+        {c: pd.Series(dtype=object) for c in CONTRAST_COLUMNS if c not in ("at", "note")}
+    )
+    if others.empty:
+        return label_checkpoints(empty, chosen, CONTRAST_COLUMNS)
+    if base.empty:
+        raise InputError(
+            f"the reference policy {reference_policy!r} has no true-label rows",
+            path=table.attrs.get("path", "<table>"),
+            location="column reference",
+            expected=f"rows of policy {reference_policy!r} with reference 'true'",
+        )
+
+    shared = ["dataset", "learner", "estimator", "checkpoint"]
+    wide = _wide(others, [*shared, "reference", "policy"], metrics)
+    ref = _wide(base, shared, metrics)
+    seeds = sorted(set(wide.columns.unique(0)) | set(ref.columns.unique(0)))
+    folds = sorted(set(wide.columns.unique(1)) | set(ref.columns.unique(1)))
+    grid = pd.MultiIndex.from_product([seeds, folds], names=list(PAIR))
+    wide = wide.reindex(columns=grid).sort_index()
+    rows = wide.index.to_frame(index=False)
+    a = wide.to_numpy(np.float64)
+    b = (
+        ref.reindex(columns=grid)
+        .reindex(pd.MultiIndex.from_frame(rows[[*shared, "metric"]]))
+        .to_numpy(np.float64)
+    )
+    a, b, duplicates = distinct_pairs(a, b, len(seeds))
+    d = a - b
+    say(
+        f"{len(rows)} contrasts against {reference_policy} x {d.shape[1]} (seed, fold) columns; "
+        f"{int(duplicates.sum())} duplicate pairs of repeated seeds left out"
+    )
+
+    p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
+    difference, low, high = mean_ci(d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean_policy = np.nanmean(a, axis=1)
+        mean_reference = np.nanmean(b, axis=1)
+    out = rows
+    out["contrast"] = [contrast_label(r, reference_policy) for r in out["reference"]]
+    out["time"] = checkpoint_times(sub, out)
+    out["reference_policy"] = reference_policy
+    out["n"] = n.astype(np.int64)
+    out["n_duplicates"] = duplicates.astype(np.int64)
+    out["mean_policy"] = mean_policy
+    out["mean_reference_policy"] = mean_reference
+    out["difference"] = difference
+    out["ci_low"] = low
+    out["ci_high"] = high
+    fraction = out["metric"].map(is_fraction).to_numpy(bool)
+    out["validity"] = np.where(fraction, 100.0 - 100.0 * np.abs(difference), np.nan)
+    out["cliffs_delta"] = cliffs_delta(a, b)
+    out["p_value"] = p
+    out["exact"] = exact
+    family = out.groupby(list(FAMILY), sort=False).ngroup().to_numpy()
+    out["p_holm"] = holm_by_group(p, family)
+    out["family_size"] = (
+        pd.Series(p).notna().groupby(family).transform("sum").to_numpy().astype(np.int64)
+    )
+    out["significant"] = out["p_holm"].le(alpha).to_numpy()
+    say("means, intervals, validity, Holm and Cliff's delta")
+    out = label_checkpoints(out, chosen, CONTRAST_COLUMNS)
+    out = note_empty_tests(
+        out,
+        table,
+        lambda r: (
+            f"no (seed, fold) pair where both {r['policy']} and {r['reference_policy']} "
+            f"have a value of {r['metric']} (undefined there), no test"
+        ),
+        policies=lambda r: [r["policy"], r["reference_policy"]],
+    )
+    # metrics as requested, policies in reading order (preset, then windows as durations)
+    metric_rank = {m: i for i, m in enumerate(metrics)}
+    policy_rank = policy_ranks([*policies, *out["policy"].astype(str)])
+    keys = [
+        "dataset",
+        "_metric",
+        "reference",
+        "estimator",
+        "learner",
+        "checkpoint",
+        "at",
+        "_policy",
+    ]
+    return (
+        out.assign(_metric=out["metric"].map(metric_rank), _policy=out["policy"].map(policy_rank))
+        .sort_values(keys, kind="stable")
+        .drop(columns=["_metric", "_policy"])
+        .reset_index(drop=True)
+    )

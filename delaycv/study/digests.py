@@ -1,0 +1,381 @@
+"""The code digests of the workflow's stages: which delaycv code each stage runs, and its meaning.
+
+The workflow computes one digest per stage (:func:`stage_digest`) and passes it to the stage's
+jobs as a param, so that Snakemake reruns exactly the jobs of a stage whose code changed what it
+does. A digest hashes the meaning of the modules of :data:`STAGE_MODULES` and of every delaycv
+module they import (followed statically, without importing them: syntax trees without comments,
+formatting and docstrings); a package named there counts with every module in it. The rule scripts
+call :func:`check_code` before they import anything else of delaycv, so that a job never runs
+other code than the code whose digest decides reruns, and end with :func:`end_job`.
+
+This module is in no stage's digest (it changes no result), and imports nothing but the standard
+library and :mod:`delaycv.common.errors` (:func:`one_line_errors` also :mod:`delaycv.common.interrupt`, which
+the scripts have imported already): a job pays nothing for it before its own imports.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib.util
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from delaycv.common.errors import ConfigError
+
+#: delaycv modules whose code each workflow stage's script runs (their imports are followed).
+#: A package counts with every module in it. Neither this module nor delaycv.study.config is in any:
+#: what they compute reaches the jobs as params, which Snakemake tracks.
+STAGE_MODULES: dict[str, tuple[str, ...]] = {
+    "convert": ("delaycv.data.convert", "delaycv.data.synthetic", "delaycv.data.stream"),
+    "evaluate": (
+        "delaycv.engine",
+        "delaycv.protocol.learners",
+        "delaycv.protocol.policies",
+        "delaycv.protocol.validation",
+        "delaycv.metrics",
+        "delaycv.tables.results",
+        "delaycv.tables.run_writer",
+        "delaycv.data.stream",
+    ),
+    "merge": ("delaycv.tables.results", "delaycv.tables.costs"),
+    "compare": (
+        "delaycv.stats.compare",
+        "delaycv.stats.contrasts",
+        "delaycv.study.report",
+        "delaycv.tables.results",
+    ),
+    "plots": ("delaycv.figures.plots", "delaycv.figures.contrasts", "delaycv.tables.results"),
+    "rankings": (
+        "delaycv.stats.ranking",
+        "delaycv.figures.rankings",
+        "delaycv.study.report",
+        "delaycv.tables.results",
+    ),
+}
+
+#: the environment variable naming the package the workflow hashes (set by the workflow for its
+#: jobs and for the conda envs' post-deploy scripts, which link that package into each env)
+PACKAGE_VARIABLE = "DELAYCV_PACKAGE"
+
+
+def package_root(basedir: str | os.PathLike | None = None) -> Path:
+    """The delaycv package the workflow runs: ``basedir/delaycv`` if present, else the import."""
+    if basedir is not None:
+        candidate = Path(basedir) / "delaycv"
+        if (candidate / "__init__.py").is_file():
+            return candidate.resolve()
+    spec = importlib.util.find_spec("delaycv")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError("the delaycv package cannot be found", expected="delaycv installed")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def _module_file(root: Path, module: str) -> Path | None:
+    parts = module.split(".")[1:]
+    base = root.joinpath(*parts) if parts else root
+    # a .pyx (the compiled fold loop) counts by its bytes: it does not parse as Python
+    for candidate in (base / "__init__.py", base.with_suffix(".py"), base.with_suffix(".pyx")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """delaycv modules named by the import statements of one file (any nesting level)."""
+    is_package = path.name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for level, source_module, names in _facts(path).imports:
+        if source_module is None and not level:  # import a, b.c
+            found.update(n for n in names if n.split(".")[0] == "delaycv")
+            continue
+        if level:
+            base_parts = package.split(".")
+            if level > 1:
+                base_parts = base_parts[: -(level - 1)]
+            base = ".".join(base_parts)
+            target = f"{base}.{source_module}" if source_module else base
+        else:
+            target = source_module
+        if target.split(".")[0] != "delaycv":
+            continue
+        found.add(target)
+        found.update(f"{target}.{n}" for n in names)  # may be submodules
+    return found
+
+
+def _package_modules(package: str, init: Path) -> list[str]:
+    """Every module of a package (``init`` its ``__init__.py``), those of its subpackages too; a
+    compiled loop's ``.pyx`` is a module of its package (loaded by name, ``delaycv.common.native``)."""
+    found = []
+    for path in sorted(init.parent.iterdir()):
+        if path.suffix in (".py", ".pyx") and path.name != "__init__.py":
+            found.append(f"{package}.{path.stem}")
+        elif path.is_dir() and (path / "__init__.py").is_file():
+            found.append(f"{package}.{path.name}")
+            found += _package_modules(f"{package}.{path.name}", path / "__init__.py")
+    return found
+
+
+def module_closure(modules: Iterable[str], root: Path) -> dict[str, Path | None]:
+    """Each module, its parent packages and every delaycv module they import (transitively).
+
+    A package among ``modules`` brings every module in it (and in its subpackages), imported by
+    its ``__init__`` or not: a stage that names a package runs whatever the package holds."""
+    modules = list(modules)
+    listed = set(modules)
+    seen: dict[str, Path | None] = {}
+    todo = list(modules)
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        path = _module_file(root, module)
+        seen[module] = path
+        parent = module.rpartition(".")[0]
+        if parent:
+            todo.append(parent)
+        if path is not None:
+            todo.extend(m for m in _imports(path, module) if m not in seen)
+            if module in listed and path.name == "__init__.py":
+                todo.extend(m for m in _package_modules(module, path) if m not in seen)
+    # names that were only candidate submodules (from x import function) and are not files
+    return {m: p for m, p in seen.items() if p is not None or m in listed}
+
+
+def source_digest(
+    modules: Iterable[str],
+    *,
+    root: str | os.PathLike | None = None,
+    files: Iterable[str | os.PathLike] = (),
+) -> str:
+    """SHA-256 (hex, 16 characters) of the meaning of ``modules`` and what they import from delaycv.
+
+    ``root`` is the delaycv package directory (default :func:`package_root`); ``files`` are further
+    Python files to include (e.g. helper modules of the scripts). Each file enters the digest as
+    :func:`code_meaning`: its syntax tree without comments, formatting and docstrings, so that only
+    a change that can change what the code does changes the digest. Docstrings do count when code
+    of the closure reads ``__doc__``. The Python minor version enters the digest too (the syntax
+    trees differ between versions). A package among ``modules`` counts with every module in it
+    (:func:`module_closure`); a package's Java sources count by their bytes
+    (:func:`_java_sources`). A module that does not exist counts as missing, so the digest
+    changes when it appears. Paths enter the digest relative to the package, so moving the checkout
+    changes nothing.
+    """
+    root = Path(root) if root is not None else package_root()
+    closure = module_closure(modules, root)
+    entries = [(m, None if p is None else str(p)) for m, p in sorted(closure.items())]
+    entries += _java_sources(closure, root)
+    entries += [(Path(f).name, str(f)) for f in files]
+    return _digest(tuple((name, path, _stamp(path)) for name, path in entries))
+
+
+def _java_sources(closure: dict[str, Path | None], root: Path) -> list[tuple[str, str]]:
+    """The Java sources of the closure's packages (``<package>/java/**/*.java``: the Java fold
+    loop of MOA learners, ``delaycv.jvm``), which count by their bytes (they do not parse as
+    Python), named relative to the package root."""
+    found = []
+    for path in closure.values():
+        if path is not None and path.name == "__init__.py" and (path.parent / "java").is_dir():
+            for java in sorted((path.parent / "java").rglob("*.java")):
+                found.append((java.relative_to(root).as_posix(), str(java)))
+    return found
+
+
+def check_code(stage: str, expected: str) -> None:
+    """Raise :class:`ConfigError` unless the delaycv package running this has ``stage``'s digest.
+
+    The rule scripts call it with the digest the workflow computed (a param of the job), so that a
+    job never runs other code than the code whose digest decides reruns (e.g. a conda env that
+    links the package of another checkout, or an older copy).
+    """
+    root = Path(__file__).resolve().parents[1]  # the delaycv package
+    workflow_package = os.environ.get(PACKAGE_VARIABLE)
+    if workflow_package and Path(workflow_package).resolve() == root:
+        return  # the very files the workflow hashed
+    found = stage_digest(stage, root=root)
+    if found != expected:
+        raise ConfigError(
+            f"the delaycv package this job imports ({root}) has code digest {found} for stage "
+            f"{stage!r}, the workflow computed {expected}; the job's environment holds another "
+            "delaycv than the workflow's (recreate its conda env, see docs/workflow.md)",
+            expected=f"digest {expected}",
+        )
+
+
+#: Set to ``1`` to keep Python's teardown at the end of a rule script's job (:func:`end_job`),
+#: e.g. in a harness that runs the script inside its own interpreter and goes on after it.
+KEEP_TEARDOWN_VARIABLE = "DELAYCV_KEEP_TEARDOWN"
+
+
+def one_line_errors(label: str) -> None:
+    """Make a rule script's job end on an error with one line in its log, not a traceback:
+    ``<label>: error: <message>`` for a :class:`~delaycv.common.errors.DelaycvError` (a learner that fails
+    mid-run, a bad setting) or an ``OSError`` (a full disk, a read-only folder: the file and the
+    reason), exit status 2; the engine's warnings as ``<label>: warning: <message>``; a SIGINT or
+    SIGTERM as ``<label>: interrupted (SIGINT)`` / ``terminated (SIGTERM)`` (``interrupt``), and
+    no traceback after it (exit 130 and 143). Any other exception keeps its traceback (a defect
+    to report). A script calls it after
+    :func:`check_code`; what a ``with`` block writes is removed as the error leaves it."""
+    import logging
+
+    from delaycv.common.errors import DelaycvError
+    from delaycv.common.interrupt import announce_stops
+
+    logging.basicConfig(level=logging.WARNING, format=f"{label}: warning: %(message)s")
+    announce_stops(label)  # a job stopped by Ctrl-C or Snakemake: a line in its log too
+    previous = sys.excepthook
+
+    def hook(kind, error, trace) -> None:
+        if isinstance(error, KeyboardInterrupt):  # Ctrl-C: its line is written (announce_stops)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)
+        if isinstance(error, DelaycvError):
+            text = str(error)
+        elif isinstance(error, OSError):
+            where = error.filename if error.filename is not None else "a file"
+            text = f"{where}: {error.strerror or error}"
+        else:
+            previous(kind, error, trace)
+            return
+        print(f"{label}: error: {' '.join(text.split())}", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(2)
+
+    sys.excepthook = hook
+
+
+def end_job(code: int = 0) -> None:
+    """End a rule script's job (or the ``delaycv`` command) once its outputs are written and
+    closed: flush its log and leave the process at once with exit status ``code``, without
+    Python's teardown (freeing every object of pandas, pyarrow, matplotlib, river and a JVM's
+    handles, ~0.1-0.3 s of CPU a job, which the end of the process does anyway). With
+    ``DELAYCV_KEEP_TEARDOWN=1`` it only flushes, and the process ends as usual."""
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        if stream is not None:
+            stream.flush()
+    if os.environ.get(KEEP_TEARDOWN_VARIABLE, "") in ("", "0"):
+        os._exit(code)
+
+
+def clear_digest_caches() -> None:
+    """Forget every file read for digests (files are otherwise re-read when their stamp changes)."""
+    _digest.cache_clear()
+    _facts_of.cache_clear()
+
+
+@dataclass(frozen=True)
+class _FileFacts:
+    """What the digests need of one file: its imports, and its meaning without docstrings."""
+
+    imports: tuple[tuple[int, str | None, tuple[str, ...]], ...]
+    reads_docstrings: bool
+    meaning: bytes
+
+
+def _stamp(path: str | None) -> tuple[int, int, int] | None:
+    if path is None:
+        return None
+    st = os.stat(path)
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+
+
+def _facts(path: Path) -> _FileFacts:
+    return _facts_of(str(path), _stamp(str(path)))
+
+
+_SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@functools.lru_cache(maxsize=512)
+def _facts_of(path: str, stamp: tuple) -> _FileFacts:
+    """One parse and one walk: imports, reads of ``__doc__``, the tree without docstrings."""
+    source = Path(path).read_bytes()
+    tree = _parse(source)
+    if tree is None:
+        return _FileFacts((), False, _unparsed(source))
+    imports = []
+    reads_docstrings = False
+    for node in ast.walk(tree):
+        if isinstance(node, _SCOPES):
+            if node.body and _is_docstring(node.body[0]):
+                node.body = node.body[1:]
+        elif isinstance(node, ast.Import):
+            imports.append((0, None, tuple(a.name for a in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            imports.append((node.level, node.module, tuple(a.name for a in node.names)))
+        elif (isinstance(node, ast.Name) and node.id == "__doc__") or (
+            isinstance(node, ast.Attribute) and node.attr == "__doc__"
+        ):
+            reads_docstrings = True
+    return _FileFacts(tuple(imports), reads_docstrings, _dump(tree))
+
+
+def _parse(source: bytes) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _unparsed(source: bytes) -> bytes:
+    return b"<unparsed>\0" + source
+
+
+def _dump(tree: ast.AST) -> bytes:
+    return ast.dump(tree, include_attributes=False).encode()
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def code_meaning(source: bytes, *, docstrings: bool = False) -> bytes:
+    """What of a Python file can change what it does: its syntax tree, without positions.
+
+    Comments, blank lines, line breaks, quotes and parentheses that change nothing are not in the
+    tree; docstrings (a string as the first statement of a module, class or function) are removed
+    unless ``docstrings``. A file that does not parse is its bytes.
+    """
+    tree = _parse(source)
+    if tree is None:
+        return _unparsed(source)
+    if not docstrings:
+        for node in ast.walk(tree):
+            if isinstance(node, _SCOPES) and node.body and _is_docstring(node.body[0]):
+                node.body = node.body[1:]
+    return _dump(tree)
+
+
+@functools.lru_cache(maxsize=64)
+def _digest(entries: tuple) -> str:
+    facts = [None if path is None else _facts_of(path, stamp) for _, path, stamp in entries]
+    docstrings = any(f is not None and f.reads_docstrings for f in facts)
+    h = hashlib.sha256()
+    major, minor = sys.version_info[:2]
+    h.update(f"python{major}.{minor}\0".encode())
+    for (name, path, _), fact in zip(entries, facts, strict=True):
+        h.update(name.encode() + b"\0")
+        if fact is None:
+            h.update(b"<missing>")
+        elif docstrings:  # rare: some code reads docstrings, so they count
+            h.update(code_meaning(Path(path).read_bytes(), docstrings=True))
+        else:
+            h.update(fact.meaning)
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def stage_digest(stage: str, *, root: str | os.PathLike | None = None) -> str:
+    """:func:`source_digest` of a workflow stage (a key of :data:`STAGE_MODULES`)."""
+    return source_digest(STAGE_MODULES[stage], root=root)

@@ -1,0 +1,494 @@
+"""Readable HTML pages of the comparison tables, for the workflow's Snakemake report.
+
+Snakemake's report shows an HTML result inside the report, but offers a CSV only as a download.
+:func:`tests_html`, :func:`bias_html` and :func:`contrasts_html` turn the tables of
+:func:`delaycv.stats.compare.run_tests`, :func:`delaycv.stats.compare.bias_tests` and
+:func:`delaycv.stats.contrasts.policy_contrasts` into self-contained pages (no script, no external resource): one
+section per metric and reference, the columns a reader needs with rounded numbers, significant
+rows in bold. The CSV files keep every column at full precision. Pure: strings in, a string out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from html import escape
+
+import pandas as pd
+
+from delaycv.stats.compare import higher_is_better
+from delaycv.study import pages
+
+#: the rules of this module's rows beside the pages' shared style (delaycv.study.pages)
+_ROWS_STYLE = """
+tr.sig td { font-weight: bold; }
+p.direction { margin: 0.2em 0 0.5em; color: #444; }
+td.note { white-space: normal; min-width: 24em; color: #555; }
+"""
+
+
+def _number(value, digits: int = 3, signed: bool = False) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def _p(value) -> str:
+    if value is None or not math.isfinite(float(value)):
+        return "n/a"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _interval(mean, low, high) -> str:
+    if not math.isfinite(float(mean)):
+        return "n/a"
+    if not (math.isfinite(float(low)) and math.isfinite(float(high))):
+        return f"{_number(mean, signed=True)} [n/a]"
+    return (
+        f"{_number(mean, signed=True)} [{_number(low, signed=True)}, {_number(high, signed=True)}]"
+    )
+
+
+Column = tuple[str, Callable[[pd.Series], str], bool]  # header, cell text, numeric
+
+
+def _table(rows: pd.DataFrame, columns: Sequence[Column], bold: pd.Series) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h, _, _ in columns)
+    body = []
+    for (_, row), strong in zip(rows.iterrows(), bold, strict=True):
+        cells = "".join(
+            f'<td class="num">{escape(cell(row))}</td>'
+            if numeric
+            else (
+                f'<td class="note">{escape(cell(row))}</td>'
+                if header == "note"
+                else f"<td>{escape(cell(row))}</td>"
+            )
+            for header, cell, numeric in columns
+        )
+        body.append(f'<tr class="sig">{cells}</tr>' if strong else f"<tr>{cells}</tr>")
+    return (
+        f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>"
+    )
+
+
+def _page(title: str, intro: str, sections: Sequence[tuple[str, str]]) -> str:
+    parts = pages.head(title, intro, _ROWS_STYLE)
+    if not sections:
+        parts.append("<p><em>The table is empty.</em></p>")
+    for heading, table in sections:
+        parts.append(f"<h2>{escape(heading)}</h2>")
+        parts.append(table)
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _checkpoint(row: pd.Series) -> str:
+    value = row["checkpoint"]
+    return "none" if pd.isna(value) else str(int(value))
+
+
+def _at_columns(frame: pd.DataFrame) -> list[Column]:
+    """The column ``at`` (the requested position) when the request was positions or fractions
+    (with ``last`` or ``all`` the checkpoint says it all), then the checkpoint."""
+    at = frame["at"] if "at" in frame else pd.Series([], dtype=object)
+    shown: list[Column] = []
+    if not set(at.dropna()) <= {"last", "all"}:
+        shown.append(("at", lambda r: str(r["at"]), False))
+    shown.append(("checkpoint", _checkpoint, True))
+    return shown
+
+
+def _note_column(frame: pd.DataFrame) -> list[Column]:
+    """The column ``note`` when a row with a checkpoint has one (a request answered by the next
+    checkpoint, a policy that released no label, ...); rows without a checkpoint are listed apart
+    (:func:`_split_gaps`)."""
+    if "note" not in frame or frame.empty or not frame["note"].fillna("").astype(str).ne("").any():
+        return []
+    return [("note", lambda r: "" if pd.isna(r["note"]) else str(r["note"]), False)]
+
+
+def _direction(metric: str, difference: str, a: str, b: str) -> str:
+    """One line stating which way a difference points and which side its sign favours."""
+    up = higher_is_better(metric)
+    better = "higher" if up else "lower"
+    return (
+        f'<p class="direction">{escape(difference)}: a positive value means {escape(a)} '
+        f"scores higher than {escape(b)}, which favours {escape(a if up else b)} ({escape(metric)}: "
+        f"{better} is better).</p>"
+    )
+
+
+def _split_gaps(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+    """The rows with a test, and a section listing the requested positions no stream reaches
+    (rows of :func:`delaycv.stats.compare.label_checkpoints` with a note and no checkpoint)."""
+    if "note" not in frame or frame.empty:
+        return frame, []
+    gap = frame["checkpoint"].isna() & frame["note"].astype(str).ne("")
+    if not gap.any():
+        return frame, []
+    columns: list[Column] = [
+        ("dataset", lambda r: str(r["dataset"]), False),
+        ("at", lambda r: str(r["at"]), False),
+        ("note", lambda r: str(r["note"]), False),
+    ]
+    rows = frame[gap]
+    table = _table(rows, columns, pd.Series(False, index=rows.index))
+    return frame[~gap], [("Requested positions with no checkpoint (no test)", table)]
+
+
+def _groups(frame: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str] | None):
+    """Sections in order of first appearance, metrics in the order of ``metrics`` when given."""
+    if frame.empty:
+        return []
+    order = frame[list(keys)].drop_duplicates()
+    if metrics is not None:
+        rank = {m: i for i, m in enumerate(metrics)}
+        order = order.sort_values(
+            "metric", key=lambda col: col.map(lambda m: rank.get(m, len(rank))), kind="stable"
+        )
+    out = []
+    for values in order.itertuples(index=False):
+        mask = pd.Series(True, index=frame.index)
+        for key, value in zip(keys, values, strict=True):
+            mask &= frame[key] == value
+        out.append((dict(zip(keys, values, strict=True)), frame[mask]))
+    return out
+
+
+def tests_html(tests: pd.DataFrame, *, title: str, metrics: Sequence[str] | None = None) -> str:
+    """A page of the pairwise learner tests (:func:`delaycv.stats.compare.run_tests`): one section per
+    (metric, reference, estimator), in the order of ``metrics`` when given, one row per (policy,
+    checkpoint, learner pair) in the table's order; significant rows in bold. Requested positions
+    beyond a stream are listed at the end."""
+    tests, gaps = _split_gaps(tests)
+    columns: list[Column] = [
+        ("policy", lambda r: str(r["policy"]), False),
+        *_at_columns(tests),
+        ("learner a", lambda r: str(r["learner_a"]), False),
+        ("learner b", lambda r: str(r["learner_b"]), False),
+        ("n", lambda r: str(int(r["n"])), True),
+        ("mean a", lambda r: _number(r["mean_a"]), True),
+        ("mean b", lambda r: _number(r["mean_b"]), True),
+        ("a − b [95 % CI]", lambda r: _interval(r["mean_diff"], r["ci_low"], r["ci_high"]), True),
+        ("Cliff's δ", lambda r: _number(r["cliffs_delta"], 2, signed=True), True),
+        ("p", lambda r: _p(r["p_value"]), True),
+        ("p (Holm)", lambda r: _p(r["p_holm"]), True),
+        ("result", _result, False),
+        ("Wilcoxon p", lambda r: _p(r["wilcoxon_p"]), True),
+        ("sign test p", lambda r: _p(r["sign_p"]), True),
+        *_note_column(tests),
+    ]
+    sections = []
+    for key, rows in _groups(tests, ["metric", "reference", "estimator"], metrics):
+        heading = (
+            f"{key['metric']} on {key['reference']} labels ({key['estimator']} estimator; "
+            f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+        )
+        direction = _direction(key["metric"], "a − b and Cliff's δ", "learner a", "learner b")
+        sections.append(
+            (heading, direction + _table(rows, columns, rows["significant"].astype(bool)))
+        )
+    intro = (
+        "Paired permutation tests between two learners over the (seed, fold) pairs, "
+        "d = a − b. <b>Bold</b>: significant after Holm's adjustment within the family (dataset, "
+        "policy, estimator, reference, checkpoint, metric); <i>result</i> names the better "
+        "learner then, by the mean difference and the metric's direction (each section says which "
+        "way its numbers point). Wilcoxon and sign-test p-values are unadjusted companions. "
+        + _READING
+        + " Every column at full precision: tests.csv."
+    )
+    return _page(title, intro, sections + gaps)
+
+
+#: What a reader needs to read p, the interval and Cliff's δ of one row together
+#: (docs/comparison.md, "Reading a row").
+_READING = (
+    "p comes from the sign-flip permutation test, the interval is a t-interval of the mean "
+    "difference: two methods that can disagree. When every pair points the same way the "
+    "permutation p is the smallest the n pairs allow (2/2<sup>n</sup>: 0.002 for 10 pairs), "
+    "whatever the sizes, while one large difference among small ones widens the t-interval "
+    "past 0. Cliff's δ compares every value of one side with every value of the other, "
+    "unpaired: it can have the other sign than the mean paired difference (a few large "
+    "differences against many small ones the other way); the verdict follows the mean "
+    "difference."
+)
+
+
+def _result(row: pd.Series) -> str:
+    if not math.isfinite(float(row["p_holm"])):
+        return "no test"
+    return f"{row['better']} better" if row["significant"] else "n.s."
+
+
+def bias_html(
+    bias: pd.DataFrame, *, title: str, alpha: float, metrics: Sequence[str] | None = None
+) -> str:
+    """A page of the bias of realistic evaluation (:func:`delaycv.stats.compare.bias_tests`): one section
+    per (metric, estimator), in the order of ``metrics`` when given, one row per (policy,
+    checkpoint, learner); a row is bold, and read as optimistic (the observed labels overstate the
+    learner) or pessimistic, when its Holm-adjusted p is at most ``alpha``."""
+
+    def reading(row: pd.Series) -> str:
+        p = float(row["p_holm"])
+        if not math.isfinite(p):
+            return "no test"
+        if p > alpha or row["mean_bias"] == 0:
+            return "n.s."
+        overstated = (row["mean_bias"] > 0) == higher_is_better(row["metric"])
+        return "optimistic" if overstated else "pessimistic"
+
+    bias, gaps = _split_gaps(bias)
+    columns: list[Column] = [
+        ("policy", lambda r: str(r["policy"]), False),
+        *_at_columns(bias),
+        ("learner", lambda r: str(r["learner"]), False),
+        ("n", lambda r: str(int(r["n"])), True),
+        (
+            "observed − true [95 % CI]",
+            lambda r: _interval(r["mean_bias"], r["ci_low"], r["ci_high"]),
+            True,
+        ),
+        ("p", lambda r: _p(r["p_value"]), True),
+        ("p (Holm)", lambda r: _p(r["p_holm"]), True),
+        ("reading", reading, False),
+        *_note_column(bias),
+    ]
+    sections = []
+    for key, rows in _groups(bias, ["metric", "estimator"], metrics):
+        heading = (
+            f"{key['metric']} ({key['estimator']} estimator; "
+            f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+        )
+        up = higher_is_better(key["metric"])
+        direction = (
+            f'<p class="direction">observed − true: a positive value means the observed labels '
+            f"score the learner higher than the true labels, which is "
+            f"{'optimistic' if up else 'pessimistic'} ({escape(key['metric'])}: "
+            f"{'higher' if up else 'lower'} is better).</p>"
+        )
+        bold = rows.apply(lambda r: reading(r) in ("optimistic", "pessimistic"), axis=1)
+        sections.append((heading, direction + _table(rows, columns, bold.astype(bool))))
+    intro = (
+        "Bias of realistic evaluation: per learner, the mean over the (seed, fold) pairs of the "
+        "value scored against the observed labels minus the value scored against the true labels, "
+        "with a sign-flip permutation test of zero mean bias, Holm-adjusted over the learners of "
+        f"each (policy, checkpoint, metric). <b>Bold</b>: p (Holm) ≤ α = {alpha:g}; "
+        "<i>optimistic</i>: the observed labels overstate the learner's true performance. "
+        "Every column at full precision: bias.csv."
+    )
+    return _page(title, intro, sections + gaps)
+
+
+def _family_heading(key: dict) -> str:
+    ranked = "learners" if key["ranked"] == "learner" else "policies"
+    where = f"{key['dataset']}: " if "dataset" in key else ""
+    return (
+        f"{where}{key['metric']} on {key['reference']} labels at {key['at']}: {ranked} within "
+        f"{key['within']} ({key['estimator']} estimator; "
+        f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+    )
+
+
+def rankings_html(
+    friedman: pd.DataFrame | None = None,
+    scott_knott: pd.DataFrame | None = None,
+    *,
+    title: str,
+    metrics: Sequence[str] | None = None,
+) -> str:
+    """A page of the rankings of :func:`delaycv.stats.ranking.rank_across` (its ``friedman`` and
+    ``scott_knott`` tables) or of :func:`delaycv.stats.ranking.rank_within` (``scott_knott`` alone, one
+    section per dataset too): one section per family (what is ranked, within which learner or
+    policy, reference, estimator, position, metric), in the order of ``metrics`` when given, its
+    test (Friedman's chi2, p, N, CD) or the note that replaces it, and one row per treatment:
+    mean rank and rank (Friedman), mean over datasets, Scott-Knott ESD group and median (or mean),
+    best first. Rows of the best Scott-Knott ESD group are bold."""
+    if friedman is None and scott_knott is None:
+        raise ValueError("rankings_html needs a friedman or a scott_knott table")
+    keys = ["ranked", "within", "reference", "estimator", "at", "metric"]
+    sk = scott_knott
+    if sk is not None and "dataset" in sk.columns:
+        keys.append("dataset")
+    average = None
+    if sk is not None:
+        average = "median" if "median" in sk.columns else "mean"
+    if friedman is not None and sk is not None:
+        merged = friedman.merge(
+            sk[[*keys, "treatment", "group", average]].rename(columns={average: "sk_average"}),
+            on=[*keys, "treatment"],
+            how="left",
+        )
+    elif friedman is not None:
+        merged = friedman.assign(group=pd.NA, sk_average=math.nan)
+    else:
+        merged = sk.rename(columns={average: "sk_average"})
+
+    def integer(value) -> str:
+        return "–" if pd.isna(value) else str(int(value))
+
+    columns: list[Column] = [("treatment", lambda r: str(r["treatment"]), False)]
+    if friedman is not None:
+        columns += [
+            ("mean rank over datasets", lambda r: _number(float(r["mean_rank"]), 2), True),
+            ("place by mean rank", lambda r: integer(r["rank"]), True),
+            ("mean over datasets", lambda r: _number(float(r["mean"])), True),
+        ]
+    if sk is not None:
+        columns += [("SK-ESD group", lambda r: integer(r["group"]), True)]
+        columns += [(f"{average} (SK-ESD)", lambda r: _number(float(r["sk_average"])), True)]
+        if friedman is None:
+            # SK-ESD's own order is by median (mean for p); the mean rank over the pairs is
+            # another view, and may order two treatments the other way
+            columns += [
+                (f"place by {average}", lambda r: integer(r["rank"]), True),
+                (
+                    "mean rank over (seed, fold) pairs",
+                    lambda r: _number(float(r["mean_rank"]), 2),
+                    True,
+                ),
+                ("pairs", lambda r: integer(r["n"]), True),
+            ]
+    sections = []
+    for key, rows in _groups(merged, keys, metrics):
+        # a treatment with no value at all is not ranked: its row says why, apart from the
+        # family's own note (fewer than 3 datasets, ...)
+        unranked = rows["note"].fillna("").astype(str).str.endswith("not ranked")
+        absent = ""
+        if unranked.any():
+            reasons: dict[str, list[str]] = {}
+            gone = rows[unranked]
+            for treatment, note in zip(gone["treatment"], gone["note"], strict=True):
+                reasons.setdefault(str(note).removesuffix(": not ranked"), []).append(treatment)
+            absent = "".join(
+                f"<p><em>Not ranked: {escape(', '.join(map(str, names)))} ({escape(why)}).</em></p>"
+                for why, names in reasons.items()
+            )
+            if (~unranked).any():
+                rows = pd.concat([rows[~unranked], rows[unranked]])
+        first = rows.iloc[0]
+        if first["note"] and not unranked.all():
+            test = f"<p><em>No test: {escape(str(first['note']))}.</em></p>"
+        elif unranked.all():
+            test = ""
+        elif friedman is not None:
+            test = (
+                f"<p>Friedman chi2 = {_number(float(first['statistic']), 2)}, "
+                f"p = {escape(_p(first['p_value']))}, N = {int(first['n'])} datasets, "
+                f"k = {int(first['k'])}; Nemenyi's critical difference CD = "
+                f"{_number(float(first['cd']), 2)}: mean ranks further apart differ.</p>"
+            )
+        else:
+            test = f"<p>Scott-Knott ESD over {integer(first['n'])} (seed, fold) pairs.</p>"
+        if friedman is None and "group" in rows:
+            rows = rows.sort_values(["rank", "treatment"], kind="stable", na_position="last")
+        best = rows["group"].eq(1).fillna(False).astype(bool) if sk is not None else None
+        bold = best if best is not None else pd.Series(False, index=rows.index)
+        sections.append((_family_heading(key), test + absent + _table(rows, columns, bold)))
+    if friedman is not None:
+        intro = (
+            "Rankings across datasets: in each family the block is a dataset and a treatment's "
+            "value there is its mean over folds and seeds. Rank 1 = best, by the metric's "
+            "direction. <i>Mean rank over datasets</i>: the treatment's rank among the family's "
+            "treatments, averaged over the datasets; <i>place by mean rank</i>: its position "
+            "when the family is sorted by that mean rank (rows are in that order). Friedman's "
+            "test with Nemenyi's post-hoc: two treatments differ when their mean ranks differ by "
+            "more than CD. Scott-Knott ESD (ScottKnottESD v3) over the same per-dataset values: "
+            "treatments of one group are not told apart, group 1 is the best; <b>bold</b>: group "
+            "1. A note replaces the tests when a family has fewer than 3 datasets or a missing "
+            "value, and names a treatment that has no value (e.g. a policy that released no "
+            "label before the end of the stream)."
+        )
+    else:
+        intro = (
+            "Scott-Knott ESD (ScottKnottESD v3) within each dataset: in each family (per "
+            "dataset) a treatment's observations are its values at the (seed, fold) pairs. "
+            "Rows are in Scott-Knott ESD's order, best first: by median (by mean for version "
+            "p), the <i>place by median</i>; treatments of one group are not told apart, group 1 "
+            "is the best; <b>bold</b>: group 1. <i>Mean rank over (seed, fold) pairs</i> is "
+            "another view: the treatment's rank within each pair, averaged over the pairs (1 = "
+            "best). It can order two treatments the other way than their medians (a treatment "
+            "with the better median may lose more pairs), and it does not decide the groups. A "
+            "note replaces the groups when a family has a single treatment or too few complete "
+            "pairs, and names a treatment that has no value (e.g. a policy that released no "
+            "label before the end of the stream)."
+        )
+    return _page(title, intro, sections)
+
+
+def contrasts_html(
+    contrasts: pd.DataFrame, *, title: str, alpha: float, metrics: Sequence[str] | None = None
+) -> str:
+    """A page of the policy contrasts (:func:`delaycv.stats.contrasts.policy_contrasts`): one section
+    per (metric, contrast, estimator), in the order of ``metrics`` when given, the estimate's
+    contrast before the true value's; one row per (learner, checkpoint, policy); a row is bold, and
+    read as *worse* or *better* than the reference policy by the metric's direction, when its
+    Holm-adjusted p is at most ``alpha``. Requested positions beyond a stream are listed at the
+    end."""
+    contrasts, gaps = _split_gaps(contrasts)
+
+    def reading(row: pd.Series) -> str:
+        p = float(row["p_holm"])
+        if not math.isfinite(p):
+            return "no test"
+        if p > alpha or row["difference"] == 0:
+            return "n.s."
+        above = (row["difference"] > 0) == higher_is_better(row["metric"])
+        return f"{'better' if above else 'worse'} than {row['reference_policy']}"
+
+    def validity(row: pd.Series) -> str:
+        value = float(row["validity"])
+        return f"{value:.1f}" if math.isfinite(value) else "n/a"
+
+    columns: list[Column] = [
+        ("learner", lambda r: str(r["learner"]), False),
+        *_at_columns(contrasts),
+        ("policy", lambda r: str(r["policy"]), False),
+        ("n", lambda r: str(int(r["n"])), True),
+        ("mean policy", lambda r: _number(r["mean_policy"]), True),
+        ("mean reference", lambda r: _number(r["mean_reference_policy"]), True),
+        (
+            "policy − reference [95 % CI]",
+            lambda r: _interval(r["difference"], r["ci_low"], r["ci_high"]),
+            True,
+        ),
+        ("validity (%)", validity, True),
+        ("Cliff's δ", lambda r: _number(r["cliffs_delta"], 2, signed=True), True),
+        ("p", lambda r: _p(r["p_value"]), True),
+        ("p (Holm)", lambda r: _p(r["p_holm"]), True),
+        ("reading", reading, False),
+        *_note_column(contrasts),
+    ]
+    what = {
+        "observed": "the policy's observed-label estimate minus {r}'s true value, the evaluation's "
+        "error plus the model's loss",
+        "true": "the policy's true value minus {r}'s, what the delay costs the model alone",
+    }
+    ordered = contrasts.sort_values(
+        "reference", key=lambda c: c.map({"observed": 0, "true": 1}), kind="stable"
+    )
+    sections = []
+    for key, rows in _groups(ordered, ["metric", "reference", "estimator"], metrics):
+        reference_policy = str(rows["reference_policy"].iloc[0])
+        heading = (
+            f"{key['metric']}: {rows['contrast'].iloc[0]} — "
+            f"{what.get(key['reference'], '').format(r=reference_policy)} "
+            f"({key['estimator']} estimator; "
+            f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+        )
+        bold = rows.apply(lambda r: reading(r) not in ("n.s.", "no test"), axis=1)
+        direction = _direction(
+            key["metric"], "policy − reference and Cliff's δ", "the policy", reference_policy
+        )
+        sections.append((heading, direction + _table(rows, columns, bold.astype(bool))))
+    intro = (
+        "Every label policy against the reference policy, paired by (seed, fold): a fold's "
+        "training weights and learner seed do not depend on the policy. <i>Estimate vs R</i>: the "
+        "policy's observed-label value (what a study under the policy reports) minus R's "
+        "true-label value; <i>true value vs R</i>: the policy's true-label value minus R's. "
+        "Validity = 100 − |difference| with the metric in percent (the HITL study's measure; "
+        "n/a for metrics that are not fractions). p: paired sign-flip permutation test; Holm over "
+        f"the policies of each (learner, checkpoint, contrast, metric). <b>Bold</b>: p (Holm) ≤ "
+        f"α = {alpha:g}. {_READING} Every column at full precision: contrasts.csv."
+    )
+    return _page(title, intro, sections + gaps)
