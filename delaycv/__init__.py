@@ -7,7 +7,7 @@ command line) stays light.
 
 import importlib
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one copy: pyproject.toml reads it (setuptools' dynamic version)
 __all__ = ["__version__", "evaluate"]
 
 

@@ -4,12 +4,15 @@
 ``### `key```, each key under it in a row of that section's table, with the schema's default) and
 no key the schema lacks, and names every shipped config; ``profiles/README.md`` documents every
 key of each profile, and the SLURM profile's keys are the ones a SLURM run uses; ``LICENSE`` and
-``pyproject.toml`` name the same license.
+``pyproject.toml`` name the same license. ``.snakemake-workflow-catalog.yml`` has the catalog's
+keys, and what it claims (conda environments, no container, a report) holds for the rules;
+``.pre-commit-config.yaml`` runs the commands of ``make lint``; the version is written once.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 import tomllib
 from pathlib import Path
 
@@ -162,3 +165,148 @@ def test_license_and_pyproject_agree():
     assert "Copyright (c) 2026 the delaycv authors" in license_text
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert project["license"] == {"text": "MIT"}
+
+
+# --- .snakemake-workflow-catalog.yml: the catalog's usage instructions ----------------------------
+
+CATALOG = yaml.safe_load((REPO / ".snakemake-workflow-catalog.yml").read_text(encoding="utf-8"))
+#: the top level the project keeps (the catalog accepts a Snakefile at the top, beside workflow/)
+TOP_LEVEL_LAYOUT = [
+    "Snakefile",
+    "config.yaml",
+    "config/README.md",
+    "workflow/rules",
+    "workflow/schemas/config.schema.yaml",
+    "workflow/report",
+    "scripts",
+    "envs",
+    "profiles/default/config.yaml",
+    "tests",
+    "results",
+    "resources",
+]
+
+
+def workflow_text() -> str:
+    """The Snakefile and every rule file, one text."""
+    files = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    return "\n".join(f.read_text(encoding="utf-8") for f in files)
+
+
+def rule_blocks() -> dict[str, str]:
+    """Rule name -> its text (up to the next top-level statement)."""
+    parts = re.split(r"^rule (\w+):\n", workflow_text(), flags=re.M)
+    return {
+        name: re.split(r"^\S", body, maxsplit=1, flags=re.M)[0]
+        for name, body in zip(parts[1::2], parts[2::2], strict=True)
+    }
+
+
+def test_catalog_file_has_the_catalogs_keys_only():
+    assert set(CATALOG) == {"usage"}
+    usage = CATALOG["usage"]
+    assert set(usage) <= {"mandatory-flags", "software-stack-deployment"}
+    assert "software-stack-deployment" in usage
+    flags = usage.get("mandatory-flags", {"desc": "", "flags": []})
+    assert set(flags) == {"desc", "flags"}
+    assert isinstance(flags["flags"], str | list)
+    stack = usage["software-stack-deployment"]
+    assert set(stack) <= {
+        "conda",
+        "apptainer",
+        "apptainer+conda",
+        "singularity",
+        "singularity+conda",
+        "report",
+    }
+    assert all(isinstance(value, bool) for value in stack.values())
+    assert stack["conda"] or stack.get("apptainer") or stack.get("singularity")
+
+
+def test_catalog_claims_hold_for_the_workflow():
+    stack = CATALOG["usage"]["software-stack-deployment"]
+    blocks = rule_blocks()
+    runners = {name: body for name, body in blocks.items() if re.search(r"^\s+script:", body, re.M)}
+    assert runners, "no rule runs a script"
+    if stack["conda"]:  # every rule that runs a script names an env file that exists
+        for name, body in runners.items():
+            found = re.search(r"^\s+conda:\n\s+\"([^\"]+)\"", body, re.M)
+            assert found, f"rule {name} has no conda: directive"
+            assert (REPO / "workflow" / "rules" / found[1]).resolve().is_file(), name
+    containers = re.search(r"^\s*container:", workflow_text(), re.M) is not None
+    assert stack.get("apptainer", False) == containers
+    assert stack.get("apptainer+conda", False) == (containers and stack["conda"])
+    has_report = re.search(r"^report: \"([^\"]+)\"", workflow_text(), re.M)
+    assert stack["report"] == (has_report is not None)
+    if has_report:
+        assert (REPO / has_report[1]).is_file()
+
+
+def test_catalog_layout_is_the_projects():
+    for path in TOP_LEVEL_LAYOUT:
+        assert (REPO / path).exists(), f"{path} is missing from the top level"
+    flags = CATALOG["usage"]["mandatory-flags"]
+    for mentioned in re.findall(r"\b(?:config|profiles)/[\w./-]+\w", flags["desc"]):
+        assert (REPO / mentioned).exists(), mentioned
+
+
+# --- pre-commit runs what `make lint` runs ---------------------------------------------------------
+
+
+def make_lint_commands() -> list[str]:
+    """The commands of the Makefile's lint target, without the virtualenv's prefixes."""
+    lines = (REPO / "Makefile").read_text().split("\nlint:", 1)[1].splitlines()[1:]
+    commands = []
+    for line in lines:
+        if not line.startswith("\t"):
+            break
+        command = re.sub(r'^PATH="[^"]*" ', "", line.strip())
+        commands.append(command.replace("$(BIN)/", ""))
+    return commands
+
+
+def pre_commit_commands() -> list[str]:
+    """The entries of .pre-commit-config.yaml's hooks, without the virtualenv's prefixes."""
+    config = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text())
+    commands = []
+    for repo in config["repos"]:
+        assert repo["repo"] == "local", "hooks run the virtualenv's tools, nothing downloaded"
+        for hook in repo["hooks"]:
+            assert hook["language"] == "system" and hook["pass_filenames"] is False, hook["id"]
+            words = shlex.split(hook["entry"])
+            if words[:2] == ["bash", "-c"]:
+                words = shlex.split(re.sub(r'^PATH="[^"]*" exec ', "", words[2]))
+            commands.append(" ".join(w.removeprefix(".venv/bin/") for w in words))
+    return commands
+
+
+def test_pre_commit_runs_the_commands_of_make_lint():
+    assert make_lint_commands() == [
+        "ruff check .",
+        "ruff format --check .",
+        "snakefmt --check Snakefile workflow/rules",
+        "snakemake --lint --cores 1",
+    ]
+    assert pre_commit_commands() == make_lint_commands()
+
+
+# --- the version, in one place ---------------------------------------------------------------------
+
+
+def test_the_version_is_written_once():
+    import delaycv
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "delaycv.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", delaycv.__version__)
+    copies = [
+        path.relative_to(REPO).as_posix()
+        for folder in ("delaycv", "scripts", "workflow", "envs", "benchmarks")
+        for path in (REPO / folder).rglob("*")
+        if path.suffix in {".py", ".pyx", ".smk", ".yaml", ".toml", ".sh", ".java"}
+        and re.search(rf"['\"]{re.escape(delaycv.__version__)}['\"]", path.read_text("utf-8"))
+    ]
+    assert copies == ["delaycv/__init__.py"]
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"\n## [{delaycv.__version__}]" in changelog
