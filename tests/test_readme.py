@@ -72,3 +72,20 @@ def test_one_run_by_hand_runs_as_written(after_make_run):
     )
     assert done.returncode == 0, f"{script}\n{done.stderr[-3000:]}"
     assert (after_make_run / "results" / "runs" / "example" / "folds.parquet").is_file()
+
+
+def test_the_readme_links_files_that_exist_and_every_page_of_docs():
+    """Every relative link of the README names a file of the checkout, and its documentation
+    table lists every page of docs/, CONTRIBUTING.md and CHANGELOG.md."""
+    text = README.read_text(encoding="utf-8")
+    targets = {
+        link.split("#")[0]
+        for link in re.findall(r"\]\(([^)\s]+)\)", text)
+        if not re.match(r"[a-z]+:", link)
+    }
+    missing = sorted(t for t in targets if t and not (REPO / t).exists())
+    assert not missing, f"README.md links files that do not exist: {missing}"
+    table = section("Documentation")
+    pages = [f"docs/{p.name}" for p in sorted((REPO / "docs").glob("*.md"))]
+    for page in [*pages, "CONTRIBUTING.md", "CHANGELOG.md"]:
+        assert f"]({page})" in table, f"README.md's documentation table does not list {page}"
