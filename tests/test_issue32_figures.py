@@ -283,6 +283,7 @@ def run_script(script: str, job: dict, tmp_path: Path) -> str:
     return text
 
 
+@pytest.mark.slow  # the rule scripts run as Snakemake runs them
 def test_the_rankings_and_figures_jobs_go_on(real, tmp_path):
     merged = []
     for name, frame in real.groupby("dataset"):

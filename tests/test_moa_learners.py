@@ -63,6 +63,7 @@ def delaycv_predictions(stream, spec, method, window, **options):
     return wide["pred"], wide["proba"], result
 
 
+@pytest.mark.slow  # MOA's own task for exactness
 @pytest.mark.parametrize(
     ("learner", "spec", "method", "k"),
     [
@@ -101,6 +102,7 @@ def test_predictions_equal_moas_own_task(moa, brackets, tmp_path, learner, spec,
     assert 0 < pred.mean() < 1
 
 
+@pytest.mark.slow  # MOA's own task for exactness
 def test_missing_values_are_moas_missing_values(moa, brackets, tmp_path):
     """NaN features (a quarter of the values of three features) reach MOA as its missing values:
     the same predictions as MOA's task reading '?' in the ARFF."""

@@ -46,6 +46,7 @@ def test_the_readme_has_python_examples():
     assert len(blocks("python")) >= 1
 
 
+@pytest.mark.slow  # after_make_run runs the workflow's first job
 @pytest.mark.parametrize("number", range(len(blocks("python"))))
 def test_a_python_block_of_the_readme_runs_as_written(after_make_run, number):
     code = blocks("python")[number]
@@ -60,6 +61,7 @@ def test_a_python_block_of_the_readme_runs_as_written(after_make_run, number):
     assert done.returncode == 0, f"{code}\n{done.stderr[-3000:]}"
 
 
+@pytest.mark.slow  # after_make_run runs the workflow's first job
 def test_one_run_by_hand_runs_as_written(after_make_run):
     (script,) = blocks("sh", section("One run by hand"))
     done = subprocess.run(

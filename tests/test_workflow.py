@@ -36,6 +36,9 @@ from slurm.workflow_copy import (
 
 from delaycv.study import config as dcfg
 
+# every test runs Snakemake (a dry run at least) on a copy of the workflow
+pytestmark = pytest.mark.slow
+
 SMALL = REPO / "config" / "test-small.yaml"
 AGGREGATION = {
     ("merge", (("dataset", "tiny"),)),
