@@ -155,23 +155,39 @@ def _missing_values(
     return counts, missing_rows
 
 
-def _check_times(time: np.ndarray, label_time: np.ndarray, first_row: int) -> None:
-    """Times must be plausible Unix seconds (1900-9999): milliseconds stored as seconds would
-    make every window 1000 times too short. The error names the row and the likely unit."""
+def _first_implausible_time(
+    time: np.ndarray, label_time: np.ndarray
+) -> tuple[str, float, int] | None:
+    """``(column, value, row)`` of the first time that is not plausible Unix seconds
+    (1900-9999), ``time`` before ``label_time`` (None: every time is plausible)."""
     for name, values in (("time", time), ("label_time", label_time)):
         if values.size == 0:
             continue
         present = values if values.dtype != np.float64 else np.where(np.isnan(values), 0, values)
         bad = implausible(present)
         if bad >= 0:
-            raise DelaycvError(
-                implausible_message(
-                    float(values[bad]),
-                    what=f"stream {name}",
-                    where=f" at row {bad + first_row}",
-                    hint="a stream stores seconds: convert the source with time_unit: {unit}",
-                )
-            )
+            return name, float(values[bad]), bad
+    return None
+
+
+def _implausible_time_text(name: str, value: float, where: str) -> str:
+    """Why ``value`` of stream column ``name`` (found ``where``, e.g. ``" at row 3"``) is not a
+    plausible time, and the likely unit."""
+    return implausible_message(
+        value,
+        what=f"stream {name}",
+        where=where,
+        hint="a stream stores seconds: convert the source with time_unit: {unit}",
+    )
+
+
+def _check_times(time: np.ndarray, label_time: np.ndarray, first_row: int) -> None:
+    """Times must be plausible Unix seconds (1900-9999): milliseconds stored as seconds would
+    make every window 1000 times too short. The error names the row and the likely unit."""
+    found = _first_implausible_time(time, label_time)
+    if found is not None:
+        name, value, row = found
+        raise DelaycvError(_implausible_time_text(name, value, f" at row {row + first_row}"))
 
 
 def _check_effort(effort: Any, n: int, first_row: int) -> np.ndarray:
@@ -643,12 +659,10 @@ def check_stream_file(path: str | os.PathLike) -> dict:
             if stats is None or not stats.has_min_max:
                 continue
             values, none = np.asarray([stats.min, stats.max], dtype=np.float64), np.empty(0)
-            try:
-                _check_times(*((values, none) if name == "time" else (none, values)), 1)
-            except DelaycvError as err:
-                text = str(err).replace(" at row 1 ", " ").replace(" at row 2 ", " ")
-                text = text.replace(" is ", f" (row group {group}) is ", 1)
-                raise InputError(text, path=where) from None
+            found = _first_implausible_time(*((values, none) if name == "time" else (none, values)))
+            if found is not None:
+                text = _implausible_time_text(name, found[1], f" (row group {group})")
+                raise InputError(text, path=where)
         if has_effort(out):
             stats = rows.column(names.index(EFFORT_COLUMN)).statistics
             if stats is not None and stats.has_min_max and not float(stats.min) >= 0:
