@@ -155,6 +155,53 @@ def _missing_values(
     return counts, missing_rows
 
 
+def _checked_time_and_label(
+    time_in: Any, label_in: Any, first_row: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(time, label)`` as contiguous int64 and int8 arrays; DelaycvError unless both are one
+    dimensional of the same length and every label is 0 or 1 (the row named counts from
+    ``first_row``)."""
+    time = np.ascontiguousarray(time_in, dtype=np.int64)
+    label_in = np.asarray(label_in)
+    if time.ndim != 1 or label_in.ndim != 1:
+        raise DelaycvError("stream time and label must be one-dimensional arrays")
+    n = time.shape[0]
+    if label_in.shape[0] != n:
+        raise DelaycvError(f"stream label has {label_in.shape[0]} values, time has {n}")
+    if n and not np.isin(label_in, (0, 1)).all():
+        bad = int(np.flatnonzero(~np.isin(label_in, (0, 1)))[0])
+        raise DelaycvError(
+            f"stream label at row {bad + first_row} is {label_in[bad]!r}, not 0 or 1"
+        )
+    return time, np.ascontiguousarray(label_in, dtype=np.int8)
+
+
+def _check_time_order(time: np.ndarray, first_row: int) -> None:
+    """The times must not decrease; DelaycvError naming the first row that is earlier."""
+    if time.shape[0] > 1:
+        dec = np.flatnonzero(np.diff(time) < 0)
+        if dec.size:
+            i = int(dec[0]) + 1
+            raise DelaycvError(
+                f"stream time decreases at row {i + first_row} ({time[i]} after {time[i - 1]})"
+            )
+
+
+def _feature_columns(features: pd.DataFrame) -> list[np.ndarray]:
+    """One array per feature: float64 values, or a categorical's values as objects (None
+    where missing)."""
+    cols = []
+    for name in features.columns:
+        s = features[name]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            cats = np.asarray(s.cat.categories, dtype=object)
+            cats = np.append(cats, None)  # code -1 (missing) -> None
+            cols.append(cats[s.cat.codes.to_numpy()])
+        else:
+            cols.append(s.to_numpy(dtype=np.float64))
+    return cols
+
+
 def _first_implausible_time(
     time: np.ndarray, label_time: np.ndarray
 ) -> tuple[str, float, int] | None:
@@ -273,33 +320,15 @@ class Stream:
     _missing_rows: np.ndarray | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
-        time = np.ascontiguousarray(self.time, dtype=np.int64)
-        label_in = np.asarray(self.label)
-        if time.ndim != 1 or label_in.ndim != 1:
-            raise DelaycvError("stream time and label must be one-dimensional arrays")
+        time, label = _checked_time_and_label(self.time, self.label, self.first_row)
         n = time.shape[0]
-        if label_in.shape[0] != n:
-            raise DelaycvError(f"stream label has {label_in.shape[0]} values, time has {n}")
-        if n and not np.isin(label_in, (0, 1)).all():
-            bad = int(np.flatnonzero(~np.isin(label_in, (0, 1)))[0])
-            raise DelaycvError(
-                f"stream label at row {bad + self.first_row} is {label_in[bad]!r}, not 0 or 1"
-            )
-        label = np.ascontiguousarray(label_in, dtype=np.int8)
         if self.label_time is None:
             label_time = np.full(n, np.nan)
         else:
             label_time = np.ascontiguousarray(self.label_time, dtype=np.float64)
         if label_time.shape != (n,):
             raise DelaycvError(f"stream label_time has shape {label_time.shape}, expected ({n},)")
-        if n > 1:
-            dec = np.flatnonzero(np.diff(time) < 0)
-            if dec.size:
-                i = int(dec[0]) + 1
-                raise DelaycvError(
-                    f"stream time decreases at row {i + self.first_row} "
-                    f"({time[i]} after {time[i - 1]})"
-                )
+        _check_time_order(time, self.first_row)
         _check_times(time, label_time, self.first_row)
         features = _as_feature_frame(self.features, n)
         if len(features) != n:
@@ -333,16 +362,7 @@ class Stream:
             # a view of the frame's single float64 block when it has one (no copy)
             set_(self, "_matrix", features.to_numpy(dtype=np.float64))
         else:
-            cols = []
-            for name in features.columns:
-                s = features[name]
-                if isinstance(s.dtype, pd.CategoricalDtype):
-                    cats = np.asarray(s.cat.categories, dtype=object)
-                    cats = np.append(cats, None)  # code -1 (missing) -> None
-                    cols.append(cats[s.cat.codes.to_numpy()])
-                else:
-                    cols.append(s.to_numpy(dtype=np.float64))
-            set_(self, "_columns", cols)
+            set_(self, "_columns", _feature_columns(features))
 
     def __len__(self) -> int:
         return int(self.time.shape[0])
