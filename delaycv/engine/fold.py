@@ -2,8 +2,9 @@
 
 For each instance m of a chunk, in stream order (the engine's docstring states the rules):
 
-1. :meth:`~FoldLoop.run_chunk` releases the candidates due at m whose side is the one this fold
-   predicted: each is scored (its key goes to the evaluation buffer) and trained on;
+1. :meth:`~FoldLoop._python_chunk` (or the compiled loop: :meth:`~FoldLoop.run_chunk` chooses)
+   releases the candidates due at m whose side is the one this fold predicted: each is scored
+   (its key goes to the evaluation buffer) and trained on;
 2. predicts m: ``P1 = p(1) / sum(p)`` (0.5 without probabilities: an empty dict or zeros,
    counted in ``no_probability``), positive iff ``P1 > threshold``; an answer the engine cannot score
    (``None``, NaN, a value outside [0, 1], a key other than the labels 0 and 1) raises

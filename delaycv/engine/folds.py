@@ -182,7 +182,7 @@ def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int
         return err
     # the compiled loop's frames are named by module and function (delaycv.engine._loop.run_rows)
     if codes[ours[-1]].co_name.rpartition(".")[2] not in (
-        "run_chunk",
+        "_python_chunk",
         "run_rows",
         "flush",
         "train",
