@@ -57,6 +57,7 @@ those of the command line and the workflow (:mod:`delaycv.common.defaults`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Iterable
@@ -162,7 +163,44 @@ def evaluate(
     """
     from delaycv import engine
     from delaycv.engine.windows import check_position_times
-    from delaycv.protocol.settings import SETTING_KEYS, check_keywords, make_settings
+    from delaycv.protocol.settings import make_settings
+
+    _check_option_keywords(options)
+    observer_factory = options.pop("observer_factory", None)
+    on_rows = options.pop("on_rows", None)
+    settings = make_settings(
+        learner=model,
+        policy=_policy_spec(policy, window, pos_window, neg_window),
+        validation=_validation_spec(validation, folds),
+        estimator=estimator,
+        seed=seed,
+        every=every,
+        keep_predictions=predictions,
+        jobs=jobs,
+        run_keys={"dataset": dataset} if dataset is not None else None,
+        **options,
+    )
+    stream = _input_stream(
+        stream,
+        time=time,
+        time_unit=time_unit,
+        label=label,
+        label_time=label_time,
+        effort=effort,
+        positive=positive,
+        dataset=dataset,
+    )
+    check_position_times(stream, settings.policy)  # before the probe: no work at all
+    engine.probe_learner(stream, model)
+    return engine.evaluate(
+        stream, settings, observer_factory=observer_factory, progress=progress, on_rows=on_rows
+    )
+
+
+def _check_option_keywords(options: dict[str, Any]) -> None:
+    """The ``**options`` of :func:`evaluate` must be settings it does not take by name
+    (:func:`delaycv.protocol.settings.make_settings`) or ``observer_factory``, ``on_rows``."""
+    from delaycv.protocol.settings import SETTING_KEYS, check_keywords
 
     check_keywords(
         options,
@@ -181,41 +219,36 @@ def evaluate(
         | {"observer_factory", "on_rows"},
         "a keyword of delaycv.evaluate or of delaycv.protocol.settings.make_settings",
     )
-    observer_factory = options.pop("observer_factory", None)
-    on_rows = options.pop("on_rows", None)
-    settings = make_settings(
-        learner=model,
-        policy=_policy_spec(policy, window, pos_window, neg_window),
-        validation=_validation_spec(validation, folds),
-        estimator=estimator,
-        seed=seed,
-        every=every,
-        keep_predictions=predictions,
-        jobs=jobs,
-        run_keys={"dataset": dataset} if dataset is not None else None,
-        **options,
-    )
+
+
+def _input_stream(
+    stream: Any,
+    *,
+    time: str | None,
+    time_unit: str,
+    label: str,
+    label_time: str | None,
+    effort: str | list[str] | None,
+    positive: Any,
+    dataset: str | None,
+) -> Any:
+    """The stream :func:`evaluate` runs on: a Parquet path opened to be read chunk by chunk
+    (no ``effort`` option then), anything else through :func:`as_stream`."""
     if isinstance(stream, str | os.PathLike):
         from delaycv.data.stream import open_stream
 
         _no_effort_option(effort)
-        stream = open_stream(stream)  # read chunk by chunk: memory independent of its length
-    else:
-        _check_time_unit(time_unit)
-        stream = as_stream(
-            stream,
-            time=time,
-            time_unit=time_unit,
-            label=label,
-            label_time=label_time,
-            effort=effort,
-            positive=positive,
-            dataset=dataset,
-        )
-    check_position_times(stream, settings.policy)  # before the probe: no work at all
-    engine.probe_learner(stream, model)
-    return engine.evaluate(
-        stream, settings, observer_factory=observer_factory, progress=progress, on_rows=on_rows
+        return open_stream(stream)  # read chunk by chunk: memory independent of its length
+    _check_time_unit(time_unit)
+    return as_stream(
+        stream,
+        time=time,
+        time_unit=time_unit,
+        label=label,
+        label_time=label_time,
+        effort=effort,
+        positive=positive,
+        dataset=dataset,
     )
 
 
@@ -478,6 +511,19 @@ def _effort_meta(names: list[str] | None) -> dict:
     return {"effort": " + ".join(names)} if names else {}
 
 
+@dataclasses.dataclass
+class _Pairs:
+    """The (x, y) pairs of a river dataset taken apart: the features ``xs`` (without the time,
+    reveal-time and own effort keys), the labels ``ys``, the times ``ts`` and reveal times
+    ``lts`` (None where x has none) and each effort key's values."""
+
+    xs: list[dict] = dataclasses.field(default_factory=list)
+    ys: list[Any] = dataclasses.field(default_factory=list)
+    ts: list[Any] = dataclasses.field(default_factory=list)
+    lts: list[Any] = dataclasses.field(default_factory=list)
+    efforts: dict[str, list[Any]] = dataclasses.field(default_factory=dict)
+
+
 def _from_pairs(pairs, time, label_time, effort, positive, dataset, unit="s"):
     from delaycv.data.stream import Stream
 
@@ -485,8 +531,31 @@ def _from_pairs(pairs, time, label_time, effort, positive, dataset, unit="s"):
     lt_key = label_time or "label_time"
     own_effort = effort is None  # an "effort" key is the effort, not a feature
     keys = ["effort"] if own_effort else effort
-    xs, ys, ts, lts = [], [], [], []
-    efforts: dict = {k: [] for k in keys}
+    got = _collect_pairs(pairs, time_key, lt_key, keys, own_effort)
+    times, meta = _pair_times(got.ts, time, time_key, unit)
+    lt = None
+    if any(v is not None for v in got.lts):
+        lts = [math.nan if v is None else v for v in got.lts]
+        lt = _seconds(pd.Series(lts), f"key {lt_key}", unit)
+    labels = _labels(pd.Series(got.ys), positive, "y")
+    features = pd.DataFrame.from_records(got.xs)
+    if own_effort and all(v is None for v in got.efforts["effort"]):
+        keys = []  # no effort key anywhere: no effort
+    values = _effort_values({k: got.efforts[k] for k in keys}, "key") if keys else None
+    meta = {**meta, **_effort_meta(keys)}
+    return _make_stream(
+        Stream, times, labels, lt, features, {"dataset": dataset or "stream", **meta}, values
+    )
+
+
+def _collect_pairs(
+    pairs: Iterable, time_key: str, lt_key: str, keys: list[str], own_effort: bool
+) -> _Pairs:
+    """Take every (x, y) of ``pairs`` apart (:class:`_Pairs`): the ``time_key`` and ``lt_key``
+    of x are popped, so are the effort ``keys`` when they are the stream's own effort
+    (``own_effort``; else they stay features). An item that is not an (x, y) pair with x a
+    dict, or no item at all, is an InputError."""
+    got = _Pairs(efforts={k: [] for k in keys})
     for n, item in enumerate(pairs, start=1):
         try:
             x, y = item
@@ -503,14 +572,22 @@ def _from_pairs(pairs, time, label_time, effort, positive, dataset, unit="s"):
                 expected="(x, y) pairs with x a dict of features",
             )
         x = dict(x)
-        ts.append(x.pop(time_key, None))
-        lts.append(x.pop(lt_key, None))
+        got.ts.append(x.pop(time_key, None))
+        got.lts.append(x.pop(lt_key, None))
         for k in keys:
-            efforts[k].append(x.pop(k, None) if own_effort else x.get(k))
-        xs.append(x)
-        ys.append(y)
-    if not xs:
+            got.efforts[k].append(x.pop(k, None) if own_effort else x.get(k))
+        got.xs.append(x)
+        got.ys.append(y)
+    if not got.xs:
         raise InputError("the stream has no instances", location="argument stream")
+    return got
+
+
+def _pair_times(
+    ts: list[Any], time: str | None, time_key: str, unit: str
+) -> tuple[np.ndarray, dict]:
+    """``(times, metadata)`` of the pairs' times ``ts``: with no time in any x (and no ``time``
+    key named), the positions 1..n (metadata ``time: position``); else every x must have one."""
     given = [t is not None for t in ts]
     if not any(given):
         if time is not None:
@@ -519,29 +596,14 @@ def _from_pairs(pairs, time, label_time, effort, positive, dataset, unit="s"):
                 location="argument time",
                 expected="the name of the key of x holding the arrival time",
             )
-        times = np.arange(1, len(xs) + 1, dtype=np.int64)  # the position: count windows
-        meta = {"time": "position"}
-    else:
-        if not all(given):
-            raise InputError(
-                f"x of item {given.index(False) + 1} has no {time_key!r}",
-                location="argument stream",
-                expected=f"a {time_key!r} key in every x, or in none",
-            )
-        times = _times(pd.Series(ts), f"key {time_key}", unit)
-        meta = {}
-    lt = None
-    if any(v is not None for v in lts):
-        lt = _seconds(pd.Series([math.nan if v is None else v for v in lts]), f"key {lt_key}", unit)
-    labels = _labels(pd.Series(ys), positive, "y")
-    features = pd.DataFrame.from_records(xs)
-    if own_effort and all(v is None for v in efforts["effort"]):
-        keys = []  # no effort key anywhere: no effort
-    values = _effort_values({k: efforts[k] for k in keys}, "key") if keys else None
-    meta = {**meta, **_effort_meta(keys)}
-    return _make_stream(
-        Stream, times, labels, lt, features, {"dataset": dataset or "stream", **meta}, values
-    )
+        return np.arange(1, len(ts) + 1, dtype=np.int64), {"time": "position"}
+    if not all(given):
+        raise InputError(
+            f"x of item {given.index(False) + 1} has no {time_key!r}",
+            location="argument stream",
+            expected=f"a {time_key!r} key in every x, or in none",
+        )
+    return _times(pd.Series(ts), f"key {time_key}", unit), {}
 
 
 def _make_stream(cls, times, labels, label_times, features, metadata, effort=None):

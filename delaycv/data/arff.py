@@ -335,6 +335,42 @@ def _decode(data: bytes, path: str) -> str:
         ) from None
 
 
+def _without_truncated_last_line(
+    data: bytes, lines: list[str], start: int, columns: list, where: str, drop: bool
+) -> tuple[bytes, list[str], bool]:
+    """``(data, lines, dropped)``: a last data line without a newline that does not parse is
+    dropped, with a warning, when ``drop`` (else it is an InputError); other files are returned
+    as they are."""
+    head, last = split_last_line(data)
+    if last is not None and start < len(lines):
+        try:
+            parse_data_line(lines[-1], columns)
+        except _LineError as err:
+            lineno = len(lines)
+            if not drop:
+                raise InputError(
+                    f"truncated last line (no newline at the end, and {err.message})",
+                    path=where,
+                    location=f"line {lineno}",
+                    expected=f"{err.expected}; the option drop_truncated_last_line "
+                    "(--drop-truncated-last-line) drops this line",
+                ) from None
+            log.warning(
+                "%s: line %d: dropped the truncated last line %r", where, lineno, lines[-1][:60]
+            )
+            return head, lines[:-1], True
+    return data, lines, False
+
+
+def _data_offset(data: bytes, start: int) -> int:
+    """The byte offset of the data section: after the ``start`` header lines."""
+    offset = 0
+    for _ in range(start):
+        nl = data.find(b"\n", offset)
+        offset = len(data) if nl < 0 else nl + 1
+    return offset
+
+
 def read_arff(path: str | os.PathLike, *, drop_truncated_last_line: bool = False) -> RawTable:
     """Read an ARFF file into a :class:`RawTable` (see the module docstring for the dialect).
 
@@ -347,32 +383,10 @@ def read_arff(path: str | os.PathLike, *, drop_truncated_last_line: bool = False
     text = _decode(data, where)
     lines = text.split("\n")
     relation, columns, start = _parse_header(lines, where)
-    dropped = False
-    head, last = split_last_line(data)
-    if last is not None and start < len(lines):
-        try:
-            parse_data_line(lines[-1], columns)
-        except _LineError as err:
-            lineno = len(lines)
-            if not drop_truncated_last_line:
-                raise InputError(
-                    f"truncated last line (no newline at the end, and {err.message})",
-                    path=where,
-                    location=f"line {lineno}",
-                    expected=f"{err.expected}; the option drop_truncated_last_line "
-                    "(--drop-truncated-last-line) drops this line",
-                ) from None
-            log.warning(
-                "%s: line %d: dropped the truncated last line %r", where, lineno, lines[-1][:60]
-            )
-            dropped = True
-            lines = lines[:-1]
-            data = head
-    # Byte offset of the data section: count header lines in bytes.
-    offset = 0
-    for _ in range(start):
-        nl = data.find(b"\n", offset)
-        offset = len(data) if nl < 0 else nl + 1
+    data, lines, dropped = _without_truncated_last_line(
+        data, lines, start, columns, where, drop_truncated_last_line
+    )
+    offset = _data_offset(data, start)
     table = _fast_parse(data[offset:], columns)
     line_numbers: np.ndarray | None = None
     if table is None:

@@ -237,95 +237,122 @@ def _times(
     otherwise an InputError names the column, the first such row and the likely unit.
     """
     col = raw.column(name)
-    arr = raw.table.column(name)
-    unit = m.time_unit
     numbers = col.kind == NUMERIC and m.time_format is None
     if col.kind == DATE:
-        if unit not in ("s", "datetime"):
-            raise InputError(
-                f"the {what} column {name!r} holds dates, not numbers in {NAMES[unit]}",
-                path=raw.path,
-                location="key mapping.time_unit",
-                expected="time_unit datetime (or none) for a date attribute",
-            )
-        secs = np.asarray(
-            pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
-        )
-    elif not numbers or unit == "datetime":
-        if m.time_format is None and unit != "datetime":
-            raise InputError(
-                f"the {what} column {name!r} holds text",
-                path=raw.path,
-                location="key mapping.time_format",
-                expected="Unix times (numbers), or a time_format such as '%Y-%m-%d %H:%M:%S', "
-                "or time_unit: datetime for ISO 8601 dates",
-            )
-        values = arr
-        if col.kind == NUMERIC:  # e.g. 20200131 with time_format "%Y%m%d"
-            values = pc.cast(pc.cast(arr, pa.int64()), pa.string())
-        if none is not None:  # e.g. -1 (no link) in a link column of dates
-            texts = values.to_pylist()
-            nothing = class_text(none)
-            values = pa.array(
-                [None if v is not None and class_text(v) == nothing else v for v in texts],
-                type=pa.string(),
-            )
-        fmt = m.time_format or "ISO8601"
-        secs, bad = parse_dates(values, fmt)
-        if bad >= 0:
-            raise InputError(
-                f"{what} {values[bad].as_py()!r} does not match the time format (column {name!r})",
-                path=raw.path,
-                location=raw.location(bad),
-                expected=f"a date in format {m.time_format!r}"
-                if m.time_format
-                else "an ISO 8601 date such as 2021-03-04T05:06:07Z (or a time_format)",
-            )
+        secs = _date_attribute_seconds(raw, name, m, what)
+    elif not numbers or m.time_unit == "datetime":
+        secs = _text_date_seconds(raw, name, m, what, none)
     else:
-        secs = np.asarray(
-            pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
+        secs = _unix_number_seconds(raw, name, m, what, none)
+    _check_dates_plausible(raw, secs, name, what)
+    if required:
+        _check_no_missing_time(raw, secs, name, what)
+    return secs
+
+
+def _date_attribute_seconds(raw: RawTable, name: str, m: Mapping, what: str) -> np.ndarray:
+    """Seconds of an ARFF date column; a time_unit other than seconds or datetime is an error."""
+    if m.time_unit not in ("s", "datetime"):
+        raise InputError(
+            f"the {what} column {name!r} holds dates, not numbers in {NAMES[m.time_unit]}",
+            path=raw.path,
+            location="key mapping.time_unit",
+            expected="time_unit datetime (or none) for a date attribute",
         )
-        if none is not None:
-            secs = np.where(secs == none, np.nan, secs)
-        finite = np.isfinite(secs)
-        bad = _first(finite & (secs != np.floor(np.where(finite, secs, 0))))
-        if bad >= 0:
-            raise InputError(
-                f"{what} {float(secs[bad])!r} is not a whole number of {NAMES[unit]} "
-                f"(column {name!r})",
-                path=raw.path,
-                location=raw.location(bad),
-                expected=f"integer Unix {NAMES[unit]}",
-            )
-        bad = _first(np.isinf(secs))
-        if bad >= 0:
-            raise InputError(
-                f"{what} is infinite",
-                path=raw.path,
-                location=raw.location(bad),
-                expected=f"integer Unix {NAMES[unit]}",
-            )
-        bad = _first(
-            finite & ((secs < EARLIEST * FACTORS[unit]) | (secs >= LATEST * FACTORS[unit]))
+    arr = raw.table.column(name)
+    return np.asarray(pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+def _text_date_seconds(
+    raw: RawTable, name: str, m: Mapping, what: str, none: float | None
+) -> np.ndarray:
+    """Seconds of a column of dates written as text (or as numbers such as 20200131), parsed
+    with ``m.time_format`` (ISO 8601 without one); a value equal to ``none`` is missing."""
+    col = raw.column(name)
+    if m.time_format is None and m.time_unit != "datetime":
+        raise InputError(
+            f"the {what} column {name!r} holds text",
+            path=raw.path,
+            location="key mapping.time_format",
+            expected="Unix times (numbers), or a time_format such as '%Y-%m-%d %H:%M:%S', "
+            "or time_unit: datetime for ISO 8601 dates",
         )
-        if bad >= 0:
-            raise InputError(
-                implausible_message(
-                    secs[bad],
-                    unit,
-                    what=what,
-                    where=f" in column {name!r}",
-                    hint="set time_unit: {unit}, or --time-unit {unit}",
-                ),
-                path=raw.path,
-                location=raw.location(bad),
-                expected=f"Unix {NAMES[unit]} {RANGE_TEXT}, or the column's unit in time_unit "
-                "(s, ms, us, ns)",
-            )
-        factor = FACTORS[unit]
-        if factor != 1:
-            whole = np.where(finite, secs, 0).astype(np.int64) // factor
-            secs = np.where(finite, whole.astype(np.float64), np.nan)
+    values = raw.table.column(name)
+    if col.kind == NUMERIC:  # e.g. 20200131 with time_format "%Y%m%d"
+        values = pc.cast(pc.cast(values, pa.int64()), pa.string())
+    if none is not None:  # e.g. -1 (no link) in a link column of dates
+        texts = values.to_pylist()
+        nothing = class_text(none)
+        values = pa.array(
+            [None if v is not None and class_text(v) == nothing else v for v in texts],
+            type=pa.string(),
+        )
+    fmt = m.time_format or "ISO8601"
+    secs, bad = parse_dates(values, fmt)
+    if bad >= 0:
+        raise InputError(
+            f"{what} {values[bad].as_py()!r} does not match the time format (column {name!r})",
+            path=raw.path,
+            location=raw.location(bad),
+            expected=f"a date in format {m.time_format!r}"
+            if m.time_format
+            else "an ISO 8601 date such as 2021-03-04T05:06:07Z (or a time_format)",
+        )
+    return secs
+
+
+def _unix_number_seconds(
+    raw: RawTable, name: str, m: Mapping, what: str, none: float | None
+) -> np.ndarray:
+    """Seconds of a column of whole Unix times in ``m.time_unit`` (a value equal to ``none`` is
+    missing), rounded down to whole seconds; a fraction, an infinity or a number outside
+    1900-9999 in that unit is an InputError naming the likely unit."""
+    unit = m.time_unit
+    arr = raw.table.column(name)
+    secs = np.asarray(pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+    if none is not None:
+        secs = np.where(secs == none, np.nan, secs)
+    finite = np.isfinite(secs)
+    bad = _first(finite & (secs != np.floor(np.where(finite, secs, 0))))
+    if bad >= 0:
+        raise InputError(
+            f"{what} {float(secs[bad])!r} is not a whole number of {NAMES[unit]} (column {name!r})",
+            path=raw.path,
+            location=raw.location(bad),
+            expected=f"integer Unix {NAMES[unit]}",
+        )
+    bad = _first(np.isinf(secs))
+    if bad >= 0:
+        raise InputError(
+            f"{what} is infinite",
+            path=raw.path,
+            location=raw.location(bad),
+            expected=f"integer Unix {NAMES[unit]}",
+        )
+    bad = _first(finite & ((secs < EARLIEST * FACTORS[unit]) | (secs >= LATEST * FACTORS[unit])))
+    if bad >= 0:
+        raise InputError(
+            implausible_message(
+                secs[bad],
+                unit,
+                what=what,
+                where=f" in column {name!r}",
+                hint="set time_unit: {unit}, or --time-unit {unit}",
+            ),
+            path=raw.path,
+            location=raw.location(bad),
+            expected=f"Unix {NAMES[unit]} {RANGE_TEXT}, or the column's unit in time_unit "
+            "(s, ms, us, ns)",
+        )
+    factor = FACTORS[unit]
+    if factor != 1:
+        whole = np.where(finite, secs, 0).astype(np.int64) // factor
+        secs = np.where(finite, whole.astype(np.float64), np.nan)
+    return secs
+
+
+def _check_dates_plausible(raw: RawTable, secs: np.ndarray, name: str, what: str) -> None:
+    """Every present time in ``secs`` (seconds) must lie in 1900-9999."""
     bad = implausible(np.where(np.isnan(secs), 0.0, secs))
     if bad >= 0:
         raise InputError(
@@ -334,16 +361,18 @@ def _times(
             location=raw.location(bad),
             expected=f"dates {RANGE_TEXT}",
         )
-    if required:
-        bad = _first(np.isnan(secs))
-        if bad >= 0:
-            raise InputError(
-                f"missing {what}",
-                path=raw.path,
-                location=raw.location(bad),
-                expected=f"a value in column {name!r}",
-            )
-    return secs
+
+
+def _check_no_missing_time(raw: RawTable, secs: np.ndarray, name: str, what: str) -> None:
+    """A required time column may not have a missing value (NaN)."""
+    bad = _first(np.isnan(secs))
+    if bad >= 0:
+        raise InputError(
+            f"missing {what}",
+            path=raw.path,
+            location=raw.location(bad),
+            expected=f"a value in column {name!r}",
+        )
 
 
 def _effort(raw: RawTable, m: Mapping) -> np.ndarray | None:
@@ -541,52 +570,13 @@ def convert_table(
     n = raw.table.num_rows
     label, negative = _labels(raw, m)
     time = _times(raw, m.time, m, "time", required=True).astype(np.int64)
-    sorted_rows = 0
-    dec = _first(np.diff(time) < 0) if n > 1 else -1
-    order = None
-    if dec >= 0:
-        row = dec + 1
-        if not sort:
-            raise InputError(
-                f"time {time[row]} is earlier than {time[row - 1]} on the row before",
-                path=raw.path,
-                location=raw.location(row),
-                expected="non-decreasing times (the option sort (--sort) sorts rows stably)",
-            )
-        order = np.argsort(time, kind="stable")
-        sorted_rows = int((order != np.arange(n)).sum())
-        log.warning(
-            "%s: rows were not in time order; sorted them stably (%d of %d rows moved)",
-            raw.path,
-            sorted_rows,
-            n,
-        )
+    order, sorted_rows = _time_order(raw, time, sort)
     if m.link is not None:
         link = _times(raw, m.link, m, "link", required=False, none=m.link_none)
         label_time, stats = _link_label_time(time, label, link, m, raw)
     else:
         label_time, stats = np.full(n, np.nan), {}
-    excluded = {m.time, m.label, *(() if m.link is None else (m.link,)), *m.drop}
-    names = (
-        list(m.features) if m.features is not None else [c for c in raw.names if c not in excluded]
-    )
-    clash = [c for c in names if c in BASE_COLUMNS and c not in (m.time, m.label)]
-    if clash:
-        raise InputError(
-            f"feature column {clash[0]!r} has a reserved name",
-            path=raw.path,
-            location="header",
-            expected="feature names other than " + ", ".join(BASE_COLUMNS),
-        )
-    if m.effort and EFFORT_COLUMN in names:
-        raise InputError(
-            f"feature column {EFFORT_COLUMN!r} has the name of the stream's effort column "
-            f"(the stream's effort is {effort_description(m.effort)})",
-            path=raw.path,
-            location="header",
-            expected=f"the column {EFFORT_COLUMN!r} in mapping key drop (it may still be the "
-            "effort: effort: effort), or effort: none",
-        )
+    names = _feature_names(raw, m)
     effort = _effort(raw, m)
     features, infinite = _features(raw, m, names, inf)
     if order is not None:
@@ -624,6 +614,61 @@ def convert_table(
         metadata=metadata,
         effort=effort,
     )
+
+
+def _time_order(raw: RawTable, time: np.ndarray, sort: bool) -> tuple[np.ndarray | None, int]:
+    """``(order, moved)``: the stable sort of the rows by ``time`` and how many rows it moves,
+    or ``(None, 0)`` when the times are already non-decreasing. Times out of order without
+    ``sort`` are an InputError naming the first row earlier than the one before."""
+    n = len(time)
+    dec = _first(np.diff(time) < 0) if n > 1 else -1
+    if dec < 0:
+        return None, 0
+    row = dec + 1
+    if not sort:
+        raise InputError(
+            f"time {time[row]} is earlier than {time[row - 1]} on the row before",
+            path=raw.path,
+            location=raw.location(row),
+            expected="non-decreasing times (the option sort (--sort) sorts rows stably)",
+        )
+    order = np.argsort(time, kind="stable")
+    sorted_rows = int((order != np.arange(n)).sum())
+    log.warning(
+        "%s: rows were not in time order; sorted them stably (%d of %d rows moved)",
+        raw.path,
+        sorted_rows,
+        n,
+    )
+    return order, sorted_rows
+
+
+def _feature_names(raw: RawTable, m: Mapping) -> list[str]:
+    """The feature columns: the mapping's ``features``, or every column but the time, label,
+    link and dropped ones. A feature named like a stream column (``time``, ``label``, ...; or
+    ``effort`` beside an effort) is an InputError."""
+    excluded = {m.time, m.label, *(() if m.link is None else (m.link,)), *m.drop}
+    names = (
+        list(m.features) if m.features is not None else [c for c in raw.names if c not in excluded]
+    )
+    clash = [c for c in names if c in BASE_COLUMNS and c not in (m.time, m.label)]
+    if clash:
+        raise InputError(
+            f"feature column {clash[0]!r} has a reserved name",
+            path=raw.path,
+            location="header",
+            expected="feature names other than " + ", ".join(BASE_COLUMNS),
+        )
+    if m.effort and EFFORT_COLUMN in names:
+        raise InputError(
+            f"feature column {EFFORT_COLUMN!r} has the name of the stream's effort column "
+            f"(the stream's effort is {effort_description(m.effort)})",
+            path=raw.path,
+            location="header",
+            expected=f"the column {EFFORT_COLUMN!r} in mapping key drop (it may still be the "
+            "effort: effort: effort), or effort: none",
+        )
+    return names
 
 
 def load_stream(

@@ -199,6 +199,36 @@ def _fast_parse(data: bytes, columns: list[Column], delimiter: str) -> pa.Table 
         return None
 
 
+def _without_truncated_last_line(
+    data: bytes, columns: list[Column], where: str, delimiter: str, drop: bool
+) -> tuple[bytes, bool]:
+    """``(data, dropped)``: a last line without a newline that does not parse is dropped, with
+    a warning, when ``drop`` (else it is an InputError); other data is returned as it is."""
+    head, last = split_last_line(data)
+    nlines = data.count(b"\n") + 1
+    if last is not None and head.count(b"\n") >= 1:
+        last_text = last.decode("utf-8", errors="replace").rstrip("\r")
+        try:
+            fields = next(pycsv.reader([last_text], delimiter=delimiter, strict=True))
+            _convert_row(fields, columns)
+        except (_LineError, pycsv.Error) as err:
+            message = err.message if isinstance(err, _LineError) else f"malformed CSV: {err}"
+            expected = err.expected if isinstance(err, _LineError) else "a complete line"
+            if not drop:
+                raise InputError(
+                    f"truncated last line (no newline at the end, and {message})",
+                    path=where,
+                    location=f"line {nlines}",
+                    expected=f"{expected}; the option drop_truncated_last_line "
+                    "(--drop-truncated-last-line) drops this line",
+                ) from None
+            log.warning(
+                "%s: line %d: dropped the truncated last line %r", where, nlines, last_text[:60]
+            )
+            return head, True
+    return data, False
+
+
 def read_csv(
     path: str | os.PathLike,
     *,
@@ -222,30 +252,9 @@ def read_csv(
     names = _header(data, where, delimiter)
     text_set = set(text_columns)
     columns = [Column(n, STRING if n in text_set else NUMERIC) for n in names]
-    dropped = False
-    head, last = split_last_line(data)
-    nlines = data.count(b"\n") + 1
-    if last is not None and head.count(b"\n") >= 1:
-        last_text = last.decode("utf-8", errors="replace").rstrip("\r")
-        try:
-            fields = next(pycsv.reader([last_text], delimiter=delimiter, strict=True))
-            _convert_row(fields, columns)
-        except (_LineError, pycsv.Error) as err:
-            message = err.message if isinstance(err, _LineError) else f"malformed CSV: {err}"
-            expected = err.expected if isinstance(err, _LineError) else "a complete line"
-            if not drop_truncated_last_line:
-                raise InputError(
-                    f"truncated last line (no newline at the end, and {message})",
-                    path=where,
-                    location=f"line {nlines}",
-                    expected=f"{expected}; the option drop_truncated_last_line "
-                    "(--drop-truncated-last-line) drops this line",
-                ) from None
-            log.warning(
-                "%s: line %d: dropped the truncated last line %r", where, nlines, last_text[:60]
-            )
-            dropped = True
-            data = head
+    data, dropped = _without_truncated_last_line(
+        data, columns, where, delimiter, drop_truncated_last_line
+    )
     table = _fast_parse(data, columns, delimiter)
     line_numbers: np.ndarray | None = None
     if table is None:  # find the exact problem (or parse what pyarrow does not)

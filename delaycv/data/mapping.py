@@ -94,6 +94,66 @@ def class_text(value: Any) -> str:
     return text
 
 
+def _mapping_value(key: str, value: Any, loc: str) -> Any:
+    """The value of mapping key ``key`` (config key ``loc``) as a :class:`Mapping` field holds
+    it: column lists as tuples, ``link_none`` a float, classes as their text, other keys text;
+    a value of the wrong kind is a ConfigError."""
+    if key in ("drop", "categorical"):
+        return _as_tuple(value, loc)
+    if key == "features":
+        return None if value is None else _as_tuple(value, loc)
+    if key == "effort":
+        return effort_columns(value, loc)
+    if key == "boolean_as_number":
+        if not isinstance(value, bool):
+            raise ConfigError(
+                f"bad value {value!r}", location=f"key {loc}", expected="true or false"
+            )
+        return value
+    if key == "link_none":
+        try:
+            return None if value is None else float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(
+                f"bad value {value!r}", location=f"key {loc}", expected="a number or null"
+            ) from None
+    if key in ("positive", "negative"):
+        return None if value is None else class_text(value)
+    if value is None:
+        return None
+    if isinstance(value, str) or is_number(value):
+        return str(value)
+    raise ConfigError(f"bad value {value!r}", location=f"key {loc}", expected="a text value")
+
+
+def _check_required_keys(values: dict[str, Any], where: str) -> None:
+    """A mapping needs a time and a label column, and the positive class."""
+    for key in ("time", "label", "positive"):
+        if values.get(key) in (None, ""):
+            raise ConfigError(
+                f"missing mapping key {key!r}",
+                location=f"key {where}.{key}",
+                expected="a column name" if key != "positive" else "the positive class",
+            )
+
+
+def _check_time_keys(values: dict[str, Any], where: str) -> None:
+    """``time_unit`` must be known, and a ``time_format`` (dates) goes with seconds or datetime."""
+    unit = values.get("time_unit", "s")
+    if unit not in TIME_UNITS:
+        raise ConfigError(
+            f"unknown time unit {unit!r}",
+            location=f"key {where}.time_unit",
+            expected="s, ms, us, ns (numbers: seconds ... nanoseconds) or datetime (dates)",
+        )
+    if values.get("time_format") is not None and unit not in ("s", "datetime"):
+        raise ConfigError(
+            f"time_format given with time_unit {unit!r}",
+            location=f"key {where}.time_unit",
+            expected="time_unit datetime (or none) with a time_format: the column holds dates",
+        )
+
+
 @dataclass(frozen=True)
 class Mapping:
     """How the columns of a raw file become the canonical stream.
@@ -159,56 +219,9 @@ class Mapping:
             )
         values: dict[str, Any] = {} if base is None else {n: getattr(base, n) for n in names}
         for key, value in data.items():
-            loc = f"{where}.{key}"
-            if key in ("drop", "categorical"):
-                values[key] = _as_tuple(value, loc)
-            elif key == "features":
-                values[key] = None if value is None else _as_tuple(value, loc)
-            elif key == "effort":
-                values[key] = effort_columns(value, loc)
-            elif key == "boolean_as_number":
-                if not isinstance(value, bool):
-                    raise ConfigError(
-                        f"bad value {value!r}", location=f"key {loc}", expected="true or false"
-                    )
-                values[key] = value
-            elif key == "link_none":
-                try:
-                    values[key] = None if value is None else float(value)
-                except (TypeError, ValueError):
-                    raise ConfigError(
-                        f"bad value {value!r}", location=f"key {loc}", expected="a number or null"
-                    ) from None
-            elif key in ("positive", "negative"):
-                values[key] = None if value is None else class_text(value)
-            elif value is None:
-                values[key] = None
-            elif isinstance(value, str) or is_number(value):
-                values[key] = str(value)
-            else:
-                raise ConfigError(
-                    f"bad value {value!r}", location=f"key {loc}", expected="a text value"
-                )
-        for key in ("time", "label", "positive"):
-            if values.get(key) in (None, ""):
-                raise ConfigError(
-                    f"missing mapping key {key!r}",
-                    location=f"key {where}.{key}",
-                    expected="a column name" if key != "positive" else "the positive class",
-                )
-        unit = values.get("time_unit", "s")
-        if unit not in TIME_UNITS:
-            raise ConfigError(
-                f"unknown time unit {unit!r}",
-                location=f"key {where}.time_unit",
-                expected="s, ms, us, ns (numbers: seconds ... nanoseconds) or datetime (dates)",
-            )
-        if values.get("time_format") is not None and unit not in ("s", "datetime"):
-            raise ConfigError(
-                f"time_format given with time_unit {unit!r}",
-                location=f"key {where}.time_unit",
-                expected="time_unit datetime (or none) with a time_format: the column holds dates",
-            )
+            values[key] = _mapping_value(key, value, f"{where}.{key}")
+        _check_required_keys(values, where)
+        _check_time_keys(values, where)
         if "delimiter" in data:
             values["delimiter"] = _delimiter(values["delimiter"], f"{where}.delimiter")
         if values.get("link_kind", "fix_timestamp") not in LINK_KINDS:

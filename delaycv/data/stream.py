@@ -155,23 +155,86 @@ def _missing_values(
     return counts, missing_rows
 
 
-def _check_times(time: np.ndarray, label_time: np.ndarray, first_row: int) -> None:
-    """Times must be plausible Unix seconds (1900-9999): milliseconds stored as seconds would
-    make every window 1000 times too short. The error names the row and the likely unit."""
+def _checked_time_and_label(
+    time_in: Any, label_in: Any, first_row: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(time, label)`` as contiguous int64 and int8 arrays; DelaycvError unless both are one
+    dimensional of the same length and every label is 0 or 1 (the row named counts from
+    ``first_row``)."""
+    time = np.ascontiguousarray(time_in, dtype=np.int64)
+    label_in = np.asarray(label_in)
+    if time.ndim != 1 or label_in.ndim != 1:
+        raise DelaycvError("stream time and label must be one-dimensional arrays")
+    n = time.shape[0]
+    if label_in.shape[0] != n:
+        raise DelaycvError(f"stream label has {label_in.shape[0]} values, time has {n}")
+    if n and not np.isin(label_in, (0, 1)).all():
+        bad = int(np.flatnonzero(~np.isin(label_in, (0, 1)))[0])
+        raise DelaycvError(
+            f"stream label at row {bad + first_row} is {label_in[bad]!r}, not 0 or 1"
+        )
+    return time, np.ascontiguousarray(label_in, dtype=np.int8)
+
+
+def _check_time_order(time: np.ndarray, first_row: int) -> None:
+    """The times must not decrease; DelaycvError naming the first row that is earlier."""
+    if time.shape[0] > 1:
+        dec = np.flatnonzero(np.diff(time) < 0)
+        if dec.size:
+            i = int(dec[0]) + 1
+            raise DelaycvError(
+                f"stream time decreases at row {i + first_row} ({time[i]} after {time[i - 1]})"
+            )
+
+
+def _feature_columns(features: pd.DataFrame) -> list[np.ndarray]:
+    """One array per feature: float64 values, or a categorical's values as objects (None
+    where missing)."""
+    cols = []
+    for name in features.columns:
+        s = features[name]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            cats = np.asarray(s.cat.categories, dtype=object)
+            cats = np.append(cats, None)  # code -1 (missing) -> None
+            cols.append(cats[s.cat.codes.to_numpy()])
+        else:
+            cols.append(s.to_numpy(dtype=np.float64))
+    return cols
+
+
+def _first_implausible_time(
+    time: np.ndarray, label_time: np.ndarray
+) -> tuple[str, float, int] | None:
+    """``(column, value, row)`` of the first time that is not plausible Unix seconds
+    (1900-9999), ``time`` before ``label_time`` (None: every time is plausible)."""
     for name, values in (("time", time), ("label_time", label_time)):
         if values.size == 0:
             continue
         present = values if values.dtype != np.float64 else np.where(np.isnan(values), 0, values)
         bad = implausible(present)
         if bad >= 0:
-            raise DelaycvError(
-                implausible_message(
-                    float(values[bad]),
-                    what=f"stream {name}",
-                    where=f" at row {bad + first_row}",
-                    hint="a stream stores seconds: convert the source with time_unit: {unit}",
-                )
-            )
+            return name, float(values[bad]), bad
+    return None
+
+
+def _implausible_time_text(name: str, value: float, where: str) -> str:
+    """Why ``value`` of stream column ``name`` (found ``where``, e.g. ``" at row 3"``) is not a
+    plausible time, and the likely unit."""
+    return implausible_message(
+        value,
+        what=f"stream {name}",
+        where=where,
+        hint="a stream stores seconds: convert the source with time_unit: {unit}",
+    )
+
+
+def _check_times(time: np.ndarray, label_time: np.ndarray, first_row: int) -> None:
+    """Times must be plausible Unix seconds (1900-9999): milliseconds stored as seconds would
+    make every window 1000 times too short. The error names the row and the likely unit."""
+    found = _first_implausible_time(time, label_time)
+    if found is not None:
+        name, value, row = found
+        raise DelaycvError(_implausible_time_text(name, value, f" at row {row + first_row}"))
 
 
 def _check_effort(effort: Any, n: int, first_row: int) -> np.ndarray:
@@ -257,33 +320,15 @@ class Stream:
     _missing_rows: np.ndarray | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
-        time = np.ascontiguousarray(self.time, dtype=np.int64)
-        label_in = np.asarray(self.label)
-        if time.ndim != 1 or label_in.ndim != 1:
-            raise DelaycvError("stream time and label must be one-dimensional arrays")
+        time, label = _checked_time_and_label(self.time, self.label, self.first_row)
         n = time.shape[0]
-        if label_in.shape[0] != n:
-            raise DelaycvError(f"stream label has {label_in.shape[0]} values, time has {n}")
-        if n and not np.isin(label_in, (0, 1)).all():
-            bad = int(np.flatnonzero(~np.isin(label_in, (0, 1)))[0])
-            raise DelaycvError(
-                f"stream label at row {bad + self.first_row} is {label_in[bad]!r}, not 0 or 1"
-            )
-        label = np.ascontiguousarray(label_in, dtype=np.int8)
         if self.label_time is None:
             label_time = np.full(n, np.nan)
         else:
             label_time = np.ascontiguousarray(self.label_time, dtype=np.float64)
         if label_time.shape != (n,):
             raise DelaycvError(f"stream label_time has shape {label_time.shape}, expected ({n},)")
-        if n > 1:
-            dec = np.flatnonzero(np.diff(time) < 0)
-            if dec.size:
-                i = int(dec[0]) + 1
-                raise DelaycvError(
-                    f"stream time decreases at row {i + self.first_row} "
-                    f"({time[i]} after {time[i - 1]})"
-                )
+        _check_time_order(time, self.first_row)
         _check_times(time, label_time, self.first_row)
         features = _as_feature_frame(self.features, n)
         if len(features) != n:
@@ -317,16 +362,7 @@ class Stream:
             # a view of the frame's single float64 block when it has one (no copy)
             set_(self, "_matrix", features.to_numpy(dtype=np.float64))
         else:
-            cols = []
-            for name in features.columns:
-                s = features[name]
-                if isinstance(s.dtype, pd.CategoricalDtype):
-                    cats = np.asarray(s.cat.categories, dtype=object)
-                    cats = np.append(cats, None)  # code -1 (missing) -> None
-                    cols.append(cats[s.cat.codes.to_numpy()])
-                else:
-                    cols.append(s.to_numpy(dtype=np.float64))
-            set_(self, "_columns", cols)
+            set_(self, "_columns", _feature_columns(features))
 
     def __len__(self) -> int:
         return int(self.time.shape[0])
@@ -643,12 +679,10 @@ def check_stream_file(path: str | os.PathLike) -> dict:
             if stats is None or not stats.has_min_max:
                 continue
             values, none = np.asarray([stats.min, stats.max], dtype=np.float64), np.empty(0)
-            try:
-                _check_times(*((values, none) if name == "time" else (none, values)), 1)
-            except DelaycvError as err:
-                text = str(err).replace(" at row 1 ", " ").replace(" at row 2 ", " ")
-                text = text.replace(" is ", f" (row group {group}) is ", 1)
-                raise InputError(text, path=where) from None
+            found = _first_implausible_time(*((values, none) if name == "time" else (none, values)))
+            if found is not None:
+                text = _implausible_time_text(name, found[1], f" (row group {group})")
+                raise InputError(text, path=where)
         if has_effort(out):
             stats = rows.column(names.index(EFFORT_COLUMN)).statistics
             if stats is not None and stats.has_min_max and not float(stats.min) >= 0:

@@ -169,57 +169,68 @@ def generate_stream(
     (JSON), ``generator`` the parameters themselves. ``effort``: the stream's effort is la + ld
     (True, default) or it has none (False); the rest of the stream is the same either way.
     """
-    if not is_integer(rows) or rows < 1:
-        raise DelaycvError(f"rows must be a positive integer, got {rows!r}")
-    if not is_integer(seed) or seed < 0:
-        raise DelaycvError(f"seed must be a non-negative integer, got {seed!r}")
-    for name, value in (("positive_rate", positive_rate), ("reveal_rate", reveal_rate)):
-        if not 0.0 < value < 1.0 and not (name == "reveal_rate" and value in (0.0, 1.0)):
-            raise DelaycvError(f"{name} must be in (0, 1), got {value!r}")
-    if not isinstance(effort, bool):
-        raise DelaycvError(f"effort must be true or false, got {effort!r}")
-    if not 0.0 <= drift_at <= 1.0:
-        raise DelaycvError(f"drift_at must be in [0, 1], got {drift_at!r}")
+    _check_arguments(rows, seed, positive_rate, reveal_rate, effort, drift_at)
     rows, seed = int(rows), int(seed)
     days = rows / 6.0 if days is None else float(days)
-    params: dict[str, Any] = {
+    params = _parameters(
+        rows,
+        seed,
+        positive_rate=positive_rate,
+        reveal_rate=reveal_rate,
+        delay_median_days=delay_median_days,
+        delay_sigma=delay_sigma,
+        drift_at=drift_at,
+        drift_width=drift_width,
+        days=days,
+        weekend_factor=weekend_factor,
+    )
+    # one generator, drawn from in this order: arrivals, features, labels, reveals
+    rng = np.random.default_rng(seed)
+    time = _arrivals(rng, rows, days, weekend_factor)
+    features = _features(rng, rows)
+    label = _drifting_labels(rng, features, positive_rate, drift_at, drift_width)
+    revealed, label_time = _reveal_times(
+        rng, time, label, reveal_rate, delay_median_days, delay_sigma
+    )
+    metadata = _metadata(dataset, params, links=int(revealed.sum()), effort=effort)
+    return Stream(
+        time=time,
+        label=label,
+        label_time=label_time,
+        features=features,
+        metadata=metadata,
+        effort=(features["la"] + features["ld"]).to_numpy() if effort else None,
+    )
+
+
+def _parameters(rows: int, seed: int, **values: float) -> dict[str, Any]:
+    """The generator's parameters as recorded in the metadata (``generator``), in this order."""
+    return {
         "generator": GENERATOR_NAME,
         "version": GENERATOR_VERSION,
         "rows": rows,
         "seed": seed,
-        "positive_rate": positive_rate,
-        "reveal_rate": reveal_rate,
-        "delay_median_days": delay_median_days,
-        "delay_sigma": delay_sigma,
-        "drift_at": drift_at,
-        "drift_width": drift_width,
-        "days": days,
-        "weekend_factor": weekend_factor,
+        **{
+            key: values[key]
+            for key in (
+                "positive_rate",
+                "reveal_rate",
+                "delay_median_days",
+                "delay_sigma",
+                "drift_at",
+                "drift_width",
+                "days",
+                "weekend_factor",
+            )
+        },
     }
-    rng = np.random.default_rng(seed)
-    time = _arrivals(rng, rows, days, weekend_factor)
-    features = _features(rng, rows)
 
-    z = np.log1p(features.to_numpy())
-    sd = z.std(axis=0)
-    z = (z - z.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-    s0, s1 = z @ _W0, z @ _W1
-    cut = min(max(int(round(drift_at * rows)), 1), rows - 1) if rows > 1 else 1
-    p0 = _sigmoid(_intercept(s0[:cut], positive_rate) + s0)
-    p1 = _sigmoid(_intercept(s1[cut:] if cut < rows else s1, positive_rate) + s1)
-    mix = _sigmoid((np.arange(rows) - drift_at * rows) / max(drift_width / 8.0, 1e-9))
-    prob = (1 - mix) * p0 + mix * p1
-    label = (rng.random(rows) < prob).astype(np.int8)
 
-    revealed = (label == 1) & (rng.random(rows) < reveal_rate)
-    delay = rng.lognormal(np.log(delay_median_days * DAY), delay_sigma, rows)
-    due = time + np.ceil(delay)
-    nxt = np.searchsorted(time, due, "left")
-    fix_time = np.where(nxt < rows, time[np.minimum(nxt, rows - 1)], due).astype(np.float64)
-    label_time = np.where(revealed, fix_time, np.nan)
-
+def _metadata(dataset: str, params: dict[str, Any], links: int, effort: bool) -> dict:
+    """The metadata of a generated stream: the keys of a converted one, ``source_sha256`` the
+    SHA-256 of the parameters (JSON), ``links`` the revealed positives."""
     text = json.dumps(params, sort_keys=True, separators=(",", ":"))
-    metadata = stream_metadata(
+    return stream_metadata(
         dataset=dataset,
         source=GENERATOR_NAME,
         source_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
@@ -231,15 +242,67 @@ def generate_stream(
         label_column="label",
         feedback_column=None,
         link_kind="synthetic",
-        links=int(revealed.sum()),
+        links=links,
         generator=params,
         effort=EFFORT if effort else None,
     )
-    return Stream(
-        time=time,
-        label=label,
-        label_time=label_time,
-        features=features,
-        metadata=metadata,
-        effort=(features["la"] + features["ld"]).to_numpy() if effort else None,
-    )
+
+
+def _check_arguments(
+    rows: Any, seed: Any, positive_rate: float, reveal_rate: float, effort: Any, drift_at: float
+) -> None:
+    """The arguments of :func:`generate_stream` that have a range; DelaycvError otherwise."""
+    if not is_integer(rows) or rows < 1:
+        raise DelaycvError(f"rows must be a positive integer, got {rows!r}")
+    if not is_integer(seed) or seed < 0:
+        raise DelaycvError(f"seed must be a non-negative integer, got {seed!r}")
+    for name, value in (("positive_rate", positive_rate), ("reveal_rate", reveal_rate)):
+        if not 0.0 < value < 1.0 and not (name == "reveal_rate" and value in (0.0, 1.0)):
+            raise DelaycvError(f"{name} must be in (0, 1), got {value!r}")
+    if not isinstance(effort, bool):
+        raise DelaycvError(f"effort must be true or false, got {effort!r}")
+    if not 0.0 <= drift_at <= 1.0:
+        raise DelaycvError(f"drift_at must be in [0, 1], got {drift_at!r}")
+
+
+def _drifting_labels(
+    rng: np.random.Generator,
+    features: pd.DataFrame,
+    positive_rate: float,
+    drift_at: float,
+    drift_width: int,
+) -> np.ndarray:
+    """The 0/1 labels: drawn from a logistic model of the standardised log features whose
+    weights change from ``_W0`` to ``_W1`` around row ``drift_at * rows`` (over about
+    ``drift_width`` rows), each intercept set for ``positive_rate`` on its side."""
+    rows = len(features)
+    z = np.log1p(features.to_numpy())
+    sd = z.std(axis=0)
+    z = (z - z.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    s0, s1 = z @ _W0, z @ _W1
+    cut = min(max(int(round(drift_at * rows)), 1), rows - 1) if rows > 1 else 1
+    p0 = _sigmoid(_intercept(s0[:cut], positive_rate) + s0)
+    p1 = _sigmoid(_intercept(s1[cut:] if cut < rows else s1, positive_rate) + s1)
+    mix = _sigmoid((np.arange(rows) - drift_at * rows) / max(drift_width / 8.0, 1e-9))
+    prob = (1 - mix) * p0 + mix * p1
+    return (rng.random(rows) < prob).astype(np.int8)
+
+
+def _reveal_times(
+    rng: np.random.Generator,
+    time: np.ndarray,
+    label: np.ndarray,
+    reveal_rate: float,
+    delay_median_days: float,
+    delay_sigma: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(revealed, label_time)``: which positives are revealed (a share ``reveal_rate``) and
+    when: at the first arrival at or after a log-normal delay (NaN: never revealed)."""
+    rows = len(time)
+    revealed = (label == 1) & (rng.random(rows) < reveal_rate)
+    delay = rng.lognormal(np.log(delay_median_days * DAY), delay_sigma, rows)
+    due = time + np.ceil(delay)
+    nxt = np.searchsorted(time, due, "left")
+    fix_time = np.where(nxt < rows, time[np.minimum(nxt, rows - 1)], due).astype(np.float64)
+    label_time = np.where(revealed, fix_time, np.nan)
+    return revealed, label_time

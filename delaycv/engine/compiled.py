@@ -1,6 +1,6 @@
 """The compiled fold loop (``_loop.pyx``), when it was built from the source beside it.
 
-The fold loop exists twice: in Python (:meth:`delaycv.engine.fold.FoldLoop.run_chunk`, the
+The fold loop exists twice: in Python (:meth:`delaycv.engine.fold.FoldLoop._python_chunk`, the
 reference, which also serves observers) and compiled (:func:`delaycv.engine._loop.run_rows`: the
 same steps with C integers, about 0.8 us less per fold and instance in the overhead benchmark's
 setting). Both give the same outputs, bit for bit (``tests/test_compiled_loop.py``). The compiled one

@@ -2,8 +2,9 @@
 
 For each instance m of a chunk, in stream order (the engine's docstring states the rules):
 
-1. :meth:`~FoldLoop.run_chunk` releases the candidates due at m whose side is the one this fold
-   predicted: each is scored (its key goes to the evaluation buffer) and trained on;
+1. :meth:`~FoldLoop._python_chunk` (or the compiled loop: :meth:`~FoldLoop.run_chunk` chooses)
+   releases the candidates due at m whose side is the one this fold predicted: each is scored
+   (its key goes to the evaluation buffer) and trained on;
 2. predicts m: ``P1 = p(1) / sum(p)`` (0.5 without probabilities: an empty dict or zeros,
    counted in ``no_probability``), positive iff ``P1 > threshold``; an answer the engine cannot score
    (``None``, NaN, a value outside [0, 1], a key other than the labels 0 and 1) raises
@@ -139,9 +140,20 @@ class FoldLoop:
         self.timing = settings.timing
         self.measure_memory = settings.measure_memory
         self.observer = observer_factory(fold) if observer_factory is not None else None
+        self._choose_loop(settings)
+        self._open_random_streams(settings, fold)
+        self._open_slots(settings, n)
+        self.evaluated = self.skipped = self.trained = 0
+        self.no_probability = 0  # predictions without a probability (read as 0.5)
+        self.weight_sum = 0.0
+        self.rows: list = []
+        self.cpu += _time.process_time() - c0
+
+    def _choose_loop(self, settings) -> None:
+        """Which loop runs the fold's chunks: the compiled loop (``compiled``) where it is
+        built, a MOA learner's Java loop (delaycv.jvm.rows) where it is built, else (and always
+        for an observer) the Python loop; whether the observer takes ``cpu_seconds``."""
         self.observer_cpu = False  # the observer's on_instance takes cpu_seconds
-        # the compiled loop (``compiled``) where it is built; the Python loop serves observers
-        # (a MOA learner's Java loop, delaycv.jvm.rows, where it is built)
         self.run_rows = None
         self.java_chunk = None  # the Java loop's arrays of the chunk it runs
         if self.observer is None:
@@ -154,19 +166,27 @@ class FoldLoop:
                 self.observer_cpu = "cpu_seconds" in params
             except (TypeError, ValueError):
                 self.observer_cpu = False
-        # the fold's random streams, drawn chunk by chunk in stream order
+
+    def _open_random_streams(self, settings, fold: int) -> None:
+        """The fold's random streams (training weights, prediction noise, inspection errors),
+        drawn chunk by chunk in stream order."""
         self.draw_weights = settings.validation.weight_draws(fold, settings.seed)
         self.noise = settings.prediction_noise
         self.noise_rng = fold_rng(settings.seed, fold, NOISE) if self.noise > 0 else None
         self.inspection = settings.policy.inspection_error
         self.insp_rng = fold_rng(settings.seed, fold, INSPECTION) if self.inspection > 0 else None
-        # Per instance while its label may be released (slot = instance - slots.off): the
-        # predicted side (2: not queued), P1, the training weight, the prediction noise flip and
-        # the inspection flip. Machine values, or a list of the shared small ints 0, 1, 2 (the
-        # sides, read at every candidate: CPython specialises list subscripts): pending labels
-        # cost no Python object, so nothing long-lived is allocated between the learner's calls
-        # (long-lived tuples slowed the learner's own calls by a few %: more work for the
-        # garbage collector).
+
+    def _open_slots(self, settings, n: int) -> None:
+        """The empty per-instance state, and the prediction log of the ``n`` instances when
+        predictions are kept.
+
+        Per instance while its label may be released (slot = instance - slots.off): the
+        predicted side (2: not queued), P1, the training weight, the prediction noise flip and
+        the inspection flip. Machine values, or a list of the shared small ints 0, 1, 2 (the
+        sides, read at every candidate: CPython specialises list subscripts): pending labels
+        cost no Python object, so nothing long-lived is allocated between the learner's calls
+        (long-lived tuples slowed the learner's own calls by a few %: more work for the
+        garbage collector)."""
         self.side: list = []
         self.p1 = array("d")
         self.w = array("q")
@@ -179,11 +199,6 @@ class FoldLoop:
             self.log_p1 = np.zeros(n, dtype=np.float64)
             self.log_w = np.zeros(n, dtype=np.float64)
             self.log_flip = np.zeros(n, dtype=np.int8)
-        self.evaluated = self.skipped = self.trained = 0
-        self.no_probability = 0  # predictions without a probability (read as 0.5)
-        self.weight_sum = 0.0
-        self.rows: list = []
-        self.cpu += _time.process_time() - c0
 
     # ------------------------------------------------------------------ slots
 
@@ -221,41 +236,76 @@ class FoldLoop:
 
     def run_chunk(self, view: ChunkView, slots: Slots) -> None:
         """Process the instances of one chunk: release, predict, apply the policy, checkpoint;
-        by blocks of the compiled loop (``run_rows``) where it runs, else in Python here."""
+        by blocks of the compiled loop (``run_rows``) where it runs, else in Python
+        (:meth:`_python_chunk`)."""
         c0 = _time.process_time()
-        start, k = view.start, view.k
-        j0 = start - slots.off  # the slot of instance start + 1, minus 1
+        j0 = view.start - slots.off  # the slot of instance start + 1, minus 1
         if self.insp is None:
             at_once_n, at_once_p = view.at_once
-            cand_observed = view.cand_observed
+            observed = (at_once_n, at_once_p, view.cand_observed)
         else:
-            at_once_n, at_once_p, cand_observed = self._inspected_chunk(view, j0)
-        progress = self.progress
-        block = k if progress is None else PROGRESS_BLOCK  # progress after each block
+            observed = self._inspected_chunk(view, j0)
+        block = view.k if self.progress is None else PROGRESS_BLOCK  # progress after each block
         if self.run_rows is not None:
-            checkpoint = self.checkpoints[self.next_checkpoint]
-            state = RowState(
-                at_once_n,
-                at_once_p,
-                cand_observed,
-                0,
-                self.evaluated,
-                self.skipped,
-                checkpoint,
-                c0,
-                self.no_probability,
-            )
-            for lo in range(0, k, block):
-                hi = min(k, lo + block)
-                self.run_rows(self, view, slots, lo, hi, state)
-                if progress is not None:
-                    progress(hi - lo)
-            self.evaluated, self.skipped = state.evaluated, state.skipped
-            self.no_probability = state.no_probability
-            self.cpu += _time.process_time() - c0
-            return
+            self._compiled_chunk(view, slots, observed, block, c0)
+        else:
+            self._python_chunk(view, slots, j0, observed, block, c0)
+        self.cpu += _time.process_time() - c0
+
+    def _compiled_chunk(
+        self, view: ChunkView, slots: Slots, observed: tuple, block: int, c0: float
+    ) -> None:
+        """The chunk by blocks of the compiled (or Java) loop ``run_rows``, which carries its
+        counts in a :class:`RowState`; ``observed`` is the chunk's observed labels (released
+        at once on side 0, 1; the candidates')."""
+        k, progress = view.k, self.progress
+        at_once_n, at_once_p, cand_observed = observed
+        checkpoint = self.checkpoints[self.next_checkpoint]
+        state = RowState(
+            at_once_n,
+            at_once_p,
+            cand_observed,
+            0,
+            self.evaluated,
+            self.skipped,
+            checkpoint,
+            c0,
+            self.no_probability,
+        )
+        for lo in range(0, k, block):
+            hi = min(k, lo + block)
+            self.run_rows(self, view, slots, lo, hi, state)
+            if progress is not None:
+                progress(hi - lo)
+        self.evaluated, self.skipped = state.evaluated, state.skipped
+        self.no_probability = state.no_probability
+
+    def _instance_rows(self, view: ChunkView, j0: int, at_once_n, at_once_p):
+        """The chunk's instances for the Python loop: for instance m in slot j, (m, j, its time
+        t, x, label y, observed labels if released at once (predicted 0, 1), training weight w,
+        noise flip)."""
+        k = view.k
         weights = self.w[j0 + 1 : j0 + 1 + k].tolist()
         flips = repeat(False) if self.flip is None else self.flip[j0 + 1 : j0 + 1 + k]
+        return zip(  # noqa: B905 (equal lengths; the counts end with the lists)
+            count(view.start + 1),
+            count(j0 + 1),
+            view.times,
+            view.records,
+            view.labels,
+            at_once_n,
+            at_once_p,
+            weights,
+            flips,
+        )
+
+    def _python_chunk(
+        self, view: ChunkView, slots: Slots, j0: int, observed: tuple, block: int, c0: float
+    ) -> None:
+        """The chunk in Python, instance by instance (the loop that serves observers; kept in
+        one piece: it is the hot loop)."""
+        start, k, progress = view.start, view.k, self.progress
+        at_once_n, at_once_p, cand_observed = observed
         # locals for the hot loop
         threshold, trained_only = self.threshold, self.trained_only
         predict = self.learner.predict_proba_one
@@ -271,19 +321,7 @@ class FoldLoop:
         due = cand_at[0]  # its position
         evaluated, skipped, no_probability = self.evaluated, self.skipped, self.no_probability
         checkpoint = self.checkpoints[self.next_checkpoint]
-        # instance m in slot j, at time t, with its x, label y, observed labels if released at
-        # once (predicted 0, 1), training weight w and noise flip
-        rows = zip(  # noqa: B905 (equal lengths; the counts end with the lists)
-            count(start + 1),
-            count(j0 + 1),
-            view.times,
-            view.records,
-            view.labels,
-            at_once_n,
-            at_once_p,
-            weights,
-            flips,
-        )
+        rows = self._instance_rows(view, j0, at_once_n, at_once_p)
         m = start + 1  # the instance being processed (named if the learner fails)
         try:
             for lo in range(0, k, block):
@@ -368,7 +406,6 @@ class FoldLoop:
             note_instance(err, m)
             raise
         self.evaluated, self.skipped, self.no_probability = evaluated, skipped, no_probability
-        self.cpu += _time.process_time() - c0
 
     def _inspected_chunk(self, view: ChunkView, j0: int) -> tuple[list, list, list]:
         """The chunk's observed labels (released at once on each side, candidates) with this

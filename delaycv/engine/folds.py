@@ -50,12 +50,7 @@ def run_folds(
     positions = [*checkpoints.tolist(), -1]  # -1: no checkpoint left
     effort = has_effort(stream.metadata)  # the effort-aware measures too
     loops = [FoldLoop(settings, f, n, positions, observer_factory, progress, effort) for f in folds]
-    # a learner that takes its own instances (MOA's) gets the stream's features, and its
-    # encoder makes each chunk's instances once for every fold
-    features = list(stream.metadata.get("features") or ())
-    own_loop = observer_factory is None  # the Python loop serves observers
-    encoders = [for_stream(loop.learner, features, own_loop=own_loop) for loop in loops]
-    encode = encoders[0] if encoders else None
+    encode = _chunk_encoder(stream, loops, own_loop=observer_factory is None)
     keep = settings.keep_predictions
     times: list = []
     labels: list = []
@@ -72,33 +67,10 @@ def run_folds(
         slots.extend(chunk, effort)
         for loop in loops:
             loop.extend(start, stop)
-        chunk_releases = releases.resolve(start, chunk.time, chunk.label, chunk.label_time)
-        cand_slots = slots.record_chunk(start, chunk_releases)
-        remaining = None
-        if stop == n and settings.flush:
-            remaining = releases.remaining()
-            slots.record(
-                remaining["i"] - slots.off,
-                remaining["s"],
-                remaining["o"],
-                remaining["insp"],
-                remaining["due"],
-            )
-        view = ChunkView.build(chunk, chunk_releases, cand_slots, n, remaining)
-        # every fold through the chunk, then every fold's end of it: the folds' metric work
-        # back to back (its tables and buffers stay in the caches: ~0.2 us per fold and
-        # instance less than each fold's right after its own loop)
-        for loop in loops:
-            try:
-                loop.run_chunk(view, slots)
-            except Exception as err:
-                raise learner_error(err, settings.learner, loop.fold, start, stop) from err
-        for loop in loops:
-            loop.end_chunk(view, slots)
+        view, cand_slots = _chunk_view(chunk, slots, releases, n, settings.flush)
+        _run_folds_through(view, slots, loops, settings, start, stop)
         if on_rows is not None:
-            rows = [row for loop in loops for row in loop.take_rows()]
-            if rows:
-                on_rows(rows)
+            _hand_over_rows(loops, on_rows)
         # forget what no fold needs any more
         held = max(held, slots.top - slots.off + 1)
         _forget(slots, loops, releases, start, stop, cand_slots)
@@ -108,6 +80,56 @@ def run_folds(
     for out in outputs:
         out.held = held
     return outputs
+
+
+def _chunk_encoder(stream, loops: list[FoldLoop], own_loop: bool) -> Callable | None:
+    """What makes a chunk's instances for a learner that takes its own (MOA's; None: the x
+    dicts serve): the encoder of the first fold's learner, over the stream's features, made
+    once per chunk for every fold. ``own_loop`` is False when the Python loop serves observers."""
+    features = list(stream.metadata.get("features") or ())
+    encoders = [for_stream(loop.learner, features, own_loop=own_loop) for loop in loops]
+    return encoders[0] if encoders else None
+
+
+def _chunk_view(
+    chunk, slots: Slots, releases: Releases, n: int, flush: bool
+) -> tuple[ChunkView, np.ndarray]:
+    """``(view, cand_slots)``: the chunk's releases recorded in ``slots`` (at the stream's end
+    with ``flush``, the releases still pending too) and the view the folds read."""
+    start, stop = chunk.start, chunk.start + len(chunk)
+    chunk_releases = releases.resolve(start, chunk.time, chunk.label, chunk.label_time)
+    cand_slots = slots.record_chunk(start, chunk_releases)
+    remaining = None
+    if stop == n and flush:
+        remaining = releases.remaining()
+        slots.record(
+            remaining["i"] - slots.off,
+            remaining["s"],
+            remaining["o"],
+            remaining["insp"],
+            remaining["due"],
+        )
+    return ChunkView.build(chunk, chunk_releases, cand_slots, n, remaining), cand_slots
+
+
+def _run_folds_through(view: ChunkView, slots: Slots, loops: list, settings, start, stop) -> None:
+    """Every fold through the chunk, then every fold's end of it: the folds' metric work back
+    to back (its tables and buffers stay in the caches: ~0.2 us per fold and instance less than
+    each fold's right after its own loop). A learner's failure names its fold and instances."""
+    for loop in loops:
+        try:
+            loop.run_chunk(view, slots)
+        except Exception as err:
+            raise learner_error(err, settings.learner, loop.fold, start, stop) from err
+    for loop in loops:
+        loop.end_chunk(view, slots)
+
+
+def _hand_over_rows(loops: list[FoldLoop], on_rows: Callable[[list], None]) -> None:
+    """Give ``on_rows`` the table rows the folds made in the chunk (if any)."""
+    rows = [row for loop in loops for row in loop.take_rows()]
+    if rows:
+        on_rows(rows)
 
 
 def _forget(slots: Slots, loops: list, releases: Releases, start, stop, cand_slots) -> None:
@@ -160,7 +182,7 @@ def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int
         return err
     # the compiled loop's frames are named by module and function (delaycv.engine._loop.run_rows)
     if codes[ours[-1]].co_name.rpartition(".")[2] not in (
-        "run_chunk",
+        "_python_chunk",
         "run_rows",
         "flush",
         "train",

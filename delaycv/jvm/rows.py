@@ -2,7 +2,7 @@
 beside it; :func:`run_rows` is its Python side, with the signature of the compiled Cython loop's.
 
 The fold loop has three forms, with the same outputs bit for bit: Python
-(:meth:`delaycv.engine.fold.FoldLoop.run_chunk`), Cython (:mod:`delaycv.engine.compiled`), which
+(:meth:`delaycv.engine.fold.FoldLoop._python_chunk`), Cython (:mod:`delaycv.engine.compiled`), which
 call a learner's ``predict_proba_one`` and ``learn_one``; and, for MOA learners, Java: the same
 steps in the JVM, so that no instance crosses between Python and Java (about 5 us per fold and
 instance less with HoeffdingTree). Python hands over each chunk's arrays once (instances,

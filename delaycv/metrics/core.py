@@ -315,24 +315,8 @@ class Metrics:
         known = p >= 0
         act = known & pos
         wpos = np.where(pos, w, 0.0)
-        # started: at or after the first active evaluation (MOA's reset)
-        if self._started:
-            started = 1
-            ks = np.flatnonzero(known)
-        else:
-            first = np.flatnonzero(act)
-            started = np.zeros(m, dtype=np.int64)
-            if first.size:
-                started[first[0] :] = 1
-                self._started = True
-            ks = np.flatnonzero(known & (started == 1))
-        # NoChange label: reference label of the previous known evaluation since the start
-        last = np.zeros(m, dtype=np.int64)
-        if ks.size:
-            labels = t[ks]
-            last[ks[0]] = self._last
-            last[ks[1:]] = labels[:-1]
-            self._last = int(labels[-1])
+        started, ks = self._started_mask(known, act)
+        last = self._nochange_references(t, ks)
         # majority class trajectory of the estimator's class priors
         x = np.empty((3, m))
         aw = x[0]
@@ -343,7 +327,42 @@ class Metrics:
         code = lookup_code(p, t, pos, started, last, mid0, mid1)
         v = np.empty((m, N_ROWS))
         np.multiply(LUT[code], np.where(pos, w, 1.0)[:, None], out=v[:, :N_LUT_ROWS])
-        # probability metrics; the prior of the information score counts earlier evaluations
+        bmask, y, bw = self._probability_values(v, pos, q, t, w, wpos)
+        total = float(wpos.sum())
+        total1 = float(wpos @ t)
+        self._prior[0] += total - total1
+        self._prior[1] += total1
+        self.evaluations += m
+        self._state.fold(v, code, bmask, q, y, bw)
+
+    def _started_mask(self, known: np.ndarray, act: np.ndarray):
+        """``(started, ks)``: 1 at and after the first active evaluation (MOA's reset; the
+        scalar 1 once started), and the known evaluations since the start."""
+        if self._started:
+            return 1, np.flatnonzero(known)
+        m = known.size
+        first = np.flatnonzero(act)
+        started = np.zeros(m, dtype=np.int64)
+        if first.size:
+            started[first[0] :] = 1
+            self._started = True
+        return started, np.flatnonzero(known & (started == 1))
+
+    def _nochange_references(self, t: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        """The NoChange label of each evaluation: the reference label of the previous known
+        evaluation since the start (``ks``), carried over from the last batch."""
+        last = np.zeros(t.size, dtype=np.int64)
+        if ks.size:
+            labels = t[ks]
+            last[ks[0]] = self._last
+            last[ks[1:]] = labels[:-1]
+            self._last = int(labels[-1])
+        return last
+
+    def _probability_values(self, v, pos, q, t, w, wpos):
+        """Fill the probability rows of ``v`` (weight, Brier, log loss, information score;
+        the score's prior counts the earlier evaluations); ``(bmask, y, bw)``: the evaluations
+        with a probability, the labels that are 1, their weights (None: no probability)."""
         bmask = pos & ~np.isnan(q)
         y = t == 1
         bw = None
@@ -368,12 +387,7 @@ class Metrics:
             v[:, _IB + 3] = bw * gain
         else:
             v[:, _IB:] = 0.0
-        total = float(wpos.sum())
-        total1 = float(wpos @ t)
-        self._prior[0] += total - total1
-        self._prior[1] += total1
-        self.evaluations += m
-        self._state.fold(v, code, bmask, q, y, bw)
+        return bmask, y, bw
 
     def _ingest_active(self, p, q, t, w, unit: bool) -> None:
         """``_ingest`` when the MOA part has started and every evaluation has p >= 0, w > 0 and a

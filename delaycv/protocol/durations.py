@@ -13,6 +13,16 @@ _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _PATTERN = re.compile(r"^\s*(\d+)\s*(s|m|h|d|w|i|instances?)?\s*$")
 
 
+class WindowError(DelaycvError):
+    """A text that is not a waiting window: ``message`` says why, ``expected`` (None: not said)
+    what a window looks like; ``str(err)`` is ``"<message> (expected <expected>)"``."""
+
+    def __init__(self, message: str, expected: str | None = None) -> None:
+        self.message = message
+        self.expected = expected
+        super().__init__(message if expected is None else f"{message} (expected {expected})")
+
+
 @dataclass(frozen=True)
 class Window:
     """A waiting time: ``amount`` seconds (``unit == "s"``) or ``amount`` instances (``unit == "i"``)."""
@@ -33,9 +43,9 @@ class Window:
         return f"{self.amount}s"
 
 
-def _no_unit(text: object) -> DelaycvError:
+def _no_unit(text: object) -> WindowError:
     amount = str(text).strip()
-    return DelaycvError(
+    return WindowError(
         f"window {text!r} has no unit: write {amount}d, {amount}h, {amount}s or {amount}i "
         "(days, hours, seconds or instances; only 0 may go without one)"
     )
@@ -57,22 +67,20 @@ def parse_window(text: str | int | Window) -> Window:
     if isinstance(text, Window):
         return text
     if not (isinstance(text, str) or is_integer(text)):
-        raise DelaycvError(
-            f"window {text!r} is not a duration (expected e.g. 7d, 12h, 3600s or 500i)"
-        )
+        raise WindowError(f"window {text!r} is not a duration", "e.g. 7d, 12h, 3600s or 500i")
     if isinstance(text, numbers.Integral):
         text = int(text)
         if text < 0:
-            raise DelaycvError(f"window {text!r} is negative (expected a duration >= 0)")
+            raise WindowError(f"window {text!r} is negative", "a duration >= 0")
         if text != 0:
             raise _no_unit(text)
         return Window(0, "s")
     match = _PATTERN.match(text)
     if not match:
         if text.strip().startswith("-"):
-            raise DelaycvError(f"window {text!r} is negative (expected a duration >= 0)")
-        raise DelaycvError(
-            f"window {text!r} is not a duration (expected e.g. 7d, 12h, 30m, 3600s, 2w or 500i)"
+            raise WindowError(f"window {text!r} is negative", "a duration >= 0")
+        raise WindowError(
+            f"window {text!r} is not a duration", "e.g. 7d, 12h, 30m, 3600s, 2w or 500i"
         )
     amount, unit = int(match.group(1)), match.group(2)
     if unit is None:

@@ -220,6 +220,8 @@ def _build_value(value: Any, seed: int | None, where: str) -> Any:
 
 
 def _build(spec: Any, seed: int | None, where: str) -> Any:
+    """The learner of ``spec`` (a pipeline spec or a class with params) at config key
+    ``where``, seeded with ``seed`` when its class takes one and the params do not set it."""
     if not isinstance(spec, dict):
         raise ConfigError(
             f"learner spec is {type(spec).__name__}",
@@ -227,26 +229,50 @@ def _build(spec: Any, seed: int | None, where: str) -> Any:
             expected="a mapping with class (and params) or pipeline",
         )
     if "pipeline" in spec:
-        extra = sorted(set(spec) - {"pipeline"})
-        steps = spec["pipeline"]
-        if extra or not isinstance(steps, list) or not steps:
+        return _build_pipeline(spec, seed, where)
+    cls, label, params = _class_and_params(spec, where)
+    accepted = _check_params(cls, label, params, where)
+    kwargs = {k: _build_value(v, seed, f"{where}.params.{k}") for k, v in params.items()}
+    if seed is not None and "seed" in accepted and "seed" not in kwargs:
+        kwargs["seed"] = int(seed)
+    try:
+        return cls(**kwargs)
+    except Exception as err:  # show the library's own message, with the learner's name
+        raise ConfigError(
+            f"{label}({', '.join(f'{k}={v!r}' for k, v in params.items())}): "
+            f"{type(err).__name__}: {err}",
+            location=f"key {where}.params",
+            expected="parameters the learner accepts",
+        ) from None
+
+
+def _build_pipeline(spec: dict, seed: int | None, where: str) -> Any:
+    """The river pipeline of a ``pipeline:`` spec: its steps built and composed with ``|``."""
+    extra = sorted(set(spec) - {"pipeline"})
+    steps = spec["pipeline"]
+    if extra or not isinstance(steps, list) or not steps:
+        raise ConfigError(
+            "bad pipeline spec",
+            location=f"key {where}.{extra[0] if extra else 'pipeline'}",
+            expected="pipeline: a non-empty list of learner specs, and no other key",
+        )
+    built = [_build(s, seed, f"{where}.pipeline[{i}]") for i, s in enumerate(steps)]
+    model = built[0]
+    for step in built[1:]:
+        try:
+            model = model | step
+        except Exception as err:  # river raises various errors for bad compositions
             raise ConfigError(
-                "bad pipeline spec",
-                location=f"key {where}.{extra[0] if extra else 'pipeline'}",
-                expected="pipeline: a non-empty list of learner specs, and no other key",
-            )
-        built = [_build(s, seed, f"{where}.pipeline[{i}]") for i, s in enumerate(steps)]
-        model = built[0]
-        for step in built[1:]:
-            try:
-                model = model | step
-            except Exception as err:  # river raises various errors for bad compositions
-                raise ConfigError(
-                    f"cannot compose pipeline: {err}",
-                    location=f"key {where}.pipeline",
-                    expected="transformers followed by a classifier",
-                ) from None
-        return model
+                f"cannot compose pipeline: {err}",
+                location=f"key {where}.pipeline",
+                expected="transformers followed by a classifier",
+            ) from None
+    return model
+
+
+def _class_and_params(spec: dict, where: str) -> tuple[type, str, dict]:
+    """``(class, its name as written, params)`` of a class spec; an unknown key, no class or
+    params that are not a mapping is a ConfigError."""
     unknown = sorted(set(spec) - set(SPEC_KEYS))
     if unknown:
         raise ConfigError(
@@ -267,43 +293,35 @@ def _build(spec: Any, seed: int | None, where: str) -> Any:
             location=f"key {where}.params",
             expected="a mapping of parameter names to values",
         )
+    return cls, label, params
+
+
+def _check_params(cls: type, label: str, params: dict, where: str) -> set[str]:
+    """The parameter names ``cls`` accepts (empty when its signature cannot be read); a param
+    it does not take (unless it takes ``**kwargs``) or a value of the wrong kind is a
+    ConfigError."""
     try:
         signature = inspect.signature(cls)
     except (TypeError, ValueError):
-        signature = None
+        return set()
     accepted: set[str] = set()
     var_kw = False
-    if signature is not None:
-        for p in signature.parameters.values():
-            if p.kind == inspect.Parameter.VAR_KEYWORD:
-                var_kw = True
-            elif p.kind != inspect.Parameter.VAR_POSITIONAL:
-                accepted.add(p.name)
-        bad = sorted(k for k in params if k not in accepted)
-        if bad and not var_kw:
-            raise ConfigError(
-                f"{label} has no parameter {', '.join(map(repr, bad))}",
-                location=f"key {where}.params.{bad[0]}",
-                expected="one of " + ", ".join(sorted(accepted)) if accepted else "no parameters",
-            )
-    if signature is not None:
-        for name, value in params.items():
-            if name in signature.parameters:
-                _check_value(
-                    cls, label, signature.parameters[name], value, f"{where}.params.{name}"
-                )
-    kwargs = {k: _build_value(v, seed, f"{where}.params.{k}") for k, v in params.items()}
-    if seed is not None and "seed" in accepted and "seed" not in kwargs:
-        kwargs["seed"] = int(seed)
-    try:
-        return cls(**kwargs)
-    except Exception as err:  # show the library's own message, with the learner's name
+    for p in signature.parameters.values():
+        if p.kind == inspect.Parameter.VAR_KEYWORD:
+            var_kw = True
+        elif p.kind != inspect.Parameter.VAR_POSITIONAL:
+            accepted.add(p.name)
+    bad = sorted(k for k in params if k not in accepted)
+    if bad and not var_kw:
         raise ConfigError(
-            f"{label}({', '.join(f'{k}={v!r}' for k, v in params.items())}): "
-            f"{type(err).__name__}: {err}",
-            location=f"key {where}.params",
-            expected="parameters the learner accepts",
-        ) from None
+            f"{label} has no parameter {', '.join(map(repr, bad))}",
+            location=f"key {where}.params.{bad[0]}",
+            expected="one of " + ", ".join(sorted(accepted)) if accepted else "no parameters",
+        )
+    for name, value in params.items():
+        if name in signature.parameters:
+            _check_value(cls, label, signature.parameters[name], value, f"{where}.params.{name}")
+    return accepted
 
 
 def is_instance_spec(spec: Any) -> bool:

@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any
 
 from delaycv.common import defaults
 from delaycv.common.checks import is_number
-from delaycv.common.errors import ConfigError, DelaycvError
-from delaycv.protocol.durations import Window, parse_window
+from delaycv.common.errors import ConfigError
+from delaycv.protocol.durations import Window, WindowError, parse_window
 
 if TYPE_CHECKING:
     import numpy as np
@@ -445,15 +445,12 @@ class Policy:
 def _window(spec: dict, key: str, where: str) -> Window:
     try:
         return parse_window(spec[key])
-    except DelaycvError as err:
-        # the parser's message says what it expected: said once, as this error's expected part
-        message, said, expected = str(err).partition(" (expected ")
+    except WindowError as err:
+        # what the parser expected is said once, as this error's expected part
         raise ConfigError(
-            message,
+            err.message,
             location=f"key {where}.{key}",
-            expected=expected.removesuffix(")")
-            if said
-            else "a window such as 7d, 12h, 3600s or 500i",
+            expected=err.expected or "a window such as 7d, 12h, 3600s or 500i",
         ) from None
 
 
