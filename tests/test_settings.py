@@ -15,7 +15,7 @@ from delaycv.common.errors import ConfigError
 from delaycv.data.synthetic import generate_stream
 from delaycv.metrics import Fading, Sliding
 from delaycv.protocol.settings import RunSettings, make_settings, workflow_settings
-from delaycv.study import config as dcfg
+from delaycv.study.runs import estimator_spec, evaluation_options, validation_spec
 
 HITL = {"preset": "hitl", "pos_window": "3d", "neg_window": "30d"}
 
@@ -79,9 +79,9 @@ def test_the_three_routes_give_one_settings(monkeypatch):
     options = json.loads(
         json.dumps(
             {
-                "validation": dcfg.validation_spec(study),
-                "estimator": dcfg.estimator_spec(study),
-                "options": dcfg.evaluation_options(study),
+                "validation": validation_spec(study),
+                "estimator": estimator_spec(study),
+                "options": evaluation_options(study),
             }
         )
     )  # what the rule's params carry

@@ -31,7 +31,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from delaycv.study.config import load_study, runs
+    from delaycv.study.loading import load_study
+    from delaycv.study.runs import runs
 
     study = load_study(args.files, cwd=os.getcwd())
 

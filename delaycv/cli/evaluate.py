@@ -201,7 +201,7 @@ def learner_spec_from(args) -> dict:
     text = args.learner
     path = Path(text)
     if path.suffix.lower() in (".json", ".yaml", ".yml") and path.is_file():
-        from delaycv.study.config import read_yaml
+        from delaycv.study.yaml_file import read_yaml
 
         # strict: a syntax error's line and column, a duplicate key, an empty file
         spec = read_yaml(path, expected="a learner spec: class and params, or pipeline")

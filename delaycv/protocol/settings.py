@@ -335,7 +335,7 @@ def workflow_settings(
 ) -> RunSettings:
     """The settings of a workflow evaluate job: ``options`` is the rule's evaluation params
     (``validation``, ``estimator`` and ``options``: the config's ``evaluation`` keys and
-    ``every``, as :mod:`delaycv.study.config` makes them), ``learner`` and ``policy`` its specs."""
+    ``every``, as :func:`delaycv.study.runs.evaluation_options` makes them), ``learner`` and ``policy`` its specs."""
     named = {"learner", "policy", "validation", "estimator", "seed", "run_keys", "jobs"}
     check_keywords(
         options["options"], set(SETTING_KEYS) - named, "an evaluation option of make_settings"
