@@ -20,6 +20,7 @@ from delaycv.study.runs import (
     evaluation_options,
     learner_spec,
     policy_spec,
+    run_key,
 )
 from delaycv.study.runs import runs as study_runs
 from delaycv.study.yaml_file import read_yaml
@@ -382,6 +383,71 @@ def test_helpers_give_the_library_arguments():
     assert evaluation_options(config)["every"] == 100
     with pytest.raises(ConfigError, match="no learner named 'x'"):
         learner_spec(config, "x")
+
+
+def test_the_sliding_estimator_is_named_sliding():
+    config = load_config(with_changes(estimator={"kind": "sliding", "width": 50}))
+    assert config["estimator"] == {"kind": "sliding", "width": 50}
+    assert estimator_spec(config) == {"kind": "sliding", "width": 50}
+
+
+def test_the_old_estimator_kind_window_is_read_as_sliding_with_a_warning(tmp_path, caplog):
+    """``window`` (the old spelling) still loads, as ``sliding``, the run key unchanged; the
+    warning (logger delaycv.study) names the file, the line and column of the key, and the new
+    kind."""
+    study = with_changes(estimator={"kind": "window", "width": 50})
+    path = write(tmp_path / "old.yaml", study)
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        config = load_study([path], learners=False)
+    line = path.read_text().splitlines().index("  kind: window") + 1
+    [record] = [r for r in caplog.records if r.name == "delaycv.study"]
+    assert record.getMessage() == (
+        f"{path}:{line}:3: key estimator.kind: the estimator kind 'window' is deprecated, read "
+        "as 'sliding' (expected kind: sliding, the same estimator with the same parameter)"
+    )
+    assert config["estimator"] == {"kind": "sliding", "width": 50}
+    new = load_config(with_changes(estimator={"kind": "sliding", "width": 50}), learners=False)
+    assert run_key(config, "tiny", "nb", "ideal") == run_key(new, "tiny", "nb", "ideal")
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        load_config(with_changes(estimator={"kind": "sliding"}), learners=False)
+    assert not caplog.records
+
+
+def test_delaycv_check_prints_the_deprecation_as_a_warning(tmp_path, capsys, monkeypatch):
+    from delaycv.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path / "old.yaml", with_changes(estimator={"kind": "window"}))
+    assert main(["check", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "valid" in captured.out
+    assert "delaycv: warning: " in captured.err
+    assert "key estimator.kind: the estimator kind 'window' is deprecated" in captured.err
+
+
+def test_the_workflow_logs_the_deprecation_as_a_configuration_warning(tmp_path):
+    """The workflow loads a study with ``kind: window`` and says so in its log (Snakemake's
+    logger), with the file, line and column of the key."""
+    import subprocess
+    import sys
+
+    write(tmp_path / "old.yaml", with_changes(estimator={"kind": "window", "width": 50}))
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--dry-run", "--cores", "1"]
+        + ["--snakefile", str(REPO / "Snakefile"), "--configfile", "old.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert re.search(
+        r"^configuration warning: old\.yaml:\d+:3: key estimator\.kind: the estimator kind "
+        r"'window' is deprecated, read as 'sliding'",
+        proc.stdout + proc.stderr,
+        re.M,
+    ), proc.stderr[-2000:]
 
 
 # --------------------------------------------------------------------------- the study's files

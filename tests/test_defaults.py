@@ -70,7 +70,7 @@ def test_the_cli_defaults():
 def test_the_settings_and_api_defaults():
     assert defaults.ESTIMATOR == "fading"
     assert make_estimator(None) == Fading(defaults.ALPHA)
-    assert make_estimator("window") == Sliding(defaults.WIDTH)
+    assert make_estimator("sliding") == Sliding(defaults.WIDTH)
     assert make_estimator({"kind": "tumbling"}) == Tumbling(defaults.SIZE)
     assert make_validation({}) == Validation(
         defaults.SCHEME, defaults.FOLDS, defaults.VALIDATION_SEED, defaults.EVALUATE

@@ -70,10 +70,9 @@ def validation_spec(**given: Any) -> dict[str, Any]:
     return {**spec, "evaluate": EVALUATE, "fixed_split": FIXED_SPLIT, **given}
 
 
-#: The parameter each estimator kind takes, with its default (``sliding`` is ``window``).
+#: The parameter each estimator kind takes, with its default.
 ESTIMATOR_PARAMS: dict[str, tuple[str, Any] | None] = {
     "cumulative": None,
-    "window": ("width", WIDTH),
     "sliding": ("width", WIDTH),
     "fading": ("alpha", ALPHA),
     "tumbling": ("size", SIZE),

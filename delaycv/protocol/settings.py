@@ -249,7 +249,7 @@ def make_settings(
     validation : dict, Validation or None
         ``{scheme, folds, seed, evaluate, fixed_split}`` (:func:`delaycv.protocol.validation.make_validation`).
     estimator : str, dict or None
-        ``"fading"``, ``{"kind": "window", "width": 500}``, ... (``None``: fading 0.99).
+        ``"fading"``, ``{"kind": "sliding", "width": 500}``, ... (``None``: fading 0.99).
     seed, every, checkpoints, threshold, prediction_noise, flush, keep_predictions, \
 same_learner_seed, measure_memory, timing, jobs
         As in :class:`RunSettings`.

@@ -18,6 +18,7 @@ import os
 from collections.abc import Mapping
 
 from delaycv.common import defaults
+from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
 from delaycv.study.datasets import check_dataset_file, check_same_streams, stream_file
 from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
@@ -108,7 +109,7 @@ def _check_specs(
             _check_learner(spec, f"learners.{name}", source)
     if ("estimator",) not in broken:
         with mistakes.guard():
-            _check_estimator(config, source)
+            _check_estimator(config, source, mistakes)
     with mistakes.guard():
         _check_figure_learner(config, source, broken)
 
@@ -181,10 +182,23 @@ def _check_dataset_keys(name: str, dataset: dict, source: str) -> None:
             )
 
 
-def _check_estimator(config: dict, source: str) -> None:
+def _check_estimator(config: dict, source: str, mistakes: Mistakes) -> None:
+    """The estimator takes only its kind's parameter (filled in with its default when left out);
+    the deprecated kind ``window`` is read as ``sliding``, with a warning."""
     est = config["estimator"]
-    needs = {"fading": "alpha", "sliding": "width", "window": "width", "tumbling": "size"}
-    need = needs.get(est["kind"])
+    if est["kind"] in DEPRECATED_ESTIMATORS:
+        new = DEPRECATED_ESTIMATORS[est["kind"]]
+        mistakes.warnings.append(
+            ConfigError(
+                f"the estimator kind {est['kind']!r} is deprecated, read as {new!r}",
+                path=source,
+                location="key estimator.kind",
+                expected=f"kind: {new}, the same estimator with the same parameter",
+            )
+        )
+        est["kind"] = new
+    param = defaults.ESTIMATOR_PARAMS[est["kind"]]
+    need = param[0] if param else None
     for option in ("alpha", "width", "size"):
         if option in est and option != need:
             raise ConfigError(
@@ -193,8 +207,8 @@ def _check_estimator(config: dict, source: str) -> None:
                 location=f"key estimator.{option}",
                 expected=f"only {need}" if need else "no option",
             )
-    if need and need not in est:  # the schema cannot say it (it depends on kind)
-        est[need] = defaults.ESTIMATOR_PARAMS[est["kind"]][1]
+    if param and need not in est:  # the schema cannot say it (it depends on kind)
+        est[need] = param[1]
 
 
 def _check_figure_learner(config: dict, source: str, broken: set[tuple]) -> None:

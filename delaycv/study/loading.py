@@ -13,7 +13,8 @@ the key was written, the key's line and column (:class:`~delaycv.study.yaml_file
 key: ``my.yaml:4:39: key learners.ht.params: 3 is an integer (expected a mapping ...)``. A file
 that is not a config at all (not YAML, empty, not a mapping) is reported alone. The checks are
 the schema's (:mod:`delaycv.study.schema`), then what the schema cannot say
-(:mod:`delaycv.study.checks`).
+(:mod:`delaycv.study.checks`). What is accepted but deprecated (the estimator kind ``window``,
+now ``sliding``) is a warning of the logger ``delaycv.study``, placed like an error.
 
 The loaded study's runs and the specs the rules pass to the jobs are :mod:`delaycv.study.runs`'s.
 """
@@ -21,6 +22,7 @@ The loaded study's runs and the specs the rules pass to the jobs are :mod:`delay
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -33,6 +35,10 @@ from delaycv.study.mistakes import ConfigErrors, Mistakes
 from delaycv.study.overrides import as_in_a_file
 from delaycv.study.schema import check_schema, coerce_booleans, fill_defaults, schema_dict
 from delaycv.study.yaml_file import Marks, read_marked, shown_name
+
+#: the config's warnings (what is accepted but deprecated), each ``file:line:column: key ...``:
+#: ``delaycv check`` prints them as ``delaycv: warning: ...``, the workflow in its log
+log = logging.getLogger("delaycv.study")
 
 #: what a study config file must hold (said when one is empty)
 STUDY_EXPECTED = "a mapping with datasets, learners, policies"
@@ -150,7 +156,8 @@ def load_study(
     string (expected an integer ...)``; ``--config: key ...`` for a command-line value; a key no
     file has (a missing one) is named after the last file, at the line of its nearest written
     parent. A mistake after which nothing else can be checked is reported alone: a file that
-    cannot be read, is not YAML, is empty or is not a mapping.
+    cannot be read, is not YAML, is empty or is not a mapping. A warning (a deprecated spelling)
+    is logged (logger ``delaycv.study``) at its file, line and column.
 
     Parameters
     ----------
@@ -217,7 +224,9 @@ def _load_layers(layers, mistakes, *, schema, cwd, learners) -> dict:
         _merge(config, layer.content)
     files = [layer.name for layer in layers if layer.name != "--config"]
     last = files[-1] if files else layers[-1].name
-    study, errors = _validate(config, schema=schema, source=last, cwd=cwd, learners=learners)
+    study, errors, warnings = _validate(
+        config, schema=schema, source=last, cwd=cwd, learners=learners
+    )
     mistakes = [*mistakes, *(_place(err, layers, last) for err in errors)]
     if mistakes:
         order = {layer.name: i for i, layer in enumerate(layers)}
@@ -231,6 +240,8 @@ def _load_layers(layers, mistakes, *, schema, cwd, learners) -> dict:
             return (order.get(file, len(order)), line or big, column or big, i)
 
         raise ConfigErrors(err for _, err in sorted(enumerate(mistakes), key=rank))
+    for warning in warnings:
+        log.warning("%s", _place(warning, layers, last))
     return study
 
 
@@ -334,9 +345,13 @@ def validate_config(
     ConfigErrors
         Every mistake found.
     """
-    study, errors = _validate(config, schema=schema, source=source, cwd=cwd, learners=learners)
+    study, errors, warnings = _validate(
+        config, schema=schema, source=source, cwd=cwd, learners=learners
+    )
     if errors:
         raise ConfigErrors(errors)
+    for warning in warnings:
+        log.warning("%s", warning)
     return study
 
 
@@ -347,15 +362,15 @@ def _validate(
     source: str,
     cwd: str | os.PathLike | None,
     learners: bool,
-) -> tuple[Any, list[ConfigError]]:
-    """The validated config and every mistake found (:func:`validate_config`)."""
+) -> tuple[Any, list[ConfigError], list[ConfigError]]:
+    """The validated config, every mistake found and every warning (:func:`validate_config`)."""
     if config is None:
         config = {}
     if not isinstance(config, Mapping):
         error = ConfigError(
             f"the config is a {type(config).__name__}", path=source, expected="a mapping of keys"
         )
-        return config, [error]
+        return config, [error], []
     config = coerce_booleans(copy.deepcopy(dict(config)))
     rules = schema_dict(schema)
     errors, broken = check_schema(config, rules, source)
@@ -364,4 +379,4 @@ def _validate(
     with mistakes.guard():
         fill_defaults(config, rules)
         check_study(config, source, cwd, learners, broken, mistakes)
-    return config, mistakes.errors
+    return config, mistakes.errors, mistakes.warnings

@@ -39,12 +39,14 @@ def _flat(err: ConfigError) -> list[ConfigError]:
 
 
 class Mistakes:
-    """The mistakes found so far (``errors``). ``lenient``: the schema found some, and what it
-    refused was left out; a check that then stumbles on what is missing is skipped, not
-    reported."""
+    """The mistakes (``errors``) and the ``warnings`` found so far. ``lenient``: the schema
+    found some mistakes, and what it refused was left out; a check that then stumbles on what
+    is missing is skipped, not reported."""
 
     def __init__(self, lenient: bool) -> None:
         self.errors: list[ConfigError] = []
+        #: what is accepted but said (a deprecated spelling), each naming its key
+        self.warnings: list[ConfigError] = []
         self.lenient = lenient
 
     @contextlib.contextmanager

@@ -181,7 +181,7 @@ def estimator_spec(config: Mapping) -> dict:
     Returns
     -------
     dict
-        ``kind`` and its parameter; the alias ``window`` is ``sliding``.
+        ``kind`` and its parameter; the deprecated kind ``window`` is ``sliding``.
 
     Examples
     --------

@@ -1,6 +1,7 @@
 # Helpers shared by the rules (and only helpers: no rule is defined here).
 import copy
 import json
+import logging
 import os
 import re
 import sys
@@ -47,6 +48,7 @@ from delaycv.study.runs import (
 import delaycv.study.digests as digests
 from delaycv.common.errors import ConfigError
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger as snakemake_logger
 
 # Snakemake runs a rule script as `<python> <script>` with the interpreter's path unquoted
 # (snakemake.script): an interpreter under a path with a space fails every job (exit 127). The
@@ -91,6 +93,15 @@ if not workflow.overwrite_configfiles and not workflow.modifier.skip_configfile:
 # built once, presets, mappings and metrics looked up, dataset files checked (paths relative to
 # the working directory), folders, names and DELAYCV_PURE_PYTHON checked. A job that Snakemake
 # spawns (a SLURM job) re-reads the Snakefile: the main process has checked files and learners.
+# A warning of the config (a deprecated spelling, accepted: logger delaycv.study, one line with the
+# file, line, column and key) goes to Snakemake's log, as `configuration warning: ...`.
+class _ConfigWarnings(logging.Handler):
+    def emit(self, record):
+        snakemake_logger.warning(f"configuration warning: {record.getMessage()}")
+
+
+logging.getLogger("delaycv.study").addHandler(_ConfigWarnings())
+logging.getLogger("delaycv.study").propagate = False
 try:
     CONFIG = load_study(
         workflow.configfiles,
