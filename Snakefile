@@ -8,7 +8,7 @@ min_version("9.0")
 
 
 # The config the user names (--configfile) is the whole study; config.yaml is the study only when
-# no config file is named (common.smk reads it, and delaycv.study.config.load_study validates the study).
+# no config file is named (common.smk reads it, and delaycv.study.loading.load_study validates the study).
 report: "workflow/report/workflow.rst"
 
 

@@ -17,6 +17,12 @@ and ``run.json`` apart from what may differ between two versions of the code: ti
 and new keys of the record of the run's settings (``specs``: every key the old record has must
 say the same).
 
+``compare`` reads the old spelling of a renamed value as its new one, on both sides, so that a
+folder written by an older checkout compares equal otherwise (:data:`RENAMED`): the sliding-window
+estimator's kind, ``window`` before, ``sliding`` now, in the ``estimator`` column of the tables and
+in ``run.json`` (``specs.estimator.kind``). ``write`` asks for that estimator by the name the
+checkout knows (``--estimator sliding``, or ``window`` in a checkout older than the rename).
+
 Usage::
 
     PYTHONPATH=OLD_CHECKOUT .venv/bin/python benchmarks/same_outputs.py write /tmp/before
@@ -79,9 +85,20 @@ POLICIES = {
     "delay_0": ["--policy", "delay", "--window", "0", "--policy-name", "delay_zero"],
 }
 SCHEMES = ["bootstrap", "cv", "prequential", "split"]
+
+
+def _sliding_kind() -> str:
+    """The sliding-window estimator's kind as the checkout being run names it."""
+    try:
+        from delaycv.common.choices import ESTIMATORS as KINDS
+    except ImportError:  # a checkout older than delaycv.common
+        return "window"
+    return "sliding" if "sliding" in KINDS else "window"
+
+
 ESTIMATORS = [
     ["--estimator", "fading", "--alpha", "0.99"],
-    ["--estimator", "window", "--width", "300"],
+    ["--estimator", _sliding_kind(), "--width", "300"],
     ["--estimator", "cumulative"],
     ["--estimator", "tumbling", "--size", "250"],
 ]
@@ -203,6 +220,28 @@ VOLATILE = {
 }
 
 
+#: renamed values: (where, old spelling, new spelling); ``compare`` reads the old as the new.
+#: ``estimator``: the column of the tables and the kind of run.json's ``specs.estimator``.
+RENAMED = [("estimator", "window", "sliding")]
+
+
+def _renamed_frame(frame):
+    """``frame`` with the old spellings of :data:`RENAMED` in its columns written the new way."""
+    for column, old, new in RENAMED:
+        if column in frame.columns and (frame[column] == old).any():
+            frame = frame.assign(**{column: frame[column].replace(old, new)})
+    return frame
+
+
+def _renamed_specs(specs: dict) -> dict:
+    """run.json's ``specs`` with the old spellings of :data:`RENAMED` written the new way."""
+    for key, old, new in RENAMED:
+        spec = specs.get(key)
+        if isinstance(spec, dict) and spec.get("kind") == old:
+            specs = {**specs, key: {**spec, "kind": new}}
+    return specs
+
+
 def _stable(info):
     if isinstance(info, dict):
         return {k: _stable(v) for k, v in info.items() if k not in VOLATILE}
@@ -231,7 +270,8 @@ def compare(a: Path, b: Path) -> int:
             pa, pb = a / run / name, b / run / name
             files += 1
             if name.endswith(".parquet"):
-                fa, fb = pd.read_parquet(pa), pd.read_parquet(pb)
+                fa = _renamed_frame(pd.read_parquet(pa))
+                fb = _renamed_frame(pd.read_parquet(pb))
                 try:
                     pd.testing.assert_frame_equal(fa, fb, check_exact=True)
                 except AssertionError as err:
@@ -241,7 +281,8 @@ def compare(a: Path, b: Path) -> int:
                 ja = _stable(json.loads(pa.read_text()))
                 jb = _stable(json.loads(pb.read_text()))
                 # the record of the settings may grow: what the old one said, the new one says
-                sa, sb = ja.pop("specs", {}), jb.pop("specs", {})
+                sa = _renamed_specs(ja.pop("specs", {}))
+                sb = _renamed_specs(jb.pop("specs", {}))
                 if any(sb.get(k, KeyError) != v for k, v in sa.items()):
                     print(
                         f"{run}/run.json: specs differ: {sorted(k for k in sa if sb.get(k) != sa[k])}"

@@ -1,4 +1,4 @@
-"""delaycv.study.config: schema validation with errors naming the key, defaults, policy grids."""
+"""delaycv.study.loading (and its modules): schema validation with errors naming the key, defaults, policy grids."""
 
 from __future__ import annotations
 
@@ -10,7 +10,20 @@ import pytest
 import yaml
 
 from delaycv.common.errors import ConfigError
-from delaycv.study import config as dcfg
+from delaycv.study.datasets import stream_file
+from delaycv.study.loading import load_config, load_study
+from delaycv.study.mistakes import ConfigErrors
+from delaycv.study.policy_grids import expand_policy_grid
+from delaycv.study.runs import (
+    Run,
+    estimator_spec,
+    evaluation_options,
+    learner_spec,
+    policy_spec,
+    run_key,
+)
+from delaycv.study.runs import runs as study_runs
+from delaycv.study.yaml_file import read_yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = yaml.safe_load((REPO / "config" / "test-small.yaml").read_text())
@@ -24,7 +37,7 @@ def with_changes(**changes) -> dict:
 
 def error_of(config: dict) -> ConfigError:
     with pytest.raises(ConfigError) as info:
-        dcfg.load_config(config, name="config.yaml")
+        load_config(config, name="config.yaml")
     return info.value
 
 
@@ -111,7 +124,7 @@ def test_defaults_are_filled_and_input_is_not_modified():
     config["seeds"] = [1]
     config["policies"] = {"ideal": {"preset": "ideal"}}
     before = copy.deepcopy(config)
-    out = dcfg.load_config(config)
+    out = load_config(config)
     assert config == before
     assert out["validation"] == {
         "scheme": "bootstrap",
@@ -122,7 +135,7 @@ def test_defaults_are_filled_and_input_is_not_modified():
     }
     assert out["estimator"] == {"kind": "fading", "alpha": 0.99}
     for kind, key in (("sliding", "width"), ("tumbling", "size")):  # defaults.WIDTH, SIZE
-        given = dcfg.load_config({**config, "estimator": {"kind": kind}})
+        given = load_config({**config, "estimator": {"kind": kind}})
         assert given["estimator"] == {"kind": kind, key: 1000}
     assert out["checkpoints"] == {"every": 500}
     assert out["tests"]["resamples"] == 5000 and out["tests"]["alpha"] == 0.05
@@ -130,12 +143,12 @@ def test_defaults_are_filled_and_input_is_not_modified():
 
 
 def test_contrasts_default_to_ideal_when_the_study_has_it():
-    assert dcfg.load_config(with_changes())["contrasts"] == {"reference": "ideal"}
-    without = dcfg.load_config(with_changes(policies={}))  # the hitl grid alone
+    assert load_config(with_changes())["contrasts"] == {"reference": "ideal"}
+    without = load_config(with_changes(policies={}))  # the hitl grid alone
     assert without["contrasts"] == {"reference": None}
-    off = dcfg.load_config(with_changes(contrasts={"reference": None}))
+    off = load_config(with_changes(contrasts={"reference": None}))
     assert off["contrasts"] == {"reference": None}
-    other = dcfg.load_config(with_changes(contrasts={"reference": "hitl_7d_90d"}))
+    other = load_config(with_changes(contrasts={"reference": "hitl_7d_90d"}))
     assert other["contrasts"] == {"reference": "hitl_7d_90d"}
 
 
@@ -150,24 +163,24 @@ def test_contrasts_default_to_ideal_when_the_study_has_it():
     ],
 )
 def test_test_checkpoints_forms(checkpoints):
-    out = dcfg.load_config(with_changes(tests={"checkpoints": checkpoints}))
+    out = load_config(with_changes(tests={"checkpoints": checkpoints}))
     assert out["tests"]["checkpoints"] == checkpoints
 
 
 def test_dataset_inf_option_is_accepted():
     datasets = {"d": {"path": "x.csv", "preset": "commit-guru", "inf": "missing"}}
-    out = dcfg.load_config(with_changes(datasets=datasets))
+    out = load_config(with_changes(datasets=datasets))
     assert out["datasets"]["d"]["inf"] == "missing"
 
 
 def test_unquoted_true_reference_means_the_true_labels():
-    out = dcfg.load_config(with_changes(tests={"references": ["observed", True]}))
+    out = load_config(with_changes(tests={"references": ["observed", True]}))
     assert out["tests"]["references"] == ["observed", "true"]
 
 
 def test_policy_grids_expand_with_the_library_names():
     grid = {"preset": "hitl", "pos_window": ["1d", "3d"], "neg_window": ["15d", "90d"]}
-    out = dcfg.load_config(with_changes(policies={"ideal": {}}, policy_grids={"hitl": grid}))
+    out = load_config(with_changes(policies={"ideal": {}}, policy_grids={"hitl": grid}))
     assert list(out["policies"]) == [
         "ideal",
         "hitl_1d_15d",
@@ -185,7 +198,7 @@ def test_policy_grids_expand_with_the_library_names():
     for name, spec in out["policies"].items():
         assert make_policy(spec).name == name
     windows = {"preset": "verification", "window": ["1d", "3600s"]}
-    assert list(dcfg.expand_policy_grid(windows)) == ["verification_1d", "verification_1h"]
+    assert list(expand_policy_grid(windows)) == ["verification_1d", "verification_1h"]
 
 
 def test_a_grid_name_may_not_repeat_an_explicit_policy():
@@ -200,16 +213,16 @@ def test_a_grid_name_may_not_repeat_an_explicit_policy():
 
 
 def test_shipped_configs_are_valid():
-    default = dcfg.load_config(REPO / "config.yaml")
+    default = load_config(REPO / "config.yaml")
     assert len(default["learners"]) >= 3 and len(default["seeds"]) >= 2
     assert len(default["policies"]) >= 3
-    hitl = dcfg.load_config(REPO / "config" / "hitl-rq1.yaml")
+    hitl = load_config(REPO / "config" / "hitl-rq1.yaml")
     pos = [1, 3, 7, 15, 30, 60, 90]
     expected = {"ideal"} | {f"hitl_{p}d_{n}d" for p in pos for n in (15, 90)}
     assert set(hitl["policies"]) == expected
     assert hitl["validation"]["scheme"] == "bootstrap" and hitl["validation"]["folds"] == 10
     assert [s["class"] for s in hitl["learners"].values()] == ["river.tree.HoeffdingTreeClassifier"]
-    rq3 = dcfg.load_config(REPO / "config" / "hitl-rq3.yaml")
+    rq3 = load_config(REPO / "config" / "hitl-rq3.yaml")
     windows = [1, 3, 7, 15, 30, 60, 90]
     expected = {"ideal"} | {f"hitl_{w}d_{w}d" for w in windows}
     assert set(rq3["policies"]) == expected | {f"verification_{w}d" for w in windows}
@@ -221,16 +234,16 @@ def test_shipped_configs_are_valid():
         assert study["checkpoints"] == {"every": 30}
     shared = ["datasets", "learners", "seeds", "validation", "estimator", "evaluation"]
     assert {k: hitl[k] for k in shared} == {k: rq3[k] for k in shared}  # so runs can be shared
-    small = dcfg.load_config(REPO / "config" / "test-small.yaml")
-    runs = dcfg.runs(small)
-    assert len(runs) == 4 and runs[0] == dcfg.Run("tiny", "nb", 1, "ideal")
+    small = load_config(REPO / "config" / "test-small.yaml")
+    runs = study_runs(small)
+    assert len(runs) == 4 and runs[0] == Run("tiny", "nb", 1, "ideal")
 
 
 def test_yaml_errors_name_the_line(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text("datasets:\n  d: {generate: {rows: 3}\nlearners: {}\n")
     with pytest.raises(ConfigError) as info:
-        dcfg.load_config(path)
+        load_config(path)
     assert str(info.value).startswith(f"{path}:3:1: not valid YAML: "), info.value
 
 
@@ -238,7 +251,7 @@ def test_a_yaml_syntax_error_names_the_file_line_and_column(tmp_path):
     path = tmp_path / "study.yaml"
     path.write_text("datasets:\n  d: {generate: {rows: 3}}\nlearners:\n  p: {class: Prior\n")
     with pytest.raises(ConfigError) as info:
-        dcfg.load_study([path])
+        load_study([path])
     assert str(info.value).startswith(f"{path}:5:1: not valid YAML: "), info.value
     assert "flow mapping at line 4, column 6" in str(info.value)
 
@@ -248,7 +261,7 @@ def test_an_empty_config_file_is_an_error_naming_the_file(tmp_path, text):
     first = write(tmp_path / "first.yaml", SMALL)
     empty = tmp_path / "empty.yaml"
     empty.write_text(text)
-    for load in (lambda: dcfg.load_study([first, empty]), lambda: dcfg.load_config(empty)):
+    for load in (lambda: load_study([first, empty]), lambda: load_config(empty)):
         with pytest.raises(ConfigError) as info:
             load()
         assert str(info.value) == (
@@ -289,11 +302,11 @@ def test_a_duplicate_key_is_an_error_naming_the_file_line_and_key(tmp_path, text
         "(expected each key once in a mapping)"
     )
     with pytest.raises(ConfigError) as info:
-        dcfg.read_yaml(path)
+        read_yaml(path)
     assert str(info.value) == message
     # a study reports it with the config's other mistakes, in file order
-    for load in (lambda p: dcfg.load_study([p]), dcfg.load_config):
-        with pytest.raises(dcfg.ConfigErrors) as info:
+    for load in (lambda p: load_study([p]), load_config):
+        with pytest.raises(ConfigErrors) as info:
             load(path)
         assert message in str(info.value).splitlines(), str(info.value)
 
@@ -321,7 +334,7 @@ def test_a_seed_out_of_range_fails_when_the_config_loads(changes, key):
 
 def test_the_largest_seed_is_a_seed():
     top = 2**63 - 1
-    config = dcfg.load_config(
+    config = load_config(
         with_changes(seeds=[top], validation={"seed": top}, tests={"seed": top}), learners=False
     )
     assert config["seeds"] == [top] and config["validation"]["seed"] == top
@@ -343,7 +356,7 @@ def test_a_preset_name_that_disagrees_with_its_spec_is_refused():
     ]:
         assert error_of(with_changes(policies={name: other})).location == f"key policies.{name}"
     # names that are not preset names are labels; names that agree are fine
-    config = dcfg.load_config(
+    config = load_config(
         with_changes(
             policies={
                 "fast": spec,
@@ -359,17 +372,82 @@ def test_a_preset_name_that_disagrees_with_its_spec_is_refused():
 def test_yaml_merge_keys_may_override_what_they_merge(tmp_path):
     path = tmp_path / "merge.yaml"
     path.write_text("base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  x: 3\n")
-    assert dcfg.read_yaml(path) == {"base": {"x": 1, "y": 2}, "d": {"x": 3, "y": 2}}
+    assert read_yaml(path) == {"base": {"x": 1, "y": 2}, "d": {"x": 3, "y": 2}}
 
 
 def test_helpers_give_the_library_arguments():
-    config = dcfg.load_config(with_changes(estimator={"kind": "window", "width": 50}))
-    assert dcfg.estimator_spec(config) == {"kind": "sliding", "width": 50}
-    assert dcfg.policy_spec(config, "hitl_7d_90d")["name"] == "hitl_7d_90d"
-    assert dcfg.learner_spec(config, "nb") == {"class": "river.naive_bayes.GaussianNB"}
-    assert dcfg.evaluation_options(config)["every"] == 100
+    config = load_config(with_changes(estimator={"kind": "window", "width": 50}))
+    assert estimator_spec(config) == {"kind": "sliding", "width": 50}
+    assert policy_spec(config, "hitl_7d_90d")["name"] == "hitl_7d_90d"
+    assert learner_spec(config, "nb") == {"class": "river.naive_bayes.GaussianNB"}
+    assert evaluation_options(config)["every"] == 100
     with pytest.raises(ConfigError, match="no learner named 'x'"):
-        dcfg.learner_spec(config, "x")
+        learner_spec(config, "x")
+
+
+def test_the_sliding_estimator_is_named_sliding():
+    config = load_config(with_changes(estimator={"kind": "sliding", "width": 50}))
+    assert config["estimator"] == {"kind": "sliding", "width": 50}
+    assert estimator_spec(config) == {"kind": "sliding", "width": 50}
+
+
+def test_the_old_estimator_kind_window_is_read_as_sliding_with_a_warning(tmp_path, caplog):
+    """``window`` (the old spelling) still loads, as ``sliding``, the run key unchanged; the
+    warning (logger delaycv.study) names the file, the line and column of the key, and the new
+    kind."""
+    study = with_changes(estimator={"kind": "window", "width": 50})
+    path = write(tmp_path / "old.yaml", study)
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        config = load_study([path], learners=False)
+    line = path.read_text().splitlines().index("  kind: window") + 1
+    [record] = [r for r in caplog.records if r.name == "delaycv.study"]
+    assert record.getMessage() == (
+        f"{path}:{line}:3: key estimator.kind: the estimator kind 'window' is deprecated, read "
+        "as 'sliding' (expected kind: sliding, the same estimator with the same parameter)"
+    )
+    assert config["estimator"] == {"kind": "sliding", "width": 50}
+    new = load_config(with_changes(estimator={"kind": "sliding", "width": 50}), learners=False)
+    assert run_key(config, "tiny", "nb", "ideal") == run_key(new, "tiny", "nb", "ideal")
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        load_config(with_changes(estimator={"kind": "sliding"}), learners=False)
+    assert not caplog.records
+
+
+def test_delaycv_check_prints_the_deprecation_as_a_warning(tmp_path, capsys, monkeypatch):
+    from delaycv.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path / "old.yaml", with_changes(estimator={"kind": "window"}))
+    assert main(["check", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "valid" in captured.out
+    assert "delaycv: warning: " in captured.err
+    assert "key estimator.kind: the estimator kind 'window' is deprecated" in captured.err
+
+
+def test_the_workflow_logs_the_deprecation_as_a_configuration_warning(tmp_path):
+    """The workflow loads a study with ``kind: window`` and says so in its log (Snakemake's
+    logger), with the file, line and column of the key."""
+    import subprocess
+    import sys
+
+    write(tmp_path / "old.yaml", with_changes(estimator={"kind": "window", "width": 50}))
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--dry-run", "--cores", "1"]
+        + ["--snakefile", str(REPO / "Snakefile"), "--configfile", "old.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert re.search(
+        r"^configuration warning: old\.yaml:\d+:3: key estimator\.kind: the estimator kind "
+        r"'window' is deprecated, read as 'sliding'",
+        proc.stdout + proc.stderr,
+        re.M,
+    ), proc.stderr[-2000:]
 
 
 # --------------------------------------------------------------------------- the study's files
@@ -382,7 +460,7 @@ def write(path: Path, config: dict) -> Path:
 
 def study_error(files, **options) -> ConfigError:
     with pytest.raises(ConfigError) as info:
-        dcfg.load_study(files, **options)
+        load_study(files, **options)
     return info.value
 
 
@@ -405,7 +483,7 @@ def test_a_study_file_gets_the_schema_defaults_not_another_files_values(tmp_path
             "seeds": [1],
         },
     )
-    study = dcfg.load_study([mine])
+    study = load_study([mine])
     assert list(study["learners"]) == ["nb"] and list(study["policies"]) == ["ideal"]
     assert study["checkpoints"] == {"every": 500}  # the schema's, not config.yaml's 250
     assert study["tests"]["metrics"] == ["gmean", "recall_1", "fpr_1"]
@@ -417,10 +495,10 @@ def test_several_files_merge_in_order_and_errors_name_the_file_of_the_key(tmp_pa
         tmp_path / "extra.yaml",
         {"learners": {"ht": {"class": "tree.HoeffdingTreeClassifier"}}, "seeds": [1, 2]},
     )
-    study = dcfg.load_study([base, extra])
+    study = load_study([base, extra])
     assert list(study["learners"]) == ["nb", "lr", "ht"] and study["seeds"] == [1, 2]
     assert study["checkpoints"] == {"every": 7}
-    study = dcfg.load_study([base, extra], overrides={"seeds": [5]})
+    study = load_study([base, extra], overrides={"seeds": [5]})
     assert study["seeds"] == [5]
 
     bad_base = with_changes(checkpoints={"every": 0})
@@ -606,17 +684,17 @@ def test_every_mistake_is_found_when_the_config_loads(files, changes, location, 
 
 def test_files_are_checked_only_given_the_working_directory(files):
     config = with_changes(datasets={"d": {"path": "nope.csv", "preset": "commit-guru"}})
-    assert "d" in dcfg.load_config(config)["datasets"]
+    assert "d" in load_config(config)["datasets"]
     with pytest.raises(ConfigError, match="no such file 'nope.csv'"):
-        dcfg.load_config(config, cwd=files)
+        load_config(config, cwd=files)
 
 
 def test_a_canonical_stream_is_a_dataset_used_as_it_is(files):
     config = with_changes(datasets={"s": {"path": "stream.parquet"}, "t": {"generate": {}}})
-    study = dcfg.load_config(config, cwd=files)
-    assert dcfg.stream_file(study["datasets"]["s"]) == "stream.parquet"
-    assert dcfg.stream_file(study["datasets"]["t"]) is None
-    assert dcfg.stream_file({"path": "raw.csv"}) is None
+    study = load_config(config, cwd=files)
+    assert stream_file(study["datasets"]["s"]) == "stream.parquet"
+    assert stream_file(study["datasets"]["t"]) is None
+    assert stream_file({"path": "raw.csv"}) is None
 
 
 def test_a_canonical_stream_of_milliseconds_fails_when_the_config_loads(files):
@@ -626,7 +704,7 @@ def test_a_canonical_stream_of_milliseconds_fails_when_the_config_loads(files):
     table = pa.table({"time": [1_600_000_000_000], "label": [0], "label_time": [None]})
     pq.write_table(table, files / "ms.parquet")
     with pytest.raises(ConfigError) as info:
-        dcfg.load_config(with_changes(datasets={"s": {"path": "ms.parquet"}}), cwd=files)
+        load_config(with_changes(datasets={"s": {"path": "ms.parquet"}}), cwd=files)
     assert "stream time 1600000000000 (row group 0) is after 9999-12-31" in str(info.value)
     assert "it looks like milliseconds" in str(info.value)
     assert info.value.location.startswith("key datasets.s.path")
@@ -634,15 +712,15 @@ def test_a_canonical_stream_of_milliseconds_fails_when_the_config_loads(files):
 
 def test_learners_are_not_built_when_told_not_to():
     config = with_changes(learners={"x": {"class": "river.tree.NoSuchTree"}})
-    assert "x" in dcfg.load_config(config, learners=False)["learners"]
+    assert "x" in load_config(config, learners=False)["learners"]
 
 
 # --------------------------------------------------------------------------- rankings, folders
 
 
 def test_rankings_version_defaults_to_np_and_accepts_p():
-    assert dcfg.load_config(with_changes())["rankings"] == {"version": "np"}
-    assert dcfg.load_config(with_changes(rankings={"version": "p"}))["rankings"] == {"version": "p"}
+    assert load_config(with_changes())["rankings"] == {"version": "np"}
+    assert load_config(with_changes(rankings={"version": "p"}))["rankings"] == {"version": "p"}
 
 
 @pytest.mark.parametrize("version", ["P", "parametric", 1, None])
@@ -653,13 +731,13 @@ def test_a_bad_rankings_version_is_refused_naming_the_key(version):
 
 
 def test_results_and_runs_default_and_runs_follows_results():
-    out = dcfg.load_config(with_changes())
+    out = load_config(with_changes())
     assert (out["results"], out["runs"]) == ("results", "results/runs")
-    out = dcfg.load_config(with_changes(results="results/s1"))
+    out = load_config(with_changes(results="results/s1"))
     assert (out["results"], out["runs"]) == ("results/s1", "results/s1/runs")
-    out = dcfg.load_config(with_changes(results="results/s1/", runs="results/shared//runs"))
+    out = load_config(with_changes(results="results/s1/", runs="results/shared//runs"))
     assert (out["results"], out["runs"]) == ("results/s1", "results/shared/runs")
-    out = dcfg.load_config(with_changes(results="./s2"))
+    out = load_config(with_changes(results="./s2"))
     assert (out["results"], out["runs"]) == ("s2", "s2/runs")
 
 
@@ -689,7 +767,7 @@ def test_bad_results_or_runs_folders_are_refused_naming_the_key(changes, key, wo
 @pytest.mark.parametrize("effort", ["la", ["la", "ld"], None, "none"])
 def test_a_raw_dataset_takes_an_effort(effort):
     datasets = {"d": {"path": "x.csv", "preset": "commit-guru", "effort": effort}}
-    study = dcfg.load_config(with_changes(datasets=datasets))
+    study = load_config(with_changes(datasets=datasets))
     assert study["datasets"]["d"]["effort"] == effort  # passed to the convert job as written
 
 
@@ -769,7 +847,7 @@ def effort_files(files) -> Path:
 def test_effort_metrics_are_accepted_when_every_dataset_has_an_effort(effort_files, datasets):
     config = with_changes(datasets=datasets, tests={"metrics": ["gmean", "popt", "ifa"]})
     config["figures"] = {"metric": "effort_recall_20"}
-    study = dcfg.load_config(config, cwd=effort_files, learners=False)
+    study = load_config(config, cwd=effort_files, learners=False)
     assert study["tests"]["metrics"] == ["gmean", "popt", "ifa"]
 
 
@@ -805,16 +883,16 @@ def test_an_effort_metric_on_a_dataset_without_effort_names_the_key_metric_and_d
     # figures.metric is checked the same way
     config = with_changes(datasets=datasets, figures={"metric": "effort_f1_20"})
     with pytest.raises(ConfigError) as info:
-        dcfg.load_config(config, cwd=effort_files, learners=False)
+        load_config(config, cwd=effort_files, learners=False)
     assert info.value.location == "key figures.metric"
     assert f"'effort_f1_20' needs each instance's effort, and dataset {name!r}" in str(info.value)
 
 
 def test_a_parquet_effort_is_known_only_given_the_working_directory(effort_files):
     config = with_changes(datasets={"b": {"path": "bare.parquet"}}, tests={"metrics": ["popt"]})
-    assert dcfg.load_config(config, learners=False)["tests"]["metrics"] == ["popt"]
+    assert load_config(config, learners=False)["tests"]["metrics"] == ["popt"]
     with pytest.raises(ConfigError, match="dataset 'b' has none"):
-        dcfg.load_config(config, cwd=effort_files, learners=False)
+        load_config(config, cwd=effort_files, learners=False)
 
 
 def test_an_unknown_metric_may_be_close_to_an_effort_metric():

@@ -13,7 +13,9 @@ from delaycv.common import defaults
 from delaycv.metrics import Fading, Sliding, Tumbling, make_estimator
 from delaycv.protocol.settings import make_settings
 from delaycv.protocol.validation import Validation, make_validation
-from delaycv.study.config import SCHEMA_PATH, load_config, read_yaml
+from delaycv.study.loading import load_config
+from delaycv.study.schema import SCHEMA_PATH
+from delaycv.study.yaml_file import read_yaml
 
 
 def schema_default(*path: str):
@@ -68,7 +70,7 @@ def test_the_cli_defaults():
 def test_the_settings_and_api_defaults():
     assert defaults.ESTIMATOR == "fading"
     assert make_estimator(None) == Fading(defaults.ALPHA)
-    assert make_estimator("window") == Sliding(defaults.WIDTH)
+    assert make_estimator("sliding") == Sliding(defaults.WIDTH)
     assert make_estimator({"kind": "tumbling"}) == Tumbling(defaults.SIZE)
     assert make_validation({}) == Validation(
         defaults.SCHEME, defaults.FOLDS, defaults.VALIDATION_SEED, defaults.EVALUATE

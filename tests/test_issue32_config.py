@@ -14,7 +14,11 @@ import yaml
 
 from delaycv.cli import main
 from delaycv.common.errors import ConfigError
-from delaycv.study import config as dcfg
+from delaycv.study.folders import NAME_MAX_BYTES
+from delaycv.study.loading import load_config, load_study
+from delaycv.study.mistakes import ConfigErrors
+from delaycv.study.runs import run_key
+from delaycv.study.yaml_file import read_yaml_marks
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = yaml.safe_load((REPO / "config" / "test-small.yaml").read_text())
@@ -39,7 +43,7 @@ def study(**changes) -> dict:
 def mistakes(path: Path, *, cwd: Path | None = None, learners: bool = False, **options) -> list:
     """The lines of the error of loading the study file ``path``."""
     with pytest.raises(ConfigError) as info:
-        dcfg.load_study([path], cwd=cwd, learners=learners, **options)
+        load_study([path], cwd=cwd, learners=learners, **options)
     return str(info.value).splitlines()
 
 
@@ -167,8 +171,8 @@ def test_a_binary_config_file_is_named(work):
 def test_two_unreadable_files_and_a_duplicate_key_are_all_reported(work):
     (work / "a.yaml").write_text("seeds: [1]\nseeds: [2]\n")
     (work / "b.yaml").write_text("datasets: {d: [}\n")
-    with pytest.raises(dcfg.ConfigErrors) as info:
-        dcfg.load_study([work / "a.yaml", work / "b.yaml"])
+    with pytest.raises(ConfigErrors) as info:
+        load_study([work / "a.yaml", work / "b.yaml"])
     lines = str(info.value).splitlines()
     assert lines[0] == (
         "a.yaml:2:1: key seeds: duplicate key (first given at line 1, column 1) (expected each "
@@ -188,7 +192,7 @@ def test_duplicate_keys_come_with_the_other_mistakes(work):
 def test_the_marks_of_every_key(tmp_path):
     path = tmp_path / "m.yaml"
     path.write_text("a:\n  b: [1, {c: 2}]\n  'd.e': 3\nbase: &x {f: 4}\ng:\n  <<: *x\n  h: 5\n")
-    content, marks = dcfg.read_yaml_marks(path)
+    content, marks = read_yaml_marks(path)
     assert content["g"] == {"f": 4, "h": 5}
     assert marks.find(["a", "b", "1", "c"]) == (
         4,
@@ -211,7 +215,7 @@ def test_an_invalid_pure_python_switch_is_found_by_check(work, monkeypatch):
     ]
     for good in ("1", "0", ""):
         monkeypatch.setenv("DELAYCV_PURE_PYTHON", good)
-        dcfg.load_study([path], cwd=work, learners=False)
+        load_study([path], cwd=work, learners=False)
 
 
 def test_a_dataset_path_that_is_a_folder_is_refused(work):
@@ -226,7 +230,7 @@ def test_a_dataset_path_that_is_a_folder_is_refused(work):
 
 @pytest.mark.parametrize("section", ["datasets", "learners", "policies"])
 def test_a_name_too_long_for_the_file_system_is_refused(work, section):
-    long = "n" * (dcfg.NAME_MAX_BYTES + 1)
+    long = "n" * (NAME_MAX_BYTES + 1)
     entry = {
         "datasets": {"generate": {"rows": 300}},
         "learners": {"class": "naive_bayes.GaussianNB"},
@@ -240,10 +244,10 @@ def test_a_name_too_long_for_the_file_system_is_refused(work, section):
         f": key {section}.{long}: the name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...' is 101 "
         in line
     )
-    assert line.endswith(f"(expected a name of at most {dcfg.NAME_MAX_BYTES} bytes)"), line
+    assert line.endswith(f"(expected a name of at most {NAME_MAX_BYTES} bytes)"), line
     config[section][long[:-1]] = config[section].pop(long)  # 100 bytes: accepted
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    dcfg.load_study([path], cwd=work, learners=False)
+    load_study([path], cwd=work, learners=False)
 
 
 def test_a_path_longer_than_path_max_is_refused(work):
@@ -327,7 +331,7 @@ def test_one_stream_under_two_names_is_refused_naming_both(work, datasets, key, 
 def test_other_streams_of_one_file_or_generator_are_two_datasets(work, datasets):
     path = work / "my.yaml"
     path.write_text(yaml.safe_dump(study(datasets=datasets), sort_keys=False))
-    assert list(dcfg.load_study([path], cwd=work, learners=False)["datasets"]) == ["a", "b"]
+    assert list(load_study([path], cwd=work, learners=False)["datasets"]) == ["a", "b"]
 
 
 # --------------------------------------------------------------------------- item 5
@@ -393,7 +397,7 @@ def test_folders_that_would_go_wrong_are_refused_naming_the_key(work, folders, k
 def test_ordinary_folders_are_accepted(work, folders):
     path = work / "my.yaml"
     path.write_text(yaml.safe_dump(study(**folders), sort_keys=False))
-    dcfg.load_study([path], cwd=work, learners=False)
+    load_study([path], cwd=work, learners=False)
 
 
 # --------------------------------------------------------------------------- item 9
@@ -419,7 +423,7 @@ def test_config_values_are_read_as_a_file_would_read_them(work):
         "results": "results/007",
         "datasets": {"tiny": {"generate": {"rows": "300", "positive_rate": "0.4"}}},
     }
-    loaded = dcfg.load_study([path], overrides=overrides, cwd=work)
+    loaded = load_study([path], overrides=overrides, cwd=work)
     assert loaded["seeds"] == [1, 2]
     assert loaded["validation"]["folds"] == 5 and loaded["validation"]["fixed_split"] is True
     assert loaded["evaluation"]["threshold"] == 0.25 and loaded["evaluation"]["flush"] is True
@@ -431,7 +435,7 @@ def test_config_values_are_read_as_a_file_would_read_them(work):
     assert loaded["datasets"]["tiny"]["generate"] == {"rows": 300, "seed": 3, "positive_rate": 0.4}
     # text that is no number stays text, and is refused naming --config
     with pytest.raises(ConfigError) as info:
-        dcfg.load_study([path], overrides={"seeds": ["1", "x"]})
+        load_study([path], overrides={"seeds": ["1", "x"]})
     assert str(info.value) == (
         "--config: key seeds.1: 'x' is a string (expected a seed: an integer from 0 to 2**63 - "
         "1 = 9223372036854775807)"
@@ -442,7 +446,7 @@ def test_config_values_are_read_as_a_file_would_read_them(work):
 
 
 def key(config: dict, dataset="tiny", learner="nb", policy="ideal") -> str:
-    return dcfg.run_key(dcfg.load_config(config, learners=False), dataset, learner, policy)
+    return run_key(load_config(config, learners=False), dataset, learner, policy)
 
 
 def test_a_run_key_changes_with_what_decides_the_runs_numbers():
@@ -482,7 +486,8 @@ def test_a_run_key_changes_with_what_decides_the_runs_numbers():
 def test_the_figures_may_show_several_metrics(tmp_path):
     """figures.metric: one name or a list (a set of figures each); each name is checked."""
     from delaycv.common.errors import ConfigError
-    from delaycv.study.config import figure_metrics, load_study
+    from delaycv.study.loading import load_study
+    from delaycv.study.runs import figure_metrics
 
     study = tmp_path / "s.yaml"
     base = (

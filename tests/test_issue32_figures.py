@@ -626,9 +626,9 @@ def render(caption: str, config_file: str, wildcards=None, params=None) -> str:
     from docutils.core import publish_parts
     from jinja2 import Environment
 
-    from delaycv.study import config as dcfg
+    from delaycv.study.loading import load_study
 
-    study = dcfg.load_study(
+    study = load_study(
         [str(REPO / config_file)],
         config={},
         overrides={},

@@ -200,7 +200,8 @@ def test_make_estimator_defaults_aliases_and_specs():
     """What is not given comes from delaycv.common.defaults; ``describe`` is the run's estimator spec."""
     assert make_estimator(None) == Fading(defaults.ALPHA)
     assert make_estimator() == Fading(defaults.ALPHA)
-    assert make_estimator("window") == Sliding(defaults.WIDTH)
+    with pytest.warns(DeprecationWarning, match="'window' is deprecated: use 'sliding'"):
+        assert make_estimator("window") == Sliding(defaults.WIDTH)  # the old spelling
     assert make_estimator("sliding") == Sliding(defaults.WIDTH)
     assert make_estimator({"kind": "tumbling"}) == Tumbling(defaults.SIZE)
     assert make_estimator({"alpha": 0.5}) == Fading(0.5)  # the default kind
@@ -215,14 +216,14 @@ def test_make_estimator_defaults_aliases_and_specs():
         "kind": "fading",
         "alpha": 0.99,
     }
-    assert make_estimator("sliding").describe() == {"kind": "window", "width": 1000}
+    assert make_estimator("sliding").describe() == {"kind": "sliding", "width": 1000}
     assert make_estimator({"kind": "tumbling", "size": 7}).describe() == {
         "kind": "tumbling",
         "size": 7,
     }
     assert make_estimator("cumulative").describe() == {"kind": "cumulative"}
     assert [make_estimator(k).kind for k in ESTIMATORS] == list(ESTIMATORS)
-    assert ESTIMATORS == ("cumulative", "window", "fading", "tumbling")
+    assert ESTIMATORS == ("cumulative", "sliding", "fading", "tumbling")
     assert Metrics("tumbling").estimator == Tumbling(defaults.SIZE)
 
 
@@ -232,24 +233,24 @@ def test_make_estimator_defaults_aliases_and_specs():
         (
             3,
             "key estimator",
-            "estimator spec is int (expected a kind (cumulative, window, fading, tumbling) or a "
+            "estimator spec is int (expected a kind (cumulative, sliding, fading, tumbling) or a "
             "mapping with kind)",
         ),
         (
             ["fading"],
             "key estimator",
-            "estimator spec is list (expected a kind (cumulative, window, fading, tumbling) or a "
+            "estimator spec is list (expected a kind (cumulative, sliding, fading, tumbling) or a "
             "mapping with kind)",
         ),
         (
             "nope",
             "key estimator.kind",
-            "unknown estimator 'nope' (expected cumulative, window, fading, tumbling)",
+            "unknown estimator 'nope' (expected cumulative, sliding, fading, tumbling)",
         ),
         (
             {"kind": "expanding"},
             "key estimator.kind",
-            "unknown estimator 'expanding' (expected cumulative, window, fading, tumbling)",
+            "unknown estimator 'expanding' (expected cumulative, sliding, fading, tumbling)",
         ),
         (
             {"kind": "fading", "width": 3},
@@ -259,7 +260,7 @@ def test_make_estimator_defaults_aliases_and_specs():
         (
             {"kind": "sliding", "size": 3},
             "key estimator.size",
-            "key 'size' does not apply to the window estimator (expected width)",
+            "key 'size' does not apply to the sliding estimator (expected width)",
         ),
         (
             {"kind": "cumulative", "alpha": 0.5},

@@ -219,9 +219,9 @@ def test_every_named_preset_reads_its_own_names():
 
 def test_the_schema_file_lists_no_preset():
     """The schema's enums of presets come from the registry alone (the loader sets them)."""
-    from delaycv.study import config as dcfg
+    from delaycv.study.schema import SCHEMA_PATH
 
-    text = dcfg.SCHEMA_PATH.read_text()
+    text = SCHEMA_PATH.read_text()
     for name in policies.PRESETS:
         assert not re.search(rf"\benum:.*\b{name}\b", text), name
 
@@ -239,7 +239,7 @@ def test_a_new_preset_is_one_entry(monkeypatch):
     accepted by the workflow schema (policies and grids) and by ``delaycv evaluate --policy``."""
     from delaycv.cli import build_parser
     from delaycv.stats import compare
-    from delaycv.study import config as dcfg
+    from delaycv.study.loading import load_config
 
     monkeypatch.setattr(policies, "PRESETS", {**policies.PRESETS, "late": LATE})
     policy = make_policy({"preset": "late", "window": "3d"})
@@ -283,17 +283,17 @@ def test_a_new_preset_is_one_entry(monkeypatch):
         "policies": {"mine": {"preset": "late", "window": "3d"}},
         "policy_grids": grid,
     }
-    loaded = dcfg.load_config(config, learners=False)
+    loaded = load_config(config, learners=False)
     assert list(loaded["policies"]) == ["mine", "late_1d_err0.1", "late_2d_err0.1"]
     for key, changes in (
         ("policies.x.preset", {"policies": {"x": {"preset": "nope"}}}),
         ("policy_grids.g.preset", {"policy_grids": {"g": {"preset": "ideal", "window": ["1d"]}}}),
     ):
         with pytest.raises(ConfigError) as err:
-            dcfg.load_config({**small, **changes}, learners=False)
+            load_config({**small, **changes}, learners=False)
         assert err.value.location == f"key {key}" and "late" in err.value.expected
     with pytest.raises(ConfigError, match="missing"):
-        dcfg.load_config({**small, "policy_grids": {"g": {"preset": "late"}}}, learners=False)
+        load_config({**small, "policy_grids": {"g": {"preset": "late"}}}, learners=False)
     # delaycv evaluate --policy
     args = build_parser("evaluate").parse_args(
         ["evaluate", "s.parquet", "--learner", "NoChange", "--out", "run", "--policy", "late"]

@@ -17,12 +17,12 @@ from engine_runs import evaluate_dicts
 
 from delaycv.data.synthetic import generate_stream
 from delaycv.stats import compare
-from delaycv.study.config import (
+from delaycv.study.loading import load_config
+from delaycv.study.runs import (
     dataset_spec,
     estimator_spec,
     evaluation_options,
     learner_spec,
-    load_config,
     policy_spec,
     validation_spec,
 )

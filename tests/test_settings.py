@@ -15,7 +15,7 @@ from delaycv.common.errors import ConfigError
 from delaycv.data.synthetic import generate_stream
 from delaycv.metrics import Fading, Sliding
 from delaycv.protocol.settings import RunSettings, make_settings, workflow_settings
-from delaycv.study import config as dcfg
+from delaycv.study.runs import estimator_spec, evaluation_options, validation_spec
 
 HITL = {"preset": "hitl", "pos_window": "3d", "neg_window": "30d"}
 
@@ -47,7 +47,7 @@ def test_the_three_routes_give_one_settings(monkeypatch):
     cli = cli_settings(
         "--learner", "tree.HoeffdingTreeClassifier", "--param", "grace_period=50",
         "--policy", "hitl", "--pos-window", "3d", "--neg-window", "30d",
-        "--validation", "cv", "--folds", "4", "--seed", "7", "--estimator", "window",
+        "--validation", "cv", "--folds", "4", "--seed", "7", "--estimator", "sliding",
         "--width", "200", "--every", "100", "--threshold", "0.4", "--noise", "0.1", "--flush",
         "--dataset", "d", "--learner-name", "ht",
     )  # fmt: skip
@@ -61,7 +61,7 @@ def test_the_three_routes_give_one_settings(monkeypatch):
         validation="cv",
         folds=4,
         seed=7,
-        estimator={"kind": "window", "width": 200},
+        estimator={"kind": "sliding", "width": 200},
         every=100,
         threshold=0.4,
         prediction_noise=0.1,
@@ -71,7 +71,7 @@ def test_the_three_routes_give_one_settings(monkeypatch):
     study = {
         "validation": {"scheme": "cv", "folds": 4, "seed": 1, "evaluate": "all",
                        "fixed_split": False},
-        "estimator": {"kind": "window", "width": 200},
+        "estimator": {"kind": "sliding", "width": 200},
         "evaluation": {"threshold": 0.4, "prediction_noise": 0.1, "flush": True,
                        "keep_predictions": False, "same_learner_seed": False},
         "checkpoints": {"every": 100},
@@ -79,9 +79,9 @@ def test_the_three_routes_give_one_settings(monkeypatch):
     options = json.loads(
         json.dumps(
             {
-                "validation": dcfg.validation_spec(study),
-                "estimator": dcfg.estimator_spec(study),
-                "options": dcfg.evaluation_options(study),
+                "validation": validation_spec(study),
+                "estimator": estimator_spec(study),
+                "options": evaluation_options(study),
             }
         )
     )  # what the rule's params carry
@@ -102,6 +102,47 @@ def test_the_three_routes_give_one_settings(monkeypatch):
         assert settings.folds == (0, 1, 2, 3)
     assert cli.names == job.names == {"dataset": "d", "learner": "ht"}
     assert api.names == {"dataset": "d"}
+
+
+def test_the_old_estimator_kind_window_is_sliding_on_every_route_with_a_warning(
+    monkeypatch, capsys
+):
+    """``window``, the sliding estimator's old kind, is still read: by the command line (a
+    ``delaycv: warning`` naming ``sliding``), the API (a DeprecationWarning) and a workflow job's
+    params (the config loader has made it ``sliding``); the run's record says ``sliding``."""
+    cli = cli_settings("--learner", "NoChange", "--estimator", "window", "--width", "20")
+    err = capsys.readouterr().err
+    assert "delaycv: warning: option --estimator: 'window' is deprecated: use 'sliding'" in err
+    with pytest.warns(DeprecationWarning, match="'window' is deprecated: use 'sliding'"):
+        api = api_settings(monkeypatch, model="NoChange", estimator={"kind": "window", "width": 20})
+    study = {"estimator": {"kind": "window", "width": 20}}
+    assert estimator_spec(study) == {"kind": "sliding", "width": 20}
+    for settings in (cli, api):
+        assert settings.estimator == Sliding(20)
+        assert settings.record()["estimator"] == {"kind": "sliding", "width": 20}
+
+
+@pytest.mark.parametrize("kind", ["sliding", "window"])
+def test_a_run_s_outputs_name_the_sliding_estimator_sliding(tmp_path, capsys, kind):
+    """``delaycv evaluate --estimator sliding`` (or the old ``window``, with a warning): the
+    tables' estimator column and run.json's specs say ``sliding``."""
+    import pandas as pd
+
+    from delaycv.cli import main
+    from delaycv.data.stream import write_stream
+
+    stream = tmp_path / "s.parquet"
+    write_stream(generate_stream(rows=300, seed=1), stream)
+    out = tmp_path / "run"
+    args = ["evaluate", str(stream), "--learner", "naive_bayes.GaussianNB", "--folds", "2"]
+    args += ["--estimator", kind, "--width", "50", "--every", "100", "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert ("'window' is deprecated: use 'sliding'" in err) == (kind == "window")
+    for table in ("folds.parquet", "summary.parquet"):
+        assert set(pd.read_parquet(out / table)["estimator"]) == {"sliding"}
+    info = json.loads((out / "run.json").read_text())
+    assert info["specs"]["estimator"] == {"kind": "sliding", "width": 50}
 
 
 def test_defaults_and_record():

@@ -34,7 +34,8 @@ from slurm.workflow_copy import (
     write_config,
 )
 
-from delaycv.study import config as dcfg
+from delaycv.study.loading import load_config
+from delaycv.study.runs import run_key
 
 # every test runs Snakemake (a dry run at least) on a copy of the workflow
 pytestmark = pytest.mark.slow
@@ -198,13 +199,13 @@ def test_a_study_with_its_own_results_folder_writes_only_there(tmp_path):
     ), logs
     # with `runs`, the run directories (and their logs) go there, everything else stays
     # (a `runs` folder that the config names may be shared: each run directory ends in the key
-    # of its settings, delaycv.study.config.run_key)
+    # of its settings, delaycv.study.runs.run_key)
     config["runs"] = "runs/shared"
     write_config(workdir, config)
     outputs = set(missing_outputs(workdir)) - streams
     runs = {o for o in outputs if o.startswith("runs/shared/")}
     assert len(runs) == 4 * 3  # 4 run directories x (folds, summary, run.json)
-    key = dcfg.run_key(dcfg.load_config(config, learners=False), "tiny", "nb", "ideal")
+    key = run_key(load_config(config, learners=False), "tiny", "nb", "ideal")
     assert f"runs/shared/tiny/nb/seed1/ideal/{key}/folds.parquet" in runs
     assert all(
         re.fullmatch(r"runs/shared/tiny/\w+/seed1/\w+/[0-9a-f]{12}/\w+\.\w+", o) for o in runs
@@ -676,7 +677,8 @@ def test_changing_the_rankings_settings_reruns_only_the_rankings(done, change, e
         ("stats/compare.py", AGGREGATION - {("merge", (("dataset", "tiny"),)), ("merge_all", ())}),
         ("data/synthetic.py", {("convert", (("dataset", "tiny"),))} | ALL_EVALUATE | AGGREGATION),
         ("cli/__init__.py", set()),
-        ("study/config.py", set()),
+        ("study/loading.py", set()),
+        ("study/checks.py", set()),
     ],
 )
 def test_library_code_changes_rerun_exactly_their_stage(done, module, expected):

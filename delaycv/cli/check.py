@@ -9,7 +9,9 @@ are the workflow's: schema, learners built and run on two instances, policies, d
 relative to the working directory (readable, one stream under one name), metrics, the
 ``results`` and ``runs`` folders, names that fit the file system and ``DELAYCV_PURE_PYTHON``.
 Snakemake reads a ``--configfile`` itself before the workflow loads, and its message for a file
-that is not YAML names no file: this command names the file, the line and the column.
+that is not YAML names no file: this command names the file, the line and the column. What is
+accepted but deprecated (the estimator kind ``window``, now ``sliding``) is a warning on stderr
+(``delaycv: warning: my.yaml:9:9: key estimator.kind: ...``), and the config is valid.
 """
 
 from __future__ import annotations
@@ -31,9 +33,22 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from delaycv.study.config import load_study, runs
+    import logging
 
-    study = load_study(args.files, cwd=os.getcwd())
+    from delaycv.study.loading import load_study
+    from delaycv.study.runs import runs
+
+    # the config's warnings (a deprecated spelling): one line each on stderr, as the others'
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("delaycv: warning: %(message)s"))
+    logger = logging.getLogger("delaycv.study")
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        study = load_study(args.files, cwd=os.getcwd())
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
     nouns = {
         "datasets": ("dataset", "datasets"),

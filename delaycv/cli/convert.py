@@ -111,7 +111,7 @@ def _mapping_from_args(args) -> dict | None:
     mapping: dict = {}
     if args.mapping:
         path = Path(args.mapping)
-        from delaycv.study.config import read_yaml
+        from delaycv.study.yaml_file import read_yaml
 
         # strict: a syntax error's line and column, a duplicate key, an empty file
         loaded = read_yaml(path, expected="a YAML mapping: time, label, positive, ...")

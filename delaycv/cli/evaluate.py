@@ -145,13 +145,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g = p.add_argument_group("metrics and checkpoints")
     g.add_argument(
         "--estimator",
-        choices=choices.ESTIMATORS,
+        choices=[*choices.ESTIMATORS, *choices.DEPRECATED_ESTIMATORS],
+        metavar="{" + ",".join(choices.ESTIMATORS) + "}",
         default=defaults.ESTIMATOR,
-        help=f"metric estimator (default {defaults.ESTIMATOR})",
+        help=f"metric estimator (default {defaults.ESTIMATOR}; "
+        + ", ".join(f"{old} is {new}" for old, new in choices.DEPRECATED_ESTIMATORS.items())
+        + ", deprecated)",
     )
     g.add_argument("--alpha", type=float, help=f"fading factor (default {defaults.ALPHA})")
     g.add_argument(
-        "--width", type=int, help=f"width of the window estimator (default {defaults.WIDTH})"
+        "--width", type=int, help=f"width of the sliding estimator (default {defaults.WIDTH})"
     )
     g.add_argument(
         "--size", type=int, help=f"chunk size of the tumbling estimator (default {defaults.SIZE})"
@@ -201,7 +204,7 @@ def learner_spec_from(args) -> dict:
     text = args.learner
     path = Path(text)
     if path.suffix.lower() in (".json", ".yaml", ".yml") and path.is_file():
-        from delaycv.study.config import read_yaml
+        from delaycv.study.yaml_file import read_yaml
 
         # strict: a syntax error's line and column, a duplicate key, an empty file
         spec = read_yaml(path, expected="a learner spec: class and params, or pipeline")
@@ -246,6 +249,14 @@ def policy_spec_from(args) -> dict:
 
 def estimator_spec_from(args) -> dict:
     kind = args.estimator
+    if kind in choices.DEPRECATED_ESTIMATORS:  # still read, with a warning naming the new kind
+        new = choices.DEPRECATED_ESTIMATORS[kind]
+        print(
+            f"delaycv: warning: option --estimator: {kind!r} is deprecated: use {new!r} "
+            "(the same estimator, the same --width)",
+            file=sys.stderr,
+        )
+        kind = new
     spec: dict[str, Any] = {"kind": kind}
     given = {"alpha": args.alpha, "width": args.width, "size": args.size}
     param = defaults.ESTIMATOR_PARAMS[kind]

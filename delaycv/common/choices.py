@@ -12,9 +12,13 @@ checks them, without importing any of those.
 #: evaluation.
 REFERENCES = ("observed", "true")
 #: The validation schemes (:mod:`delaycv.protocol.validation`) and the estimator kinds
-#: (:mod:`delaycv.metrics.estimators`; ``sliding`` is read as ``window``).
+#: (:mod:`delaycv.metrics.estimators`).
 SCHEMES = ("prequential", "cv", "split", "bootstrap")
-ESTIMATORS = ("cumulative", "window", "fading", "tumbling")
+ESTIMATORS = ("cumulative", "sliding", "fading", "tumbling")
+#: Deprecated spellings of estimator kinds, each with its kind: still accepted (the config, the
+#: command line, :func:`delaycv.metrics.make_estimator`), with a warning that names the new one.
+#: The sliding window's kind was ``window``, a word that means a waiting time everywhere else.
+DEPRECATED_ESTIMATORS = {"window": "sliding"}
 #: The alternatives of the paired tests.
 ALTERNATIVES = ("two-sided", "greater", "less")
 #: The file formats of the figures.

@@ -2,7 +2,7 @@
 
 The command line (``delaycv evaluate``), the Python API (:func:`delaycv.evaluate`), a run's
 settings (:func:`delaycv.protocol.settings.make_settings`, :func:`delaycv.metrics.make_estimator`,
-:func:`~delaycv.protocol.validation.make_validation`) and the workflow config loader (:mod:`delaycv.study.config`) read them from here. The workflow's JSON schema
+:func:`~delaycv.protocol.validation.make_validation`) and the workflow config loader (:mod:`delaycv.study.loading` and the modules it uses) read them from here. The workflow's JSON schema
 (``workflow/schemas/config.schema.yaml``) cannot import Python, so it repeats them;
 ``tests/test_defaults.py`` checks that the two agree.
 
@@ -70,10 +70,9 @@ def validation_spec(**given: Any) -> dict[str, Any]:
     return {**spec, "evaluate": EVALUATE, "fixed_split": FIXED_SPLIT, **given}
 
 
-#: The parameter each estimator kind takes, with its default (``sliding`` is ``window``).
+#: The parameter each estimator kind takes, with its default.
 ESTIMATOR_PARAMS: dict[str, tuple[str, Any] | None] = {
     "cumulative": None,
-    "window": ("width", WIDTH),
     "sliding": ("width", WIDTH),
     "fading": ("alpha", ALPHA),
     "tumbling": ("size", SIZE),

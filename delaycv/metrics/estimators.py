@@ -13,17 +13,23 @@ An estimator says which evaluations a metric is computed from and with which wei
 
 An estimator is a frozen spec: ``kind`` and ``describe()`` say what it is (the run's
 ``specs.estimator``), ``new_state(names)`` starts its sums (``states``: one class per estimator).
-``make_estimator`` builds one from a config value.
+``make_estimator`` builds one from a config value. The sliding window's kind is ``sliding``; its
+old spelling ``window`` is still read, with a ``DeprecationWarning``
+(:data:`delaycv.common.choices.DEPRECATED_ESTIMATORS`).
 """
 
 from __future__ import annotations
 
 import math
+import os
+import sys
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from delaycv.common import defaults as _defaults
 from delaycv.common.checks import is_integer, is_number
+from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
 from delaycv.metrics.states import CumulativeState, FadingState, SlidingState, TumblingState
 
@@ -51,7 +57,7 @@ class Sliding:
     """The last ``width`` evaluations (a sliding window over evaluations, width >= 1)."""
 
     width: int
-    kind = "window"
+    kind = "sliding"
 
     def __post_init__(self) -> None:
         if not is_integer(self.width) or self.width < 1:
@@ -61,7 +67,7 @@ class Sliding:
         """The spec as a mapping.
 
         >>> Sliding(1000).describe()
-        {'kind': 'window', 'width': 1000}
+        {'kind': 'sliding', 'width': 1000}
         """
         return {"kind": self.kind, "width": self.width}
 
@@ -140,7 +146,7 @@ class Tumbling:
 Estimator = Cumulative | Sliding | Fading | Tumbling
 
 
-#: The estimator classes by kind, and the kinds in that order (``sliding`` is read as ``window``).
+#: The estimator classes by kind, and the kinds in that order.
 CLASSES: dict[str, type] = {cls.kind: cls for cls in (Cumulative, Sliding, Fading, Tumbling)}
 ESTIMATORS: tuple[str, ...] = tuple(CLASSES)
 
@@ -154,10 +160,23 @@ def _config_count(name: str, value: Any) -> int:
     return int(value)
 
 
+def _caller_level() -> int:
+    """The ``stacklevel`` of a warning of the function that calls this one that names the first
+    caller outside the delaycv package (the user's code, not the library's own call)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+        package + os.sep
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def make_estimator(spec: dict | str | Estimator | None = None) -> Estimator:
-    """An estimator from a config value: ``{kind: fading, alpha: 0.99}``, ``{kind: window,
-    width: 100}`` (``sliding`` is read as ``window``), ``{kind: tumbling, size: 100}``,
-    ``{kind: cumulative}`` or just the kind's name; an estimator object is returned unchanged.
+    """An estimator from a config value: ``{kind: fading, alpha: 0.99}``, ``{kind: sliding,
+    width: 100}``, ``{kind: tumbling, size: 100}``, ``{kind: cumulative}`` or just the kind's
+    name; an estimator object is returned unchanged. The deprecated kind ``window`` is read as
+    ``sliding``, with a ``DeprecationWarning`` naming the new kind.
 
     What is not given comes from :mod:`delaycv.common.defaults` (``None``: the default estimator, a
     fading factor of ``defaults.ALPHA``; a kind without its parameter: ``ALPHA``, ``WIDTH`` or
@@ -166,7 +185,7 @@ def make_estimator(spec: dict | str | Estimator | None = None) -> Estimator:
     >>> make_estimator({"kind": "fading", "alpha": 0.9})
     Fading(alpha=0.9)
     >>> make_estimator("sliding").describe()
-    {'kind': 'window', 'width': 1000}
+    {'kind': 'sliding', 'width': 1000}
     >>> make_estimator(None) == Fading(0.99)
     True
     """
@@ -184,8 +203,14 @@ def make_estimator(spec: dict | str | Estimator | None = None) -> Estimator:
         )
     spec = dict(spec)
     kind = spec.pop("kind", _defaults.ESTIMATOR)
-    if kind == "sliding":
-        kind = "window"
+    if kind in DEPRECATED_ESTIMATORS:
+        warnings.warn(
+            f"the estimator kind {kind!r} is deprecated: use {DEPRECATED_ESTIMATORS[kind]!r} "
+            "(the same estimator, the same parameter)",
+            DeprecationWarning,
+            stacklevel=_caller_level(),
+        )
+        kind = DEPRECATED_ESTIMATORS[kind]
     if kind not in ESTIMATORS:
         raise ConfigError(
             f"unknown estimator {kind!r}",

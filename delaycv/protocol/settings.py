@@ -249,7 +249,7 @@ def make_settings(
     validation : dict, Validation or None
         ``{scheme, folds, seed, evaluate, fixed_split}`` (:func:`delaycv.protocol.validation.make_validation`).
     estimator : str, dict or None
-        ``"fading"``, ``{"kind": "window", "width": 500}``, ... (``None``: fading 0.99).
+        ``"fading"``, ``{"kind": "sliding", "width": 500}``, ... (``None``: fading 0.99).
     seed, every, checkpoints, threshold, prediction_noise, flush, keep_predictions, \
 same_learner_seed, measure_memory, timing, jobs
         As in :class:`RunSettings`.
@@ -335,7 +335,7 @@ def workflow_settings(
 ) -> RunSettings:
     """The settings of a workflow evaluate job: ``options`` is the rule's evaluation params
     (``validation``, ``estimator`` and ``options``: the config's ``evaluation`` keys and
-    ``every``, as :mod:`delaycv.study.config` makes them), ``learner`` and ``policy`` its specs."""
+    ``every``, as :func:`delaycv.study.runs.evaluation_options` makes them), ``learner`` and ``policy`` its specs."""
     named = {"learner", "policy", "validation", "estimator", "seed", "run_keys", "jobs"}
     check_keywords(
         options["options"], set(SETTING_KEYS) - named, "an evaluation option of make_settings"

@@ -1,6 +1,15 @@
-"""The study as the workflow runs it: its config (:mod:`~delaycv.study.config`), the code digests
-that decide reruns (:mod:`~delaycv.study.digests`) and the report's pages
-(:mod:`~delaycv.study.report`, :mod:`~delaycv.study.pages`).
+"""The study as the workflow runs it: its config, the code digests that decide reruns
+(:mod:`~delaycv.study.digests`) and the report's pages (:mod:`~delaycv.study.report`,
+:mod:`~delaycv.study.pages`).
+
+The config is loaded by :mod:`~delaycv.study.loading` (the funnel: read, merge, validate), from
+YAML read strictly with the line and column of every key (:mod:`~delaycv.study.yaml_file`),
+checked by the JSON schema (:mod:`~delaycv.study.schema`; ``--config`` values read as a file's:
+:mod:`~delaycv.study.overrides`) and by what the schema cannot say
+(:mod:`~delaycv.study.checks`, with :mod:`~delaycv.study.datasets`,
+:mod:`~delaycv.study.folders` and :mod:`~delaycv.study.policy_grids`), its mistakes collected by
+:mod:`~delaycv.study.mistakes`; the runs of a loaded study and their specs are
+:mod:`~delaycv.study.runs`'s.
 
 Imports: any subpackage; no other subpackage imports this one.
 """

@@ -28,8 +28,9 @@ from pathlib import Path
 from delaycv.common.errors import ConfigError
 
 #: delaycv modules whose code each workflow stage's script runs (their imports are followed).
-#: A package counts with every module in it. Neither this module nor delaycv.study.config is in any:
-#: what they compute reaches the jobs as params, which Snakemake tracks.
+#: A package counts with every module in it. Neither this module nor the config loader
+#: (delaycv.study.loading and its modules) is in any: what they compute reaches the jobs as
+#: params, which Snakemake tracks.
 STAGE_MODULES: dict[str, tuple[str, ...]] = {
     "convert": ("delaycv.data.convert", "delaycv.data.synthetic", "delaycv.data.stream"),
     "evaluate": (

@@ -1,6 +1,7 @@
 # Helpers shared by the rules (and only helpers: no rule is defined here).
 import copy
 import json
+import logging
 import os
 import re
 import sys
@@ -31,10 +32,23 @@ if (WORKFLOW_ROOT / "delaycv" / "__init__.py").is_file():
             )
         )
 
-import delaycv.study.config as dcfg
+from delaycv.study.datasets import stream_file
+from delaycv.study.loading import check_study_file, load_study
+from delaycv.study.runs import (
+    RUN_KEY_LENGTH,
+    dataset_spec,
+    estimator_spec,
+    evaluation_options,
+    learner_spec,
+    policy_spec,
+    run_key,
+    runs as study_runs,
+    validation_spec,
+)
 import delaycv.study.digests as digests
 from delaycv.common.errors import ConfigError
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger as snakemake_logger
 
 # Snakemake runs a rule script as `<python> <script>` with the interpreter's path unquoted
 # (snakemake.script): an interpreter under a path with a space fails every job (exit 127). The
@@ -65,7 +79,7 @@ def invalid_configuration(err):
 # Snakemake with its own message (docs/workflow.md); load_study reads every config file again.
 if not workflow.overwrite_configfiles and not workflow.modifier.skip_configfile:
     try:
-        dcfg.check_study_file("config.yaml")
+        check_study_file("config.yaml")
     except ConfigError as err:
         raise invalid_configuration(err) from None
 
@@ -79,8 +93,17 @@ if not workflow.overwrite_configfiles and not workflow.modifier.skip_configfile:
 # built once, presets, mappings and metrics looked up, dataset files checked (paths relative to
 # the working directory), folders, names and DELAYCV_PURE_PYTHON checked. A job that Snakemake
 # spawns (a SLURM job) re-reads the Snakefile: the main process has checked files and learners.
+# A warning of the config (a deprecated spelling, accepted: logger delaycv.study, one line with the
+# file, line, column and key) goes to Snakemake's log, as `configuration warning: ...`.
+class _ConfigWarnings(logging.Handler):
+    def emit(self, record):
+        snakemake_logger.warning(f"configuration warning: {record.getMessage()}")
+
+
+logging.getLogger("delaycv.study").addHandler(_ConfigWarnings())
+logging.getLogger("delaycv.study").propagate = False
 try:
-    CONFIG = dcfg.load_study(
+    CONFIG = load_study(
         workflow.configfiles,
         overrides=workflow.config_settings.config,
         schema=workflow.source_path("../schemas/config.schema.yaml"),
@@ -90,7 +113,7 @@ try:
 except ConfigError as err:
     raise invalid_configuration(err) from None
 # A `runs` folder that the config names may be shared by studies: each run directory then ends in
-# the digest of the run's settings (delaycv.study.config.run_key), so that studies with other settings
+# the digest of the run's settings (delaycv.study.runs.run_key), so that studies with other settings
 # for the same names never share one. Without `runs`, the run directories are the study's own.
 SHARED_RUNS = "runs" in config
 # `config` becomes the validated study, defaults filled in (the report's captions read it)
@@ -99,15 +122,15 @@ config.update(copy.deepcopy(CONFIG))
 DATASETS = list(CONFIG["datasets"])
 # a dataset given as a canonical stream (.parquet from `delaycv convert`) is used as it is
 STREAM_FILES = {
-    d: dcfg.stream_file(spec)
+    d: stream_file(spec)
     for d, spec in CONFIG["datasets"].items()
-    if dcfg.stream_file(spec)
+    if stream_file(spec)
 }
 CONVERTED = [d for d in DATASETS if d not in STREAM_FILES]
 LEARNERS = list(CONFIG["learners"])
 POLICIES = list(CONFIG["policies"])
 SEEDS = [int(s) for s in CONFIG["seeds"]]
-RUNS = dcfg.runs(CONFIG)
+RUNS = study_runs(CONFIG)
 
 # digests of the library code each stage runs (modules and what they import from delaycv)
 PACKAGE_ROOT = digests.package_root(WORKFLOW_ROOT)
@@ -127,7 +150,7 @@ wildcard_constraints:
     learner=_alternatives(LEARNERS),
     policy=_alternatives(POLICIES),
     seed=r"\d+",
-    settings=r"[0-9a-f]{%d}" % dcfg.RUN_KEY_LENGTH,
+    settings=r"[0-9a-f]{%d}" % RUN_KEY_LENGTH,
 
 
 # The study's tables and figures go under `results` (default results/), the run directories under
@@ -141,7 +164,7 @@ RUN_DIR = f"{RUNS_FOLDER}/{{dataset}}/{{learner}}/seed{{seed}}/{{policy}}"
 RUN_KEYS = {}
 if SHARED_RUNS:
     RUN_KEYS = {
-        (d, lr, p): dcfg.run_key(CONFIG, d, lr, p)
+        (d, lr, p): run_key(CONFIG, d, lr, p)
         for d in DATASETS
         for lr in LEARNERS
         for p in POLICIES
@@ -172,7 +195,7 @@ def canonical(value):
 
 
 def dataset_param(wildcards):
-    return canonical(dcfg.dataset_spec(CONFIG, wildcards.dataset))
+    return canonical(dataset_spec(CONFIG, wildcards.dataset))
 
 
 def stream_input(wildcards):
@@ -198,18 +221,18 @@ def dataset_input(wildcards):
 
 
 def learner_param(wildcards):
-    return canonical(dcfg.learner_spec(CONFIG, wildcards.learner))
+    return canonical(learner_spec(CONFIG, wildcards.learner))
 
 
 def policy_param(wildcards):
-    return canonical(dcfg.policy_spec(CONFIG, wildcards.policy))
+    return canonical(policy_spec(CONFIG, wildcards.policy))
 
 
 EVALUATION_OPTIONS = canonical(
     {
-        "validation": dcfg.validation_spec(CONFIG),
-        "estimator": dcfg.estimator_spec(CONFIG),
-        "options": dcfg.evaluation_options(CONFIG),
+        "validation": validation_spec(CONFIG),
+        "estimator": estimator_spec(CONFIG),
+        "options": evaluation_options(CONFIG),
     }
 )
 TEST_OPTIONS = canonical(CONFIG["tests"])
@@ -226,7 +249,7 @@ RANKING_OPTIONS = canonical(
         },
     }
 )
-POLICY_SPECS = canonical({p: dcfg.policy_spec(CONFIG, p) for p in POLICIES})
+POLICY_SPECS = canonical({p: policy_spec(CONFIG, p) for p in POLICIES})
 # the reference policy of the policy contrasts (None: no contrasts)
 CONTRAST_REFERENCE = CONFIG["contrasts"]["reference"]
 CONTRAST_OPTIONS = canonical(CONFIG["contrasts"])

@@ -1,0 +1,339 @@
+"""What the schema cannot say about a study: each check on its own, every mistake reported.
+
+:func:`check_study` runs them all after the schema (:mod:`delaycv.study.schema`): exactly one of
+``generate`` and ``path`` per dataset, exactly one of ``class``, ``pipeline`` and ``moa`` per
+learner, the estimator's options, the figures' learner, the policies and grids
+(:mod:`delaycv.study.policy_grids`), the folders and the lengths of names and paths
+(:mod:`delaycv.study.folders`), each learner built and run on two instances, the dataset files
+and one stream under one name (:mod:`delaycv.study.datasets`), and the metrics of ``tests`` and
+``figures``: an effort-aware metric (:data:`delaycv.metrics.effort_names.EFFORT_METRICS`) needs
+every dataset to have an effort.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import os
+from collections.abc import Mapping
+
+from delaycv.common import defaults
+from delaycv.common.choices import DEPRECATED_ESTIMATORS
+from delaycv.common.errors import ConfigError
+from delaycv.study.datasets import check_dataset_file, check_same_streams, stream_file
+from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
+from delaycv.study.mistakes import Mistakes, with_source
+from delaycv.study.policy_grids import all_policies, resolve_contrasts
+from delaycv.study.runs import figure_metrics
+
+
+def check_study(
+    config: dict,
+    source: str,
+    cwd: str | os.PathLike | None,
+    learners: bool,
+    broken: set[tuple],
+    mistakes: Mistakes,
+) -> None:
+    """Check, in place, what the schema cannot say, each check on its own.
+
+    One mistake does not hide another: exactly-one-of keys, names that must exist, estimator
+    options, policies (grids expanded into ``config["policies"]``), the contrasts' reference,
+    folders, names that fit the file system, learners built, dataset files, one stream under one
+    name, metrics, ``DELAYCV_PURE_PYTHON`` and path lengths.
+
+    Parameters
+    ----------
+    config : dict
+        The config after the schema, its defaults filled in; completed in place (policies,
+        contrasts, folders, estimator parameter).
+    source : str
+        The file the errors name.
+    cwd : str or os.PathLike, optional
+        The working directory the dataset paths and folders are relative to; ``None``: files
+        and folders on disk are not looked at.
+    learners : bool
+        Whether to build each learner and run it on two instances.
+    broken : set of tuple
+        What the schema refused and was left out (``(section,)``, ``(section, name)``); the
+        checks add what they refuse.
+    mistakes : Mistakes
+        Where the mistakes go.
+    """
+    skip_datasets = _skipped(broken, "datasets")
+    skip_learners = _skipped(broken, "learners")
+    runs_given = "runs" in config
+    _check_specs(config, source, broken, mistakes, skip_datasets, skip_learners)
+    _check_names_and_folders(config, source, cwd, broken, mistakes)
+    if learners:
+        for name, spec in config["learners"].items():
+            if name not in skip_learners:
+                with mistakes.guard(skip_learners, name):
+                    _check_learner_runs(name, spec, source)
+    efforts = _dataset_efforts(config, source, cwd, mistakes, skip_datasets)
+    with mistakes.guard():
+        check_same_streams(config, source, cwd, skip_datasets, mistakes)
+    if ("tests", "metrics") not in broken and ("tests",) not in broken:
+        _check_metrics(config, source, efforts, mistakes, "tests")
+    if ("figures", "metric") not in broken and ("figures",) not in broken:
+        _check_metrics(config, source, efforts, mistakes, "figures")
+    if cwd is not None:
+        with mistakes.guard():
+            from delaycv.common.native import pure_python
+
+            pure_python()  # an evaluate job would stop on a value other than 1, 0 or nothing
+    with mistakes.guard():
+        check_path_lengths(config, source, cwd, broken, runs_given, mistakes)
+
+
+def _skipped(broken: set[tuple], section: str) -> set:
+    """The names of ``section`` whose entries were left out (each has its own mistake)."""
+    return {name for kind, *rest in broken if kind == section for name in rest}
+
+
+def _check_specs(
+    config: dict,
+    source: str,
+    broken: set[tuple],
+    mistakes: Mistakes,
+    skip_datasets: set,
+    skip_learners: set,
+) -> None:
+    """The specs one by one: each dataset's keys, each learner's, the estimator's options, the
+    figures' learner."""
+    for name, dataset in config["datasets"].items():
+        with mistakes.guard(skip_datasets, name):
+            _check_dataset_keys(name, dataset, source)
+    for name, spec in config["learners"].items():
+        with mistakes.guard(skip_learners, name):
+            _check_learner(spec, f"learners.{name}", source)
+    if ("estimator",) not in broken:
+        with mistakes.guard():
+            _check_estimator(config, source, mistakes)
+    with mistakes.guard():
+        _check_figure_learner(config, source, broken)
+
+
+def _check_names_and_folders(
+    config: dict,
+    source: str,
+    cwd: str | os.PathLike | None,
+    broken: set[tuple],
+    mistakes: Mistakes,
+) -> None:
+    """Every policy (grids expanded), the contrasts' reference, the folders, the names' lengths."""
+    with mistakes.guard():
+        config["policies"] = all_policies(config, source, broken, mistakes)
+    with mistakes.guard():
+        resolve_contrasts(config, source, broken)
+    with mistakes.guard():
+        resolve_folders(config, source, cwd, broken, mistakes)
+    with mistakes.guard():
+        check_name_lengths(config, source, mistakes)
+
+
+def _dataset_efforts(
+    config: dict,
+    source: str,
+    cwd: str | os.PathLike | None,
+    mistakes: Mistakes,
+    skip_datasets: set,
+) -> dict[str, bool | None]:
+    """Check each dataset given by its file; return whether each dataset's stream has an effort
+    (None: not known)."""
+    efforts: dict[str, bool | None] = {}
+    for name, dataset in config["datasets"].items():
+        efforts[name] = None
+        if name in skip_datasets:
+            continue
+        with mistakes.guard(skip_datasets, name):
+            if "path" in dataset:
+                efforts[name] = check_dataset_file(name, dataset, source, cwd)
+            else:  # generated: la + ld, unless effort: null
+                efforts[name] = "effort" not in dataset
+    return efforts
+
+
+def _check_dataset_keys(name: str, dataset: dict, source: str) -> None:
+    kinds = [k for k in ("generate", "path") if k in dataset]
+    if len(kinds) != 1:
+        raise ConfigError(
+            "a dataset needs exactly one of generate and path"
+            + (f", not both ({', '.join(kinds)})" if kinds else ""),
+            path=source,
+            location=f"key datasets.{name}",
+            expected="{generate: {rows, seed}} or {path: FILE, format, preset, mapping}",
+        )
+    if "generate" in dataset:
+        extra = sorted(set(dataset) - {"generate", "effort"})
+        if extra:
+            raise ConfigError(
+                "a generated dataset takes no conversion options",
+                path=source,
+                location=f"key datasets.{name}.{extra[0]}",
+                expected="only generate: {...} (and effort: null)",
+            )
+        if dataset.get("effort") is not None:
+            raise ConfigError(
+                f"a generated stream's effort is la + ld, not {dataset['effort']!r}",
+                path=source,
+                location=f"key datasets.{name}.effort",
+                expected="effort: null (a stream without effort), or no effort key (la + ld)",
+            )
+
+
+def _check_estimator(config: dict, source: str, mistakes: Mistakes) -> None:
+    """The estimator takes only its kind's parameter (filled in with its default when left out);
+    the deprecated kind ``window`` is read as ``sliding``, with a warning."""
+    est = config["estimator"]
+    if est["kind"] in DEPRECATED_ESTIMATORS:
+        new = DEPRECATED_ESTIMATORS[est["kind"]]
+        mistakes.warnings.append(
+            ConfigError(
+                f"the estimator kind {est['kind']!r} is deprecated, read as {new!r}",
+                path=source,
+                location="key estimator.kind",
+                expected=f"kind: {new}, the same estimator with the same parameter",
+            )
+        )
+        est["kind"] = new
+    param = defaults.ESTIMATOR_PARAMS[est["kind"]]
+    need = param[0] if param else None
+    for option in ("alpha", "width", "size"):
+        if option in est and option != need:
+            raise ConfigError(
+                f"the {est['kind']} estimator takes no {option}",
+                path=source,
+                location=f"key estimator.{option}",
+                expected=f"only {need}" if need else "no option",
+            )
+    if param and need not in est:  # the schema cannot say it (it depends on kind)
+        est[need] = param[1]
+
+
+def _check_figure_learner(config: dict, source: str, broken: set[tuple]) -> None:
+    figures = config["figures"]
+    if "learner" not in figures or ("learners",) in broken:
+        return
+    names = [*config["learners"], *(n for s, *rest in broken if s == "learners" for n in rest)]
+    if figures["learner"] not in names:
+        raise ConfigError(
+            f"no learner named {figures['learner']!r}",
+            path=source,
+            location="key figures.learner",
+            expected="one of " + ", ".join(names),
+        )
+
+
+def _check_learner(spec: dict, key: str, source: str) -> None:
+    kinds = [k for k in ("class", "pipeline", "moa") if k in spec]
+    if len(kinds) != 1:
+        raise ConfigError(
+            "a learner spec needs exactly one of class, pipeline and moa",
+            path=source,
+            location=f"key {key}",
+            expected="{class: <river class>, params: {...}}, {pipeline: [spec, ...]} or "
+            "{moa: <MOA classifier command line>}",
+        )
+    if kinds == ["moa"]:
+        from delaycv.jvm.learner import normalise_spec
+
+        with_source(normalise_spec, spec, where=key, source=source)
+        return
+    for moa_key in ("seed", "heap"):
+        if moa_key in spec:
+            raise ConfigError(
+                f"{moa_key} is a key of MOA learners",
+                path=source,
+                location=f"key {key}.{moa_key}",
+                expected="the seed of a river learner in its params (params: {seed: 1})"
+                if moa_key == "seed"
+                else "a MOA learner ({moa: ..., heap: 4g})",
+            )
+    if "pipeline" in spec:
+        if "params" in spec:
+            raise ConfigError(
+                "a pipeline takes no params",
+                path=source,
+                location=f"key {key}.params",
+                expected="params on the pipeline's steps",
+            )
+        for i, step in enumerate(spec["pipeline"]):
+            _check_learner(step, f"{key}.pipeline.{i}", source)
+
+
+#: two numeric instances on which each learner predicts and learns once at load time
+_FIRST_INSTANCES = (({"a": 0.0, "b": 1.0}, 0), ({"a": 1.0, "b": 0.5}, 1))
+
+
+def _check_learner_runs(name: str, spec: dict, source: str) -> None:
+    """Build the learner (its class exists, river accepts its parameters), then let it predict and
+    learn two numeric instances: river checks few parameter types when it builds a learner, and
+    a value of the wrong type (``grace_period: "200"``) fails on its first instance."""
+    from delaycv.protocol.learners import learner_label, make_learner
+
+    key = f"learners.{name}"
+    model = with_source(make_learner, copy.deepcopy(spec), where=key, source=source)
+    try:
+        for x, y in _FIRST_INSTANCES:
+            model.predict_proba_one(dict(x))
+            model.learn_one(dict(x), y)
+    except (TypeError, AttributeError) as err:  # a wrong type reaches river's code
+        raise ConfigError(
+            f"{learner_label(spec)} fails on its first instance: {type(err).__name__}: {err}",
+            path=source,
+            location=f"key {key}" + ("" if "pipeline" in spec else ".params"),
+            expected="parameter values of the types the learner takes",
+        ) from None
+
+
+def _check_metrics(
+    config: dict,
+    source: str,
+    efforts: Mapping[str, bool | None],
+    mistakes: Mistakes,
+    section: str,
+) -> None:
+    """The metrics named in ``section`` (``tests.metrics``, which the contrasts and rankings use
+    too, or ``figures.metric``) exist; an effort-aware one needs every dataset to have an effort
+    (``efforts``: dataset -> has one; None: not known here)."""
+    from delaycv.metrics import METRICS
+    from delaycv.metrics.effort_names import EFFORT_METRICS
+
+    known = [*METRICS, *EFFORT_METRICS]
+    if section == "tests":
+        named = [(f"tests.metrics.{i}", m) for i, m in enumerate(config["tests"]["metrics"])]
+    else:
+        metrics = figure_metrics(config)
+        if isinstance(config["figures"]["metric"], str):
+            named = [("figures.metric", metrics[0])]
+        else:
+            named = [(f"figures.metric.{i}", m) for i, m in enumerate(metrics)]
+    for key, metric in named:
+        with mistakes.guard():
+            if metric in EFFORT_METRICS:
+                without = [d for d, has in efforts.items() if has is False]
+                if without:
+                    dataset = config["datasets"][without[0]]
+                    if "generate" in dataset:
+                        how = f"no datasets.{without[0]}.effort: null"
+                    elif stream_file(dataset):
+                        how = "a .parquet converted with an effort (delaycv convert --effort la+ld)"
+                    else:
+                        how = f"datasets.{without[0]}.effort: the raw file's columns, e.g. [la, ld]"
+                    raise ConfigError(
+                        f"the effort-aware metric {metric!r} needs each instance's effort, and "
+                        f"dataset {without[0]!r} has none",
+                        path=source,
+                        location=f"key {key}",
+                        expected=f"an effort for every dataset ({how}), or a metric without effort",
+                    )
+            elif metric not in METRICS:
+                close = difflib.get_close_matches(metric, known, n=3)
+                raise ConfigError(
+                    f"unknown metric {metric!r}",
+                    path=source,
+                    location=f"key {key}",
+                    expected="a metric of docs/metrics.md"
+                    + (f", such as {', '.join(close)}" if close else " (delaycv.metrics.METRICS)"),
+                )

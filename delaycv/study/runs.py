@@ -1,0 +1,308 @@
+"""The runs of a validated study, and what the workflow's rules read of it for each run.
+
+A study runs every (dataset, learner, seed, policy) (:func:`runs`); the rules pass each run's
+specs to its job (:func:`dataset_spec`, :func:`learner_spec`, :func:`policy_spec`,
+:func:`validation_spec`, :func:`estimator_spec`, :func:`evaluation_options`), and a ``runs``
+folder shared by studies keys each run directory by the digest of its settings
+(:func:`run_settings`, :func:`run_key`).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from delaycv.common.errors import ConfigError
+
+
+@dataclass(frozen=True, order=True)
+class Run:
+    """The keys of one evaluation: one evaluate job, one run directory."""
+
+    dataset: str
+    learner: str
+    seed: int
+    policy: str
+
+
+def runs(config: Mapping) -> list[Run]:
+    """Every evaluation of a validated study, in config order.
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study (:func:`delaycv.study.loading.load_study`).
+
+    Returns
+    -------
+    list of Run
+        One per (dataset, learner, seed, policy), the policy varying fastest.
+
+    Examples
+    --------
+    >>> study = {"datasets": {"d": {}}, "learners": {"l": {}}, "seeds": [1, 2], "policies": {"p": {}}}
+    >>> runs(study)
+    [Run(dataset='d', learner='l', seed=1, policy='p'), Run(dataset='d', learner='l', seed=2, policy='p')]
+    """
+    return [
+        Run(d, learner, int(s), p)
+        for d in config["datasets"]
+        for learner in config["learners"]
+        for s in config["seeds"]
+        for p in config["policies"]
+    ]
+
+
+def _get(config: Mapping, section: str, name: str) -> dict:
+    try:
+        return copy.deepcopy(dict(config[section][name]))
+    except KeyError:
+        raise ConfigError(
+            f"no {section[:-1]} named {name!r}",
+            location=f"key {section}.{name}",
+            expected="one of " + ", ".join(map(str, config.get(section, {}))),
+        ) from None
+
+
+def dataset_spec(config: Mapping, name: str) -> dict:
+    """The spec of the dataset ``name`` (a copy).
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study.
+    name : str
+        One of its datasets.
+
+    Returns
+    -------
+    dict
+        Its spec as the config gives it.
+
+    Raises
+    ------
+    ConfigError
+        The study has no dataset of that name.
+
+    Examples
+    --------
+    >>> dataset_spec({"datasets": {"d": {"generate": {"rows": 10}}}}, "d")
+    {'generate': {'rows': 10}}
+    """
+    return _get(config, "datasets", name)
+
+
+def learner_spec(config: Mapping, name: str) -> dict:
+    """The spec of the learner ``name`` (a copy).
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study.
+    name : str
+        One of its learners.
+
+    Returns
+    -------
+    dict
+        Its spec; a MOA learner's with its command line's whitespace collapsed (the same
+        meaning, the same job: :func:`delaycv.jvm.learner.normalise_spec`).
+
+    Examples
+    --------
+    >>> learner_spec({"learners": {"nb": {"class": "naive_bayes.GaussianNB"}}}, "nb")
+    {'class': 'naive_bayes.GaussianNB'}
+    """
+    spec = _get(config, "learners", name)
+    if "moa" in spec:
+        from delaycv.jvm.learner import normalise_spec
+
+        spec = normalise_spec(spec, f"learners.{name}")
+    return spec
+
+
+def policy_spec(config: Mapping, name: str) -> dict:
+    """The spec of the policy ``name`` as :func:`delaycv.protocol.policies.make_policy` takes it.
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study (its policies expanded).
+    name : str
+        One of its policies.
+
+    Returns
+    -------
+    dict
+        Its spec, with its ``name``.
+
+    Examples
+    --------
+    >>> policy_spec({"policies": {"d7": {"preset": "delay", "window": "7d"}}}, "d7")
+    {'preset': 'delay', 'window': '7d', 'name': 'd7'}
+    """
+    spec = _get(config, "policies", name)
+    spec["name"] = name
+    return spec
+
+
+def validation_spec(config: Mapping) -> dict:
+    """The study's validation, as keyword arguments of :class:`delaycv.protocol.validation.Validation`.
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> validation_spec({"validation": {"scheme": "prequential", "folds": 1}})
+    {'scheme': 'prequential', 'folds': 1}
+    """
+    return dict(config["validation"])
+
+
+def estimator_spec(config: Mapping) -> dict:
+    """The study's estimator as a plain dict (:func:`delaycv.metrics.make_estimator` takes it).
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study.
+
+    Returns
+    -------
+    dict
+        ``kind`` and its parameter; the deprecated kind ``window`` is ``sliding``.
+
+    Examples
+    --------
+    >>> estimator_spec({"estimator": {"kind": "window", "width": 100}})
+    {'kind': 'sliding', 'width': 100}
+    """
+    est = dict(config["estimator"])
+    if est["kind"] == "window":
+        est["kind"] = "sliding"
+    return est
+
+
+def evaluation_options(config: Mapping) -> dict:
+    """Keywords of :func:`delaycv.protocol.settings.make_settings` from ``evaluation`` and ``checkpoints``.
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study.
+
+    Returns
+    -------
+    dict
+        The ``evaluation`` keys, and ``every`` (the checkpoints' interval).
+
+    Examples
+    --------
+    >>> evaluation_options({"evaluation": {"threshold": 0.5}, "checkpoints": {"every": 500}})
+    {'threshold': 0.5, 'every': 500}
+    """
+    return {**config["evaluation"], "every": int(config["checkpoints"]["every"])}
+
+
+def run_settings(config: Mapping, dataset: str, learner: str, policy: str) -> dict:
+    """Everything that decides the numbers of the runs of (``dataset``, ``learner``, ``policy``).
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study.
+    dataset, learner, policy : str
+        The run's names (whatever the seed).
+
+    Returns
+    -------
+    dict
+        The dataset's, learner's and policy's specs, the validation, the estimator and the
+        evaluation's options (checkpoints included).
+    """
+    return {
+        "dataset": dataset_spec(config, dataset),
+        "learner": learner_spec(config, learner),
+        "policy": policy_spec(config, policy),
+        "validation": validation_spec(config),
+        "estimator": estimator_spec(config),
+        "options": evaluation_options(config),
+    }
+
+
+#: the length of a run's settings key (hex digits of SHA-256)
+RUN_KEY_LENGTH = 12
+
+
+def run_key(config: Mapping, dataset: str, learner: str, policy: str) -> str:
+    """The short digest of :func:`run_settings`, the last folder of a run directory in a shared ``runs``.
+
+    Studies may share a ``runs`` folder (``<runs>/{dataset}/{learner}/seed{seed}/{policy}/{key}``):
+    two studies with other settings for the same names never write one run directory.
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study.
+    dataset, learner, policy : str
+        The run's names.
+
+    Returns
+    -------
+    str
+        :data:`RUN_KEY_LENGTH` hex digits of the SHA-256 of the settings' canonical JSON.
+    """
+    text = canonical_json(run_settings(config, dataset, learner, policy))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_KEY_LENGTH]
+
+
+def canonical_json(value: Any) -> str:
+    """``value`` as JSON that changes only when the value does (keys sorted, no spaces).
+
+    Parameters
+    ----------
+    value : Any
+        A JSON-like value (what JSON cannot hold is written as its ``str``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> canonical_json({"b": 1, "a": [1.5, None]})
+    '{"a":[1.5,null],"b":1}'
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def figure_metrics(config: dict) -> list[str]:
+    """The metrics of a study's figures: ``figures.metric``, one name or a list of them.
+
+    Parameters
+    ----------
+    config : dict
+        A study.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> figure_metrics({"figures": {"metric": "gmean"}})
+    ['gmean']
+    """
+    metric = config["figures"]["metric"]
+    return [metric] if isinstance(metric, str) else list(metric)
