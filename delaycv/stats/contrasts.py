@@ -17,22 +17,21 @@ Two contrasts, told apart by the column ``reference`` (the labels that score P) 
   alone.
 
 The difference of the two rows of one policy is P's bias (observed minus true,
-:func:`delaycv.stats.compare.bias_tests`). R's side is always its true-label value.
+:func:`delaycv.stats.bias.bias_tests`). R's side is always its true-label value.
 
 Per row: both means over the pairs used, the mean difference with its 95 % t-interval
-(:func:`delaycv.stats.compare.mean_ci`), the study's validity ``100 - |difference|`` with the metric in
-percent (metrics that are fractions in [0, 1] only, see :func:`is_fraction`; NaN for counts,
+(:func:`delaycv.stats.companions.mean_ci`), the study's validity ``100 - |difference|`` with the metric in
+percent (metrics that are fractions in [0, 1] only, see :func:`~delaycv.metrics.properties.is_fraction`; NaN for counts,
 kappas, MCC, log loss and the information score, which have no percent scale), the paired sign-flip
-permutation p-value (:func:`delaycv.stats.compare.sign_flip_pvalues`), Holm over the policies of the
+permutation p-value (:func:`delaycv.stats.permutation.sign_flip_pvalues`), Holm over the policies of the
 family (same dataset, learner, estimator, reference, checkpoint and metric), Cliff's delta of P's
 against R's values and ``n``. As in the learner tests, a seed whose fold-by-fold values of both
-policies repeat an earlier seed's is left out (:func:`delaycv.stats.compare.replicate_seeds`,
+policies repeat an earlier seed's is left out (:func:`delaycv.stats.paired.replicate_seeds`,
 ``n_duplicates``).
 """
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -40,26 +39,21 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common import defaults
+from delaycv.common.choices import REFERENCES
 from delaycv.common.errors import DelaycvError, InputError
-from delaycv.metrics.effort_names import EFFORT_FRACTIONS
-from delaycv.stats.compare import (
-    PAIR,
-    REFERENCES,
-    _stage_clock,
+from delaycv.metrics.properties import is_fraction
+from delaycv.protocol.policy_windows import policy_ranks
+from delaycv.stats.checkpoints import (
     at_checkpoints,
-    check_test_arguments,
     checkpoint_times,
     choose_checkpoints,
-    cliffs_delta,
-    distinct_pairs,
-    holm_by_group,
     label_checkpoints,
-    mean_ci,
     note_empty_tests,
-    policy_ranks,
-    sign_flip_pvalues,
-    wide_by_pair,
 )
+from delaycv.stats.companions import cliffs_delta, holm_by_group, mean_ci
+from delaycv.stats.frames import _stage_clock
+from delaycv.stats.paired import PAIR, check_test_arguments, distinct_pairs, wide_by_pair
+from delaycv.stats.permutation import sign_flip_pvalues
 
 #: The reference policy of the contrasts when the study has it (workflow key ``contrasts``).
 DEFAULT_REFERENCE = defaults.CONTRAST_REFERENCE
@@ -97,26 +91,6 @@ CONTRAST_COLUMNS = [
 #: Keys of a Holm family of contrasts (the policies of one family are adjusted together).
 FAMILY = ("dataset", "learner", "estimator", "reference", "checkpoint", "metric")
 
-_FRACTION = re.compile(
-    r"^(?:nochange_|majority_)?(?:accuracy|precision|recall|f1|f2|fpr|specificity|"
-    r"balanced_accuracy|gmean|gmean_pr|brier|auc|unknown_rate)(?:_[01])?$"
-)
-
-
-def is_fraction(metric: str) -> bool:
-    """True for the metrics whose values are fractions in [0, 1] (accuracy, precision, recall,
-    F1, F2, FPR, specificity, balanced accuracy, G-means, Brier score, AUC, unknown rates and the
-    NoChange/majority references of these); False for counts (``tp``, ``classified``, ...),
-    kappas and MCC (in [-1, 1]), ``log_loss`` and ``info_score`` (unbounded); the effort-aware
-    measures but ``ifa`` (a count) are fractions.
-
-    >>> is_fraction("gmean"), is_fraction("kappa_m_gmean"), is_fraction("log_loss")
-    (True, False, False)
-    >>> is_fraction("popt"), is_fraction("ifa")
-    (True, False)
-    """
-    return bool(_FRACTION.match(metric)) or metric in EFFORT_FRACTIONS
-
 
 def contrast_label(reference: str, reference_policy: str) -> str:
     """The ``contrast`` text of a row: ``"estimate vs ideal"`` or ``"true value vs ideal"``."""
@@ -143,10 +117,10 @@ def policy_contrasts(
     """Every policy of a merged per-fold table against ``reference_policy`` (module docstring).
 
     ``metrics``, ``references`` (which contrasts: ``observed`` = P's estimate vs R, ``true`` = P's
-    true value vs R), ``checkpoints`` (any request of :func:`delaycv.stats.compare.choose_checkpoints`;
+    true value vs R), ``checkpoints`` (any request of :func:`delaycv.stats.checkpoints.choose_checkpoints`;
     ``at`` names it, a position beyond a stream is a row with ``note`` and no test), ``resamples``,
     ``seed`` (of the random sign vectors) and ``alpha`` (``significant = p_holm <= alpha``) as in
-    :func:`delaycv.stats.compare.run_tests`. ``progress`` receives one line per stage.
+    :func:`delaycv.stats.learner_tests.run_tests`. ``progress`` receives one line per stage.
 
     Columns (``CONTRAST_COLUMNS``): ``dataset``, ``learner``, ``estimator``, ``reference``,
     ``contrast`` (``"estimate vs R"`` / ``"true value vs R"``), ``at``, ``checkpoint``, ``time``
@@ -159,7 +133,7 @@ def policy_contrasts(
     and ``note`` (why a row has no test: a position beyond a stream, a policy that released no
     label by the checkpoint; or which checkpoint answered a request between checkpoints). Rows:
     by dataset, metric (as given), reference, estimator, learner, checkpoint, then policies in
-    reading order (:func:`delaycv.stats.compare.policy_sort_key`: preset, then windows as durations).
+    reading order (:func:`delaycv.protocol.policy_windows.policy_sort_key`: preset, then windows as durations).
     Raises :class:`~delaycv.common.errors.DelaycvError` when the table has no policy named
     ``reference_policy``.
     """
