@@ -246,12 +246,10 @@ def old_wilcoxon(values: np.ndarray) -> np.ndarray:
 def strip_differences(table: pd.DataFrame) -> np.ndarray:
     """The strip's differences d = a - b (rows: tests, columns: the pairs each test uses)."""
     from delaycv.stats.learner_tests import _learner_pairs
-    from delaycv.stats.paired import replicate_seeds
 
     sub = table[table["reference"].isin(TESTS["references"])]
-    _, a, b, seeds = _learner_pairs(sub, TESTS["metrics"])
-    repeat = replicate_seeds([a, b], seeds)
-    return np.where(repeat, np.nan, a - b)
+    paired = _learner_pairs(sub, TESTS["metrics"])  # repeated seeds' pairs are NaN
+    return paired.a - paired.b
 
 
 def baseline(table: pd.DataFrame, sample: int = 6) -> tuple[float, float, int, int]:

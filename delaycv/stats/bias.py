@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import InputError
@@ -21,7 +20,7 @@ from delaycv.stats.checkpoints import (
 )
 from delaycv.stats.companions import holm_by_group, mean_ci
 from delaycv.stats.frames import _require_columns, _stage_clock, sort_by_policy
-from delaycv.stats.paired import PAIR, _full_pair_grid, distinct_pairs
+from delaycv.stats.paired import PAIR, paired_table
 from delaycv.stats.permutation import sign_flip_pvalues
 
 
@@ -96,17 +95,15 @@ def bias_tests(
     chosen = choose_checkpoints(table, checkpoints)
     sub = at_checkpoints(table, chosen)
     index = ["dataset", "policy", "estimator", "checkpoint", "learner", *PAIR]
+    pair = list(PAIR)
     for metric in dict.fromkeys(metrics) if not sub.empty else ():
         bias = bias_table(sub, metric).set_index(index)
-        observed = _full_pair_grid(bias["observed"].unstack(list(PAIR)))
-        true = _full_pair_grid(bias["true"].unstack(list(PAIR))).reindex(observed.index)
-        seeds = observed.columns.unique(level=0).size
-        obs, tru = observed.to_numpy(np.float64), true.to_numpy(np.float64)
-        obs, tru, duplicates = distinct_pairs(obs, tru, seeds)
+        pairs = paired_table(bias["observed"].unstack(pair), bias["true"].unstack(pair))
+        obs, tru, duplicates = pairs.a, pairs.b, pairs.duplicates
         d = obs - tru
         p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
         mean, low, high = mean_ci(d)
-        frame = observed.index.to_frame(index=False)
+        frame = pairs.rows
         frame["metric"] = metric
         frame["n"] = n
         frame["n_duplicates"] = duplicates

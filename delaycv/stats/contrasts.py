@@ -52,7 +52,7 @@ from delaycv.stats.checkpoints import (
 )
 from delaycv.stats.companions import cliffs_delta, holm_by_group, mean_ci
 from delaycv.stats.frames import _stage_clock
-from delaycv.stats.paired import PAIR, check_test_arguments, distinct_pairs, wide_by_pair
+from delaycv.stats.paired import check_test_arguments, paired_table, wide_by_pair
 from delaycv.stats.permutation import sign_flip_pvalues
 
 #: The reference policy of the contrasts when the study has it (workflow key ``contrasts``).
@@ -163,20 +163,12 @@ def policy_contrasts(
         )
 
     shared = ["dataset", "learner", "estimator", "checkpoint"]
-    wide = _wide(others, [*shared, "reference", "policy"], metrics)
-    ref = _wide(base, shared, metrics)
-    seeds = sorted(set(wide.columns.unique(0)) | set(ref.columns.unique(0)))
-    folds = sorted(set(wide.columns.unique(1)) | set(ref.columns.unique(1)))
-    grid = pd.MultiIndex.from_product([seeds, folds], names=list(PAIR))
-    wide = wide.reindex(columns=grid).sort_index()
-    rows = wide.index.to_frame(index=False)
-    a = wide.to_numpy(np.float64)
-    b = (
-        ref.reindex(columns=grid)
-        .reindex(pd.MultiIndex.from_frame(rows[[*shared, "metric"]]))
-        .to_numpy(np.float64)
+    pairs = paired_table(
+        _wide(others, [*shared, "reference", "policy"], metrics),
+        _wide(base, shared, metrics),
+        on=[*shared, "metric"],
     )
-    a, b, duplicates = distinct_pairs(a, b, len(seeds))
+    rows, a, b, duplicates = pairs.rows, pairs.a, pairs.b, pairs.duplicates
     d = a - b
     say(
         f"{len(rows)} contrasts against {reference_policy} x {d.shape[1]} (seed, fold) columns; "

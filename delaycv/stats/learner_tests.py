@@ -32,9 +32,9 @@ from delaycv.stats.companions import (
 from delaycv.stats.frames import _stage_clock, sort_by_policy
 from delaycv.stats.paired import (
     KEYS,
-    _full_pair_grid,
+    PairedTable,
     check_test_arguments,
-    distinct_pairs,
+    paired_table,
     wide_by_pair,
 )
 from delaycv.stats.permutation import _check_alternative, sign_flip_pvalues
@@ -74,21 +74,18 @@ TEST_COLUMNS = [
 ]
 
 
-def _learner_pairs(
-    table: pd.DataFrame, metrics: Sequence[str]
-) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, int]:
-    """Pair the learners within each family: return (pair keys, A values, B values, seeds) with one
-    row per (family, metric, learner_a, learner_b) and one column per (seed, fold), every seed x
-    every fold in seed-major order (``seeds`` is the number of seeds)."""
+def _learner_pairs(table: pd.DataFrame, metrics: Sequence[str]) -> PairedTable | None:
+    """Pair the learners within each family: the paired table (:func:`~delaycv.stats.paired.
+    paired_table`) with one row per (family, metric, learner_a, learner_b), ``learner_a <
+    learner_b``, its ``rows`` also holding ``family`` (a number per family, for Holm); None when
+    no family has two learners."""
     wide = wide_by_pair(
         table,
         [*KEYS, "learner"],
         metrics,
         levels=[*KEYS, "metric", "learner"],
         what="(dataset, policy, estimator, reference, checkpoint, learner, seed, fold)",
-    )
-    wide = _full_pair_grid(wide).sort_index()
-    values = wide.to_numpy(dtype=np.float64)
+    ).sort_index()
     rows = wide.index.to_frame(index=False)
     rows["row"] = np.arange(len(rows))
     family = [*KEYS, "metric"]
@@ -96,12 +93,100 @@ def _learner_pairs(
     left = rows[["family", "learner", "row"]]
     pairs = left.merge(left, on="family", suffixes=("_a", "_b"))
     pairs = pairs[pairs["learner_a"] < pairs["learner_b"]]
+    if pairs.empty:
+        return None
     keys = rows.loc[pairs["row_a"].to_numpy(), family].reset_index(drop=True)
     keys["learner_a"] = pairs["learner_a"].to_numpy()
     keys["learner_b"] = pairs["learner_b"].to_numpy()
-    keys["family"] = pairs["family"].to_numpy()
-    seeds = wide.columns.unique(level=0).size
-    return keys, values[pairs["row_a"].to_numpy()], values[pairs["row_b"].to_numpy()], seeds
+    index = pd.MultiIndex.from_frame(keys)
+    paired = paired_table(
+        wide.iloc[pairs["row_a"].to_numpy()].set_axis(index, axis=0),
+        wide.iloc[pairs["row_b"].to_numpy()].set_axis(index, axis=0),
+    )
+    paired.rows["family"] = paired.rows.groupby(family, sort=False).ngroup().to_numpy()
+    return paired
+
+
+def _statistic(mean_diff: np.ndarray, alternative: str) -> np.ndarray:
+    """The sign-flip statistic of each test: |mean(d)|, mean(d) or -mean(d) by ``alternative``."""
+    if alternative == "two-sided":
+        return np.abs(mean_diff)
+    return mean_diff if alternative == "greater" else -mean_diff
+
+
+def _test_pairs(
+    paired: PairedTable, *, resamples: int, alternative: str, seed: int, say
+) -> pd.DataFrame:
+    """The tests of every row of ``paired``: its keys, ``n``, ``n_duplicates``, the means, the
+    mean difference with its interval, Cliff's delta, the sign-flip test, Wilcoxon and sign
+    tests (the columns of :data:`TEST_COLUMNS` that do not depend on the family)."""
+    a, b = paired.a, paired.b
+    d = a - b
+    p, n, exact = sign_flip_pvalues(d, resamples=resamples, alternative=alternative, seed=seed)
+    say(f"sign-flip tests ({int(exact.sum())} exact, {int((~exact).sum())} with R = {resamples})")
+    mean_diff, ci_low, ci_high = mean_ci(d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean_a = np.nanmean(a, axis=1)
+        mean_b = np.nanmean(b, axis=1)
+    out = paired.rows.copy()
+    out["n"] = n.astype(np.int64)
+    out["n_duplicates"] = paired.duplicates.astype(np.int64)
+    out["mean_a"] = mean_a
+    out["mean_b"] = mean_b
+    out["mean_diff"] = mean_diff
+    out["ci_low"] = ci_low
+    out["ci_high"] = ci_high
+    out["cliffs_delta"] = cliffs_delta(a, b)
+    out["statistic"] = _statistic(mean_diff, alternative)
+    out["p_value"] = p
+    out["exact"] = exact
+    out["resamples"] = np.where(exact, 2.0**n, resamples).astype(np.int64)
+    out["alternative"] = alternative
+    out["wilcoxon_p"] = wilcoxon_pvalues(d, alternative=alternative)
+    out["sign_p"] = sign_test_pvalues(d, alternative=alternative)
+    return out
+
+
+def _judge(out: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """Holm within each family (``p_holm``, ``family_size``, ``significant``) and the verdict of
+    each test by the metric's direction (``result`` of a against b, the ``better`` learner)."""
+    p = out["p_value"].to_numpy()
+    out["p_holm"] = holm_by_group(p, out["family"].to_numpy())
+    out["family_size"] = out.groupby("family")["p_value"].transform("count").astype(np.int64)
+    out["significant"] = out["p_holm"].le(alpha).to_numpy()
+    mean_diff = out["mean_diff"].to_numpy()
+    up = np.array([higher_is_better(m) for m in out["metric"]])
+    a_better = np.where(up, mean_diff > 0, mean_diff < 0)
+    b_better = np.where(up, mean_diff < 0, mean_diff > 0)
+    sig = out["significant"].to_numpy()
+    out["result"] = np.select([sig & a_better, sig & b_better], ["better", "worse"], "n.s.")
+    out["better"] = np.select(
+        [sig & a_better, sig & b_better], [out["learner_a"], out["learner_b"]], ""
+    )
+    return out
+
+
+def _untested_pair_note(row: pd.Series) -> str:
+    """The note of a learner test with no pair where both learners have a value."""
+    return (
+        f"no (seed, fold) pair where both {row['learner_a']} and {row['learner_b']} have "
+        f"a value of {row['metric']} (undefined there), no test"
+    )
+
+
+#: The order of the rows of :func:`run_tests` (the policy in reading order).
+TEST_ORDER = [
+    "dataset",
+    "policy",
+    "estimator",
+    "metric",
+    "reference",
+    "checkpoint",
+    "at",
+    "learner_a",
+    "learner_b",
+]
 
 
 def run_tests(
@@ -186,83 +271,20 @@ def run_tests(
     say = _stage_clock(progress)
     metrics = check_test_arguments(table, metrics, references, alpha, verb="test")
     chosen = choose_checkpoints(table, checkpoints)
-    sub = table[table["reference"].isin(list(references))]
-    sub = at_checkpoints(sub, chosen)
-    empty = pd.DataFrame({c: pd.Series(dtype=object) for c in TEST_COLUMNS})
-    if sub.empty:
+    sub = at_checkpoints(table[table["reference"].isin(list(references))], chosen)
+    paired = None if sub.empty else _learner_pairs(sub, metrics)
+    if paired is None:
+        empty = pd.DataFrame({c: pd.Series(dtype=object) for c in TEST_COLUMNS})
         return label_checkpoints(empty.drop(columns=["at", "note"]), chosen, TEST_COLUMNS)
-
-    keys, a, b, seeds = _learner_pairs(sub, metrics)
-    if keys.empty:
-        return label_checkpoints(empty.drop(columns=["at", "note"]), chosen, TEST_COLUMNS)
-    a, b, duplicates = distinct_pairs(a, b, seeds)
-    d = a - b
     say(
-        f"{len(keys)} learner pairs x {a.shape[1]} (seed, fold) columns ({seeds} seeds); "
-        f"{int(duplicates.sum())} duplicate pairs of repeated seeds left out"
+        f"{len(paired.rows)} learner pairs x {paired.a.shape[1]} (seed, fold) columns "
+        f"({paired.seeds} seeds); {int(paired.duplicates.sum())} duplicate pairs of repeated "
+        "seeds left out"
     )
-
-    p, n, exact = sign_flip_pvalues(d, resamples=resamples, alternative=alternative, seed=seed)
-    say(f"sign-flip tests ({int(exact.sum())} exact, {int((~exact).sum())} with R = {resamples})")
-    mean_diff, ci_low, ci_high = mean_ci(d)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        mean_a = np.nanmean(a, axis=1)
-        mean_b = np.nanmean(b, axis=1)
-    if alternative == "two-sided":
-        statistic = np.abs(mean_diff)
-    else:
-        statistic = mean_diff if alternative == "greater" else -mean_diff
-
-    out = keys.copy()
+    out = _test_pairs(paired, resamples=resamples, alternative=alternative, seed=seed, say=say)
     out["time"] = checkpoint_times(sub, out)
-    out["n"] = n.astype(np.int64)
-    out["n_duplicates"] = duplicates.astype(np.int64)
-    out["mean_a"] = mean_a
-    out["mean_b"] = mean_b
-    out["mean_diff"] = mean_diff
-    out["ci_low"] = ci_low
-    out["ci_high"] = ci_high
-    out["cliffs_delta"] = cliffs_delta(a, b)
-    out["statistic"] = statistic
-    out["p_value"] = p
-    out["exact"] = exact
-    out["resamples"] = np.where(exact, 2.0**n, resamples).astype(np.int64)
-    out["alternative"] = alternative
-    out["p_holm"] = holm_by_group(p, out["family"].to_numpy())
-    out["family_size"] = out.groupby("family")["p_value"].transform("count").astype(np.int64)
-    out["significant"] = out["p_holm"].le(alpha).to_numpy()
-    up = np.array([higher_is_better(m) for m in out["metric"]])
-    a_better = np.where(up, mean_diff > 0, mean_diff < 0)
-    b_better = np.where(up, mean_diff < 0, mean_diff > 0)
-    sig = out["significant"].to_numpy()
-    out["result"] = np.select([sig & a_better, sig & b_better], ["better", "worse"], "n.s.")
-    out["better"] = np.select(
-        [sig & a_better, sig & b_better], [out["learner_a"], out["learner_b"]], ""
-    )
-    out["wilcoxon_p"] = wilcoxon_pvalues(d, alternative=alternative)
-    out["sign_p"] = sign_test_pvalues(d, alternative=alternative)
+    out = _judge(out, alpha)
     say("Holm, intervals, Cliff's delta, Wilcoxon and sign tests")
     out = label_checkpoints(out, chosen, TEST_COLUMNS)
-    out = note_empty_tests(
-        out,
-        table,
-        lambda r: (
-            f"no (seed, fold) pair where both {r['learner_a']} and {r['learner_b']} have "
-            f"a value of {r['metric']} (undefined there), no test"
-        ),
-    )
-    return sort_by_policy(
-        out,
-        [
-            "dataset",
-            "policy",
-            "estimator",
-            "metric",
-            "reference",
-            "checkpoint",
-            "at",
-            "learner_a",
-            "learner_b",
-        ],
-    )
+    out = note_empty_tests(out, table, _untested_pair_note)
+    return sort_by_policy(out, TEST_ORDER)

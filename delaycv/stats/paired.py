@@ -16,6 +16,7 @@ the earlier ones and are left out (:func:`replicate_seeds`, :func:`distinct_pair
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -45,14 +46,6 @@ def required_columns(metrics: str | Iterable[str]) -> list[str]:
     """The columns the tests of ``metrics`` cannot do without."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     return list(dict.fromkeys([*KEYS, "learner", *PAIR, "time", *metrics]))
-
-
-def _full_pair_grid(wide: pd.DataFrame) -> pd.DataFrame:
-    """Columns of ``wide`` (seed, fold) completed to every seed x every fold (missing ones NaN), in
-    seed-major order, so that the values reshape to (rows, seeds, folds)."""
-    seeds = sorted(wide.columns.unique(level=0))
-    folds = sorted(wide.columns.unique(level=1))
-    return wide.reindex(columns=pd.MultiIndex.from_product([seeds, folds], names=list(PAIR)))
 
 
 def replicate_seeds(values: Sequence[np.ndarray], seeds: int) -> np.ndarray:
@@ -93,6 +86,66 @@ def distinct_pairs(
     repeat = replicate_seeds([a, b], seeds)
     duplicates = (repeat & ~missing).sum(axis=1)
     return np.where(repeat, np.nan, a), np.where(repeat, np.nan, b), duplicates
+
+
+@dataclass(frozen=True)
+class PairedTable:
+    """Values of two sides paired by ``(seed, fold)``, one row per test.
+
+    ``rows``: the keys of each row (a frame, one column per index level of the ``a`` side);
+    ``a`` and ``b``: (rows, seeds * folds) float arrays, columns in seed-major (seed, fold) order,
+    NaN on both sides where either is missing and on the pairs of a seed that repeats an earlier
+    one (:func:`distinct_pairs`); ``duplicates``: per row, the pairs left out for repeating a seed;
+    ``seeds``: the number of seeds."""
+
+    rows: pd.DataFrame
+    a: np.ndarray
+    b: np.ndarray
+    duplicates: np.ndarray
+    seeds: int
+
+
+def paired_table(a: pd.DataFrame, b: pd.DataFrame, on: Sequence[str] | None = None) -> PairedTable:
+    """The one paired table of the learner tests, the bias tests and the policy contrasts.
+
+    Parameters
+    ----------
+    a, b : pandas.DataFrame
+        The two sides laid out wide, one column per (seed, fold) pair (as :func:`wide_by_pair`
+        gives them). Their columns are completed to every seed x every fold of either side
+        (missing pairs NaN), in seed-major order.
+    on : sequence of str, optional
+        The index levels of ``a`` that name the row of ``b`` each row of ``a`` is paired with
+        (``b`` is indexed by them, in that order). None (default): ``b`` is indexed like ``a``.
+
+    Returns
+    -------
+    PairedTable
+        One row per row of ``a``, sorted by its index; a row of ``a`` without a row of ``b`` has
+        no pair (all NaN).
+
+    Examples
+    --------
+    Two seeds whose values repeat each other count once:
+
+    >>> cols = pd.MultiIndex.from_product([[1, 2], [0, 1]], names=["seed", "fold"])
+    >>> a = pd.DataFrame([[0.8, 0.9, 0.8, 0.9]], index=pd.Index(["x"], name="k"), columns=cols)
+    >>> b = pd.DataFrame([[0.7, 0.7, 0.7, 0.7]], index=pd.Index(["x"], name="k"), columns=cols)
+    >>> t = paired_table(a, b)
+    >>> t.a.tolist(), t.b.tolist(), t.duplicates.tolist(), t.seeds
+    ([[0.8, 0.9, nan, nan]], [[0.7, 0.7, nan, nan]], [2], 2)
+    """
+    seeds = sorted(set(a.columns.unique(level=0)) | set(b.columns.unique(level=0)))
+    folds = sorted(set(a.columns.unique(level=1)) | set(b.columns.unique(level=1)))
+    grid = pd.MultiIndex.from_product([seeds, folds], names=list(PAIR))
+    a = a.reindex(columns=grid).sort_index()
+    rows = a.index.to_frame(index=False)
+    keys = a.index if on is None else pd.MultiIndex.from_frame(rows[list(on)])
+    b = b.reindex(columns=grid).reindex(keys)
+    values_a, values_b, duplicates = distinct_pairs(
+        a.to_numpy(np.float64), b.to_numpy(np.float64), len(seeds)
+    )
+    return PairedTable(rows, values_a, values_b, duplicates, len(seeds))
 
 
 def check_test_arguments(
