@@ -65,50 +65,111 @@ def _duplicates(values: Sequence, what: str) -> None:
         )
 
 
-def check_checkpoint_request(spec: str | int | Iterable[int] | Mapping[str, Sequence]):
-    """Check a request of :func:`choose_checkpoints` without a table (what the workflow's config
-    and ``delaycv compare --checkpoint`` can check before any work) and return it, a list of
-    checkpoint numbers as a list. Raises :class:`~delaycv.common.errors.DelaycvError` naming the key and
-    the value: an unknown word, a mapping with another key or an empty list, a position that is
-    not an integer >= 1, a fraction outside (0, 1], a time that is not a number, and a value listed
-    twice (``checkpoints.positions: duplicate value 1000 (2 times) (give each once)``)."""
-    if isinstance(spec, str):
-        if spec not in ("last", "all"):
+def _check_word(spec: str) -> str:
+    if spec not in ("last", "all"):
+        raise DelaycvError(
+            f"checkpoints {spec!r} is unknown (expected 'last', 'all', {{positions: [...]}}, "
+            "{fractions: [...]}, {times: [...]} or checkpoint numbers)"
+        )
+    return spec
+
+
+def _check_mapping(spec: Mapping[str, Sequence]) -> Mapping[str, Sequence]:
+    kinds = [k for k in REQUEST_KINDS if k in spec]
+    if not kinds or set(spec) - set(REQUEST_KINDS):
+        raise DelaycvError(
+            f"checkpoints {dict(spec)!r}: expected positions, fractions, times or several "
+            "of them (no other key)"
+        )
+    for kind in kinds:
+        if isinstance(spec[kind], str | bytes) or not list(spec[kind]):
+            raise DelaycvError(f"checkpoints.{kind} is empty (expected at least one value)")
+    for value in spec.get("positions", []):
+        if not is_number(value) or int(value) != value or value < 1:
             raise DelaycvError(
-                f"checkpoints {spec!r} is unknown (expected 'last', 'all', {{positions: [...]}}, "
-                "{fractions: [...]}, {times: [...]} or checkpoint numbers)"
+                f"checkpoint position {value!r} is not a stream position (an integer >= 1)"
             )
-        return spec
-    if isinstance(spec, Mapping):
-        kinds = [k for k in REQUEST_KINDS if k in spec]
-        if not kinds or set(spec) - set(REQUEST_KINDS):
-            raise DelaycvError(
-                f"checkpoints {dict(spec)!r}: expected positions, fractions, times or several "
-                "of them (no other key)"
-            )
-        for kind in kinds:
-            if isinstance(spec[kind], str | bytes) or not list(spec[kind]):
-                raise DelaycvError(f"checkpoints.{kind} is empty (expected at least one value)")
-        for value in spec.get("positions", []):
-            if not is_number(value) or int(value) != value or value < 1:
-                raise DelaycvError(
-                    f"checkpoint position {value!r} is not a stream position (an integer >= 1)"
-                )
-        for value in spec.get("fractions", []):
-            if not is_number(value) or not 0 < float(value) <= 1:
-                raise DelaycvError(f"checkpoint fraction {value!r} is not in (0, 1]")
-        for value in spec.get("times", []):
-            if not is_number(value) or not math.isfinite(float(value)):
-                raise DelaycvError(f"checkpoint time {value!r} is not a Unix time (seconds)")
-        for kind in kinds:
-            _duplicates(list(spec[kind]), f"checkpoints.{kind}")
-        return spec
+    for value in spec.get("fractions", []):
+        if not is_number(value) or not 0 < float(value) <= 1:
+            raise DelaycvError(f"checkpoint fraction {value!r} is not in (0, 1]")
+    for value in spec.get("times", []):
+        if not is_number(value) or not math.isfinite(float(value)):
+            raise DelaycvError(f"checkpoint time {value!r} is not a Unix time (seconds)")
+    for kind in kinds:
+        _duplicates(list(spec[kind]), f"checkpoints.{kind}")
+    return spec
+
+
+def _check_numbers(spec: int | Iterable[int]) -> list[int]:
     wanted = [spec] if isinstance(spec, int | np.integer) else list(spec)
     for value in wanted:
         if not is_number(value) or int(value) != value or value < 1:
             raise DelaycvError(f"checkpoint {value!r} is not a checkpoint number (an integer >= 1)")
     _duplicates(wanted, "checkpoints")
     return [int(c) for c in wanted]
+
+
+def check_checkpoint_request(spec: str | int | Iterable[int] | Mapping[str, Sequence]):
+    """Check a request of :func:`choose_checkpoints` without a table: the one check of a request,
+    for the workflow's config (``tests.checkpoints``), ``delaycv compare --checkpoint`` and
+    :func:`choose_checkpoints` itself.
+
+    Parameters
+    ----------
+    spec : str, int, iterable of int or mapping
+        ``"last"``, ``"all"``, a mapping with ``positions``, ``fractions`` and/or ``times``, or
+        checkpoint numbers (see :func:`choose_checkpoints`).
+
+    Returns
+    -------
+    str, mapping or list of int
+        ``spec`` as it was given; checkpoint numbers as a list of ints.
+
+    Raises
+    ------
+    DelaycvError
+        Naming the key and the value: an unknown word, a mapping with another key or an empty
+        list, a position that is not an integer >= 1, a fraction outside (0, 1], a time that is
+        not a number, a value listed twice
+        (``checkpoints.positions: duplicate value 1000 (2 times) (give each once)``).
+
+    Examples
+    --------
+    >>> check_checkpoint_request("last"), check_checkpoint_request(1000)
+    ('last', [1000])
+    >>> check_checkpoint_request({"fractions": [0.5, 0.5]})
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.DelaycvError: checkpoints.fractions: duplicate value 0.5 (2 times) (give each once)
+    """
+    if isinstance(spec, str):
+        return _check_word(spec)
+    if isinstance(spec, Mapping):
+        return _check_mapping(spec)
+    return _check_numbers(spec)
+
+
+def fraction_position(fraction: float, n: int) -> int:
+    """The stream position a fraction of a stream of ``n`` instances asks for: ``ceil(f * n)``,
+    at least 1, with ``f * n`` rounded to 9 decimals first (so that 0.3 * 1000 is 300, not 301).
+
+    Parameters
+    ----------
+    fraction : float
+        f, in (0, 1].
+    n : int
+        The stream's length.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> fraction_position(0.3, 1000), fraction_position(0.25, 10), fraction_position(0.001, 10)
+    (300, 3, 1)
+    """
+    return max(1, math.ceil(round(float(fraction) * n, 9)))
 
 
 def choose_checkpoints(
@@ -152,110 +213,128 @@ def choose_checkpoints(
     [1000, 1200]
     """
     spec = check_checkpoint_request(spec)
-    _require_columns(table, ["dataset", "checkpoint"], "the per-fold table")
-    times_wanted = isinstance(spec, Mapping) and "times" in spec
-    if times_wanted:
-        _require_columns(table, ["time"], "the per-fold table (checkpoints.times)")
-    present = table[["dataset", "checkpoint", *(["time"] if times_wanted else [])]]
-    present = present.drop_duplicates(["dataset", "checkpoint"])
-    by_dataset = {
-        d: g.sort_values("checkpoint", kind="stable")
-        for d, g in present.groupby("dataset", sort=True)
-    }
-    rows: list[tuple[str, str, int | None, str]] = []
-
-    def first_at_or_after(dataset: str, label: str, position: int, asked: str) -> None:
-        points = by_dataset[dataset]["checkpoint"].to_numpy(np.int64)
-        n = int(points[-1])
-        if position > n:
-            rows.append((dataset, label, None, f"{asked}: beyond the stream (n = {n}), no test"))
-            return
-        found = int(points[np.searchsorted(points, position)])
-        note = (
-            ""
-            if found == position
-            else f"{asked}, tested at checkpoint {found} (the next checkpoint)"
-        )
-        rows.append((dataset, label, found, note))
-
-    def last_at_or_before(dataset: str, label: str, when: float) -> None:
-        frame = by_dataset[dataset]
-        points = frame["checkpoint"].to_numpy(np.int64)
-        times = frame["time"].to_numpy(np.float64)
-        asked = f"requested time {describe_time(when)}"
-        if when < times.min():
-            rows.append(
-                (
-                    dataset,
-                    label,
-                    None,
-                    f"{asked}: before the stream (its first checkpoint, {int(points[0])}, is at "
-                    f"{describe_time(times.min())}), no test",
-                )
-            )
-            return
-        if when > times.max():
-            rows.append(
-                (
-                    dataset,
-                    label,
-                    None,
-                    f"{asked}: after the stream (its last checkpoint, {int(points[-1])}, is at "
-                    f"{describe_time(times.max())}), no test",
-                )
-            )
-            return
-        i = int(np.flatnonzero(times <= when)[-1])
-        note = (
-            ""
-            if times[i] == when
-            else f"{asked}, tested at checkpoint {int(points[i])} (at "
-            f"{describe_time(times[i])}, the last checkpoint before it)"
-        )
-        rows.append((dataset, label, int(points[i]), note))
-
+    by_dataset = _checkpoints_by_dataset(table, isinstance(spec, Mapping) and "times" in spec)
     if isinstance(spec, str):
-        for dataset, frame in by_dataset.items():
-            points = frame["checkpoint"].to_numpy(np.int64)
-            chosen = points[-1:] if spec == "last" else points
-            rows.extend((dataset, spec, int(c), "") for c in chosen)
+        rows = _whole_requests(by_dataset, spec)
     elif isinstance(spec, Mapping):
-        for dataset, frame in by_dataset.items():
-            n = int(frame["checkpoint"].max())
-            for value in spec.get("positions", []):
-                p = int(value)
-                first_at_or_after(dataset, f"position_{p}", p, f"requested position {p}")
-            for value in spec.get("fractions", []):
-                # rounded first, so that 0.3 * 1000 is 300, not 301
-                target = max(1, math.ceil(round(float(value) * n, 9)))
-                first_at_or_after(
-                    dataset,
-                    _fraction_label(value),
-                    target,
-                    f"requested fraction {float(value):g} = position {target} of {n}",
-                )
-            for value in spec.get("times", []):
-                when = float(value)
-                label = f"time_{int(when)}" if when.is_integer() else f"time_{when}"
-                last_at_or_before(dataset, label, when)
+        rows = _mapping_requests(by_dataset, spec)
     else:
-        for dataset, frame in by_dataset.items():
-            points = set(frame["checkpoint"].astype(np.int64).tolist())
-            for c in spec:
-                if c in points:
-                    rows.append((dataset, f"checkpoint_{c}", c, ""))
-                else:
-                    rows.append(
-                        (
-                            dataset,
-                            f"checkpoint_{c}",
-                            None,
-                            f"requested checkpoint {c}: not a checkpoint of the table, no test",
-                        )
-                    )
+        rows = _exact_requests(by_dataset, spec)
     out = pd.DataFrame(rows, columns=CHOSEN_COLUMNS)
     out["checkpoint"] = out["checkpoint"].astype("Int64")
     return out
+
+
+#: One row of :func:`choose_checkpoints`: (dataset, at, checkpoint or None, note).
+_Row = tuple[str, str, "int | None", str]
+
+
+def _checkpoints_by_dataset(table: pd.DataFrame, times: bool) -> dict[str, pd.DataFrame]:
+    """Dataset -> its distinct checkpoints (and their ``time`` when ``times``), in order."""
+    _require_columns(table, ["dataset", "checkpoint"], "the per-fold table")
+    if times:
+        _require_columns(table, ["time"], "the per-fold table (checkpoints.times)")
+    present = table[["dataset", "checkpoint", *(["time"] if times else [])]]
+    present = present.drop_duplicates(["dataset", "checkpoint"])
+    return {
+        d: g.sort_values("checkpoint", kind="stable")
+        for d, g in present.groupby("dataset", sort=True)
+    }
+
+
+def _first_at_or_after(frame: pd.DataFrame, dataset: str, label: str, position: int, asked: str):
+    """The row of a requested position: the first checkpoint at or after it, if any."""
+    points = frame["checkpoint"].to_numpy(np.int64)
+    n = int(points[-1])
+    if position > n:
+        return (dataset, label, None, f"{asked}: beyond the stream (n = {n}), no test")
+    found = int(points[np.searchsorted(points, position)])
+    note = (
+        "" if found == position else f"{asked}, tested at checkpoint {found} (the next checkpoint)"
+    )
+    return (dataset, label, found, note)
+
+
+def _last_at_or_before(frame: pd.DataFrame, dataset: str, label: str, when: float):
+    """The row of a requested time: the last checkpoint at or before it, if any."""
+    points = frame["checkpoint"].to_numpy(np.int64)
+    times = frame["time"].to_numpy(np.float64)
+    asked = f"requested time {describe_time(when)}"
+    if when < times.min():
+        return (
+            dataset,
+            label,
+            None,
+            f"{asked}: before the stream (its first checkpoint, {int(points[0])}, is at "
+            f"{describe_time(times.min())}), no test",
+        )
+    if when > times.max():
+        return (
+            dataset,
+            label,
+            None,
+            f"{asked}: after the stream (its last checkpoint, {int(points[-1])}, is at "
+            f"{describe_time(times.max())}), no test",
+        )
+    i = int(np.flatnonzero(times <= when)[-1])
+    note = (
+        ""
+        if times[i] == when
+        else f"{asked}, tested at checkpoint {int(points[i])} (at "
+        f"{describe_time(times[i])}, the last checkpoint before it)"
+    )
+    return (dataset, label, int(points[i]), note)
+
+
+def _whole_requests(by_dataset: dict[str, pd.DataFrame], spec: str) -> list[_Row]:
+    """The rows of ``"last"`` (the last checkpoint of each dataset) or ``"all"``."""
+    rows = []
+    for dataset, frame in by_dataset.items():
+        points = frame["checkpoint"].to_numpy(np.int64)
+        chosen = points[-1:] if spec == "last" else points
+        rows.extend((dataset, spec, int(c), "") for c in chosen)
+    return rows
+
+
+def _mapping_requests(by_dataset: dict[str, pd.DataFrame], spec: Mapping) -> list[_Row]:
+    """The rows of positions, then fractions (:func:`fraction_position`), then times."""
+    rows = []
+    for dataset, frame in by_dataset.items():
+        n = int(frame["checkpoint"].max())
+        for value in spec.get("positions", []):
+            p = int(value)
+            rows.append(
+                _first_at_or_after(frame, dataset, f"position_{p}", p, f"requested position {p}")
+            )
+        for value in spec.get("fractions", []):
+            target = fraction_position(value, n)
+            asked = f"requested fraction {float(value):g} = position {target} of {n}"
+            rows.append(_first_at_or_after(frame, dataset, _fraction_label(value), target, asked))
+        for value in spec.get("times", []):
+            when = float(value)
+            label = f"time_{int(when)}" if when.is_integer() else f"time_{when}"
+            rows.append(_last_at_or_before(frame, dataset, label, when))
+    return rows
+
+
+def _exact_requests(by_dataset: dict[str, pd.DataFrame], spec: list[int]) -> list[_Row]:
+    """The rows of exact checkpoint numbers (no checkpoint where a dataset lacks one)."""
+    rows = []
+    for dataset, frame in by_dataset.items():
+        points = set(frame["checkpoint"].astype(np.int64).tolist())
+        for c in spec:
+            if c in points:
+                rows.append((dataset, f"checkpoint_{c}", c, ""))
+            else:
+                rows.append(
+                    (
+                        dataset,
+                        f"checkpoint_{c}",
+                        None,
+                        f"requested checkpoint {c}: not a checkpoint of the table, no test",
+                    )
+                )
+    return rows
 
 
 def at_checkpoints(table: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
@@ -379,25 +458,6 @@ def untested_notes(frame: pd.DataFrame) -> list[tuple[str, int]]:
     rows = frame[frame["checkpoint"].notna() & frame["n"].eq(0)]
     counts = rows["note"].fillna("").astype(str).value_counts(sort=False)
     return [(note, int(count)) for note, count in counts.items() if note]
-
-
-def select_checkpoints(table: pd.DataFrame, checkpoints: str | int | Iterable[int]) -> pd.DataFrame:
-    """Rows at ``"all"`` checkpoints, the ``"last"`` one per dataset, or the given positions."""
-    if isinstance(checkpoints, str):
-        if checkpoints == "all":
-            return table
-        if checkpoints == "last":
-            last = table["dataset"].map(last_checkpoints(table))
-            return table[table["checkpoint"] == last]
-        raise DelaycvError(
-            f"checkpoints {checkpoints!r} is unknown (expected 'all', 'last' or positions)"
-        )
-    wanted = (
-        [int(checkpoints)]
-        if isinstance(checkpoints, int | np.integer)
-        else [int(c) for c in checkpoints]
-    )
-    return table[table["checkpoint"].isin(wanted)]
 
 
 def checkpoint_times(table: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray:

@@ -52,7 +52,7 @@ from delaycv.stats.checkpoints import (
 )
 from delaycv.stats.companions import cliffs_delta, holm_by_group, mean_ci
 from delaycv.stats.frames import _stage_clock
-from delaycv.stats.paired import check_test_arguments, paired_table, wide_by_pair
+from delaycv.stats.paired import PairedTable, check_test_arguments, paired_table, wide_by_pair
 from delaycv.stats.permutation import sign_flip_pvalues
 
 #: The reference policy of the contrasts when the study has it (workflow key ``contrasts``).
@@ -139,20 +139,15 @@ def policy_contrasts(
     """
     say = _stage_clock(progress)
     metrics = check_test_arguments(table, metrics, references, alpha, verb="contrast")
-    policies = list(dict.fromkeys(table["policy"]))
-    if reference_policy not in policies:
-        raise DelaycvError(
-            f"no policy named {reference_policy!r} to contrast the policies with "
-            f"(the table's policies: {', '.join(map(str, policies)) or 'none'})"
-        )
+    policies = _check_reference_policy(table, reference_policy)
     chosen = choose_checkpoints(table, checkpoints)
     sub = at_checkpoints(table, chosen)
     base = sub[(sub["policy"] == reference_policy) & (sub["reference"] == "true")]
     others = sub[(sub["policy"] != reference_policy) & sub["reference"].isin(list(references))]
-    empty = pd.DataFrame(
-        {c: pd.Series(dtype=object) for c in CONTRAST_COLUMNS if c not in ("at", "note")}
-    )
     if others.empty:
+        empty = pd.DataFrame(
+            {c: pd.Series(dtype=object) for c in CONTRAST_COLUMNS if c not in ("at", "note")}
+        )
         return label_checkpoints(empty, chosen, CONTRAST_COLUMNS)
     if base.empty:
         raise InputError(
@@ -161,32 +156,60 @@ def policy_contrasts(
             location="column reference",
             expected=f"rows of policy {reference_policy!r} with reference 'true'",
         )
-
     shared = ["dataset", "learner", "estimator", "checkpoint"]
     pairs = paired_table(
         _wide(others, [*shared, "reference", "policy"], metrics),
         _wide(base, shared, metrics),
         on=[*shared, "metric"],
     )
-    rows, a, b, duplicates = pairs.rows, pairs.a, pairs.b, pairs.duplicates
-    d = a - b
     say(
-        f"{len(rows)} contrasts against {reference_policy} x {d.shape[1]} (seed, fold) columns; "
-        f"{int(duplicates.sum())} duplicate pairs of repeated seeds left out"
+        f"{len(pairs.rows)} contrasts against {reference_policy} x {pairs.a.shape[1]} (seed, fold) "
+        f"columns; {int(pairs.duplicates.sum())} duplicate pairs of repeated seeds left out"
     )
+    out = _contrast_rows(pairs, reference_policy, resamples=resamples, seed=seed, alpha=alpha)
+    out["time"] = checkpoint_times(sub, out)
+    say("means, intervals, validity, Holm and Cliff's delta")
+    out = label_checkpoints(out, chosen, CONTRAST_COLUMNS)
+    out = note_empty_tests(
+        out,
+        table,
+        _untested_contrast_note,
+        policies=lambda r: [r["policy"], r["reference_policy"]],
+    )
+    return _sort_contrasts(out, metrics, policies)
 
+
+def _check_reference_policy(table: pd.DataFrame, reference_policy: str) -> list[str]:
+    """The table's policies (in order of appearance), after checking that ``reference_policy``
+    is one of them."""
+    policies = list(dict.fromkeys(table["policy"]))
+    if reference_policy not in policies:
+        raise DelaycvError(
+            f"no policy named {reference_policy!r} to contrast the policies with "
+            f"(the table's policies: {', '.join(map(str, policies)) or 'none'})"
+        )
+    return policies
+
+
+def _contrast_rows(
+    pairs: PairedTable, reference_policy: str, *, resamples: int, seed: int, alpha: float
+) -> pd.DataFrame:
+    """One contrast per row of ``pairs`` (P's values against R's): the means, the difference
+    with its interval, validity, Cliff's delta, the sign-flip test and Holm over the policies
+    of each family (:data:`FAMILY`)."""
+    a, b = pairs.a, pairs.b
+    d = a - b
     p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
     difference, low, high = mean_ci(d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         mean_policy = np.nanmean(a, axis=1)
         mean_reference = np.nanmean(b, axis=1)
-    out = rows
+    out = pairs.rows
     out["contrast"] = [contrast_label(r, reference_policy) for r in out["reference"]]
-    out["time"] = checkpoint_times(sub, out)
     out["reference_policy"] = reference_policy
     out["n"] = n.astype(np.int64)
-    out["n_duplicates"] = duplicates.astype(np.int64)
+    out["n_duplicates"] = pairs.duplicates.astype(np.int64)
     out["mean_policy"] = mean_policy
     out["mean_reference_policy"] = mean_reference
     out["difference"] = difference
@@ -203,18 +226,20 @@ def policy_contrasts(
         pd.Series(p).notna().groupby(family).transform("sum").to_numpy().astype(np.int64)
     )
     out["significant"] = out["p_holm"].le(alpha).to_numpy()
-    say("means, intervals, validity, Holm and Cliff's delta")
-    out = label_checkpoints(out, chosen, CONTRAST_COLUMNS)
-    out = note_empty_tests(
-        out,
-        table,
-        lambda r: (
-            f"no (seed, fold) pair where both {r['policy']} and {r['reference_policy']} "
-            f"have a value of {r['metric']} (undefined there), no test"
-        ),
-        policies=lambda r: [r["policy"], r["reference_policy"]],
+    return out
+
+
+def _untested_contrast_note(row: pd.Series) -> str:
+    """The note of a contrast with no pair where both policies have a value."""
+    return (
+        f"no (seed, fold) pair where both {row['policy']} and {row['reference_policy']} "
+        f"have a value of {row['metric']} (undefined there), no test"
     )
-    # metrics as requested, policies in reading order (preset, then windows as durations)
+
+
+def _sort_contrasts(out: pd.DataFrame, metrics: Sequence[str], policies: Sequence[str]):
+    """Rows by dataset, metric (as requested), reference, estimator, learner, checkpoint, ``at``,
+    then policies in reading order (preset, then windows as durations)."""
     metric_rank = {m: i for i, m in enumerate(metrics)}
     policy_rank = policy_ranks([*policies, *out["policy"].astype(str)])
     keys = [

@@ -284,6 +284,87 @@ class Rankings:
         return _result(core, names, range(int(first["n"])), self.alpha, up)
 
 
+def _add_absent(
+    friedman: _Columns,
+    sk: _Columns,
+    rows: pd.DataFrame,
+    family: dict,
+    absent: Sequence[str],
+    k: int,
+    n: int,
+    version: str,
+) -> None:
+    """The rows of the treatments of ``family`` with no value at any dataset (not ranked), each
+    with the reason (:func:`_absent_note`); ``k`` treatments are ranked over ``n`` datasets."""
+    note = _absent_notes(rows, family, absent, "dataset")
+    friedman.add(
+        family,
+        len(absent),
+        treatment=absent,
+        mean_rank=np.nan,
+        rank=pd.NA,
+        mean=np.nan,
+        k=k,
+        n=n,
+        statistic=np.nan,
+        p_value=np.nan,
+        cd=np.nan,
+        note=note,
+    )
+    _add_sk(sk, family, absent, np.full((0, len(absent)), np.nan), version, note)
+
+
+def _add_friedman(
+    friedman: _Columns,
+    nemenyi: _Columns,
+    family: dict,
+    blocks,
+    treatments: list[str],
+    matrix: np.ndarray,
+    alpha: float,
+) -> str:
+    """The Friedman rows of one family (best mean rank first) and, when it is tested, its
+    Nemenyi rows; returns the family's note (why it has no test, ``""`` when tested)."""
+    up = higher_is_better(family["metric"])
+    k = len(treatments)
+    note = _missing_note(matrix, blocks, treatments, "dataset")
+    complete = matrix[~np.isnan(matrix).any(axis=1)] if note else matrix
+    core = _friedman_core(complete, alpha, up)
+    note = note or core["note"]
+    with np.errstate(all="ignore"):
+        means = np.nanmean(matrix, axis=0) if len(matrix) else np.full(k, np.nan)
+    mean_rank = core["mean_ranks"]
+    order = np.lexsort((np.asarray(treatments, dtype=object), mean_rank))
+    rank = pd.Series(mean_rank).rank(method="min").to_numpy()
+    tested = not note
+    friedman.add(
+        family,
+        k,
+        treatment=[treatments[i] for i in order],
+        mean_rank=mean_rank[order],
+        rank=[int(x) if math.isfinite(x) else pd.NA for x in rank[order]],
+        mean=means[order],
+        k=k,
+        n=len(blocks),
+        statistic=core["statistic"] if tested else math.nan,
+        p_value=core["p_value"] if tested else math.nan,
+        cd=core["cd"] if tested else math.nan,
+        note=note,
+    )
+    if tested:
+        i, j = np.triu_indices(k, 1)
+        p = core["nemenyi"][i, j]
+        nemenyi.add(
+            family,
+            len(i),
+            treatment_a=[treatments[x] for x in i],
+            treatment_b=[treatments[x] for x in j],
+            p_value=p,
+            significant=p <= alpha,
+        )
+    return note
+
+
 def rank_across(
     table: pd.DataFrame,
     metrics: str | Iterable[str],
@@ -321,61 +402,12 @@ def rank_across(
             rows, metrics, r, (), ["dataset"]
         ):
             if absent:  # not ranked, not lost: a row each with the reason
-                note = _absent_notes(rows, family, absent, "dataset")
-                friedman.add(
-                    family,
-                    len(absent),
-                    treatment=absent,
-                    mean_rank=np.nan,
-                    rank=pd.NA,
-                    mean=np.nan,
-                    k=len(treatments),
-                    n=len(blocks),
-                    statistic=np.nan,
-                    p_value=np.nan,
-                    cd=np.nan,
-                    note=note,
+                _add_absent(
+                    friedman, sk, rows, family, absent, len(treatments), len(blocks), version
                 )
-                _add_sk(sk, family, absent, np.full((0, len(absent)), np.nan), version, note)
             if not treatments:
                 continue
-            up = higher_is_better(family["metric"])
-            k = len(treatments)
-            note = _missing_note(matrix, blocks, treatments, "dataset")
-            complete = matrix[~np.isnan(matrix).any(axis=1)] if note else matrix
-            core = _friedman_core(complete, alpha, up)
-            note = note or core["note"]
-            with np.errstate(all="ignore"):
-                means = np.nanmean(matrix, axis=0) if len(matrix) else np.full(k, np.nan)
-            mean_rank = core["mean_ranks"]
-            order = np.lexsort((np.asarray(treatments, dtype=object), mean_rank))
-            rank = pd.Series(mean_rank).rank(method="min").to_numpy()
-            tested = not note
-            friedman.add(
-                family,
-                k,
-                treatment=[treatments[i] for i in order],
-                mean_rank=mean_rank[order],
-                rank=[int(x) if math.isfinite(x) else pd.NA for x in rank[order]],
-                mean=means[order],
-                k=k,
-                n=len(blocks),
-                statistic=core["statistic"] if tested else math.nan,
-                p_value=core["p_value"] if tested else math.nan,
-                cd=core["cd"] if tested else math.nan,
-                note=note,
-            )
-            if tested:
-                i, j = np.triu_indices(k, 1)
-                p = core["nemenyi"][i, j]
-                nemenyi.add(
-                    family,
-                    len(i),
-                    treatment_a=[treatments[x] for x in i],
-                    treatment_b=[treatments[x] for x in j],
-                    p_value=p,
-                    significant=p <= alpha,
-                )
+            note = _add_friedman(friedman, nemenyi, family, blocks, treatments, matrix, alpha)
             _add_sk(sk, family, treatments, matrix, version, note)
     return Rankings(
         sort_families(friedman.frame(["k", "n", "rank"])),
