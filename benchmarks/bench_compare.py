@@ -1,4 +1,4 @@
-"""Speed of delaycv.stats.compare.run_tests, against per-test scipy.stats.permutation_test in the same run,
+"""Speed of delaycv.stats.learner_tests.run_tests, against per-test scipy.stats.permutation_test in the same run,
 and the rejection rate of the permutation test under H0 with random sign flips.
 
 Issue 5: all pairwise tests of 10 learners x 50 checkpoints x 10 folds, R = 5,000, in under 30 s.
@@ -18,7 +18,8 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from test_compare_tables import fold_table  # noqa: E402
 
-from delaycv.stats import compare  # noqa: E402
+from delaycv.stats.learner_tests import run_tests  # noqa: E402
+from delaycv.stats.permutation import sign_flip_pvalues  # noqa: E402
 
 
 def scipy_one(a, b, resamples, seed):
@@ -39,9 +40,7 @@ def speed(seeds: tuple[int, ...]) -> None:
         learners=learners, policies={"hitl_7d_90d": 0.03}, seeds=seeds, folds=10, checkpoints=50
     )
     start = time.perf_counter()
-    out = compare.run_tests(
-        table, metrics=["accuracy"], references=["true"], resamples=5000, seed=1
-    )
+    out = run_tests(table, metrics=["accuracy"], references=["true"], resamples=5000, seed=1)
     vectorised = time.perf_counter() - start
     n_tests = len(out)
     # baseline: scipy per test, on a sample of the same tests, extrapolated
@@ -72,7 +71,7 @@ def size_under_h0(comparisons: int = 2000, n: int = 20, resamples: int = 5000) -
     rng = np.random.default_rng(99)
     d = rng.standard_t(3, size=(comparisons, n)) * 0.02  # symmetric about 0, heavy tails
     start = time.perf_counter()
-    p, _, exact = compare.sign_flip_pvalues(d, resamples=resamples, seed=7)
+    p, _, exact = sign_flip_pvalues(d, resamples=resamples, seed=7)
     took = time.perf_counter() - start
     rate = float(np.mean(p <= 0.05))
     se = np.sqrt(0.05 * 0.95 / comparisons)

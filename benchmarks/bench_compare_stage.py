@@ -125,8 +125,10 @@ def child(path: str, stage: bool) -> None:
     print one JSON line of timings and the peak RSS."""
     start = time.perf_counter()
     from delaycv.common.atomic import atomic_path
-    from delaycv.stats import compare, ranking
+    from delaycv.stats.bias import bias_tests
     from delaycv.stats.contrasts import policy_contrasts
+    from delaycv.stats.families import FAMILY, rank_across, rank_within
+    from delaycv.stats.learner_tests import run_tests
     from delaycv.tables.results import read_table
 
     imported = time.perf_counter()
@@ -136,13 +138,13 @@ def child(path: str, stage: bool) -> None:
     if stage:
         common = {k: TESTS[k] for k in ("metrics", "references", "resamples", "alpha", "seed")}
         t = time.perf_counter()
-        strip = compare.run_tests(table, checkpoints="all", **common)
+        strip = run_tests(table, checkpoints="all", **common)
         timings["strip"] = time.perf_counter() - t
         t = time.perf_counter()
-        tests = compare.run_tests(table, checkpoints=TESTS["checkpoints"], **common)
+        tests = run_tests(table, checkpoints=TESTS["checkpoints"], **common)
         timings["tests"] = time.perf_counter() - t
         t = time.perf_counter()
-        bias = compare.bias_tests(
+        bias = bias_tests(
             table, metrics=TESTS["metrics"], resamples=TESTS["resamples"], seed=TESTS["seed"]
         )
         timings["bias"] = time.perf_counter() - t
@@ -155,13 +157,13 @@ def child(path: str, stage: bool) -> None:
         rows, several = ranking_rows(table)
         timings["ranking_rows"] = time.perf_counter() - t
         t = time.perf_counter()
-        across = ranking.rank_across(rows, TESTS["metrics"], alpha=TESTS["alpha"])
+        across = rank_across(rows, TESTS["metrics"], alpha=TESTS["alpha"])
         timings["across"] = time.perf_counter() - t
         t = time.perf_counter()
-        within = ranking.rank_within(rows, TESTS["metrics"])
+        within = rank_within(rows, TESTS["metrics"])
         timings["within"] = time.perf_counter() - t
         t = time.perf_counter()
-        across8 = ranking.rank_across(several, TESTS["metrics"], alpha=TESTS["alpha"])
+        across8 = rank_across(several, TESTS["metrics"], alpha=TESTS["alpha"])
         timings["across8"] = time.perf_counter() - t
         t = time.perf_counter()
         with tempfile.TemporaryDirectory() as out:
@@ -188,9 +190,7 @@ def child(path: str, stage: bool) -> None:
             "families": len(across.families()),
             "within": len(within),
             "families8": len(across8.families()),
-            "tested8": int(
-                (across8.friedman.drop_duplicates(list(ranking.FAMILY))["note"] == "").sum()
-            ),
+            "tested8": int((across8.friedman.drop_duplicates(list(FAMILY))["note"] == "").sum()),
             "n": sorted(set(strip["n"].tolist())),
             "n_duplicates": sorted(set(strip["n_duplicates"].tolist())),
             "exact": int(strip["exact"].sum()),
@@ -202,10 +202,10 @@ def child(path: str, stage: bool) -> None:
 def ranking_rows(table: pd.DataFrame, copies: int = 8) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The rows the rankings rule ranks (references of the tests, chosen checkpoints, ``at``), and
     a table of ``copies`` datasets made of them (metric values shifted per dataset, seeded)."""
-    from delaycv.stats import compare
+    from delaycv.stats.checkpoints import choose_checkpoints
 
     table = table[table["reference"].isin(TESTS["references"])]
-    chosen = compare.choose_checkpoints(table, TESTS["checkpoints"])
+    chosen = choose_checkpoints(table, TESTS["checkpoints"])
     found = chosen.dropna(subset=["checkpoint"]).astype({"checkpoint": "int64"})
     rows = table.merge(found[["dataset", "checkpoint", "at"]], on=["dataset", "checkpoint"])
     rng = np.random.default_rng(0)
@@ -245,26 +245,26 @@ def old_wilcoxon(values: np.ndarray) -> np.ndarray:
 
 def strip_differences(table: pd.DataFrame) -> np.ndarray:
     """The strip's differences d = a - b (rows: tests, columns: the pairs each test uses)."""
-    from delaycv.stats import compare
+    from delaycv.stats.learner_tests import _learner_pairs
 
     sub = table[table["reference"].isin(TESTS["references"])]
-    _, a, b, seeds = compare._learner_pairs(sub, TESTS["metrics"])
-    repeat = compare.replicate_seeds([a, b], seeds)
-    return np.where(repeat, np.nan, a - b)
+    paired = _learner_pairs(sub, TESTS["metrics"])  # repeated seeds' pairs are NaN
+    return paired.a - paired.b
 
 
 def baseline(table: pd.DataFrame, sample: int = 6) -> tuple[float, float, int, int]:
     """(new Wilcoxon column in s, old one extrapolated in s, rows, sampled rows) on the strip."""
-    from delaycv.stats import compare
+    from delaycv.stats.companions import wilcoxon_pvalues
+    from delaycv.stats.permutation import _by_valid_count
 
     d = strip_differences(table)
     start = time.perf_counter()
-    compare.wilcoxon_pvalues(d)
+    wilcoxon_pvalues(d)
     new = time.perf_counter() - start
     rng = np.random.default_rng(0)
     old = 0.0
     sampled = 0
-    for _, rows, values in compare._by_valid_count(d):
+    for _, rows, values in _by_valid_count(d):
         if values.shape[1] == 0:
             continue
         tie_or_zero = (values == 0).any(axis=1) | np.array(

@@ -98,7 +98,7 @@ def settings_blocks(
 def naming_table(study: pd.DataFrame, out: Path) -> str:
     """Per metric, on the study's own validity: how many settings' ``np`` groups R's ScottKnottESD
     3.0.0 would print differently from the partition's order (R names the groups in mean order,
-    the partition is in median order: delaycv.stats.ranking.r_np_group_names). The per-setting table
+    the partition is in median order: delaycv.stats.scott_knott.r_np_group_names). The per-setting table
     goes to ``out/sk_naming.csv``."""
     named = rep.validity_r_naming(study)
     named.to_csv(out / "sk_naming.csv", index=False)

@@ -26,7 +26,7 @@ one_line_errors("figures")  # an error: one line in this job's log, exit 2
 from delaycv.common.atomic import atomic_dir  # noqa: E402
 from delaycv.figures.contrasts import draw_contrast_figures  # noqa: E402
 from delaycv.figures.plots import draw_figures  # noqa: E402
-from delaycv.stats.compare import table_columns  # noqa: E402
+from delaycv.stats.paired import table_columns  # noqa: E402
 from delaycv.tables.results import read_table  # noqa: E402
 
 settings = json.loads(snakemake.params.figures)

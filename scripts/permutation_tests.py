@@ -26,8 +26,11 @@ one_line_errors("permutation_tests")  # an error: one line in this job's log, ex
 import pandas as pd  # noqa: E402
 
 from delaycv.common.atomic import atomic_path  # noqa: E402
-from delaycv.stats import compare  # noqa: E402
+from delaycv.stats.bias import bias_tests  # noqa: E402
+from delaycv.stats.checkpoints import choose_checkpoints, untested_notes  # noqa: E402
 from delaycv.stats.contrasts import policy_contrasts  # noqa: E402
+from delaycv.stats.learner_tests import run_tests  # noqa: E402
+from delaycv.stats.paired import table_columns  # noqa: E402
 from delaycv.study.report import bias_html, contrasts_html, tests_html  # noqa: E402
 from delaycv.tables.results import read_table  # noqa: E402
 
@@ -39,7 +42,7 @@ def log(message: str) -> None:
 
 
 settings = json.loads(snakemake.params.tests)
-table = read_table(snakemake.input.merged, compare.table_columns(settings["metrics"]))
+table = read_table(snakemake.input.merged, table_columns(settings["metrics"]))
 log(f"read {snakemake.input.merged}: {len(table)} rows")
 common = {
     "metrics": settings["metrics"],
@@ -49,9 +52,9 @@ common = {
     "seed": settings["seed"],
 }
 log(f"strip: tests of {', '.join(settings['metrics'])} at every checkpoint")
-strip = compare.run_tests(table, checkpoints="all", progress=lambda m: log(f"strip: {m}"), **common)
+strip = run_tests(table, checkpoints="all", progress=lambda m: log(f"strip: {m}"), **common)
 checkpoints = settings["checkpoints"]
-for row in compare.choose_checkpoints(table, checkpoints).itertuples():
+for row in choose_checkpoints(table, checkpoints).itertuples():
     if row.note:
         what = "a row with no test" if pd.isna(row.checkpoint) else "noted in the tables"
         log(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} ({what})")
@@ -59,11 +62,11 @@ if checkpoints == "all":
     tests = strip
 else:
     log(f"tests: at checkpoints {checkpoints}")
-    tests = compare.run_tests(
+    tests = run_tests(
         table, checkpoints=checkpoints, progress=lambda m: log(f"tests: {m}"), **common
     )
 log(f"bias: observed against true labels at checkpoints {checkpoints}")
-bias = compare.bias_tests(
+bias = bias_tests(
     table,
     metrics=settings["metrics"],
     resamples=settings["resamples"],
@@ -132,7 +135,7 @@ untested = [("tests", tests), ("bias", bias)] + (
     [("contrasts", contrasts)] if contrasts is not None else []
 )
 for name, frame in untested:  # a test with no value: a row with a note (the job goes on)
-    for note, count in compare.untested_notes(frame):
+    for note, count in untested_notes(frame):
         log(f"{name}: {count} rows without a test: {note}")
 significant = int(tests["significant"].sum()) if len(tests) else 0
 log(

@@ -33,7 +33,9 @@ import pandas as pd  # noqa: E402
 
 from delaycv.common.atomic import atomic_dir, atomic_path  # noqa: E402
 from delaycv.figures.rankings import draw_ranking_figures  # noqa: E402
-from delaycv.stats import compare, ranking  # noqa: E402
+from delaycv.stats.checkpoints import choose_checkpoints  # noqa: E402
+from delaycv.stats.families import FAMILY, rank_across, rank_within  # noqa: E402
+from delaycv.stats.paired import table_columns  # noqa: E402
 from delaycv.study.report import rankings_html  # noqa: E402
 from delaycv.tables.results import read_table, write_table  # noqa: E402
 
@@ -49,12 +51,12 @@ tests = settings["tests"]
 figures = settings["figures"]
 figure_metrics = [figures["metric"]] if isinstance(figures["metric"], str) else figures["metric"]
 metrics = list(dict.fromkeys([*tests["metrics"], *figure_metrics]))
-columns = compare.table_columns(metrics)
+columns = table_columns(metrics)
 pieces = []
 for path in snakemake.input.merged:
     table = read_table(path, columns)
     table = table[table["reference"].isin(tests["references"])]
-    chosen = compare.choose_checkpoints(table, tests["checkpoints"])
+    chosen = choose_checkpoints(table, tests["checkpoints"])
     for row in chosen[chosen["note"] != ""].itertuples():
         what = "not ranked" if pd.isna(row.checkpoint) else "ranked there"
         log(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} ({what})")
@@ -67,9 +69,9 @@ for path in snakemake.input.merged:
 rows = pd.concat(pieces, ignore_index=True)
 version = settings["version"]
 log(f"across datasets: Friedman/Nemenyi and Scott-Knott ESD ({version}) of {', '.join(metrics)}")
-across = ranking.rank_across(rows, metrics, version=version, alpha=tests["alpha"])
+across = rank_across(rows, metrics, version=version, alpha=tests["alpha"])
 log(f"within datasets: Scott-Knott ESD ({version}) over the (seed, fold) pairs")
-within = ranking.rank_within(rows, metrics, version=version)
+within = rank_within(rows, metrics, version=version)
 output = snakemake.output
 for frame, parquet, csv in (
     (across.friedman, output.friedman, output.friedman_csv),
@@ -114,7 +116,7 @@ with atomic_dir(output.figures) as tmp:
             formats=figures["formats"],
             dpi=figures["dpi"],
         )
-families = across.friedman.groupby(list(ranking.FAMILY), sort=False)["note"]
+families = across.friedman.groupby(list(FAMILY), sort=False)["note"]
 tested = int(families.agg(lambda notes: bool((notes == "").any())).sum())
 unranked = across.friedman[across.friedman["note"].str.endswith("not ranked")]
 for note, count in unranked["note"].value_counts(sort=False).items():

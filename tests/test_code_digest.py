@@ -147,13 +147,13 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
     assert changed("engine/_loop.pyx") == {"evaluate"}
     assert changed("metrics/_effort_loop.pyx") == {"evaluate"}
     assert changed("metrics/effort.py") == {"evaluate"}
-    # the tables and figures read policies' windows with delaycv.protocol.policies (compare.policy_windows)
+    # the tables and figures read policies' windows with delaycv.protocol.policies (protocol.policy_windows)
     assert changed("protocol/policies.py") == {"evaluate", "compare", "plots", "rankings"}
     assert changed("figures/plots.py") == {"plots", "rankings"}  # the rankings' figures
-    assert changed("stats/ranking.py") == {"rankings"}
+    assert changed("stats/families.py") == {"rankings"}
     assert changed("figures/rankings.py") == {"rankings"}
-    assert "compare" in changed("stats/compare.py") and "evaluate" not in changed(
-        "stats/compare.py"
+    assert "compare" in changed("stats/checkpoints.py") and "evaluate" not in changed(
+        "stats/checkpoints.py"
     )
     assert "convert" in changed("data/synthetic.py") and "evaluate" not in changed(
         "data/synthetic.py"
@@ -257,8 +257,8 @@ def test_a_docstring_of_a_function_in_the_engine_changes_nothing(package):
     [
         ("engine/run.py", "\n_CHANGED = 1\n", {"evaluate"}),
         ("figures/plots.py", "\n_CHANGED = 1\n", {"plots", "rankings"}),  # rankings' figures
-        ("stats/compare.py", "\n_CHANGED = 1\n", {"compare", "plots", "rankings"}),
-        ("stats/ranking.py", "\n_CHANGED = 1\n", {"rankings"}),
+        ("stats/checkpoints.py", "\n_CHANGED = 1\n", {"compare", "plots", "rankings"}),
+        ("stats/families.py", "\n_CHANGED = 1\n", {"rankings"}),
         ("figures/rankings.py", "\n_CHANGED = 1\n", {"rankings"}),
         ("stats/contrasts.py", "\n_CHANGED = 1\n", {"compare"}),
         ("figures/contrasts.py", "\n_CHANGED = 1\n", {"plots"}),

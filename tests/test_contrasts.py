@@ -1,4 +1,4 @@
-"""Policy contrasts (delaycv.stats.contrasts) and the checkpoints studies choose (compare.choose_checkpoints):
+"""Policy contrasts (delaycv.stats.contrasts) and the checkpoints studies choose (choose_checkpoints):
 hand-computed tables, Holm over a family, both references, the `at` mapping, and the pairing of
 policies by (seed, fold) that makes the contrasts paired tests."""
 
@@ -16,8 +16,13 @@ from test_compare_tables import fold_table
 from delaycv.common.errors import DelaycvError
 from delaycv.data.synthetic import generate_stream
 from delaycv.engine import fold as fold_loop
-from delaycv.stats import compare
-from delaycv.stats.contrasts import CONTRAST_COLUMNS, is_fraction, policy_contrasts
+from delaycv.metrics.properties import is_fraction
+from delaycv.stats.bias import BIAS_COLUMNS, bias_tests
+from delaycv.stats.checkpoints import choose_checkpoints
+from delaycv.stats.companions import holm
+from delaycv.stats.contrasts import CONTRAST_COLUMNS, policy_contrasts
+from delaycv.stats.learner_tests import run_tests
+from delaycv.stats.permutation import permutation_test
 
 
 def long_table(values: dict, *, checkpoint: int = 1000, seeds=(1,), dataset="d") -> pd.DataFrame:
@@ -81,7 +86,7 @@ def test_contrast_by_hand_estimate_vs_ideal():
     assert row["validity"] == pytest.approx(90.0)
     # exact sign flips: 2^4 = 16 vectors; |mean| >= 0.10 only for all-plus and all-minus: 2 / 16
     assert row["p_value"] == pytest.approx(0.125) and row["exact"]
-    assert row["p_value"] == compare.permutation_test(HITL_OBSERVED, IDEAL).p_value
+    assert row["p_value"] == permutation_test(HITL_OBSERVED, IDEAL).p_value
     # Cliff's delta: of 16 (i, j), a_i > b_j 3 times (0.70, 0.65, 0.70 > 0.60), a_i < b_j 11 times
     assert row["cliffs_delta"] == pytest.approx((3 - 11) / 16)
     # one policy in the family: Holm leaves p as it is
@@ -117,7 +122,7 @@ def test_the_two_contrasts_differ_by_the_policys_bias():
     wide = out.pivot_table(
         index=["learner", "checkpoint", "policy"], columns="reference", values="difference"
     )
-    bias = compare.bias_tests(table, metrics=["gmean"], checkpoints="all")
+    bias = bias_tests(table, metrics=["gmean"], checkpoints="all")
     bias = bias[bias["policy"] != "ideal"].set_index(["learner", "checkpoint", "policy"])
     np.testing.assert_allclose(
         (wide["observed"] - wide["true"]).to_numpy(),
@@ -152,7 +157,7 @@ def test_holm_over_the_policies_of_a_family():
     assert out.loc["a", "p_holm"] == pytest.approx(0.0625)
     assert out.loc["b", "p_holm"] == pytest.approx(1.0)
     assert (out["family_size"] == 2).all()
-    np.testing.assert_allclose(out["p_holm"], compare.holm(out["p_value"].to_numpy()))
+    np.testing.assert_allclose(out["p_holm"], holm(out["p_value"].to_numpy()))
     assert not out.loc["a", "significant"]  # 0.0625 > 0.05
     # alone in its family a would be significant: Holm is over the policies, not the metrics
     alone = policy_contrasts(
@@ -175,7 +180,7 @@ def test_families_are_per_learner_checkpoint_reference_and_metric():
     assert len(out) == 2 * 3 * 2 * 2 * 3
     assert (out["family_size"] == 3).all()
     for _, family in out.groupby(["learner", "checkpoint", "reference", "metric"]):
-        np.testing.assert_allclose(family["p_holm"], compare.holm(family["p_value"].to_numpy()))
+        np.testing.assert_allclose(family["p_holm"], holm(family["p_value"].to_numpy()))
     assert set(out["policy"]) == {"hitl_1d_90d", "hitl_30d_90d", "delay_7d"}
     # the learner tests' machinery gives the same paired test: ht under delay_7d against ideal
     pick = out[
@@ -187,7 +192,7 @@ def test_families_are_per_learner_checkpoint_reference_and_metric():
     at = table[(table["learner"] == "ht") & (table["checkpoint"] == pick["checkpoint"])]
     at = at[at["reference"] == "true"].set_index(["policy", "seed", "fold"])["gmean"]
     a, b = at.loc["delay_7d"].sort_index(), at.loc["ideal"].sort_index()
-    ref = compare.permutation_test(a.to_numpy(), b.to_numpy(), resamples=500)
+    ref = permutation_test(a.to_numpy(), b.to_numpy(), resamples=500)
     assert pick["p_value"] == pytest.approx(ref.p_value)
     assert pick["n"] == 12 and pick["difference"] == pytest.approx(ref.mean_diff)
 
@@ -227,7 +232,7 @@ def two_streams() -> pd.DataFrame:
 
 
 def test_choose_positions_and_a_shorter_stream():
-    chosen = compare.choose_checkpoints(two_streams(), {"positions": [1000, 1001, 2000]})
+    chosen = choose_checkpoints(two_streams(), {"positions": [1000, 1001, 2000]})
     assert list(chosen.columns) == ["dataset", "at", "checkpoint", "note"]
     got = [tuple(r) for r in chosen.astype({"checkpoint": object}).to_numpy()]
     next_ = "requested position 1001, tested at checkpoint {} (the next checkpoint)"
@@ -247,7 +252,7 @@ def test_choose_positions_and_a_shorter_stream():
 
 
 def test_choose_fractions_of_each_stream():
-    chosen = compare.choose_checkpoints(two_streams(), {"fractions": [0.1, 0.3, 0.5, 1.0]})
+    chosen = choose_checkpoints(two_streams(), {"fractions": [0.1, 0.3, 0.5, 1.0]})
     table = chosen.set_index(["dataset", "at"])["checkpoint"]
     # long, n = 3000: 300 -> 500, 900 -> 1000 (0.3 * 3000 is 900, not 900.0000000000001), 1500, 3000
     assert table.loc["long"].tolist() == [500, 1000, 1500, 3000]
@@ -275,10 +280,10 @@ def test_choose_fractions_of_each_stream():
 
 def test_choose_last_all_exact_and_errors():
     table = two_streams()
-    last = compare.choose_checkpoints(table, "last")
+    last = choose_checkpoints(table, "last")
     assert last["checkpoint"].tolist() == [3000, 1200] and set(last["at"]) == {"last"}
-    assert len(compare.choose_checkpoints(table, "all")) == 6 + 3
-    exact = compare.choose_checkpoints(table, [1500])
+    assert len(choose_checkpoints(table, "all")) == 6 + 3
+    exact = choose_checkpoints(table, [1500])
     assert exact["checkpoint"].tolist()[0] == 1500
     assert exact["note"].tolist() == [
         "",
@@ -286,11 +291,11 @@ def test_choose_last_all_exact_and_errors():
     ]
     for bad in ("first", {"positions": [0]}, {"fractions": [1.5]}, {"fractions": []}, {}):
         with pytest.raises(DelaycvError):
-            compare.choose_checkpoints(table, bad)
+            choose_checkpoints(table, bad)
     with pytest.raises(DelaycvError, match="positions, fractions, times or several"):
-        compare.choose_checkpoints(table, {"position": [1000]})
+        choose_checkpoints(table, {"position": [1000]})
     # both lists: positions, then fractions, per dataset (the HITL study's key commits)
-    both = compare.choose_checkpoints(table, {"positions": [1000], "fractions": [1.0]})
+    both = choose_checkpoints(table, {"positions": [1000], "fractions": [1.0]})
     assert both["at"].tolist() == ["position_1000", "fraction_1.0"] * 2
     assert both["checkpoint"].tolist() == [1000, 3000, 1000, 1200]
 
@@ -298,8 +303,8 @@ def test_choose_last_all_exact_and_errors():
 def test_tests_bias_and_contrasts_follow_the_chosen_checkpoints():
     table = two_streams()
     spec = {"positions": [1000, 2000]}
-    tests = compare.run_tests(table, metrics=["gmean"], checkpoints=spec, resamples=200)
-    bias = compare.bias_tests(table, metrics=["gmean"], checkpoints=spec, resamples=200)
+    tests = run_tests(table, metrics=["gmean"], checkpoints=spec, resamples=200)
+    bias = bias_tests(table, metrics=["gmean"], checkpoints=spec, resamples=200)
     contrasts = policy_contrasts(table, metrics=["gmean"], checkpoints=spec, resamples=200)
     for frame in (tests, bias, contrasts):
         gap = frame[frame["note"] != ""]
@@ -319,7 +324,7 @@ def test_tests_bias_and_contrasts_follow_the_chosen_checkpoints():
         }
         assert frame["checkpoint"].dtype == "Int64"
     # two requests that land on one checkpoint give a row each, the same test
-    twice = compare.run_tests(
+    twice = run_tests(
         table, metrics=["gmean"], checkpoints={"positions": [999, 1000]}, resamples=200
     )
     one = twice[
@@ -340,11 +345,11 @@ def test_tests_bias_and_contrasts_follow_the_chosen_checkpoints():
 
 def test_last_keeps_the_tests_as_before():
     table = fold_table(folds=5, checkpoints=3)
-    tests = compare.run_tests(table, metrics=["gmean"], checkpoints="last", resamples=200)
+    tests = run_tests(table, metrics=["gmean"], checkpoints="last", resamples=200)
     assert set(tests["at"]) == {"last"} and set(tests["note"]) == {""}
     assert set(tests["checkpoint"]) == {int(table["checkpoint"].max())}
-    bias = compare.bias_tests(table, metrics=["gmean"])  # the default: the last checkpoint
-    assert set(bias["at"]) == {"last"} and list(bias.columns) == compare.BIAS_COLUMNS
+    bias = bias_tests(table, metrics=["gmean"])  # the default: the last checkpoint
+    assert set(bias["at"]) == {"last"} and list(bias.columns) == BIAS_COLUMNS
 
 
 # --------------------------------------------------------------------------- pairs

@@ -297,8 +297,7 @@ def test_runs_with_and_without_effort_merge(tmp_path):
 
 
 def test_directions_and_bounds_of_the_measures():
-    from delaycv.stats.compare import higher_is_better
-    from delaycv.stats.contrasts import is_fraction
+    from delaycv.metrics.properties import higher_is_better, is_fraction
 
     assert [m for m in EFFORT_METRICS if not higher_is_better(m)] == [
         "effort_at_recall_20",

@@ -34,8 +34,17 @@ from delaycv.common.errors import DelaycvError
 from delaycv.figures import plots
 from delaycv.figures.contrasts import contrast_figure, family_styles
 from delaycv.figures.rankings import draw_ranking_figures
-from delaycv.stats import compare, ranking
+from delaycv.protocol.policy_windows import policy_order, policy_sort_key, window_table
+from delaycv.stats.bias import bias_tests
+from delaycv.stats.checkpoints import (
+    check_checkpoint_request,
+    choose_checkpoints,
+    describe_time,
+    untested_notes,
+)
 from delaycv.stats.contrasts import policy_contrasts
+from delaycv.stats.families import FAMILY, family_values, rank_across, rank_within
+from delaycv.stats.learner_tests import run_tests
 from delaycv.study import report
 
 PROJECTS = {
@@ -113,14 +122,14 @@ def test_the_real_runs_of_delay_3000d_released_nothing(real):
 
 
 def test_a_policy_that_releases_nothing_is_a_note_in_every_table(one):
-    tests = compare.run_tests(one, metrics=METRICS, checkpoints="last", resamples=200)
+    tests = run_tests(one, metrics=METRICS, checkpoints="last", resamples=200)
     gone = tests[tests["policy"] == "delay_3000d"]
     # 1 learner pair x 2 metrics x 2 references, each a row with no test and the reason
     assert len(gone) == 4 and (gone["n"] == 0).all() and gone["p_value"].isna().all()
     assert set(gone["note"]) == {NOTHING}
     assert set(tests.loc[tests["policy"] != "delay_3000d", "note"]) == {""}
     # the bias tests keep the policy (its rows were dropped: observed and true both NaN)
-    bias = compare.bias_tests(one, metrics=METRICS, resamples=200)
+    bias = bias_tests(one, metrics=METRICS, resamples=200)
     gone = bias[bias["policy"] == "delay_3000d"]
     assert len(gone) == 2 * 2 and set(gone["note"]) == {NOTHING} and (gone["n"] == 0).all()
     contrasts = policy_contrasts(one, metrics=METRICS, resamples=200)
@@ -136,14 +145,14 @@ def test_a_policy_that_releases_nothing_is_a_note_in_every_table(one):
         report.contrasts_html(contrasts, title="c", alpha=0.05, metrics=METRICS),
     ):
         assert "<th>note</th>" in page and f'<td class="note">{NOTHING}</td>' in page
-    assert compare.untested_notes(tests) == [(NOTHING, 4)]
+    assert untested_notes(tests) == [(NOTHING, 4)]
 
 
 def test_an_earlier_checkpoint_says_by_which_checkpoint(real):
     """gerrit's first 300 commits span less than 90 days: hitl's negatives are not released yet,
     but its positives are; delay_3000d has released nothing at any checkpoint."""
     gerrit = real[real["dataset"] == "gerrit"]
-    strip = compare.run_tests(gerrit, metrics=["gmean"], checkpoints="all", resamples=200)
+    strip = run_tests(gerrit, metrics=["gmean"], checkpoints="all", resamples=200)
     early = strip[(strip["policy"] == "delay_3000d") & (strip["checkpoint"] == 300)]
     assert set(early["note"]) == {
         "policy delay_3000d released no label by checkpoint 300: every evaluation pending, "
@@ -192,7 +201,7 @@ def panel_texts(ax) -> str:
 
 
 def test_every_figure_says_why_a_policy_has_nothing_to_draw(one):
-    strip = compare.run_tests(one, metrics=["gmean"], checkpoints="all", resamples=200)
+    strip = run_tests(one, metrics=["gmean"], checkpoints="all", resamples=200)
     released = "no label released: every evaluation pending"
     for fig in (
         plots.learning_curves(one, strip, dataset="gerrit", metric="gmean"),
@@ -220,7 +229,7 @@ def test_every_figure_says_why_a_policy_has_nothing_to_draw(one):
 
 def test_rankings_go_on_and_name_what_they_do_not_rank(real, tmp_path):
     rows = real.assign(at="last")[real["checkpoint"] == ROWS]
-    across = ranking.rank_across(rows, METRICS)
+    across = rank_across(rows, METRICS)
     unranked = across.friedman[across.friedman["note"].str.endswith("not ranked")]
     # the learners within delay_3000d, and delay_3000d within each learner
     assert set(unranked["treatment"]) == {"GaussianNB", "Prior", "delay_3000d"}
@@ -233,8 +242,8 @@ def test_rankings_go_on_and_name_what_they_do_not_rank(real, tmp_path):
         (across.friedman["ranked"] == "policy") & ~across.friedman.index.isin(unranked.index)
     ]
     assert (ranked["note"] == "").all() and ranked["p_value"].notna().all()
-    assert set(ranked.groupby(list(ranking.FAMILY))["k"].first()) == {7}
-    within = ranking.rank_within(rows, METRICS)
+    assert set(ranked.groupby(list(FAMILY))["k"].first()) == {7}
+    within = rank_within(rows, METRICS)
     assert within.loc[within["treatment"] == "delay_3000d", "group"].isna().all()
     # the figures: none for the family with no value, a note under the others
     written = draw_ranking_figures(
@@ -331,7 +340,7 @@ def test_the_rankings_and_figures_jobs_go_on(real, tmp_path):
     # the figures job of one dataset, with its tests and contrasts
     gerrit = real[real["dataset"] == "gerrit"]
     strip = tmp_path / "strip.parquet"
-    compare.run_tests(gerrit, metrics=["gmean"], checkpoints="all", resamples=200).to_parquet(strip)
+    run_tests(gerrit, metrics=["gmean"], checkpoints="all", resamples=200).to_parquet(strip)
     contrasts = tmp_path / "contrasts.parquet"
     policy_contrasts(gerrit, metrics=["gmean"], resamples=200).to_parquet(contrasts)
     specs = {name: {"preset": a["policy"], **{k: v for k, v in a.items() if k != "policy"}}
@@ -366,7 +375,7 @@ def test_the_rankings_and_figures_jobs_go_on(real, tmp_path):
 def test_every_request_not_answered_exactly_says_so(one):
     times = one.groupby("checkpoint")["time"].min()  # checkpoints 300, 600, 900, 1200
     between = int(times[600]) + 3600
-    chosen = compare.choose_checkpoints(
+    chosen = choose_checkpoints(
         one,
         {
             "positions": [600, 1000, 5000],
@@ -375,7 +384,7 @@ def test_every_request_not_answered_exactly_says_so(one):
         },
     )
     rows = {r.at: (r.checkpoint, r.note) for r in chosen.itertuples()}
-    stamp = compare.describe_time
+    stamp = describe_time
     assert rows["position_600"] == (600, "")
     assert rows["position_1000"] == (
         1200,
@@ -406,9 +415,7 @@ def test_every_request_not_answered_exactly_says_so(one):
     assert rows[f"time_{int(times[900])}"] == (900, "")  # a checkpoint's own time: exact
     assert stamp(1546300800) == "2019-01-01 00:00:00 UTC (Unix 1546300800)"
     # the tests carry the note on a tested row, and the page shows it
-    tests = compare.run_tests(
-        one, metrics=["gmean"], checkpoints={"positions": [1000]}, resamples=200
-    )
+    tests = run_tests(one, metrics=["gmean"], checkpoints={"positions": [1000]}, resamples=200)
     tested = tests[tests["policy"] == "ideal"]
     assert (tested["n"] == 3).all() and (tested["checkpoint"] == 1200).all()
     assert set(tested["note"]) == {
@@ -432,10 +439,10 @@ def test_every_request_not_answered_exactly_says_so(one):
 )
 def test_duplicates_are_refused_with_the_word_and_the_values(one, spec, message):
     with pytest.raises(DelaycvError, match=r"duplicate") as err:
-        compare.choose_checkpoints(one, spec)
+        choose_checkpoints(one, spec)
     assert str(err.value).startswith(message) and str(err.value).endswith("(give each once)")
     with pytest.raises(DelaycvError, match="duplicate"):
-        compare.check_checkpoint_request(spec)
+        check_checkpoint_request(spec)
 
 
 # --------------------------------------------------------------------------- item 12: order
@@ -443,16 +450,16 @@ def test_duplicates_are_refused_with_the_word_and_the_values(one, spec, message)
 
 def test_policies_are_in_reading_order_in_every_table_and_figure(real, one):
     assert sorted(POLICIES) != READING_ORDER  # text order is not it
-    assert compare.policy_order(POLICIES) == READING_ORDER
-    assert sorted(POLICIES, key=compare.policy_sort_key) == READING_ORDER
-    tests = compare.run_tests(one, metrics=["gmean"], checkpoints="last", resamples=200)
+    assert policy_order(POLICIES) == READING_ORDER
+    assert sorted(POLICIES, key=policy_sort_key) == READING_ORDER
+    tests = run_tests(one, metrics=["gmean"], checkpoints="last", resamples=200)
     assert list(dict.fromkeys(tests["policy"])) == READING_ORDER
-    bias = compare.bias_tests(one, metrics=["gmean"], resamples=200)
+    bias = bias_tests(one, metrics=["gmean"], resamples=200)
     assert list(dict.fromkeys(bias["policy"])) == READING_ORDER
     contrasts = policy_contrasts(one, metrics=["gmean"], resamples=200)
     assert list(dict.fromkeys(contrasts["policy"])) == READING_ORDER[1:]
     rows = real.assign(at="last")[real["checkpoint"] == ROWS]
-    friedman = ranking.rank_across(rows, ["gmean"]).friedman
+    friedman = rank_across(rows, ["gmean"]).friedman
     within = friedman.loc[friedman["ranked"] == "learner", "within"]
     assert list(dict.fromkeys(within)) == READING_ORDER
     page = report.contrasts_html(contrasts, title="c", alpha=0.05)
@@ -463,9 +470,7 @@ def test_policies_are_in_reading_order_in_every_table_and_figure(real, one):
     assert titles == [f"policy {p}" for p in READING_ORDER]
     # (specs place a policy by its windows whatever its name)
     specs = {"fast": {"preset": "hitl", "pos_window": "1d", "neg_window": "90d"}, "ideal": {}}
-    assert compare.policy_order(
-        ["fast", "ideal", "zzz"], {**specs, "ideal": {"preset": "ideal"}}
-    ) == [
+    assert policy_order(["fast", "ideal", "zzz"], {**specs, "ideal": {"preset": "ideal"}}) == [
         "ideal",
         "fast",
         "zzz",
@@ -473,10 +478,10 @@ def test_policies_are_in_reading_order_in_every_table_and_figure(real, one):
 
 
 def test_one_marker_per_preset_in_every_study():
-    both = compare.window_table(["hitl_1d_90d", "hitl_7d_90d", "hitl_7d_15d", "hitl_1d_15d",
+    both = window_table(["hitl_1d_90d", "hitl_7d_90d", "hitl_7d_15d", "hitl_1d_15d",
                                  "verification_7d", "verification_30d"])  # fmt: skip
-    only_hitl = compare.window_table(["hitl_1d_90d", "hitl_7d_90d"])
-    with_delay = compare.window_table(["delay_1d", "delay_7d", "hitl_1d_90d", "hitl_7d_90d"])
+    only_hitl = window_table(["hitl_1d_90d", "hitl_7d_90d"])
+    with_delay = window_table(["delay_1d", "delay_7d", "hitl_1d_90d", "hitl_7d_90d"])
     for table in (both, only_hitl, with_delay):
         styles = family_styles(table)
         assert styles["hitl, N = 90d"][0] == "s"
@@ -494,7 +499,7 @@ def test_one_marker_per_preset_in_every_study():
 def test_every_figure_reads_at_the_report_width(real, one):
     """The report shows a figure 830 px wide: a figure at most FIGURE_WIDTH inches wide with text
     from SMALL_TEXT points shows its smallest text at >= 11 px there."""
-    strip = compare.run_tests(one, metrics=["gmean"], checkpoints="all", resamples=200)
+    strip = run_tests(one, metrics=["gmean"], checkpoints="all", resamples=200)
     contrasts = policy_contrasts(one, metrics=["gmean"], resamples=200)
     rows = one.assign(at="last")[one["checkpoint"] == ROWS]
     figures = {
@@ -505,7 +510,7 @@ def test_every_figure_reads_at_the_report_width(real, one):
         "sensitivity": plots.sensitivity(one, dataset="gerrit", metric="gmean"),
         "contrasts": contrast_figure(contrasts, dataset="gerrit", metric="gmean"),
         "sk": plots.sk_boxplot(
-            ranking.family_values(
+            family_values(
                 rows,
                 {
                     "ranked": "policy",
@@ -520,9 +525,9 @@ def test_every_figure_reads_at_the_report_width(real, one):
             note="not ranked: delay_3000d",
         ),
         "cd": plots.cd_diagram(
-            ranking.rank_across(
-                real.assign(at="last")[real["checkpoint"] == ROWS], ["gmean"]
-            ).result(("policy", "GaussianNB", "true", "fading", "last", "gmean")),
+            rank_across(real.assign(at="last")[real["checkpoint"] == ROWS], ["gmean"]).result(
+                ("policy", "GaussianNB", "true", "fading", "last", "gmean")
+            ),
             title="policies, learner GaussianNB: gmean",
         ),
     }
@@ -571,7 +576,7 @@ def test_the_sensitivity_legend_shows_the_ideal_marker(one):
 
 
 def test_each_page_states_the_direction_once_per_section(one):
-    tests = compare.run_tests(one, metrics=METRICS, checkpoints="last", resamples=200)
+    tests = run_tests(one, metrics=METRICS, checkpoints="last", resamples=200)
     page = report.tests_html(tests, title="t", metrics=METRICS)
     sections = page.split("<h2>")[1:]
     for section in sections:
@@ -585,31 +590,31 @@ def test_each_page_states_the_direction_once_per_section(one):
     contrasts = policy_contrasts(one, metrics=["gmean"], resamples=200)
     page = report.contrasts_html(contrasts, title="c", alpha=0.05)
     assert "the policy scores higher than ideal, which favours the policy (gmean" in page
-    bias = compare.bias_tests(one, metrics=["fpr_1"], resamples=200)
+    bias = bias_tests(one, metrics=["fpr_1"], resamples=200)
     page = report.bias_html(bias, title="b", alpha=0.05)
     assert "which is pessimistic (fpr_1: lower is better)" in page
 
 
 def test_the_within_page_is_not_across_and_its_columns_agree(real):
     rows = real.assign(at="last")[real["checkpoint"] == ROWS]
-    within = ranking.rank_within(rows, ["gmean"])
+    within = rank_within(rows, ["gmean"])
     page = report.rankings_html(scott_knott=within, title="w", metrics=["gmean"])
     intro = page.split("<p>", 1)[1].split("</p>", 1)[0]
     assert "across datasets" not in intro.lower() and "within each dataset" in intro
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
     assert "<th>place by median</th>" in head
     assert "<th>mean rank over (seed, fold) pairs</th>" in head and "<th>rank</th>" not in head
-    across = ranking.rank_across(rows, ["gmean"])
+    across = rank_across(rows, ["gmean"])
     page = report.rankings_html(across.friedman, across.scott_knott, title="a", metrics=["gmean"])
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
     assert "<th>mean rank over datasets</th>" in head and "<th>place by mean rank</th>" in head
     # the place follows the mean rank in every family
     tested = across.friedman[across.friedman["mean_rank"].notna()]
-    for _, family in tested.groupby(list(ranking.FAMILY)):
+    for _, family in tested.groupby(list(FAMILY)):
         order = family.sort_values("mean_rank")["rank"].to_numpy(dtype=float)
         assert (np.diff(order) >= 0).all()
     # a family of one treatment is not a "group 1"
-    single = ranking.rank_within(rows[rows["learner"] == "Prior"], ["gmean"], ranked=("learner",))
+    single = rank_within(rows[rows["learner"] == "Prior"], ["gmean"], ranked=("learner",))
     assert single["group"].isna().all()
     assert set(single.loc[single["note"] != "", "note"]) >= {"1 treatment: nothing to rank"}
 

@@ -6,7 +6,7 @@ import pytest
 
 from delaycv.common.errors import DelaycvError
 from delaycv.stats import replication as rep
-from delaycv.stats.ranking import r_np_group_names, scott_knott_esd
+from delaycv.stats.scott_knott import r_np_group_names, scott_knott_esd
 
 # A: median 0, mean 20; B: median 5, mean 5; C: median 1, mean 1.
 SMALLEST = pd.DataFrame({"A": [0.0, 0, 0, 0, 100], "B": [5.0] * 5, "C": [1.0] * 5})

@@ -11,7 +11,8 @@ from test_compare_tables import fold_table
 from delaycv.cli import main
 from delaycv.common.errors import DelaycvError
 from delaycv.figures import plots
-from delaycv.stats import compare
+from delaycv.protocol.policy_windows import policy_windows
+from delaycv.stats.learner_tests import TEST_COLUMNS, run_tests
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -29,7 +30,7 @@ def table():
 
 @pytest.fixture(scope="module")
 def tests_all(table):
-    return compare.run_tests(table, metrics=["accuracy", "brier"], checkpoints="all", resamples=500)
+    return run_tests(table, metrics=["accuracy", "brier"], checkpoints="all", resamples=500)
 
 
 def test_learning_curves_panels_titles_and_strip_colours(table, tests_all):
@@ -197,7 +198,7 @@ def test_cli_compare_and_plot(table, tmp_path, capsys):
         "tests.parquet",
     ]
     tests = pd.read_parquet(out / "tests.parquet")
-    assert list(tests.columns) == compare.TEST_COLUMNS
+    assert list(tests.columns) == TEST_COLUMNS
     assert set(tests["checkpoint"]) == {table.checkpoint.max()}
     assert len(pd.read_csv(out / "tests.csv")) == len(tests)
     strip = pd.read_parquet(out / "strip.parquet")
@@ -488,10 +489,10 @@ def test_the_general_form_of_run_json_is_placed_as_its_preset():
 
     recorded = make_policy({**HITL_1D_15D, "name": "fast"}).spec()  # what run.json holds
     assert recorded["preset"] == "general"
-    w = compare.policy_windows(recorded)
+    w = policy_windows(recorded)
     assert (w.preset, w.pos.amount, w.neg.amount) == ("hitl", 86400, 15 * 86400)
     general = {"preset": "general", "pos_window": "1d", "neg_window": "2d", "feedback": False}
-    assert compare.policy_windows(general) is None
+    assert policy_windows(general) is None
     frame, unplaced = plots.window_placement(["g", "fast"], policy_specs={"g": general})
     assert frame.empty
     assert unplaced == {"g": "a general policy that no preset describes", "fast": "no spec given"}

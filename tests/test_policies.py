@@ -238,7 +238,7 @@ def test_a_new_preset_is_one_entry(monkeypatch):
     """A made-up preset in a copy of the registry: built, named, read back, placed in figures,
     accepted by the workflow schema (policies and grids) and by ``delaycv evaluate --policy``."""
     from delaycv.cli import build_parser
-    from delaycv.stats import compare
+    from delaycv.protocol.policy_windows import axis_names, policy_windows, window_table
     from delaycv.study.loading import load_config
 
     monkeypatch.setattr(policies, "PRESETS", {**policies.PRESETS, "late": LATE})
@@ -260,21 +260,21 @@ def test_a_new_preset_is_one_entry(monkeypatch):
     with pytest.raises(ConfigError, match="late_<L>"):
         parse_policy_name("late")
     # figures: its windows, the general form that behaves as it, its axis, its place in the order
-    windows = compare.policy_windows("late_3d")
+    windows = policy_windows("late_3d")
     assert (windows.preset, windows.pos, windows.neg) == (
         "late",
         policy.pos_window,
         policy.neg_window,
     )
-    assert compare.policy_windows(policy.spec()).preset == "late"
-    table = compare.window_table(["ideal", "late_1d", "late_3d", "hitl_1d_90d"])
+    assert policy_windows(policy.spec()).preset == "late"
+    table = window_table(["ideal", "late_1d", "late_3d", "hitl_1d_90d"])
     late = table[table["family"] == "late"]
     assert late[["policy", "varies", "window"]].values.tolist() == [
         ["late_1d", "L", 86400],
         ["late_3d", "L", 3 * 86400],
         ["ideal", "L", 0],
     ]
-    assert compare.axis_names()["L"] == "L, late window"
+    assert axis_names()["L"] == "L, late window"
     # the workflow: a policy of the preset and a grid of its windows; the enums name it
     small = yaml.safe_load((REPO / "config" / "test-small.yaml").read_text())
     grid = {"g": {"preset": "late", "window": ["1d", "2d"], "inspection_error": 0.1}}

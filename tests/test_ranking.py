@@ -17,7 +17,16 @@ from scipy import stats
 from test_compare_tables import fold_table
 
 from delaycv.common.errors import DelaycvError
-from delaycv.stats import ranking
+from delaycv.stats.companions import cliffs_delta
+from delaycv.stats.families import FAMILY, FRIEDMAN_COLUMNS, family_values, rank_across, rank_within
+from delaycv.stats.friedman import cohens_d, critical_difference, friedman_nemenyi, q_alpha
+from delaycv.stats.scott_knott import (
+    COHEN_NEGLIGIBLE,
+    VERSIONS,
+    _np_cut_scores,
+    _p_cut_scores,
+    scott_knott_esd,
+)
 
 # --------------------------------------------------------------------------- Friedman / Nemenyi
 
@@ -32,7 +41,7 @@ def test_friedman_hand_computed():
     # rank sums a 4, b 9, c 11 -> mean ranks 1, 2.25, 2.75 (N = 4, k = 3)
     # chi2 = 12N/(k(k+1)) * sum (R_j - 2)^2 = 4 * (1 + 0.0625 + 0.5625) = 6.5, df 2
     # p = exp(-6.5/2) = 0.03877 (chi2 with 2 df); CD = 2.3437 * sqrt(3*4/(6*4)) = 1.6572
-    r = ranking.friedman_nemenyi(HAND)
+    r = friedman_nemenyi(HAND)
     assert r.tested and r.note == ""
     assert (r.k, r.n) == (3, 4)
     assert r.mean_ranks.to_dict() == {"a": 1.0, "b": 2.25, "c": 2.75}
@@ -57,7 +66,7 @@ def test_friedman_statistic_equals_scipy_and_nemenyi_equals_scikit_posthocs(seed
         np.round(rng.normal(size=(n, k)), 1),  # rounded: ties within blocks
         columns=[f"t{j}" for j in range(k)],
     )
-    r = ranking.friedman_nemenyi(values)
+    r = friedman_nemenyi(values)
     expected = stats.friedmanchisquare(*values.to_numpy().T)
     assert r.statistic == pytest.approx(expected.statistic)
     assert r.p_value == pytest.approx(expected.pvalue)
@@ -74,15 +83,13 @@ def test_friedman_two_treatments_uses_the_same_formula():
     # k = 2 (scipy refuses): ranks a1 b2 in 3 blocks, a2 b1 in 1 -> R = (5, 7)
     # chi2 = 12/(N k (k+1)) * (25 + 49) - 3 N (k+1) = 12/24 * 74 - 36 = 1.0
     values = pd.DataFrame({"a": [3.0, 3, 3, 1], "b": [2.0, 2, 2, 2]})
-    r = ranking.friedman_nemenyi(values)
+    r = friedman_nemenyi(values)
     assert r.statistic == pytest.approx(1.0)
     assert r.p_value == pytest.approx(stats.chi2.sf(1.0, 1))
 
 
 def test_friedman_every_block_tied_gives_chi2_0_p_1():
-    r = ranking.friedman_nemenyi(
-        pd.DataFrame({"a": [1.0, 2, 3], "b": [1.0, 2, 3], "c": [1.0, 2, 3]})
-    )
+    r = friedman_nemenyi(pd.DataFrame({"a": [1.0, 2, 3], "b": [1.0, 2, 3], "c": [1.0, 2, 3]}))
     assert (r.statistic, r.p_value) == (0.0, 1.0)
     assert (r.nemenyi.to_numpy() == 1).all() and (r.mean_ranks == 2).all()
 
@@ -97,15 +104,13 @@ def test_friedman_every_block_tied_gives_chi2_0_p_1():
 def test_q_alpha_equals_demsar_table(alpha, table):
     # Demšar (2006), table 5(a), k = 2..10
     for k, q in zip(range(2, 11), table, strict=True):
-        assert ranking.q_alpha(k, alpha) == pytest.approx(q, abs=1.5e-3), k
-    assert ranking.critical_difference(4, 14, 0.05) == pytest.approx(
-        2.569 * math.sqrt(20 / 84), 1e-3
-    )
+        assert q_alpha(k, alpha) == pytest.approx(q, abs=1.5e-3), k
+    assert critical_difference(4, 14, 0.05) == pytest.approx(2.569 * math.sqrt(20 / 84), 1e-3)
 
 
 def test_lower_is_better_ranks_reversed():
-    up = ranking.friedman_nemenyi(HAND)
-    down = ranking.friedman_nemenyi(HAND, higher_is_better=False)
+    up = friedman_nemenyi(HAND)
+    down = friedman_nemenyi(HAND, higher_is_better=False)
     np.testing.assert_allclose(down.mean_ranks, 4 - up.mean_ranks)
     assert down.statistic == pytest.approx(up.statistic)
     np.testing.assert_allclose(down.nemenyi, up.nemenyi)
@@ -113,16 +118,16 @@ def test_lower_is_better_ranks_reversed():
 
 
 def test_friedman_notes_instead_of_a_test_and_refuses_missing_cells():
-    two = ranking.friedman_nemenyi(HAND.iloc[:2])
+    two = friedman_nemenyi(HAND.iloc[:2])
     assert not two.tested and "2 datasets" in two.note and "at least 3" in two.note
     assert math.isnan(two.statistic) and two.nemenyi.empty
     assert two.mean_ranks.to_dict() == {"a": 1.0, "b": 2.0, "c": 3.0}
-    one = ranking.friedman_nemenyi(HAND[["a"]])
+    one = friedman_nemenyi(HAND[["a"]])
     assert "1 treatment" in one.note
     holey = HAND.copy()
     holey.loc["d3", "b"] = np.nan
     with pytest.raises(DelaycvError, match=r"treatment 'b' in block 'd3'"):
-        ranking.friedman_nemenyi(holey)
+        friedman_nemenyi(holey)
 
 
 # --------------------------------------------------------------------------- effect sizes
@@ -132,10 +137,10 @@ def test_cohens_d_hand_computed():
     # means 11.5, 11; variances 6.25 and 1; pooled sd sqrt((2*6.25 + 2*1)/4) = sqrt(3.625)
     b = np.array([9.0, 11.5, 14.0])
     a = np.array([10.0, 11.0, 12.0])
-    assert ranking.cohens_d(b, a) == pytest.approx(0.5 / math.sqrt(3.625))
-    assert ranking.cohens_d(a, b) == pytest.approx(-0.5 / math.sqrt(3.625))
-    assert ranking.cohens_d(a, a) == 0.0
-    assert ranking.cohens_d(np.array([2.0, 2.0]), np.array([1.0, 1.0])) == math.inf
+    assert cohens_d(b, a) == pytest.approx(0.5 / math.sqrt(3.625))
+    assert cohens_d(a, b) == pytest.approx(-0.5 / math.sqrt(3.625))
+    assert cohens_d(a, a) == 0.0
+    assert cohens_d(np.array([2.0, 2.0]), np.array([1.0, 1.0])) == math.inf
 
 
 # --------------------------------------------------------------------------- Scott-Knott ESD
@@ -153,7 +158,7 @@ def test_sk_esd_np_hand_computed():
     # cut B | A,C: 12/90 * (20^2/3 + 25^2/6) - 30 = 1.667
     # cut B,A | C: 12/90 * (39^2/6 + 6^2/3) - 30 = 5.4  <- kept
     # segment B, A: Cliff's delta(B, A) = 1/9 < 0.147 -> one group
-    out = ranking.scott_knott_esd(SK, version="np")
+    out = scott_knott_esd(SK, version="np")
     assert list(out.columns) == ["treatment", "group", "rank", "median", "mean_rank", "n"]
     assert out["treatment"].tolist() == ["B", "A", "C"]
     assert out["group"].tolist() == [1, 1, 2]
@@ -162,7 +167,7 @@ def test_sk_esd_np_hand_computed():
     # row ranks: (B2 A1 C3), (B1 A2 C3), (B1 A2 C3)
     assert out["mean_rank"].tolist() == pytest.approx([4 / 3, 5 / 3, 3.0])
     assert out["n"].tolist() == [3, 3, 3]
-    h = ranking._np_cut_scores([1, 0, 2], 0, 2, *_rank_inputs(SK))
+    h = _np_cut_scores([1, 0, 2], 0, 2, *_rank_inputs(SK))
     assert h == pytest.approx([1.0 + 2 / 3, 5.4])
 
 
@@ -171,12 +176,12 @@ def test_sk_esd_p_hand_computed():
     # between-groups SS: B | A,C: 11.5^2 + 13^2/2 - 24.5^2/3 = 16.667
     #                    B,A | C: 22.5^2/2 + 2^2 - 24.5^2/3 = 57.042  <- kept
     # segment B, A: d = 0.5 / sqrt(3.625) = 0.263 >= 0.2 -> cut: B | A
-    out = ranking.scott_knott_esd(SK, version="p")
+    out = scott_knott_esd(SK, version="p")
     assert list(out.columns) == ["treatment", "group", "rank", "mean", "mean_rank", "n"]
     assert out["treatment"].tolist() == ["B", "A", "C"]
     assert out["group"].tolist() == [1, 2, 3]
     assert out["mean"].tolist() == pytest.approx([11.5, 11.0, 2.0])
-    assert ranking._p_cut_scores(np.array([11.5, 11.0, 2.0])) == pytest.approx(
+    assert _p_cut_scores(np.array([11.5, 11.0, 2.0])) == pytest.approx(
         [11.5**2 + 13**2 / 2 - 24.5**2 / 3, 22.5**2 / 2 + 4 - 24.5**2 / 3]
     )
 
@@ -189,17 +194,17 @@ def test_sk_esd_checks_only_the_extremes_of_a_segment_as_the_r_code_does():
     x = np.arange(0.0, 100.0, 10.0)
     y = np.array([44.5] * 6 + [95.0] * 4)
     values = pd.DataFrame({"X": x, "Y": y, "Z": x - 1})
-    assert ranking.cliffs_delta(x[None], (x - 1)[None])[0] == pytest.approx(0.1)
-    assert ranking.cliffs_delta(x[None], y[None])[0] == pytest.approx(-0.4)
-    out = ranking.scott_knott_esd(values, version="np")
+    assert cliffs_delta(x[None], (x - 1)[None])[0] == pytest.approx(0.1)
+    assert cliffs_delta(x[None], y[None])[0] == pytest.approx(-0.4)
+    out = scott_knott_esd(values, version="np")
     assert out["treatment"].tolist() == ["X", "Y", "Z"] and out["group"].tolist() == [1, 1, 1]
     # p: means X 2 > Y 1.7 > Z 1.62; d(X, Z) = 0.38 / 2 = 0.19 (negligible), d(X, Y) =
     # 0.3 / sqrt((2*4 + 2*0.0001)/4) = 0.212 (not): one group, as the code decides
     x = np.array([0.0, 2.0, 4.0])
     y = np.array([1.69, 1.70, 1.71])
     values = pd.DataFrame({"X": x, "Y": y, "Z": x - 0.38})
-    assert abs(ranking.cohens_d(x, x - 0.38)) < ranking.COHEN_NEGLIGIBLE <= ranking.cohens_d(x, y)
-    out = ranking.scott_knott_esd(values, version="p")
+    assert abs(cohens_d(x, x - 0.38)) < COHEN_NEGLIGIBLE <= cohens_d(x, y)
+    out = scott_knott_esd(values, version="p")
     assert out["treatment"].tolist() == ["X", "Y", "Z"] and out["group"].tolist() == [1, 1, 1]
 
 
@@ -222,7 +227,7 @@ def test_np_cut_scores_equal_scipy_kruskal_with_outside_treatments_as_groups(see
     order = list(rng.permutation(k))
     lo = int(rng.integers(0, k - 1))
     hi = int(rng.integers(lo + 1, k))
-    got = ranking._np_cut_scores(order, lo, hi, *_rank_inputs(values))
+    got = _np_cut_scores(order, lo, hi, *_rank_inputs(values))
     cols = [values[j].to_numpy() for j in range(k)]
     outside = [cols[j] for j in range(k) if j not in order[lo : hi + 1]]
     for c, h in zip(range(lo, hi), got, strict=True):
@@ -232,22 +237,22 @@ def test_np_cut_scores_equal_scipy_kruskal_with_outside_treatments_as_groups(see
 
 
 def test_sk_esd_lower_is_better_and_errors():
-    out = ranking.scott_knott_esd(SK, higher_is_better=False)
+    out = scott_knott_esd(SK, higher_is_better=False)
     assert out["treatment"].tolist() == ["C", "A", "B"]
     assert out["group"].tolist() == [1, 2, 2]
     assert out["median"].tolist() == [2.0, 11.0, 11.5]  # values as measured
     with pytest.raises(DelaycvError, match="version 'x'"):
-        ranking.scott_knott_esd(SK, version="x")
+        scott_knott_esd(SK, version="x")
     holey = SK.copy()
     holey.loc[1, "A"] = np.nan
     with pytest.raises(DelaycvError, match="treatment 'A' in row 1"):
-        ranking.scott_knott_esd(holey)
+        scott_knott_esd(holey)
 
 
 def test_sk_esd_identical_treatments_and_all_equal():
     same = pd.DataFrame({"a": [1.0, 1.0], "b": [1.0, 1.0]})
-    for version in ranking.VERSIONS:
-        assert ranking.scott_knott_esd(same, version=version)["group"].tolist() == [1, 1]
+    for version in VERSIONS:
+        assert scott_knott_esd(same, version=version)["group"].tolist() == [1, 1]
 
 
 columns_strategy = st.integers(2, 6).flatmap(
@@ -271,10 +276,10 @@ def _groups(out: pd.DataFrame) -> dict[str, int]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(rows=columns_strategy, version=st.sampled_from(ranking.VERSIONS), data=st.data())
+@given(rows=columns_strategy, version=st.sampled_from(VERSIONS), data=st.data())
 def test_sk_esd_properties(rows, version, data):
     values = _frame(rows)
-    out = ranking.scott_knott_esd(values, version=version)
+    out = scott_knott_esd(values, version=version)
     k = values.shape[1]
     groups = out["group"].to_numpy()
     # contiguous in the sorted order, numbered 1, 2, ... without gaps; at most k groups
@@ -283,26 +288,26 @@ def test_sk_esd_properties(rows, version, data):
     assert sorted(out["treatment"]) == sorted(values.columns)
     # the order of the columns does not change the groups
     perm = data.draw(st.permutations(list(values.columns)))
-    assert _groups(ranking.scott_knott_esd(values[perm], version=version)) == _groups(out)
+    assert _groups(scott_knott_esd(values[perm], version=version)) == _groups(out)
 
 
 @settings(max_examples=100, deadline=None)
-@given(rows=columns_strategy, version=st.sampled_from(ranking.VERSIONS))
+@given(rows=columns_strategy, version=st.sampled_from(VERSIONS))
 def test_sk_esd_identical_treatments_share_a_group(rows, version):
     values = _frame(rows)
     values["copy"] = values["t0"]
-    g = _groups(ranking.scott_knott_esd(values, version=version))
+    g = _groups(scott_knott_esd(values, version=version))
     assert g["copy"] == g["t0"]
 
 
 @settings(max_examples=100, deadline=None)
-@given(rows=columns_strategy, version=st.sampled_from(ranking.VERSIONS), up=st.booleans())
+@given(rows=columns_strategy, version=st.sampled_from(VERSIONS), up=st.booleans())
 def test_sk_esd_treatment_shifted_far_away_gets_its_own_group_ranked_best(rows, version, up):
     values = _frame(rows)
     rng = np.random.default_rng(len(rows))
     far = values["t0"].mean() + (100.0 if up else -100.0) + 0.01 * rng.random(len(values))
     values["far"] = far
-    out = ranking.scott_knott_esd(values, version=version, higher_is_better=up)
+    out = scott_knott_esd(values, version=version, higher_is_better=up)
     assert out["treatment"].iloc[0] == "far"
     assert out["group"].iloc[0] == 1 and (out["group"].iloc[1:] >= 2).all()
     assert out["rank"].iloc[0] == 1
@@ -324,10 +329,10 @@ def table():
 
 
 def test_rank_across_shapes_keys_and_values(table):
-    out = ranking.rank_across(table, ["gmean", "fpr_1"])
+    out = rank_across(table, ["gmean", "fpr_1"])
     fr, sk = out.friedman, out.scott_knott
-    assert list(fr.columns) == ranking.FRIEDMAN_COLUMNS
-    assert list(sk.columns) == [*ranking.FAMILY, "treatment", "group", "rank", "median",
+    assert list(fr.columns) == FRIEDMAN_COLUMNS
+    assert list(sk.columns) == [*FAMILY, "treatment", "group", "rank", "median",
                                 "mean_rank", "n", "note"]  # fmt: skip
     # learners within 3 policies and policies within 2 learners; x 2 references x 2 metrics
     assert len(fr) == 3 * 2 * 2 * 2 + 2 * 3 * 2 * 2 == len(sk)
@@ -358,7 +363,7 @@ def test_rank_across_shapes_keys_and_values(table):
     last = table[table["checkpoint"] == table["checkpoint"].max()]
     sel = last[(last["learner"] == "ht") & (last["reference"] == "true")]
     wide = sel.groupby(["dataset", "policy"])["gmean"].mean().unstack("policy")
-    direct = ranking.friedman_nemenyi(wide)
+    direct = friedman_nemenyi(wide)
     assert result.statistic == pytest.approx(direct.statistic)
     assert result.cd == pytest.approx(direct.cd)
     pd.testing.assert_series_equal(
@@ -367,7 +372,7 @@ def test_rank_across_shapes_keys_and_values(table):
     pd.testing.assert_frame_equal(
         result.nemenyi.loc[direct.treatments, direct.treatments], direct.nemenyi, check_names=False
     )
-    sk = ranking.scott_knott_esd(wide)
+    sk = scott_knott_esd(wide)
     sks = out.scott_knott
     mine = sks[(sks["ranked"] == "policy") & (sks["within"] == "ht") & (sks["reference"] == "true")
                & (sks["metric"] == "gmean")]  # fmt: skip
@@ -377,28 +382,28 @@ def test_rank_across_shapes_keys_and_values(table):
 
 def test_rank_across_notes_when_fewer_than_3_datasets_and_uses_at(table):
     two = table[table["dataset"].isin(["d1", "d2"])]
-    out = ranking.rank_across(two, "gmean")
+    out = rank_across(two, "gmean")
     assert out.friedman["note"].str.contains("2 datasets: the tests need at least 3").all()
     assert out.scott_knott["note"].str.contains("2 datasets").all()
     assert out.scott_knott["group"].isna().all() and out.nemenyi.empty
     assert out.friedman["mean_rank"].notna().all()
     # an `at` column aligns datasets whose checkpoints differ
     first = table[table["checkpoint"] == table["checkpoint"].min()].assign(at="500")
-    out = ranking.rank_across(first, "gmean", ranked=["learner"])
+    out = rank_across(first, "gmean", ranked=["learner"])
     assert set(out.friedman["at"]) == {"500"} and (out.friedman["note"] == "").all()
     # a missing learner on one dataset: a note naming it, no test
     holey = table[
         ~((table["dataset"] == "d3") & (table["learner"] == "nb") & (table["policy"] == "ideal"))
     ]
-    out = ranking.rank_across(holey, "gmean", ranked=["learner"])
+    out = rank_across(holey, "gmean", ranked=["learner"])
     notes = out.friedman.loc[out.friedman["within"] == "ideal", "note"]
     assert notes.str.contains("no value for nb on d3").all()
     assert (out.friedman.loc[out.friedman["within"] != "ideal", "note"] == "").all()
 
 
 def test_rank_within_over_folds(table):
-    out = ranking.rank_within(table, "gmean", version="p")
-    assert list(out.columns) == [*ranking.FAMILY, "dataset", "treatment", "group", "rank", "mean",
+    out = rank_within(table, "gmean", version="p")
+    assert list(out.columns) == [*FAMILY, "dataset", "treatment", "group", "rank", "mean",
                                  "mean_rank", "n", "note"]  # fmt: skip
     # 4 datasets x (3 policies x 2 learners + 2 learners x 3 policies) x 2 references
     assert len(out) == 4 * (3 * 2 + 2 * 3) * 2
@@ -416,7 +421,7 @@ def test_rank_across_speed_of_a_study_sized_table():
     )
     big = big.assign(at=big["checkpoint"].astype(str))
     start = time.perf_counter()
-    out = ranking.rank_across(big, ["gmean", "fpr_1", "recall_1"])
+    out = rank_across(big, ["gmean", "fpr_1", "recall_1"])
     elapsed = time.perf_counter() - start
     assert len(out.families()) == (15 + 2) * 2 * 5 * 3
     assert elapsed < 20  # a couple of seconds on 2 shared cores (docs/comparison.md)
@@ -443,7 +448,7 @@ def test_cd_diagram_draws_the_mean_ranks_the_cd_and_the_bars(policies, tmp_path)
 
     from delaycv.figures import plots
 
-    result = ranking.friedman_nemenyi(policies)
+    result = friedman_nemenyi(policies)
     fig = plots.cd_diagram(result, title="gmean, policies within ht")
     ax = fig.axes[0]
     # one marker per treatment at its mean rank, on the axis (y = 0)
@@ -475,7 +480,7 @@ def test_cd_diagram_draws_the_mean_ranks_the_cd_and_the_bars(policies, tmp_path)
     paths = plots.save_figure(fig, tmp_path / "cd", ["png", "pdf"], 100)
     assert paths[0].read_bytes().startswith(PNG) and paths[1].read_bytes().startswith(b"%PDF")
     with pytest.raises(DelaycvError, match="2 datasets"):
-        plots.cd_diagram(ranking.friedman_nemenyi(policies.iloc[:2]))
+        plots.cd_diagram(friedman_nemenyi(policies.iloc[:2]))
 
 
 def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
@@ -483,7 +488,7 @@ def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
 
     from delaycv.figures import plots
 
-    groups = ranking.scott_knott_esd(policies)
+    groups = scott_knott_esd(policies)
     # make two treatments share a group, to see one boundary fewer
     groups.loc[1, "group"] = 1
     groups.loc[2:, "group"] -= 1
@@ -520,7 +525,7 @@ def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
 def test_rankings_html_tables(table):
     from delaycv.study.report import rankings_html
 
-    out = ranking.rank_across(table, ["gmean", "fpr_1"], ranked=["policy"])
+    out = rank_across(table, ["gmean", "fpr_1"], ranked=["policy"])
     page = rankings_html(
         out.friedman, out.scott_knott, title="Rankings <x>", metrics=["fpr_1", "gmean"]
     )
@@ -542,12 +547,12 @@ def test_rankings_html_tables(table):
     assert f"<td>{row['treatment']}</td>" in cells and f">{row['mean_rank']:.2f}<" in cells
     assert "<th>SK-ESD group</th>" in first and "<th>median (SK-ESD)</th>" in first
     # fewer than 3 datasets: the note instead of the test
-    few = ranking.rank_across(table[table["dataset"] != "d1"].query("dataset != 'd2'"), "gmean")
+    few = rank_across(table[table["dataset"] != "d1"].query("dataset != 'd2'"), "gmean")
     page = rankings_html(few.friedman, few.scott_knott, title="few")
     assert "No test: 2 datasets: the tests need at least 3." in page
     assert "Friedman chi2" not in page
     # within datasets: the Scott-Knott ESD table alone, a section per dataset
-    within = ranking.rank_within(table, "gmean", ranked=["learner"])
+    within = rank_within(table, "gmean", ranked=["learner"])
     page = rankings_html(scott_knott=within, title="within")
     assert page.count("<h2>") == 4 * 3 * 2
     assert "<h2>d1: gmean on observed labels at last: learners within hitl_30d_90d" in page
@@ -567,7 +572,7 @@ def test_the_hitl_study_s_folds_rank_ideal_first():
         pytest.skip(f"the HITL study's numbers are not available: {path}")
     folds = pd.read_csv(path).rename(columns={"project": "dataset"})
     folds = folds.assign(learner="HoeffdingTree", seed=1, reference="observed", estimator="fading")
-    out = ranking.rank_across(folds, ["gmean", "fpr_1"], ranked=["policy"])
+    out = rank_across(folds, ["gmean", "fpr_1"], ranked=["policy"])
     assert (out.friedman["note"] == "").all() and set(out.friedman["n"]) == {8}
     last = out.friedman[
         (out.friedman["at"] == "fraction_1.0") & (out.friedman["metric"] == "gmean")
@@ -576,7 +581,7 @@ def test_the_hitl_study_s_folds_rank_ideal_first():
     sk = out.scott_knott[(out.scott_knott["at"] == "fraction_1.0")]
     best = sk[(sk["metric"] == "gmean") & (sk["group"] == 1)]
     assert best["treatment"].tolist() == ["ideal"]
-    within = ranking.rank_within(folds[folds["at"] == "fraction_1.0"], "gmean", ranked=["policy"])
+    within = rank_within(folds[folds["at"] == "fraction_1.0"], "gmean", ranked=["policy"])
     assert set(within["n"]) == {10} and within["group"].notna().all()
 
 
@@ -606,7 +611,7 @@ def test_family_values_hand_computed():
     table = pd.DataFrame(rows)
     family = {"ranked": "learner", "within": "ideal", "reference": "true",
               "estimator": "fading", "at": "last", "metric": "gmean"}  # fmt: skip
-    wide = ranking.family_values(table, family)
+    wide = family_values(table, family)
     # means over the 2 seeds x 2 folds, a NaN skipped: (0.6 + 0.6 + 0.9) / 3 = 0.7
     expected = pd.DataFrame(
         {"a": [0.6, 0.5], "b": [0.3, 0.7]}, index=pd.Index(["d1", "d2"], name="dataset")
@@ -614,7 +619,7 @@ def test_family_values_hand_computed():
     pd.testing.assert_frame_equal(wide, expected, check_exact=False, atol=1e-12)
     # an `at` column chooses the rows; a policy family ranks the policies within the learner
     labelled = table[table["checkpoint"] == 1000].assign(at="position_900")
-    policies = ranking.family_values(
+    policies = family_values(
         labelled, {**family, "ranked": "policy", "within": "a", "at": "position_900"}
     )
     assert list(policies.columns) == ["delay", "ideal"] and list(policies.index) == ["d1", "d2"]
@@ -630,7 +635,7 @@ def test_draw_ranking_figures_names_only_tested_families_and_same_bytes(table, t
     holey = table[
         ~((table["dataset"] == "d3") & (table["learner"] == "nb") & (table["policy"] == "ideal"))
     ]
-    out = ranking.rank_across(holey, ["gmean", "fpr_1"])
+    out = rank_across(holey, ["gmean", "fpr_1"])
     noted = out.friedman[out.friedman["note"] != ""]
     assert set(zip(noted["ranked"], noted["within"], strict=True)) == {
         ("learner", "ideal"),
@@ -660,14 +665,14 @@ def test_draw_ranking_figures_names_only_tested_families_and_same_bytes(table, t
     # fewer than 3 datasets: every family has a note, no figure at all
     two = holey[holey["dataset"].isin(["d1", "d2"])]
     none = draw_ranking_figures(
-        two, ranking.rank_across(two, "gmean"), tmp_path / "none", metric="gmean",
+        two, rank_across(two, "gmean"), tmp_path / "none", metric="gmean",
         reference="observed", formats=("png",), dpi=40,
     )  # fmt: skip
     assert none == [] and not any((tmp_path / "none").glob("*"))
     # two estimators in the table: the estimator joins the file name
     both = pd.concat([table, table.assign(estimator="cumulative")], ignore_index=True)
     paths = draw_ranking_figures(
-        both, ranking.rank_across(both, "gmean", ranked=["policy"]), tmp_path / "est",
+        both, rank_across(both, "gmean", ranked=["policy"]), tmp_path / "est",
         metric="gmean", reference="true", formats=("png",), dpi=40,
     )  # fmt: skip
     assert {p.name for p in paths} == {
@@ -693,7 +698,7 @@ def test_a_treatment_with_no_value_is_reported_not_dropped():
                          reference="observed", estimator="fading", checkpoint=1000, fpr_1=fpr)
                 )  # fmt: skip
     table = pd.DataFrame(rows)
-    across = ranking.rank_across(table, ["fpr_1"], ranked=("policy",))
+    across = rank_across(table, ["fpr_1"], ranked=("policy",))
     noted = across.friedman[across.friedman["treatment"] == "hitl_90d_90d"]
     assert len(noted) == 1 and noted["note"].item().startswith("no value at any dataset")
     tested = across.friedman[across.friedman["treatment"] != "hitl_90d_90d"]
@@ -701,12 +706,12 @@ def test_a_treatment_with_no_value_is_reported_not_dropped():
     assert across.result(across.families()[0]).treatments == ("ideal", "hitl_1d_15d")
     sk = across.scott_knott.set_index("treatment")
     assert pd.isna(sk.loc["hitl_90d_90d", "group"]) and sk.loc["ideal", "group"] == 1
-    within = ranking.rank_within(table, ["fpr_1"], ranked=("policy",)).set_index("treatment")
+    within = rank_within(table, ["fpr_1"], ranked=("policy",)).set_index("treatment")
     assert within.loc["hitl_90d_90d", "note"].str.startswith("no value at any (seed, fold)").all()
     assert within.loc["ideal", "group"].notna().all()
     # no treatment with a value: rows with notes, no failure
     empty = table.assign(fpr_1=np.nan)
-    within = ranking.rank_within(empty, ["fpr_1"], ranked=("policy",))
+    within = rank_within(empty, ["fpr_1"], ranked=("policy",))
     assert len(within) == 3 * 3 and within["group"].isna().all()
-    across = ranking.rank_across(empty, ["fpr_1"], ranked=("policy",))
+    across = rank_across(empty, ["fpr_1"], ranked=("policy",))
     assert len(across.friedman) == 3 and across.friedman["note"].str.startswith("no value").all()

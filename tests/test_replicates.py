@@ -16,7 +16,7 @@ import pytest
 from engine_runs import evaluate_dicts
 
 from delaycv.data.synthetic import generate_stream
-from delaycv.stats import compare
+from delaycv.stats.learner_tests import run_tests
 from delaycv.study.loading import load_config
 from delaycv.study.runs import (
     dataset_spec,
@@ -61,7 +61,7 @@ def merged_table(config: dict, *, fixed_split: bool) -> pd.DataFrame:
 
 def last_tests(config: dict, table: pd.DataFrame) -> pd.DataFrame:
     settings = config["tests"]
-    return compare.run_tests(
+    return run_tests(
         table,
         metrics=settings["metrics"],
         references=settings["references"],

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from test_compare_tables import fold_table
 
-from delaycv.stats import compare
+from delaycv.stats.bias import bias_tests
+from delaycv.stats.learner_tests import run_tests
 from delaycv.study import report
 
 
@@ -57,9 +58,7 @@ def tests():
         folds=8,
         checkpoints=3,
     )
-    return compare.run_tests(
-        table, metrics=["brier", "accuracy"], checkpoints="last", resamples=200
-    )
+    return run_tests(table, metrics=["brier", "accuracy"], checkpoints="last", resamples=200)
 
 
 def test_tests_page_has_a_readable_section_per_metric_and_reference(tests):
@@ -223,10 +222,10 @@ def test_contrasts_page_reads_each_policy_against_the_reference():
             alpha=0.05,
         ),
         report.tests_html(
-            compare.run_tests(table, metrics=["gmean"], checkpoints=spec, resamples=100), title="t"
+            run_tests(table, metrics=["gmean"], checkpoints=spec, resamples=100), title="t"
         ),
         report.bias_html(
-            compare.bias_tests(table, metrics=["gmean"], checkpoints=spec, resamples=100),
+            bias_tests(table, metrics=["gmean"], checkpoints=spec, resamples=100),
             title="b",
             alpha=0.05,
         ),

@@ -90,7 +90,7 @@ def mcnemar_from_runs(run_dirs, *, references, method, alpha) -> pd.DataFrame:
     """McNemar's tests for the learner pairs of each (dataset, policy, seed) among run directories."""
     import pandas as pd
 
-    from delaycv.stats import compare
+    from delaycv.stats.mcnemar import mcnemar_tests
     from delaycv.tables.results import read_table
 
     groups: dict[tuple, dict[str, pd.DataFrame]] = {}
@@ -111,7 +111,7 @@ def mcnemar_from_runs(run_dirs, *, references, method, alpha) -> pd.DataFrame:
     frames = []
     for (dataset, policy, seed), logs in sorted(groups.items()):
         for reference in references:
-            res = compare.mcnemar_tests(logs, reference=reference, method=method, alpha=alpha)
+            res = mcnemar_tests(logs, reference=reference, method=method, alpha=alpha)
             res.insert(0, "seed", seed)
             res.insert(0, "policy", policy)
             res.insert(0, "dataset", dataset)
@@ -145,7 +145,9 @@ def run(args) -> int:
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the tests (numpy, pandas, scipy)
-    from delaycv.stats import compare
+    from delaycv.stats.bias import bias_tests
+    from delaycv.stats.checkpoints import untested_notes
+    from delaycv.stats.learner_tests import run_tests
     from delaycv.tables.results import read_table
 
     table = read_table(args.merged)
@@ -161,15 +163,13 @@ def run(args) -> int:
         alternative=args.alternative,
     )
     outputs: dict[str, pd.DataFrame] = {}
-    strip = compare.run_tests(table, checkpoints="all", **common)
+    strip = run_tests(table, checkpoints="all", **common)
     outputs["tests"] = (
-        strip
-        if checkpoints == "all"
-        else compare.run_tests(table, checkpoints=checkpoints, **common)
+        strip if checkpoints == "all" else run_tests(table, checkpoints=checkpoints, **common)
     )
     outputs["strip"] = strip
     if {"observed", "true"} <= set(table["reference"].unique()):
-        outputs["bias"] = compare.bias_tests(
+        outputs["bias"] = bias_tests(
             table, metrics=metrics, resamples=args.resamples, seed=args.seed
         )
     if args.predictions:
@@ -185,7 +185,7 @@ def run(args) -> int:
     tests = outputs["tests"]
     # a test with no value is a row with a note, and said here
     for name, label in (("tests", "learner tests"), ("bias", "bias tests")):
-        for note, count in compare.untested_notes(outputs.get(name, tests.iloc[:0])):
+        for note, count in untested_notes(outputs.get(name, tests.iloc[:0])):
             print(f"delaycv: note: {label} ({count}): {note}", file=sys.stderr)
     print(
         f"{len(tests)} tests ({int(tests['significant'].sum())} significant after Holm at "

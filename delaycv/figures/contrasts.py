@@ -44,7 +44,7 @@ from delaycv.figures.plots import (
     learner_styles,
     save_figure,
 )
-from delaycv.stats.compare import axis_names, window_table
+from delaycv.protocol.policy_windows import axis_names, window_table
 
 log = logging.getLogger("delaycv.figures.plots")
 

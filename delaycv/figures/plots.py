@@ -39,16 +39,11 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator  # noqa:
 from delaycv.common.atomic import atomic_path  # noqa: E402
 from delaycv.common.choices import FIGURE_FORMATS as FORMATS  # noqa: E402
 from delaycv.common.errors import DelaycvError  # noqa: E402
-from delaycv.stats.compare import (  # noqa: E402
-    RELEASE_COLUMN,
-    axis_names,
-    bias_table,
-    higher_is_better,
-    last_checkpoints,
-    policies_windows,
-    window_table,
-)
-from delaycv.stats.compare import policy_order as compare_policy_order  # noqa: E402
+from delaycv.metrics.properties import higher_is_better  # noqa: E402
+from delaycv.protocol.policy_windows import axis_names, policies_windows, window_table  # noqa: E402
+from delaycv.protocol.policy_windows import policy_order as compare_policy_order  # noqa: E402
+from delaycv.stats.bias import bias_table  # noqa: E402
+from delaycv.stats.checkpoints import RELEASE_COLUMN, last_checkpoints  # noqa: E402
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from delaycv.figures.plots import FORMATS, _slug, cd_diagram, metric_label, save_figure, sk_boxplot
-from delaycv.stats.ranking import FAMILY, Rankings, family_values
+from delaycv.stats.families import FAMILY, Rankings, family_values
 
 
 def _stem(kind: str, family: dict, estimators: int) -> str:

@@ -17,22 +17,21 @@ Two contrasts, told apart by the column ``reference`` (the labels that score P) 
   alone.
 
 The difference of the two rows of one policy is P's bias (observed minus true,
-:func:`delaycv.stats.compare.bias_tests`). R's side is always its true-label value.
+:func:`delaycv.stats.bias.bias_tests`). R's side is always its true-label value.
 
 Per row: both means over the pairs used, the mean difference with its 95 % t-interval
-(:func:`delaycv.stats.compare.mean_ci`), the study's validity ``100 - |difference|`` with the metric in
-percent (metrics that are fractions in [0, 1] only, see :func:`is_fraction`; NaN for counts,
+(:func:`delaycv.stats.companions.mean_ci`), the study's validity ``100 - |difference|`` with the metric in
+percent (metrics that are fractions in [0, 1] only, see :func:`~delaycv.metrics.properties.is_fraction`; NaN for counts,
 kappas, MCC, log loss and the information score, which have no percent scale), the paired sign-flip
-permutation p-value (:func:`delaycv.stats.compare.sign_flip_pvalues`), Holm over the policies of the
+permutation p-value (:func:`delaycv.stats.permutation.sign_flip_pvalues`), Holm over the policies of the
 family (same dataset, learner, estimator, reference, checkpoint and metric), Cliff's delta of P's
 against R's values and ``n``. As in the learner tests, a seed whose fold-by-fold values of both
-policies repeat an earlier seed's is left out (:func:`delaycv.stats.compare.replicate_seeds`,
+policies repeat an earlier seed's is left out (:func:`delaycv.stats.paired.replicate_seeds`,
 ``n_duplicates``).
 """
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -40,26 +39,21 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common import defaults
+from delaycv.common.choices import REFERENCES
 from delaycv.common.errors import DelaycvError, InputError
-from delaycv.metrics.effort_names import EFFORT_FRACTIONS
-from delaycv.stats.compare import (
-    PAIR,
-    REFERENCES,
-    _stage_clock,
+from delaycv.metrics.properties import is_fraction
+from delaycv.protocol.policy_windows import policy_ranks
+from delaycv.stats.checkpoints import (
     at_checkpoints,
-    check_test_arguments,
     checkpoint_times,
     choose_checkpoints,
-    cliffs_delta,
-    distinct_pairs,
-    holm_by_group,
     label_checkpoints,
-    mean_ci,
     note_empty_tests,
-    policy_ranks,
-    sign_flip_pvalues,
-    wide_by_pair,
 )
+from delaycv.stats.companions import cliffs_delta, holm_by_group, mean_ci
+from delaycv.stats.frames import _stage_clock
+from delaycv.stats.paired import PairedTable, check_test_arguments, paired_table, wide_by_pair
+from delaycv.stats.permutation import sign_flip_pvalues
 
 #: The reference policy of the contrasts when the study has it (workflow key ``contrasts``).
 DEFAULT_REFERENCE = defaults.CONTRAST_REFERENCE
@@ -97,26 +91,6 @@ CONTRAST_COLUMNS = [
 #: Keys of a Holm family of contrasts (the policies of one family are adjusted together).
 FAMILY = ("dataset", "learner", "estimator", "reference", "checkpoint", "metric")
 
-_FRACTION = re.compile(
-    r"^(?:nochange_|majority_)?(?:accuracy|precision|recall|f1|f2|fpr|specificity|"
-    r"balanced_accuracy|gmean|gmean_pr|brier|auc|unknown_rate)(?:_[01])?$"
-)
-
-
-def is_fraction(metric: str) -> bool:
-    """True for the metrics whose values are fractions in [0, 1] (accuracy, precision, recall,
-    F1, F2, FPR, specificity, balanced accuracy, G-means, Brier score, AUC, unknown rates and the
-    NoChange/majority references of these); False for counts (``tp``, ``classified``, ...),
-    kappas and MCC (in [-1, 1]), ``log_loss`` and ``info_score`` (unbounded); the effort-aware
-    measures but ``ifa`` (a count) are fractions.
-
-    >>> is_fraction("gmean"), is_fraction("kappa_m_gmean"), is_fraction("log_loss")
-    (True, False, False)
-    >>> is_fraction("popt"), is_fraction("ifa")
-    (True, False)
-    """
-    return bool(_FRACTION.match(metric)) or metric in EFFORT_FRACTIONS
-
 
 def contrast_label(reference: str, reference_policy: str) -> str:
     """The ``contrast`` text of a row: ``"estimate vs ideal"`` or ``"true value vs ideal"``."""
@@ -143,10 +117,10 @@ def policy_contrasts(
     """Every policy of a merged per-fold table against ``reference_policy`` (module docstring).
 
     ``metrics``, ``references`` (which contrasts: ``observed`` = P's estimate vs R, ``true`` = P's
-    true value vs R), ``checkpoints`` (any request of :func:`delaycv.stats.compare.choose_checkpoints`;
+    true value vs R), ``checkpoints`` (any request of :func:`delaycv.stats.checkpoints.choose_checkpoints`;
     ``at`` names it, a position beyond a stream is a row with ``note`` and no test), ``resamples``,
     ``seed`` (of the random sign vectors) and ``alpha`` (``significant = p_holm <= alpha``) as in
-    :func:`delaycv.stats.compare.run_tests`. ``progress`` receives one line per stage.
+    :func:`delaycv.stats.learner_tests.run_tests`. ``progress`` receives one line per stage.
 
     Columns (``CONTRAST_COLUMNS``): ``dataset``, ``learner``, ``estimator``, ``reference``,
     ``contrast`` (``"estimate vs R"`` / ``"true value vs R"``), ``at``, ``checkpoint``, ``time``
@@ -159,26 +133,21 @@ def policy_contrasts(
     and ``note`` (why a row has no test: a position beyond a stream, a policy that released no
     label by the checkpoint; or which checkpoint answered a request between checkpoints). Rows:
     by dataset, metric (as given), reference, estimator, learner, checkpoint, then policies in
-    reading order (:func:`delaycv.stats.compare.policy_sort_key`: preset, then windows as durations).
+    reading order (:func:`delaycv.protocol.policy_windows.policy_sort_key`: preset, then windows as durations).
     Raises :class:`~delaycv.common.errors.DelaycvError` when the table has no policy named
     ``reference_policy``.
     """
     say = _stage_clock(progress)
     metrics = check_test_arguments(table, metrics, references, alpha, verb="contrast")
-    policies = list(dict.fromkeys(table["policy"]))
-    if reference_policy not in policies:
-        raise DelaycvError(
-            f"no policy named {reference_policy!r} to contrast the policies with "
-            f"(the table's policies: {', '.join(map(str, policies)) or 'none'})"
-        )
+    policies = _check_reference_policy(table, reference_policy)
     chosen = choose_checkpoints(table, checkpoints)
     sub = at_checkpoints(table, chosen)
     base = sub[(sub["policy"] == reference_policy) & (sub["reference"] == "true")]
     others = sub[(sub["policy"] != reference_policy) & sub["reference"].isin(list(references))]
-    empty = pd.DataFrame(
-        {c: pd.Series(dtype=object) for c in CONTRAST_COLUMNS if c not in ("at", "note")}
-    )
     if others.empty:
+        empty = pd.DataFrame(
+            {c: pd.Series(dtype=object) for c in CONTRAST_COLUMNS if c not in ("at", "note")}
+        )
         return label_checkpoints(empty, chosen, CONTRAST_COLUMNS)
     if base.empty:
         raise InputError(
@@ -187,40 +156,60 @@ def policy_contrasts(
             location="column reference",
             expected=f"rows of policy {reference_policy!r} with reference 'true'",
         )
-
     shared = ["dataset", "learner", "estimator", "checkpoint"]
-    wide = _wide(others, [*shared, "reference", "policy"], metrics)
-    ref = _wide(base, shared, metrics)
-    seeds = sorted(set(wide.columns.unique(0)) | set(ref.columns.unique(0)))
-    folds = sorted(set(wide.columns.unique(1)) | set(ref.columns.unique(1)))
-    grid = pd.MultiIndex.from_product([seeds, folds], names=list(PAIR))
-    wide = wide.reindex(columns=grid).sort_index()
-    rows = wide.index.to_frame(index=False)
-    a = wide.to_numpy(np.float64)
-    b = (
-        ref.reindex(columns=grid)
-        .reindex(pd.MultiIndex.from_frame(rows[[*shared, "metric"]]))
-        .to_numpy(np.float64)
+    pairs = paired_table(
+        _wide(others, [*shared, "reference", "policy"], metrics),
+        _wide(base, shared, metrics),
+        on=[*shared, "metric"],
     )
-    a, b, duplicates = distinct_pairs(a, b, len(seeds))
-    d = a - b
     say(
-        f"{len(rows)} contrasts against {reference_policy} x {d.shape[1]} (seed, fold) columns; "
-        f"{int(duplicates.sum())} duplicate pairs of repeated seeds left out"
+        f"{len(pairs.rows)} contrasts against {reference_policy} x {pairs.a.shape[1]} (seed, fold) "
+        f"columns; {int(pairs.duplicates.sum())} duplicate pairs of repeated seeds left out"
     )
+    out = _contrast_rows(pairs, reference_policy, resamples=resamples, seed=seed, alpha=alpha)
+    out["time"] = checkpoint_times(sub, out)
+    say("means, intervals, validity, Holm and Cliff's delta")
+    out = label_checkpoints(out, chosen, CONTRAST_COLUMNS)
+    out = note_empty_tests(
+        out,
+        table,
+        _untested_contrast_note,
+        policies=lambda r: [r["policy"], r["reference_policy"]],
+    )
+    return _sort_contrasts(out, metrics, policies)
 
+
+def _check_reference_policy(table: pd.DataFrame, reference_policy: str) -> list[str]:
+    """The table's policies (in order of appearance), after checking that ``reference_policy``
+    is one of them."""
+    policies = list(dict.fromkeys(table["policy"]))
+    if reference_policy not in policies:
+        raise DelaycvError(
+            f"no policy named {reference_policy!r} to contrast the policies with "
+            f"(the table's policies: {', '.join(map(str, policies)) or 'none'})"
+        )
+    return policies
+
+
+def _contrast_rows(
+    pairs: PairedTable, reference_policy: str, *, resamples: int, seed: int, alpha: float
+) -> pd.DataFrame:
+    """One contrast per row of ``pairs`` (P's values against R's): the means, the difference
+    with its interval, validity, Cliff's delta, the sign-flip test and Holm over the policies
+    of each family (:data:`FAMILY`)."""
+    a, b = pairs.a, pairs.b
+    d = a - b
     p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
     difference, low, high = mean_ci(d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         mean_policy = np.nanmean(a, axis=1)
         mean_reference = np.nanmean(b, axis=1)
-    out = rows
+    out = pairs.rows
     out["contrast"] = [contrast_label(r, reference_policy) for r in out["reference"]]
-    out["time"] = checkpoint_times(sub, out)
     out["reference_policy"] = reference_policy
     out["n"] = n.astype(np.int64)
-    out["n_duplicates"] = duplicates.astype(np.int64)
+    out["n_duplicates"] = pairs.duplicates.astype(np.int64)
     out["mean_policy"] = mean_policy
     out["mean_reference_policy"] = mean_reference
     out["difference"] = difference
@@ -237,18 +226,20 @@ def policy_contrasts(
         pd.Series(p).notna().groupby(family).transform("sum").to_numpy().astype(np.int64)
     )
     out["significant"] = out["p_holm"].le(alpha).to_numpy()
-    say("means, intervals, validity, Holm and Cliff's delta")
-    out = label_checkpoints(out, chosen, CONTRAST_COLUMNS)
-    out = note_empty_tests(
-        out,
-        table,
-        lambda r: (
-            f"no (seed, fold) pair where both {r['policy']} and {r['reference_policy']} "
-            f"have a value of {r['metric']} (undefined there), no test"
-        ),
-        policies=lambda r: [r["policy"], r["reference_policy"]],
+    return out
+
+
+def _untested_contrast_note(row: pd.Series) -> str:
+    """The note of a contrast with no pair where both policies have a value."""
+    return (
+        f"no (seed, fold) pair where both {row['policy']} and {row['reference_policy']} "
+        f"have a value of {row['metric']} (undefined there), no test"
     )
-    # metrics as requested, policies in reading order (preset, then windows as durations)
+
+
+def _sort_contrasts(out: pd.DataFrame, metrics: Sequence[str], policies: Sequence[str]):
+    """Rows by dataset, metric (as requested), reference, estimator, learner, checkpoint, ``at``,
+    then policies in reading order (preset, then windows as durations)."""
     metric_rank = {m: i for i, m in enumerate(metrics)}
     policy_rank = policy_ranks([*policies, *out["policy"].astype(str)])
     keys = [

@@ -27,7 +27,7 @@ import pandas as pd
 from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.protocol.durations import parse_window
 from delaycv.protocol.policies import parse_policy_name
-from delaycv.stats.ranking import r_np_group_names, scott_knott_esd
+from delaycv.stats.scott_knott import r_np_group_names, scott_knott_esd
 
 #: The study's metrics (percent in its tables, fractions in delaycv's).
 METRICS = ("gmean", "recall_1", "fpr_1")
@@ -153,7 +153,7 @@ def _blocks(validity: pd.DataFrame):
 def validity_ranks(validity: pd.DataFrame, *, version: str = "np") -> pd.DataFrame:
     """Scott-Knott ESD of the settings (policies) by validity, per metric, as the study ranked them:
     the observations of a setting are its validity values at every (project, at) of the table.
-    Columns: ``metric`` then those of :func:`delaycv.stats.ranking.scott_knott_esd` (group and rank 1 =
+    Columns: ``metric`` then those of :func:`delaycv.stats.scott_knott.scott_knott_esd` (group and rank 1 =
     most valid). A (project, at) where a setting has no value is left out for all."""
     frames = []
     for metric, wide in _blocks(validity):
@@ -284,7 +284,7 @@ def findings(validity: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
 def validity_r_naming(validity: pd.DataFrame) -> pd.DataFrame:
     """Per metric, the ``np`` groups of :func:`validity_ranks` (the partition's own, ``group``)
     beside the groups R's ScottKnottESD 3.0.0 would print on the same partition (``group_r``,
-    named in mean order: :func:`delaycv.stats.ranking.r_np_group_names`), with each setting's ``mean``
+    named in mean order: :func:`delaycv.stats.scott_knott.r_np_group_names`), with each setting's ``mean``
     validity. Columns: ``metric``, ``treatment``, ``group``, ``group_r``, ``rank``, ``median``,
     ``mean``."""
     frames = []

@@ -45,14 +45,15 @@ STAGE_MODULES: dict[str, tuple[str, ...]] = {
     ),
     "merge": ("delaycv.tables.results", "delaycv.tables.costs"),
     "compare": (
-        "delaycv.stats.compare",
+        "delaycv.stats.learner_tests",
+        "delaycv.stats.bias",
         "delaycv.stats.contrasts",
         "delaycv.study.report",
         "delaycv.tables.results",
     ),
     "plots": ("delaycv.figures.plots", "delaycv.figures.contrasts", "delaycv.tables.results"),
     "rankings": (
-        "delaycv.stats.ranking",
+        "delaycv.stats.families",
         "delaycv.figures.rankings",
         "delaycv.study.report",
         "delaycv.tables.results",

@@ -2,7 +2,7 @@
 
 Snakemake's report shows an HTML result inside the report, but offers a CSV only as a download.
 :func:`tests_html`, :func:`bias_html` and :func:`contrasts_html` turn the tables of
-:func:`delaycv.stats.compare.run_tests`, :func:`delaycv.stats.compare.bias_tests` and
+:func:`delaycv.stats.learner_tests.run_tests`, :func:`delaycv.stats.bias.bias_tests` and
 :func:`delaycv.stats.contrasts.policy_contrasts` into self-contained pages (no script, no external resource): one
 section per metric and reference, the columns a reader needs with rounded numbers, significant
 rows in bold. The CSV files keep every column at full precision. Pure: strings in, a string out.
@@ -16,7 +16,7 @@ from html import escape
 
 import pandas as pd
 
-from delaycv.stats.compare import higher_is_better
+from delaycv.metrics.properties import higher_is_better
 from delaycv.study import pages
 
 #: the rules of this module's rows beside the pages' shared style (delaycv.study.pages)
@@ -121,7 +121,7 @@ def _direction(metric: str, difference: str, a: str, b: str) -> str:
 
 def _split_gaps(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
     """The rows with a test, and a section listing the requested positions no stream reaches
-    (rows of :func:`delaycv.stats.compare.label_checkpoints` with a note and no checkpoint)."""
+    (rows of :func:`delaycv.stats.checkpoints.label_checkpoints` with a note and no checkpoint)."""
     if "note" not in frame or frame.empty:
         return frame, []
     gap = frame["checkpoint"].isna() & frame["note"].astype(str).ne("")
@@ -157,7 +157,7 @@ def _groups(frame: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str] | N
 
 
 def tests_html(tests: pd.DataFrame, *, title: str, metrics: Sequence[str] | None = None) -> str:
-    """A page of the pairwise learner tests (:func:`delaycv.stats.compare.run_tests`): one section per
+    """A page of the pairwise learner tests (:func:`delaycv.stats.learner_tests.run_tests`): one section per
     (metric, reference, estimator), in the order of ``metrics`` when given, one row per (policy,
     checkpoint, learner pair) in the table's order; significant rows in bold. Requested positions
     beyond a stream are listed at the end."""
@@ -224,7 +224,7 @@ def _result(row: pd.Series) -> str:
 def bias_html(
     bias: pd.DataFrame, *, title: str, alpha: float, metrics: Sequence[str] | None = None
 ) -> str:
-    """A page of the bias of realistic evaluation (:func:`delaycv.stats.compare.bias_tests`): one section
+    """A page of the bias of realistic evaluation (:func:`delaycv.stats.bias.bias_tests`): one section
     per (metric, estimator), in the order of ``metrics`` when given, one row per (policy,
     checkpoint, learner); a row is bold, and read as optimistic (the observed labels overstate the
     learner) or pessimistic, when its Holm-adjusted p is at most ``alpha``."""
@@ -297,8 +297,8 @@ def rankings_html(
     title: str,
     metrics: Sequence[str] | None = None,
 ) -> str:
-    """A page of the rankings of :func:`delaycv.stats.ranking.rank_across` (its ``friedman`` and
-    ``scott_knott`` tables) or of :func:`delaycv.stats.ranking.rank_within` (``scott_knott`` alone, one
+    """A page of the rankings of :func:`delaycv.stats.families.rank_across` (its ``friedman`` and
+    ``scott_knott`` tables) or of :func:`delaycv.stats.families.rank_within` (``scott_knott`` alone, one
     section per dataset too): one section per family (what is ranked, within which learner or
     policy, reference, estimator, position, metric), in the order of ``metrics`` when given, its
     test (Friedman's chi2, p, N, CD) or the note that replaces it, and one row per treatment:

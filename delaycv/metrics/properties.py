@@ -1,0 +1,173 @@
+"""What each metric is (standard library only: the command line imports it): whether a larger value
+is better, whether it is a count of instances, a rate in [0, 1] or another score, its bounds and
+its unit. Every metric name the metrics subpackage produces (:data:`delaycv.metrics.METRICS` and
+:data:`delaycv.metrics.EFFORT_METRICS`, the columns of the per-fold tables) is declared here once,
+in :data:`PROPERTIES`; the statistics and the report read them through :func:`higher_is_better`
+and :func:`is_fraction`. (MOA's measurement names, :data:`delaycv.metrics.MOA_MEASUREMENTS`, name
+the columns of a MOA export, not of the tables the statistics read: they are not declared here.)
+
+Kinds:
+
+* ``"count"``: a number of instances (``tp``, ``classified``, ``ifa``, ...), bounded below by 0;
+* ``"rate"``: a fraction in [0, 1] (accuracy, recall, FPR, Brier score, AUC, Popt, ...);
+* ``"score"``: anything else (kappas and MCC, at most 1; log loss, at least 0; the information
+  score, unbounded).
+
+A name not declared here (a column a user added) is taken as a larger-is-better score without
+bounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The kinds of metric (see the module docstring).
+KINDS = ("count", "rate", "score")
+
+
+@dataclass(frozen=True)
+class MetricProperties:
+    """The properties of one metric: ``higher_is_better``, ``kind`` (of :data:`KINDS`), ``unit``
+    (``"instances"``, ``"fraction"``, ``"bits"``, ``"loss"`` or ``""`` for a unitless score), and
+    its bounds ``low`` and ``high`` (None where it has none)."""
+
+    name: str
+    higher_is_better: bool
+    kind: str
+    unit: str
+    low: float | None
+    high: float | None
+
+    @property
+    def bounded(self) -> bool:
+        """True when the metric has both a lower and an upper bound."""
+        return self.low is not None and self.high is not None
+
+
+def _declare(names: str, *, higher: bool, kind: str, unit: str, low, high) -> dict:
+    return {name: MetricProperties(name, higher, kind, unit, low, high) for name in names.split()}
+
+
+def _counts(names: str, *, higher: bool) -> dict:
+    return _declare(names, higher=higher, kind="count", unit="instances", low=0.0, high=None)
+
+
+def _rates(names: str, *, higher: bool) -> dict:
+    return _declare(names, higher=higher, kind="rate", unit="fraction", low=0.0, high=1.0)
+
+
+def _kappas(names: str, *, higher: bool) -> dict:
+    return _declare(names, higher=higher, kind="score", unit="", low=None, high=1.0)
+
+
+#: Every metric of the per-fold tables, by name.
+PROPERTIES: dict[str, MetricProperties] = {
+    # counts of instances (``unknown``: the instances the learner abstained on; larger reads as
+    # better, as it always has in the tests' ``result``)
+    **_counts("classified tp tn unknown", higher=True),
+    **_counts("fp fn", higher=False),
+    # rates in [0, 1]
+    **_rates(
+        "accuracy precision precision_0 precision_1 recall recall_0 recall_1 f1 f1_0 f1_1 "
+        "gmean specificity balanced_accuracy f2 f2_0 f2_1 gmean_pr auc "
+        "nochange_accuracy majority_accuracy nochange_precision_0 nochange_precision_1 "
+        "majority_precision_0 majority_precision_1 nochange_recall_0 nochange_recall_1 "
+        "majority_recall_0 majority_recall_1",
+        higher=True,
+    ),
+    **_rates(
+        "fpr_0 fpr_1 nochange_fpr_0 nochange_fpr_1 majority_fpr_0 majority_fpr_1 brier "
+        "unknown_rate unknown_rate_0 unknown_rate_1",
+        higher=False,
+    ),
+    # kappa statistics (at most 1, no lower bound) and MCC (in [-1, 1])
+    **_kappas(
+        "kappa kappa_t kappa_m kappa_f1_0 kappa_f1_1 kappa_t_f1_0 kappa_t_f1_1 kappa_m_f1_0 "
+        "kappa_m_f1_1 kappa_t_precision_0 kappa_t_precision_1 kappa_m_precision_0 "
+        "kappa_m_precision_1 kappa_t_recall_0 kappa_t_recall_1 kappa_m_recall_0 "
+        "kappa_m_recall_1 kappa_t_gmean kappa_m_gmean",
+        higher=True,
+    ),
+    **_kappas("kappa_t_fpr_0 kappa_t_fpr_1 kappa_m_fpr_0 kappa_m_fpr_1", higher=False),
+    **_declare("mcc", higher=True, kind="score", unit="", low=-1.0, high=1.0),
+    **_declare("log_loss", higher=False, kind="score", unit="loss", low=0.0, high=None),
+    **_declare("info_score", higher=True, kind="score", unit="bits", low=None, high=None),
+    # the effort-aware measures (:data:`delaycv.metrics.EFFORT_METRICS`)
+    **_rates("effort_recall_20 effort_precision_20 effort_f1_20 effort_pci_20 popt", higher=True),
+    **_rates("effort_at_recall_20", higher=False),
+    **_counts("ifa", higher=False),
+}
+
+
+def metric_properties(metric: str) -> MetricProperties | None:
+    """The properties of ``metric``, None for a name not declared in :data:`PROPERTIES`.
+
+    Parameters
+    ----------
+    metric : str
+        A metric name, e.g. ``"gmean"``.
+
+    Returns
+    -------
+    MetricProperties or None
+
+    Examples
+    --------
+    >>> p = metric_properties("fpr_1")
+    >>> p.higher_is_better, p.kind, p.low, p.high, p.bounded
+    (False, 'rate', 0.0, 1.0, True)
+    >>> metric_properties("mcc").low, metric_properties("tp").unit, metric_properties("x")
+    (-1.0, 'instances', None)
+    """
+    return PROPERTIES.get(metric)
+
+
+def higher_is_better(metric: str) -> bool:
+    """True when a larger value of ``metric`` is better: False for losses, error counts, FPR and
+    unknown rates, and the effort-aware ``ifa`` and ``effort_at_recall_20``; True for a name not
+    declared.
+
+    Parameters
+    ----------
+    metric : str
+        A metric name.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> higher_is_better("popt"), higher_is_better("ifa"), higher_is_better("fpr_1")
+    (True, False, False)
+    >>> higher_is_better("my_column")
+    True
+    """
+    declared = PROPERTIES.get(metric)
+    return True if declared is None else declared.higher_is_better
+
+
+def is_fraction(metric: str) -> bool:
+    """True for the metrics whose values are fractions in [0, 1] (kind ``"rate"``: accuracy,
+    precision, recall, F1, F2, FPR, specificity, balanced accuracy, G-means, Brier score, AUC,
+    unknown rates, the NoChange/majority references of these, and the effort-aware measures but
+    ``ifa``); False for counts, kappas and MCC, ``log_loss``, ``info_score`` and names not declared.
+
+    Parameters
+    ----------
+    metric : str
+        A metric name.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_fraction("gmean"), is_fraction("kappa_m_gmean"), is_fraction("log_loss")
+    (True, False, False)
+    >>> is_fraction("popt"), is_fraction("ifa")
+    (True, False)
+    """
+    declared = PROPERTIES.get(metric)
+    return declared is not None and declared.kind == "rate"

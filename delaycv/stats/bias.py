@@ -1,0 +1,140 @@
+"""The bias of realistic evaluation (pure, opens no files): per (dataset, policy, estimator, learner,
+checkpoint, metric), the paired differences ``observed - true`` of a learner's observed-label and
+true-label values over the ``(seed, fold)`` pairs, tested against a zero mean bias by the
+sign-flip test (:func:`bias_tests`; columns :data:`BIAS_COLUMNS`); :func:`bias_table` gives the
+per-fold bias itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from delaycv.common.errors import InputError
+from delaycv.stats.checkpoints import (
+    at_checkpoints,
+    choose_checkpoints,
+    label_checkpoints,
+    note_empty_tests,
+)
+from delaycv.stats.companions import holm_by_group, mean_ci
+from delaycv.stats.frames import _require_columns, _stage_clock, sort_by_policy
+from delaycv.stats.paired import PAIR, paired_table
+from delaycv.stats.permutation import sign_flip_pvalues
+
+
+def bias_table(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per (dataset, policy, estimator, learner, seed, fold, checkpoint): the observed-label value of
+    ``metric``, its true-label value and ``bias = observed - true`` (the error of realistic
+    evaluation; positive when the practitioner's estimate is optimistic for a larger-is-better
+    metric)."""
+    index = ["dataset", "policy", "estimator", "learner", "seed", "fold", "checkpoint"]
+    _require_columns(table, [*index, "reference", "time", metric], "the per-fold table")
+    # a row whose values are all NaN (nothing released yet) is kept: its bias is NaN, not absent
+    wide = (
+        table.groupby([*index, "time", "reference"], sort=True, dropna=False)[metric]
+        .first()
+        .unstack("reference")
+    )
+    if not {"observed", "true"} <= set(wide.columns):
+        raise InputError(
+            f"bias of {metric} needs both references",
+            path=table.attrs.get("path", "<table>"),
+            location="column reference",
+            expected="rows with reference 'observed' and rows with reference 'true'",
+        )
+    out = wide[["observed", "true"]].reset_index()
+    out.columns.name = None
+    out["bias"] = out["observed"] - out["true"]
+    out["metric"] = metric
+    return out
+
+
+#: Columns of :func:`bias_tests`, in order.
+BIAS_COLUMNS = [
+    "dataset",
+    "policy",
+    "estimator",
+    "at",
+    "checkpoint",
+    "learner",
+    "metric",
+    "n",
+    "n_duplicates",
+    "mean_bias",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "exact",
+    "p_holm",
+    "note",
+]
+
+
+def bias_tests(
+    table: pd.DataFrame,
+    *,
+    metrics: Sequence[str],
+    resamples: int = 5000,
+    seed: int = 1,
+    checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "last",
+    progress: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
+    """Is realistic evaluation biased? Per (dataset, policy, estimator, learner, checkpoint, metric):
+    a sign-flip test of ``observed - true`` over the (seed, fold) pairs (H0: zero mean bias), the
+    mean bias with its 95 % t-interval, and Holm over the learners of each (dataset, policy,
+    estimator, checkpoint, metric).
+
+    As in :func:`~delaycv.stats.learner_tests.run_tests`, a seed whose fold-by-fold observed and true values both repeat an
+    earlier seed's is left out (:func:`~delaycv.stats.paired.replicate_seeds`): ``n`` counts the pairs used,
+    ``n_duplicates`` those left out. ``checkpoints``: as in :func:`~delaycv.stats.learner_tests.run_tests` (default the last),
+    with ``at`` and ``note`` (columns ``BIAS_COLUMNS``). ``progress`` as in :func:`~delaycv.stats.learner_tests.run_tests`."""
+    say = _stage_clock(progress)
+    frames = []
+    chosen = choose_checkpoints(table, checkpoints)
+    sub = at_checkpoints(table, chosen)
+    index = ["dataset", "policy", "estimator", "checkpoint", "learner", *PAIR]
+    pair = list(PAIR)
+    for metric in dict.fromkeys(metrics) if not sub.empty else ():
+        bias = bias_table(sub, metric).set_index(index)
+        pairs = paired_table(bias["observed"].unstack(pair), bias["true"].unstack(pair))
+        obs, tru, duplicates = pairs.a, pairs.b, pairs.duplicates
+        d = obs - tru
+        p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
+        mean, low, high = mean_ci(d)
+        frame = pairs.rows
+        frame["metric"] = metric
+        frame["n"] = n
+        frame["n_duplicates"] = duplicates
+        frame["mean_bias"] = mean
+        frame["ci_low"] = low
+        frame["ci_high"] = high
+        frame["p_value"] = p
+        frame["exact"] = exact
+        groups = frame.groupby(["dataset", "policy", "estimator", "checkpoint"]).ngroup()
+        frame["p_holm"] = holm_by_group(p, groups.to_numpy())
+        frames.append(frame)
+        say(f"bias of {metric}: {len(frame)} tests, {int(frame['n_duplicates'].sum())} duplicates")
+    if not frames:
+        empty = {c: pd.Series(dtype=object) for c in BIAS_COLUMNS if c not in ("at", "note")}
+        return label_checkpoints(pd.DataFrame(empty), chosen, BIAS_COLUMNS)
+    out = label_checkpoints(pd.concat(frames, ignore_index=True), chosen, BIAS_COLUMNS)
+    out = note_empty_tests(
+        out,
+        table,
+        lambda r: (
+            f"no (seed, fold) pair with both an observed and a true value of "
+            f"{r['metric']} (undefined there), no test"
+        ),
+    )
+    return _sort_bias(out, metrics)
+
+
+def _sort_bias(out: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """Bias rows by dataset, metric (as requested), policy (reading order), estimator,
+    checkpoint, ``at`` and learner."""
+    rank = {m: i for i, m in enumerate(dict.fromkeys(metrics))}
+    out = out.assign(_metric=out["metric"].map(rank))
+    keys = ["dataset", "_metric", "policy", "estimator", "checkpoint", "at", "learner"]
+    return sort_by_policy(out, keys).drop(columns="_metric")

@@ -1,0 +1,467 @@
+"""The checkpoint request (pure, opens no files): which checkpoint of each dataset a result table is
+computed at, and how a row that has no test says why.
+
+A request (the workflow's ``tests.checkpoints``, ``delaycv compare --checkpoint``) is checked
+once, without a table, by :func:`check_checkpoint_request`, and resolved once per table by
+:func:`choose_checkpoints` (``"last"``, ``"all"``, positions, fractions, times or checkpoint
+numbers); :func:`at_checkpoints` keeps a table's rows at the chosen checkpoints and
+:func:`label_checkpoints` gives a result table the request's ``at`` and ``note`` (a row per
+requested position, with no test where the request has no checkpoint). A test with a checkpoint
+but no pair gets its reason from :func:`note_empty_tests` (a policy that released no label by
+then, :func:`released_nothing`); :func:`untested_notes` sums them up for a log.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from delaycv.common.checks import is_number
+from delaycv.common.errors import DelaycvError
+from delaycv.stats.frames import _require_columns
+
+
+def last_checkpoints(table: pd.DataFrame) -> pd.Series:
+    """The "last" checkpoint of each dataset: the largest checkpoint in the table, by dataset."""
+    _require_columns(table, ["dataset", "checkpoint"], "the per-fold table")
+    return table.groupby("dataset", sort=True)["checkpoint"].max()
+
+
+#: Columns of :func:`choose_checkpoints`.
+CHOSEN_COLUMNS = ["dataset", "at", "checkpoint", "note"]
+
+
+#: The kinds of request of a mapping given to :func:`choose_checkpoints`, in the order they are
+#: answered.
+REQUEST_KINDS = ("positions", "fractions", "times")
+
+
+def _fraction_label(fraction: float) -> str:
+    return f"fraction_{float(fraction)}"
+
+
+def describe_time(seconds: float) -> str:
+    """A Unix time as a reader reads it: ``2019-01-01 00:00:00 UTC (Unix 1546300800)``."""
+    stamp = pd.Timestamp(int(seconds), unit="s")
+    return f"{stamp:%Y-%m-%d %H:%M:%S} UTC (Unix {int(seconds)})"
+
+
+def _duplicates(values: Sequence, what: str) -> None:
+    """Refuse a request that lists a value twice, naming every repeated value."""
+    counts: dict = {}
+    for value in values:
+        key = float(value) if is_number(value) else value
+        counts[key] = counts.get(key, 0) + 1
+    repeated = [(v, c) for v, c in counts.items() if c > 1]
+    if repeated:
+        shown = ", ".join(
+            f"{v:g} ({c} times)" if is_number(v) else f"{v!r} ({c} times)" for v, c in repeated
+        )
+        raise DelaycvError(
+            f"{what}: duplicate value{'s' if len(repeated) > 1 else ''} {shown} (give each once)"
+        )
+
+
+def _check_word(spec: str) -> str:
+    if spec not in ("last", "all"):
+        raise DelaycvError(
+            f"checkpoints {spec!r} is unknown (expected 'last', 'all', {{positions: [...]}}, "
+            "{fractions: [...]}, {times: [...]} or checkpoint numbers)"
+        )
+    return spec
+
+
+def _check_mapping(spec: Mapping[str, Sequence]) -> Mapping[str, Sequence]:
+    kinds = [k for k in REQUEST_KINDS if k in spec]
+    if not kinds or set(spec) - set(REQUEST_KINDS):
+        raise DelaycvError(
+            f"checkpoints {dict(spec)!r}: expected positions, fractions, times or several "
+            "of them (no other key)"
+        )
+    for kind in kinds:
+        if isinstance(spec[kind], str | bytes) or not list(spec[kind]):
+            raise DelaycvError(f"checkpoints.{kind} is empty (expected at least one value)")
+    for value in spec.get("positions", []):
+        if not is_number(value) or int(value) != value or value < 1:
+            raise DelaycvError(
+                f"checkpoint position {value!r} is not a stream position (an integer >= 1)"
+            )
+    for value in spec.get("fractions", []):
+        if not is_number(value) or not 0 < float(value) <= 1:
+            raise DelaycvError(f"checkpoint fraction {value!r} is not in (0, 1]")
+    for value in spec.get("times", []):
+        if not is_number(value) or not math.isfinite(float(value)):
+            raise DelaycvError(f"checkpoint time {value!r} is not a Unix time (seconds)")
+    for kind in kinds:
+        _duplicates(list(spec[kind]), f"checkpoints.{kind}")
+    return spec
+
+
+def _check_numbers(spec: int | Iterable[int]) -> list[int]:
+    wanted = [spec] if isinstance(spec, int | np.integer) else list(spec)
+    for value in wanted:
+        if not is_number(value) or int(value) != value or value < 1:
+            raise DelaycvError(f"checkpoint {value!r} is not a checkpoint number (an integer >= 1)")
+    _duplicates(wanted, "checkpoints")
+    return [int(c) for c in wanted]
+
+
+def check_checkpoint_request(spec: str | int | Iterable[int] | Mapping[str, Sequence]):
+    """Check a request of :func:`choose_checkpoints` without a table: the one check of a request,
+    for the workflow's config (``tests.checkpoints``), ``delaycv compare --checkpoint`` and
+    :func:`choose_checkpoints` itself.
+
+    Parameters
+    ----------
+    spec : str, int, iterable of int or mapping
+        ``"last"``, ``"all"``, a mapping with ``positions``, ``fractions`` and/or ``times``, or
+        checkpoint numbers (see :func:`choose_checkpoints`).
+
+    Returns
+    -------
+    str, mapping or list of int
+        ``spec`` as it was given; checkpoint numbers as a list of ints.
+
+    Raises
+    ------
+    DelaycvError
+        Naming the key and the value: an unknown word, a mapping with another key or an empty
+        list, a position that is not an integer >= 1, a fraction outside (0, 1], a time that is
+        not a number, a value listed twice
+        (``checkpoints.positions: duplicate value 1000 (2 times) (give each once)``).
+
+    Examples
+    --------
+    >>> check_checkpoint_request("last"), check_checkpoint_request(1000)
+    ('last', [1000])
+    >>> check_checkpoint_request({"fractions": [0.5, 0.5]})
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.DelaycvError: checkpoints.fractions: duplicate value 0.5 (2 times) (give each once)
+    """
+    if isinstance(spec, str):
+        return _check_word(spec)
+    if isinstance(spec, Mapping):
+        return _check_mapping(spec)
+    return _check_numbers(spec)
+
+
+def fraction_position(fraction: float, n: int) -> int:
+    """The stream position a fraction of a stream of ``n`` instances asks for: ``ceil(f * n)``,
+    at least 1, with ``f * n`` rounded to 9 decimals first (so that 0.3 * 1000 is 300, not 301).
+
+    Parameters
+    ----------
+    fraction : float
+        f, in (0, 1].
+    n : int
+        The stream's length.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> fraction_position(0.3, 1000), fraction_position(0.25, 10), fraction_position(0.001, 10)
+    (300, 3, 1)
+    """
+    return max(1, math.ceil(round(float(fraction) * n, 9)))
+
+
+def choose_checkpoints(
+    table: pd.DataFrame, spec: str | int | Iterable[int] | Mapping[str, Sequence] = "last"
+) -> pd.DataFrame:
+    """Which checkpoint of each dataset answers each requested position: the one mapping that the
+    learner tests, the bias tests and the policy contrasts (and any later table) use.
+
+    ``spec`` (the workflow's ``tests.checkpoints``):
+
+    * ``"last"``: the largest checkpoint of each dataset (``at = "last"``);
+    * ``"all"``: every checkpoint (``at = "all"``);
+    * ``{"positions": [1000, 2000, ...]}``: stream positions p (instances, 1-based); each maps, per
+      dataset, to the first checkpoint at or after p (``at = "position_1000"``);
+    * ``{"fractions": [0.1, ..., 1.0]}``: fractions f in (0, 1] of each stream, the position
+      ``ceil(f * n)`` with n the stream's length (its last checkpoint is its last instance); mapped
+      as positions (``at = "fraction_0.1"``);
+    * ``{"times": [T, ...]}``: Unix times (s); each maps to the last checkpoint at or before T
+      (the evaluation as it stood at T; ``at = "time_<T>"``; the table needs its ``time``
+      column); a mapping may hold several kinds (positions, then fractions, then times);
+    * an int or a list of ints: those exact checkpoints (``at = "checkpoint_<n>"``).
+
+    Returns one row per (dataset, requested position), in the order requested: ``dataset``,
+    ``at``, ``checkpoint`` (nullable Int64) and ``note``. The note is ``""`` when the request is a
+    checkpoint itself; it says so when the request is answered by another checkpoint
+    (``"requested position 1000, tested at checkpoint 1020 (the next checkpoint)"``) and why a
+    request has no checkpoint: such a row is not dropped, it has no checkpoint and the tables keep
+    it (with no test) so that the gap shows (``"requested position 5000: beyond the stream
+    (n = 3000), no test"``; a time before the first or after the last checkpoint; an exact
+    checkpoint the dataset does not have). A value listed twice is refused
+    (:func:`check_checkpoint_request`).
+
+    >>> t = pd.DataFrame({"dataset": ["a"] * 3, "checkpoint": [500, 1000, 1200]})
+    >>> chosen = choose_checkpoints(t, {"positions": [600, 1000, 1500]})
+    >>> chosen[["at", "checkpoint"]].to_numpy().tolist()
+    [['position_600', 1000], ['position_1000', 1000], ['position_1500', <NA>]]
+    >>> chosen["note"].tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ['requested position 600, tested at checkpoint 1000 (the next checkpoint)', '',
+     'requested position 1500: beyond the stream (n = 1200), no test']
+    >>> choose_checkpoints(t, {"fractions": [0.5, 1.0]})["checkpoint"].tolist()
+    [1000, 1200]
+    """
+    spec = check_checkpoint_request(spec)
+    by_dataset = _checkpoints_by_dataset(table, isinstance(spec, Mapping) and "times" in spec)
+    if isinstance(spec, str):
+        rows = _whole_requests(by_dataset, spec)
+    elif isinstance(spec, Mapping):
+        rows = _mapping_requests(by_dataset, spec)
+    else:
+        rows = _exact_requests(by_dataset, spec)
+    out = pd.DataFrame(rows, columns=CHOSEN_COLUMNS)
+    out["checkpoint"] = out["checkpoint"].astype("Int64")
+    return out
+
+
+#: One row of :func:`choose_checkpoints`: (dataset, at, checkpoint or None, note).
+_Row = tuple[str, str, "int | None", str]
+
+
+def _checkpoints_by_dataset(table: pd.DataFrame, times: bool) -> dict[str, pd.DataFrame]:
+    """Dataset -> its distinct checkpoints (and their ``time`` when ``times``), in order."""
+    _require_columns(table, ["dataset", "checkpoint"], "the per-fold table")
+    if times:
+        _require_columns(table, ["time"], "the per-fold table (checkpoints.times)")
+    present = table[["dataset", "checkpoint", *(["time"] if times else [])]]
+    present = present.drop_duplicates(["dataset", "checkpoint"])
+    return {
+        d: g.sort_values("checkpoint", kind="stable")
+        for d, g in present.groupby("dataset", sort=True)
+    }
+
+
+def _first_at_or_after(frame: pd.DataFrame, dataset: str, label: str, position: int, asked: str):
+    """The row of a requested position: the first checkpoint at or after it, if any."""
+    points = frame["checkpoint"].to_numpy(np.int64)
+    n = int(points[-1])
+    if position > n:
+        return (dataset, label, None, f"{asked}: beyond the stream (n = {n}), no test")
+    found = int(points[np.searchsorted(points, position)])
+    note = (
+        "" if found == position else f"{asked}, tested at checkpoint {found} (the next checkpoint)"
+    )
+    return (dataset, label, found, note)
+
+
+def _last_at_or_before(frame: pd.DataFrame, dataset: str, label: str, when: float):
+    """The row of a requested time: the last checkpoint at or before it, if any."""
+    points = frame["checkpoint"].to_numpy(np.int64)
+    times = frame["time"].to_numpy(np.float64)
+    asked = f"requested time {describe_time(when)}"
+    if when < times.min():
+        return (
+            dataset,
+            label,
+            None,
+            f"{asked}: before the stream (its first checkpoint, {int(points[0])}, is at "
+            f"{describe_time(times.min())}), no test",
+        )
+    if when > times.max():
+        return (
+            dataset,
+            label,
+            None,
+            f"{asked}: after the stream (its last checkpoint, {int(points[-1])}, is at "
+            f"{describe_time(times.max())}), no test",
+        )
+    i = int(np.flatnonzero(times <= when)[-1])
+    note = (
+        ""
+        if times[i] == when
+        else f"{asked}, tested at checkpoint {int(points[i])} (at "
+        f"{describe_time(times[i])}, the last checkpoint before it)"
+    )
+    return (dataset, label, int(points[i]), note)
+
+
+def _whole_requests(by_dataset: dict[str, pd.DataFrame], spec: str) -> list[_Row]:
+    """The rows of ``"last"`` (the last checkpoint of each dataset) or ``"all"``."""
+    rows = []
+    for dataset, frame in by_dataset.items():
+        points = frame["checkpoint"].to_numpy(np.int64)
+        chosen = points[-1:] if spec == "last" else points
+        rows.extend((dataset, spec, int(c), "") for c in chosen)
+    return rows
+
+
+def _mapping_requests(by_dataset: dict[str, pd.DataFrame], spec: Mapping) -> list[_Row]:
+    """The rows of positions, then fractions (:func:`fraction_position`), then times."""
+    rows = []
+    for dataset, frame in by_dataset.items():
+        n = int(frame["checkpoint"].max())
+        for value in spec.get("positions", []):
+            p = int(value)
+            rows.append(
+                _first_at_or_after(frame, dataset, f"position_{p}", p, f"requested position {p}")
+            )
+        for value in spec.get("fractions", []):
+            target = fraction_position(value, n)
+            asked = f"requested fraction {float(value):g} = position {target} of {n}"
+            rows.append(_first_at_or_after(frame, dataset, _fraction_label(value), target, asked))
+        for value in spec.get("times", []):
+            when = float(value)
+            label = f"time_{int(when)}" if when.is_integer() else f"time_{when}"
+            rows.append(_last_at_or_before(frame, dataset, label, when))
+    return rows
+
+
+def _exact_requests(by_dataset: dict[str, pd.DataFrame], spec: list[int]) -> list[_Row]:
+    """The rows of exact checkpoint numbers (no checkpoint where a dataset lacks one)."""
+    rows = []
+    for dataset, frame in by_dataset.items():
+        points = set(frame["checkpoint"].astype(np.int64).tolist())
+        for c in spec:
+            if c in points:
+                rows.append((dataset, f"checkpoint_{c}", c, ""))
+            else:
+                rows.append(
+                    (
+                        dataset,
+                        f"checkpoint_{c}",
+                        None,
+                        f"requested checkpoint {c}: not a checkpoint of the table, no test",
+                    )
+                )
+    return rows
+
+
+def at_checkpoints(table: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``table`` at the checkpoints of ``chosen`` (from :func:`choose_checkpoints`)."""
+    found = chosen.dropna(subset=["checkpoint"])
+    keys = pd.MultiIndex.from_arrays(
+        [found["dataset"].to_numpy(object), found["checkpoint"].to_numpy(np.int64)]
+    )
+    here = pd.MultiIndex.from_arrays(
+        [table["dataset"].to_numpy(object), table["checkpoint"].to_numpy(np.int64)]
+    )
+    return table[here.isin(keys)]
+
+
+def label_checkpoints(
+    out: pd.DataFrame, chosen: pd.DataFrame, columns: Sequence[str]
+) -> pd.DataFrame:
+    """A result table computed at the chosen checkpoints, with the request's ``at`` beside each
+    ``checkpoint`` and its ``note`` (a row per requested label: two labels that map to one checkpoint
+    give two rows), plus one row per (dataset, label) with no checkpoint (a position beyond the
+    stream): its ``checkpoint`` empty, counts 0, flags false, text empty, numbers NaN, and the note.
+    ``columns``: the output's columns in order (``at`` and ``note`` among them)."""
+    found = chosen.dropna(subset=["checkpoint"]).astype({"checkpoint": np.int64})
+    labelled = out.merge(found, on=["dataset", "checkpoint"], how="inner", sort=False)
+    missing = chosen[chosen["checkpoint"].isna()]
+    if not missing.empty:
+        filler = {}
+        for column in columns:
+            if column in CHOSEN_COLUMNS:
+                continue
+            kind = labelled[column].dtype.kind if column in labelled else "f"
+            if column == "time":  # the instant of a checkpoint that does not exist
+                kind = "f"
+            filler[column] = {"b": False, "i": 0, "u": 0, "f": np.nan}.get(kind, "")
+        gaps = missing.assign(**filler)
+        frames = [f for f in (labelled, gaps) if not f.empty]
+        labelled = pd.concat(frames, ignore_index=True) if len(frames) > 1 else gaps
+    labelled["checkpoint"] = labelled["checkpoint"].astype("Int64")
+    return labelled[list(columns)].reset_index(drop=True)
+
+
+#: The column of the per-fold table that says whether a policy released anything: the number of
+#: instances a fold has evaluated (scored once its label was released) by the checkpoint.
+RELEASE_COLUMN = "evaluated"
+
+
+def released_nothing(table: pd.DataFrame) -> pd.Series | None:
+    """(dataset, policy, estimator, checkpoint) -> True where no fold of any learner has evaluated
+    an instance by that checkpoint: the policy had released no label yet (every evaluation pending,
+    every metric undefined). None when ``table`` lacks the column :data:`RELEASE_COLUMN`."""
+    if RELEASE_COLUMN not in table.columns:
+        return None
+    keys = ["dataset", "policy", "estimator", "checkpoint"]
+    return table.groupby(keys, sort=False)[RELEASE_COLUMN].max().fillna(0).le(0)
+
+
+def nothing_released_note(policy: str, checkpoint: int, last: int) -> str:
+    """The note of a test that has no value because ``policy`` released no label by
+    ``checkpoint`` (``last``: the dataset's last checkpoint, its stream's length)."""
+    if checkpoint >= last:
+        return (
+            f"policy {policy} released no label before the end of the stream (n = {last}; e.g. "
+            "a window longer than the stream): every evaluation pending, no value to test"
+        )
+    return (
+        f"policy {policy} released no label by checkpoint {checkpoint}: every evaluation "
+        "pending, no value to test"
+    )
+
+
+def join_notes(*notes: str) -> str:
+    """The non-empty notes of a row, joined by "; "."""
+    return "; ".join(n for n in notes if n)
+
+
+def note_empty_tests(
+    out: pd.DataFrame,
+    table: pd.DataFrame,
+    undefined: Callable[[pd.Series], str],
+    policies: Callable[[pd.Series], Sequence[str]] = lambda row: [row["policy"]],
+) -> pd.DataFrame:
+    """Give every row of ``out`` that has a checkpoint but no pair to test (``n == 0``) a note
+    saying why (joined to the note it has): a policy of ``policies(row)`` that released no label
+    by that checkpoint (:func:`nothing_released_note`, when ``table`` has :data:`RELEASE_COLUMN`),
+    else ``undefined(row)`` (the metric has no value on both sides of any pair)."""
+    if out.empty:
+        return out
+    empty = out["checkpoint"].notna().to_numpy() & (out["n"].to_numpy() == 0)
+    if not empty.any():
+        return out
+    nothing = released_nothing(table)
+    last = last_checkpoints(table)
+    notes = out["note"].astype(object).to_numpy().copy()
+    nothing_at = set(nothing[nothing].index) if nothing is not None else set()
+    rows = out[empty]
+    cache: dict[tuple, str] = {}  # rows of one family differ only in the learners or the metric
+    for i, (_, row) in zip(np.flatnonzero(empty), rows.iterrows(), strict=True):
+        checkpoint = int(row["checkpoint"])
+        why = ""
+        for policy in policies(row):
+            key = (row["dataset"], policy, row["estimator"], checkpoint)
+            if key in nothing_at:
+                if key not in cache:
+                    cache[key] = nothing_released_note(
+                        policy, checkpoint, int(last[row["dataset"]])
+                    )
+                why = cache[key]
+                break
+        notes[i] = join_notes(str(notes[i] or ""), why or undefined(row))
+    out = out.copy()
+    out["note"] = notes
+    return out
+
+
+def untested_notes(frame: pd.DataFrame) -> list[tuple[str, int]]:
+    """The distinct notes of the rows of a result table that have a checkpoint but no test
+    (``n == 0``: e.g. a policy that released no label), with how many rows carry each, in order
+    of first appearance (for a log or a command's summary)."""
+    if frame.empty or "note" not in frame or "n" not in frame:
+        return []
+    rows = frame[frame["checkpoint"].notna() & frame["n"].eq(0)]
+    counts = rows["note"].fillna("").astype(str).value_counts(sort=False)
+    return [(note, int(count)) for note, count in counts.items() if note]
+
+
+def checkpoint_times(table: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray:
+    """The time (Unix s) of each row's (dataset, checkpoint) in ``table``: the same for every
+    run of a dataset, the earliest if the runs disagree."""
+    times = table.groupby(["dataset", "checkpoint"])["time"].min()
+    return times.reindex(pd.MultiIndex.from_frame(rows[["dataset", "checkpoint"]])).to_numpy()

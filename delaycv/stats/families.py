@@ -1,0 +1,531 @@
+"""The ranking families (issue 21 §3; pure, opens no files): learners ranked across datasets within
+each policy, or policies within each learner (:func:`rank_across`: Friedman/Nemenyi of
+:mod:`delaycv.stats.friedman` and Scott-Knott ESD of :mod:`delaycv.stats.scott_knott`), or
+within each dataset (:func:`rank_within`), one family per (ranked, within, reference, estimator,
+``at``, metric) (:data:`FAMILY`), and the reading order of their tables (:func:`sort_families`).
+
+Everything is oriented so that 1 is best: a lower-is-better metric
+(:func:`delaycv.metrics.properties.higher_is_better`) is negated before ranking and partitioning;
+the tables report the values as measured.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from delaycv.common.errors import DelaycvError
+from delaycv.metrics.properties import higher_is_better
+from delaycv.protocol.policy_windows import policy_ranks
+from delaycv.stats.checkpoints import RELEASE_COLUMN, last_checkpoints
+from delaycv.stats.friedman import (
+    FRIEDMAN_TABLE_COLUMNS,
+    FriedmanResult,
+    _friedman_core,
+    _no_test_note,
+    _result,
+    block_ranks,
+)
+from delaycv.stats.scott_knott import SK_COLUMNS, _sk_core, check_version
+
+#: Keys of a ranking family besides the ranked treatments (rank_across / rank_within tables).
+FAMILY = ("ranked", "within", "reference", "estimator", "at", "metric")
+
+
+_RUN_KEYS = ("dataset", "learner", "policy", "reference", "estimator")
+
+
+#: what is ranked -> what it is ranked within
+RANKED = {"learner": "policy", "policy": "learner"}
+
+
+FRIEDMAN_COLUMNS = [*FAMILY, *FRIEDMAN_TABLE_COLUMNS]
+
+
+NEMENYI_COLUMNS = [*FAMILY, "treatment_a", "treatment_b", "p_value", "significant"]
+
+
+def _check_ranking(ranked: Iterable[str], version: str) -> None:
+    """What is ranked is learners or policies; the Scott-Knott ESD version is np or p."""
+    for r in ranked:
+        if r not in RANKED:
+            raise DelaycvError(f"cannot rank {r!r} (expected 'learner' or 'policy')")
+    check_version(version)
+
+
+def sk_columns(version: str, extra: Sequence[str] = ()) -> list[str]:
+    """Columns of the Scott-Knott ESD tables of :func:`rank_across` (``extra`` = ()) and
+    :func:`rank_within` (``extra`` = ("dataset",))."""
+    return [*FAMILY, *extra, *SK_COLUMNS[version], "note"]
+
+
+def _require(table: pd.DataFrame, columns: Iterable[str]) -> None:
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise DelaycvError(
+            f"the per-fold table has no column {missing} (it has {list(table.columns)})"
+        )
+
+
+def _with_at(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows to rank with an ``at`` column: the table's own, or the last checkpoint of each
+    dataset, called "last"."""
+    if "at" in table.columns:
+        return table.assign(at=table["at"].astype(str))
+    _require(table, ["checkpoint"])
+    last = table["dataset"].map(last_checkpoints(table))
+    return table[table["checkpoint"] == last].assign(at="last")
+
+
+def _metrics(metrics: str | Iterable[str]) -> list[str]:
+    return [metrics] if isinstance(metrics, str) else list(metrics)
+
+
+def _wide_families(
+    table: pd.DataFrame, metrics: Sequence[str], ranked: str, extra: Sequence[str], blocks
+):
+    """Yield (family dict, block labels, treatment names, n x k array with NaN for a missing
+    value, names of the treatments with no value at all in the family) of every family: the mean
+    over the table's rows of each (family, block, treatment). A treatment with no value (e.g. an
+    FPR before any negative label was released) is not ranked, but the callers report it."""
+    within = RANKED[ranked]
+    keys = [within, "reference", "estimator", "at", *extra]
+    means = table.groupby([*keys, *blocks, ranked], sort=True, observed=True)[list(metrics)].mean()
+    long = means.stack(future_stack=True)
+    long.index = long.index.set_names("metric", level=-1)
+    wide = long.unstack(ranked)  # index: keys, blocks, metric; columns: treatments
+    order = [*keys[:4], "metric", *extra, *blocks]
+    wide = wide.reorder_levels(order).sort_index()
+    values = wide.to_numpy(dtype=np.float64)
+    columns = np.asarray([str(c) for c in wide.columns], dtype=object)
+    fam_levels = [*keys[:4], "metric", *extra]
+    index = wide.index
+    block_labels = (
+        index.get_level_values(blocks[0]).to_numpy()
+        if len(blocks) == 1
+        else np.asarray(list(zip(*(index.get_level_values(b) for b in blocks), strict=True)))
+    )
+    for key, rows in wide.groupby(level=fam_levels, sort=False).indices.items():
+        matrix = values[rows]
+        present = ~np.isnan(matrix).all(axis=0)  # a treatment with no value at all is not here
+        family = {
+            "ranked": ranked,
+            "within": str(key[0]),
+            "reference": key[1],
+            "estimator": key[2],
+            "at": key[3],
+            "metric": key[4],
+        }
+        family.update({e: key[5 + i] for i, e in enumerate(extra)})
+        yield (
+            family,
+            block_labels[rows],
+            list(columns[present]),
+            matrix[:, present],
+            list(columns[~present]),
+        )
+
+
+def _missing_note(matrix: np.ndarray, blocks, treatments, what: str) -> str:
+    rows, cols = np.nonzero(np.isnan(matrix))
+    if len(rows) == 0:
+        return ""
+    cells = [f"{treatments[j]} on {blocks[i]}" for i, j in zip(rows, cols, strict=True)]
+    shown = ", ".join(cells[:3]) + (f" and {len(cells) - 3} more" if len(cells) > 3 else "")
+    return f"no value for {shown}: every {what} needs a value of every treatment"
+
+
+def _absent_note(rows: pd.DataFrame, family: dict, treatment: str, what: str) -> str:
+    """Why ``treatment`` has no value in ``family``: its policy released no label (every fold's
+    ``evaluated`` is 0 there: every evaluation pending), else the metric is undefined."""
+    ranked = family["ranked"]
+    policy = treatment if ranked == "policy" else family["within"]
+    if RELEASE_COLUMN in rows.columns:
+        within = RANKED[ranked]
+        mask = (
+            (rows[ranked].astype(str) == str(treatment))
+            & (rows[within].astype(str) == str(family["within"]))
+            & (rows["reference"] == family["reference"])
+            & (rows["estimator"] == family["estimator"])
+            & (rows["at"] == family["at"])
+        )
+        if "dataset" in family:
+            mask &= rows["dataset"] == family["dataset"]
+        evaluated = rows.loc[mask, RELEASE_COLUMN]
+        if len(evaluated) and not (evaluated.fillna(0) > 0).any():
+            where = (
+                "before the end of the stream" if family["at"] == "last" else f"by {family['at']}"
+            )
+            return (
+                f"no value at any {what}: policy {policy} released no label {where}, every "
+                "evaluation pending (e.g. a window longer than the stream): not ranked"
+            )
+    return (
+        f"no value at any {what} ({family['metric']} is undefined there, e.g. an FPR before "
+        "any negative label was released): not ranked"
+    )
+
+
+def _absent_notes(rows: pd.DataFrame, family: dict, absent: Sequence[str], what: str) -> list:
+    return [_absent_note(rows, family, t, what) for t in absent]
+
+
+class _Columns:
+    """Rows of a table gathered as columns (one DataFrame at the end)."""
+
+    def __init__(self, columns: Sequence[str]):
+        self.columns = list(columns)
+        self.data: dict[str, list] = {c: [] for c in self.columns}
+
+    def add(self, family: dict, size: int, **cols) -> None:
+        for c in self.columns:
+            if c in family:
+                self.data[c].extend([family[c]] * size)
+            else:
+                value = cols[c]
+                self.data[c].extend(
+                    value if isinstance(value, list | np.ndarray) else [value] * size
+                )
+
+    def frame(self, integer: Sequence[str] = ()) -> pd.DataFrame:
+        out = pd.DataFrame(self.data, columns=self.columns)
+        for c in integer:
+            out[c] = out[c].astype("Int64")
+        return out
+
+
+def _add_sk(
+    into: _Columns, family: dict, treatments, matrix: np.ndarray, version: str, note: str
+) -> None:
+    k = len(treatments)
+    if note:
+        complete = matrix[~np.isnan(matrix).any(axis=1)]
+        average = np.nanmedian if version == "np" else np.nanmean
+        with np.errstate(all="ignore"):
+            avg = average(matrix, axis=0) if len(matrix) else np.full(k, np.nan)
+        mean_rank = (
+            block_ranks(complete, higher_is_better=higher_is_better(family["metric"])).mean(axis=0)
+            if len(complete)
+            else np.full(k, np.nan)
+        )
+        into.add(
+            family,
+            k,
+            treatment=list(treatments),
+            group=[pd.NA] * k,
+            rank=[pd.NA] * k,
+            **{SK_COLUMNS[version][3]: avg},
+            mean_rank=mean_rank,
+            n=(~np.isnan(matrix)).sum(axis=0),
+            note=note,
+        )
+        return
+    core = _sk_core(matrix, treatments, version, higher_is_better(family["metric"]))
+    into.add(family, k, note="", **{c: list(v) for c, v in core.items()})
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """Tables of :func:`rank_across`: ``friedman`` (one row per family and treatment: the
+    Friedman/Nemenyi mean ranks, :data:`FRIEDMAN_COLUMNS`), ``nemenyi`` (one row per tested family
+    and treatment pair: Nemenyi p-value, :data:`NEMENYI_COLUMNS`) and ``scott_knott`` (one row per
+    family and treatment: SK-ESD group, :func:`sk_columns`). :meth:`result` rebuilds one family's
+    :class:`~delaycv.stats.friedman.FriedmanResult` (for its critical-difference diagram)."""
+
+    friedman: pd.DataFrame
+    nemenyi: pd.DataFrame
+    scott_knott: pd.DataFrame
+    alpha: float = 0.05
+
+    def families(self) -> list[tuple]:
+        """The family keys (tuples of the :data:`FAMILY` values), in the table's order."""
+        return list(
+            self.friedman[list(FAMILY)].drop_duplicates().itertuples(index=False, name=None)
+        )
+
+    def result(self, family: Sequence) -> FriedmanResult:
+        """The :class:`~delaycv.stats.friedman.FriedmanResult` of one family (a tuple of the :data:`FAMILY` values)."""
+        key = dict(zip(FAMILY, family, strict=True))
+        mask = np.ones(len(self.friedman), dtype=bool)
+        for c, v in key.items():
+            mask &= (self.friedman[c] == v).to_numpy()
+        rows = self.friedman[mask]
+        rows = rows[rows["mean"].notna()]  # the treatments with no value there are not ranked
+        if rows.empty:
+            raise DelaycvError(f"no ranking family {key}")
+        names = [str(t) for t in rows["treatment"]]
+        nemenyi = None
+        if not rows["note"].iloc[0]:
+            mask = np.ones(len(self.nemenyi), dtype=bool)
+            for c, v in key.items():
+                mask &= (self.nemenyi[c] == v).to_numpy()
+            pairs = self.nemenyi[mask]
+            pos = {t: i for i, t in enumerate(names)}
+            nemenyi = np.eye(len(names))
+            i = pairs["treatment_a"].map(pos).to_numpy()
+            j = pairs["treatment_b"].map(pos).to_numpy()
+            nemenyi[i, j] = nemenyi[j, i] = pairs["p_value"].to_numpy()
+        first = rows.iloc[0]
+        core = {
+            "mean_ranks": rows["mean_rank"].to_numpy(dtype=np.float64),
+            "means": rows["mean"].to_numpy(dtype=np.float64),
+            "statistic": float(first["statistic"]),
+            "p_value": float(first["p_value"]),
+            "nemenyi": nemenyi,
+            "cd": float(first["cd"]),
+            "note": first["note"],
+        }
+        up = higher_is_better(key["metric"])
+        return _result(core, names, range(int(first["n"])), self.alpha, up)
+
+
+def _add_absent(
+    friedman: _Columns,
+    sk: _Columns,
+    rows: pd.DataFrame,
+    family: dict,
+    absent: Sequence[str],
+    k: int,
+    n: int,
+    version: str,
+) -> None:
+    """The rows of the treatments of ``family`` with no value at any dataset (not ranked), each
+    with the reason (:func:`_absent_note`); ``k`` treatments are ranked over ``n`` datasets."""
+    note = _absent_notes(rows, family, absent, "dataset")
+    friedman.add(
+        family,
+        len(absent),
+        treatment=absent,
+        mean_rank=np.nan,
+        rank=pd.NA,
+        mean=np.nan,
+        k=k,
+        n=n,
+        statistic=np.nan,
+        p_value=np.nan,
+        cd=np.nan,
+        note=note,
+    )
+    _add_sk(sk, family, absent, np.full((0, len(absent)), np.nan), version, note)
+
+
+def _add_friedman(
+    friedman: _Columns,
+    nemenyi: _Columns,
+    family: dict,
+    blocks,
+    treatments: list[str],
+    matrix: np.ndarray,
+    alpha: float,
+) -> str:
+    """The Friedman rows of one family (best mean rank first) and, when it is tested, its
+    Nemenyi rows; returns the family's note (why it has no test, ``""`` when tested)."""
+    up = higher_is_better(family["metric"])
+    k = len(treatments)
+    note = _missing_note(matrix, blocks, treatments, "dataset")
+    complete = matrix[~np.isnan(matrix).any(axis=1)] if note else matrix
+    core = _friedman_core(complete, alpha, up)
+    note = note or core["note"]
+    with np.errstate(all="ignore"):
+        means = np.nanmean(matrix, axis=0) if len(matrix) else np.full(k, np.nan)
+    mean_rank = core["mean_ranks"]
+    order = np.lexsort((np.asarray(treatments, dtype=object), mean_rank))
+    rank = pd.Series(mean_rank).rank(method="min").to_numpy()
+    tested = not note
+    friedman.add(
+        family,
+        k,
+        treatment=[treatments[i] for i in order],
+        mean_rank=mean_rank[order],
+        rank=[int(x) if math.isfinite(x) else pd.NA for x in rank[order]],
+        mean=means[order],
+        k=k,
+        n=len(blocks),
+        statistic=core["statistic"] if tested else math.nan,
+        p_value=core["p_value"] if tested else math.nan,
+        cd=core["cd"] if tested else math.nan,
+        note=note,
+    )
+    if tested:
+        i, j = np.triu_indices(k, 1)
+        p = core["nemenyi"][i, j]
+        nemenyi.add(
+            family,
+            len(i),
+            treatment_a=[treatments[x] for x in i],
+            treatment_b=[treatments[x] for x in j],
+            p_value=p,
+            significant=p <= alpha,
+        )
+    return note
+
+
+def rank_across(
+    table: pd.DataFrame,
+    metrics: str | Iterable[str],
+    *,
+    ranked: Sequence[str] = ("learner", "policy"),
+    version: str = "np",
+    alpha: float = 0.05,
+) -> Rankings:
+    """Rank learners within each policy and policies within each learner, across datasets.
+
+    ``table`` is a per-fold checkpoint table (columns ``dataset``, ``learner``, ``policy``,
+    ``seed``, ``fold``, ``reference``, ``estimator``, ``checkpoint`` and the metrics), already
+    restricted to the chosen checkpoints. An ``at`` column names the chosen position of each
+    dataset (e.g. "last", "1000") and aligns datasets whose checkpoints differ; without it the last
+    checkpoint of each dataset is used and called "last". The value of a treatment on a dataset is
+    its mean over folds and seeds (NaN values skipped). In each family (:data:`FAMILY`: what is
+    ``ranked``, the learner or policy it is ranked ``within``, reference, estimator, at, metric)
+    the blocks are the datasets; Friedman/Nemenyi (:func:`~delaycv.stats.friedman.friedman_nemenyi`) and Scott-Knott ESD
+    (:func:`~delaycv.stats.scott_knott.scott_knott_esd` with ``version``) run when there are at least 3 datasets and every
+    treatment has a value on each; otherwise the family's rows carry a ``note`` saying why (mean
+    ranks over the complete datasets, no test, no group). Everything is oriented by the metric's
+    direction (:func:`delaycv.metrics.properties.higher_is_better`): rank and group 1 = best.
+    """
+    metrics = _metrics(metrics)
+    _check_ranking(ranked, version)
+    if not 0.0 < alpha < 1.0:
+        raise DelaycvError(f"alpha {alpha} is not in (0, 1)")
+    _require(table, [*_RUN_KEYS, *metrics])
+    rows = _with_at(table)
+    friedman = _Columns(FRIEDMAN_COLUMNS)
+    nemenyi = _Columns(NEMENYI_COLUMNS)
+    sk = _Columns(sk_columns(version))
+    for r in ranked:
+        for family, blocks, treatments, matrix, absent in _wide_families(
+            rows, metrics, r, (), ["dataset"]
+        ):
+            if absent:  # not ranked, not lost: a row each with the reason
+                _add_absent(
+                    friedman, sk, rows, family, absent, len(treatments), len(blocks), version
+                )
+            if not treatments:
+                continue
+            note = _add_friedman(friedman, nemenyi, family, blocks, treatments, matrix, alpha)
+            _add_sk(sk, family, treatments, matrix, version, note)
+    return Rankings(
+        sort_families(friedman.frame(["k", "n", "rank"])),
+        sort_families(nemenyi.frame()),
+        sort_families(sk.frame(["group", "rank", "n"])),
+        alpha,
+    )
+
+
+def _natural(text: str) -> tuple:
+    """``position_1000`` before ``position_10000``, ``fraction_0.5`` before ``fraction_1.0``."""
+    parts = re.split(r"(\d+(?:\.\d+)?)", str(text))
+    return tuple((0, float(p), "") if i % 2 else (1, 0.0, p) for i, p in enumerate(parts) if p)
+
+
+def sort_families(frame: pd.DataFrame, extra: Sequence[str] = ()) -> pd.DataFrame:
+    """The rows of a rankings table with their families in reading order: what is ranked (as
+    computed), the policy a family of learners is ranked within in policy order
+    (:func:`delaycv.protocol.policy_windows.policy_sort_key`: preset, then windows as durations), the requested
+    positions in numeric order (``position_1000`` before ``position_10000``), then ``extra``;
+    the rows of one family keep their order (best first)."""
+    if frame.empty:
+        return frame
+    within = frame["within"].astype(str)
+    is_policy = frame["ranked"].eq("learner")
+    ranks = policy_ranks(within[is_policy])
+    keys = pd.DataFrame(
+        {
+            "_ranked": frame["ranked"].map(
+                {r: i for i, r in enumerate(dict.fromkeys(frame["ranked"]))}
+            ),
+            "_within": np.where(is_policy, within.map(ranks).fillna(-1), 0),
+            "_within_name": np.where(is_policy, "", within),
+            "_at": frame["at"].map(_natural),
+        },
+        index=frame.index,
+    )
+    order = pd.concat([keys, frame[["reference", "estimator", "metric", *extra]]], axis=1)
+    columns = [
+        "_ranked",
+        "_within",
+        "_within_name",
+        "reference",
+        "estimator",
+        "_at",
+        "metric",
+        *extra,
+    ]
+    index = order.sort_values(columns, kind="stable").index
+    return frame.loc[index].reset_index(drop=True)
+
+
+def family_values(table: pd.DataFrame, family: dict) -> pd.DataFrame:
+    """The values one family of :func:`rank_across` ranks: one row per dataset (block), one column
+    per treatment, each the mean over folds and seeds of the family's metric (NaN where a treatment
+    has no value). ``family``: a dict of the :data:`FAMILY` keys (a row of a rankings table)."""
+    rows = _with_at(table)
+    ranked = family["ranked"]
+    within = RANKED[ranked]
+    mask = (
+        (rows[within].astype(str) == str(family["within"]))
+        & (rows["reference"] == family["reference"])
+        & (rows["estimator"] == family["estimator"])
+        & (rows["at"] == str(family["at"]))
+    )
+    means = rows[mask].groupby(["dataset", ranked], sort=True, observed=True)[family["metric"]]
+    wide = means.mean().unstack(ranked)
+    wide.columns = [str(c) for c in wide.columns]
+    return wide
+
+
+def rank_within(
+    table: pd.DataFrame,
+    metrics: str | Iterable[str],
+    *,
+    ranked: Sequence[str] = ("learner", "policy"),
+    version: str = "np",
+    min_observations: int = 2,
+) -> pd.DataFrame:
+    """Scott-Knott ESD within each dataset, over the folds: the observations of a treatment are
+    its values at the (seed, fold) pairs (as the HITL study ranked its settings per project).
+
+    Same families as :func:`rank_across` plus ``dataset`` (columns :func:`sk_columns` with
+    ``extra=("dataset",)``); same ``at`` rule. A (seed, fold) pair where some treatment of the
+    family has no value (missing or NaN) is left out for the whole family, so the observations
+    stay paired, and the ``note`` says how many; a family with fewer than ``min_observations``
+    complete pairs gets a ``note`` instead of groups.
+    """
+    metrics = _metrics(metrics)
+    _check_ranking(ranked, version)
+    _require(table, [*_RUN_KEYS, "seed", "fold", *metrics])
+    rows = _with_at(table)
+    sk = _Columns(sk_columns(version, ("dataset",)))
+    for r in ranked:
+        for family, _, treatments, matrix, absent in _wide_families(
+            rows, metrics, r, ("dataset",), ["seed", "fold"]
+        ):
+            if absent:  # not ranked, not lost: a row each with the reason
+                note = _absent_notes(rows, family, absent, "(seed, fold) pair")
+                _add_sk(sk, family, absent, np.full((0, len(absent)), np.nan), version, note)
+            if not treatments:
+                continue
+            keep = ~np.isnan(matrix).any(axis=1)
+            dropped = int((~keep).sum())
+            if len(treatments) < 2:  # nothing to rank: no group 1 that means nothing
+                _add_sk(sk, family, treatments, matrix, version, _no_test_note(1, 0))
+                continue
+            if keep.sum() < min_observations:
+                note = (
+                    f"{int(keep.sum())} complete (seed, fold) pair"
+                    f"{'s' if keep.sum() != 1 else ''}: Scott-Knott ESD needs at least "
+                    f"{min_observations}"
+                )
+                _add_sk(sk, family, treatments, matrix, version, note)
+                continue
+            _add_sk(sk, family, treatments, matrix[keep], version, "")
+            if dropped:
+                sk.data["note"][-len(treatments) :] = [
+                    f"{dropped} (seed, fold) pairs left out: a treatment has no value there"
+                ] * len(treatments)
+    return sort_families(sk.frame(["group", "rank", "n"]), ("dataset",))

@@ -1,0 +1,264 @@
+"""The Friedman test, the Nemenyi post-hoc test and the critical difference (Demšar 2006; issue 21
+§3; pure, opens no files), with the ranks of treatments within blocks and Cohen's d.
+
+Blocks are datasets (value: the mean over folds and seeds). In each block the k treatments are
+ranked, 1 = best (a lower-is-better metric ranks ascending), ties averaged; ``R_j`` is the mean
+rank of treatment j over the N blocks. Friedman's statistic (scipy's ``friedmanchisquare``, with
+its tie correction) is ``chi2 = 12N / (k(k+1)) * sum_j (R_j - (k+1)/2)**2`` on k - 1 degrees of
+freedom. The Nemenyi p-values of every pair come from scikit-posthocs
+(``posthoc_nemenyi_friedman``: ``|R_i - R_j| / sqrt(k(k+1)/(6N))`` referred to the studentized
+range with k means and infinite degrees of freedom, times sqrt 2). Two treatments differ when
+their mean ranks differ by more than the critical difference
+``CD = q_alpha * sqrt(k(k+1)/(6N))`` with ``q_alpha`` the (1 - alpha) quantile of the
+studentized range (k, inf) over sqrt 2 (Demšar's table: k = 4, alpha = 0.05 gives 2.569).
+With fewer than 3 blocks or 2 treatments there is no test: the result carries a ``note``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from delaycv.common.errors import DelaycvError
+
+#: Fewest blocks (datasets) the Friedman test and the across-dataset Scott-Knott ESD need.
+MIN_BLOCKS = 3
+
+
+def _check_complete(values: pd.DataFrame, what: str = "block") -> None:
+    """Refuse a missing cell, naming the row and the treatment."""
+    missing = values.isna().to_numpy()
+    if missing.any():
+        i, j = np.argwhere(missing)[0]
+        raise DelaycvError(
+            f"no value for treatment {values.columns[j]!r} in {what} {values.index[i]!r} "
+            f"({int(missing.sum())} missing cells; every {what} needs a value of every treatment)"
+        )
+
+
+def block_ranks(values: np.ndarray, *, higher_is_better: bool = True) -> np.ndarray:
+    """Ranks of the treatments (columns) within each block (row), 1 = best, ties averaged.
+
+    >>> block_ranks(np.array([[0.9, 0.7, 0.7]])).tolist()
+    [[1.0, 2.5, 2.5]]
+    >>> block_ranks(np.array([[0.9, 0.7, 0.8]]), higher_is_better=False).tolist()
+    [[3.0, 1.0, 2.0]]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    oriented = -values if higher_is_better else values
+    return stats.rankdata(oriented, axis=1, method="average")
+
+
+@functools.lru_cache(maxsize=256)
+def q_alpha(k: int, alpha: float = 0.05) -> float:
+    """Demšar's q_alpha: the (1 - alpha) quantile of the studentized range of k means (infinite
+    degrees of freedom) over sqrt 2.
+
+    >>> round(q_alpha(4, 0.05), 3), round(q_alpha(10, 0.10), 3)
+    (2.569, 2.92)
+    """
+    return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / math.sqrt(2.0))
+
+
+def critical_difference(k: int, n: int, alpha: float = 0.05) -> float:
+    """Nemenyi's critical difference of mean ranks, ``q_alpha * sqrt(k(k+1)/(6N))``.
+
+    >>> round(critical_difference(4, 14, 0.05), 3)
+    1.254
+    """
+    return q_alpha(k, alpha) * math.sqrt(k * (k + 1) / (6.0 * n))
+
+
+def cohens_d(a: np.ndarray, b: np.ndarray) -> float:
+    """Cohen's d of ``a`` against ``b`` with the pooled standard deviation
+    ``sqrt(((n_a - 1) s_a**2 + (n_b - 1) s_b**2) / (n_a + n_b - 2))`` (R's effsize::cohen.d with
+    its defaults). Zero pooled spread gives 0 for equal means and ±inf otherwise.
+
+    >>> round(cohens_d(np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0, 4.0])), 3)
+    -1.0
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    na, nb = len(a), len(b)
+    diff = float(a.mean() - b.mean())
+    dof = na + nb - 2
+    ss = (na - 1) * (a.var(ddof=1) if na > 1 else 0.0) + (nb - 1) * (
+        b.var(ddof=1) if nb > 1 else 0.0
+    )
+    pooled = math.sqrt(ss / dof) if dof > 0 else 0.0
+    if pooled == 0.0:
+        return 0.0 if diff == 0.0 else math.copysign(math.inf, diff)
+    return diff / pooled
+
+
+#: Columns of :meth:`FriedmanResult.table` (a ranking family's keys come before them in the tables
+#: of :func:`delaycv.stats.families.rank_across`).
+FRIEDMAN_TABLE_COLUMNS = [
+    "treatment",
+    "mean_rank",
+    "rank",
+    "mean",
+    "k",
+    "n",
+    "statistic",
+    "p_value",
+    "cd",
+    "note",
+]
+
+
+@dataclass(frozen=True)
+class FriedmanResult:
+    """Friedman's test over blocks with the Nemenyi post-hoc and the critical difference.
+
+    ``mean_ranks`` (index: treatment, in the input's column order; 1 = best) and ``means`` (the
+    mean value over blocks) are given whenever there is at least one block; ``statistic``,
+    ``p_value``, ``cd`` and ``nemenyi`` (k x k p-values, 1 on the diagonal) only when there is a
+    test (``note`` empty), else NaN / an empty frame and ``note`` says why."""
+
+    treatments: tuple[str, ...]
+    k: int
+    n: int
+    statistic: float
+    p_value: float
+    mean_ranks: pd.Series
+    means: pd.Series
+    nemenyi: pd.DataFrame
+    cd: float
+    alpha: float
+    higher_is_better: bool
+    note: str = ""
+    blocks: tuple = field(default=())
+
+    @property
+    def tested(self) -> bool:
+        return not self.note
+
+    def table(self) -> pd.DataFrame:
+        """One row per treatment, best mean rank first: ``treatment``, ``mean_rank``, ``rank``
+        (1 = best; tied mean ranks share the smaller rank), ``mean``, ``k``, ``n``, ``statistic``,
+        ``p_value``, ``cd``, ``note``."""
+        out = pd.DataFrame(
+            {
+                "treatment": list(self.treatments),
+                "mean_rank": self.mean_ranks.to_numpy(dtype=np.float64),
+                "mean": self.means.to_numpy(dtype=np.float64),
+            }
+        )
+        out["rank"] = out["mean_rank"].rank(method="min").astype("Int64")
+        out = out.sort_values(["mean_rank", "treatment"], kind="stable").reset_index(drop=True)
+        out["k"] = self.k
+        out["n"] = self.n
+        out["statistic"] = self.statistic
+        out["p_value"] = self.p_value
+        out["cd"] = self.cd
+        out["note"] = self.note
+        return out[FRIEDMAN_TABLE_COLUMNS]
+
+
+def _friedman_statistic(ranks: np.ndarray) -> float:
+    """Friedman's chi-square with scipy's tie correction from within-block ranks (n x k). When
+    every block ties all treatments (the correction is 0: scipy divides by zero) there is no
+    difference to see: 0 (p = 1)."""
+    n, k = ranks.shape
+    if (ranks == ranks[:, :1]).all():
+        return 0.0
+    if k >= 3:
+        return float(stats.friedmanchisquare(*ranks.T).statistic)
+    # scipy needs 3 treatments; the same formula for k = 2
+    ssbn = float((ranks.sum(axis=0) ** 2).sum())
+    ties = 0.0
+    for row in ranks:
+        _, counts = np.unique(row, return_counts=True)
+        ties += float((counts**3 - counts).sum())
+    c = 1.0 - ties / (k * (k * k - 1) * n)
+    return (12.0 / (n * k * (k + 1)) * ssbn - 3.0 * n * (k + 1)) / c if c > 0 else math.nan
+
+
+def _no_test_note(k: int, n: int) -> str:
+    if k < 2:
+        return f"{k} treatment{'s' if k != 1 else ''}: nothing to rank"
+    if n < MIN_BLOCKS:
+        return f"{n} dataset{'s' if n != 1 else ''}: the tests need at least {MIN_BLOCKS}"
+    return ""
+
+
+def _friedman_core(matrix: np.ndarray, alpha: float, up: bool) -> dict:
+    """The numbers of :func:`friedman_nemenyi` from a complete (n blocks x k) array."""
+    n, k = matrix.shape
+    if n >= 1 and k >= 1:
+        ranks = block_ranks(matrix, higher_is_better=up)
+        mean_ranks, means = ranks.mean(axis=0), matrix.mean(axis=0)
+    else:
+        ranks = np.empty((n, k))
+        mean_ranks = means = np.full(k, np.nan)
+    out = {
+        "mean_ranks": mean_ranks,
+        "means": means,
+        "statistic": math.nan,
+        "p_value": math.nan,
+        "nemenyi": None,
+        "cd": math.nan,
+        "note": _no_test_note(k, n),
+    }
+    if out["note"]:
+        return out
+    import scikit_posthocs as sp  # import on use: the library's other users do not need it
+
+    statistic = _friedman_statistic(ranks)
+    out["statistic"] = statistic
+    out["p_value"] = (
+        float(stats.chi2.sf(statistic, k - 1)) if math.isfinite(statistic) else math.nan
+    )
+    out["nemenyi"] = sp.posthoc_nemenyi_friedman(ranks).to_numpy()
+    out["cd"] = critical_difference(k, n, alpha)
+    return out
+
+
+def _result(core: dict, treatments, blocks, alpha: float, up: bool) -> FriedmanResult:
+    names = [str(t) for t in treatments]
+    nemenyi = (
+        pd.DataFrame(core["nemenyi"], index=names, columns=names)
+        if core["nemenyi"] is not None
+        else pd.DataFrame()
+    )
+    return FriedmanResult(
+        tuple(names),
+        len(names),
+        len(blocks),
+        core["statistic"],
+        core["p_value"],
+        pd.Series(core["mean_ranks"], index=names, dtype=np.float64),
+        pd.Series(core["means"], index=names, dtype=np.float64),
+        nemenyi,
+        core["cd"],
+        alpha,
+        up,
+        core["note"],
+        tuple(blocks),
+    )
+
+
+def friedman_nemenyi(
+    values: pd.DataFrame, *, alpha: float = 0.05, higher_is_better: bool = True
+) -> FriedmanResult:
+    """Friedman's test, the Nemenyi p-values and the critical difference on ``values`` (one row
+    per block, e.g. a dataset; one column per treatment; no missing cell: a DelaycvError names
+    the first). Fewer than 2 treatments or 3 blocks: no test, a ``note`` says why.
+
+    >>> v = pd.DataFrame({"a": [0.9, 0.8, 0.7, 0.9], "b": [0.8, 0.7, 0.6, 0.7],
+    ...                   "c": [0.7, 0.6, 0.5, 0.8]}, index=["d1", "d2", "d3", "d4"])
+    >>> r = friedman_nemenyi(v)
+    >>> r.mean_ranks.tolist(), r.statistic, round(r.cd, 3)
+    ([1.0, 2.25, 2.75], 6.5, 1.657)
+    """
+    if not 0.0 < alpha < 1.0:
+        raise DelaycvError(f"alpha {alpha} is not in (0, 1)")
+    _check_complete(values)
+    core = _friedman_core(values.to_numpy(dtype=np.float64), alpha, higher_is_better)
+    return _result(core, values.columns, values.index, alpha, higher_is_better)

@@ -1,0 +1,121 @@
+"""McNemar's test (pure, opens no files): two learners' per-instance correctness from their
+prediction logs, per fold (:func:`mcnemar`), and for every pair of learners of one run with Holm
+over the pairs of each fold (:func:`mcnemar_tests`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from delaycv.common.choices import REFERENCES
+from delaycv.common.errors import DelaycvError, InputError
+from delaycv.stats.companions import holm
+from delaycv.stats.frames import _require_columns
+
+MCNEMAR_COLUMNS = ["fold", "n", "a_only", "b_only", "statistic", "p_value", "method"]
+
+
+def mcnemar(
+    log_a: pd.DataFrame,
+    log_b: pd.DataFrame,
+    *,
+    reference: str = "true",
+    method: str = "exact",
+    upto: int | None = None,
+) -> pd.DataFrame:
+    """McNemar's test per fold from two learners' prediction logs (``predictions.parquet``).
+
+    Instances pair on (fold, index). Against ``reference`` (``"true"`` uses the column ``true``;
+    ``"observed"`` uses ``observed`` and drops instances still pending, ``observed == -1``), a
+    prediction is correct when it equals the label; an abstention (``pred == -1``) is not correct.
+    ``a_only`` counts instances only a got right, ``b_only`` those only b got right. ``upto`` keeps
+    instances with ``index <= upto`` (a checkpoint).
+
+    ``method="exact"``: scipy's binomial test of ``a_only`` out of ``a_only + b_only`` with
+    probability 1/2 (statistic = ``a_only``). ``method="chi2"``: the continuity-corrected
+    ``(max(|a_only - b_only| - 1, 0))² / (a_only + b_only)`` against chi-square with 1 degree of
+    freedom. No discordant instance gives statistic 0 and p = 1.
+    """
+    if reference not in REFERENCES:
+        raise DelaycvError(f"reference {reference!r} unknown (expected {REFERENCES})")
+    if method not in ("exact", "chi2"):
+        raise DelaycvError(f"McNemar method {method!r} unknown (expected 'exact' or 'chi2')")
+    needed = ["fold", "index", "pred", reference]
+    for name, log in (("a", log_a), ("b", log_b)):
+        _require_columns(log, needed, f"prediction log of learner {name}")
+    left = log_a[needed].rename(columns={"pred": "pred_a"})
+    right = log_b[["fold", "index", "pred", reference]].rename(
+        columns={"pred": "pred_b", reference: "label_b"}
+    )
+    both = left.merge(right, on=["fold", "index"], how="inner", validate="one_to_one")
+    label = both[reference].to_numpy()
+    if reference == "true":
+        mismatch = label != both["label_b"].to_numpy()
+        if mismatch.any():
+            raise InputError(
+                "the two prediction logs disagree on true labels",
+                path=log_b.attrs.get("path", "<prediction log b>"),
+                location=f"fold {both['fold'].iloc[np.flatnonzero(mismatch)[0]]}",
+                expected="logs of the same stream",
+            )
+    keep = label >= 0
+    if upto is not None:
+        keep &= both["index"].to_numpy() <= upto
+    both = both[keep]
+    label = both[reference].to_numpy()
+    ok_a = both["pred_a"].to_numpy() == label
+    ok_b = both["pred_b"].to_numpy() == label
+    frame = pd.DataFrame(
+        {"fold": both["fold"].to_numpy(), "a_only": ok_a & ~ok_b, "b_only": ok_b & ~ok_a}
+    )
+    counts = frame.groupby("fold").agg(
+        n=("a_only", "size"), a_only=("a_only", "sum"), b_only=("b_only", "sum")
+    )
+    rows = []
+    for fold, row in counts.iterrows():
+        b, c = int(row["a_only"]), int(row["b_only"])
+        if b + c == 0:
+            statistic, p = 0.0, 1.0
+        elif method == "exact":
+            statistic, p = float(b), float(stats.binomtest(b, b + c, 0.5).pvalue)
+        else:
+            statistic = max(abs(b - c) - 1, 0) ** 2 / (b + c)
+            p = float(stats.chi2.sf(statistic, 1))
+        rows.append((int(fold), int(row["n"]), b, c, statistic, p, method))
+    return pd.DataFrame(rows, columns=MCNEMAR_COLUMNS)
+
+
+def mcnemar_tests(
+    logs: Mapping[str, pd.DataFrame],
+    *,
+    reference: str = "true",
+    method: str = "exact",
+    alpha: float = 0.05,
+    upto: int | None = None,
+) -> pd.DataFrame:
+    """McNemar's test for every pair of learners (``learner_a < learner_b``) of one (dataset,
+    policy, seed), given their prediction logs keyed by learner name; per fold, with Holm over the
+    learner pairs of each fold. (Folds are not pooled: every fold predicts the same instances, so
+    their counts are not independent.)"""
+    rows = []
+    for la, lb in itertools.combinations(sorted(logs), 2):
+        res = mcnemar(logs[la], logs[lb], reference=reference, method=method, upto=upto)
+        res.insert(0, "learner_b", lb)
+        res.insert(0, "learner_a", la)
+        rows.append(res)
+    if not rows:
+        return pd.DataFrame(
+            columns=["learner_a", "learner_b", *MCNEMAR_COLUMNS, "p_holm", "significant"]
+        )
+    out = pd.concat(rows, ignore_index=True)
+    out["reference"] = reference
+    out["p_holm"] = np.nan
+    for idx in out.groupby("fold").indices.values():
+        out.loc[out.index[idx], "p_holm"] = holm(out["p_value"].to_numpy()[idx])
+    out["significant"] = out["p_holm"] <= alpha
+    return out
