@@ -103,6 +103,18 @@ def _heat_tests(tests, *, dataset, metric, reference, estimator, checkpoint):
     return data[data["checkpoint"] == checkpoint], estimator, checkpoint
 
 
+def _heat_layout(n_policies: int, learners: list[str]):
+    """``(rows, cols, width, height, text size)`` of the heatmaps: two panels side by side while
+    their cells stay wide enough for their text, else one."""
+    k = len(learners)
+    rows, cols = grid_shape(n_policies) if k <= 4 else (n_policies, 1)
+    width = figure_width(cols)
+    label_w = min(1.8, 0.075 * max(len(name) for name in learners) + 0.3)  # the row labels
+    cell = min(0.95, (width / cols - label_w - 0.5) / k)
+    small = SMALL_TEXT if cell >= 0.55 else SMALL_TEXT - 0.5
+    return rows, cols, width, (cell * k + label_w + 0.5) * rows + 1.5, small
+
+
 def pairwise_heatmap(
     tests: pd.DataFrame,
     *,
@@ -154,16 +166,10 @@ def pairwise_heatmap(
     policies = policy_order(data["policy"].unique())
     learners = sorted(set(data["learner_a"]) | set(data["learner_b"]))
     sign = 1.0 if higher_is_better(metric) else -1.0
-    k = len(learners)
-    # two panels side by side while their cells stay wide enough for their text, else one
-    rows, cols = grid_shape(len(policies)) if k <= 4 else (len(policies), 1)
-    width = figure_width(cols)
-    label_w = min(1.8, 0.075 * max(len(name) for name in learners) + 0.3)  # the row labels
-    cell = min(0.95, (width / cols - label_w - 0.5) / k)
-    small = SMALL_TEXT if cell >= 0.55 else SMALL_TEXT - 0.5
+    rows, cols, width, height, small = _heat_layout(len(policies), learners)
     _, context = figure_style()
     with sns.axes_style("white"), context:
-        fig = new_figure(width, (cell * k + label_w + 0.5) * rows + 1.5)
+        fig = new_figure(width, height)
         axes = fig.subplots(rows, cols, squeeze=False)
         image = None
         for i, policy in enumerate(policies):
