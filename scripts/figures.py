@@ -4,7 +4,7 @@ The significance strip under the learning curves uses the tests at every checkpo
 with policy contrasts (contrasts.parquet) the figure of the difference to the reference policy.
 The sensitivity and contrast figures take each policy's windows from its spec in the config (names
 are labels).
-Warnings of delaycv.figures.plots (a policy the sensitivity figure cannot place, a dataset with no
+Warnings of delaycv.figures.figure_set (a policy the sensitivity figure cannot place, a dataset with no
 sensitivity figure) go to the job's log.
 """
 
@@ -25,7 +25,7 @@ one_line_errors("figures")  # an error: one line in this job's log, exit 2
 
 from delaycv.common.atomic import atomic_dir  # noqa: E402
 from delaycv.figures.contrasts import draw_contrast_figures  # noqa: E402
-from delaycv.figures.plots import draw_figures  # noqa: E402
+from delaycv.figures.figure_set import draw_figures  # noqa: E402
 from delaycv.stats.paired import table_columns  # noqa: E402
 from delaycv.tables.results import read_table  # noqa: E402
 

@@ -149,7 +149,7 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
     assert changed("metrics/effort.py") == {"evaluate"}
     # the tables and figures read policies' windows with delaycv.protocol.policies (protocol.policy_windows)
     assert changed("protocol/policies.py") == {"evaluate", "compare", "plots", "rankings"}
-    assert changed("figures/plots.py") == {"plots", "rankings"}  # the rankings' figures
+    assert changed("figures/style.py") == {"plots", "rankings"}  # the rankings' figures
     assert changed("stats/families.py") == {"rankings"}
     assert changed("figures/rankings.py") == {"rankings"}
     assert "compare" in changed("stats/checkpoints.py") and "evaluate" not in changed(
@@ -234,8 +234,8 @@ def test_the_real_engine_edited_without_meaning_keeps_every_digest(package):
         + text[text.index('"""', 3) + 3 :]
     )
     engine.write_text(text)
-    (package / "figures/plots.py").write_text(
-        (package / "figures/plots.py").read_text() + "\n\n\n# done\n"
+    (package / "figures/style.py").write_text(
+        (package / "figures/style.py").read_text() + "\n\n\n# done\n"
     )
     assert all_digests(package) == before
 
@@ -256,7 +256,7 @@ def test_a_docstring_of_a_function_in_the_engine_changes_nothing(package):
     "module, constant, stages",
     [
         ("engine/run.py", "\n_CHANGED = 1\n", {"evaluate"}),
-        ("figures/plots.py", "\n_CHANGED = 1\n", {"plots", "rankings"}),  # rankings' figures
+        ("figures/style.py", "\n_CHANGED = 1\n", {"plots", "rankings"}),  # rankings' figures
         ("stats/checkpoints.py", "\n_CHANGED = 1\n", {"compare", "plots", "rankings"}),
         ("stats/families.py", "\n_CHANGED = 1\n", {"rankings"}),
         ("figures/rankings.py", "\n_CHANGED = 1\n", {"rankings"}),

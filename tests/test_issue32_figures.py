@@ -31,20 +31,21 @@ from matplotlib.text import Text
 
 from delaycv.cli import main
 from delaycv.common.errors import DelaycvError
-from delaycv.figures import plots
+from delaycv.figures.bias import bias_curves
 from delaycv.figures.contrasts import contrast_figure, family_styles
-from delaycv.figures.rankings import draw_ranking_figures
+from delaycv.figures.final import final_distributions
+from delaycv.figures.learning import learning_curves
+from delaycv.figures.pairwise import pairwise_heatmap
+from delaycv.figures.rankings import cd_diagram, draw_ranking_figures, sk_boxplot
+from delaycv.figures.sensitivity import sensitivity
+from delaycv.figures.style import FIGURE_WIDTH, IDEAL_MARKER, MAX_COLUMNS, SMALL_TEXT
 from delaycv.protocol.policy_windows import policy_order, policy_sort_key, window_table
 from delaycv.stats.bias import bias_tests
-from delaycv.stats.checkpoints import (
-    check_checkpoint_request,
-    choose_checkpoints,
-    describe_time,
-    untested_notes,
-)
-from delaycv.stats.contrasts import policy_contrasts
-from delaycv.stats.families import FAMILY, family_values, rank_across, rank_within
+from delaycv.stats.checkpoints import check_checkpoint_request, choose_checkpoints, describe_time, untested_notes
+from delaycv.stats.contrasts import FAMILY
+from delaycv.stats.families import family_values, rank_across, rank_within
 from delaycv.stats.learner_tests import run_tests
+from delaycv.stats.contrasts import policy_contrasts
 from delaycv.study import report
 
 PROJECTS = {
@@ -172,7 +173,7 @@ def test_the_compare_and_plot_commands_go_on(one, tmp_path, capsys, caplog):
         + ["--format", "png", "--dpi", "60"]
     )
     assert code == 0
-    # (a warning of the logger delaycv.figures.plots: `delaycv plot` prints it as "delaycv: warning: ...")
+    # (a warning of the logger delaycv.figures.figure_set: `delaycv plot` prints it as "delaycv: warning: ...")
     assert "gerrit: policy delay_3000d has no value of gmean at the last checkpoint" in caplog.text
     names = sorted(p.name for p in (tmp_path / "f").iterdir())
     assert names == [
@@ -204,16 +205,16 @@ def test_every_figure_says_why_a_policy_has_nothing_to_draw(one):
     strip = run_tests(one, metrics=["gmean"], checkpoints="all", resamples=200)
     released = "no label released: every evaluation pending"
     for fig in (
-        plots.learning_curves(one, strip, dataset="gerrit", metric="gmean"),
-        plots.bias_curves(one, dataset="gerrit", metric="gmean"),
-        plots.final_distributions(one, dataset="gerrit", metric="gmean"),
+        learning_curves(one, strip, dataset="gerrit", metric="gmean"),
+        bias_curves(one, dataset="gerrit", metric="gmean"),
+        final_distributions(one, dataset="gerrit", metric="gmean"),
     ):
         assert released in panel_texts(panel(fig, "policy delay_3000d"))
         assert released not in panel_texts(panel(fig, "policy delay_30d"))
-    heat = plots.pairwise_heatmap(strip, dataset="gerrit", metric="gmean")
+    heat = pairwise_heatmap(strip, dataset="gerrit", metric="gmean")
     assert NOTHING in panel_texts(panel(heat, "policy delay_3000d"))
     # the window axis keeps the policy's window, and says why it has no point there
-    sens = plots.sensitivity(one, dataset="gerrit", metric="gmean")
+    sens = sensitivity(one, dataset="gerrit", metric="gmean")
     ax = panel(sens, "policies delay")
     assert [t.get_text() for t in ax.get_xticklabels()] == ["30", "3000", "ideal\n(0)"]
     low, high = ax.get_xlim()
@@ -253,7 +254,7 @@ def test_rankings_go_on_and_name_what_they_do_not_rank(real, tmp_path):
     assert "cd_policy_GaussianNB_last_gmean.png" in names
     assert not any("delay_3000d" in n for n in names)
     result = across.result(("policy", "GaussianNB", "true", "fading", "last", "gmean"))
-    fig = plots.cd_diagram(result, note="not ranked: delay_3000d (x)")
+    fig = cd_diagram(result, note="not ranked: delay_3000d (x)")
     assert fig.get_supxlabel() == "not ranked: delay_3000d (x)"
     page = report.rankings_html(across.friedman, across.scott_knott, title="r", metrics=METRICS)
     assert f"Not ranked: delay_3000d ({reason.removesuffix(': not ranked')})." in page
@@ -292,7 +293,6 @@ def run_script(script: str, job: dict, tmp_path: Path) -> str:
     return text
 
 
-@pytest.mark.slow  # the rule scripts run as Snakemake runs them
 def test_the_rankings_and_figures_jobs_go_on(real, tmp_path):
     merged = []
     for name, frame in real.groupby("dataset"):
@@ -415,7 +415,9 @@ def test_every_request_not_answered_exactly_says_so(one):
     assert rows[f"time_{int(times[900])}"] == (900, "")  # a checkpoint's own time: exact
     assert stamp(1546300800) == "2019-01-01 00:00:00 UTC (Unix 1546300800)"
     # the tests carry the note on a tested row, and the page shows it
-    tests = run_tests(one, metrics=["gmean"], checkpoints={"positions": [1000]}, resamples=200)
+    tests = run_tests(
+        one, metrics=["gmean"], checkpoints={"positions": [1000]}, resamples=200
+    )
     tested = tests[tests["policy"] == "ideal"]
     assert (tested["n"] == 3).all() and (tested["checkpoint"] == 1200).all()
     assert set(tested["note"]) == {
@@ -465,12 +467,14 @@ def test_policies_are_in_reading_order_in_every_table_and_figure(real, one):
     page = report.contrasts_html(contrasts, title="c", alpha=0.05)
     at = [page.index(f"<td>{p}</td>") for p in READING_ORDER[1:]]
     assert at == sorted(at)
-    fig = plots.final_distributions(one, dataset="gerrit", metric="gmean")
+    fig = final_distributions(one, dataset="gerrit", metric="gmean")
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     assert titles == [f"policy {p}" for p in READING_ORDER]
     # (specs place a policy by its windows whatever its name)
     specs = {"fast": {"preset": "hitl", "pos_window": "1d", "neg_window": "90d"}, "ideal": {}}
-    assert policy_order(["fast", "ideal", "zzz"], {**specs, "ideal": {"preset": "ideal"}}) == [
+    assert policy_order(
+        ["fast", "ideal", "zzz"], {**specs, "ideal": {"preset": "ideal"}}
+    ) == [
         "ideal",
         "fast",
         "zzz",
@@ -503,13 +507,13 @@ def test_every_figure_reads_at_the_report_width(real, one):
     contrasts = policy_contrasts(one, metrics=["gmean"], resamples=200)
     rows = one.assign(at="last")[one["checkpoint"] == ROWS]
     figures = {
-        "learning curves": plots.learning_curves(one, strip, dataset="gerrit", metric="gmean"),
-        "bias": plots.bias_curves(one, dataset="gerrit", metric="gmean"),
-        "final": plots.final_distributions(one, dataset="gerrit", metric="gmean"),
-        "pairwise": plots.pairwise_heatmap(strip, dataset="gerrit", metric="gmean"),
-        "sensitivity": plots.sensitivity(one, dataset="gerrit", metric="gmean"),
+        "learning curves": learning_curves(one, strip, dataset="gerrit", metric="gmean"),
+        "bias": bias_curves(one, dataset="gerrit", metric="gmean"),
+        "final": final_distributions(one, dataset="gerrit", metric="gmean"),
+        "pairwise": pairwise_heatmap(strip, dataset="gerrit", metric="gmean"),
+        "sensitivity": sensitivity(one, dataset="gerrit", metric="gmean"),
         "contrasts": contrast_figure(contrasts, dataset="gerrit", metric="gmean"),
-        "sk": plots.sk_boxplot(
+        "sk": sk_boxplot(
             family_values(
                 rows,
                 {
@@ -524,23 +528,23 @@ def test_every_figure_reads_at_the_report_width(real, one):
             pd.DataFrame({"treatment": ["ideal", "delay_30d"], "group": [1, 2]}),
             note="not ranked: delay_3000d",
         ),
-        "cd": plots.cd_diagram(
-            rank_across(real.assign(at="last")[real["checkpoint"] == ROWS], ["gmean"]).result(
-                ("policy", "GaussianNB", "true", "fading", "last", "gmean")
-            ),
+        "cd": cd_diagram(
+            rank_across(
+                real.assign(at="last")[real["checkpoint"] == ROWS], ["gmean"]
+            ).result(("policy", "GaussianNB", "true", "fading", "last", "gmean")),
             title="policies, learner GaussianNB: gmean",
         ),
     }
     for name, fig in figures.items():
         width = fig.get_figwidth()
-        assert width <= plots.FIGURE_WIDTH, name
+        assert width <= FIGURE_WIDTH, name
         FigureCanvasAgg(fig).draw()
         sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_text() and t.get_visible()]
-        assert min(sizes) >= plots.SMALL_TEXT, (name, min(sizes))
+        assert min(sizes) >= SMALL_TEXT, (name, min(sizes))
         assert min(sizes) * 830 / (72 * width) >= 10.6, name
         # no more than two panels side by side (panels of one row share their top edge)
         tops = [round(ax.get_position().y1, 3) for ax in fig.axes if ax.get_title()]
-        assert max((tops.count(t) for t in set(tops)), default=1) <= plots.MAX_COLUMNS, name
+        assert max((tops.count(t) for t in set(tops)), default=1) <= MAX_COLUMNS, name
         # the legend fits the figure (it was cut off at four columns)
         for legend in fig.legends:
             box = legend.get_window_extent()
@@ -549,7 +553,7 @@ def test_every_figure_reads_at_the_report_width(real, one):
 
 def test_the_bias_panels_share_the_time_axis(real):
     # brackets' panels: one time axis, whatever each policy's first checkpoint with a value
-    fig = plots.bias_curves(real, dataset="brackets", metric="gmean")
+    fig = bias_curves(real, dataset="brackets", metric="gmean")
     axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
     assert len(axes) == len(POLICIES)
     assert len({ax.get_xlim() for ax in axes}) == 1
@@ -558,10 +562,10 @@ def test_the_bias_panels_share_the_time_axis(real):
 
 
 def test_the_sensitivity_legend_shows_the_ideal_marker(one):
-    fig = plots.sensitivity(one, dataset="gerrit", metric="gmean")
+    fig = sensitivity(one, dataset="gerrit", metric="gmean")
     handles = {h.get_label(): h for h in fig.legends[0].legend_handles}
     ideal = next(h for label, h in handles.items() if label.startswith("ideal (window 0)"))
-    assert ideal.get_marker() == plots.IDEAL_MARKER
+    assert ideal.get_marker() == IDEAL_MARKER
     # the ideal points in the panels use that marker
     markers = {
         line.get_marker()
@@ -569,7 +573,7 @@ def test_the_sensitivity_legend_shows_the_ideal_marker(one):
         for line in ax.get_lines()
         if len(line.get_xdata()) == 1
     }
-    assert plots.IDEAL_MARKER in markers
+    assert IDEAL_MARKER in markers
 
 
 # --------------------------------------------------------------------------- item 12: pages
@@ -631,9 +635,9 @@ def render(caption: str, config_file: str, wildcards=None, params=None) -> str:
     from docutils.core import publish_parts
     from jinja2 import Environment
 
-    from delaycv.study.loading import load_study
+    from delaycv.study import config as dcfg
 
-    study = load_study(
+    study = dcfg.load_study(
         [str(REPO / config_file)],
         config={},
         overrides={},

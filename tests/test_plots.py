@@ -1,4 +1,4 @@
-"""Figures (delaycv.figures.plots) and the `compare` / `plot` subcommands, on synthetic per-fold tables."""
+"""Figures (delaycv.figures) and the `compare` / `plot` subcommands, on synthetic per-fold tables."""
 
 from __future__ import annotations
 
@@ -10,7 +10,22 @@ from test_compare_tables import fold_table
 
 from delaycv.cli import main
 from delaycv.common.errors import DelaycvError
-from delaycv.figures import plots
+from delaycv.figures.bias import bias_curves
+from delaycv.figures.figure_set import draw_figures
+from delaycv.figures.final import final_distributions
+from delaycv.figures.learning import learning_curves, strip_labels
+from delaycv.figures.pairwise import pairwise_heatmap
+from delaycv.figures.rows import policy_order
+from delaycv.figures.sensitivity import sensitivity, window_placement
+from delaycv.figures.style import (
+    JITTER,
+    MAX_COLUMNS,
+    NS_COLOUR,
+    date_axis,
+    learner_styles,
+    save_figure,
+    to_dates,
+)
 from delaycv.protocol.policy_windows import policy_windows
 from delaycv.stats.learner_tests import TEST_COLUMNS, run_tests
 
@@ -34,7 +49,7 @@ def tests_all(table):
 
 
 def test_learning_curves_panels_titles_and_strip_colours(table, tests_all):
-    fig = plots.learning_curves(table, tests_all, dataset="synth", metric="accuracy", alpha=0.05)
+    fig = learning_curves(table, tests_all, dataset="synth", metric="accuracy", alpha=0.05)
     titles = [ax.get_title() for ax in fig.axes]
     # one curve panel per policy, ideal first, then by window
     assert [t for t in titles if t] == [
@@ -53,11 +68,11 @@ def test_learning_curves_panels_titles_and_strip_colours(table, tests_all):
     np.testing.assert_allclose(curve.get_lines()[0].get_ydata(), means)
     strip = fig.axes[1]
     # each pair is named above its cells (no width taken from the panel)
-    assert plots.strip_labels(strip) == ["ht vs nb", "ht vs prior", "nb vs prior"]
+    assert strip_labels(strip) == ["ht vs nb", "ht vs prior", "nb vs prior"]
     assert strip.get_yticklabels() == []
     assert strip.get_xlabel() == "stream time (date)"
     # each cell has the colour of the significantly better learner, grey when n.s.
-    styles = plots.learner_styles(["ht", "nb", "prior"])
+    styles = learner_styles(["ht", "nb", "prior"])
     sub = tests_all[
         (tests_all.policy == "ideal")
         & (tests_all.metric == "accuracy")
@@ -68,24 +83,24 @@ def test_learning_curves_panels_titles_and_strip_colours(table, tests_all):
         for w in sub[(sub.learner_a == a) & (sub.learner_b == b)].sort_values("checkpoint")[
             "better"
         ]:
-            expected.append(styles[w]["color"].lower() if w else plots.NS_COLOUR.lower())
+            expected.append(styles[w]["color"].lower() if w else NS_COLOUR.lower())
     got = [to_hex(p.get_facecolor()) for p in strip.patches]
     assert got == expected
     assert set(sub[sub.learner_b == "prior"]["better"]) == {"ht", "nb"}
 
 
 def test_baseline_strip_and_checkpoint_axis(table, tests_all):
-    fig = plots.learning_curves(
+    fig = learning_curves(
         table, tests_all, dataset="synth", metric="brier", baseline="prior", x="checkpoint"
     )
     strip = fig.axes[1]
-    assert plots.strip_labels(strip) == ["ht vs prior", "nb vs prior"]
+    assert strip_labels(strip) == ["ht vs prior", "nb vs prior"]
     assert strip.get_xlabel() == "stream position (instances)"
     assert fig.axes[0].get_ylabel() == "brier (loss, lower is better)"
 
 
 def test_bias_curves_show_observed_minus_true(table):
-    fig = plots.bias_curves(table, dataset="synth", metric="accuracy")
+    fig = bias_curves(table, dataset="synth", metric="accuracy")
     axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
     by_title = {ax.get_title(): ax for ax in axes}
     np.testing.assert_allclose(by_title["policy hitl_1d_90d"].get_lines()[1].get_ydata(), 0.06)
@@ -94,7 +109,7 @@ def test_bias_curves_show_observed_minus_true(table):
 
 
 def test_pairwise_heatmap_cells_are_oriented_cliffs_delta(tests_all):
-    fig = plots.pairwise_heatmap(tests_all, dataset="synth", metric="brier", reference="true")
+    fig = pairwise_heatmap(tests_all, dataset="synth", metric="brier", reference="true")
     ax = next(a for a in fig.axes if a.get_title() == "policy ideal")
     matrix = ax.images[0].get_array()
     last = tests_all[
@@ -113,12 +128,12 @@ def test_pairwise_heatmap_cells_are_oriented_cliffs_delta(tests_all):
 
 
 def test_sensitivity_axis_is_the_window_grid(table):
-    fig = plots.sensitivity(table, dataset="synth", metric="accuracy")
+    fig = sensitivity(table, dataset="synth", metric="accuracy")
     ax = fig.axes[0]
     assert ax.get_title() == "policies hitl, N = 90d"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "7", "30", "ideal\n(0)"]
     assert ax.get_xlabel() == "P, window for predicted positives (days, log scale)"
-    given = plots.sensitivity(
+    given = sensitivity(
         table,
         dataset="synth",
         metric="accuracy",
@@ -126,13 +141,13 @@ def test_sensitivity_axis_is_the_window_grid(table):
     )
     assert given.axes[0].get_xlabel().startswith("waiting window (days")
     with pytest.raises(DelaycvError, match="no policy grid"):
-        plots.sensitivity(
+        sensitivity(
             table[table.policy.isin(["ideal", "hitl_7d_90d"])], dataset="synth", metric="accuracy"
         )
 
 
 def test_final_distributions_show_every_fold(table):
-    fig = plots.final_distributions(table, dataset="synth", metric="accuracy", reference="observed")
+    fig = final_distributions(table, dataset="synth", metric="accuracy", reference="observed")
     ax = next(a for a in fig.axes if a.get_title() == "policy hitl_7d_90d")
     points = np.concatenate([c.get_offsets()[:, 1] for c in ax.collections if len(c.get_offsets())])
     last = table[(table.policy == "hitl_7d_90d") & (table.reference == "observed")]
@@ -141,7 +156,7 @@ def test_final_distributions_show_every_fold(table):
 
 
 def test_draw_figures_writes_png_and_pdf(table, tests_all, tmp_path):
-    paths = plots.draw_figures(
+    paths = draw_figures(
         table,
         tests_all,
         tmp_path / "figs",
@@ -167,7 +182,7 @@ def test_draw_figures_writes_png_and_pdf(table, tests_all, tmp_path):
         assert head == PNG if p.suffix == ".png" else head.startswith(b"%PDF")
     assert not [p for p in (tmp_path / "figs").iterdir() if p.name.startswith(".")]
     with pytest.raises(DelaycvError, match="not a column"):
-        plots.draw_figures(table, None, tmp_path / "x", metric="nope")
+        draw_figures(table, None, tmp_path / "x", metric="nope")
 
 
 # --------------------------------------------------------------------------- CLI
@@ -267,7 +282,7 @@ def curve_axes(fig):
 def test_learning_curve_panels_share_one_y_axis(table, tests_all):
     # on observed labels the policies differ by up to 0.06 (their optimism): one shared scale
     for tests in (tests_all, None):
-        fig = plots.learning_curves(
+        fig = learning_curves(
             table, tests, dataset="synth", metric="accuracy", reference="observed"
         )
         axes = curve_axes(fig)
@@ -280,7 +295,7 @@ def test_learning_curve_panels_share_one_y_axis(table, tests_all):
             for line in ax.get_lines():
                 assert low <= np.min(line.get_ydata()) and np.max(line.get_ydata()) <= high
         # the y label and tick labels once per row (4 panels in rows of MAX_COLUMNS = 2)
-        first = [i % plots.MAX_COLUMNS == 0 for i in range(len(axes))]
+        first = [i % MAX_COLUMNS == 0 for i in range(len(axes))]
         assert first == [True, False, True, False]
         # and one time axis: every panel has the same x limits
         assert len({ax.get_xlim() for ax in axes}) == 1
@@ -290,7 +305,7 @@ def test_learning_curve_panels_share_one_y_axis(table, tests_all):
 
 def test_final_distributions_jitter_is_seeded(table):
     def offsets(seed):
-        fig = plots.final_distributions(table, dataset="synth", metric="accuracy", seed=seed)
+        fig = final_distributions(table, dataset="synth", metric="accuracy", seed=seed)
         ax = next(a for a in fig.axes if a.get_title() == "policy ideal")
         return np.concatenate([c.get_offsets()[:, 0] for c in ax.collections])
 
@@ -300,13 +315,13 @@ def test_final_distributions_jitter_is_seeded(table):
     # each learner's points stay within its slot: learner k at k ± JITTER
     slots = np.rint(a)
     assert set(slots) == {0.0, 1.0, 2.0}
-    assert np.max(np.abs(a - slots)) <= plots.JITTER
+    assert np.max(np.abs(a - slots)) <= JITTER
 
 
 def test_two_drawings_are_byte_identical(table, tests_all, tmp_path):
     runs = []
     for name in ("one", "two"):
-        paths = plots.draw_figures(
+        paths = draw_figures(
             table,
             tests_all,
             tmp_path / name,
@@ -336,9 +351,9 @@ def odd_table(table):
 
 
 def test_window_placement_names_every_policy_it_cannot_place(odd_table):
-    policies = plots.policy_order(odd_table["policy"].unique())
+    policies = policy_order(odd_table["policy"].unique())
     assert policies[-1] == "my_policy"  # other names come last, but they come
-    frame, unplaced = plots.window_placement(policies)
+    frame, unplaced = window_placement(policies)
     assert sorted(frame["policy"]) == sorted(
         ["ideal", "hitl_1d_90d", "hitl_7d_90d", "hitl_30d_90d"]
     )
@@ -346,10 +361,10 @@ def test_window_placement_names_every_policy_it_cannot_place(odd_table):
         "verification_90d": "the only window of family 'verification'",
         "my_policy": "name is not a preset pattern",
     }
-    frame, unplaced = plots.window_placement(policies, {"my_policy": "2d", "hitl_7d_90d": "7d"})
+    frame, unplaced = window_placement(policies, {"my_policy": "2d", "hitl_7d_90d": "7d"})
     assert sorted(frame["policy"]) == ["hitl_7d_90d", "my_policy"]
     assert unplaced == {p: "no window given" for p in policies if p not in frame["policy"].tolist()}
-    frame, unplaced = plots.window_placement(["ideal", "hitl_7d_90d", "my_policy"])
+    frame, unplaced = window_placement(["ideal", "hitl_7d_90d", "my_policy"])
     assert frame.empty
     assert unplaced == {
         "ideal": "no grid of windows in seconds to join",
@@ -359,19 +374,17 @@ def test_window_placement_names_every_policy_it_cannot_place(odd_table):
 
 
 def test_a_policy_the_figures_cannot_place_is_reported(odd_table, tmp_path, caplog):
-    fig = plots.sensitivity(odd_table, dataset="synth", metric="accuracy")
+    fig = sensitivity(odd_table, dataset="synth", metric="accuracy")
     title = fig._suptitle.get_text().replace("\n", " ")
     assert "not on a window axis:" in title
     assert "my_policy (name is not a preset pattern)" in title
     assert "verification_90d (the only window of family 'verification')" in title
     # every other figure has a panel for it
-    curves = plots.learning_curves(odd_table, None, dataset="synth", metric="accuracy")
+    curves = learning_curves(odd_table, None, dataset="synth", metric="accuracy")
     assert [ax.get_title() for ax in curve_axes(curves)][-1] == "policy my_policy"
-    with caplog.at_level("WARNING", logger="delaycv.figures.plots"):
-        plots.draw_figures(
-            odd_table, None, tmp_path / "f", metric="accuracy", formats=("png",), dpi=30
-        )
-    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.plots"]
+    with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
+        draw_figures(odd_table, None, tmp_path / "f", metric="accuracy", formats=("png",), dpi=30)
+    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.figure_set"]
     assert any(
         "policy my_policy is not on a window axis: name is not a preset pattern" in m
         and "--window POLICY=WINDOW" in m
@@ -381,12 +394,12 @@ def test_a_policy_the_figures_cannot_place_is_reported(odd_table, tmp_path, capl
     # no grid at all: no sensitivity figure, and the log says why, naming every policy
     caplog.clear()
     lone = odd_table[odd_table.policy.isin(["ideal", "my_policy"])]
-    with caplog.at_level("WARNING", logger="delaycv.figures.plots"):
-        paths = plots.draw_figures(
+    with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
+        paths = draw_figures(
             lone, None, tmp_path / "g", metric="accuracy", formats=("png",), dpi=30
         )
     assert not [p for p in paths if p.name.startswith("sensitivity")]
-    (message,) = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.plots"]
+    (message,) = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.figure_set"]
     assert message.startswith("no sensitivity figure: no policy grid in dataset 'synth'")
     assert "my_policy (name is not a preset pattern)" in message
     assert "ideal (no grid of windows in seconds to join)" in message
@@ -394,7 +407,7 @@ def test_a_policy_the_figures_cannot_place_is_reported(odd_table, tmp_path, capl
 
 def test_pairwise_heatmap_writes_a_zero_delta_without_sign_noise(tests_all):
     tied = tests_all.assign(cliffs_delta=0.0)
-    fig = plots.pairwise_heatmap(tied, dataset="synth", metric="brier", reference="true")
+    fig = pairwise_heatmap(tied, dataset="synth", metric="brier", reference="true")
     ax = next(a for a in fig.axes if a.get_title() == "policy ideal")
     deltas = [t.get_text().split("\n")[0].rstrip("*") for t in ax.texts if "\n" in t.get_text()]
     assert len(deltas) == 6 and set(deltas) == {"+0.00"}
@@ -410,14 +423,14 @@ def test_date_axis_fixes_the_ticks_and_labels_the_date_locator_would_draw(span_d
     from matplotlib.figure import Figure
 
     start = pd.Timestamp("2019-03-07 05:00").timestamp()
-    xs = plots._dates(start + np.linspace(0, span_days * 86400, 50))
+    xs = to_dates(start + np.linspace(0, span_days * 86400, 50))
     drawn = []
     for fixed in (False, True):
         fig = Figure(figsize=(3, 2), layout="constrained")
         ax = fig.add_subplot()
         ax.plot(xs, np.linspace(0, 1, 50))
         if fixed:
-            plots._date_axis(ax)
+            date_axis(ax)
         else:
             auto = mdates.AutoDateLocator(minticks=3, maxticks=6)
             ax.xaxis.set_major_locator(auto)
@@ -441,11 +454,11 @@ def test_save_figure_lays_out_once_and_keeps_the_layout_engine(table, tmp_path):
     def positions(fig):
         return np.array([ax.get_position().bounds for ax in fig.axes])
 
-    png_only = plots.bias_curves(table, dataset="synth", metric="accuracy")
-    plots.save_figure(png_only, tmp_path / "a", ("png",), dpi=40)
-    fig = plots.bias_curves(table, dataset="synth", metric="accuracy")
+    png_only = bias_curves(table, dataset="synth", metric="accuracy")
+    save_figure(png_only, tmp_path / "a", ("png",), dpi=40)
+    fig = bias_curves(table, dataset="synth", metric="accuracy")
     engine = fig.get_layout_engine()
-    paths = plots.save_figure(fig, tmp_path / "b", ("png", "pdf", "svg"), dpi=40)
+    paths = save_figure(fig, tmp_path / "b", ("png", "pdf", "svg"), dpi=40)
     assert [p.name for p in paths] == ["b.png", "b.pdf", "b.svg"]
     assert all(p.read_bytes() for p in paths)
     assert np.array_equal(positions(fig), positions(png_only))
@@ -476,7 +489,7 @@ NAMED_SPECS = {
 def test_a_policy_is_placed_at_the_windows_of_its_spec_not_of_its_name():
     # a name that reads as a preset name is only a label: the spec the run used decides
     specs = {"hitl_7d_90d": HITL_1D_15D, "fast": {**HITL_1D_15D, "pos_window": "3d"}}
-    frame, unplaced = plots.window_placement(["hitl_7d_90d", "fast"], policy_specs=specs)
+    frame, unplaced = window_placement(["hitl_7d_90d", "fast"], policy_specs=specs)
     assert unplaced == {}
     placed = frame.set_index("policy")
     assert placed.loc["hitl_7d_90d", "window"] == 86400  # 1 day, not 7
@@ -493,7 +506,7 @@ def test_the_general_form_of_run_json_is_placed_as_its_preset():
     assert (w.preset, w.pos.amount, w.neg.amount) == ("hitl", 86400, 15 * 86400)
     general = {"preset": "general", "pos_window": "1d", "neg_window": "2d", "feedback": False}
     assert policy_windows(general) is None
-    frame, unplaced = plots.window_placement(["g", "fast"], policy_specs={"g": general})
+    frame, unplaced = window_placement(["g", "fast"], policy_specs={"g": general})
     assert frame.empty
     assert unplaced == {"g": "a general policy that no preset describes", "fast": "no spec given"}
 
@@ -501,10 +514,8 @@ def test_the_general_form_of_run_json_is_placed_as_its_preset():
 def test_the_sensitivity_figure_draws_a_named_policy_at_its_specs_window(named_table):
     # without specs the names say nothing: no grid, and the error names every policy
     with pytest.raises(DelaycvError, match="fast \\(name is not a preset pattern\\)"):
-        plots.sensitivity(named_table, dataset="synth", metric="accuracy")
-    fig = plots.sensitivity(
-        named_table, dataset="synth", metric="accuracy", policy_specs=NAMED_SPECS
-    )
+        sensitivity(named_table, dataset="synth", metric="accuracy")
+    fig = sensitivity(named_table, dataset="synth", metric="accuracy", policy_specs=NAMED_SPECS)
     (ax,) = [a for a in fig.axes if a.get_title()]
     assert ax.get_title() == "policies hitl, N = 90d"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "7", "30", "ideal\n(0)"]
@@ -526,11 +537,9 @@ def test_the_sensitivity_figure_draws_a_named_policy_at_its_specs_window(named_t
 
 def test_draw_figures_passes_the_specs_to_the_sensitivity_figure(named_table, tmp_path):
     kwargs = dict(metric="accuracy", formats=("png",), dpi=30)
-    bare = plots.draw_figures(named_table, None, tmp_path / "a", **kwargs)
+    bare = draw_figures(named_table, None, tmp_path / "a", **kwargs)
     assert not [p for p in bare if p.name.startswith("sensitivity")]
-    paths = plots.draw_figures(
-        named_table, None, tmp_path / "b", policy_specs=NAMED_SPECS, **kwargs
-    )
+    paths = draw_figures(named_table, None, tmp_path / "b", policy_specs=NAMED_SPECS, **kwargs)
     assert [p.name for p in paths if p.name.startswith("sensitivity")] == [
         "sensitivity_synth_accuracy.png"
     ]
@@ -549,17 +558,17 @@ def test_cli_plot_reads_the_specs_of_the_runs(named_table, tmp_path, capsys, cap
         assert main(argv) == 0
     specs = _policy_specs([str(tmp_path / "runs")])
     assert sorted(specs) == ["fast", "slow"]
-    frame, _ = plots.window_placement(["fast", "slow"], policy_specs=specs)
+    frame, _ = window_placement(["fast", "slow"], policy_specs=specs)
     assert frame.set_index("policy")["window"].to_dict() == {"fast": 86400, "slow": 30 * 86400}
     # the merged table of other runs under the same names: plotted at the runs' windows
     merged = tmp_path / "merged.parquet"
     named_table.to_parquet(merged)
     figs = tmp_path / "figs"
     argv = ["plot", str(merged), "--out", str(figs), "--metric", "accuracy", "--format", "png"]
-    with caplog.at_level("WARNING", logger="delaycv.figures.plots"):
+    with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
         assert main([*argv, "--dpi", "30", "--runs", str(tmp_path / "runs")]) == 0
     assert (figs / "sensitivity_synth_accuracy.png").is_file()
-    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.plots"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.figure_set"]
     assert any("policy mid is not on a window axis: no spec given" in m for m in messages)
     capsys.readouterr()
     # two runs of one name with different specs: an error naming both files

@@ -446,10 +446,11 @@ def policies():
 def test_cd_diagram_draws_the_mean_ranks_the_cd_and_the_bars(policies, tmp_path):
     from matplotlib.colors import to_hex
 
-    from delaycv.figures import plots
+    from delaycv.figures.rankings import cd_diagram
+    from delaycv.figures.style import save_figure
 
     result = friedman_nemenyi(policies)
-    fig = plots.cd_diagram(result, title="gmean, policies within ht")
+    fig = cd_diagram(result, title="gmean, policies within ht")
     ax = fig.axes[0]
     # one marker per treatment at its mean rank, on the axis (y = 0)
     offsets = np.concatenate([c.get_offsets() for c in ax.collections])
@@ -477,22 +478,23 @@ def test_cd_diagram_draws_the_mean_ranks_the_cd_and_the_bars(policies, tmp_path)
         covered |= {(a, b) for a in names for b in names if a < b}
     assert covered == within
     assert "Friedman chi2" in fig._suptitle.get_text()
-    paths = plots.save_figure(fig, tmp_path / "cd", ["png", "pdf"], 100)
+    paths = save_figure(fig, tmp_path / "cd", ["png", "pdf"], 100)
     assert paths[0].read_bytes().startswith(PNG) and paths[1].read_bytes().startswith(b"%PDF")
     with pytest.raises(DelaycvError, match="2 datasets"):
-        plots.cd_diagram(friedman_nemenyi(policies.iloc[:2]))
+        cd_diagram(friedman_nemenyi(policies.iloc[:2]))
 
 
 def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
     from matplotlib.colors import to_hex
 
-    from delaycv.figures import plots
+    from delaycv.figures.rankings import sk_boxplot
+    from delaycv.figures.style import JITTER, PALETTE, save_figure
 
     groups = scott_knott_esd(policies)
     # make two treatments share a group, to see one boundary fewer
     groups.loc[1, "group"] = 1
     groups.loc[2:, "group"] -= 1
-    fig = plots.sk_boxplot(policies, groups, title="gmean", ylabel="gmean (fraction)")
+    fig = sk_boxplot(policies, groups, title="gmean", ylabel="gmean (fraction)")
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == groups["treatment"].tolist()
     assert [t.get_text() for t in ax.texts] == [str(g) for g in groups["group"]]
@@ -500,23 +502,23 @@ def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
     for i, (name, group) in enumerate(zip(groups["treatment"], groups["group"], strict=True)):
         pts = ax.collections[i].get_offsets()
         assert sorted(pts[:, 1]) == pytest.approx(sorted(policies[name]))
-        assert (np.abs(pts[:, 0] - i) <= plots.JITTER).all()
-        assert to_hex(ax.collections[i].get_facecolor()[0]) == plots.PALETTE[group - 1].lower()
+        assert (np.abs(pts[:, 0] - i) <= JITTER).all()
+        assert to_hex(ax.collections[i].get_facecolor()[0]) == PALETTE[group - 1].lower()
     vlines = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
     assert len(vlines) == groups["group"].nunique() - 1
     assert "Scott-Knott ESD: 5 groups" in fig._suptitle.get_text()
-    paths = plots.save_figure(fig, tmp_path / "sk", ["png"], 100)
+    paths = save_figure(fig, tmp_path / "sk", ["png"], 100)
     assert paths[0].read_bytes().startswith(PNG)
     # the same inputs draw the same file
-    again = plots.save_figure(
-        plots.sk_boxplot(policies, groups, title="gmean", ylabel="gmean (fraction)"),
+    again = save_figure(
+        sk_boxplot(policies, groups, title="gmean", ylabel="gmean (fraction)"),
         tmp_path / "sk2",
         ["png"],
         100,
     )
     assert again[0].read_bytes() == paths[0].read_bytes()
     with pytest.raises(DelaycvError, match="no values of treatments"):
-        plots.sk_boxplot(policies.drop(columns="ideal"), groups)
+        sk_boxplot(policies.drop(columns="ideal"), groups)
 
 
 # --------------------------------------------------------------------------- report tables

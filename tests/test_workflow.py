@@ -671,7 +671,7 @@ def test_changing_the_rankings_settings_reruns_only_the_rankings(done, change, e
         ("engine/run.py", ALL_EVALUATE | AGGREGATION),
         ("protocol/policies.py", ALL_EVALUATE | AGGREGATION),
         ("metrics/__init__.py", ALL_EVALUATE | AGGREGATION),
-        ("figures/plots.py", {("figures", (("dataset", "tiny"),)), ("rankings", ()), ("all", ())}),
+        ("figures/style.py", {("figures", (("dataset", "tiny"),)), ("rankings", ()), ("all", ())}),
         ("stats/families.py", {("rankings", ()), ("all", ())}),
         ("figures/rankings.py", {("rankings", ()), ("all", ())}),
         (
@@ -700,7 +700,7 @@ def test_library_edits_that_cannot_change_results_rerun_nothing(done):
     reformatted = f"{module} import (\n    {names},  # reformatted\n)"
     text = text.replace(line, reformatted, 1)
     engine.write_text(text + "\n# an appended comment\n")
-    plots = done / "delaycv" / "figures/plots.py"
+    plots = done / "delaycv" / "figures/style.py"
     plots.write_text(plots.read_text().replace("\n\n\n", "\n\n\n\n", 1))
     assert planned_jobs(done) == set()
     # (and the same file with a real change reruns the evaluations)

@@ -5,7 +5,7 @@ Writes, each file atomically and only after every test has been computed:
 * ``tests.parquet`` + ``tests.csv``: pairwise permutation tests at ``--checkpoint`` (default the last
   checkpoint of each dataset), Holm-adjusted, with mean difference, 95 % CI, Cliff's delta, and the
   Wilcoxon and sign-test p-values; ``n`` distinct (seed, fold) pairs, ``n_duplicates`` left out as
-  repeats of another seed (columns: ``delaycv.stats.compare.TEST_COLUMNS``);
+  repeats of another seed (columns: ``delaycv.stats.learner_tests.TEST_COLUMNS``);
 * ``strip.parquet``: the same tests at every checkpoint (the significance strip of the figures);
 * ``bias.parquet`` + ``bias.csv`` (when both references are present): observed minus true per
   learner at the last checkpoint, tested against zero;

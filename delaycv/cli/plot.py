@@ -1,6 +1,6 @@
 """``delaycv plot MERGED.parquet --tests DIR --out DIR``: draw the comparison figures (PNG and PDF).
 
-Figures (see delaycv.figures.plots): learning curves with the significance strip, the bias of realistic
+Figures (see delaycv.figures.figure_set): learning curves with the significance strip, the bias of realistic
 evaluation, final per-fold distributions, the pairwise heatmap and the waiting-time sensitivity.
 Every figure is drawn before any file is moved into ``--out``; existing other files stay. The same
 inputs draw byte-identical files (seeded jitter, no creation date). The sensitivity figure takes
@@ -177,7 +177,7 @@ def run(args) -> int:
 
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the figures (matplotlib, seaborn, pandas)
-    from delaycv.figures import plots
+    from delaycv.figures.figure_set import draw_figures
     from delaycv.tables.results import read_table
 
     table = read_table(args.merged)
@@ -187,7 +187,7 @@ def run(args) -> int:
     done = False
     try:
         with temporary(out / "plot", directory=True) as tmp:  # removed when the block ends
-            written = plots.draw_figures(
+            written = draw_figures(
                 table,
                 tests,
                 tmp,

@@ -1,5 +1,9 @@
 """The figure of the policy contrasts: difference to the reference policy against the waiting window.
 
+This module owns that figure (:func:`contrast_figure`), its files (:func:`draw_contrast_figures`),
+the marker and dash of each family of policies (:func:`family_styles`, :data:`PRESET_MARKERS`) and
+the error of a dataset with no policy on a window axis (:class:`NoKnownWindow`).
+
 One figure per dataset and metric (and estimator), from the table of
 :func:`delaycv.stats.contrasts.policy_contrasts`: each policy's mean difference to the reference policy
 over the (seed, fold) pairs with its 95 % interval, against the policy's waiting window (log
@@ -9,7 +13,7 @@ contrast (the policies' estimates against the reference policy, then their true 
 at most two panels stand side by side and the figure reads at the report's width; all panels share
 the y axis, and the reference policy is the dashed line at 0. Each preset has one marker in every
 study (:data:`PRESET_MARKERS`), and the families of one preset one dash each, by their fixed
-window. Windows come from :func:`delaycv.stats.compare.window_table`, as in the sensitivity figure; a
+window. Windows come from :func:`delaycv.protocol.policy_windows.window_table`, as in the sensitivity figure; a
 policy it cannot place is named in the title, and a placed policy with no value (e.g. one that
 released no label before the end of the stream) is named in its panel with the reason: never
 dropped silently.
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -28,25 +33,24 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from delaycv.common.errors import DelaycvError
-from delaycv.figures.plots import (
+from delaycv.figures.rows import one_estimator, select_rows
+from delaycv.figures.style import (
     FORMATS,
     TITLE_SIZE,
-    _legend,
-    _new_figure,
-    _note,
-    _note_beside,
-    _one_estimator,
-    _select,
-    _slug,
-    _style,
-    _width,
-    _window_unit,
+    figure_style,
+    figure_width,
     learner_styles,
+    legend,
+    new_figure,
+    note_beside,
     save_figure,
+    slug,
+    title_note,
+    window_unit,
 )
 from delaycv.protocol.policy_windows import axis_names, window_table
 
-log = logging.getLogger("delaycv.figures.plots")
+log = logging.getLogger(__name__)
 
 #: One marker per preset, the same in every study (a family's marker never depends on which
 #: other families the study has): delay circles, verification triangles, hitl squares, a general
@@ -59,11 +63,29 @@ _CONTRAST_ORDER = {"observed": 0, "true": 1}
 
 
 def family_styles(placed: pd.DataFrame) -> dict[str, tuple[str, object]]:
-    """(marker, dash) of each family of :func:`delaycv.stats.compare.window_table`'s ``placed`` rows,
-    in drawing order (by preset, in the order of :data:`PRESET_MARKERS`, then by fixed window):
-    the marker of its preset, the dash by the rank of the family among the preset's families, in
-    the order of their fixed windows as durations (so hitl with N = 15d is solid and N = 90d
-    dashed in every study that has both)."""
+    """The (marker, dash) of each family of policies, in drawing order.
+
+    The marker of its preset (:data:`PRESET_MARKERS`), the dash by the rank of the family among
+    the preset's families, in the order of their fixed windows as durations (so that hitl with
+    N = 15d is solid and N = 90d dashed in every study that has both).
+
+    Parameters
+    ----------
+    placed : pandas.DataFrame
+        Rows of :func:`delaycv.protocol.policy_windows.window_table` (a column ``family``).
+
+    Returns
+    -------
+    dict of str to tuple
+        family -> (marker, dash), by preset (in the order of :data:`PRESET_MARKERS`), then by
+        fixed window.
+
+    Examples
+    --------
+    >>> placed = pd.DataFrame({"family": ["hitl, N = 90d", "delay", "hitl, N = 15d"]})
+    >>> family_styles(placed)
+    {'delay': ('o', '-'), 'hitl, N = 15d': ('s', '-'), 'hitl, N = 90d': ('s', '--')}
+    """
     from delaycv.protocol.durations import parse_window
 
     def fixed_key(family: str) -> tuple:
@@ -92,13 +114,193 @@ def family_styles(placed: pd.DataFrame) -> dict[str, tuple[str, object]]:
 
 
 def last_at(contrasts: pd.DataFrame) -> str:
-    """The requested position (``at``) that the figure shows: the one with the largest checkpoint
-    among those with a test (``"last"`` with the default request)."""
+    """The requested position (``at``) that the figure shows.
+
+    Parameters
+    ----------
+    contrasts : pandas.DataFrame
+        Contrasts with columns ``checkpoint`` and ``at``.
+
+    Returns
+    -------
+    str
+        The position with the largest checkpoint among those with a test (``"last"`` with the
+        default request).
+
+    Raises
+    ------
+    DelaycvError
+        No contrast has a checkpoint.
+
+    Examples
+    --------
+    >>> last_at(pd.DataFrame({"checkpoint": [100, 400, None], "at": ["25%", "last", "1y"]}))
+    'last'
+    """
     found = contrasts[contrasts["checkpoint"].notna()]
     if found.empty:
         raise DelaycvError("no contrast with a checkpoint to draw")
     top = found["checkpoint"].max()
     return str(found.loc[found["checkpoint"] == top, "at"].iloc[0])
+
+
+class NoKnownWindow(DelaycvError):
+    """No policy of a dataset (but the reference policy) has a known waiting window: no contrast
+    figure (its message names the policies)."""
+
+
+@dataclass
+class _Contrasts:
+    """What the contrast figure of one dataset, metric and estimator draws."""
+
+    data: pd.DataFrame  # the contrasts at the checkpoint drawn
+    estimator: str
+    at: str
+    checkpoint: int
+    reference_policy: str
+    placed: pd.DataFrame  # window_table's rows of the policies but the reference policy
+    unplaced: list[str]
+    axes_keys: np.ndarray  # (varies, unit) of each panel row
+    references: list[str]  # the contrasts, one per panel column
+    learners: list[str]
+    styles: dict[str, dict]
+    family_style: dict[str, tuple[str, object]]
+
+
+def _contrasts(contrasts, *, dataset, metric, estimator, at, windows, specs) -> _Contrasts:
+    """The contrasts drawn, the policies' windows and the panels' layout."""
+    data = select_rows(contrasts, dataset=dataset, metric=metric)
+    data = data[data["checkpoint"].notna()]
+    if data.empty:
+        raise DelaycvError(f"no contrast of {metric!r} in dataset {dataset!r}")
+    estimator = one_estimator(data, estimator)
+    data = select_rows(data, estimator=estimator)
+    at = last_at(data) if at is None else at
+    data = data[data["at"] == at]
+    data = data[data["checkpoint"] == data["checkpoint"].max()]
+    reference_policy = str(data["reference_policy"].iloc[0])
+    policies = list(dict.fromkeys(data["policy"]))
+    placed = window_table(policies, windows, specs=specs)
+    placed = placed[placed["policy"] != reference_policy]
+    unplaced = [p for p in policies if p not in set(placed["policy"])]
+    axes_keys = (
+        placed[["varies", "unit"]].drop_duplicates().sort_values(["varies", "unit"]).to_numpy()
+    )
+    if not len(axes_keys):
+        raise NoKnownWindow(
+            f"no policy of dataset {dataset!r} has a known waiting window: {', '.join(unplaced)}"
+        )
+    learners = sorted(data["learner"].unique())
+    return _Contrasts(
+        data=data,
+        estimator=estimator,
+        at=at,
+        checkpoint=int(data["checkpoint"].iloc[0]),
+        reference_policy=reference_policy,
+        placed=placed,
+        unplaced=unplaced,
+        axes_keys=axes_keys,
+        references=sorted(set(data["reference"]), key=lambda r: _CONTRAST_ORDER.get(r, 2)),
+        learners=learners,
+        styles=learner_styles(learners),
+        family_style=family_styles(placed),
+    )
+
+
+def _contrast_lines(ax, c: _Contrasts, rows_here: pd.DataFrame) -> None:
+    """Per learner and family, the differences with their intervals (learners dodged apart)."""
+    families = list(c.family_style)  # by preset, then by fixed window (family_styles' order)
+    for k, learner in enumerate(c.learners):
+        dodge = 1.0 + 0.035 * (k - (len(c.learners) - 1) / 2)
+        for family in families:
+            cur = rows_here[
+                (rows_here["learner"] == learner) & (rows_here["family"] == family)
+            ].sort_values("x")
+            if cur.empty:
+                continue
+            low = (cur["difference"] - cur["ci_low"]).to_numpy(float)
+            high = (cur["ci_high"] - cur["difference"]).to_numpy(float)
+            marker, dash = c.family_style[family]
+            ax.errorbar(
+                cur["x"].to_numpy(float) * dodge,
+                cur["difference"].to_numpy(float),
+                yerr=np.vstack([np.nan_to_num(low), np.nan_to_num(high)]),
+                color=c.styles[learner]["color"],
+                linestyle=dash,
+                marker=marker,
+                markersize=3.8,
+                lw=1.3,
+                capsize=2,
+                elinewidth=0.8,
+                zorder=3,
+            )
+
+
+def _empty_note(ax, rows_here: pd.DataFrame, varies, scale, unit_name) -> None:
+    """Beside their windows, the policies of the panel with no value, and why."""
+    empty = rows_here[~np.isfinite(rows_here["difference"].to_numpy(float))]
+    if empty.empty:
+        return
+    names = ", ".join(
+        f"{p} ({varies} = {w / scale:g} {unit_name})"
+        for p, w in empty[["policy", "window"]].drop_duplicates().to_numpy()
+    )
+    # the note's first part says why (the rest repeats "no value to test")
+    reasons = sorted({str(n).split(":")[0] for n in empty["note"] if n})
+    text = f"no value at {names}: " + "; ".join(reasons or ["no pair of values"])
+    note_beside(ax, text, float(empty["x"].max()))
+
+
+def _contrast_panel(ax, c: _Contrasts, on_axis, reference, varies, unit) -> None:
+    """One contrast (``reference``) of the policies on one kind of window (``on_axis``)."""
+    scale, unit_name = window_unit(on_axis["window"].to_numpy(), unit)
+    positive = np.sort(on_axis.loc[on_axis["window"] > 0, "window"].unique()) / scale
+    zero_at = positive[0] / 3 if len(positive) else 1.0
+    ax.axhline(0.0, color="#555555", lw=1.0, ls="--", zorder=1)
+    rows_here = c.data[c.data["reference"] == reference].merge(
+        on_axis[["policy", "family", "window"]], on="policy"
+    )
+    rows_here["x"] = np.where(rows_here["window"] > 0, rows_here["window"] / scale, zero_at)
+    _contrast_lines(ax, c, rows_here)
+    ax.set_xscale("log")
+    ax.set_xlim(min([*positive, zero_at]) / 1.6, max([*positive, zero_at]) * 1.6)
+    _empty_note(ax, rows_here, varies, scale, unit_name)
+    ticks = list(positive)
+    tick_labels = [f"{v:g}" for v in positive]
+    if (on_axis["window"] == 0).any():
+        ticks.append(zero_at)
+        tick_labels.append("0")
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.set_xticklabels(tick_labels)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel(f"{axis_names().get(varies, 'window')} ({unit_name}, log scale)")
+
+
+def _contrast_handles(c: _Contrasts) -> list:
+    """The legend's entries: learners' colours, families' markers and dashes, the zero line."""
+    handles = [Line2D([], [], color=c.styles[lr]["color"], lw=1.6, label=lr) for lr in c.learners]
+    for family, (marker, dash) in c.family_style.items():
+        handles.append(Line2D([], [], color="#444444", marker=marker, linestyle=dash, label=family))
+    handles.append(
+        Line2D([], [], color="#555555", linestyle="--", label=f"{c.reference_policy} (0)")
+    )
+    return handles
+
+
+def _contrast_title(fig, c: _Contrasts, dataset: str, metric: str) -> str:
+    """The title: what is drawn, where, and the policies not on a window axis."""
+    where = (
+        f"checkpoint {c.checkpoint}"
+        if c.at in ("last", "all")
+        else f"{c.at}, checkpoint {c.checkpoint}"
+    )
+    title = (
+        f"{dataset}: {metric}, each policy minus {c.reference_policy} against the waiting window"
+        f"\n({where}; {c.estimator} estimator)"
+    )
+    if c.unplaced:
+        title += title_note(fig, f"not on a window axis: {', '.join(c.unplaced)}")
+    return title
 
 
 def contrast_figure(
@@ -111,129 +313,70 @@ def contrast_figure(
     windows: Mapping[str, str | int] | None = None,
     specs: Mapping[str, object] | None = None,
 ) -> Figure:
-    """Difference to the reference policy of ``metric`` against the waiting window (module
-    docstring), at the requested position ``at`` (default :func:`last_at`; with ``"all"``, the
-    last checkpoint). ``windows`` and ``specs`` (policy -> spec: the windows the runs used) place
-    the policies as in :func:`delaycv.stats.compare.window_table`."""
-    data = _select(contrasts, dataset=dataset, metric=metric)
-    data = data[data["checkpoint"].notna()]
-    if data.empty:
-        raise DelaycvError(f"no contrast of {metric!r} in dataset {dataset!r}")
-    estimator = _one_estimator(data, estimator)
-    data = _select(data, estimator=estimator)
-    at = last_at(data) if at is None else at
-    data = data[data["at"] == at]
-    data = data[data["checkpoint"] == data["checkpoint"].max()]
-    checkpoint = int(data["checkpoint"].iloc[0])
-    reference_policy = str(data["reference_policy"].iloc[0])
-    policies = list(dict.fromkeys(data["policy"]))
-    placed = window_table(policies, windows, specs=specs)
-    placed = placed[placed["policy"] != reference_policy]
-    unplaced = [p for p in policies if p not in set(placed["policy"])]
-    axes_keys = (
-        placed[["varies", "unit"]].drop_duplicates().sort_values(["varies", "unit"]).to_numpy()
+    """Difference to the reference policy of ``metric`` against the waiting window.
+
+    The figure of the module docstring, at the requested position ``at``.
+
+    Parameters
+    ----------
+    contrasts : pandas.DataFrame
+        The table of :func:`delaycv.stats.contrasts.policy_contrasts`.
+    dataset : str
+        The dataset drawn.
+    metric : str
+        The metric drawn.
+    estimator : str, optional
+        The estimator drawn; None: the only one of the dataset's contrasts.
+    at : str, optional
+        The requested position drawn; None: :func:`last_at` (with ``"all"``, the last
+        checkpoint).
+    windows : mapping of str to str or int, optional
+        policy -> its window, used as given (:func:`delaycv.protocol.policy_windows.window_table`).
+    specs : mapping of str to spec, optional
+        policy -> the spec the runs used: the policies' windows.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    NoKnownWindow
+        No policy but the reference policy has a known waiting window.
+    DelaycvError
+        No contrast of ``metric`` in ``dataset``, or several estimators and none named.
+    """
+    c = _contrasts(
+        contrasts,
+        dataset=dataset,
+        metric=metric,
+        estimator=estimator,
+        at=at,
+        windows=windows,
+        specs=specs,
     )
-    if not len(axes_keys):
-        raise DelaycvError(
-            f"no policy of dataset {dataset!r} has a known waiting window: {', '.join(unplaced)}"
-        )
-    references = sorted(set(data["reference"]), key=lambda r: _CONTRAST_ORDER.get(r, 2))
-    labels = {r: str(data.loc[data["reference"] == r, "contrast"].iloc[0]) for r in references}
-    learners = sorted(data["learner"].unique())
-    styles = learner_styles(learners)
-    family_style = family_styles(placed)
-    families = list(family_style)  # by preset, then by fixed window (family_styles' order)
     # a row per kind of window (P, N, W, D), a column per contrast: at most two panels side by
     # side, so that the figure reads in the report at its width
-    rows, cols = len(axes_keys), len(references)
-    axes_style, context = _style()
+    rows, cols = len(c.axes_keys), len(c.references)
+    labels = {
+        r: str(c.data.loc[c.data["reference"] == r, "contrast"].iloc[0]) for r in c.references
+    }
+    axes_style, context = figure_style()
     with axes_style, context:
-        fig = _new_figure(_width(cols), 3.0 * rows + 1.8)
+        fig = new_figure(figure_width(cols), 3.0 * rows + 1.8)
         axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
-        for j, (varies, unit) in enumerate(axes_keys):
-            on_axis = placed[(placed["varies"] == varies) & (placed["unit"] == unit)]
-            scale, unit_name = _window_unit(on_axis["window"].to_numpy(), unit)
-            positive = np.sort(on_axis.loc[on_axis["window"] > 0, "window"].unique()) / scale
-            zero_at = positive[0] / 3 if len(positive) else 1.0
-            for i, reference in enumerate(references):
+        for j, (varies, unit) in enumerate(c.axes_keys):
+            on_axis = c.placed[(c.placed["varies"] == varies) & (c.placed["unit"] == unit)]
+            for i, reference in enumerate(c.references):
                 ax = axes[j][i]
-                ax.axhline(0.0, color="#555555", lw=1.0, ls="--", zorder=1)
-                rows_here = data[data["reference"] == reference].merge(
-                    on_axis[["policy", "family", "window"]], on="policy"
-                )
-                rows_here["x"] = np.where(
-                    rows_here["window"] > 0, rows_here["window"] / scale, zero_at
-                )
-                for k, learner in enumerate(learners):
-                    dodge = 1.0 + 0.035 * (k - (len(learners) - 1) / 2)
-                    for family in families:
-                        cur = rows_here[
-                            (rows_here["learner"] == learner) & (rows_here["family"] == family)
-                        ].sort_values("x")
-                        if cur.empty:
-                            continue
-                        low = (cur["difference"] - cur["ci_low"]).to_numpy(float)
-                        high = (cur["ci_high"] - cur["difference"]).to_numpy(float)
-                        marker, dash = family_style[family]
-                        ax.errorbar(
-                            cur["x"].to_numpy(float) * dodge,
-                            cur["difference"].to_numpy(float),
-                            yerr=np.vstack([np.nan_to_num(low), np.nan_to_num(high)]),
-                            color=styles[learner]["color"],
-                            linestyle=dash,
-                            marker=marker,
-                            markersize=3.8,
-                            lw=1.3,
-                            capsize=2,
-                            elinewidth=0.8,
-                            zorder=3,
-                        )
-                ax.set_xscale("log")
-                ax.set_xlim(min([*positive, zero_at]) / 1.6, max([*positive, zero_at]) * 1.6)
-                empty = rows_here[~np.isfinite(rows_here["difference"].to_numpy(float))]
-                if not empty.empty:  # a policy with no value: its window is on the axis, say why
-                    names = ", ".join(
-                        f"{p} ({varies} = {w / scale:g} {unit_name})"
-                        for p, w in empty[["policy", "window"]].drop_duplicates().to_numpy()
-                    )
-                    # the note's first part says why (the rest repeats "no value to test")
-                    reasons = sorted({str(n).split(":")[0] for n in empty["note"] if n})
-                    text = f"no value at {names}: " + "; ".join(reasons or ["no pair of values"])
-                    _note_beside(ax, text, float(empty["x"].max()))
-                ticks = list(positive)
-                tick_labels = [f"{v:g}" for v in positive]
-                if (on_axis["window"] == 0).any():
-                    ticks.append(zero_at)
-                    tick_labels.append("0")
-                ax.xaxis.set_major_locator(FixedLocator(ticks))
-                ax.set_xticklabels(tick_labels)
-                ax.xaxis.set_minor_locator(NullLocator())
-                ax.set_xlabel(f"{axis_names().get(varies, 'window')} ({unit_name}, log scale)")
+                _contrast_panel(ax, c, on_axis, reference, varies, unit)
                 if i == 0:
-                    ax.set_ylabel(f"{metric}: policy − {reference_policy}")
+                    ax.set_ylabel(f"{metric}: policy − {c.reference_policy}")
                 ax.set_title(labels[reference])
-        handles = [Line2D([], [], color=styles[lr]["color"], lw=1.6, label=lr) for lr in learners]
-        for family in families:
-            marker, dash = family_style[family]
-            handles.append(
-                Line2D([], [], color="#444444", marker=marker, linestyle=dash, label=family)
-            )
-        handles.append(
-            Line2D([], [], color="#555555", linestyle="--", label=f"{reference_policy} (0)")
+        legend(
+            fig, _contrast_handles(c), "learner / policies / bars: 95 % CI over (seed, fold) pairs"
         )
-        _legend(fig, handles, "learner / policies / bars: 95 % CI over (seed, fold) pairs")
-        where = (
-            f"checkpoint {checkpoint}"
-            if at in ("last", "all")
-            else f"{at}, checkpoint {checkpoint}"
-        )
-        title = (
-            f"{dataset}: {metric}, each policy minus {reference_policy} against the waiting window"
-            f"\n({where}; {estimator} estimator)"
-        )
-        if unplaced:
-            title += _note(fig, f"not on a window axis: {', '.join(unplaced)}")
-        fig.suptitle(title, fontsize=TITLE_SIZE)
+        fig.suptitle(_contrast_title(fig, c, dataset, metric), fontsize=TITLE_SIZE)
     return fig
 
 
@@ -247,10 +390,35 @@ def draw_contrast_figures(
     formats: Sequence[str] = FORMATS,
     dpi: int = 200,
 ) -> list[Path]:
-    """Write ``contrasts_<dataset>_<metric>[_<estimator>].<format>`` for every dataset (and
-    estimator) of ``contrasts`` that has a contrast of ``metric``; returns the written paths. A
-    dataset none of whose policies has a known window gets no figure and a warning (logger
-    ``delaycv.figures.plots``)."""
+    """Write the contrast figure of every dataset (and estimator) with a contrast of ``metric``.
+
+    Files ``contrasts_<dataset>_<metric>[_<estimator>].<format>`` (:func:`contrast_figure`); the
+    estimator's part only when the dataset has several estimators. A dataset none of whose
+    policies has a known window gets no figure and a warning (logger
+    ``delaycv.figures.contrasts``).
+
+    Parameters
+    ----------
+    contrasts : pandas.DataFrame
+        The table of :func:`delaycv.stats.contrasts.policy_contrasts`.
+    out_dir : str or pathlib.Path
+        The folder the files are written into (it must exist).
+    metric : str
+        The metric drawn.
+    windows : mapping of str to str or int, optional
+        policy -> its window, used as given.
+    specs : mapping of str to spec, optional
+        policy -> the spec the runs used: the policies' windows.
+    formats : sequence of str, default ``("png", "pdf")``
+        One file per format of each figure.
+    dpi : int, default 200
+        The resolution of the raster formats.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, dataset by dataset, in the order of ``formats``.
+    """
     out_dir = Path(out_dir)
     written: list[Path] = []
     data = contrasts[(contrasts["metric"] == metric) & contrasts["checkpoint"].notna()]
@@ -258,16 +426,14 @@ def draw_contrast_figures(
         sub = data[data["dataset"] == dataset]
         estimators = sorted(sub["estimator"].unique())
         for est in estimators:
-            tail = f"_{_slug(est)}" if len(estimators) > 1 else ""
+            tail = f"_{slug(est)}" if len(estimators) > 1 else ""
             try:
                 fig = contrast_figure(
                     sub, dataset=dataset, metric=metric, estimator=est, windows=windows, specs=specs
                 )
-            except DelaycvError as err:
-                if "known waiting window" not in str(err):
-                    raise
+            except NoKnownWindow as err:
                 log.warning("no contrasts figure: %s", err)
                 continue
-            stem = out_dir / f"contrasts_{_slug(dataset)}_{_slug(metric)}{tail}"
+            stem = out_dir / f"contrasts_{slug(dataset)}_{slug(metric)}{tail}"
             written.extend(save_figure(fig, stem, formats, dpi))
     return written

@@ -21,7 +21,7 @@ prediction (zero delay, so ``ideal`` is test-then-train).
 The presets (design card §3 table) are declared once, in :data:`PRESETS`; building a preset's
 policy (:func:`make_policy`), its name, the reading of a name (:func:`parse_policy_name`), the
 workflow schema's and ``delaycv evaluate --policy``'s lists of presets, the keys of a policy grid
-and the windows at which a figure places a policy (:func:`delaycv.stats.compare.window_table`) all derive
+and the windows at which a figure places a policy (:func:`delaycv.protocol.policy_windows.window_table`) all derive
 from its entry. A new preset is one entry:
 
 >>> for p in PRESETS.values():

@@ -51,7 +51,7 @@ STAGE_MODULES: dict[str, tuple[str, ...]] = {
         "delaycv.study.report",
         "delaycv.tables.results",
     ),
-    "plots": ("delaycv.figures.plots", "delaycv.figures.contrasts", "delaycv.tables.results"),
+    "plots": ("delaycv.figures.figure_set", "delaycv.figures.contrasts", "delaycv.tables.results"),
     "rankings": (
         "delaycv.stats.families",
         "delaycv.figures.rankings",

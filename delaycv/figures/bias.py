@@ -1,0 +1,117 @@
+"""Figure 2, the bias of realistic evaluation over the stream.
+
+This module owns :func:`bias_curves`: the observed-label estimate minus the true-label value of a
+metric over stream time, per learner (mean over the (seed, fold) pairs, ±1 SD), one panel per
+policy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from delaycv.figures.rows import (
+    fold_stats,
+    no_value_reason,
+    one_estimator,
+    policy_order,
+    select_rows,
+)
+from delaycv.figures.style import (
+    TITLE_SIZE,
+    date_axis,
+    figure_style,
+    figure_width,
+    grid_shape,
+    learner_handles,
+    learner_styles,
+    legend,
+    mean_band,
+    new_figure,
+    panel_note,
+    to_dates,
+)
+from delaycv.stats.bias import bias_table
+from delaycv.metrics.properties import higher_is_better
+
+
+def _bias_panel(ax, *, policy, bias, agg, rows_, learners, styles, metric, x) -> None:
+    """The bias of one policy: the zero line, a line and band per learner, the panel's labels."""
+    ax.axhline(0.0, color="#444444", lw=0.8)
+    if not np.isfinite(bias.loc[bias["policy"] == policy, "bias"].to_numpy(float)).any():
+        reason = no_value_reason(rows_[rows_["policy"] == policy], metric)
+        panel_note(ax, reason or f"no observed − true value of {metric}, nothing to draw")
+    for learner in learners:
+        cur = agg[(agg["policy"] == policy) & (agg["learner"] == learner)]
+        xs = to_dates(cur["time"]) if x == "time" else cur["checkpoint"].to_numpy(float)
+        mean_band(ax, xs, cur, styles[learner])
+    ax.set_title(f"policy {policy}")
+
+
+def bias_curves(
+    table: pd.DataFrame, *, dataset: str, metric: str, estimator: str | None = None, x: str = "time"
+) -> Figure:
+    """Figure 2: the bias of realistic evaluation, ``observed - true`` of ``metric`` over the
+    stream per learner (mean over (seed, fold) ± 1 SD), one panel per policy.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The merged per-fold checkpoint table, with both references and a column ``metric``.
+    dataset : str
+        The dataset drawn.
+    metric : str
+        The metric drawn.
+    estimator : str, optional
+        The estimator drawn; None: the only one of the dataset.
+    x : {"time", "checkpoint"}, default ``"time"``
+        The x axis: stream time (dates) or stream position (instances).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    estimator = one_estimator(select_rows(table, dataset=dataset), estimator)
+    rows_ = select_rows(table, dataset=dataset, estimator=estimator)
+    bias = bias_table(rows_, metric)
+    policies = policy_order(bias["policy"].unique())
+    learners = sorted(bias["learner"].unique())
+    styles = learner_styles(learners)
+    agg = fold_stats(bias, "bias", ["policy", "learner", "checkpoint", "time"])
+    rows, cols = grid_shape(len(policies))
+    axes_style, context = figure_style()
+    with axes_style, context:
+        fig = new_figure(figure_width(cols), 2.7 * rows + 1.4)
+        # one time axis for all panels (the same limits and ticks), as one y axis
+        axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
+        for i, policy in enumerate(policies):
+            ax = axes[i // cols][i % cols]
+            _bias_panel(
+                ax,
+                policy=policy,
+                bias=bias,
+                agg=agg,
+                rows_=rows_,
+                learners=learners,
+                styles=styles,
+                metric=metric,
+                x=x,
+            )
+            if i % cols == 0:
+                ax.set_ylabel(f"observed − true {metric}")
+            # every panel keeps its tick labels: the panel below may be absent
+            ax.tick_params(labelbottom=True)
+            ax.set_xlabel("stream time (date)" if x == "time" else "stream position (instances)")
+        if x == "time" and policies:
+            date_axis(axes[0][0])
+        for j in range(len(policies), rows * cols):
+            axes[j // cols][j % cols].set_visible(False)
+        legend(fig, learner_handles(styles, learners), "learner")
+        direction = "above 0: optimistic" if higher_is_better(metric) else "below 0: optimistic"
+        fig.suptitle(
+            f"{dataset}: bias of realistic evaluation in {metric}\n"
+            f"(observed-label estimate − true-label value; {direction}; {estimator} estimator)",
+            fontsize=TITLE_SIZE,
+        )
+    return fig
