@@ -2,7 +2,7 @@
 is scored against, the validation schemes, the estimator kinds, the alternatives of the paired
 tests, the file formats of the figures.
 
-They live apart from the modules that use them (:mod:`delaycv.stats.compare`, :mod:`delaycv.figures.plots`, which
+They live apart from the modules that use them (:mod:`delaycv.stats`, :mod:`delaycv.figures`, which
 import numpy, pandas, scipy and matplotlib), so that the command line offers them as choices, and
 checks them, without importing any of those.
 """

@@ -256,7 +256,7 @@ CONTRAST_OPTIONS = canonical(CONFIG["contrasts"])
 FIGURE_OPTIONS = canonical(CONFIG["figures"])
 
 
-# The figures of delaycv.figures.plots.draw_figures, by the first part of their file names, as the report
+# The figures of delaycv.figures.figure_set.draw_figures, by the first part of their file names, as the report
 # names them; FIGURE_PATTERN picks each figure file of a figures folder with its kind and format as
 # wildcards: every figure enters the report twice, its PNG (drawn to be read at the report's
 # width) and its PDF (shown in the report's PDF viewer, which zooms: the way to enlarge it there).
