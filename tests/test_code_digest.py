@@ -134,8 +134,8 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
     assert changed("metrics/_effort_loop.pyx") == {"evaluate"}
     assert changed("metrics/effort.py") == {"evaluate"}
     # the tables and figures read policies' windows with delaycv.protocol.policies (compare.policy_windows)
-    assert changed("protocol/policies.py") == {"evaluate", "compare", "plots", "rankings"}
-    assert changed("figures/plots.py") == {"plots", "rankings"}  # the rankings' figures
+    assert changed("protocol/policies.py") == {"evaluate", "compare", "figures", "rankings"}
+    assert changed("figures/plots.py") == {"figures", "rankings"}  # the rankings' figures
     assert changed("stats/ranking.py") == {"rankings"}
     assert changed("figures/rankings.py") == {"rankings"}
     assert "compare" in changed("stats/compare.py") and "evaluate" not in changed(
@@ -241,16 +241,16 @@ def test_a_docstring_of_a_function_in_the_engine_changes_nothing(package):
     "module, constant, stages",
     [
         ("engine/run.py", "\n_CHANGED = 1\n", {"evaluate"}),
-        ("figures/plots.py", "\n_CHANGED = 1\n", {"plots", "rankings"}),  # rankings' figures
-        ("stats/compare.py", "\n_CHANGED = 1\n", {"compare", "plots", "rankings"}),
+        ("figures/plots.py", "\n_CHANGED = 1\n", {"figures", "rankings"}),  # rankings' figures
+        ("stats/compare.py", "\n_CHANGED = 1\n", {"compare", "figures", "rankings"}),
         ("stats/ranking.py", "\n_CHANGED = 1\n", {"rankings"}),
         ("figures/rankings.py", "\n_CHANGED = 1\n", {"rankings"}),
         ("stats/contrasts.py", "\n_CHANGED = 1\n", {"compare"}),
-        ("figures/contrasts.py", "\n_CHANGED = 1\n", {"plots"}),
+        ("figures/contrasts.py", "\n_CHANGED = 1\n", {"figures"}),
         (
             "tables/results.py",
             "\n_CHANGED = 1\n",
-            {"evaluate", "merge", "compare", "plots", "rankings"},
+            {"evaluate", "merge", "compare", "figures", "rankings"},
         ),
         ("tables/run_writer.py", "\n_CHANGED = 1\n", {"evaluate"}),
         ("study/config.py", "\n_CHANGED = 1\n", set()),
