@@ -139,8 +139,9 @@ def _checkpoints(args):
 
 
 def _check_checkpoints(table: pd.DataFrame, checkpoints, path: str) -> None:
-    """Positions given with --checkpoint must be checkpoints of the table (else no test at all)."""
-    if isinstance(checkpoints, str):
+    """A checkpoint given with --checkpoint must be one of the table (else no test at all);
+    positions and fractions are answered by the checkpoints at or after them (or noted)."""
+    if not isinstance(checkpoints, list):
         return
     present = set(table["checkpoint"].unique().tolist())
     missing = [c for c in checkpoints if c not in present]
