@@ -325,3 +325,32 @@ def test_end_job_flushes_and_skips_the_teardown_unless_asked_to_keep_it(tmp_path
     else:
         assert log.read_text() == "outputs written\n"
         assert proc.stdout == ""
+
+
+def test_a_new_stage_module_is_a_new_stage(package):
+    """The stages are the modules of delaycv.stages (not those beginning with an underscore,
+    the stages' helpers): a new module is all a new stage takes, its digest the closure of it."""
+    assert digests.stage_names(package) == tuple(sorted(digests.STAGE_MODULES))
+    (package / "stages" / "report_only.py").write_text("from delaycv.study import report\n")
+    (package / "stages" / "_helper.py").write_text("x = 1\n")
+    assert "report_only" in digests.stage_names(package)
+    assert "_helper" not in digests.stage_names(package)
+    closure = digests.module_closure(["delaycv.stages.report_only"], package)
+    assert {"delaycv.stages", "delaycv.study.report"} <= set(closure)
+
+
+def test_a_compiled_module_loaded_by_name_counts_with_its_loader(tmp_path):
+    """delaycv.common.native loads the compiled loops by name: the .pyx named in the call is in
+    the closure of the module that calls it (and a lazy import by name elsewhere is not)."""
+    root = tmp_path / "delaycv"
+    (root / "pkg").mkdir(parents=True)
+    (root / "__init__.py").write_text("def f():\n    return load('delaycv.other')\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "_fast.pyx").write_text("def g(): pass\n")
+    (root / "pkg" / "user.py").write_text(
+        "from delaycv.common import native\nLOOP = native.load('delaycv.pkg._fast', None)\n"
+    )
+    (root / "other.py").write_text("y = 1\n")
+    closure = digests.module_closure(["delaycv.pkg.user"], root)
+    assert closure["delaycv.pkg._fast"] == root / "pkg" / "_fast.pyx"
+    assert "delaycv.other" not in closure
