@@ -11,7 +11,7 @@ fixed split and deterministic learners give): each test then uses its 10 distinc
 The 36 evaluations take about 15 minutes once on 2 shared cores; the merged table is cached in
 ``results/benchmarks/`` (delete it to rebuild).
 
-Stage: exactly what ``scripts/permutation_tests.py`` does with the default config's ``tests``
+Stage: exactly what ``scripts/compare.py`` (``delaycv.stages.compare``) does with the default config's ``tests``
 section (metrics gmean, recall_1, fpr_1; both references; R = 5,000; checkpoints last) and its
 default ``contrasts`` (every policy against ideal): read the table, ``run_tests`` at every
 checkpoint (the strip) and at the last one, ``bias_tests``, ``policy_contrasts``, write the seven

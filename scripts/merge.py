@@ -1,9 +1,7 @@
-"""Snakemake adapter of rules `merge` and `merge_all`: per-fold tables -> one tidy Parquet table.
-
-`merge` reads the folds.parquet of every run of one dataset; `merge_all` reads the per-dataset
-merged tables. Both concatenate in input order, a row group at a time (delaycv.tables.results.merge_files),
-and write atomically. `merge_all` also writes the study's table of runs from every run's run.json
-(delaycv.tables.costs: time, peak memory and RAM-hours of each run), as Parquet, CSV and the report's page.
+"""Snakemake adapter of rules `merge` and `merge_all`: per-fold tables -> one tidy Parquet table
+(delaycv.stages.merge.merge). `merge` reads the folds.parquet of every run of one dataset;
+`merge_all` reads the per-dataset merged tables, and writes the study's table of runs from every
+run's run.json too, as Parquet, CSV and the report's page.
 """
 
 import sys
@@ -14,22 +12,22 @@ from delaycv.common.interrupt import terminate_on_sigterm  # noqa: E402
 from delaycv.study.digests import check_code, end_job, one_line_errors  # noqa: E402
 
 terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
-
 check_code("merge", snakemake.params.code)  # the code that runs is the code hashed
 one_line_errors("merge")  # an error: one line in this job's log, exit 2
 
-from delaycv.tables.results import merge_files  # noqa: E402
+from delaycv.stages.merge import merge  # noqa: E402
 
-rows = merge_files(list(snakemake.input.folds), snakemake.output.merged)
-print(f"{len(snakemake.input.folds)} tables, {rows} rows -> {snakemake.output.merged}")
-if hasattr(snakemake.output, "runs"):  # merge_all: the study's table of runs, and its page
-    from delaycv.tables.costs import write_runs
-
-    runs = write_runs(
-        list(snakemake.input.runs),
-        parquet=snakemake.output.runs,
-        csv=snakemake.output.runs_csv,
-        html=snakemake.output.runs_html,
-    )
-    print(f"{len(runs)} runs -> {snakemake.output.runs}, {snakemake.output.runs_html}")
+output = snakemake.output
+runs = hasattr(output, "runs")  # merge_all: the study's table of runs, and its page
+merged = merge(
+    list(snakemake.input.folds),
+    output.merged,
+    runs=list(snakemake.input.runs) if runs else None,
+    runs_out=output.runs if runs else None,
+    runs_csv=output.runs_csv if runs else None,
+    runs_html=output.runs_html if runs else None,
+)
+print(f"{len(snakemake.input.folds)} tables, {merged.rows} rows -> {output.merged}")
+if runs:
+    print(f"{len(merged.runs)} runs -> {output.runs}, {output.runs_html}")
 end_job()  # outputs written and closed: no teardown

@@ -148,8 +148,8 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
     assert changed("metrics/_effort_loop.pyx") == {"evaluate"}
     assert changed("metrics/effort.py") == {"evaluate"}
     # the tables and figures read policies' windows with delaycv.protocol.policies (protocol.policy_windows)
-    assert changed("protocol/policies.py") == {"evaluate", "compare", "plots", "rankings"}
-    assert changed("figures/style.py") == {"plots", "rankings"}  # the rankings' figures
+    assert changed("protocol/policies.py") == {"evaluate", "compare", "figures", "rankings"}
+    assert changed("figures/style.py") == {"figures", "rankings"}  # the rankings' figures
     assert changed("stats/families.py") == {"rankings"}
     assert changed("figures/rankings.py") == {"rankings"}
     assert "compare" in changed("stats/checkpoints.py") and "evaluate" not in changed(
@@ -256,16 +256,16 @@ def test_a_docstring_of_a_function_in_the_engine_changes_nothing(package):
     "module, constant, stages",
     [
         ("engine/run.py", "\n_CHANGED = 1\n", {"evaluate"}),
-        ("figures/style.py", "\n_CHANGED = 1\n", {"plots", "rankings"}),  # rankings' figures
-        ("stats/checkpoints.py", "\n_CHANGED = 1\n", {"compare", "plots", "rankings"}),
+        ("figures/style.py", "\n_CHANGED = 1\n", {"figures", "rankings"}),  # rankings' figures
+        ("stats/checkpoints.py", "\n_CHANGED = 1\n", {"compare", "figures", "rankings"}),
         ("stats/families.py", "\n_CHANGED = 1\n", {"rankings"}),
         ("figures/rankings.py", "\n_CHANGED = 1\n", {"rankings"}),
         ("stats/contrasts.py", "\n_CHANGED = 1\n", {"compare"}),
-        ("figures/contrasts.py", "\n_CHANGED = 1\n", {"plots"}),
+        ("figures/contrasts.py", "\n_CHANGED = 1\n", {"figures"}),
         (
             "tables/results.py",
             "\n_CHANGED = 1\n",
-            {"evaluate", "merge", "compare", "plots", "rankings"},
+            {"evaluate", "merge", "compare", "figures", "rankings"},
         ),
         ("tables/run_writer.py", "\n_CHANGED = 1\n", {"evaluate"}),
         ("study/checks.py", "\n_CHANGED = 1\n", set()),
@@ -349,3 +349,32 @@ def test_end_job_flushes_and_skips_the_teardown_unless_asked_to_keep_it(tmp_path
     else:
         assert log.read_text() == "outputs written\n"
         assert proc.stdout == ""
+
+
+def test_a_new_stage_module_is_a_new_stage(package):
+    """The stages are the modules of delaycv.stages (not those beginning with an underscore,
+    the stages' helpers): a new module is all a new stage takes, its digest the closure of it."""
+    assert digests.stage_names(package) == tuple(sorted(digests.STAGE_MODULES))
+    (package / "stages" / "report_only.py").write_text("from delaycv.study import report\n")
+    (package / "stages" / "_helper.py").write_text("x = 1\n")
+    assert "report_only" in digests.stage_names(package)
+    assert "_helper" not in digests.stage_names(package)
+    closure = digests.module_closure(["delaycv.stages.report_only"], package)
+    assert {"delaycv.stages", "delaycv.study.report"} <= set(closure)
+
+
+def test_a_compiled_module_loaded_by_name_counts_with_its_loader(tmp_path):
+    """delaycv.common.native loads the compiled loops by name: the .pyx named in the call is in
+    the closure of the module that calls it (and a lazy import by name elsewhere is not)."""
+    root = tmp_path / "delaycv"
+    (root / "pkg").mkdir(parents=True)
+    (root / "__init__.py").write_text("def f():\n    return load('delaycv.other')\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "_fast.pyx").write_text("def g(): pass\n")
+    (root / "pkg" / "user.py").write_text(
+        "from delaycv.common import native\nLOOP = native.load('delaycv.pkg._fast', None)\n"
+    )
+    (root / "other.py").write_text("y = 1\n")
+    closure = digests.module_closure(["delaycv.pkg.user"], root)
+    assert closure["delaycv.pkg._fast"] == root / "pkg" / "_fast.pyx"
+    assert "delaycv.other" not in closure

@@ -1,4 +1,4 @@
-"""Paired permutation tests and their companions (delaycv.stats.compare) on real numbers."""
+"""Paired permutation tests and their companions (delaycv.stats.permutation, delaycv.stats.companions, delaycv.stats.learner_tests) on real numbers."""
 
 from __future__ import annotations
 

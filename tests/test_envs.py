@@ -60,9 +60,9 @@ RULES = {
     "evaluate": ("engine", "evaluate"),
     "merge": ("engine", "merge"),
     "merge_all": ("engine", "merge"),
-    "permutation_tests": ("stats", "compare"),
+    "compare": ("stats", "compare"),
     "rankings": ("stats", "rankings"),
-    "figures": ("plots", "plots"),
+    "figures": ("plots", "figures"),
 }
 PYTHON = "3.11"
 EXACT = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+)=(?P<version>\d+(\.\d+)*)$")
@@ -313,7 +313,7 @@ def recorded_run(tmp_path_factory) -> tuple[Path, dict[str, list[dict]]]:
     return workdir, recorded_jobs(workdir)
 
 
-ORDER = ("convert", "evaluate", "merge", "merge_all", "permutation_tests", "rankings", "figures")
+ORDER = ("convert", "evaluate", "merge", "merge_all", "compare", "rankings", "figures")
 
 
 @pytest.mark.slow

@@ -41,11 +41,15 @@ from delaycv.figures.sensitivity import sensitivity
 from delaycv.figures.style import FIGURE_WIDTH, IDEAL_MARKER, MAX_COLUMNS, SMALL_TEXT
 from delaycv.protocol.policy_windows import policy_order, policy_sort_key, window_table
 from delaycv.stats.bias import bias_tests
-from delaycv.stats.checkpoints import check_checkpoint_request, choose_checkpoints, describe_time, untested_notes
-from delaycv.stats.contrasts import FAMILY
+from delaycv.stats.checkpoints import (
+    check_checkpoint_request,
+    choose_checkpoints,
+    describe_time,
+    untested_notes,
+)
+from delaycv.stats.contrasts import FAMILY, policy_contrasts
 from delaycv.stats.families import family_values, rank_across, rank_within
 from delaycv.stats.learner_tests import run_tests
-from delaycv.stats.contrasts import policy_contrasts
 from delaycv.study import report
 
 PROJECTS = {
@@ -415,9 +419,7 @@ def test_every_request_not_answered_exactly_says_so(one):
     assert rows[f"time_{int(times[900])}"] == (900, "")  # a checkpoint's own time: exact
     assert stamp(1546300800) == "2019-01-01 00:00:00 UTC (Unix 1546300800)"
     # the tests carry the note on a tested row, and the page shows it
-    tests = run_tests(
-        one, metrics=["gmean"], checkpoints={"positions": [1000]}, resamples=200
-    )
+    tests = run_tests(one, metrics=["gmean"], checkpoints={"positions": [1000]}, resamples=200)
     tested = tests[tests["policy"] == "ideal"]
     assert (tested["n"] == 3).all() and (tested["checkpoint"] == 1200).all()
     assert set(tested["note"]) == {
@@ -472,9 +474,7 @@ def test_policies_are_in_reading_order_in_every_table_and_figure(real, one):
     assert titles == [f"policy {p}" for p in READING_ORDER]
     # (specs place a policy by its windows whatever its name)
     specs = {"fast": {"preset": "hitl", "pos_window": "1d", "neg_window": "90d"}, "ideal": {}}
-    assert policy_order(
-        ["fast", "ideal", "zzz"], {**specs, "ideal": {"preset": "ideal"}}
-    ) == [
+    assert policy_order(["fast", "ideal", "zzz"], {**specs, "ideal": {"preset": "ideal"}}) == [
         "ideal",
         "fast",
         "zzz",
@@ -529,9 +529,9 @@ def test_every_figure_reads_at_the_report_width(real, one):
             note="not ranked: delay_3000d",
         ),
         "cd": cd_diagram(
-            rank_across(
-                real.assign(at="last")[real["checkpoint"] == ROWS], ["gmean"]
-            ).result(("policy", "GaussianNB", "true", "fading", "last", "gmean")),
+            rank_across(real.assign(at="last")[real["checkpoint"] == ROWS], ["gmean"]).result(
+                ("policy", "GaussianNB", "true", "fading", "last", "gmean")
+            ),
             title="policies, learner GaussianNB: gmean",
         ),
     }

@@ -205,11 +205,13 @@ def test_cli_compare_and_plot(table, tmp_path, capsys):
         ]
     )
     assert code == 0
-    assert sorted(p.name for p in out.iterdir()) == [
+    assert sorted(p.name for p in out.iterdir()) == [  # the workflow's compare stage's files
         "bias.csv",
+        "bias.html",
         "bias.parquet",
         "strip.parquet",
         "tests.csv",
+        "tests.html",
         "tests.parquet",
     ]
     tests = pd.read_parquet(out / "tests.parquet")

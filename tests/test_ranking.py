@@ -1,4 +1,4 @@
-"""Rankings across datasets (delaycv.stats.ranking): Friedman/Nemenyi/CD and Scott-Knott ESD, checked
+"""Rankings across datasets (delaycv.stats.friedman, delaycv.stats.scott_knott, delaycv.stats.families): Friedman/Nemenyi/CD and Scott-Knott ESD, checked
 against scipy, scikit-posthocs, Demšar's table and hand computations."""
 
 from __future__ import annotations

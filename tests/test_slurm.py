@@ -118,7 +118,7 @@ def test_a_job_killed_for_memory_is_retried_with_more_and_completes_with_the_loc
 
     # every other rule ran as a SLURM job too, once, except the local aggregation rules
     submitted = [j["name"] for j in jobs]
-    for rule in ("convert", "permutation_tests", "figures"):
+    for rule in ("convert", "compare", "figures"):
         assert sum(f"rule_{rule}" in name for name in submitted) == 1, submitted
     assert not any("rule_merge" in name for name in submitted)
 

@@ -44,7 +44,7 @@ SMALL = REPO / "config" / "test-small.yaml"
 AGGREGATION = {
     ("merge", (("dataset", "tiny"),)),
     ("merge_all", ()),
-    ("permutation_tests", (("dataset", "tiny"),)),
+    ("compare", (("dataset", "tiny"),)),
     ("figures", (("dataset", "tiny"),)),
     ("rankings", ()),
     ("all", ()),
@@ -114,7 +114,7 @@ def test_default_config_dag(tmp_path):
         "evaluate": 30,
         "merge": 1,
         "merge_all": 1,
-        "permutation_tests": 1,
+        "compare": 1,
         "rankings": 1,
         "figures": 1,
         "all": 1,
@@ -310,7 +310,7 @@ def test_a_shipped_config_named_with_configfile_plans_its_own_jobs(
         "evaluate": evaluate,
         "merge": 1,
         "merge_all": 1,
-        "permutation_tests": 1,
+        "compare": 1,
         "rankings": 1,
         "figures": 1,
         "all": 1,
@@ -330,7 +330,7 @@ def test_the_hitl_study_plans_exactly_its_120_evaluations(tmp_path):
     counts = rules_of(planned_jobs(workdir, "--configfile", "config/hitl-rq3.yaml"))
     # 8 projects x (ideal + 7 hitl with P = N = W + 7 verification)
     assert counts["evaluate"] == 8 * 15 == 120
-    assert counts["permutation_tests"] == 8 and counts["rankings"] == 1
+    assert counts["compare"] == 8 and counts["rankings"] == 1
 
 
 ONE_LEARNER = {
@@ -553,7 +553,7 @@ def test_memory_and_time_grow_with_the_attempt_and_no_profile_fixes_them():
     """
     rules = "".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
     values = re.findall(r"^\s+(mem_mb|runtime)=(.*),$", rules, flags=re.M)
-    # evaluate, permutation_tests, figures, rankings
+    # evaluate, compare, figures, rankings
     assert {name for name, _ in values} == {"mem_mb", "runtime"} and len(values) == 10
     for name, value in values:
         assert value.startswith("by_attempt("), f"{name}={value}"
@@ -640,7 +640,7 @@ def test_changing_the_tests_settings_reruns_only_tests_and_figures(done, section
     config.setdefault(section, {}).update(change)
     write_config(done, config)
     assert planned_jobs(done) == {
-        ("permutation_tests", (("dataset", "tiny"),)),
+        ("compare", (("dataset", "tiny"),)),
         ("figures", (("dataset", "tiny"),)),
         ("all", ()),
     } | ({("rankings", ())} if rankings else set())

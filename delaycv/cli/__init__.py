@@ -17,7 +17,7 @@ from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.common.interrupt import Terminated, signals_raise
 from delaycv.study.digests import end_job
 
-COMMANDS = ("convert", "generate", "evaluate", "merge", "compare", "plot", "check")
+COMMANDS = ("convert", "generate", "evaluate", "merge", "compare", "rank", "plot", "check")
 
 
 class Parser(argparse.ArgumentParser):

@@ -1,28 +1,35 @@
-"""``delaycv compare MERGED.parquet --out DIR``: pairwise learner tests of a merged per-fold table.
+"""``delaycv compare MERGED.parquet --out DIR``: what the workflow's compare stage does
+(:func:`delaycv.stages.compare.compare`), on one merged per-fold table.
 
-Writes, each file atomically and only after every test has been computed:
+Writes into --out, each file atomically and only after every test has been computed:
 
-* ``tests.parquet`` + ``tests.csv``: pairwise permutation tests at ``--checkpoint`` (default the last
-  checkpoint of each dataset), Holm-adjusted, with mean difference, 95 % CI, Cliff's delta, and the
-  Wilcoxon and sign-test p-values; ``n`` distinct (seed, fold) pairs, ``n_duplicates`` left out as
-  repeats of another seed (columns: ``delaycv.stats.learner_tests.TEST_COLUMNS``);
+* ``tests.parquet`` + ``tests.csv`` + ``tests.html``: pairwise permutation tests at the checkpoints
+  (default the last checkpoint of each dataset), Holm-adjusted, with mean difference, 95 % CI,
+  Cliff's delta, and the Wilcoxon and sign-test p-values; ``n`` distinct (seed, fold) pairs,
+  ``n_duplicates`` left out as repeats of another seed (columns:
+  ``delaycv.stats.learner_tests.TEST_COLUMNS``);
 * ``strip.parquet``: the same tests at every checkpoint (the significance strip of the figures);
-* ``bias.parquet`` + ``bias.csv`` (when both references are present): observed minus true per
-  learner at the last checkpoint, tested against zero;
+* ``bias.parquet`` + ``bias.csv`` + ``bias.html`` (when both references are present): observed
+  minus true per learner at the same checkpoints, tested against zero;
+* ``contrasts.parquet`` + ``contrasts.csv`` + ``contrasts.html`` (with ``--contrasts-reference
+  POLICY``): every policy against that policy, at the same checkpoints;
 * ``mcnemar.parquet`` + ``mcnemar.csv`` (with ``--predictions RUN_DIR ...``): McNemar's test per
   fold for every learner pair of the same (dataset, policy, seed), from the prediction logs.
+
+The checkpoints: ``--checkpoint`` (``last``, ``all`` or a checkpoint of the table), or positions
+and fractions of each stream (``--checkpoint-position``, ``--checkpoint-fraction``: the config's
+``tests.checkpoints``), each answered by the first checkpoint at or after it.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from delaycv.cli import options
 from delaycv.common.choices import ALTERNATIVES, REFERENCES
-from delaycv.common.errors import InputError
+from delaycv.common.errors import DelaycvError, InputError
 
 if TYPE_CHECKING:  # the tests' modules are imported when the command runs: --help stays fast
     import pandas as pd
@@ -52,7 +59,30 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="labels to score against (repeat; both)",
     )
     parser.add_argument(
-        "--checkpoint", default="last", help="'last' (default), 'all', or a stream position"
+        "--checkpoint",
+        default=None,
+        help="'last' (default), 'all', or a checkpoint of the table",
+    )
+    parser.add_argument(
+        "--checkpoint-position",
+        action="append",
+        type=int,
+        metavar="P",
+        help="a stream position (instances, >= 1), tested at the first checkpoint at or after "
+        "it (repeat; the config's tests.checkpoints.positions)",
+    )
+    parser.add_argument(
+        "--checkpoint-fraction",
+        action="append",
+        type=float,
+        metavar="F",
+        help="a fraction of each stream in (0, 1] (repeat; tests.checkpoints.fractions)",
+    )
+    parser.add_argument(
+        "--contrasts-reference",
+        metavar="POLICY",
+        help="policy contrasts: every policy against this one (the config's contrasts.reference; "
+        "default: no contrasts)",
     )
     parser.add_argument("--resamples", type=int, default=5000, help="random sign flips R (5000)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
@@ -73,9 +103,31 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-def _checkpoints(text: str):
-    if text in ("last", "all"):
-        return text
+def _checkpoints(args):
+    """The tests' checkpoints from the options: ``last``, ``all``, ``[checkpoint]`` or the
+    config's mapping ``{"positions": [...], "fractions": [...]}``."""
+    text = args.checkpoint
+    mapping = {}
+    if args.checkpoint_position:
+        mapping["positions"] = args.checkpoint_position
+    if args.checkpoint_fraction:
+        mapping["fractions"] = args.checkpoint_fraction
+    if mapping:
+        if text is not None:
+            raise InputError(
+                "--checkpoint with --checkpoint-position or --checkpoint-fraction",
+                location="option --checkpoint",
+                expected="either --checkpoint or positions and fractions",
+            )
+        from delaycv.stats.checkpoints import check_checkpoint_request
+
+        try:
+            return check_checkpoint_request(mapping)
+        except DelaycvError as err:
+            option = "--checkpoint-position" if "position" in str(err) else "--checkpoint-fraction"
+            raise InputError(str(err), location=f"option {option}") from None
+    if text is None or text in ("last", "all"):
+        return text or "last"
     try:
         return [int(text)]
     except ValueError:
@@ -86,42 +138,10 @@ def _checkpoints(text: str):
         ) from None
 
 
-def mcnemar_from_runs(run_dirs, *, references, method, alpha) -> pd.DataFrame:
-    """McNemar's tests for the learner pairs of each (dataset, policy, seed) among run directories."""
-    import pandas as pd
-
-    from delaycv.stats.mcnemar import mcnemar_tests
-    from delaycv.tables.results import read_table
-
-    groups: dict[tuple, dict[str, pd.DataFrame]] = {}
-    for run_dir in map(Path, run_dirs):
-        keys = read_table(run_dir / "folds.parquet", ["dataset", "learner", "seed", "policy"])
-        if keys.empty:
-            raise InputError("empty table", path=str(run_dir / "folds.parquet"), expected="rows")
-        first = keys.iloc[0]
-        log = read_table(run_dir / "predictions.parquet")
-        group = groups.setdefault((first["dataset"], first["policy"], int(first["seed"])), {})
-        if first["learner"] in group:
-            raise InputError(
-                f"learner {first['learner']!r} given twice for one (dataset, policy, seed)",
-                path=str(run_dir),
-                expected="one run directory per learner",
-            )
-        group[first["learner"]] = log
-    frames = []
-    for (dataset, policy, seed), logs in sorted(groups.items()):
-        for reference in references:
-            res = mcnemar_tests(logs, reference=reference, method=method, alpha=alpha)
-            res.insert(0, "seed", seed)
-            res.insert(0, "policy", policy)
-            res.insert(0, "dataset", dataset)
-            frames.append(res)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
 def _check_checkpoints(table: pd.DataFrame, checkpoints, path: str) -> None:
-    """Positions given with --checkpoint must be checkpoints of the table (else no test at all)."""
-    if isinstance(checkpoints, str):
+    """A checkpoint given with --checkpoint must be one of the table (else no test at all);
+    positions and fractions are answered by the checkpoints at or after them (or noted)."""
+    if not isinstance(checkpoints, list):
         return
     present = set(table["checkpoint"].unique().tolist())
     missing = [c for c in checkpoints if c not in present]
@@ -138,58 +158,42 @@ def _check_checkpoints(table: pd.DataFrame, checkpoints, path: str) -> None:
 
 def run(args) -> int:
     from delaycv.cli import check_number
-    from delaycv.common.atomic import atomic_path, check_output
+    from delaycv.common.atomic import check_output
 
-    checkpoints = _checkpoints(args.checkpoint)
+    checkpoints = _checkpoints(args)
     check_number(args.resamples, "--resamples", low=1, expected="R >= 1")
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the tests (numpy, pandas, scipy)
-    from delaycv.stats.bias import bias_tests
+    from delaycv.stages.compare import compare
     from delaycv.stats.checkpoints import untested_notes
-    from delaycv.stats.learner_tests import run_tests
     from delaycv.tables.results import read_table
 
-    table = read_table(args.merged)
-    _check_checkpoints(table, checkpoints, str(args.merged))
-    metrics = args.metrics or ["gmean"]
-    references = args.references or list(REFERENCES)
-    common = dict(
-        metrics=metrics,
-        references=references,
+    _check_checkpoints(read_table(args.merged, ["checkpoint"]), checkpoints, str(args.merged))
+    result = compare(
+        args.merged,
+        out,
+        metrics=args.metrics or ["gmean"],
+        references=args.references or list(REFERENCES),
+        checkpoints=checkpoints,
         resamples=args.resamples,
         alpha=args.alpha,
         seed=args.seed,
         alternative=args.alternative,
+        reference_policy=args.contrasts_reference,
+        predictions=args.predictions or (),
+        mcnemar_method=args.mcnemar_method,
     )
-    outputs: dict[str, pd.DataFrame] = {}
-    strip = run_tests(table, checkpoints="all", **common)
-    outputs["tests"] = (
-        strip if checkpoints == "all" else run_tests(table, checkpoints=checkpoints, **common)
-    )
-    outputs["strip"] = strip
-    if {"observed", "true"} <= set(table["reference"].unique()):
-        outputs["bias"] = bias_tests(
-            table, metrics=metrics, resamples=args.resamples, seed=args.seed
-        )
-    if args.predictions:
-        outputs["mcnemar"] = mcnemar_from_runs(
-            args.predictions, references=references, method=args.mcnemar_method, alpha=args.alpha
-        )
-    for name, frame in outputs.items():
-        with atomic_path(out / f"{name}.parquet") as tmp:
-            frame.to_parquet(tmp, index=False, write_page_checksum=True)
-        if name != "strip":
-            with atomic_path(out / f"{name}.csv") as tmp:
-                frame.to_csv(tmp, index=False)
-    tests = outputs["tests"]
+    tests = result.tests
     # a test with no value is a row with a note, and said here
-    for name, label in (("tests", "learner tests"), ("bias", "bias tests")):
-        for note, count in untested_notes(outputs.get(name, tests.iloc[:0])):
+    labels = {"tests": "learner tests", "bias": "bias tests", "contrasts": "policy contrasts"}
+    for name, label in labels.items():
+        frame = getattr(result, name)
+        for note, count in untested_notes(frame if frame is not None else tests.iloc[:0]):
             print(f"delaycv: note: {label} ({count}): {note}", file=sys.stderr)
     print(
         f"{len(tests)} tests ({int(tests['significant'].sum())} significant after Holm at "
-        f"alpha={args.alpha}), {len(strip)} strip tests -> {out}",
+        f"alpha={args.alpha}), {len(result.strip)} strip tests -> {out}",
         file=sys.stdout,
     )
     return 0

@@ -1,4 +1,5 @@
-"""``delaycv convert SRC DEST.parquet``: a raw ARFF/CSV file into the canonical Parquet stream."""
+"""``delaycv convert SRC DEST.parquet``: a raw ARFF/CSV file into the canonical Parquet stream (the
+workflow's convert stage, :func:`delaycv.stages.convert.convert`)."""
 
 from __future__ import annotations
 
@@ -160,23 +161,19 @@ def run(args) -> int:
 
     check_parquet_name(args.dest)
     check_output(args.dest)
-    from delaycv.data.convert import (
-        convert_file,  # (numpy, pandas, pyarrow) once the path is checked
-    )
+    from delaycv.stages.convert import convert  # (numpy, pandas, pyarrow) once the path is checked
 
     if not args.quiet:
         logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
-    meta = convert_file(
-        args.src,
-        args.dest,
-        dataset=args.dataset,
-        preset=args.preset,
-        mapping=_mapping_from_args(args),
-        drop_truncated_last_line=args.drop_truncated_last_line,
-        sort=args.sort,
-        format=args.format,
-        inf=args.inf,
-    )
+    spec = {
+        "preset": args.preset,
+        "mapping": _mapping_from_args(args),
+        "drop_truncated_last_line": args.drop_truncated_last_line,
+        "sort": args.sort,
+        "format": args.format,
+        "inf": args.inf,
+    }
+    meta = convert(spec, args.dest, dataset=args.dataset, raw=args.src)
     if not args.quiet:
         keys = ("dataset", "rows", "positives", "positives_with_label_time", "dangling_links")
         keys += ("missing", "infinite_as_missing")

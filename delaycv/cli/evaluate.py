@@ -1,8 +1,9 @@
 """``delaycv evaluate``: evaluate one learner on one stream under one policy; write a run directory.
 
 Thin: it turns options into the run's settings (:func:`delaycv.protocol.settings.make_settings`, which
-checks them all before the stream is read), runs the evaluation and writes the run directory as it goes
-(:class:`delaycv.tables.run_writer.RunWriter`: the fold table and its summary piece by piece, atomic).
+checks them all before the stream is read), and runs the workflow's evaluate stage
+(:func:`delaycv.stages.evaluate.evaluate`: the evaluation, and the run directory written as it goes,
+the fold table and its summary piece by piece, atomic).
 ``--moa-csv`` adds the reference's ``dump.csv`` and ``detail.csv`` (:class:`delaycv.tables.moa_export.MoaExport`,
 an observer of the engine).
 
@@ -327,13 +328,11 @@ def run(args) -> int:
 
 
 def settings_from(args):
-    """The run's :class:`~delaycv.protocol.settings.RunSettings` from the parsed options (all checked)."""
-    from delaycv.cli import check_number
+    """The run's :class:`~delaycv.protocol.settings.RunSettings` from the parsed options: every
+    value is checked by :func:`~delaycv.protocol.settings.make_settings` (the one place), whose
+    errors :func:`run` words with the options that set the keys."""
     from delaycv.protocol.settings import make_settings
 
-    check_number(args.jobs, "--jobs", low=1, expected="N >= 1")
-    check_number(args.threshold, "--threshold", low=0.0, high=1.0)
-    check_number(args.noise, "--noise", low=0.0, high=1.0)
     checkpoints = {}
     if args.checkpoint_fraction:
         checkpoints["fractions"] = args.checkpoint_fraction
@@ -446,8 +445,8 @@ def _evaluate(args, meter) -> int:
     from delaycv.cli import check_number
     from delaycv.common.atomic import check_output
     from delaycv.data.stream import open_stream
-    from delaycv.engine import evaluate, probe_learner
-    from delaycv.tables.run_writer import RunWriter
+    from delaycv.engine import probe_learner
+    from delaycv.stages.evaluate import evaluate
 
     folds = settings.validation.folds
     export = None
@@ -468,34 +467,24 @@ def _evaluate(args, meter) -> int:
     rest += ["run.json"]
     rest = rest[0] if len(rest) == 1 else f"{', '.join(rest[:-1])} and {rest[-1]}"
 
-    def add(piece) -> None:
-        with _writing(out, f"{tables} (written as the run goes)"):
-            run.add(piece)
-
+    what = {
+        "folder": "its temporary folder",  # (beside it, renamed at the end)
+        "rows": f"{tables} (written as the run goes)",
+        "tables": tables,
+        "finish": rest,
+    }
     learner_from_file = Path(args.learner).suffix.lower() in (".json", ".yaml", ".yml")
-    with _warnings_on_stderr(learner_from_file), contextlib.ExitStack() as stack:
-        with _writing(out, "its temporary folder"):  # (beside it, renamed at the end)
-            run = stack.enter_context(RunWriter(out))
+    with _warnings_on_stderr(learner_from_file):
         result = evaluate(
             stream,
             settings,
-            observer_factory=export.observer_factory if export is not None else None,
+            out,
             progress=not args.quiet,
-            on_rows=add,  # the fold table is written as it comes, not held
-        )
-        extra = {"stream": {"path": str(args.stream), "metadata": dict(stream.metadata)}}
-        if export is not None:
-            extra["moa_export"] = {
-                "every": export.every,
-                "alpha": export.alpha,
-                "folds": export.folds,
-            }
-        with _writing(out, tables):
-            run.write_tables(result)  # writing the tables is part of the run's cost
-        if meter is not None:
-            extra.update(meter.stop())
-        with _writing(out, rest):
-            run.finish(result, moa_export=export, extra=extra)
+            meter=meter,
+            export=export,
+            extra={"stream": {"path": str(args.stream), "metadata": dict(stream.metadata)}},
+            writing=lambda step: _writing(out, what[step]),
+        ).result
     note = result.info["effort"].get("note")
     if note:
         print(f"delaycv: note: {note}", file=sys.stderr)

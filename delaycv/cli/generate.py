@@ -1,4 +1,5 @@
-"""``delaycv generate DEST.parquet``: write the embedded default (synthetic) stream."""
+"""``delaycv generate DEST.parquet``: write the embedded default (synthetic) stream (the workflow's
+convert stage of a generated dataset, :func:`delaycv.stages.convert.convert`)."""
 
 from __future__ import annotations
 
@@ -42,15 +43,13 @@ def run(args) -> int:
     check_parquet_name(args.dest)
     check_output(args.dest)
     # the options are checked: now the modules of the stream (numpy, pandas, pyarrow)
-    from delaycv.data.stream import write_stream
-    from delaycv.data.synthetic import generate_stream
+    from delaycv.stages.convert import convert
 
-    stream = generate_stream(
-        rows=args.rows, seed=args.seed, dataset=args.dataset, effort=not args.no_effort
+    spec = {"generate": {"rows": args.rows, "seed": args.seed}}
+    meta = convert(
+        spec | ({"effort": None} if args.no_effort else {}), args.dest, dataset=args.dataset
     )
-    write_stream(stream, args.dest)
     if not args.quiet:
-        meta = stream.metadata
         keys = ("dataset", "rows", "positives", "positives_with_label_time")
         print(json.dumps({k: meta[k] for k in keys}), file=sys.stdout)
     return 0

@@ -1,4 +1,5 @@
-"""``delaycv merge``: concatenate the per-fold tables of run directories into one tidy table."""
+"""``delaycv merge``: concatenate the per-fold tables of run directories into one tidy table (the
+workflow's merge stage, :func:`delaycv.stages.merge.merge`)."""
 
 from __future__ import annotations
 
@@ -51,41 +52,25 @@ def output_format(path: str, option: str) -> str:
     return fmt
 
 
-def write(frame, path: str, fmt: str) -> None:
-    from delaycv.common.atomic import atomic_path
-    from delaycv.tables.results import write_table
-
-    if fmt == "parquet":
-        write_table(frame, path)
-    else:
-        with atomic_path(path) as tmp:
-            frame.to_csv(tmp, index=False)
-
-
 def run(args) -> int:
     from delaycv.common.atomic import check_output
 
-    outputs = [(args.out, output_format(args.out, "--out"))]
-    if args.summary_out:
-        outputs.append((args.summary_out, output_format(args.summary_out, "--summary-out")))
-    if args.runs_out:
-        outputs.append((args.runs_out, output_format(args.runs_out, "--runs-out")))
+    outputs = [
+        (args.out, "--out"),
+        (args.summary_out, "--summary-out"),
+        (args.runs_out, "--runs-out"),
+    ]
+    outputs = [(path, option) for path, option in outputs if path]
+    for path, option in outputs:
+        output_format(path, option)
     for path, _ in outputs:
         check_output(path)
     # the options are checked: now the tables' modules (numpy, pandas, pyarrow)
-    from delaycv.tables.results import FOLDS_FILE, SUMMARY_FILE, merge_tables
+    from delaycv.stages.merge import merge
 
-    tables = [merge_tables(args.runs, name=FOLDS_FILE)]
-    if args.summary_out:
-        tables.append(merge_tables(args.runs, name=SUMMARY_FILE))
-    if args.runs_out:
-        from delaycv.tables.costs import runs_table
-
-        tables.append(runs_table(args.runs))
-    for (path, fmt), table in zip(outputs, tables, strict=True):
-        write(table, path, fmt)
+    merged = merge(
+        args.runs, args.out, summary=args.summary_out or None, runs_out=args.runs_out or None
+    )
     if not args.quiet:
-        print(
-            f"delaycv: {len(args.runs)} runs, {len(tables[0])} rows -> {args.out}", file=sys.stdout
-        )
+        print(f"delaycv: {len(args.runs)} runs, {merged.rows} rows -> {args.out}", file=sys.stdout)
     return 0

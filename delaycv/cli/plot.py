@@ -1,7 +1,10 @@
-"""``delaycv plot MERGED.parquet --tests DIR --out DIR``: draw the comparison figures (PNG and PDF).
+"""``delaycv plot MERGED.parquet --tests DIR --out DIR``: draw the comparison figures (PNG and PDF):
+the workflow's figures stage (:func:`delaycv.stages.figures.figures`).
 
-Figures (see delaycv.figures.figure_set): learning curves with the significance strip, the bias of realistic
-evaluation, final per-fold distributions, the pairwise heatmap and the waiting-time sensitivity.
+Figures (see delaycv.figures): learning curves with the significance strip, the bias of realistic
+evaluation, final per-fold distributions, the pairwise heatmap and the waiting-time sensitivity;
+with ``--contrasts`` (the ``contrasts.parquet`` of ``delaycv compare --contrasts-reference``) the
+difference to the reference policy.
 Every figure is drawn before any file is moved into ``--out``; existing other files stay. The same
 inputs draw byte-identical files (seeded jitter, no creation date). The sensitivity figure takes
 each policy's windows from the spec its runs used (``--runs``: their run.json files), else from
@@ -12,10 +15,8 @@ a window axis is named in the figure and in a warning on stderr.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -39,6 +40,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument(
         "--tests",
         help="output folder of `delaycv compare` (uses strip.parquet, else tests.parquet) or a file",
+    )
+    parser.add_argument(
+        "--contrasts",
+        metavar="FILE",
+        help="policy contrasts (contrasts.parquet of `delaycv compare --contrasts-reference`): "
+        "their figures too",
     )
     parser.add_argument("--out", required=True, help="folder for the figures")
     parser.add_argument("--metric", default="gmean", help="metric to draw (gmean)")
@@ -76,22 +83,21 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-def _tests(path: str | None):
+def _tests(path: str | None) -> Path | None:
+    """The table of tests that ``--tests`` names (a folder: its strip.parquet, else tests.parquet)."""
     if path is None:
         return None
-    from delaycv.tables.results import read_table
-
     path = Path(path)
     if path.is_dir():
         for name in ("strip.parquet", "tests.parquet"):
             if (path / name).is_file():
-                return read_table(path / name)
+                return path / name
         raise InputError(
             "no strip.parquet or tests.parquet",
             path=str(path),
             expected="an output of delaycv compare",
         )
-    return read_table(path)
+    return path
 
 
 def _windows(items):
@@ -157,63 +163,40 @@ def _policy_specs(folders) -> dict[str, dict] | None:
     return specs
 
 
-def _make_dirs(path: Path) -> list[Path]:
-    """Create ``path`` and its missing parents; return those created, outermost first."""
-    made = []
-    for p in (*reversed(path.parents), path):
-        if not p.exists():
-            made.append(p)
-    path.mkdir(parents=True, exist_ok=True)
-    return made
-
-
 def run(args) -> int:
     logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
     from delaycv.cli import check_number
-    from delaycv.common.atomic import check_output, temporary
+    from delaycv.common.atomic import check_output
 
     check_number(args.dpi, "--dpi", low=1, high=MAX_DPI)
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
 
     out = check_output(args.out, directory=True)
-    # the options are checked: now the modules of the figures (matplotlib, seaborn, pandas)
-    from delaycv.figures.figure_set import draw_figures
-    from delaycv.tables.results import read_table
-
-    table = read_table(args.merged)
     tests = _tests(args.tests)
+    windows = _windows(args.window)
     policy_specs = _policy_specs(args.runs)
-    made = _make_dirs(out)
-    done = False
-    try:
-        with temporary(out / "plot", directory=True) as tmp:  # removed when the block ends
-            written = draw_figures(
-                table,
-                tests,
-                tmp,
-                metric=args.metric,
-                reference=args.reference,
-                estimator=args.estimator,
-                datasets=args.datasets,
-                baseline=args.baseline,
-                windows=_windows(args.window),
-                policy_specs=policy_specs,
-                alpha=args.alpha,
-                x=args.x,
-                formats=args.format,
-                dpi=args.dpi,
-                seed=args.seed,
-            )
-            final = []
-            for path in written:
-                os.replace(path, out / path.name)
-                final.append(out / path.name)
-        done = True
-    finally:
-        if not done:  # leave nothing: the folders this run created go too (if still empty)
-            for p in reversed(made):
-                with contextlib.suppress(OSError):
-                    p.rmdir()
-    for path in final:
+    # the options are checked: now the modules of the figures (matplotlib, seaborn, pandas)
+    from delaycv.stages.figures import figures
+
+    written = figures(
+        args.merged,
+        out,
+        tests=tests,
+        contrasts=args.contrasts,
+        metrics=args.metric,
+        reference=args.reference,
+        estimator=args.estimator,
+        datasets=args.datasets,
+        baseline=args.baseline,
+        windows=windows,
+        policy_specs=policy_specs,
+        alpha=args.alpha,
+        x=args.x,
+        formats=args.format,
+        dpi=args.dpi,
+        seed=args.seed,
+        replace=False,
+    )
+    for path in written:
         print(path, file=sys.stdout)
     return 0

@@ -9,7 +9,6 @@ import numpy as np
 
 from delaycv.common.errors import ConfigError
 from delaycv.data.stream import StreamFile
-from delaycv.protocol.settings import check_checkpoints, check_every
 
 
 def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) -> np.ndarray:
@@ -19,8 +18,10 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
     ``checkpoints``: a list of positions (ints), or a mapping with ``positions`` (ints in 1..n),
     ``fractions`` (in (0, 1]: position ``ceil(f * n)``) and ``times`` (Unix s: the last instance
     with time <= T; none if no instance is that early). ``time``: the stream's times, or a
-    :class:`~delaycv.data.stream.StreamFile` (its times are read only for ``times``). The kinds of
-    values are checked by :mod:`delaycv.protocol.settings` (one place for a run's checks).
+    :class:`~delaycv.data.stream.StreamFile` (its times are read only for ``times``). ``every``
+    and ``checkpoints`` are those of a :class:`~delaycv.protocol.settings.RunSettings`, checked
+    where it is made (:func:`~delaycv.protocol.settings.make_settings`, the one place for a run's
+    checks); only the positions against the stream's length are checked here.
 
     >>> t = np.array([1, 2, 2, 5, 9, 9, 9, 12, 20, 30])
     >>> checkpoint_positions(t, 4).tolist()
@@ -28,8 +29,10 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
     >>> checkpoint_positions(t, None, {"fractions": [0.25], "times": [9]}).tolist()
     [3, 7, 10]
     """
-    every = check_every(every)
-    spec = check_checkpoints(checkpoints) or {}
+    spec = (
+        {"positions": list(checkpoints)} if isinstance(checkpoints, list | tuple) else checkpoints
+    )
+    spec = spec or {}
     n = len(time)
     if n == 0:
         return np.zeros(0, dtype=np.int64)

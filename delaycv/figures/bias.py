@@ -32,8 +32,8 @@ from delaycv.figures.style import (
     panel_note,
     to_dates,
 )
-from delaycv.stats.bias import bias_table
 from delaycv.metrics.properties import higher_is_better
+from delaycv.stats.bias import bias_table
 
 
 def _bias_panel(ax, *, policy, bias, agg, rows_, learners, styles, metric, x) -> None:

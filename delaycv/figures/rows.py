@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import DelaycvError
-from delaycv.stats.checkpoints import RELEASE_COLUMN
 from delaycv.protocol.policy_windows import policy_order as compare_policy_order
+from delaycv.stats.checkpoints import RELEASE_COLUMN
 
 
 def select_rows(table: pd.DataFrame, **equal) -> pd.DataFrame:

@@ -263,11 +263,13 @@ same_learner_seed, measure_memory, timing, jobs
     RunSettings
     """
     # light checks first (an option's error within a blink), then what imports numpy or river
-    threshold = _probability(threshold, "threshold", "a number in [0, 1]")
-    prediction_noise = _probability(prediction_noise, "prediction_noise", "a probability in [0, 1]")
+    threshold = _probability(threshold, "threshold", "a number in [0.0, 1.0]")
+    prediction_noise = _probability(
+        prediction_noise, "prediction_noise", "a probability in [0.0, 1.0]"
+    )
     seed = check_seed(seed, "seed")
     if not is_integer(jobs) or jobs < 1:
-        raise ConfigError(f"jobs {jobs!r}", location="key jobs", expected="an integer >= 1")
+        raise ConfigError(f"jobs {jobs!r}", location="key jobs", expected="an integer N >= 1")
     every = check_every(every)
     checkpoints = check_checkpoints(checkpoints)
     names = _names(run_keys)

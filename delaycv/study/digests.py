@@ -20,6 +20,7 @@ import functools
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,37 +28,25 @@ from pathlib import Path
 
 from delaycv.common.errors import ConfigError
 
-#: delaycv modules whose code each workflow stage's script runs (their imports are followed).
-#: A package counts with every module in it. Neither this module nor the config loader
-#: (delaycv.study.loading and its modules) is in any: what they compute reaches the jobs as
-#: params, which Snakemake tracks.
+#: the package of the workflow's stages: one module each (delaycv.stages.<stage>)
+STAGES_PACKAGE = "delaycv.stages"
+
+
+def stage_names(root: str | os.PathLike | None = None) -> tuple[str, ...]:
+    """The workflow's stages: the modules of :data:`STAGES_PACKAGE` in the package ``root``
+    (default this module's package), sorted; a module whose name begins with an underscore is
+    a helper of the stages, not one."""
+    base = Path(root) if root is not None else Path(__file__).resolve().parents[1]
+    folder = base / "stages"
+    return tuple(sorted(p.stem for p in folder.glob("*.py") if not p.name.startswith("_")))
+
+
+#: delaycv modules whose code each workflow stage runs (their imports are followed): the stage's
+#: own module of :data:`STAGES_PACKAGE`, so that adding a stage module is all it takes. Neither
+#: this module nor delaycv.study.config is in any: what they compute reaches the jobs as params,
+#: which Snakemake tracks.
 STAGE_MODULES: dict[str, tuple[str, ...]] = {
-    "convert": ("delaycv.data.convert", "delaycv.data.synthetic", "delaycv.data.stream"),
-    "evaluate": (
-        "delaycv.engine",
-        "delaycv.protocol.learners",
-        "delaycv.protocol.policies",
-        "delaycv.protocol.validation",
-        "delaycv.metrics",
-        "delaycv.tables.results",
-        "delaycv.tables.run_writer",
-        "delaycv.data.stream",
-    ),
-    "merge": ("delaycv.tables.results", "delaycv.tables.costs"),
-    "compare": (
-        "delaycv.stats.learner_tests",
-        "delaycv.stats.bias",
-        "delaycv.stats.contrasts",
-        "delaycv.study.report",
-        "delaycv.tables.results",
-    ),
-    "plots": ("delaycv.figures.figure_set", "delaycv.figures.contrasts", "delaycv.tables.results"),
-    "rankings": (
-        "delaycv.stats.families",
-        "delaycv.figures.rankings",
-        "delaycv.study.report",
-        "delaycv.tables.results",
-    ),
+    stage: (f"{STAGES_PACKAGE}.{stage}",) for stage in stage_names()
 }
 
 #: the environment variable naming the package the workflow hashes (set by the workflow for its
@@ -305,6 +294,9 @@ def _facts_of(path: str, stamp: tuple) -> _FileFacts:
     imports = []
     reads_docstrings = False
     for node in ast.walk(tree):
+        named = _module_named(node)
+        if named is not None:  # a compiled module loaded by name (delaycv.common.native)
+            imports.append((0, None, (named,)))
         if isinstance(node, _SCOPES):
             if node.body and _is_docstring(node.body[0]):
                 node.body = node.body[1:]
@@ -317,6 +309,29 @@ def _facts_of(path: str, stamp: tuple) -> _FileFacts:
         ):
             reads_docstrings = True
     return _FileFacts(tuple(imports), reads_docstrings, _dump(tree))
+
+
+_MODULE_NAME = re.compile(r"delaycv(\.[A-Za-z_]\w*)+")
+
+
+def _module_named(node: ast.AST) -> str | None:
+    """The delaycv module that a loader of :mod:`delaycv.common.native` is called with
+    (``native.load("delaycv.x._y", ...)``: a compiled module, imported by name), else None."""
+    if (
+        isinstance(node, ast.Call)
+        and node.args
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "native"
+    ):
+        first = node.args[0]
+        if (
+            isinstance(first, ast.Constant)
+            and isinstance(first.value, str)
+            and _MODULE_NAME.fullmatch(first.value)
+        ):
+            return first.value
+    return None
 
 
 def _parse(source: bytes) -> ast.Module | None:

@@ -132,7 +132,7 @@ POLICIES = list(CONFIG["policies"])
 SEEDS = [int(s) for s in CONFIG["seeds"]]
 RUNS = study_runs(CONFIG)
 
-# digests of the library code each stage runs (modules and what they import from delaycv)
+# digests of the library code each stage runs (delaycv.stages.<stage> and what it imports)
 PACKAGE_ROOT = digests.package_root(WORKFLOW_ROOT)
 os.environ[digests.PACKAGE_VARIABLE] = str(PACKAGE_ROOT)
 CODE = {
@@ -326,7 +326,7 @@ def study_run_files(name):
 
 
 def contrast_outputs():
-    """The permutation_tests rule's contrast tables, when the config has a reference policy."""
+    """The compare rule's contrast tables, when the config has a reference policy."""
     if CONTRAST_REFERENCE is None:
         return {}
     where = {

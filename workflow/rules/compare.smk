@@ -1,10 +1,10 @@
-# Stage 4: paired permutation tests between learners (Holm-adjusted, with effect sizes), the
+# Stage 4 (delaycv.stages.compare): paired permutation tests between learners (Holm-adjusted, with effect sizes), the
 # bias of realistic evaluation (observed-label against true-label values) and the policy contrasts
 # (every policy against the reference policy, when the config has one). The report shows each
 # table as an HTML page (readable in the report) and offers the CSV (every column) as a download.
 
 
-rule permutation_tests:
+rule compare:
     input:
         merged=MERGED,
     output:
@@ -54,7 +54,7 @@ rule permutation_tests:
         ),
         # every policy against the reference policy (config contrasts; none when it is null)
     log:
-        f"{STUDY_LOGS}/permutation_tests/{{dataset}}.log",
+        f"{STUDY_LOGS}/compare/{{dataset}}.log",
     conda:
         "../../envs/stats.yaml"
     threads: 1
@@ -71,4 +71,4 @@ rule permutation_tests:
         contrasts=CONTRAST_OPTIONS,
         reference_policy=CONTRAST_REFERENCE or "",
     script:
-        "../../scripts/permutation_tests.py"
+        "../../scripts/compare.py"

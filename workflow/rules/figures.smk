@@ -28,7 +28,7 @@ rule figures:
         tests=TEST_OPTIONS,
         # the policies' specs: the sensitivity figure's windows (names are only labels)
         policies=POLICY_SPECS,
-        code=CODE["plots"],
+        code=CODE["figures"],
         # for the captions (the raw config may lack keys that have defaults)
         metric=CONFIG["figures"]["metric"],
         reference=CONFIG["figures"]["reference"],

@@ -1,0 +1,171 @@
+"""``delaycv rank MERGED.parquet ... --out DIR``: rank learners and policies across datasets and
+within each dataset (the workflow's rankings stage, :func:`delaycv.stages.rankings.rankings`).
+
+The merged per-fold tables are those of the datasets (one each, as ``delaycv merge`` or the
+workflow's ``merge`` rule writes them). Ranks the learners within each policy and the policies
+within each learner, and writes into --out, each file atomically: across datasets
+``friedman.parquet``/``.csv`` (Friedman mean ranks, statistic, p, critical difference),
+``nemenyi.csv`` (the Nemenyi p-value of every pair), ``scott_knott.parquet``/``.csv`` (Scott-Knott
+ESD groups) and ``rankings.html``; within each dataset over its (seed, fold) pairs
+``within.parquet``/``.csv`` and ``within.html``; and ``figures/`` (critical-difference diagrams
+and Scott-Knott ESD box plots). Families with fewer than 3 datasets carry a note instead of a
+test. The options are those of the workflow's config: ``tests`` (metrics, references,
+checkpoints, alpha), ``rankings.version`` and ``figures`` (metric, reference, formats, dpi).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
+from delaycv.common.errors import DelaycvError, InputError
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "rank",
+        help="rank learners and policies across datasets (Friedman/Nemenyi, Scott-Knott ESD)",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "merged", nargs="+", metavar="MERGED", help="merged per-fold tables, one per dataset"
+    )
+    parser.add_argument("--out", required=True, help="output folder")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        dest="metrics",
+        metavar="M",
+        help="metric to rank (repeat; gmean; the config's tests.metrics)",
+    )
+    parser.add_argument(
+        "--reference",
+        action="append",
+        dest="references",
+        choices=REFERENCES,
+        help="labels to score against (repeat; both; tests.references)",
+    )
+    parser.add_argument(
+        "--checkpoint", default=None, help="'last' (default), 'all', or a checkpoint number"
+    )
+    parser.add_argument(
+        "--checkpoint-position",
+        action="append",
+        type=int,
+        metavar="P",
+        help="a stream position (>= 1), ranked at the first checkpoint at or after it "
+        "(repeat; tests.checkpoints.positions)",
+    )
+    parser.add_argument(
+        "--checkpoint-fraction",
+        action="append",
+        type=float,
+        metavar="F",
+        help="a fraction of each stream in (0, 1] (repeat; tests.checkpoints.fractions)",
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level (0.05; tests.alpha)"
+    )
+    parser.add_argument(
+        "--version",
+        default="np",
+        choices=("np", "p"),
+        help="Scott-Knott ESD's version: np (non-parametric) or p (parametric) (np; "
+        "rankings.version)",
+    )
+    parser.add_argument(
+        "--figure-metric",
+        action="append",
+        dest="figure_metrics",
+        metavar="M",
+        help="metric of the figures (repeat; default: the ranked metrics; figures.metric)",
+    )
+    parser.add_argument(
+        "--figure-reference",
+        default="observed",
+        choices=REFERENCES,
+        help="labels of the figures (observed; figures.reference)",
+    )
+    parser.add_argument(
+        "--format", nargs="+", default=list(FIGURE_FORMATS), help="(png pdf; figures.formats)"
+    )
+    parser.add_argument(
+        "--dpi", type=int, default=200, help="resolution of the PNG files (200; figures.dpi)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="print no progress")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def checkpoints_from(args):
+    """The checkpoints of ``--checkpoint``, ``--checkpoint-position`` and
+    ``--checkpoint-fraction`` (the config's ``tests.checkpoints``), checked."""
+    mapping = {}
+    if args.checkpoint_position:
+        mapping["positions"] = args.checkpoint_position
+    if args.checkpoint_fraction:
+        mapping["fractions"] = args.checkpoint_fraction
+    if mapping and args.checkpoint is not None:
+        raise InputError(
+            "--checkpoint with --checkpoint-position or --checkpoint-fraction",
+            location="option --checkpoint",
+            expected="either --checkpoint or positions and fractions",
+        )
+    spec = mapping or args.checkpoint or "last"
+    if isinstance(spec, str) and spec not in ("last", "all"):
+        try:
+            spec = [int(spec)]
+        except ValueError:
+            raise InputError(
+                f"checkpoint {spec!r} is not valid",
+                location="option --checkpoint",
+                expected="'last', 'all' or a checkpoint number",
+            ) from None
+    from delaycv.stats.checkpoints import check_checkpoint_request
+
+    try:
+        return check_checkpoint_request(spec)
+    except DelaycvError as err:
+        option = {
+            "positions": "--checkpoint-position",
+            "fractions": "--checkpoint-fraction",
+        }.get(next((k for k in mapping if k[:-1] in str(err)), ""), "--checkpoint")
+        raise InputError(str(err), location=f"option {option}") from None
+
+
+def run(args) -> int:
+    logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
+    from delaycv.cli import check_number
+    from delaycv.common.atomic import check_output
+
+    checkpoints = checkpoints_from(args)
+    check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
+    check_number(args.dpi, "--dpi", low=1)
+    out = check_output(args.out, directory=True)
+    # the options are checked: now the modules of the rankings (numpy, pandas, scipy, matplotlib)
+    from delaycv.stages.rankings import rankings
+
+    metrics = args.metrics or ["gmean"]
+    result = rankings(
+        args.merged,
+        out,
+        metrics=metrics,
+        references=args.references or list(REFERENCES),
+        checkpoints=checkpoints,
+        alpha=args.alpha,
+        version=args.version,
+        figure_metrics=args.figure_metrics or metrics,
+        figure_reference=args.figure_reference,
+        formats=args.format,
+        dpi=args.dpi,
+        progress=None if args.quiet else (lambda m: print(f"delaycv: {m}", file=sys.stderr)),
+    )
+    print(
+        f"{len(result.across.families())} families across datasets, {len(result.within)} rows "
+        f"within datasets, {len(result.figures)} figure files -> {out}",
+        file=sys.stdout,
+    )
+    return 0

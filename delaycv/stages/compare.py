@@ -1,0 +1,285 @@
+"""The compare stage: a merged per-fold table -> the learner tests, the bias tests, the policy
+contrasts, and their pages.
+
+:func:`compare` is what the workflow's ``compare`` rule (``scripts/compare.py``) and
+``delaycv compare`` run. It writes into one folder, each file atomically and only after every
+test has been computed:
+
+* ``tests.parquet``/``.csv``/``.html``: pairwise permutation tests between learners at the
+  requested checkpoints (:func:`delaycv.stats.learner_tests.run_tests`), Holm-adjusted, with effect
+  sizes;
+* ``strip.parquet``: the same tests at every checkpoint (the figures' significance strip);
+* ``bias.parquet``/``.csv``/``.html``: the bias of realistic evaluation (observed-label against
+  true-label values, :func:`delaycv.stats.bias.bias_tests`) at the same checkpoints;
+* ``contrasts.parquet``/``.csv``/``.html`` (with a reference policy): every policy against it
+  (:func:`delaycv.stats.contrasts.policy_contrasts`) at the same checkpoints;
+* ``mcnemar.parquet``/``.csv`` (with run directories that logged their predictions): McNemar's
+  test per fold for every learner pair of the same (dataset, policy, seed).
+
+The HTML pages are the tables as the report shows them (:mod:`delaycv.study.report`); the CSV
+files hold every column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from delaycv.common.atomic import atomic_path
+from delaycv.common.choices import REFERENCES
+from delaycv.common.errors import InputError
+from delaycv.stages._tables import read_merged
+from delaycv.stats.bias import bias_tests
+from delaycv.stats.checkpoints import choose_checkpoints, untested_notes
+from delaycv.stats.contrasts import policy_contrasts
+from delaycv.stats.learner_tests import run_tests
+from delaycv.stats.mcnemar import mcnemar_tests
+from delaycv.study.report import bias_html, contrasts_html, tests_html
+from delaycv.tables.results import read_table
+
+#: the file names of :func:`compare`'s outputs in its folder, by table
+FILES = {
+    "tests": ("tests.parquet", "tests.csv", "tests.html"),
+    "strip": ("strip.parquet", None, None),
+    "bias": ("bias.parquet", "bias.csv", "bias.html"),
+    "contrasts": ("contrasts.parquet", "contrasts.csv", "contrasts.html"),
+    "mcnemar": ("mcnemar.parquet", "mcnemar.csv", None),
+}
+
+
+@dataclass
+class Comparison:
+    """What :func:`compare` computed (each table as written) and the files it wrote."""
+
+    tests: pd.DataFrame
+    strip: pd.DataFrame
+    bias: pd.DataFrame | None = None
+    contrasts: pd.DataFrame | None = None
+    mcnemar: pd.DataFrame | None = None
+    files: list[Path] = field(default_factory=list)
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The computed tables by name (those not computed left out), in the order written."""
+        found = {name: getattr(self, name) for name in FILES}
+        return {name: frame for name, frame in found.items() if frame is not None}
+
+
+def compare(
+    merged: str | Path,
+    out: str | Path,
+    *,
+    metrics: Sequence[str] = ("gmean",),
+    references: Sequence[str] = REFERENCES,
+    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence] = "last",
+    resamples: int = 5000,
+    alpha: float = 0.05,
+    seed: int = 1,
+    alternative: str = "two-sided",
+    reference_policy: str | None = None,
+    bias: bool | None = None,
+    predictions: Sequence[str | Path] = (),
+    mcnemar_method: str = "exact",
+    dataset: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Comparison:
+    """Compare the learners (and the policies) of the merged per-fold table ``merged`` into the
+    folder ``out`` (module docstring; the folder is created if needed).
+
+    Parameters
+    ----------
+    merged
+        A merged per-fold table (Parquet: ``delaycv merge``, the workflow's ``merge`` rule).
+    out
+        The folder of the outputs (:data:`FILES`).
+    metrics, references, checkpoints, resamples, alpha, seed
+        The workflow's ``tests`` section: which metrics, scored against which labels, at which
+        checkpoints (:func:`delaycv.stats.checkpoints.choose_checkpoints`); the random sign flips,
+        the significance level and the flips' seed. Every table uses the same checkpoints.
+    alternative
+        The learner tests' alternative hypothesis (``two-sided``, ``greater``, ``less``).
+    reference_policy
+        The workflow's ``contrasts.reference``: every policy against it; ``None``: no contrasts.
+    bias
+        Whether to run the bias tests; ``None``: when the table has both references.
+    predictions
+        Run directories with ``predictions.parquet``: McNemar's tests (``mcnemar_method``:
+        ``exact`` or ``chi2``); none when empty.
+    dataset
+        The name in the pages' titles (default: the table's datasets).
+    progress
+        Called with a line of text at each step (the workflow's log), or ``None``.
+
+    Returns
+    -------
+    Comparison
+        The tables and the files written.
+    """
+    say = progress if progress is not None else (lambda message: None)
+    metrics = list(metrics)
+    table = read_merged(merged, metrics)
+    say(f"read {merged}: {len(table)} rows")
+    common = {
+        "metrics": metrics,
+        "references": list(references),
+        "resamples": resamples,
+        "alpha": alpha,
+        "seed": seed,
+    }
+    say(f"strip: tests of {', '.join(metrics)} at every checkpoint")
+    strip = run_tests(
+        table,
+        checkpoints="all",
+        alternative=alternative,
+        progress=lambda m: say(f"strip: {m}"),
+        **common,
+    )
+    for row in choose_checkpoints(table, checkpoints).itertuples():
+        if row.note:
+            what = "a row with no test" if pd.isna(row.checkpoint) else "noted in the tables"
+            say(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} ({what})")
+    if checkpoints == "all":
+        tests = strip
+    else:
+        say(f"tests: at checkpoints {checkpoints}")
+        tests = run_tests(
+            table,
+            checkpoints=checkpoints,
+            alternative=alternative,
+            progress=lambda m: say(f"tests: {m}"),
+            **common,
+        )
+    result = Comparison(tests=tests, strip=strip)
+    if bias is None:
+        bias = {"observed", "true"} <= set(table["reference"].unique())
+    if bias:
+        say(f"bias: observed against true labels at checkpoints {checkpoints}")
+        result.bias = bias_tests(
+            table,
+            metrics=metrics,
+            resamples=resamples,
+            seed=seed,
+            checkpoints=checkpoints,
+            progress=lambda m: say(f"bias: {m}"),
+        )
+    if reference_policy is not None:
+        say(f"contrasts: every policy against {reference_policy} at checkpoints {checkpoints}")
+        result.contrasts = policy_contrasts(
+            table,
+            reference_policy=reference_policy,
+            checkpoints=checkpoints,
+            progress=lambda m: say(f"contrasts: {m}"),
+            **common,
+        )
+    if predictions:
+        say(f"mcnemar: {len(predictions)} run directories")
+        result.mcnemar = mcnemar_from_runs(
+            predictions, references=references, method=mcnemar_method, alpha=alpha
+        )
+    name = dataset if dataset is not None else ", ".join(map(str, table["dataset"].unique()))
+    result.files = _write(result, Path(out), name, metrics, alpha, reference_policy)
+    for what, frame in result.tables().items():  # a test with no value: a row with a note
+        if what in ("tests", "bias", "contrasts"):
+            for note, count in untested_notes(frame):
+                say(f"{what}: {count} rows without a test: {note}")
+    significant = int(tests["significant"].sum()) if len(tests) else 0
+    say(
+        f"{len(tests)} tests ({significant} significant), {len(strip)} strip tests"
+        + (f", {len(result.bias)} bias tests" if result.bias is not None else "")
+        + (f", {len(result.contrasts)} contrasts" if result.contrasts is not None else "")
+    )
+    return result
+
+
+def _write(
+    result: Comparison,
+    out: Path,
+    dataset: str,
+    metrics: list[str],
+    alpha: float,
+    reference_policy: str | None,
+) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, frame in result.tables().items():
+        parquet, csv, _ = FILES[name]
+        with atomic_path(out / parquet) as tmp:
+            frame.to_parquet(tmp, index=False, write_page_checksum=True)
+        written.append(out / parquet)
+        if csv is not None:
+            with atomic_path(out / csv) as tmp:
+                frame.to_csv(tmp, index=False)
+            written.append(out / csv)
+    pages = [
+        (
+            "tests",
+            tests_html(
+                result.tests, title=f"Pairwise learner tests: dataset {dataset}", metrics=metrics
+            ),
+        )
+    ]
+    if result.bias is not None:
+        title = f"Bias of realistic evaluation: dataset {dataset}"
+        pages.append(("bias", bias_html(result.bias, title=title, alpha=alpha, metrics=metrics)))
+    if result.contrasts is not None:
+        title = f"Policy contrasts: dataset {dataset}, every policy against {reference_policy}"
+        pages.append(
+            (
+                "contrasts",
+                contrasts_html(result.contrasts, title=title, alpha=alpha, metrics=metrics),
+            )
+        )
+    for name, page in pages:
+        path = out / FILES[name][2]
+        with atomic_path(path) as tmp:
+            tmp.write_text(page, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def mcnemar_from_runs(
+    run_dirs: Sequence[str | Path], *, references: Sequence[str], method: str, alpha: float
+) -> pd.DataFrame:
+    """McNemar's tests for the learner pairs of each (dataset, policy, seed) among run
+    directories (each with ``folds.parquet`` and ``predictions.parquet``).
+
+    Parameters
+    ----------
+    run_dirs
+        Run directories of ``delaycv evaluate --predictions``, one per learner of a (dataset,
+        policy, seed).
+    references, method, alpha
+        The labels to score against, ``exact`` or ``chi2``, the significance level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per test (:func:`delaycv.stats.mcnemar.mcnemar_tests`), with its ``dataset``,
+        ``policy`` and ``seed`` first; empty without run directories.
+    """
+    groups: dict[tuple, dict[str, pd.DataFrame]] = {}
+    for run_dir in map(Path, run_dirs):
+        keys = read_table(run_dir / "folds.parquet", ["dataset", "learner", "seed", "policy"])
+        if keys.empty:
+            raise InputError("empty table", path=str(run_dir / "folds.parquet"), expected="rows")
+        first = keys.iloc[0]
+        log = read_table(run_dir / "predictions.parquet")
+        group = groups.setdefault((first["dataset"], first["policy"], int(first["seed"])), {})
+        if first["learner"] in group:
+            raise InputError(
+                f"learner {first['learner']!r} given twice for one (dataset, policy, seed)",
+                path=str(run_dir),
+                expected="one run directory per learner",
+            )
+        group[first["learner"]] = log
+    frames = []
+    for (dataset, policy, seed), logs in sorted(groups.items()):
+        for reference in references:
+            res = mcnemar_tests(logs, reference=reference, method=method, alpha=alpha)
+            res.insert(0, "seed", seed)
+            res.insert(0, "policy", policy)
+            res.insert(0, "dataset", dataset)
+            frames.append(res)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

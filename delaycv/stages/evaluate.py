@@ -1,0 +1,107 @@
+"""The evaluate stage: one run (a stream and its settings) -> a run directory.
+
+:func:`evaluate` is what the workflow's ``evaluate`` rule (``scripts/evaluate.py``) and
+``delaycv evaluate`` run: the learner's k folds under the policy (:func:`delaycv.engine.evaluate`),
+the stream read chunk by chunk as the run goes, and the run directory written by
+:class:`delaycv.tables.run_writer.RunWriter` (the fold table and its summary piece by piece, then
+``run.json``; atomic: a run that fails leaves nothing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from delaycv.data.stream import open_stream
+from delaycv.engine import evaluate as evaluate_stream
+from delaycv.tables.run_writer import RunWriter
+
+#: the steps of writing a run directory, as :func:`evaluate` names them to its ``writing`` hook
+STEPS = ("folder", "rows", "tables", "finish")
+
+
+@dataclass
+class Run:
+    """A run :func:`evaluate` wrote: the engine's result and the rows of its fold table."""
+
+    result: Any  #: the :class:`delaycv.engine.EvaluationResult` (``info``: run.json's)
+    rows: int  #: rows of ``folds.parquet``
+
+
+def evaluate(
+    stream: Any,
+    settings: Any,
+    out: str | os.PathLike,
+    *,
+    progress: bool = True,
+    meter: Any = None,
+    export: Any = None,
+    extra: dict | None = None,
+    writing: Callable[[str], AbstractContextManager] | None = None,
+) -> Run:
+    """Evaluate ``settings`` (a :class:`~delaycv.protocol.settings.RunSettings`) on ``stream``
+    into the run directory ``out``.
+
+    Parameters
+    ----------
+    stream
+        The canonical stream: its path (read chunk by chunk) or an opened stream.
+    settings
+        The run's settings (:func:`delaycv.protocol.settings.make_settings`, which checks them).
+    out
+        The run directory (``folds.parquet``, ``summary.parquet``, ``run.json``, ...).
+    progress
+        Progress lines of the engine (on a terminal: a bar; else a line every few seconds).
+    meter
+        A :class:`delaycv.tables.usage.Meter` of the process: its figures (CPU time, peak memory,
+        RAM-hours) go into ``run.json``, stopped once the tables are written.
+    export
+        A :class:`delaycv.tables.moa_export.MoaExport`: MOA's files of the run too.
+    extra
+        Further entries of ``run.json``.
+    writing
+        Called with each step of :data:`STEPS` that writes files; the context manager it returns
+        wraps that step (the CLI turns an ``OSError`` into a message naming what was written).
+
+    Returns
+    -------
+    Run
+        The run's result (its ``info`` is ``run.json``'s) and the rows of its fold table.
+    """
+    guard = writing if writing is not None else (lambda step: contextlib.nullcontext())
+    if isinstance(stream, (str, os.PathLike)):
+        stream = open_stream(stream)
+    extra = dict(extra or {})
+    with contextlib.ExitStack() as stack:
+        with guard("folder"):  # (beside the run directory, renamed at the end)
+            run = stack.enter_context(RunWriter(Path(out)))
+
+        def add(piece) -> None:
+            with guard("rows"):
+                run.add(piece)
+
+        result = evaluate_stream(
+            stream,
+            settings,
+            observer_factory=export.observer_factory if export is not None else None,
+            progress=progress,
+            on_rows=add,  # the fold table is written as it comes, not held
+        )
+        if export is not None:
+            extra["moa_export"] = {
+                "every": export.every,
+                "alpha": export.alpha,
+                "folds": export.folds,
+            }
+        with guard("tables"):
+            run.write_tables(result)  # writing the tables is part of the run's cost
+        if meter is not None:
+            extra.update(meter.stop())
+        with guard("finish"):
+            run.finish(result, moa_export=export, extra=extra)
+    return Run(result=result, rows=run.rows)

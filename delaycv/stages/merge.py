@@ -1,0 +1,87 @@
+"""The merge stage: the per-fold tables of runs -> one tidy table (and the table of the runs).
+
+:func:`merge` is what the workflow's ``merge`` and ``merge_all`` rules (``scripts/merge.py``)
+and ``delaycv merge`` run. Tables are concatenated in the order given, a row group at a time
+(:func:`delaycv.tables.results.merge_files`), each output written atomically; the table of the
+runs (:mod:`delaycv.tables.costs`: time, peak memory and RAM-hours of each run) comes from each
+run's ``run.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from delaycv.common.atomic import atomic_path
+from delaycv.tables.costs import write_runs
+from delaycv.tables.results import FOLDS_FILE, SUMMARY_FILE, merge_files, merge_tables
+
+
+@dataclass
+class Merged:
+    """What :func:`merge` wrote: the rows of the merged table, and the table of runs (if asked)."""
+
+    rows: int
+    runs: pd.DataFrame | None = None
+
+
+def _write_table(paths: Sequence[str | Path], out: str | Path, name: str) -> int:
+    """Merge into ``out``: Parquet a row group at a time, CSV (by its suffix) through pandas."""
+    if Path(out).suffix.lower() == ".csv":
+        table = merge_tables(paths, name=name)
+        with atomic_path(out) as tmp:
+            table.to_csv(tmp, index=False)
+        return len(table)
+    return merge_files(paths, out, name=name)
+
+
+def merge(
+    tables: Sequence[str | Path],
+    out: str | Path,
+    *,
+    summary: str | Path | None = None,
+    runs: Sequence[str | Path] | None = None,
+    runs_out: str | Path | None = None,
+    runs_csv: str | Path | None = None,
+    runs_html: str | Path | None = None,
+) -> Merged:
+    """Concatenate the per-fold tables ``tables`` into ``out``.
+
+    Parameters
+    ----------
+    tables
+        Run directories (their ``folds.parquet``) or Parquet tables (e.g. merged tables).
+    out
+        The merged table: Parquet, or CSV when its name ends in ``.csv``.
+    summary
+        Also the runs' ``summary.parquet`` concatenated into this file (Parquet or CSV).
+    runs
+        Run directories or their ``run.json`` files (default ``tables``): the table of runs,
+        written to ``runs_out`` (Parquet, or CSV by its suffix), ``runs_csv`` and ``runs_html``
+        (the report's page); none of them given: no table of runs.
+
+    Returns
+    -------
+    Merged
+        The number of rows merged, and the table of runs when it was written.
+    """
+    tables = list(tables)
+    rows = _write_table(tables, out, FOLDS_FILE)
+    if summary is not None:
+        _write_table(tables, summary, SUMMARY_FILE)
+    result = Merged(rows=rows)
+    if runs_out is not None or runs_csv is not None or runs_html is not None:
+        as_csv = runs_out is not None and Path(runs_out).suffix.lower() == ".csv"
+        result.runs = write_runs(
+            list(tables if runs is None else runs),
+            parquet=None if as_csv else runs_out,
+            csv=runs_csv,
+            html=runs_html,
+        )
+        if as_csv:
+            with atomic_path(runs_out) as tmp:
+                result.runs.to_csv(tmp, index=False)
+    return result

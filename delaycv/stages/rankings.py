@@ -1,0 +1,208 @@
+"""The rankings stage: the merged tables of every dataset -> rankings, their pages and figures.
+
+:func:`rankings` is what the workflow's ``rankings`` rule (``scripts/rankings.py``) and
+``delaycv rank`` run. It ranks the learners within each policy and the policies within each
+learner (:mod:`delaycv.stats.families`) and writes into one folder, each file atomically:
+
+* across datasets: ``friedman.parquet``/``.csv`` (Friedman mean ranks, statistic, p, critical
+  difference), ``nemenyi.csv`` (the Nemenyi p-value of every pair), ``scott_knott.parquet``/``.csv``
+  (Scott-Knott ESD groups) and ``rankings.html``;
+* within each dataset over its (seed, fold) pairs: ``within.parquet``/``.csv`` and ``within.html``;
+* ``figures/``: critical-difference diagrams and Scott-Knott ESD box plots of the figures'
+  metrics and reference (:func:`delaycv.figures.rankings.draw_ranking_figures`).
+
+The checkpoints are chosen as the tests choose them (:func:`delaycv.stats.checkpoints.choose_checkpoints`;
+``all``: every checkpoint, each ranked on its own, aligned across datasets by its number); a
+position beyond a dataset's stream leaves that dataset out of the position's families (a line of
+progress), and a position answered by a later checkpoint says so. Families with fewer than 3
+datasets carry a note instead of a test; a treatment with no value on any dataset (a policy that
+released no label before the end of the stream) is not ranked, with a note in the tables, on the
+pages, in its family's figures and in the progress.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from delaycv.common.atomic import atomic_dir, atomic_path
+from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
+from delaycv.figures.rankings import draw_ranking_figures
+from delaycv.stats.checkpoints import choose_checkpoints
+from delaycv.stats.families import FAMILY, Rankings, rank_across, rank_within
+from delaycv.stats.paired import table_columns
+from delaycv.study.report import rankings_html
+from delaycv.tables.results import read_table, write_table
+
+
+@dataclass
+class RankingResult:
+    """What :func:`rankings` computed and wrote."""
+
+    rows: pd.DataFrame  #: the per-fold rows ranked (the chosen checkpoints, an ``at`` column)
+    across: Rankings  #: across datasets
+    within: pd.DataFrame  #: within each dataset
+    files: list[Path] = field(default_factory=list)  #: the tables and pages
+    figures: list[Path] = field(default_factory=list)  #: the figure files (in their folder)
+
+
+def ranked_rows(
+    merged: Sequence[str | Path],
+    *,
+    metrics: Sequence[str],
+    references: Sequence[str],
+    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence],
+    progress: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
+    """The rows of the merged tables ``merged`` that the rankings rank: the ``references``, at the
+    chosen ``checkpoints`` of each dataset, with the position requested in column ``at``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> t = pd.DataFrame({"dataset": "d", "policy": "p", "estimator": "prequential",
+    ...     "reference": "true", "checkpoint": [5, 10], "learner": "a", "seed": 1, "fold": 0,
+    ...     "time": [50.0, 100.0], "gmean": [0.5, 0.6], "evaluated": [5, 10]})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     t.to_parquet(f"{folder}/d.parquet")
+    ...     rows = ranked_rows([f"{folder}/d.parquet"], metrics=["gmean"],
+    ...         references=["true"], checkpoints="last")
+    >>> rows[["checkpoint", "at", "gmean"]].to_dict("records")
+    [{'checkpoint': 10, 'at': 'last', 'gmean': 0.6}]
+    """
+    say = progress if progress is not None else (lambda message: None)
+    columns = table_columns(metrics)
+    pieces = []
+    for path in merged:
+        table = read_table(path, columns)
+        table = table[table["reference"].isin(references)]
+        chosen = choose_checkpoints(table, checkpoints)
+        for row in chosen[chosen["note"] != ""].itertuples():
+            what = "not ranked" if pd.isna(row.checkpoint) else "ranked there"
+            say(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} ({what})")
+        found = chosen.dropna(subset=["checkpoint"]).astype({"checkpoint": "int64"})
+        # `all`: each checkpoint is its own position (a family never averages over checkpoints)
+        every = found["at"] == "all"
+        found.loc[every, "at"] = "checkpoint_" + found.loc[every, "checkpoint"].astype(str)
+        pieces.append(
+            table.merge(found[["dataset", "checkpoint", "at"]], on=["dataset", "checkpoint"])
+        )
+        say(f"read {path}: {len(table)} rows, {len(pieces[-1])} at the chosen checkpoints")
+    return pd.concat(pieces, ignore_index=True)
+
+
+def rankings(
+    merged: Sequence[str | Path],
+    out: str | Path,
+    *,
+    metrics: Sequence[str] = ("gmean",),
+    references: Sequence[str] = REFERENCES,
+    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence] = "last",
+    alpha: float = 0.05,
+    version: str = "np",
+    figure_metrics: Sequence[str] | None = None,
+    figure_reference: str = "observed",
+    formats: Sequence[str] = FIGURE_FORMATS,
+    dpi: int = 200,
+    progress: Callable[[str], None] | None = None,
+) -> RankingResult:
+    """Rank across datasets and within each dataset from the merged tables ``merged`` (one per
+    dataset) into the folder ``out`` (module docstring; created if needed).
+
+    Parameters
+    ----------
+    merged
+        The merged per-fold tables of the datasets (Parquet).
+    out
+        The folder of the tables, the pages and ``figures/``.
+    metrics, references, checkpoints, alpha
+        What the workflow's ``tests`` section says: the metrics ranked (with the figures' metrics),
+        the labels scored against, the checkpoints, the significance level.
+    version
+        Scott-Knott ESD's version (the workflow's ``rankings.version``): ``np`` or ``p``.
+    figure_metrics, figure_reference, formats, dpi
+        The figures' metrics (default ``metrics``), reference, file formats and PNG resolution
+        (the workflow's ``figures`` section).
+    progress
+        Called with a line of text at each step (the workflow's log), or ``None``.
+
+    Returns
+    -------
+    RankingResult
+        The rows ranked, the rankings across and within datasets, the files written.
+    """
+    say = progress if progress is not None else (lambda message: None)
+    figure_metrics = list(metrics if figure_metrics is None else figure_metrics)
+    metrics = list(dict.fromkeys([*metrics, *figure_metrics]))
+    rows = ranked_rows(
+        merged, metrics=metrics, references=references, checkpoints=checkpoints, progress=say
+    )
+    say(
+        f"across datasets: Friedman/Nemenyi and Scott-Knott ESD ({version}) of {', '.join(metrics)}"
+    )
+    across = rank_across(rows, metrics, version=version, alpha=alpha)
+    say(f"within datasets: Scott-Knott ESD ({version}) over the (seed, fold) pairs")
+    within = rank_within(rows, metrics, version=version)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    result = RankingResult(rows=rows, across=across, within=within)
+    for frame, parquet, csv in (
+        (across.friedman, "friedman.parquet", "friedman.csv"),
+        (across.nemenyi, None, "nemenyi.csv"),
+        (across.scott_knott, "scott_knott.parquet", "scott_knott.csv"),
+        (within, "within.parquet", "within.csv"),
+    ):
+        if parquet is not None:
+            write_table(frame, out / parquet)
+            result.files.append(out / parquet)
+        with atomic_path(out / csv) as tmp:
+            frame.to_csv(tmp, index=False)
+        result.files.append(out / csv)
+    pages = (
+        (
+            rankings_html(
+                across.friedman,
+                across.scott_knott,
+                title="Rankings across datasets",
+                metrics=metrics,
+            ),
+            out / "rankings.html",
+        ),
+        (
+            rankings_html(
+                scott_knott=within, title="Scott-Knott ESD within each dataset", metrics=metrics
+            ),
+            out / "within.html",
+        ),
+    )
+    for page, path in pages:
+        with atomic_path(path) as tmp:
+            tmp.write_text(page, encoding="utf-8")
+        result.files.append(path)
+    say("figures: critical-difference diagrams and Scott-Knott ESD box plots")
+    with atomic_dir(out / "figures") as tmp:
+        written = []
+        for metric in figure_metrics:
+            written += draw_ranking_figures(
+                rows,
+                across,
+                tmp,
+                metric=metric,
+                reference=figure_reference,
+                formats=formats,
+                dpi=dpi,
+            )
+    result.figures = [out / "figures" / path.name for path in written]
+    families = across.friedman.groupby(list(FAMILY), sort=False)["note"]
+    tested = int(families.agg(lambda notes: bool((notes == "").any())).sum())
+    unranked = across.friedman[across.friedman["note"].str.endswith("not ranked")]
+    for note, count in unranked["note"].value_counts(sort=False).items():
+        say(f"not ranked ({count} rows across datasets): {note}")
+    say(
+        f"{len(across.families())} families across datasets ({tested} tested), "
+        f"{len(within)} rows within datasets, {len(written)} figure files"
+    )
+    return result
