@@ -41,6 +41,7 @@ from matplotlib.ticker import FixedFormatter, FixedLocator  # noqa: E402
 
 from delaycv.common.atomic import atomic_path  # noqa: E402
 from delaycv.common.choices import FIGURE_FORMATS as FORMATS  # noqa: E402
+from delaycv.metrics.properties import metric_properties  # noqa: E402
 
 __all__ = [
     "DASHES",
@@ -114,11 +115,10 @@ NOTE_COLOUR = "#555555"
 #: window axis (sensitivity figure).
 IDEAL_MARKER = "D"
 
-_COUNTS = {"tp", "fp", "tn", "fn", "classified"}
-
 
 def metric_label(metric: str) -> str:
-    """The axis label of a metric, with its unit.
+    """The axis label of a metric, with its unit, from its declaration
+    (:mod:`delaycv.metrics.properties`).
 
     Parameters
     ----------
@@ -128,7 +128,7 @@ def metric_label(metric: str) -> str:
     Returns
     -------
     str
-        ``"<metric> (<unit>)"``.
+        ``"<metric> (<unit>)"``; a name that is not a declared metric is returned as it is.
 
     Examples
     --------
@@ -136,18 +136,25 @@ def metric_label(metric: str) -> str:
     'gmean (fraction)'
     >>> metric_label("brier")
     'brier (loss, lower is better)'
-    >>> metric_label("tp")
-    'tp (instances)'
+    >>> metric_label("tp"), metric_label("ifa")
+    ('tp (instances)', 'ifa (instances)')
+    >>> metric_label("mcc"), metric_label("kappa_m")
+    ('mcc (-1 to 1)', 'kappa_m (at most 1)')
+    >>> metric_label("my_column")
+    'my_column'
     """
-    if metric in _COUNTS:
+    declared = metric_properties(metric)
+    if declared is None:
+        return metric
+    if declared.kind == "count":
         return f"{metric} (instances)"
-    if metric in ("brier", "log_loss"):
+    if declared.unit == "loss":
         return f"{metric} (loss, lower is better)"
-    if metric == "info_score":
-        return f"{metric} (bits)"
-    if metric.startswith("kappa") or metric == "mcc":
-        return f"{metric} (-1 to 1)"
-    return f"{metric} (fraction)"
+    if declared.unit:
+        return f"{metric} ({declared.unit})"
+    if declared.bounded:
+        return f"{metric} ({declared.low:g} to {declared.high:g})"
+    return f"{metric} (at most {declared.high:g})" if declared.high is not None else metric
 
 
 def learner_styles(learners: Iterable[str]) -> dict[str, dict]:

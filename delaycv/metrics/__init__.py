@@ -11,7 +11,7 @@ effort (``effort``: :class:`~delaycv.metrics.effort.EffortCurve`, imported where
 
 from delaycv.common.choices import REFERENCES
 from delaycv.metrics.core import Metrics
-from delaycv.metrics.effort_names import EFFORT_LOWER_IS_BETTER, EFFORT_METRICS
+from delaycv.metrics.effort_names import EFFORT_METRICS
 from delaycv.metrics.estimators import (
     ESTIMATORS,
     Cumulative,
@@ -25,7 +25,6 @@ from delaycv.metrics.formulas import METRICS
 from delaycv.metrics.moa_measurements import MOA_BASIC_MEASUREMENTS, MOA_MEASUREMENTS, moa_values
 
 __all__ = [
-    "EFFORT_LOWER_IS_BETTER",
     "EFFORT_METRICS",
     "ESTIMATORS",
     "METRICS",

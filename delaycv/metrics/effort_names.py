@@ -11,7 +11,3 @@ EFFORT_METRICS: tuple[str, ...] = (
     "ifa",
     "popt",
 )
-#: the effort-aware measures for which lower is better
-EFFORT_LOWER_IS_BETTER: frozenset[str] = frozenset({"effort_at_recall_20", "ifa"})
-#: the effort-aware measures whose values are fractions in [0, 1] (``ifa`` is a count)
-EFFORT_FRACTIONS: frozenset[str] = frozenset(EFFORT_METRICS) - {"ifa"}

@@ -76,10 +76,12 @@ PROPERTIES: dict[str, MetricProperties] = {
         higher=True,
     ),
     **_rates(
-        "fpr_0 fpr_1 nochange_fpr_0 nochange_fpr_1 majority_fpr_0 majority_fpr_1 brier "
+        "fpr_0 fpr_1 nochange_fpr_0 nochange_fpr_1 majority_fpr_0 majority_fpr_1 "
         "unknown_rate unknown_rate_0 unknown_rate_1",
         higher=False,
     ),
+    # the Brier score: a loss, and a fraction in [0, 1]
+    **_declare("brier", higher=False, kind="rate", unit="loss", low=0.0, high=1.0),
     # kappa statistics (at most 1, no lower bound) and MCC (in [-1, 1])
     **_kappas(
         "kappa kappa_t kappa_m kappa_f1_0 kappa_f1_1 kappa_t_f1_0 kappa_t_f1_1 kappa_m_f1_0 "
