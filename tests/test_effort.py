@@ -273,7 +273,7 @@ def test_a_stream_without_effort_has_no_effort_columns_and_says_why():
 
 
 def test_runs_with_and_without_effort_merge(tmp_path):
-    from delaycv.tables import results
+    from delaycv.tables import merge, results
 
     runs = []
     for effort, dataset in ((False, "plain"), (True, "commits")):
@@ -284,9 +284,9 @@ def test_runs_with_and_without_effort_merge(tmp_path):
         result.folds.to_parquet(out / "folds.parquet")
         runs.append(out)
     for order in (runs, runs[::-1]):
-        merged = results.merge_tables(order)
+        merged = merge.merge_tables(order)
         written = tmp_path / "merged.parquet"
-        results.merge_files(order, written)
+        merge.merge_files(order, written)
         on_disk = results.read_table(written)
         for table in (merged, on_disk):
             assert list(table.columns[-len(EFFORT_METRICS) :]) == list(EFFORT_METRICS)

@@ -16,16 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from delaycv.common.errors import InputError
-from delaycv.tables.results import (
-    TableWriter,
-    merge_files,
-    merge_runs,
-    merge_tables,
-    read_run,
-    read_table,
-    write_run,
-    write_table,
-)
+from delaycv.tables.merge import merge_files, merge_runs, merge_tables
+from delaycv.tables.results import TableWriter, read_run, read_table, write_run, write_table
 from delaycv.tables.run_writer import RunWriter
 
 

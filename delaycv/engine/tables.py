@@ -7,9 +7,8 @@ import numpy as np
 import pandas as pd
 
 from delaycv import metrics as _metrics
+from delaycv.common.columns import RUN_KEYS
 
-#: Run keys, in column order.
-RUN_KEYS = ("dataset", "learner", "seed", "policy")
 #: Columns of the per-fold checkpoint table before the metrics, in order.
 FOLD_COLUMNS = (
     *RUN_KEYS,

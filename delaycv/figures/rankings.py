@@ -37,8 +37,7 @@ from delaycv.figures.style import (
     slug,
     title_note,
 )
-from delaycv.stats.contrasts import FAMILY
-from delaycv.stats.families import Rankings, family_values
+from delaycv.stats.families import FAMILY, Rankings, family_values
 
 
 def _stem(kind: str, family: dict, estimators: int) -> str:

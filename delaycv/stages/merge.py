@@ -2,7 +2,7 @@
 
 :func:`merge` is what the workflow's ``merge`` and ``merge_all`` rules (``scripts/merge.py``)
 and ``delaycv merge`` run. Tables are concatenated in the order given, a row group at a time
-(:func:`delaycv.tables.results.merge_files`), each output written atomically; the table of the
+(:func:`delaycv.tables.merge.merge_files`), each output written atomically; the table of the
 runs (:mod:`delaycv.tables.costs`: time, peak memory and RAM-hours of each run) comes from each
 run's ``run.json``.
 """
@@ -17,7 +17,8 @@ import pandas as pd
 
 from delaycv.common.atomic import atomic_path
 from delaycv.tables.costs import write_runs
-from delaycv.tables.results import FOLDS_FILE, SUMMARY_FILE, merge_files, merge_tables
+from delaycv.tables.merge import merge_files, merge_tables
+from delaycv.tables.results import FOLDS_FILE, SUMMARY_FILE
 
 
 @dataclass

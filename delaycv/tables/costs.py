@@ -24,7 +24,8 @@ import pandas as pd
 from delaycv.common.atomic import atomic_path
 from delaycv.common.errors import InputError
 from delaycv.study import pages
-from delaycv.tables.results import RUN_FILE, RUN_KEYS, claim_run, write_table
+from delaycv.tables.merge import RUN_KEYS, claim_run
+from delaycv.tables.results import RUN_FILE, write_table
 
 #: Bytes in a GiB and in a MiB.
 GIB, MIB = 1024**3, 1024**2
