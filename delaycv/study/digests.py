@@ -43,7 +43,7 @@ def stage_names(root: str | os.PathLike | None = None) -> tuple[str, ...]:
 
 #: delaycv modules whose code each workflow stage runs (their imports are followed): the stage's
 #: own module of :data:`STAGES_PACKAGE`, so that adding a stage module is all it takes. Neither
-#: this module nor delaycv.study.config is in any: what they compute reaches the jobs as params,
+#: this module nor the study config's modules are in any: what they compute reaches the jobs as params,
 #: which Snakemake tracks.
 STAGE_MODULES: dict[str, tuple[str, ...]] = {
     stage: (f"{STAGES_PACKAGE}.{stage}",) for stage in stage_names()
