@@ -47,8 +47,8 @@ from delaycv.stats.checkpoints import (
     describe_time,
     untested_notes,
 )
-from delaycv.stats.contrasts import FAMILY, policy_contrasts
-from delaycv.stats.families import family_values, rank_across, rank_within
+from delaycv.stats.contrasts import policy_contrasts
+from delaycv.stats.families import FAMILY, family_values, rank_across, rank_within
 from delaycv.stats.learner_tests import run_tests
 from delaycv.study import report
 
@@ -635,9 +635,9 @@ def render(caption: str, config_file: str, wildcards=None, params=None) -> str:
     from docutils.core import publish_parts
     from jinja2 import Environment
 
-    from delaycv.study import config as dcfg
+    from delaycv.study.loading import load_study
 
-    study = dcfg.load_study(
+    study = load_study(
         [str(REPO / config_file)],
         config={},
         overrides={},

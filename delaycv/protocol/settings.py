@@ -19,7 +19,7 @@ the command line reports as the option that set it.
 >>> make_settings(learner="tree.HoeffdingTreeClassifier", threshold=1.5)
 Traceback (most recent call last):
 ...
-delaycv.common.errors.ConfigError: key threshold: threshold 1.5 (expected a number in [0, 1])
+delaycv.common.errors.ConfigError: key threshold: threshold 1.5 (expected a number in [0.0, 1.0])
 
 The module is pure: it opens no file.
 """

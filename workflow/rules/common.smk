@@ -122,9 +122,7 @@ config.update(copy.deepcopy(CONFIG))
 DATASETS = list(CONFIG["datasets"])
 # a dataset given as a canonical stream (.parquet from `delaycv convert`) is used as it is
 STREAM_FILES = {
-    d: stream_file(spec)
-    for d, spec in CONFIG["datasets"].items()
-    if stream_file(spec)
+    d: stream_file(spec) for d, spec in CONFIG["datasets"].items() if stream_file(spec)
 }
 CONVERTED = [d for d in DATASETS if d not in STREAM_FILES]
 LEARNERS = list(CONFIG["learners"])
