@@ -91,3 +91,15 @@ def test_the_readme_links_files_that_exist_and_every_page_of_docs():
     pages = [f"docs/{p.name}" for p in sorted((REPO / "docs").glob("*.md"))]
     for page in [*pages, "CONTRIBUTING.md", "CHANGELOG.md"]:
         assert f"]({page})" in table, f"README.md's documentation table does not list {page}"
+
+
+def test_the_readme_lists_the_commands_delaycv_help_lists():
+    """The sentence "`delaycv --help` lists the commands: ..." names exactly the subcommands."""
+    from delaycv.cli import build_parser
+
+    sentence = re.search(r"`delaycv --help` lists the commands: (.*?)\.", README.read_text(), re.S)
+    assert sentence, "the README no longer says which commands delaycv --help lists"
+    listed = re.findall(r"`([a-z]+)`", sentence.group(1))
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if a.dest == "command"]
+    assert listed == list(commands.choices)
