@@ -201,7 +201,7 @@ def test_bad_input_is_refused():
 def test_scopes():
     assert effort_scope(Fading(1.0)) == (0, 0)
     assert effort_scope(Fading(0.99)) == (100, 0)
-    assert effort_scope({"kind": "window", "width": 7}) == (7, 0)
+    assert effort_scope({"kind": "sliding", "width": 7}) == (7, 0)
     assert effort_scope("cumulative") == (0, 0)
 
 

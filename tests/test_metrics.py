@@ -191,7 +191,7 @@ def test_invalid_input_raises_value_error():
 
 def test_make_estimator():
     assert make_estimator({"kind": "fading", "alpha": 0.99}) == Fading(0.99)
-    assert make_estimator({"kind": "window", "width": 50}) == Sliding(50)
+    assert make_estimator({"kind": "sliding", "width": 50}) == Sliding(50)
     assert make_estimator({"kind": "tumbling", "size": 7}) == Tumbling(7)
     assert make_estimator({"kind": "cumulative"}) == Cumulative()
 
@@ -293,12 +293,12 @@ def test_make_estimator_defaults_aliases_and_specs():
             "alpha '0.9' (expected a number in (0, 1])",
         ),
         (
-            {"kind": "window", "width": 0},
+            {"kind": "sliding", "width": 0},
             "key estimator.width",
             "width 0 (expected an integer >= 1)",
         ),
         (
-            {"kind": "window", "width": 2.5},
+            {"kind": "sliding", "width": 2.5},
             "key estimator.width",
             "width 2.5 (expected an integer >= 1)",
         ),
@@ -606,7 +606,7 @@ estimator_specs = st.sampled_from(
         {"kind": "fading", "alpha": 0.9},
         {"kind": "fading", "alpha": 1.0},
         {"kind": "cumulative"},
-        {"kind": "window", "width": 7},
+        {"kind": "sliding", "width": 7},
         {"kind": "tumbling", "size": 5},
     ]
 )

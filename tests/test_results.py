@@ -174,7 +174,7 @@ def _run_dir_tables(run_dir):
     ("kwargs", "n_pieces"),
     [
         ({}, 3),
-        ({"policy": "ideal", "estimator": {"kind": "window", "width": 50}}, 3),
+        ({"policy": "ideal", "estimator": {"kind": "sliding", "width": 50}}, 3),
         ({"validation": {"scheme": "cv", "folds": 4}, "keep_predictions": True}, 3),
         ({"validation": {"scheme": "prequential", "folds": 1}, "every": None}, 1),  # the last only
         ({"jobs": 2}, 1),  # the rows of the fold processes come back in one piece at the end
