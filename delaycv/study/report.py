@@ -307,113 +307,138 @@ def rankings_html(
     if friedman is None and scott_knott is None:
         raise ValueError("rankings_html needs a friedman or a scott_knott table")
     keys = ["ranked", "within", "reference", "estimator", "at", "metric"]
-    sk = scott_knott
-    if sk is not None and "dataset" in sk.columns:
+    if scott_knott is not None and "dataset" in scott_knott.columns:
         keys.append("dataset")
     average = None
-    if sk is not None:
-        average = "median" if "median" in sk.columns else "mean"
-    if friedman is not None and sk is not None:
-        merged = friedman.merge(
-            sk[[*keys, "treatment", "group", average]].rename(columns={average: "sk_average"}),
-            on=[*keys, "treatment"],
-            how="left",
+    if scott_knott is not None:
+        average = "median" if "median" in scott_knott.columns else "mean"
+    merged = _rankings_rows(friedman, scott_knott, keys, average)
+    columns = _rankings_columns(friedman, scott_knott, average)
+    sections = []
+    for key, rows in _groups(merged, keys, metrics):
+        rows, absent = _unranked_last(rows)
+        test = _family_test(rows, across=friedman is not None)
+        if friedman is None and "group" in rows:
+            rows = rows.sort_values(["rank", "treatment"], kind="stable", na_position="last")
+        best = rows["group"].eq(1).fillna(False).astype(bool) if scott_knott is not None else None
+        bold = best if best is not None else pd.Series(False, index=rows.index)
+        sections.append((_family_heading(key), test + absent + _table(rows, columns, bold)))
+    intro = _ACROSS_INTRO if friedman is not None else _WITHIN_INTRO
+    return _page(title, intro, sections)
+
+
+def _rankings_rows(friedman, scott_knott, keys: list[str], average: str | None) -> pd.DataFrame:
+    """One row per (family, treatment): the Friedman table with the Scott-Knott ESD group and
+    average beside it (``sk_average``), or either table alone."""
+    if friedman is not None and scott_knott is not None:
+        sk = scott_knott[[*keys, "treatment", "group", average]]
+        return friedman.merge(
+            sk.rename(columns={average: "sk_average"}), on=[*keys, "treatment"], how="left"
         )
-    elif friedman is not None:
-        merged = friedman.assign(group=pd.NA, sk_average=math.nan)
-    else:
-        merged = sk.rename(columns={average: "sk_average"})
+    if friedman is not None:
+        return friedman.assign(group=pd.NA, sk_average=math.nan)
+    return scott_knott.rename(columns={average: "sk_average"})
 
-    def integer(value) -> str:
-        return "–" if pd.isna(value) else str(int(value))
 
+def _integer(value) -> str:
+    return "–" if pd.isna(value) else str(int(value))
+
+
+def _rankings_columns(friedman, scott_knott, average: str | None) -> list[Column]:
+    """The columns of a rankings table: Friedman's (mean rank, place, mean over datasets) when
+    there is a Friedman table, Scott-Knott ESD's (group, average; within datasets also the place
+    by the average, the mean rank over pairs and the number of pairs)."""
     columns: list[Column] = [("treatment", lambda r: str(r["treatment"]), False)]
     if friedman is not None:
         columns += [
             ("mean rank over datasets", lambda r: _number(float(r["mean_rank"]), 2), True),
-            ("place by mean rank", lambda r: integer(r["rank"]), True),
+            ("place by mean rank", lambda r: _integer(r["rank"]), True),
             ("mean over datasets", lambda r: _number(float(r["mean"])), True),
         ]
-    if sk is not None:
-        columns += [("SK-ESD group", lambda r: integer(r["group"]), True)]
+    if scott_knott is not None:
+        columns += [("SK-ESD group", lambda r: _integer(r["group"]), True)]
         columns += [(f"{average} (SK-ESD)", lambda r: _number(float(r["sk_average"])), True)]
         if friedman is None:
             # SK-ESD's own order is by median (mean for p); the mean rank over the pairs is
             # another view, and may order two treatments the other way
             columns += [
-                (f"place by {average}", lambda r: integer(r["rank"]), True),
+                (f"place by {average}", lambda r: _integer(r["rank"]), True),
                 (
                     "mean rank over (seed, fold) pairs",
                     lambda r: _number(float(r["mean_rank"]), 2),
                     True,
                 ),
-                ("pairs", lambda r: integer(r["n"]), True),
+                ("pairs", lambda r: _integer(r["n"]), True),
             ]
-    sections = []
-    for key, rows in _groups(merged, keys, metrics):
-        # a treatment with no value at all is not ranked: its row says why, apart from the
-        # family's own note (fewer than 3 datasets, ...)
-        unranked = rows["note"].fillna("").astype(str).str.endswith("not ranked")
-        absent = ""
-        if unranked.any():
-            reasons: dict[str, list[str]] = {}
-            gone = rows[unranked]
-            for treatment, note in zip(gone["treatment"], gone["note"], strict=True):
-                reasons.setdefault(str(note).removesuffix(": not ranked"), []).append(treatment)
-            absent = "".join(
-                f"<p><em>Not ranked: {escape(', '.join(map(str, names)))} ({escape(why)}).</em></p>"
-                for why, names in reasons.items()
-            )
-            if (~unranked).any():
-                rows = pd.concat([rows[~unranked], rows[unranked]])
-        first = rows.iloc[0]
-        if first["note"] and not unranked.all():
-            test = f"<p><em>No test: {escape(str(first['note']))}.</em></p>"
-        elif unranked.all():
-            test = ""
-        elif friedman is not None:
-            test = (
-                f"<p>Friedman chi2 = {_number(float(first['statistic']), 2)}, "
-                f"p = {escape(_p(first['p_value']))}, N = {int(first['n'])} datasets, "
-                f"k = {int(first['k'])}; Nemenyi's critical difference CD = "
-                f"{_number(float(first['cd']), 2)}: mean ranks further apart differ.</p>"
-            )
-        else:
-            test = f"<p>Scott-Knott ESD over {integer(first['n'])} (seed, fold) pairs.</p>"
-        if friedman is None and "group" in rows:
-            rows = rows.sort_values(["rank", "treatment"], kind="stable", na_position="last")
-        best = rows["group"].eq(1).fillna(False).astype(bool) if sk is not None else None
-        bold = best if best is not None else pd.Series(False, index=rows.index)
-        sections.append((_family_heading(key), test + absent + _table(rows, columns, bold)))
-    if friedman is not None:
-        intro = (
-            "Rankings across datasets: in each family the block is a dataset and a treatment's "
-            "value there is its mean over folds and seeds. Rank 1 = best, by the metric's "
-            "direction. <i>Mean rank over datasets</i>: the treatment's rank among the family's "
-            "treatments, averaged over the datasets; <i>place by mean rank</i>: its position "
-            "when the family is sorted by that mean rank (rows are in that order). Friedman's "
-            "test with Nemenyi's post-hoc: two treatments differ when their mean ranks differ by "
-            "more than CD. Scott-Knott ESD (ScottKnottESD v3) over the same per-dataset values: "
-            "treatments of one group are not told apart, group 1 is the best; <b>bold</b>: group "
-            "1. A note replaces the tests when a family has fewer than 3 datasets or a missing "
-            "value, and names a treatment that has no value (e.g. a policy that released no "
-            "label before the end of the stream)."
+    return columns
+
+
+def _unranked_last(rows: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """A family's rows with the treatments that have no value at all (not ranked) last, and the
+    paragraph that says why each is not ranked (apart from the family's own note: fewer than 3
+    datasets, ...); the rows unchanged and no paragraph when every treatment is ranked."""
+    unranked = rows["note"].fillna("").astype(str).str.endswith("not ranked")
+    if not unranked.any():
+        return rows, ""
+    reasons: dict[str, list[str]] = {}
+    gone = rows[unranked]
+    for treatment, note in zip(gone["treatment"], gone["note"], strict=True):
+        reasons.setdefault(str(note).removesuffix(": not ranked"), []).append(treatment)
+    absent = "".join(
+        f"<p><em>Not ranked: {escape(', '.join(map(str, names)))} ({escape(why)}).</em></p>"
+        for why, names in reasons.items()
+    )
+    if (~unranked).any():
+        rows = pd.concat([rows[~unranked], rows[unranked]])
+    return rows, absent
+
+
+def _family_test(rows: pd.DataFrame, *, across: bool) -> str:
+    """The paragraph of a family's test: the note that replaces it, nothing when no treatment is
+    ranked, Friedman's statistic and Nemenyi's CD (``across`` datasets) or the number of pairs
+    of Scott-Knott ESD (within a dataset). ``rows`` has its unranked treatments last."""
+    unranked = rows["note"].fillna("").astype(str).str.endswith("not ranked")
+    first = rows.iloc[0]
+    if unranked.all():
+        return ""
+    if first["note"]:
+        return f"<p><em>No test: {escape(str(first['note']))}.</em></p>"
+    if across:
+        return (
+            f"<p>Friedman chi2 = {_number(float(first['statistic']), 2)}, "
+            f"p = {escape(_p(first['p_value']))}, N = {int(first['n'])} datasets, "
+            f"k = {int(first['k'])}; Nemenyi's critical difference CD = "
+            f"{_number(float(first['cd']), 2)}: mean ranks further apart differ.</p>"
         )
-    else:
-        intro = (
-            "Scott-Knott ESD (ScottKnottESD v3) within each dataset: in each family (per "
-            "dataset) a treatment's observations are its values at the (seed, fold) pairs. "
-            "Rows are in Scott-Knott ESD's order, best first: by median (by mean for version "
-            "p), the <i>place by median</i>; treatments of one group are not told apart, group 1 "
-            "is the best; <b>bold</b>: group 1. <i>Mean rank over (seed, fold) pairs</i> is "
-            "another view: the treatment's rank within each pair, averaged over the pairs (1 = "
-            "best). It can order two treatments the other way than their medians (a treatment "
-            "with the better median may lose more pairs), and it does not decide the groups. A "
-            "note replaces the groups when a family has a single treatment or too few complete "
-            "pairs, and names a treatment that has no value (e.g. a policy that released no "
-            "label before the end of the stream)."
-        )
-    return _page(title, intro, sections)
+    return f"<p>Scott-Knott ESD over {_integer(first['n'])} (seed, fold) pairs.</p>"
+
+
+_ACROSS_INTRO = (
+    "Rankings across datasets: in each family the block is a dataset and a treatment's "
+    "value there is its mean over folds and seeds. Rank 1 = best, by the metric's "
+    "direction. <i>Mean rank over datasets</i>: the treatment's rank among the family's "
+    "treatments, averaged over the datasets; <i>place by mean rank</i>: its position "
+    "when the family is sorted by that mean rank (rows are in that order). Friedman's "
+    "test with Nemenyi's post-hoc: two treatments differ when their mean ranks differ by "
+    "more than CD. Scott-Knott ESD (ScottKnottESD v3) over the same per-dataset values: "
+    "treatments of one group are not told apart, group 1 is the best; <b>bold</b>: group "
+    "1. A note replaces the tests when a family has fewer than 3 datasets or a missing "
+    "value, and names a treatment that has no value (e.g. a policy that released no "
+    "label before the end of the stream)."
+)
+_WITHIN_INTRO = (
+    "Scott-Knott ESD (ScottKnottESD v3) within each dataset: in each family (per "
+    "dataset) a treatment's observations are its values at the (seed, fold) pairs. "
+    "Rows are in Scott-Knott ESD's order, best first: by median (by mean for version "
+    "p), the <i>place by median</i>; treatments of one group are not told apart, group 1 "
+    "is the best; <b>bold</b>: group 1. <i>Mean rank over (seed, fold) pairs</i> is "
+    "another view: the treatment's rank within each pair, averaged over the pairs (1 = "
+    "best). It can order two treatments the other way than their medians (a treatment "
+    "with the better median may lose more pairs), and it does not decide the groups. A "
+    "note replaces the groups when a family has a single treatment or too few complete "
+    "pairs, and names a treatment that has no value (e.g. a policy that released no "
+    "label before the end of the stream)."
+)
 
 
 def contrasts_html(
@@ -436,51 +461,19 @@ def contrasts_html(
         above = (row["difference"] > 0) == higher_is_better(row["metric"])
         return f"{'better' if above else 'worse'} than {row['reference_policy']}"
 
-    def validity(row: pd.Series) -> str:
-        value = float(row["validity"])
-        return f"{value:.1f}" if math.isfinite(value) else "n/a"
-
-    columns: list[Column] = [
-        ("learner", lambda r: str(r["learner"]), False),
-        *_at_columns(contrasts),
-        ("policy", lambda r: str(r["policy"]), False),
-        ("n", lambda r: str(int(r["n"])), True),
-        ("mean policy", lambda r: _number(r["mean_policy"]), True),
-        ("mean reference", lambda r: _number(r["mean_reference_policy"]), True),
-        (
-            "policy − reference [95 % CI]",
-            lambda r: _interval(r["difference"], r["ci_low"], r["ci_high"]),
-            True,
-        ),
-        ("validity (%)", validity, True),
-        ("Cliff's δ", lambda r: _number(r["cliffs_delta"], 2, signed=True), True),
-        ("p", lambda r: _p(r["p_value"]), True),
-        ("p (Holm)", lambda r: _p(r["p_holm"]), True),
-        ("reading", reading, False),
-        *_note_column(contrasts),
-    ]
-    what = {
-        "observed": "the policy's observed-label estimate minus {r}'s true value, the evaluation's "
-        "error plus the model's loss",
-        "true": "the policy's true value minus {r}'s, what the delay costs the model alone",
-    }
+    columns = _contrast_columns(contrasts, reading)
     ordered = contrasts.sort_values(
         "reference", key=lambda c: c.map({"observed": 0, "true": 1}), kind="stable"
     )
     sections = []
     for key, rows in _groups(ordered, ["metric", "reference", "estimator"], metrics):
         reference_policy = str(rows["reference_policy"].iloc[0])
-        heading = (
-            f"{key['metric']}: {rows['contrast'].iloc[0]} — "
-            f"{what.get(key['reference'], '').format(r=reference_policy)} "
-            f"({key['estimator']} estimator; "
-            f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
-        )
         bold = rows.apply(lambda r: reading(r) not in ("n.s.", "no test"), axis=1)
         direction = _direction(
             key["metric"], "policy − reference and Cliff's δ", "the policy", reference_policy
         )
-        sections.append((heading, direction + _table(rows, columns, bold.astype(bool))))
+        table = _table(rows, columns, bold.astype(bool))
+        sections.append((_contrast_heading(key, rows), direction + table))
     intro = (
         "Every label policy against the reference policy, paired by (seed, fold): a fold's "
         "training weights and learner seed do not depend on the policy. <i>Estimate vs R</i>: the "
@@ -492,3 +485,51 @@ def contrasts_html(
         f"α = {alpha:g}. {_READING} Every column at full precision: contrasts.csv."
     )
     return _page(title, intro, sections + gaps)
+
+
+def _validity(row: pd.Series) -> str:
+    value = float(row["validity"])
+    return f"{value:.1f}" if math.isfinite(value) else "n/a"
+
+
+def _contrast_columns(contrasts: pd.DataFrame, reading) -> list[Column]:
+    """The columns of a contrasts table, ``reading`` the row's verdict."""
+    return [
+        ("learner", lambda r: str(r["learner"]), False),
+        *_at_columns(contrasts),
+        ("policy", lambda r: str(r["policy"]), False),
+        ("n", lambda r: str(int(r["n"])), True),
+        ("mean policy", lambda r: _number(r["mean_policy"]), True),
+        ("mean reference", lambda r: _number(r["mean_reference_policy"]), True),
+        (
+            "policy − reference [95 % CI]",
+            lambda r: _interval(r["difference"], r["ci_low"], r["ci_high"]),
+            True,
+        ),
+        ("validity (%)", _validity, True),
+        ("Cliff's δ", lambda r: _number(r["cliffs_delta"], 2, signed=True), True),
+        ("p", lambda r: _p(r["p_value"]), True),
+        ("p (Holm)", lambda r: _p(r["p_holm"]), True),
+        ("reading", reading, False),
+        *_note_column(contrasts),
+    ]
+
+
+#: what each contrast measures, by the label its estimate is computed against
+_CONTRAST_MEANING = {
+    "observed": "the policy's observed-label estimate minus {r}'s true value, the evaluation's "
+    "error plus the model's loss",
+    "true": "the policy's true value minus {r}'s, what the delay costs the model alone",
+}
+
+
+def _contrast_heading(key: dict, rows: pd.DataFrame) -> str:
+    """A contrasts section's heading: the metric, the contrast, what it measures, the estimator
+    and the metric's direction."""
+    reference_policy = str(rows["reference_policy"].iloc[0])
+    return (
+        f"{key['metric']}: {rows['contrast'].iloc[0]} — "
+        f"{_CONTRAST_MEANING.get(key['reference'], '').format(r=reference_policy)} "
+        f"({key['estimator']} estimator; "
+        f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+    )
