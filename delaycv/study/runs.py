@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
 
 
@@ -189,8 +190,7 @@ def estimator_spec(config: Mapping) -> dict:
     {'kind': 'sliding', 'width': 100}
     """
     est = dict(config["estimator"])
-    if est["kind"] == "window":
-        est["kind"] = "sliding"
+    est["kind"] = DEPRECATED_ESTIMATORS.get(est["kind"], est["kind"])
     return est
 
 
