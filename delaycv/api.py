@@ -49,7 +49,7 @@ The stream may be
 The model is a river estimator instance (or a learner spec, see :mod:`delaycv.protocol.learners`): each fold
 gets an untrained clone with its own seed (:func:`delaycv.protocol.learners.seeded_clone`); the instance
 itself is never trained or changed. Its ``predict_proba_one`` must answer as
-:func:`delaycv.protocol.learners.positive_probability` says (a dict keyed by 0 and 1 with probabilities in
+:func:`delaycv.protocol.learner_contract.positive_probability` says (a dict keyed by 0 and 1 with probabilities in
 [0, 1], or an empty dict): anything else is a ``ConfigError`` naming the fold and the instance; a
 fold in which it never gave a probability is a warning (logged, and in ``result.info["warnings"]``). Defaults (policy, validation, estimator, checkpoints) are
 those of the command line and the workflow (:mod:`delaycv.common.defaults`).

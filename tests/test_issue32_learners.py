@@ -26,7 +26,7 @@ from delaycv.common.errors import ConfigError
 from delaycv.data.stream import write_stream
 from delaycv.data.synthetic import generate_stream
 from delaycv.engine import compiled
-from delaycv.protocol.learners import UnusableProbability, positive_probability
+from delaycv.protocol.learner_contract import UnusableProbability, positive_probability
 from delaycv.protocol.validation import learner_seed
 
 # --------------------------------------------------------------------------- learners

@@ -7,7 +7,7 @@ stream instance m = 1..n at time t_m, in file order:
    ``(a, q, arrival index)`` order; for each released instance i: score *its own* stored
    prediction against the observed label o_i and against the true label y_i, then train the
    fold's learner on ``(x_i, o_i)`` with the fold's training weight w_i (see
-   :func:`delaycv.protocol.learners.trainer`);
+   :func:`delaycv.protocol.learner_contract.trainer`);
 2. predict instance m: ``P1 = p(1) / sum(p)`` from ``predict_proba_one`` (0.5 for an empty dict or
    a zero sum); the prediction is ``1 iff P1 > threshold`` (strict);
 3. compute ``(o, a, q)`` with the policy (:mod:`delaycv.protocol.policies`) for the learner's prediction; if

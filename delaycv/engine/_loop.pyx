@@ -30,7 +30,7 @@ cdef extern from *:
 SOURCE_DIGEST = DELAYCV_LOOP_SOURCE.decode("ascii")
 
 
-from delaycv.protocol.learners import positive_probability as checked_probability
+from delaycv.protocol.learner_contract import positive_probability as checked_probability
 
 #: ``sum`` adds floats one after the other, from 0.0 (Python 3.11; 3.12 compensates)
 cdef bint SEQUENTIAL_SUM = sys.version_info < (3, 12)
@@ -56,7 +56,7 @@ cdef inline double positive_probability(proba, Py_ssize_t m) except? -2.0:
     computes it. The usual answer (a dict or Counter keyed by the ints 0 and 1 or by False and
     True, with float values, or the ints 0 and 1, in [0, 1]) is checked and summed in C from 0.0
     in the dict's order (what ``sum`` does on Python 3.11: ``0 + v`` is ``0.0 + v``, and ints 0
-    and 1 add exactly); anything else goes to :func:`delaycv.protocol.learners.positive_probability`,
+    and 1 add exactly); anything else goes to :func:`delaycv.protocol.learner_contract.positive_probability`,
     which gives the same value or raises (naming instance ``m``)."""
     cdef Py_ssize_t pos = 0
     cdef PyObject* key

@@ -8,7 +8,7 @@ For each instance m of a chunk, in stream order (the engine's docstring states t
 2. predicts m: ``P1 = p(1) / sum(p)`` (0.5 without probabilities: an empty dict or zeros,
    counted in ``no_probability``), positive iff ``P1 > threshold``; an answer the engine cannot score
    (``None``, NaN, a value outside [0, 1], a key other than the labels 0 and 1) raises
-   :class:`~delaycv.protocol.learners.UnusableProbability` (:func:`~delaycv.protocol.learners.positive_probability`
+   :class:`~delaycv.protocol.learner_contract.UnusableProbability` (:func:`~delaycv.protocol.learner_contract.positive_probability`
    decides; the loop's fast path computes the same value for the usual answers);
 3. applies the policy's outcome for the predicted side: released at once (scored, trained) or
    left pending in the fold's slot (the side it waits on);
@@ -44,7 +44,8 @@ from delaycv.engine import compiled
 from delaycv.engine.chunk import ChunkView, Slots, at_once
 from delaycv.engine.progress import PROGRESS_BLOCK
 from delaycv.metrics.effort import EffortCurve
-from delaycv.protocol.learners import make_learner, positive_probability, trainer
+from delaycv.protocol.learner_contract import positive_probability, trainer
+from delaycv.protocol.learners import make_learner
 from delaycv.protocol.validation import INSPECTION, NOISE, fold_rng, learner_seed
 
 #: Evaluations buffered per fold before they are handed to the metric states between checkpoints.

@@ -19,12 +19,8 @@ from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.data.stream import has_effort
 from delaycv.engine.chunk import ChunkView, Slots
 from delaycv.engine.fold import INSTANCE, FoldLoop, FoldOutput
-from delaycv.protocol.learners import (
-    PROBABILITY_EXPECTED,
-    UnusableProbability,
-    for_stream,
-    learner_label,
-)
+from delaycv.protocol.learner_contract import PROBABILITY_EXPECTED, UnusableProbability
+from delaycv.protocol.learners import for_stream, learner_label
 from delaycv.protocol.releases import Releases
 
 #: Instances per chunk of x dicts built from the stream (shared by the folds).
@@ -154,7 +150,7 @@ def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int
     instance is not known):
 
     * an answer of ``predict_proba_one`` the engine cannot score
-      (:class:`~delaycv.protocol.learners.UnusableProbability`: None, NaN, a value outside [0, 1], a key
+      (:class:`~delaycv.protocol.learner_contract.UnusableProbability`: None, NaN, a value outside [0, 1], a key
       other than the labels 0 and 1);
     * an exception raised below a call of the learner (a parameter river accepted but cannot
       use): the innermost delaycv frame is one that calls learner methods (the loop, the flush,

@@ -26,14 +26,12 @@ from delaycv.engine.windows import (
     window_keys,
 )
 from delaycv.metrics.effort import describe_scope
-from delaycv.protocol.learners import (
+from delaycv.protocol.learner_contract import (
     PROBABILITY_EXPECTED,
     UnusableProbability,
-    for_stream,
-    learner_label,
-    make_learner,
     positive_probability,
 )
+from delaycv.protocol.learners import for_stream, learner_label, make_learner
 from delaycv.protocol.settings import RunSettings
 
 #: The engine's warnings (also in ``result.info["warnings"]``): the command line shows them as
@@ -242,7 +240,7 @@ def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
     learn each, as the loop does. Catches, before any work, parameters that river accepts when it
     builds the learner but fails on at its first call (with river's message, as a ConfigError),
     and answers of ``predict_proba_one`` the engine cannot score
-    (:func:`~delaycv.protocol.learners.positive_probability`). A learner with ``needs_no_probe`` is not
+    (:func:`~delaycv.protocol.learner_contract.positive_probability`). A learner with ``needs_no_probe`` is not
     run: a MOA learner, which MOA checked when it was built and whose votes are always read
     (:class:`~delaycv.jvm.learner.MoaClassifier`); a failure of its first calls names the fold
     and the instances, and leaves nothing behind, as any learner's during the run."""

@@ -31,12 +31,8 @@ probability dict read as 0.5):
   training labels; ties and no training give 0.5, i.e. negative (MOA's MajorityClass, first
   maximum wins).
 
-What a learner's ``predict_proba_one`` must return (:func:`positive_probability`, the engine's
-reading of it): a dict of probabilities in [0, 1] keyed by the labels the engine trains with, 0
-and 1 (``False`` and ``True``, the keys of river's binary linear models, are equal to them and
-accepted; so is ``numpy.int64(1)``); an empty dict (or zeros) while it has no probability, read
-as 0.5. Anything else (``None``, NaN, a value outside [0, 1], a key such as ``"yes"`` or ``2``)
-cannot be scored: :class:`UnusableProbability`.
+What the engine asks of a learner (how it is trained, how its ``predict_proba_one`` answer is
+read) is :mod:`delaycv.protocol.learner_contract`.
 """
 
 from __future__ import annotations
@@ -45,7 +41,7 @@ import copy
 import importlib
 import inspect
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from delaycv.common.checks import is_number
@@ -60,11 +56,6 @@ SPEC_KEYS = ("class", "params")
 #: A MOA learner given as one string: ``"moa:<MOA command line>"`` (the CLI's ``--learner``, Python)
 MOA_PREFIX = "moa:"
 _EXPECTED_CLASS = "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class, NoChange or Prior"
-#: What ``predict_proba_one`` must return (the expected part of the engine's error).
-PROBABILITY_EXPECTED = (
-    "a dict keyed by the labels 0 and 1, or False and True, with probabilities in [0, 1]; an "
-    "empty dict while the learner has none"
-)
 
 
 def _import_attr(module_name: str, attr: str) -> Any:
@@ -483,108 +474,3 @@ def learner_label(spec: dict | str | Any) -> str:
     if name is not None:
         return spec["class"]
     return str(spec.get("class", "?")).split(":")[-1].split(".")[-1]
-
-
-def accepts_weight(learner: Any) -> bool:
-    """True when ``learner.learn_one`` has an explicit ``w`` parameter."""
-    try:
-        params = inspect.signature(learner.learn_one).parameters
-    except (TypeError, ValueError):
-        return False
-    return "w" in params
-
-
-def trainer(learner: Any) -> Callable[[dict, int, float], None]:
-    """``train(x, y, w)``: w == 1 -> ``learn_one(x, y)``; w > 1 -> ``learn_one(x, y, w=w)`` if the
-    learner accepts a weight, else ``learn_one`` w times (w rounded to an integer); w <= 0 -> no call.
-    """
-    learn = learner.learn_one
-    weighted = accepts_weight(learner)
-
-    def train(x: dict, y: int, w: float) -> None:
-        if w == 1:
-            learn(x, y)
-        elif w > 0:
-            if weighted:
-                learn(x, y, w=w)
-            else:
-                for _ in range(round(w)):
-                    learn(x, y)
-
-    return train
-
-
-# --------------------------------------------------------------------------- probabilities
-
-
-class UnusableProbability(ValueError):
-    """A ``predict_proba_one`` answer the engine cannot score (:func:`positive_probability`):
-    ``reason`` says what it returned (``"returned None"``), ``instance`` is the stream position
-    of the prediction when known (the engine names the learner and the fold)."""
-
-    def __init__(self, reason: str, proba: Any, instance: int | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.proba = proba
-        self.instance = instance
-
-
-def _shown(value: Any, width: int = 80) -> str:
-    """``repr(value)`` on one line, cut to about ``width`` characters."""
-    text = " ".join(repr(value).split())
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def positive_probability(proba: Any, instance: int | None = None) -> float | None:
-    """P(1) of a ``predict_proba_one`` answer, checked: ``p(1) / sum(p)`` (a float), or None when
-    it gives no probability (an empty dict, or values that are all 0: the engine reads P(1) = 0.5).
-
-    The answer must be a mapping whose keys equal the labels 0 or 1 and whose values are numbers
-    in [0, 1] (module docstring); anything else raises :class:`UnusableProbability` (with
-    ``instance``, the stream position, for the error the engine makes of it). The fold loops
-    compute the same value on a fast path and call this for everything else, so that both give
-    the same numbers, bit for bit.
-
-    >>> positive_probability({0: 0.25, 1: 0.75}), positive_probability({False: 0.9, True: 0.1})
-    (0.75, 0.1)
-    >>> positive_probability({}) is None
-    True
-    >>> positive_probability({"no": 0.2, "yes": 0.8})
-    Traceback (most recent call last):
-    ...
-    delaycv.protocol.learners.UnusableProbability: returned the key 'no' ({'no': 0.2, 'yes': 0.8}): the engine's labels are 0 and 1
-    """
-    if not isinstance(proba, Mapping):
-        kind = "" if proba is None else f"a {type(proba).__name__}: "
-        raise UnusableProbability(f"returned {kind}{_shown(proba)}", proba, instance)
-    for key, value in proba.items():
-        try:
-            label = bool(key == 0 or key == 1)
-        except Exception:  # a key whose comparison fails (an array): not a label
-            label = False
-        if not label:
-            raise UnusableProbability(
-                f"returned the key {_shown(key, 40)} ({_shown(proba)}): the engine's labels are "
-                "0 and 1",
-                proba,
-                instance,
-            )
-        try:
-            number = bool(0 <= value <= 1)  # NaN is not
-        except Exception:  # None, a string, an array
-            number = False
-        if not number:
-            raise UnusableProbability(
-                f"returned {_shown(value, 40)} for the label {key!r} ({_shown(proba)})",
-                proba,
-                instance,
-            )
-    try:
-        total = sum(proba.values())
-        return float(proba.get(1, 0.0) / total) if total > 0 else None
-    except Exception as err:  # numbers of kinds that do not add up (Decimal and float)
-        raise UnusableProbability(
-            f"returned values that cannot be added ({_shown(proba)}: {type(err).__name__}: {err})",
-            proba,
-            instance,
-        ) from None
