@@ -747,3 +747,23 @@ def test_compute_many_equals_compute():
     for i in range(len(s)):
         one = np.array(list(compute(s[i], counts[i], np.nan).values()))
         assert np.array_equal(one, many[i], equal_nan=True), i
+
+
+def test_every_metric_is_declared_once_and_a_count_points_the_way_of_its_rate():
+    """Each metric of the tables has its properties (direction, kind, bounds); a count and the
+    rate made of it agree on which way is better (``unknown`` and ``unknown_rate``: fewer
+    abstentions are better; ``fp``/``fpr``: fewer; ``tp``/``recall``: more)."""
+    from delaycv.metrics.effort_names import EFFORT_METRICS
+    from delaycv.metrics.formulas import METRICS
+    from delaycv.metrics.properties import higher_is_better, metric_properties
+
+    for name in (*METRICS, *EFFORT_METRICS):
+        declared = metric_properties(name)
+        assert declared is not None, name
+        if declared.kind == "rate":
+            assert (declared.low, declared.high) == (0.0, 1.0), name
+    pairs = [("unknown", "unknown_rate"), ("fp", "fpr_1"), ("fn", "fpr_0"), ("tp", "recall_1")]
+    for count, rate in pairs:
+        assert higher_is_better(count) == higher_is_better(rate), (count, rate)
+    assert not higher_is_better("unknown") and not higher_is_better("fp")
+    assert higher_is_better("classified") and higher_is_better("tn")

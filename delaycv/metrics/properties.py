@@ -62,10 +62,10 @@ def _kappas(names: str, *, higher: bool) -> dict:
 
 #: Every metric of the per-fold tables, by name.
 PROPERTIES: dict[str, MetricProperties] = {
-    # counts of instances (``unknown``: the instances the learner abstained on; larger reads as
-    # better, as it always has in the tests' ``result``)
-    **_counts("classified tp tn unknown", higher=True),
-    **_counts("fp fn", higher=False),
+    # counts of instances (``unknown``: the instances the learner abstained on, fewer is better,
+    # as for its rate ``unknown_rate``)
+    **_counts("classified tp tn", higher=True),
+    **_counts("fp fn unknown", higher=False),
     # rates in [0, 1]
     **_rates(
         "accuracy precision precision_0 precision_1 recall recall_0 recall_1 f1 f1_0 f1_1 "
@@ -125,8 +125,8 @@ def metric_properties(metric: str) -> MetricProperties | None:
 
 
 def higher_is_better(metric: str) -> bool:
-    """True when a larger value of ``metric`` is better: False for losses, error counts, FPR and
-    unknown rates, and the effort-aware ``ifa`` and ``effort_at_recall_20``; True for a name not
+    """True when a larger value of ``metric`` is better: False for losses, error counts, FPR,
+    abstentions (``unknown``) and their rates, and the effort-aware ``ifa`` and ``effort_at_recall_20``; True for a name not
     declared.
 
     Parameters
