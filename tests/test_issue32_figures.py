@@ -26,11 +26,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REPO, shared_file
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
 from delaycv.cli import main
 from delaycv.common.errors import DelaycvError
+from delaycv.engine.checkpoints import checkpoint_positions
 from delaycv.figures.bias import bias_curves
 from delaycv.figures.contrasts import contrast_figure, family_styles
 from delaycv.figures.final import final_distributions
@@ -39,6 +43,7 @@ from delaycv.figures.pairwise import pairwise_heatmap
 from delaycv.figures.rankings import cd_diagram, draw_ranking_figures, sk_boxplot
 from delaycv.figures.sensitivity import sensitivity
 from delaycv.figures.style import FIGURE_WIDTH, IDEAL_MARKER, MAX_COLUMNS, SMALL_TEXT
+from delaycv.protocol.checkpoints import fraction_position
 from delaycv.protocol.policy_windows import policy_order, policy_sort_key, window_table
 from delaycv.stats.bias import bias_tests
 from delaycv.stats.checkpoints import (
@@ -432,21 +437,46 @@ def test_every_request_not_answered_exactly_says_so(one):
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ({"positions": [1000, 600, 1000]}, "checkpoints.positions: duplicate value 1000 (2 times)"),
-        ({"fractions": [0.5, 0.50, 0.1]}, "checkpoints.fractions: duplicate value 0.5 (2 times)"),
+        (
+            {"positions": [1000, 600, 1000]},
+            "key checkpoints.positions: duplicate value 1000 (2 times)",
+        ),
+        (
+            {"fractions": [0.5, 0.50, 0.1]},
+            "key checkpoints.fractions: duplicate value 0.5 (2 times)",
+        ),
         (
             {"times": [1546300800, 1546300800, 1546300800]},
-            "checkpoints.times: duplicate value 1.5463e+09 (3 times)",
+            "key checkpoints.times: duplicate value 1.5463e+09 (3 times)",
         ),
-        ([300, 600, 300, 600], "checkpoints: duplicate values 300 (2 times), 600 (2 times)"),
+        ([300, 600, 300, 600], "key checkpoints: duplicate values 300 (2 times), 600 (2 times)"),
     ],
 )
 def test_duplicates_are_refused_with_the_word_and_the_values(one, spec, message):
     with pytest.raises(DelaycvError, match=r"duplicate") as err:
         choose_checkpoints(one, spec)
-    assert str(err.value).startswith(message) and str(err.value).endswith("(give each once)")
+    assert str(err.value).startswith(message)
+    assert str(err.value).endswith("(expected each value once)")
     with pytest.raises(DelaycvError, match="duplicate"):
         check_checkpoint_request(spec)
+
+
+@hypothesis_settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(1, 5000),
+    fractions=st.lists(
+        st.floats(0.0001, 1.0, allow_nan=False), min_size=1, max_size=5, unique=True
+    ),
+    every=st.one_of(st.none(), st.integers(1, 2000)),
+)
+def test_a_run_checkpointed_at_fractions_is_tested_exactly_there(n, fractions, every):
+    """One rounding: the checkpoints a run records for ``fractions`` (the engine) are the ones
+    the statistics' request for the same fractions picks, with no "next checkpoint" note."""
+    points = checkpoint_positions(np.arange(n), every, {"fractions": fractions})
+    table = pd.DataFrame({"dataset": "d", "checkpoint": points})
+    chosen = choose_checkpoints(table, {"fractions": fractions})
+    assert chosen["note"].eq("").all(), chosen["note"].tolist()
+    assert chosen["checkpoint"].tolist() == [fraction_position(f, n) for f in fractions]
 
 
 # --------------------------------------------------------------------------- item 12: order

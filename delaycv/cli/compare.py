@@ -25,14 +25,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
 from delaycv.cli import options
 from delaycv.common.choices import ALTERNATIVES, REFERENCES
-from delaycv.common.errors import DelaycvError, InputError
-
-if TYPE_CHECKING:  # the tests' modules are imported when the command runs: --help stays fast
-    import pandas as pd
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -58,26 +53,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         choices=REFERENCES,
         help="labels to score against (repeat; both)",
     )
-    parser.add_argument(
-        "--checkpoint",
-        default=None,
-        help="'last' (default), 'all', or a checkpoint of the table",
-    )
-    parser.add_argument(
-        "--checkpoint-position",
-        action="append",
-        type=int,
-        metavar="P",
-        help="a stream position (instances, >= 1), tested at the first checkpoint at or after "
-        "it (repeat; the config's tests.checkpoints.positions)",
-    )
-    parser.add_argument(
-        "--checkpoint-fraction",
-        action="append",
-        type=float,
-        metavar="F",
-        help="a fraction of each stream in (0, 1] (repeat; tests.checkpoints.fractions)",
-    )
+    options.add_checkpoint_options(parser, "tested")
     parser.add_argument(
         "--contrasts-reference",
         metavar="POLICY",
@@ -103,64 +79,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-def _checkpoints(args):
-    """The tests' checkpoints from the options: ``last``, ``all``, ``[checkpoint]`` or the
-    config's mapping ``{"positions": [...], "fractions": [...]}``."""
-    text = args.checkpoint
-    mapping = {}
-    if args.checkpoint_position:
-        mapping["positions"] = args.checkpoint_position
-    if args.checkpoint_fraction:
-        mapping["fractions"] = args.checkpoint_fraction
-    if mapping:
-        if text is not None:
-            raise InputError(
-                "--checkpoint with --checkpoint-position or --checkpoint-fraction",
-                location="option --checkpoint",
-                expected="either --checkpoint or positions and fractions",
-            )
-        from delaycv.stats.checkpoints import check_checkpoint_request
-
-        try:
-            return check_checkpoint_request(mapping)
-        except DelaycvError as err:
-            option = "--checkpoint-position" if "position" in str(err) else "--checkpoint-fraction"
-            raise InputError(str(err), location=f"option {option}") from None
-    if text is None or text in ("last", "all"):
-        return text or "last"
-    try:
-        return [int(text)]
-    except ValueError:
-        raise InputError(
-            f"checkpoint {text!r} is not valid",
-            location="option --checkpoint",
-            expected="'last', 'all' or an integer stream position",
-        ) from None
-
-
-def _check_checkpoints(table: pd.DataFrame, checkpoints, path: str) -> None:
-    """A checkpoint given with --checkpoint must be one of the table (else no test at all);
-    positions and fractions are answered by the checkpoints at or after them (or noted)."""
-    if not isinstance(checkpoints, list):
-        return
-    present = set(table["checkpoint"].unique().tolist())
-    missing = [c for c in checkpoints if c not in present]
-    if missing:
-        shown = sorted(present)
-        listed = ", ".join(map(str, shown[:8])) + (", ..." if len(shown) > 8 else "")
-        raise InputError(
-            f"checkpoint {missing[0]} is not in the table",
-            path=path,
-            location="option --checkpoint",
-            expected=f"one of its checkpoints ({listed}), 'last' or 'all'",
-        )
-
-
 def run(args) -> int:
     from delaycv.cli import check_number
     from delaycv.common.atomic import check_output
 
-    checkpoints = _checkpoints(args)
+    checkpoints = options.checkpoint_request(args)
     check_number(args.resamples, "--resamples", low=1, expected="R >= 1")
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
     out = check_output(args.out, directory=True)
@@ -169,7 +92,8 @@ def run(args) -> int:
     from delaycv.stats.checkpoints import untested_notes
     from delaycv.tables.results import read_table
 
-    _check_checkpoints(read_table(args.merged, ["checkpoint"]), checkpoints, str(args.merged))
+    present = read_table(args.merged, ["checkpoint"])["checkpoint"].unique().tolist()
+    options.check_checkpoints_in_table(checkpoints, present, str(args.merged))
     result = compare(
         args.merged,
         out,

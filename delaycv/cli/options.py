@@ -19,3 +19,93 @@ def seed(text: str) -> int:
             f"{text!r} is not a seed (expected an integer from 0 to 2**63 - 1 = {SEED_MAX})"
         )
     return value
+
+
+def add_checkpoint_options(parser: argparse.ArgumentParser, verb: str) -> None:
+    """``--checkpoint``, ``--checkpoint-position`` and ``--checkpoint-fraction``: the config's
+    ``tests.checkpoints``, read by :func:`checkpoint_request`. ``verb``: what is done at a
+    checkpoint (``"tested"``, ``"ranked"``)."""
+    parser.add_argument(
+        "--checkpoint",
+        default=None,
+        help="'last' (default), 'all', or a checkpoint of the table (its stream position)",
+    )
+    parser.add_argument(
+        "--checkpoint-position",
+        action="append",
+        type=int,
+        metavar="P",
+        help=f"a stream position (instances, >= 1), {verb} at the first checkpoint at or after "
+        "it (repeat; the config's tests.checkpoints.positions)",
+    )
+    parser.add_argument(
+        "--checkpoint-fraction",
+        action="append",
+        type=float,
+        metavar="F",
+        help="a fraction of each stream in (0, 1] (repeat; tests.checkpoints.fractions)",
+    )
+
+
+#: Each option of :func:`add_checkpoint_options` that gives a kind of the request's mapping.
+_CHECKPOINT_KIND_OPTIONS = {
+    "positions": ("checkpoint_position", "--checkpoint-position"),
+    "fractions": ("checkpoint_fraction", "--checkpoint-fraction"),
+}
+
+
+def checkpoint_request(args: argparse.Namespace):
+    """The checkpoint request of :func:`add_checkpoint_options`' options, checked by
+    :func:`delaycv.stats.checkpoints.check_checkpoint_request` (each option on its own, so that
+    an error names its option): ``"last"``, ``"all"``, ``[checkpoint]`` or the config's mapping
+    ``{"positions": [...], "fractions": [...]}``."""
+    from delaycv.common.errors import ConfigError, InputError
+    from delaycv.stats.checkpoints import check_checkpoint_request
+
+    mapping = {}
+    for kind, (dest, option) in _CHECKPOINT_KIND_OPTIONS.items():
+        values = getattr(args, dest)
+        if values:
+            try:
+                mapping[kind] = check_checkpoint_request({kind: values})[kind]
+            except ConfigError as err:
+                raise InputError(
+                    err.message, location=f"option {option}", expected=err.expected
+                ) from None
+    if mapping and args.checkpoint is not None:
+        raise InputError(
+            "--checkpoint with --checkpoint-position or --checkpoint-fraction",
+            location="option --checkpoint",
+            expected="either --checkpoint or positions and fractions",
+        )
+    text = args.checkpoint
+    if mapping or text is None or text in ("last", "all"):
+        return mapping or text or "last"
+    try:
+        return [int(text)]
+    except ValueError:
+        raise InputError(
+            f"checkpoint {text!r} is not valid",
+            location="option --checkpoint",
+            expected="'last', 'all' or a checkpoint of the table (an integer)",
+        ) from None
+
+
+def check_checkpoints_in_table(checkpoints, present, path: str) -> None:
+    """A checkpoint given with ``--checkpoint`` must be one of the table's (``present``), else
+    an :class:`~delaycv.common.errors.InputError` naming the table and listing its checkpoints;
+    positions and fractions are answered by the checkpoints at or after them (or noted)."""
+    from delaycv.common.errors import InputError
+
+    if not isinstance(checkpoints, list):
+        return
+    missing = [c for c in checkpoints if c not in set(present)]
+    if missing:
+        shown = sorted(set(present))
+        listed = ", ".join(map(str, shown[:8])) + (", ..." if len(shown) > 8 else "")
+        raise InputError(
+            f"checkpoint {missing[0]} is not in the table",
+            path=path,
+            location="option --checkpoint",
+            expected=f"one of its checkpoints ({listed}), 'last' or 'all'",
+        )

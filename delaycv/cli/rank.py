@@ -19,8 +19,8 @@ import argparse
 import logging
 import sys
 
+from delaycv.cli import options
 from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
-from delaycv.common.errors import DelaycvError, InputError
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -48,24 +48,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         choices=REFERENCES,
         help="labels to score against (repeat; both; tests.references)",
     )
-    parser.add_argument(
-        "--checkpoint", default=None, help="'last' (default), 'all', or a checkpoint number"
-    )
-    parser.add_argument(
-        "--checkpoint-position",
-        action="append",
-        type=int,
-        metavar="P",
-        help="a stream position (>= 1), ranked at the first checkpoint at or after it "
-        "(repeat; tests.checkpoints.positions)",
-    )
-    parser.add_argument(
-        "--checkpoint-fraction",
-        action="append",
-        type=float,
-        metavar="F",
-        help="a fraction of each stream in (0, 1] (repeat; tests.checkpoints.fractions)",
-    )
+    options.add_checkpoint_options(parser, "ranked")
     parser.add_argument(
         "--alpha", type=float, default=0.05, help="significance level (0.05; tests.alpha)"
     )
@@ -100,53 +83,21 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-def checkpoints_from(args):
-    """The checkpoints of ``--checkpoint``, ``--checkpoint-position`` and
-    ``--checkpoint-fraction`` (the config's ``tests.checkpoints``), checked."""
-    mapping = {}
-    if args.checkpoint_position:
-        mapping["positions"] = args.checkpoint_position
-    if args.checkpoint_fraction:
-        mapping["fractions"] = args.checkpoint_fraction
-    if mapping and args.checkpoint is not None:
-        raise InputError(
-            "--checkpoint with --checkpoint-position or --checkpoint-fraction",
-            location="option --checkpoint",
-            expected="either --checkpoint or positions and fractions",
-        )
-    spec = mapping or args.checkpoint or "last"
-    if isinstance(spec, str) and spec not in ("last", "all"):
-        try:
-            spec = [int(spec)]
-        except ValueError:
-            raise InputError(
-                f"checkpoint {spec!r} is not valid",
-                location="option --checkpoint",
-                expected="'last', 'all' or a checkpoint number",
-            ) from None
-    from delaycv.stats.checkpoints import check_checkpoint_request
-
-    try:
-        return check_checkpoint_request(spec)
-    except DelaycvError as err:
-        option = {
-            "positions": "--checkpoint-position",
-            "fractions": "--checkpoint-fraction",
-        }.get(next((k for k in mapping if k[:-1] in str(err)), ""), "--checkpoint")
-        raise InputError(str(err), location=f"option {option}") from None
-
-
 def run(args) -> int:
     logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
     from delaycv.cli import check_number
     from delaycv.common.atomic import check_output
 
-    checkpoints = checkpoints_from(args)
+    checkpoints = options.checkpoint_request(args)
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
     check_number(args.dpi, "--dpi", low=1)
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the rankings (numpy, pandas, scipy, matplotlib)
     from delaycv.stages.rankings import rankings
+    from delaycv.tables.results import read_table
+
+    present = [c for p in args.merged for c in read_table(p, ["checkpoint"])["checkpoint"].unique()]
+    options.check_checkpoints_in_table(checkpoints, present, " ".join(map(str, args.merged)))
 
     metrics = args.metrics or ["gmean"]
     result = rankings(

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from delaycv.common.errors import ConfigError
 from delaycv.data.stream import StreamFile
+from delaycv.protocol.checkpoints import fraction_position
 
 
 def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) -> np.ndarray:
@@ -16,7 +16,8 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
 
     Every ``every`` instances (``every`` None or 0: none), the last instance, and from
     ``checkpoints``: a list of positions (ints), or a mapping with ``positions`` (ints in 1..n),
-    ``fractions`` (in (0, 1]: position ``ceil(f * n)``) and ``times`` (Unix s: the last instance
+    ``fractions`` (in (0, 1]: position
+    :func:`~delaycv.protocol.checkpoints.fraction_position`) and ``times`` (Unix s: the last instance
     with time <= T; none if no instance is that early). ``time``: the stream's times, or a
     :class:`~delaycv.data.stream.StreamFile` (its times are read only for ``times``). ``every``
     and ``checkpoints`` are those of a :class:`~delaycv.protocol.settings.RunSettings`, checked
@@ -48,7 +49,7 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
             )
         points.add(int(p))
     for f in spec.get("fractions") or []:
-        points.add(max(1, min(n, math.ceil(f * n - 1e-9))))
+        points.add(min(n, fraction_position(f, n)))
     times = list(spec.get("times") or [])
     if times:
         if isinstance(time, StreamFile):

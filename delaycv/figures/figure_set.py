@@ -24,6 +24,7 @@ from delaycv.figures.pairwise import pairwise_heatmap
 from delaycv.figures.rows import no_value_reason, policy_order, select_rows
 from delaycv.figures.sensitivity import NoPolicyGrid, placement_hint, sensitivity, window_placement
 from delaycv.figures.style import FORMATS, save_figure, slug
+from delaycv.stats.checkpoints import last_checkpoints
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ def _warn_empty_policies(sub, *, dataset, metric, reference, estimator) -> None:
     """A warning per policy with no value of ``metric`` at the last checkpoint (the study goes
     on; the panels of the policy say why they are empty)."""
     drawn = select_rows(sub, reference=reference, estimator=estimator)
-    drawn = drawn[drawn["checkpoint"] == drawn["checkpoint"].max()]
+    drawn = drawn[drawn["checkpoint"] == drawn["dataset"].map(last_checkpoints(drawn))]
     for policy in policy_order(drawn["policy"].unique()):
         reason = no_value_reason(drawn[drawn["policy"] == policy], metric)
         if reason:

@@ -34,6 +34,7 @@ from typing import Any
 from delaycv.common import defaults as _defaults
 from delaycv.common.checks import check_flag, check_seed, is_integer, is_number
 from delaycv.common.errors import ConfigError
+from delaycv.protocol.checkpoints import CHECKPOINT_KINDS, check_checkpoint_values
 
 #: Keys of ``run_keys`` a run may name itself (``seed`` is always the run seed).
 NAMED_KEYS = ("dataset", "learner", "policy")
@@ -45,7 +46,7 @@ _AS_SPEC = {
 }
 _NOT_RECORDED = ("jobs",)
 #: Keys of a checkpoint spec beyond ``every`` (:func:`delaycv.engine.checkpoint_positions`).
-CHECKPOINT_KEYS = ("positions", "fractions", "times", "every")
+CHECKPOINT_KEYS = (*CHECKPOINT_KINDS, "every")
 
 
 @dataclass(frozen=True)
@@ -155,37 +156,23 @@ def check_every(value: Any) -> int | None:
 
 
 def check_checkpoints(value: Any) -> dict | None:
-    """Extra checkpoints as a mapping (a list is ``positions``); the kinds of values are checked
-    here, the positions against the stream's length by the engine."""
+    """Extra checkpoints as a mapping (a list is ``positions``); the values of each kind are
+    checked by :func:`delaycv.protocol.checkpoints.check_checkpoint_values` (a value listed twice
+    is one checkpoint), the positions against the stream's length by the engine."""
     if value is None:
         return None
     spec = dict(value) if isinstance(value, Mapping) else {"positions": list(value)}
-    unknown = sorted(set(spec) - set(CHECKPOINT_KEYS))
+    unknown = sorted(set(spec) - set(CHECKPOINT_KEYS), key=str)
     if unknown:
         raise ConfigError(
             f"unknown checkpoint key {unknown[0]!r}",
             location=f"key checkpoints.{unknown[0]}",
             expected=", ".join(CHECKPOINT_KEYS),
         )
-    for p in spec.get("positions") or []:
-        if not is_integer(p) or p < 1:
-            raise ConfigError(
-                f"checkpoint position {p!r}",
-                location="key checkpoints.positions",
-                expected="integers >= 1 (stream positions)",
-            )
-    for f in spec.get("fractions") or []:
-        if not is_number(f) or not 0 < f <= 1:
-            raise ConfigError(
-                f"checkpoint fraction {f!r}",
-                location="key checkpoints.fractions",
-                expected="numbers in (0, 1]",
-            )
-    for t in spec.get("times") or []:
-        if not is_number(t):
-            raise ConfigError(
-                f"checkpoint time {t!r}", location="key checkpoints.times", expected="Unix seconds"
-            )
+    for kind in CHECKPOINT_KINDS:
+        values = spec.get(kind)
+        if values is not None and not (isinstance(values, list | tuple) and not values):
+            check_checkpoint_values(kind, values, unique=False)
     return spec
 
 

@@ -13,14 +13,19 @@ then, :func:`released_nothing`); :func:`untested_notes` sums them up for a log.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from delaycv.common.checks import is_number
-from delaycv.common.errors import DelaycvError
+from delaycv.common.checks import is_integer
+from delaycv.common.errors import ConfigError
+from delaycv.protocol.checkpoints import (
+    CHECKPOINT_KINDS,
+    check_checkpoint_values,
+    fraction_position,
+    refuse_duplicates,
+)
 from delaycv.stats.frames import _require_columns
 
 
@@ -36,7 +41,7 @@ CHOSEN_COLUMNS = ["dataset", "at", "checkpoint", "note"]
 
 #: The kinds of request of a mapping given to :func:`choose_checkpoints`, in the order they are
 #: answered.
-REQUEST_KINDS = ("positions", "fractions", "times")
+REQUEST_KINDS = CHECKPOINT_KINDS
 
 
 def _fraction_label(fraction: float) -> str:
@@ -49,76 +54,61 @@ def describe_time(seconds: float) -> str:
     return f"{stamp:%Y-%m-%d %H:%M:%S} UTC (Unix {int(seconds)})"
 
 
-def _duplicates(values: Sequence, what: str) -> None:
-    """Refuse a request that lists a value twice, naming every repeated value."""
-    counts: dict = {}
-    for value in values:
-        key = float(value) if is_number(value) else value
-        counts[key] = counts.get(key, 0) + 1
-    repeated = [(v, c) for v, c in counts.items() if c > 1]
-    if repeated:
-        shown = ", ".join(
-            f"{v:g} ({c} times)" if is_number(v) else f"{v!r} ({c} times)" for v, c in repeated
-        )
-        raise DelaycvError(
-            f"{what}: duplicate value{'s' if len(repeated) > 1 else ''} {shown} (give each once)"
-        )
-
-
-def _check_word(spec: str) -> str:
+def _check_word(spec: str, where: str) -> str:
     if spec not in ("last", "all"):
-        raise DelaycvError(
-            f"checkpoints {spec!r} is unknown (expected 'last', 'all', {{positions: [...]}}, "
-            "{fractions: [...]}, {times: [...]} or checkpoint numbers)"
+        raise ConfigError(
+            f"{spec!r} is unknown",
+            location=f"key {where}",
+            expected="'last', 'all', {positions: [...]}, {fractions: [...]}, {times: [...]} or "
+            "checkpoint numbers",
         )
     return spec
 
 
-def _check_mapping(spec: Mapping[str, Sequence]) -> Mapping[str, Sequence]:
+def _check_mapping(spec: Mapping[str, Sequence], where: str) -> Mapping[str, Sequence]:
     kinds = [k for k in REQUEST_KINDS if k in spec]
-    if not kinds or set(spec) - set(REQUEST_KINDS):
-        raise DelaycvError(
-            f"checkpoints {dict(spec)!r}: expected positions, fractions, times or several "
-            "of them (no other key)"
+    other = sorted(set(spec) - set(REQUEST_KINDS), key=str)
+    if other or not kinds:
+        raise ConfigError(
+            f"unknown key {other[0]!r}" if other else "an empty mapping",
+            location=f"key {where}" + (f".{other[0]}" if other else ""),
+            expected="positions, fractions, times or several of them (no other key)",
         )
     for kind in kinds:
-        if isinstance(spec[kind], str | bytes) or not list(spec[kind]):
-            raise DelaycvError(f"checkpoints.{kind} is empty (expected at least one value)")
-    for value in spec.get("positions", []):
-        if not is_number(value) or int(value) != value or value < 1:
-            raise DelaycvError(
-                f"checkpoint position {value!r} is not a stream position (an integer >= 1)"
-            )
-    for value in spec.get("fractions", []):
-        if not is_number(value) or not 0 < float(value) <= 1:
-            raise DelaycvError(f"checkpoint fraction {value!r} is not in (0, 1]")
-    for value in spec.get("times", []):
-        if not is_number(value) or not math.isfinite(float(value)):
-            raise DelaycvError(f"checkpoint time {value!r} is not a Unix time (seconds)")
-    for kind in kinds:
-        _duplicates(list(spec[kind]), f"checkpoints.{kind}")
+        check_checkpoint_values(kind, spec[kind], where=where)
     return spec
 
 
-def _check_numbers(spec: int | Iterable[int]) -> list[int]:
-    wanted = [spec] if isinstance(spec, int | np.integer) else list(spec)
+def _check_numbers(spec: int | Iterable[int], where: str) -> list[int]:
+    wanted = [spec] if is_integer(spec) else list(spec)
     for value in wanted:
-        if not is_number(value) or int(value) != value or value < 1:
-            raise DelaycvError(f"checkpoint {value!r} is not a checkpoint number (an integer >= 1)")
-    _duplicates(wanted, "checkpoints")
+        if not is_integer(value) or value < 1:
+            raise ConfigError(
+                f"checkpoint {value!r}",
+                location=f"key {where}",
+                expected="checkpoint numbers (integers >= 1)",
+            )
+    refuse_duplicates(wanted, f"key {where}")
     return [int(c) for c in wanted]
 
 
-def check_checkpoint_request(spec: str | int | Iterable[int] | Mapping[str, Sequence]):
+def check_checkpoint_request(
+    spec: str | int | Iterable[int] | Mapping[str, Sequence], *, where: str = "checkpoints"
+):
     """Check a request of :func:`choose_checkpoints` without a table: the one check of a request,
-    for the workflow's config (``tests.checkpoints``), ``delaycv compare --checkpoint`` and
-    :func:`choose_checkpoints` itself.
+    for the workflow's config (``tests.checkpoints``), ``delaycv compare`` and ``delaycv rank``
+    (``--checkpoint``, ``--checkpoint-position``, ``--checkpoint-fraction``) and
+    :func:`choose_checkpoints` itself. The values of each kind are checked by
+    :func:`delaycv.protocol.checkpoints.check_checkpoint_values`, as a run's checkpoints are.
 
     Parameters
     ----------
     spec : str, int, iterable of int or mapping
         ``"last"``, ``"all"``, a mapping with ``positions``, ``fractions`` and/or ``times``, or
         checkpoint numbers (see :func:`choose_checkpoints`).
+    where : str
+        The key the request was given under, which the errors name (``"tests.checkpoints"`` in
+        a study config).
 
     Returns
     -------
@@ -127,49 +117,27 @@ def check_checkpoint_request(spec: str | int | Iterable[int] | Mapping[str, Sequ
 
     Raises
     ------
-    DelaycvError
+    ConfigError
         Naming the key and the value: an unknown word, a mapping with another key or an empty
         list, a position that is not an integer >= 1, a fraction outside (0, 1], a time that is
-        not a number, a value listed twice
-        (``checkpoints.positions: duplicate value 1000 (2 times) (give each once)``).
+        not a finite number, a value listed twice
+        (``key checkpoints.positions: duplicate value 1000 (2 times) (expected each value
+        once)``).
 
     Examples
     --------
     >>> check_checkpoint_request("last"), check_checkpoint_request(1000)
     ('last', [1000])
-    >>> check_checkpoint_request({"fractions": [0.5, 0.5]})
+    >>> check_checkpoint_request({"fractions": [0.5, 0.5]}, where="tests.checkpoints")
     Traceback (most recent call last):
     ...
-    delaycv.common.errors.DelaycvError: checkpoints.fractions: duplicate value 0.5 (2 times) (give each once)
+    delaycv.common.errors.ConfigError: key tests.checkpoints.fractions: duplicate value 0.5 (2 times) (expected each value once)
     """
     if isinstance(spec, str):
-        return _check_word(spec)
+        return _check_word(spec, where)
     if isinstance(spec, Mapping):
-        return _check_mapping(spec)
-    return _check_numbers(spec)
-
-
-def fraction_position(fraction: float, n: int) -> int:
-    """The stream position a fraction of a stream of ``n`` instances asks for: ``ceil(f * n)``,
-    at least 1, with ``f * n`` rounded to 9 decimals first (so that 0.3 * 1000 is 300, not 301).
-
-    Parameters
-    ----------
-    fraction : float
-        f, in (0, 1].
-    n : int
-        The stream's length.
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> fraction_position(0.3, 1000), fraction_position(0.25, 10), fraction_position(0.001, 10)
-    (300, 3, 1)
-    """
-    return max(1, math.ceil(round(float(fraction) * n, 9)))
+        return _check_mapping(spec, where)
+    return _check_numbers(spec, where)
 
 
 def choose_checkpoints(

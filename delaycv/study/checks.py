@@ -7,7 +7,8 @@ learner, the estimator's options, the figures' learner, the policies and grids
 (:mod:`delaycv.study.folders`), each learner built and run on two instances, the dataset files
 and one stream under one name (:mod:`delaycv.study.datasets`), and the metrics of ``tests`` and
 ``figures``: an effort-aware metric (:data:`delaycv.metrics.effort_names.EFFORT_METRICS`) needs
-every dataset to have an effort.
+every dataset to have an effort, and the tests' checkpoint request
+(:func:`delaycv.stats.checkpoints.check_checkpoint_request`, the one check of a request).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from delaycv.common import defaults
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
+from delaycv.stats.checkpoints import check_checkpoint_request
 from delaycv.study.datasets import check_dataset_file, check_same_streams, stream_file
 from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
 from delaycv.study.mistakes import Mistakes, with_source
@@ -40,7 +42,7 @@ def check_study(
     One mistake does not hide another: exactly-one-of keys, names that must exist, estimator
     options, policies (grids expanded into ``config["policies"]``), the contrasts' reference,
     folders, names that fit the file system, learners built, dataset files, one stream under one
-    name, metrics, ``DELAYCV_PURE_PYTHON`` and path lengths.
+    name, metrics, the tests' checkpoints, ``DELAYCV_PURE_PYTHON`` and path lengths.
 
     Parameters
     ----------
@@ -75,6 +77,10 @@ def check_study(
         check_same_streams(config, source, cwd, skip_datasets, mistakes)
     if ("tests", "metrics") not in broken and ("tests",) not in broken:
         _check_metrics(config, source, efforts, mistakes, "tests")
+    if ("tests", "checkpoints") not in broken and ("tests",) not in broken:
+        with mistakes.guard():
+            request = config["tests"]["checkpoints"]
+            with_source(check_checkpoint_request, request, where="tests.checkpoints", source=source)
     if ("figures", "metric") not in broken and ("figures",) not in broken:
         _check_metrics(config, source, efforts, mistakes, "figures")
     if cwd is not None:

@@ -1,0 +1,151 @@
+"""What a checkpoint value means (pure): a stream position, a fraction of a stream or a Unix time.
+
+The one home of these values for both requests that use them: a run's extra checkpoints (where
+the engine records its metrics: :func:`delaycv.protocol.settings.check_checkpoints`,
+:func:`delaycv.engine.checkpoints.checkpoint_positions`) and the statistics' checkpoint request
+(which recorded checkpoint a table is computed at: :mod:`delaycv.stats.checkpoints`).
+:func:`check_checkpoint_values` checks one kind's values (:func:`refuse_duplicates` a value
+listed twice), :func:`fraction_position` turns a
+fraction into the position it asks for.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from delaycv.common.checks import is_integer, is_number
+from delaycv.common.errors import ConfigError
+
+#: The kinds of checkpoint value, in the order a request is answered.
+CHECKPOINT_KINDS = ("positions", "fractions", "times")
+
+#: What each kind's values must be.
+EXPECTED = {
+    "positions": "integers >= 1 (stream positions, 1-based)",
+    "fractions": "numbers in (0, 1] (fractions of the stream)",
+    "times": "finite numbers (Unix seconds)",
+}
+
+_SINGULAR = {"positions": "position", "fractions": "fraction", "times": "time"}
+
+
+def _valid(kind: str, value) -> bool:
+    if kind == "positions":
+        return is_integer(value) and value >= 1
+    if kind == "fractions":
+        return is_number(value) and 0 < float(value) <= 1
+    return is_number(value) and math.isfinite(float(value))
+
+
+def check_checkpoint_values(
+    kind: str, values: Iterable, *, where: str = "checkpoints", unique: bool = True
+) -> list:
+    """Check one kind of checkpoint values: each a valid value of its kind, at least one, and
+    (``unique``) none listed twice.
+
+    Parameters
+    ----------
+    kind : {"positions", "fractions", "times"}
+        The kind (:data:`CHECKPOINT_KINDS`).
+    values : iterable
+        The values given.
+    where : str
+        The key the values were given under, without the kind (``"tests.checkpoints"`` in a
+        study config); the errors name ``key <where>.<kind>``.
+    unique : bool
+        Whether a value listed twice is refused (a request of the statistics: each value is one
+        row of a table) or harmless (a run's checkpoints, a set of positions).
+
+    Returns
+    -------
+    list
+        The values, as given.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key and the first bad value, the empty list, or every repeated value.
+
+    Examples
+    --------
+    >>> check_checkpoint_values("fractions", [0.25, 1])
+    [0.25, 1]
+    >>> check_checkpoint_values("positions", [0, 10])
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.ConfigError: key checkpoints.positions: checkpoint position 0 (expected integers >= 1 (stream positions, 1-based))
+    >>> check_checkpoint_values("positions", [10, 20, 10], where="tests.checkpoints")
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.ConfigError: key tests.checkpoints.positions: duplicate value 10 (2 times) (expected each value once)
+    """
+    location = f"key {where}.{kind}"
+    if kind not in EXPECTED:
+        raise ConfigError(
+            f"unknown checkpoint key {kind!r}",
+            location=f"key {where}.{kind}",
+            expected=", ".join(CHECKPOINT_KINDS),
+        )
+    if isinstance(values, str | bytes | dict) or not isinstance(values, Iterable):
+        raise ConfigError(
+            f"{values!r} is not a list", location=location, expected=f"a list of {EXPECTED[kind]}"
+        )
+    given = list(values)
+    if not given:
+        raise ConfigError("an empty list", location=location, expected="at least one value")
+    for value in given:
+        if not _valid(kind, value):
+            raise ConfigError(
+                f"checkpoint {_SINGULAR[kind]} {value!r}",
+                location=location,
+                expected=EXPECTED[kind],
+            )
+    if unique:
+        refuse_duplicates(given, location)
+    return given
+
+
+def refuse_duplicates(values: list, location: str) -> None:
+    """Refuse a list of numbers that holds a value twice, naming every repeated value and its
+    count (a :class:`ConfigError` at ``location``).
+
+    >>> refuse_duplicates([300, 600, 300, 600.0], "key checkpoints")
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.ConfigError: key checkpoints: duplicate values 300 (2 times), 600 (2 times) (expected each value once)
+    """
+    counts: dict[float, int] = {}
+    for value in values:
+        counts[float(value)] = counts.get(float(value), 0) + 1
+    repeated = [(v, c) for v, c in counts.items() if c > 1]
+    if repeated:
+        shown = ", ".join(f"{v:g} ({c} times)" for v, c in repeated)
+        raise ConfigError(
+            f"duplicate value{'s' if len(repeated) > 1 else ''} {shown}",
+            location=location,
+            expected="each value once",
+        )
+
+
+def fraction_position(fraction: float, n: int) -> int:
+    """The stream position a fraction of a stream of ``n`` instances asks for: ``ceil(f * n)``,
+    at least 1, with ``f * n`` rounded to 9 decimals first (so that 0.3 * 1000 is 300, not 301).
+
+    Parameters
+    ----------
+    fraction : float
+        f, in (0, 1].
+    n : int
+        The stream's length.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> fraction_position(0.3, 1000), fraction_position(0.25, 10), fraction_position(0.001, 10)
+    (300, 3, 1)
+    """
+    return max(1, math.ceil(round(float(fraction) * n, 9)))
