@@ -1,10 +1,7 @@
-"""The README's examples run as written (issue 22): every ```python block, in a folder where the
-files `make run` writes exist, and the shell block of "One run by hand".
-
-`make run` itself is too slow for a test: the workflow copy runs only the job that writes what the
-examples read, the convert job of the default config's dataset (`make run`'s first job), with the
-checkout's config.yaml. ``.venv`` in the copy is a link to the interpreter's environment, so that
-`.venv/bin/delaycv` runs as written.
+"""The README's examples run as written (issue 22): every ```python block, in a checkout where
+the first line of "One run by hand" (``delaycv generate``) wrote the stream they read, and the
+shell block of "One run by hand" itself. ``.venv`` in the copy is a link to the interpreter's
+environment, so that `.venv/bin/delaycv` runs as written.
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from slurm.workflow_copy import REPO, copy_workflow, env, run
+from slurm.workflow_copy import REPO, copy_workflow, env
 
 README = REPO / "README.md"
 
@@ -33,12 +30,18 @@ def section(title: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def after_make_run(tmp_path_factory) -> Path:
+def after_generate(tmp_path_factory) -> Path:
+    """A checkout where the first line of "One run by hand" ran (``delaycv generate``), whose
+    stream the Python examples read."""
     workdir = copy_workflow(tmp_path_factory.mktemp("readme") / "wf", REPO / "config.yaml")
-    target = "resources/generated/streams/default.parquet"  # the convert job of `make run`
-    run(workdir, "--cores", "1", "--profile", "profiles/default", target)
-    assert (workdir / target).is_file()
     (workdir / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    (script,) = blocks("sh", section("One run by hand"))
+    first = script.splitlines()[0]
+    assert first.startswith(".venv/bin/delaycv generate "), first
+    done = subprocess.run(
+        first.split(), cwd=workdir, env=env({"PYTHONPATH": str(workdir)}), capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
     return workdir
 
 
@@ -46,14 +49,14 @@ def test_the_readme_has_python_examples():
     assert len(blocks("python")) >= 1
 
 
-@pytest.mark.slow  # after_make_run runs the workflow's first job
+@pytest.mark.slow  # each runs an evaluation
 @pytest.mark.parametrize("number", range(len(blocks("python"))))
-def test_a_python_block_of_the_readme_runs_as_written(after_make_run, number):
+def test_a_python_block_of_the_readme_runs_as_written(after_generate, number):
     code = blocks("python")[number]
     done = subprocess.run(
         [sys.executable, "-c", code],
-        cwd=after_make_run,
-        env=env({"PYTHONPATH": str(after_make_run)}),
+        cwd=after_generate,
+        env=env({"PYTHONPATH": str(after_generate)}),
         capture_output=True,
         text=True,
         timeout=600,
@@ -61,19 +64,19 @@ def test_a_python_block_of_the_readme_runs_as_written(after_make_run, number):
     assert done.returncode == 0, f"{code}\n{done.stderr[-3000:]}"
 
 
-@pytest.mark.slow  # after_make_run runs the workflow's first job
-def test_one_run_by_hand_runs_as_written(after_make_run):
+@pytest.mark.slow  # each runs an evaluation
+def test_one_run_by_hand_runs_as_written(after_generate):
     (script,) = blocks("sh", section("One run by hand"))
     done = subprocess.run(
         ["bash", "-e", "-c", script],
-        cwd=after_make_run,
-        env=env({"PYTHONPATH": str(after_make_run)}),
+        cwd=after_generate,
+        env=env({"PYTHONPATH": str(after_generate)}),
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, f"{script}\n{done.stderr[-3000:]}"
-    assert (after_make_run / "results" / "runs" / "example" / "folds.parquet").is_file()
+    assert (after_generate / "results" / "runs" / "example" / "folds.parquet").is_file()
 
 
 def test_the_readme_links_files_that_exist_and_every_page_of_docs():

@@ -222,7 +222,7 @@ def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
         "figures": 2,
         "all": 1,
     }
-    assert not (workdir / "resources" / "generated" / "streams" / "mine.parquet").exists()
+    assert not (workdir / "resources" / "generated" / "streams" / "mine").exists()
     merged = pd.read_parquet(workdir / "results" / "merged.parquet")
     assert set(merged["learner"]) == {"nb"} and set(merged["policy"]) == {"ideal", "delay_7d"}
     assert set(merged["fold"]) == {0, 1}

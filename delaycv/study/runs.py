@@ -4,7 +4,8 @@ A study runs every (dataset, learner, seed, policy) (:func:`runs`); the rules pa
 specs to its job (:func:`dataset_spec`, :func:`learner_spec`, :func:`policy_spec`,
 :func:`validation_spec`, :func:`estimator_spec`, :func:`evaluation_options`), and a ``runs``
 folder shared by studies keys each run directory by the digest of its settings
-(:func:`run_settings`, :func:`run_key`).
+(:func:`run_settings`, :func:`run_key`), as a converted stream is keyed by its dataset's spec
+(:func:`stream_key`).
 """
 
 from __future__ import annotations
@@ -264,6 +265,38 @@ def run_key(config: Mapping, dataset: str, learner: str, policy: str) -> str:
         :data:`RUN_KEY_LENGTH` hex digits of the SHA-256 of the settings' canonical JSON.
     """
     text = canonical_json(run_settings(config, dataset, learner, policy))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_KEY_LENGTH]
+
+
+def stream_key(config: Mapping, dataset: str) -> str:
+    """The short digest of a dataset's spec, the file name of its converted stream.
+
+    The workflow writes a converted dataset to ``resources/generated/streams/{dataset}/{key}.parquet``:
+    two studies of one checkout that give one dataset name two sources (another file, preset,
+    mapping or generator seed) never write one stream file, and two that give it the same spec
+    share the file (and so the runs of a shared ``runs`` folder).
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study.
+    dataset : str
+        One of its datasets.
+
+    Returns
+    -------
+    str
+        :data:`RUN_KEY_LENGTH` hex digits of the SHA-256 of the spec's canonical JSON.
+
+    Examples
+    --------
+    >>> one = {"datasets": {"d": {"generate": {"rows": 10, "seed": 1}}}}
+    >>> other = {"datasets": {"d": {"generate": {"seed": 2, "rows": 10}}}}
+    >>> key = stream_key(one, "d")
+    >>> len(key), key == stream_key(other, "d")
+    (12, False)
+    """
+    text = canonical_json(dataset_spec(config, dataset))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_KEY_LENGTH]
 
 

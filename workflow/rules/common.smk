@@ -43,6 +43,7 @@ from delaycv.study.runs import (
     policy_spec,
     run_key,
     runs as study_runs,
+    stream_key,
     validation_spec,
 )
 import delaycv.study.digests as digests
@@ -149,12 +150,16 @@ wildcard_constraints:
     policy=_alternatives(POLICIES),
     seed=r"\d+",
     settings=r"[0-9a-f]{%d}" % RUN_KEY_LENGTH,
+    stream=r"[0-9a-f]{%d}" % RUN_KEY_LENGTH,
 
 
 # The study's tables and figures go under `results` (default results/), the run directories under
 # `runs` (default <results>/runs): two studies with their own `results` may share `runs`.
 RESULTS = CONFIG["results"]
-STREAM = "resources/generated/streams/{dataset}.parquet"
+# a converted stream, keyed by its dataset's spec (delaycv.study.runs.stream_key): two studies that
+# give one dataset name two sources never write one file, two with the same spec share it
+STREAM = "resources/generated/streams/{dataset}/{stream}.parquet"
+STREAM_KEYS = {d: stream_key(CONFIG, d) for d in CONVERTED}
 RUNS_FOLDER = CONFIG["runs"]
 RUN_DIR = f"{RUNS_FOLDER}/{{dataset}}/{{learner}}/seed{{seed}}/{{policy}}"
 # in a shared `runs` folder: the settings key of each (dataset, learner, policy), the last folder
@@ -208,12 +213,19 @@ def stream_input(wildcards):
                 f"({key}): it belongs to a study with other settings"
             )
     return STREAM_FILES.get(wildcards.dataset) or STREAM.format(
-        dataset=wildcards.dataset
+        dataset=wildcards.dataset, stream=STREAM_KEYS[wildcards.dataset]
     )
 
 
 def dataset_input(wildcards):
-    """The raw file of a converted dataset (none for a generated one)."""
+    """The raw file of a converted dataset (none for a generated one). The stream's key must be
+    this study's for the dataset."""
+    key = STREAM_KEYS[wildcards.dataset]
+    if wildcards.stream != key:
+        raise WorkflowError(
+            f"the stream's key {wildcards.stream} is not this study's spec of dataset "
+            f"{wildcards.dataset} ({key}): it belongs to a study with another source"
+        )
     spec = CONFIG["datasets"][wildcards.dataset]
     return {"raw": spec["path"]} if "path" in spec else {}
 

@@ -8,7 +8,7 @@ rule convert:
     output:
         stream=STREAM,
     log:
-        "logs/convert/{dataset}.log",
+        "logs/convert/{dataset}/{stream}.log",
     wildcard_constraints:
         dataset=_alternatives(CONVERTED),
     conda:
