@@ -230,7 +230,8 @@ def permutation_test(
     Raises
     ------
     DelaycvError
-        ``a`` and ``b`` are not 1-D of one length, an unknown ``alternative``, ``resamples`` below 1.
+        ``a`` and ``b`` are not 1-D of one length, an unknown ``alternative``, ``resamples``
+        below 1.
 
     Examples
     --------
