@@ -119,7 +119,8 @@ def bias_tests(
     the (seed, fold) pairs (H0: zero mean bias), the mean bias with its 95 % t-interval, and Holm
     over the learners of each (dataset, policy, estimator, checkpoint, metric). As in
     :func:`~delaycv.stats.learner_tests.run_tests`, a seed whose fold-by-fold observed and true
-    values both repeat an earlier seed's is left out (:func:`~delaycv.stats.paired.replicate_seeds`).
+    values both repeat an earlier seed's is left out
+    (:func:`~delaycv.stats.paired.replicate_seeds`).
 
     Parameters
     ----------

@@ -197,7 +197,9 @@ def policy_contrasts(
     ...                                     seed=1, fold=[0, 1, 2, 3] * 4, checkpoint=100, time=0.0)
     >>> c = policy_contrasts(t, metrics=["gmean"]).round(3)
     >>> c[["contrast", "difference", "validity", "cliffs_delta", "p_value"]].to_numpy().tolist()
-    [['estimate vs ideal', 0.15, 85.0, 0.75, 0.25], ['true value vs ideal', -0.1, 90.0, -1.0, 0.125]]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [['estimate vs ideal', 0.15, 85.0, 0.75, 0.25],
+     ['true value vs ideal', -0.1, 90.0, -1.0, 0.125]]
     """
     say = _stage_clock(progress)
     metrics = check_test_arguments(table, metrics, references, alpha, verb="contrast")

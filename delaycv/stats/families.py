@@ -310,8 +310,8 @@ class Rankings:
         Returns
         -------
         FriedmanResult
-            Over the treatments with a value (those with none are not ranked); its blocks are numbered
-            0 .. n - 1.
+            Over the treatments with a value (those with none are not ranked); its blocks are
+            numbered 0 .. n - 1.
 
         Raises
         ------

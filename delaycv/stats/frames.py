@@ -38,10 +38,10 @@ def _require_columns(table: pd.DataFrame, columns: Iterable[str], what: str) -> 
 
 
 def sort_by_policy(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
-    """``frame`` sorted by ``keys`` (stable), its ``policy`` key in reading order rather than as text.
+    """``frame`` sorted by ``keys`` (stable), its ``policy`` key in reading order.
 
-    Reading order is :func:`~delaycv.protocol.policy_windows.policy_sort_key`'s: preset, then the
-    windows as durations.
+    Reading order, not the text's, is :func:`~delaycv.protocol.policy_windows.policy_sort_key`'s:
+    preset, then the windows as durations.
 
     Parameters
     ----------

@@ -257,9 +257,9 @@ class FriedmanResult:
         Returns
         -------
         pandas.DataFrame
-            Columns :data:`FRIEDMAN_TABLE_COLUMNS`: ``treatment``, ``mean_rank``, ``rank`` (1 = best;
-            tied mean ranks share the smaller rank), ``mean``, ``k``, ``n``, ``statistic``,
-            ``p_value``, ``cd``, ``note``.
+            Columns :data:`FRIEDMAN_TABLE_COLUMNS`: ``treatment``, ``mean_rank``, ``rank``
+            (1 = best; tied mean ranks share the smaller rank), ``mean``, ``k``, ``n``,
+            ``statistic``, ``p_value``, ``cd``, ``note``.
 
         Examples
         --------

@@ -38,8 +38,9 @@ def table_columns(metrics: str | Iterable[str]) -> list[str]:
     """The columns of the per-fold table that the tests, rankings and figures of ``metrics`` read.
 
     A merged table has ~90 columns; reading only these is ~5 times faster: those the tests need
-    (:func:`required_columns`) and ``evaluated`` (:data:`~delaycv.stats.checkpoints.RELEASE_COLUMN`),
-    which says why a test has no value (a policy that released no label).
+    (:func:`required_columns`) and ``evaluated``
+    (:data:`~delaycv.stats.checkpoints.RELEASE_COLUMN`), which says why a test has no value (a
+    policy that released no label).
 
     Parameters
     ----------
