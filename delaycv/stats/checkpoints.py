@@ -147,9 +147,10 @@ def _check_numbers(spec: int | Iterable[int]) -> list[int]:
 
 
 def check_checkpoint_request(spec: str | int | Iterable[int] | Mapping[str, Sequence]):
-    """Check a request of :func:`choose_checkpoints` without a table: the one check of a request,
-    for the workflow's config (``tests.checkpoints``), ``delaycv compare --checkpoint`` and
-    :func:`choose_checkpoints` itself.
+    """Check a request of :func:`choose_checkpoints` without a table.
+
+    The one check of a request, for the workflow's config (``tests.checkpoints``),
+    ``delaycv compare --checkpoint`` and :func:`choose_checkpoints` itself.
 
     Parameters
     ----------
@@ -187,8 +188,10 @@ def check_checkpoint_request(spec: str | int | Iterable[int] | Mapping[str, Sequ
 
 
 def fraction_position(fraction: float, n: int) -> int:
-    """The stream position a fraction of a stream of ``n`` instances asks for: ``ceil(f * n)``,
-    at least 1, with ``f * n`` rounded to 9 decimals first (so that 0.3 * 1000 is 300, not 301).
+    """The stream position a fraction of a stream of ``n`` instances asks for.
+
+    ``ceil(f * n)``, at least 1, with ``f * n`` rounded to 9 decimals first (so that 0.3 * 1000
+    is 300, not 301).
 
     Parameters
     ----------
