@@ -107,8 +107,9 @@ def check_checkpoint_values(
 
 
 def refuse_duplicates(values: list, location: str) -> None:
-    """Refuse a list of numbers that holds a value twice, naming every repeated value and its
-    count (a :class:`ConfigError` at ``location``).
+    """Refuse a list of numbers that holds a value twice.
+
+    The :class:`ConfigError` at ``location`` names every repeated value and its count.
 
     >>> refuse_duplicates([300, 600, 300, 600.0], "key checkpoints")
     Traceback (most recent call last):
@@ -129,8 +130,10 @@ def refuse_duplicates(values: list, location: str) -> None:
 
 
 def fraction_position(fraction: float, n: int) -> int:
-    """The stream position a fraction of a stream of ``n`` instances asks for: ``ceil(f * n)``,
-    at least 1, with ``f * n`` rounded to 9 decimals first (so that 0.3 * 1000 is 300, not 301).
+    """The stream position a fraction of a stream of ``n`` instances asks for.
+
+    ``ceil(f * n)``, at least 1, with ``f * n`` rounded to 9 decimals first (so that 0.3 * 1000
+    is 300, not 301): the one rounding of the engine's checkpoints and the statistics' request.
 
     Parameters
     ----------

@@ -25,10 +25,41 @@ from delaycv.stats.permutation import sign_flip_pvalues
 
 
 def bias_table(table: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Per (dataset, policy, estimator, learner, seed, fold, checkpoint): the observed-label value of
+    """The per-fold bias of realistic evaluation: ``observed - true`` of one metric.
+
+    Per (dataset, policy, estimator, learner, seed, fold, checkpoint): the observed-label value of
     ``metric``, its true-label value and ``bias = observed - true`` (the error of realistic
     evaluation; positive when the practitioner's estimate is optimistic for a larger-is-better
-    metric)."""
+    metric). A row whose values are all NaN (nothing released yet) is kept, with a NaN bias.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-fold table with the keys above, ``reference``, ``time`` and ``metric``.
+    metric : str
+        The metric column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The keys above and ``time``, ``observed``, ``true``, ``bias`` and ``metric``, sorted by
+        the keys.
+
+    Raises
+    ------
+    InputError
+        ``table`` lacks a column, or has no rows of one of the references ``observed`` and
+        ``true``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": "d", "policy": "hitl_1d_15d", "estimator": "cumulative",
+    ...                   "learner": "a", "seed": 1, "fold": [0, 1] * 2, "checkpoint": 100,
+    ...                   "time": 0.0, "reference": ["observed"] * 2 + ["true"] * 2,
+    ...                   "gmean": [0.9, 0.6, 0.5, 0.5]})
+    >>> bias_table(t, "gmean")[["observed", "true", "bias"]].round(3).to_numpy().tolist()
+    [[0.9, 0.5, 0.4], [0.6, 0.5, 0.1]]
+    """
     index = ["dataset", "policy", "estimator", "learner", "seed", "fold", "checkpoint"]
     _require_columns(table, [*index, "reference", "time", metric], "the per-fold table")
     # a row whose values are all NaN (nothing released yet) is kept: its bias is NaN, not absent
@@ -81,15 +112,61 @@ def bias_tests(
     checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "last",
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
-    """Is realistic evaluation biased? Per (dataset, policy, estimator, learner, checkpoint, metric):
-    a sign-flip test of ``observed - true`` over the (seed, fold) pairs (H0: zero mean bias), the
-    mean bias with its 95 % t-interval, and Holm over the learners of each (dataset, policy,
-    estimator, checkpoint, metric).
+    """Is realistic evaluation biased? One sign-flip test of ``observed - true`` per learner.
 
-    As in :func:`~delaycv.stats.learner_tests.run_tests`, a seed whose fold-by-fold observed and true values both repeat an
-    earlier seed's is left out (:func:`~delaycv.stats.paired.replicate_seeds`): ``n`` counts the pairs used,
-    ``n_duplicates`` those left out. ``checkpoints``: as in :func:`~delaycv.stats.learner_tests.run_tests` (default the last),
-    with ``at`` and ``note`` (columns ``BIAS_COLUMNS``). ``progress`` as in :func:`~delaycv.stats.learner_tests.run_tests`."""
+    Per (dataset, policy, estimator, learner, checkpoint, metric): a sign-flip test
+    (:func:`~delaycv.stats.permutation.sign_flip_pvalues`, two-sided) of ``observed - true`` over
+    the (seed, fold) pairs (H0: zero mean bias), the mean bias with its 95 % t-interval, and Holm
+    over the learners of each (dataset, policy, estimator, checkpoint, metric). As in
+    :func:`~delaycv.stats.learner_tests.run_tests`, a seed whose fold-by-fold observed and true
+    values both repeat an earlier seed's is left out
+    (:func:`~delaycv.stats.paired.replicate_seeds`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The merged per-fold checkpoint table (with both references).
+    metrics : sequence of str
+        The metric columns; repeats are tested once.
+    resamples : int, default 5000
+        R of :func:`~delaycv.stats.permutation.sign_flip_pvalues` (exact when ``2**n <= R``).
+    seed : int, default 1
+        The seed of the random sign vectors.
+    checkpoints : str, int, iterable of int or mapping, default "last"
+        Any request of :func:`~delaycv.stats.checkpoints.choose_checkpoints`, as in
+        :func:`~delaycv.stats.learner_tests.run_tests`.
+    progress : callable, optional
+        Given one line per metric (what was done, elapsed seconds); None (default): silent.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`BIAS_COLUMNS`: the keys, ``at``, ``n`` (pairs used), ``n_duplicates``
+        (pairs of repeated seeds left out), ``mean_bias``, ``ci_low``/``ci_high``, ``p_value``,
+        ``exact``, ``p_holm`` and ``note`` (why a row has no test, or which checkpoint answered the
+        request). Rows by dataset, metric (as requested), policy (reading order), estimator,
+        checkpoint, ``at`` and learner.
+
+    Raises
+    ------
+    DelaycvError
+        A malformed ``checkpoints`` request, ``resamples`` below 1.
+    InputError
+        ``table`` lacks a column, or one of the two references.
+
+    Examples
+    --------
+    Biases 0.4, 0.3, 0.2, 0.1 on 4 folds: only the observed signs and their mirror image reach
+    ``|mean| = 0.25``, p = 2/16:
+
+    >>> t = pd.DataFrame({"dataset": "d", "policy": "hitl_1d_15d", "estimator": "cumulative",
+    ...                   "learner": "a", "seed": 1, "fold": [0, 1, 2, 3] * 2, "checkpoint": 100,
+    ...                   "time": 0.0, "reference": ["observed"] * 4 + ["true"] * 4,
+    ...                   "gmean": [0.9, 0.8, 0.7, 0.6] + [0.5] * 4})
+    >>> b = bias_tests(t, metrics=["gmean"]).round(3)
+    >>> b[["at", "n", "mean_bias", "ci_low", "ci_high", "p_value", "p_holm"]].to_numpy().tolist()
+    [['last', 4, 0.25, 0.045, 0.455, 0.125, 0.125]]
+    """
     say = _stage_clock(progress)
     frames = []
     chosen = choose_checkpoints(table, checkpoints)

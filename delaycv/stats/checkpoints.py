@@ -30,7 +30,29 @@ from delaycv.stats.frames import _require_columns
 
 
 def last_checkpoints(table: pd.DataFrame) -> pd.Series:
-    """The "last" checkpoint of each dataset: the largest checkpoint in the table, by dataset."""
+    """The "last" checkpoint of each dataset: the largest checkpoint in the table, by dataset.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-fold table with the columns ``dataset`` and ``checkpoint``.
+
+    Returns
+    -------
+    pandas.Series
+        Dataset -> its largest checkpoint, sorted by dataset.
+
+    Raises
+    ------
+    InputError
+        ``table`` lacks ``dataset`` or ``checkpoint``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": ["b", "a", "a"], "checkpoint": [800, 500, 1000]})
+    >>> last_checkpoints(t).to_dict()
+    {'a': 1000, 'b': 800}
+    """
     _require_columns(table, ["dataset", "checkpoint"], "the per-fold table")
     return table.groupby("dataset", sort=True)["checkpoint"].max()
 
@@ -49,7 +71,22 @@ def _fraction_label(fraction: float) -> str:
 
 
 def describe_time(seconds: float) -> str:
-    """A Unix time as a reader reads it: ``2019-01-01 00:00:00 UTC (Unix 1546300800)``."""
+    """A Unix time as a reader reads it: ``2019-01-01 00:00:00 UTC (Unix 1546300800)``.
+
+    Parameters
+    ----------
+    seconds : float
+        A Unix time; its fraction of a second is dropped.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> describe_time(1546300800.7)
+    '2019-01-01 00:00:00 UTC (Unix 1546300800)'
+    """
     stamp = pd.Timestamp(int(seconds), unit="s")
     return f"{stamp:%Y-%m-%d %H:%M:%S} UTC (Unix {int(seconds)})"
 
@@ -95,11 +132,13 @@ def _check_numbers(spec: int | Iterable[int], where: str) -> list[int]:
 def check_checkpoint_request(
     spec: str | int | Iterable[int] | Mapping[str, Sequence], *, where: str = "checkpoints"
 ):
-    """Check a request of :func:`choose_checkpoints` without a table: the one check of a request,
-    for the workflow's config (``tests.checkpoints``), ``delaycv compare`` and ``delaycv rank``
-    (``--checkpoint``, ``--checkpoint-position``, ``--checkpoint-fraction``) and
-    :func:`choose_checkpoints` itself. The values of each kind are checked by
-    :func:`delaycv.protocol.checkpoints.check_checkpoint_values`, as a run's checkpoints are.
+    """Check a request of :func:`choose_checkpoints` without a table.
+
+    The one check of a request, for the workflow's config (``tests.checkpoints``),
+    ``delaycv compare`` and ``delaycv rank`` (``--checkpoint``, ``--checkpoint-position``,
+    ``--checkpoint-fraction``) and :func:`choose_checkpoints` itself. The values of each kind are
+    checked by :func:`delaycv.protocol.checkpoints.check_checkpoint_values`, as a run's
+    checkpoints are.
 
     Parameters
     ----------
@@ -143,33 +182,52 @@ def check_checkpoint_request(
 def choose_checkpoints(
     table: pd.DataFrame, spec: str | int | Iterable[int] | Mapping[str, Sequence] = "last"
 ) -> pd.DataFrame:
-    """Which checkpoint of each dataset answers each requested position: the one mapping that the
-    learner tests, the bias tests and the policy contrasts (and any later table) use.
+    """Which checkpoint of each dataset answers each requested position.
 
-    ``spec`` (the workflow's ``tests.checkpoints``):
+    The one mapping that the learner tests, the bias tests and the policy contrasts (and any later
+    table) use. A value listed twice is refused (:func:`check_checkpoint_request`).
 
-    * ``"last"``: the largest checkpoint of each dataset (``at = "last"``);
-    * ``"all"``: every checkpoint (``at = "all"``);
-    * ``{"positions": [1000, 2000, ...]}``: stream positions p (instances, 1-based); each maps, per
-      dataset, to the first checkpoint at or after p (``at = "position_1000"``);
-    * ``{"fractions": [0.1, ..., 1.0]}``: fractions f in (0, 1] of each stream, the position
-      ``ceil(f * n)`` with n the stream's length (its last checkpoint is its last instance); mapped
-      as positions (``at = "fraction_0.1"``);
-    * ``{"times": [T, ...]}``: Unix times (s); each maps to the last checkpoint at or before T
-      (the evaluation as it stood at T; ``at = "time_<T>"``; the table needs its ``time``
-      column); a mapping may hold several kinds (positions, then fractions, then times);
-    * an int or a list of ints: those exact checkpoints (``at = "checkpoint_<n>"``).
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-fold table with the columns ``dataset`` and ``checkpoint`` (and ``time`` for a
+        request of times).
+    spec : str, int, iterable of int or mapping, default "last"
+        The request (the workflow's ``tests.checkpoints``):
 
-    Returns one row per (dataset, requested position), in the order requested: ``dataset``,
-    ``at``, ``checkpoint`` (nullable Int64) and ``note``. The note is ``""`` when the request is a
-    checkpoint itself; it says so when the request is answered by another checkpoint
-    (``"requested position 1000, tested at checkpoint 1020 (the next checkpoint)"``) and why a
-    request has no checkpoint: such a row is not dropped, it has no checkpoint and the tables keep
-    it (with no test) so that the gap shows (``"requested position 5000: beyond the stream
-    (n = 3000), no test"``; a time before the first or after the last checkpoint; an exact
-    checkpoint the dataset does not have). A value listed twice is refused
-    (:func:`check_checkpoint_request`).
+        * ``"last"``: the largest checkpoint of each dataset (``at = "last"``);
+        * ``"all"``: every checkpoint (``at = "all"``);
+        * ``{"positions": [1000, 2000, ...]}``: stream positions p (instances, 1-based); each maps,
+          per dataset, to the first checkpoint at or after p (``at = "position_1000"``);
+        * ``{"fractions": [0.1, ..., 1.0]}``: fractions f in (0, 1] of each stream, the position
+          ``ceil(f * n)`` (:func:`fraction_position`) with n the stream's length (its last
+          checkpoint is its last instance); mapped as positions (``at = "fraction_0.1"``);
+        * ``{"times": [T, ...]}``: Unix times (s); each maps to the last checkpoint at or before T
+          (the evaluation as it stood at T; ``at = "time_<T>"``; the table needs its ``time``
+          column); a mapping may hold several kinds (positions, then fractions, then times);
+        * an int or a list of ints: those exact checkpoints (``at = "checkpoint_<n>"``).
 
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, requested position), datasets sorted, each dataset's rows in the
+        order requested: ``dataset``, ``at``, ``checkpoint`` (nullable Int64) and ``note``. The
+        note is ``""`` when the request is a checkpoint itself; it says so when the request is
+        answered by another checkpoint (``"requested position 1000, tested at checkpoint 1020
+        (the next checkpoint)"``) and why a request has no checkpoint: such a row is not dropped, it
+        has no checkpoint and the tables keep it (with no test) so that the gap shows
+        (``"requested position 5000: beyond the stream (n = 3000), no test"``; a time before the
+        first or after the last checkpoint; an exact checkpoint the dataset does not have).
+
+    Raises
+    ------
+    DelaycvError
+        A malformed request (:func:`check_checkpoint_request`).
+    InputError
+        ``table`` lacks ``dataset``, ``checkpoint`` or (for times) ``time``.
+
+    Examples
+    --------
     >>> t = pd.DataFrame({"dataset": ["a"] * 3, "checkpoint": [500, 1000, 1200]})
     >>> chosen = choose_checkpoints(t, {"positions": [600, 1000, 1500]})
     >>> chosen[["at", "checkpoint"]].to_numpy().tolist()
@@ -306,7 +364,28 @@ def _exact_requests(by_dataset: dict[str, pd.DataFrame], spec: list[int]) -> lis
 
 
 def at_checkpoints(table: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``table`` at the checkpoints of ``chosen`` (from :func:`choose_checkpoints`)."""
+    """The rows of ``table`` at the checkpoints of ``chosen`` (from :func:`choose_checkpoints`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-fold table with the columns ``dataset`` and ``checkpoint``.
+    chosen : pandas.DataFrame
+        The output of :func:`choose_checkpoints`; its rows without a checkpoint select nothing.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of ``table`` whose (dataset, checkpoint) is chosen, in their order, with their
+        index (each row once, however many requests name its checkpoint).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": ["a", "a", "b", "b"], "checkpoint": [500, 1000, 400, 800]})
+    >>> chosen = choose_checkpoints(t, {"positions": [600, 900]})
+    >>> at_checkpoints(t, chosen).to_numpy().tolist()
+    [['a', 1000], ['b', 800]]
+    """
     found = chosen.dropna(subset=["checkpoint"])
     keys = pd.MultiIndex.from_arrays(
         [found["dataset"].to_numpy(object), found["checkpoint"].to_numpy(np.int64)]
@@ -320,11 +399,39 @@ def at_checkpoints(table: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
 def label_checkpoints(
     out: pd.DataFrame, chosen: pd.DataFrame, columns: Sequence[str]
 ) -> pd.DataFrame:
-    """A result table computed at the chosen checkpoints, with the request's ``at`` beside each
-    ``checkpoint`` and its ``note`` (a row per requested label: two labels that map to one checkpoint
-    give two rows), plus one row per (dataset, label) with no checkpoint (a position beyond the
-    stream): its ``checkpoint`` empty, counts 0, flags false, text empty, numbers NaN, and the note.
-    ``columns``: the output's columns in order (``at`` and ``note`` among them)."""
+    """A result table computed at the chosen checkpoints, labelled with the request.
+
+    Each row gets the request's ``at`` beside its ``checkpoint`` and its ``note`` (a row per
+    requested label: two labels that map to one checkpoint give two rows), and one row is added per
+    (dataset, label) with no checkpoint (a position beyond the stream): its ``checkpoint`` empty,
+    counts 0, flags false, text empty, numbers NaN (``time`` NaN too), and the note.
+
+    Parameters
+    ----------
+    out : pandas.DataFrame
+        The result rows, with ``dataset`` and ``checkpoint`` (and no ``at`` or ``note``).
+    chosen : pandas.DataFrame
+        The output of :func:`choose_checkpoints` the rows were computed at.
+    columns : sequence of str
+        The output's columns in order (``at`` and ``note`` among them).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``columns``, the matched rows first (in the merge's order), then the rows with no
+        checkpoint; ``checkpoint`` as nullable Int64; a fresh index.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": ["a", "a", "b", "b"], "checkpoint": [500, 1000, 400, 800]})
+    >>> chosen = choose_checkpoints(t, {"positions": [600, 900]})
+    >>> out = pd.DataFrame({"dataset": ["a", "b"], "checkpoint": [1000, 800], "n": [5, 3]})
+    >>> labelled = label_checkpoints(out, chosen, ["dataset", "at", "checkpoint", "n", "note"])
+    >>> rows = labelled[["dataset", "at", "checkpoint", "n"]].to_numpy().tolist()
+    >>> rows  # doctest: +NORMALIZE_WHITESPACE
+    [['a', 'position_600', 1000, 5], ['a', 'position_900', 1000, 5],
+     ['b', 'position_600', 800, 3], ['b', 'position_900', <NA>, 0]]
+    """
     found = chosen.dropna(subset=["checkpoint"]).astype({"checkpoint": np.int64})
     labelled = out.merge(found, on=["dataset", "checkpoint"], how="inner", sort=False)
     missing = chosen[chosen["checkpoint"].isna()]
@@ -350,9 +457,32 @@ RELEASE_COLUMN = "evaluated"
 
 
 def released_nothing(table: pd.DataFrame) -> pd.Series | None:
-    """(dataset, policy, estimator, checkpoint) -> True where no fold of any learner has evaluated
-    an instance by that checkpoint: the policy had released no label yet (every evaluation pending,
-    every metric undefined). None when ``table`` lacks the column :data:`RELEASE_COLUMN`."""
+    """Where a policy had released no label yet, per (dataset, policy, estimator, checkpoint).
+
+    True where no fold of any learner has evaluated an instance by that checkpoint (the largest
+    :data:`RELEASE_COLUMN` is 0 or NaN): every evaluation pending, every metric undefined.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-fold table with the columns ``dataset``, ``policy``, ``estimator``, ``checkpoint``
+        and, if it is to answer, :data:`RELEASE_COLUMN`.
+
+    Returns
+    -------
+    pandas.Series of bool or None
+        Indexed by (dataset, policy, estimator, checkpoint); None when ``table`` lacks the column
+        :data:`RELEASE_COLUMN`.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": "a", "policy": "p", "estimator": "e",
+    ...                   "checkpoint": [1, 1, 2, 2], "evaluated": [0, 0, 0, 3]})
+    >>> released_nothing(t).tolist()
+    [True, False]
+    >>> released_nothing(t.drop(columns="evaluated")) is None
+    True
+    """
     if RELEASE_COLUMN not in table.columns:
         return None
     keys = ["dataset", "policy", "estimator", "checkpoint"]
@@ -360,8 +490,26 @@ def released_nothing(table: pd.DataFrame) -> pd.Series | None:
 
 
 def nothing_released_note(policy: str, checkpoint: int, last: int) -> str:
-    """The note of a test that has no value because ``policy`` released no label by
-    ``checkpoint`` (``last``: the dataset's last checkpoint, its stream's length)."""
+    """The note of a test that has no value because ``policy`` released no label by ``checkpoint``.
+
+    Parameters
+    ----------
+    policy : str
+        The policy's name.
+    checkpoint : int
+        The checkpoint tested.
+    last : int
+        The dataset's last checkpoint (its stream's length).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> nothing_released_note("p", 500, 1000)
+    'policy p released no label by checkpoint 500: every evaluation pending, no value to test'
+    """
     if checkpoint >= last:
         return (
             f"policy {policy} released no label before the end of the stream (n = {last}; e.g. "
@@ -374,7 +522,22 @@ def nothing_released_note(policy: str, checkpoint: int, last: int) -> str:
 
 
 def join_notes(*notes: str) -> str:
-    """The non-empty notes of a row, joined by "; "."""
+    """The non-empty notes of a row, joined by "; ".
+
+    Parameters
+    ----------
+    *notes : str
+        The notes, empty ones skipped.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> join_notes("", "first", "", "second")
+    'first; second'
+    """
     return "; ".join(n for n in notes if n)
 
 
@@ -384,10 +547,41 @@ def note_empty_tests(
     undefined: Callable[[pd.Series], str],
     policies: Callable[[pd.Series], Sequence[str]] = lambda row: [row["policy"]],
 ) -> pd.DataFrame:
-    """Give every row of ``out`` that has a checkpoint but no pair to test (``n == 0``) a note
-    saying why (joined to the note it has): a policy of ``policies(row)`` that released no label
-    by that checkpoint (:func:`nothing_released_note`, when ``table`` has :data:`RELEASE_COLUMN`),
-    else ``undefined(row)`` (the metric has no value on both sides of any pair)."""
+    """Give every row of ``out`` that has a checkpoint but no pair to test (``n == 0``) its reason.
+
+    The reason is joined (by :func:`join_notes`) to the note the row has: a policy of
+    ``policies(row)`` that released no label by that checkpoint (:func:`nothing_released_note`,
+    when ``table`` has :data:`RELEASE_COLUMN`; the first such policy), else ``undefined(row)`` (the
+    metric has no value on both sides of any pair).
+
+    Parameters
+    ----------
+    out : pandas.DataFrame
+        A result table with ``dataset``, ``estimator``, ``checkpoint``, ``n``, ``note`` and what
+        ``policies`` and ``undefined`` read.
+    table : pandas.DataFrame
+        The per-fold table the results come from (its ``dataset`` and ``checkpoint``, and
+        :data:`RELEASE_COLUMN` when present).
+    undefined : callable
+        A row -> the note when no policy explains the gap.
+    policies : callable, optional
+        A row -> the policies whose releases it depends on; default its ``policy``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``out`` itself when no row lacks a test, else a copy with the notes completed.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": "a", "policy": "p", "estimator": "e",
+    ...                   "checkpoint": [1, 2], "evaluated": [0, 3]})
+    >>> out = t[["dataset", "policy", "estimator", "checkpoint"]].assign(n=0, note="")
+    >>> notes = note_empty_tests(out, t, lambda row: "undefined")["note"].tolist()
+    >>> notes  # doctest: +NORMALIZE_WHITESPACE
+    ['policy p released no label by checkpoint 1: every evaluation pending, no value to test',
+     'undefined']
+    """
     if out.empty:
         return out
     empty = out["checkpoint"].notna().to_numpy() & (out["n"].to_numpy() == 0)
@@ -418,9 +612,28 @@ def note_empty_tests(
 
 
 def untested_notes(frame: pd.DataFrame) -> list[tuple[str, int]]:
-    """The distinct notes of the rows of a result table that have a checkpoint but no test
-    (``n == 0``: e.g. a policy that released no label), with how many rows carry each, in order
-    of first appearance (for a log or a command's summary)."""
+    """The distinct notes of the rows of a result table that have a checkpoint but no test.
+
+    Rows with ``n == 0`` (e.g. a policy that released no label), for a log or a command's summary.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A result table with ``checkpoint``, ``n`` and ``note``.
+
+    Returns
+    -------
+    list of (str, int)
+        Each non-empty note with how many rows carry it, in order of first appearance; empty when
+        ``frame`` is empty or lacks ``note`` or ``n``.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"checkpoint": [1, 1, 2, None], "n": [0, 0, 4, 0],
+    ...                   "note": ["no label", "no label", "", "beyond"]})
+    >>> untested_notes(f)
+    [('no label', 2)]
+    """
     if frame.empty or "note" not in frame or "n" not in frame:
         return []
     rows = frame[frame["checkpoint"].notna() & frame["n"].eq(0)]
@@ -429,7 +642,29 @@ def untested_notes(frame: pd.DataFrame) -> list[tuple[str, int]]:
 
 
 def checkpoint_times(table: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray:
-    """The time (Unix s) of each row's (dataset, checkpoint) in ``table``: the same for every
-    run of a dataset, the earliest if the runs disagree."""
+    """The time (Unix s) of each row's (dataset, checkpoint) in ``table``.
+
+    The same for every run of a dataset; the earliest if the runs disagree.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-fold table with ``dataset``, ``checkpoint`` and ``time``.
+    rows : pandas.DataFrame
+        The rows to time, with ``dataset`` and ``checkpoint``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One time per row of ``rows``, NaN where ``table`` has no such checkpoint.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": ["a", "a", "b"], "checkpoint": [500, 500, 400],
+    ...                   "time": [20.0, 10.0, 5.0]})
+    >>> rows = pd.DataFrame({"dataset": ["b", "a"], "checkpoint": [400, 500]})
+    >>> checkpoint_times(t, rows).tolist()
+    [5.0, 10.0]
+    """
     times = table.groupby(["dataset", "checkpoint"])["time"].min()
     return times.reindex(pd.MultiIndex.from_frame(rows[["dataset", "checkpoint"]])).to_numpy()

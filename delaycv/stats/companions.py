@@ -27,8 +27,25 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     With the m known p-values sorted ``p_(1) <= ... <= p_(m)``:
     ``p_holm_(i) = max_{j <= i} min(1, (m - j + 1) * p_(j))``.
 
+    Parameters
+    ----------
+    pvalues : sequence of float
+        The p-values of one family, in any order.
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, in the order given.
+
+    Examples
+    --------
+    Sorted 0.01, 0.03, 0.04 are scaled by 3, 2, 1 to 0.03, 0.06, 0.04, and the last is raised to the
+    running maximum 0.06:
+
     >>> holm([0.01, 0.04, 0.03]).tolist()
     [0.03, 0.06, 0.06]
+    >>> holm([0.2, float("nan"), 0.9]).tolist()
+    [0.4, nan, 0.9]
     """
     p = np.asarray(pvalues, dtype=np.float64)
     out = np.full(p.shape, np.nan)
@@ -45,6 +62,20 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
 def holm_by_group(pvalues: Sequence[float], groups: Sequence[int]) -> np.ndarray:
     """:func:`holm` within each group of ``groups`` (one integer label per p-value), all at once.
 
+    Parameters
+    ----------
+    pvalues : sequence of float
+        The p-values of every family; NaN ones are left out (and stay NaN).
+    groups : sequence of int
+        The family of each p-value.
+
+    Returns
+    -------
+    numpy.ndarray
+        The p-values adjusted within their group, in the order given.
+
+    Examples
+    --------
     >>> holm_by_group([0.01, 0.04, 0.5, 0.03], [0, 0, 1, 0]).tolist()
     [0.03, 0.06, 0.5, 0.06]
     """
@@ -69,7 +100,28 @@ def mean_ci(d: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray,
     """Row-wise mean of ``d`` (m, n) with NaNs dropped, and its t-interval at ``level``.
 
     ``mean ± t((1 + level) / 2, n - 1) * sd / sqrt(n)`` with ``sd`` the sample standard deviation
-    (ddof 1). Rows with fewer than 2 values get a NaN interval; all-equal values a zero-width one.
+    (ddof 1).
+
+    Parameters
+    ----------
+    d : array_like
+        The values (e.g. paired differences), shape (m, n); a 1-D array is one row.
+    level : float, default 0.95
+        The interval's coverage.
+
+    Returns
+    -------
+    mean, low, high : numpy.ndarray
+        Length m each. A row with no value has a NaN mean; fewer than 2 values a NaN interval;
+        all-equal values a zero-width one.
+
+    Examples
+    --------
+    1, 2, 3: mean 2, sd 1, half-width ``t(0.975, 2) / sqrt(3) = 4.303 / 1.732 = 2.484``:
+
+    >>> mean, low, high = mean_ci(np.array([[1.0, 2.0, 3.0], [1.0, np.nan, np.nan]]))
+    >>> mean.tolist(), np.round(low, 3).tolist(), np.round(high, 3).tolist()
+    ([2.0, 1.0], [-0.484, nan], [4.484, nan])
     """
     d = np.atleast_2d(np.asarray(d, dtype=np.float64))
     n = (~np.isnan(d)).sum(axis=1)
@@ -94,7 +146,27 @@ def cliffs_delta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     ``δ = (#{(i, j): a_i > b_j} - #{(i, j): a_i < b_j}) / n²`` over the n kept columns: +1 when
     every value of a exceeds every value of b, -1 for the reverse, 0 for equal distributions.
-    NaN for rows with no kept column.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Two arrays of one shape (m, n) (1-D arrays are one row each); column j of a row is kept
+        when both ``a`` and ``b`` have a value there.
+
+    Returns
+    -------
+    numpy.ndarray
+        Length m; NaN for a row with no kept column.
+
+    Examples
+    --------
+    3, 4, 5 against 1, 2, 3: 8 of the 9 pairs favour a, one ties (3 and 3), so δ = 8/9; in the
+    second row only the first column is kept (1 > 0):
+
+    >>> a = np.array([[3.0, 4.0, 5.0], [1.0, np.nan, 2.0]])
+    >>> b = np.array([[1.0, 2.0, 3.0], [0.0, 5.0, np.nan]])
+    >>> np.round(cliffs_delta(a, b), 4).tolist()
+    [0.8889, 1.0]
     """
     a = np.atleast_2d(np.asarray(a, dtype=np.float64))
     b = np.atleast_2d(np.asarray(b, dtype=np.float64))
@@ -176,9 +248,11 @@ def _tied_rank_sum_p(weights: np.ndarray, observed: np.ndarray, alternative: str
 
 
 def wilcoxon_pvalues(d: np.ndarray, *, alternative: str = "two-sided") -> np.ndarray:
-    """Row-wise Wilcoxon signed-rank p-values, vectorised; on each row equal to
-    ``scipy.stats.wilcoxon(row, alternative=alternative)`` with its defaults (zero differences
-    dropped, ``zero_method="wilcox"``, no continuity correction, ``method="auto"``) on that row alone.
+    """Row-wise Wilcoxon signed-rank p-values, vectorised.
+
+    On each row equal to ``scipy.stats.wilcoxon(row, alternative=alternative)`` with its defaults
+    (zero differences dropped, ``zero_method="wilcox"``, no continuity correction,
+    ``method="auto"``) on that row alone.
 
     NaN entries drop first. With k values, of which ``n_r`` are non-zero, ranked by ``|d|`` with
     average ranks for ties, and ``R+`` the sum of the ranks of the positive differences:
@@ -189,9 +263,36 @@ def wilcoxon_pvalues(d: np.ndarray, *, alternative: str = "two-sided") -> np.nda
     * otherwise the normal approximation ``z = (R+ - n_r(n_r+1)/4) / sqrt(n_r(n_r+1)(2n_r+1)/24 -
       sum(t^3 - t)/48)`` over the tie groups t of the non-zero |d| (scipy ``method="asymptotic"``).
 
-    Two-sided p = ``min(1, 2 min(P(R+ >= r), P(R+ <= r)))``. Rows whose values are all zero give 1,
-    rows without values NaN. Rows are classified one by one (scipy's ``auto`` decides once for a
-    whole batch, which sends every row of a batch with one tie to its slow permutation path).
+    Two-sided p = ``min(1, 2 min(P(R+ >= r), P(R+ <= r)))``. Rows are classified one by one
+    (scipy's ``auto`` decides once for a whole batch, which sends every row of a batch with one tie
+    to its slow permutation path).
+
+    Parameters
+    ----------
+    d : array_like
+        The paired differences, shape (m, n); a 1-D array is one row.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        As scipy's.
+
+    Returns
+    -------
+    numpy.ndarray
+        Length m: 1 for a row whose values are all zero, NaN for a row without values.
+
+    Raises
+    ------
+    DelaycvError
+        An unknown ``alternative``.
+
+    Examples
+    --------
+    1, 2, 3, 4: R+ = 10, reached by 1 of the 16 sign vectors, so p = 2/16; 1, -2, 3, 4: R+ = 8,
+    reached or passed by 3 of them (rank sums 8, 9, 10), so p = 6/16:
+
+    >>> wilcoxon_pvalues(np.array([[1.0, 2, 3, 4], [1, -2, 3, 4], [0, 0, 0, 0]])).tolist()
+    [0.125, 0.375, 1.0]
+    >>> wilcoxon_pvalues(np.array([1.0, 2, 3, 4]), alternative="greater").tolist()
+    [0.0625]
     """
     _check_alternative(alternative)
     d = np.atleast_2d(np.asarray(d, dtype=np.float64))
@@ -242,9 +343,36 @@ def wilcoxon_pvalues(d: np.ndarray, *, alternative: str = "two-sided") -> np.nda
 
 
 def sign_test_pvalues(d: np.ndarray, *, alternative: str = "two-sided") -> np.ndarray:
-    """Row-wise sign-test p-values: scipy's exact binomial test of the number of positive
-    differences among the non-zero ones, with success probability 1/2. No non-zero difference
-    gives 1, no value at all NaN."""
+    """Row-wise sign-test p-values, vectorised over the rows of ``d``.
+
+    Each is scipy's exact binomial test of the number of positive differences among the non-zero
+    ones, with success probability 1/2.
+
+    Parameters
+    ----------
+    d : array_like
+        The paired differences, shape (m, n); a 1-D array is one row. NaN entries drop.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        As scipy's ``binomtest``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Length m: 1 for a row with no non-zero difference, NaN for a row with no value at all.
+
+    Raises
+    ------
+    DelaycvError
+        An unknown ``alternative``.
+
+    Examples
+    --------
+    4 positive of 4: ``2 * (1/2)**4``; 2 positive of 3 non-zero (the zero drops): 1:
+
+    >>> d = np.array([[1.0, 2, 3, 4], [1, -2, 3, 0], [0, 0, np.nan, np.nan]])
+    >>> sign_test_pvalues(d).tolist()
+    [0.125, 1.0, 1.0]
+    """
     _check_alternative(alternative)
     d = np.atleast_2d(np.asarray(d, dtype=np.float64))
     positive = (d > 0).sum(axis=1)

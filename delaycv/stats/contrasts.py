@@ -93,7 +93,24 @@ FAMILY = ("dataset", "learner", "estimator", "reference", "checkpoint", "metric"
 
 
 def contrast_label(reference: str, reference_policy: str) -> str:
-    """The ``contrast`` text of a row: ``"estimate vs ideal"`` or ``"true value vs ideal"``."""
+    """The ``contrast`` text of a row: ``"estimate vs <R>"`` or ``"true value vs <R>"``.
+
+    Parameters
+    ----------
+    reference : str
+        The labels that score the policy: ``"observed"`` (its estimate) or ``"true"``.
+    reference_policy : str
+        R, the policy contrasted with.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> contrast_label("observed", "ideal"), contrast_label("true", "ideal")
+    ('estimate vs ideal', 'true value vs ideal')
+    """
     return f"{'estimate' if reference == 'observed' else 'true value'} vs {reference_policy}"
 
 
@@ -116,26 +133,73 @@ def policy_contrasts(
 ) -> pd.DataFrame:
     """Every policy of a merged per-fold table against ``reference_policy`` (module docstring).
 
-    ``metrics``, ``references`` (which contrasts: ``observed`` = P's estimate vs R, ``true`` = P's
-    true value vs R), ``checkpoints`` (any request of :func:`delaycv.stats.checkpoints.choose_checkpoints`;
-    ``at`` names it, a position beyond a stream is a row with ``note`` and no test), ``resamples``,
-    ``seed`` (of the random sign vectors) and ``alpha`` (``significant = p_holm <= alpha``) as in
-    :func:`delaycv.stats.learner_tests.run_tests`. ``progress`` receives one line per stage.
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The merged per-fold checkpoint table (as for
+        :func:`delaycv.stats.learner_tests.run_tests`).
+    reference_policy : str, default ``DEFAULT_REFERENCE``
+        R, the policy every other policy is contrasted with (its true-label values).
+    metrics : sequence of str
+        The metric columns; repeats are contrasted once.
+    references : sequence of str, default ``("observed", "true")``
+        Which contrasts: ``observed`` = P's estimate vs R, ``true`` = P's true value vs R.
+    checkpoints : str, int, iterable of int or mapping, default "last"
+        Any request of :func:`delaycv.stats.checkpoints.choose_checkpoints`; ``at`` names it, a
+        position beyond a stream is a row with ``note`` and no test.
+    resamples : int, default 5000
+        R of the sign-flip test (exact when ``2**n <= R``).
+    seed : int, default 1
+        The seed of the random sign vectors.
+    alpha : float, default 0.05
+        ``significant = p_holm <= alpha``, in (0, 1).
+    progress : callable, optional
+        Given one line per stage; None (default): silent.
 
-    Columns (``CONTRAST_COLUMNS``): ``dataset``, ``learner``, ``estimator``, ``reference``,
-    ``contrast`` (``"estimate vs R"`` / ``"true value vs R"``), ``at``, ``checkpoint``, ``time``
-    (Unix s of the checkpoint), ``metric``, ``policy``, ``reference_policy``, ``n`` (pairs used),
-    ``n_duplicates`` (pairs of repeated seeds left out), ``mean_policy``,
-    ``mean_reference_policy`` (means over the pairs used), ``difference`` = mean(P - R),
-    ``ci_low``/``ci_high`` (95 % t-interval), ``validity`` (``100 - 100 |difference|`` for fraction
-    metrics, else NaN), ``cliffs_delta`` (P against R), ``p_value`` (two-sided sign-flip test),
-    ``exact``, ``p_holm`` (Holm over the policies of the family), ``family_size``, ``significant``
-    and ``note`` (why a row has no test: a position beyond a stream, a policy that released no
-    label by the checkpoint; or which checkpoint answered a request between checkpoints). Rows:
-    by dataset, metric (as given), reference, estimator, learner, checkpoint, then policies in
-    reading order (:func:`delaycv.protocol.policy_windows.policy_sort_key`: preset, then windows as durations).
-    Raises :class:`~delaycv.common.errors.DelaycvError` when the table has no policy named
-    ``reference_policy``.
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``CONTRAST_COLUMNS``: ``dataset``, ``learner``, ``estimator``, ``reference``,
+        ``contrast`` (``"estimate vs R"`` / ``"true value vs R"``), ``at``, ``checkpoint``,
+        ``time`` (Unix s of the checkpoint), ``metric``, ``policy``, ``reference_policy``, ``n``
+        (pairs used), ``n_duplicates`` (pairs of repeated seeds left out), ``mean_policy``,
+        ``mean_reference_policy`` (means over the pairs used), ``difference`` = mean(P - R),
+        ``ci_low``/``ci_high`` (95 % t-interval), ``validity`` (``100 - 100 |difference|`` for
+        fraction metrics, else NaN), ``cliffs_delta`` (P against R), ``p_value`` (two-sided
+        sign-flip test), ``exact``, ``p_holm`` (Holm over the policies of the family),
+        ``family_size``, ``significant`` and ``note`` (why a row has no test: a position beyond a
+        stream, a policy that released no label by the checkpoint; or which checkpoint answered a
+        request between checkpoints). Rows: by dataset, metric (as given), reference, estimator,
+        learner, checkpoint, ``at``, then policies in reading order
+        (:func:`delaycv.protocol.policy_windows.policy_sort_key`: preset, then windows as
+        durations).
+
+    Raises
+    ------
+    DelaycvError
+        The table has no policy named ``reference_policy``; no metric, an unknown reference,
+        ``alpha`` outside (0, 1), a malformed ``checkpoints`` request.
+    InputError
+        ``table`` lacks a column the contrasts read, holds two rows for one key, or
+        ``reference_policy`` has no true-label rows (while another policy has rows to contrast).
+
+    Examples
+    --------
+    One learner on 4 folds; ideal scores 0.6 on every fold, hitl_1d_15d's estimate 0.9, 0.8, 0.7,
+    0.6 and its true value 0.5. The estimate's differences 0.3, 0.2, 0.1, 0 reach ``|mean| = 0.15``
+    only with the observed signs or their mirror image, either sign of the 0: p = 4/16:
+
+    >>> ideal = pd.DataFrame({"policy": "ideal", "reference": ["observed"] * 4 + ["true"] * 4,
+    ...                       "gmean": [0.6] * 8})
+    >>> hitl = pd.DataFrame({"policy": "hitl_1d_15d", "reference": ["observed"] * 4 + ["true"] * 4,
+    ...                      "gmean": [0.9, 0.8, 0.7, 0.6] + [0.5] * 4})
+    >>> t = pd.concat([ideal, hitl]).assign(dataset="d", estimator="cumulative", learner="a",
+    ...                                     seed=1, fold=[0, 1, 2, 3] * 4, checkpoint=100, time=0.0)
+    >>> c = policy_contrasts(t, metrics=["gmean"]).round(3)
+    >>> c[["contrast", "difference", "validity", "cliffs_delta", "p_value"]].to_numpy().tolist()
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [['estimate vs ideal', 0.15, 85.0, 0.75, 0.25],
+     ['true value vs ideal', -0.1, 90.0, -1.0, 0.125]]
     """
     say = _stage_clock(progress)
     metrics = check_test_arguments(table, metrics, references, alpha, verb="contrast")
@@ -145,23 +209,8 @@ def policy_contrasts(
     base = sub[(sub["policy"] == reference_policy) & (sub["reference"] == "true")]
     others = sub[(sub["policy"] != reference_policy) & sub["reference"].isin(list(references))]
     if others.empty:
-        empty = pd.DataFrame(
-            {c: pd.Series(dtype=object) for c in CONTRAST_COLUMNS if c not in ("at", "note")}
-        )
-        return label_checkpoints(empty, chosen, CONTRAST_COLUMNS)
-    if base.empty:
-        raise InputError(
-            f"the reference policy {reference_policy!r} has no true-label rows",
-            path=table.attrs.get("path", "<table>"),
-            location="column reference",
-            expected=f"rows of policy {reference_policy!r} with reference 'true'",
-        )
-    shared = ["dataset", "learner", "estimator", "checkpoint"]
-    pairs = paired_table(
-        _wide(others, [*shared, "reference", "policy"], metrics),
-        _wide(base, shared, metrics),
-        on=[*shared, "metric"],
-    )
+        return _no_contrasts(chosen)
+    pairs = _pair_policies(table, base, others, reference_policy, metrics)
     say(
         f"{len(pairs.rows)} contrasts against {reference_policy} x {pairs.a.shape[1]} (seed, fold) "
         f"columns; {int(pairs.duplicates.sum())} duplicate pairs of repeated seeds left out"
@@ -177,6 +226,40 @@ def policy_contrasts(
         policies=lambda r: [r["policy"], r["reference_policy"]],
     )
     return _sort_contrasts(out, metrics, policies)
+
+
+def _no_contrasts(chosen: pd.DataFrame) -> pd.DataFrame:
+    """The table of :func:`policy_contrasts` when no policy has a row to contrast: only the rows
+    of the requests with no checkpoint (:func:`~delaycv.stats.checkpoints.label_checkpoints`)."""
+    empty = pd.DataFrame(
+        {c: pd.Series(dtype=object) for c in CONTRAST_COLUMNS if c not in ("at", "note")}
+    )
+    return label_checkpoints(empty, chosen, CONTRAST_COLUMNS)
+
+
+def _pair_policies(
+    table: pd.DataFrame,
+    base: pd.DataFrame,
+    others: pd.DataFrame,
+    reference_policy: str,
+    metrics: Sequence[str],
+) -> PairedTable:
+    """The paired table of the contrasts: the other policies' rows ``others`` against the
+    reference policy's true-label rows ``base`` of the same dataset, learner, estimator,
+    checkpoint and metric. An InputError (naming ``table``) when ``base`` is empty."""
+    if base.empty:
+        raise InputError(
+            f"the reference policy {reference_policy!r} has no true-label rows",
+            path=table.attrs.get("path", "<table>"),
+            location="column reference",
+            expected=f"rows of policy {reference_policy!r} with reference 'true'",
+        )
+    shared = ["dataset", "learner", "estimator", "checkpoint"]
+    return paired_table(
+        _wide(others, [*shared, "reference", "policy"], metrics),
+        _wide(base, shared, metrics),
+        on=[*shared, "metric"],
+    )
 
 
 def _check_reference_policy(table: pd.DataFrame, reference_policy: str) -> list[str]:

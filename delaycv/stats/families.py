@@ -59,8 +59,27 @@ def _check_ranking(ranked: Iterable[str], version: str) -> None:
 
 
 def sk_columns(version: str, extra: Sequence[str] = ()) -> list[str]:
-    """Columns of the Scott-Knott ESD tables of :func:`rank_across` (``extra`` = ()) and
-    :func:`rank_within` (``extra`` = ("dataset",))."""
+    """Columns of the Scott-Knott ESD tables of :func:`rank_across` and :func:`rank_within`.
+
+    Parameters
+    ----------
+    version : {"np", "p"}
+        The Scott-Knott ESD version (``median`` or ``mean`` column).
+    extra : sequence of str, default ()
+        Keys after the family's: () for :func:`rank_across`, ``("dataset",)`` for
+        :func:`rank_within`.
+
+    Returns
+    -------
+    list of str
+        :data:`FAMILY`, ``extra``, the columns of
+        :func:`~delaycv.stats.scott_knott.scott_knott_esd` and ``note``.
+
+    Examples
+    --------
+    >>> sk_columns("np", ("dataset",))[5:]
+    ['metric', 'dataset', 'treatment', 'group', 'rank', 'median', 'mean_rank', 'n', 'note']
+    """
     return [*FAMILY, *extra, *SK_COLUMNS[version], "note"]
 
 
@@ -231,11 +250,38 @@ def _add_sk(
 
 @dataclass(frozen=True)
 class Rankings:
-    """Tables of :func:`rank_across`: ``friedman`` (one row per family and treatment: the
-    Friedman/Nemenyi mean ranks, :data:`FRIEDMAN_COLUMNS`), ``nemenyi`` (one row per tested family
-    and treatment pair: Nemenyi p-value, :data:`NEMENYI_COLUMNS`) and ``scott_knott`` (one row per
-    family and treatment: SK-ESD group, :func:`sk_columns`). :meth:`result` rebuilds one family's
-    :class:`~delaycv.stats.friedman.FriedmanResult` (for its critical-difference diagram)."""
+    """The tables of :func:`rank_across`.
+
+    Parameters
+    ----------
+    friedman : pandas.DataFrame
+        One row per family and treatment: the Friedman/Nemenyi mean ranks
+        (:data:`FRIEDMAN_COLUMNS`).
+    nemenyi : pandas.DataFrame
+        One row per tested family and treatment pair: the Nemenyi p-value
+        (:data:`NEMENYI_COLUMNS`).
+    scott_knott : pandas.DataFrame
+        One row per family and treatment: the Scott-Knott ESD group (:func:`sk_columns`).
+    alpha : float, default 0.05
+        The level of the tests.
+
+    Examples
+    --------
+    :meth:`result` rebuilds one family's :class:`~delaycv.stats.friedman.FriedmanResult` (for its
+    critical-difference diagram):
+
+    >>> t = pd.DataFrame({"dataset": ["d1"] * 3 + ["d2"] * 3 + ["d3"] * 3,
+    ...                   "learner": ["a", "b", "c"] * 3, "policy": "ideal", "seed": 1, "fold": 0,
+    ...                   "reference": "true", "estimator": "cumulative", "checkpoint": 100,
+    ...                   "gmean": [0.9, 0.8, 0.7, 0.8, 0.7, 0.6, 0.7, 0.6, 0.5]})
+    >>> r = rank_across(t, "gmean", ranked=("learner",))
+    >>> family = r.families()[0]
+    >>> family
+    ('learner', 'ideal', 'true', 'cumulative', 'last', 'gmean')
+    >>> result = r.result(family)
+    >>> result.mean_ranks.tolist(), result.statistic, round(result.cd, 3)
+    ([1.0, 2.0, 3.0], 6.0, 1.914)
+    """
 
     friedman: pd.DataFrame
     nemenyi: pd.DataFrame
@@ -243,13 +289,35 @@ class Rankings:
     alpha: float = 0.05
 
     def families(self) -> list[tuple]:
-        """The family keys (tuples of the :data:`FAMILY` values), in the table's order."""
+        """The family keys (tuples of the :data:`FAMILY` values), in the table's order.
+
+        Returns
+        -------
+        list of tuple
+        """
         return list(
             self.friedman[list(FAMILY)].drop_duplicates().itertuples(index=False, name=None)
         )
 
     def result(self, family: Sequence) -> FriedmanResult:
-        """The :class:`~delaycv.stats.friedman.FriedmanResult` of one family (a tuple of the :data:`FAMILY` values)."""
+        """The :class:`~delaycv.stats.friedman.FriedmanResult` of one family.
+
+        Parameters
+        ----------
+        family : sequence
+            The family's :data:`FAMILY` values, in that order (an item of :meth:`families`).
+
+        Returns
+        -------
+        FriedmanResult
+            Over the treatments with a value (those with none are not ranked); its blocks are
+            numbered 0 .. n - 1.
+
+        Raises
+        ------
+        DelaycvError
+            No such family (or none of its treatments has a value).
+        """
         key = dict(zip(FAMILY, family, strict=True))
         mask = np.ones(len(self.friedman), dtype=bool)
         for c, v in key.items():
@@ -375,18 +443,62 @@ def rank_across(
 ) -> Rankings:
     """Rank learners within each policy and policies within each learner, across datasets.
 
-    ``table`` is a per-fold checkpoint table (columns ``dataset``, ``learner``, ``policy``,
-    ``seed``, ``fold``, ``reference``, ``estimator``, ``checkpoint`` and the metrics), already
-    restricted to the chosen checkpoints. An ``at`` column names the chosen position of each
-    dataset (e.g. "last", "1000") and aligns datasets whose checkpoints differ; without it the last
-    checkpoint of each dataset is used and called "last". The value of a treatment on a dataset is
-    its mean over folds and seeds (NaN values skipped). In each family (:data:`FAMILY`: what is
-    ``ranked``, the learner or policy it is ranked ``within``, reference, estimator, at, metric)
-    the blocks are the datasets; Friedman/Nemenyi (:func:`~delaycv.stats.friedman.friedman_nemenyi`) and Scott-Knott ESD
-    (:func:`~delaycv.stats.scott_knott.scott_knott_esd` with ``version``) run when there are at least 3 datasets and every
-    treatment has a value on each; otherwise the family's rows carry a ``note`` saying why (mean
-    ranks over the complete datasets, no test, no group). Everything is oriented by the metric's
-    direction (:func:`delaycv.metrics.properties.higher_is_better`): rank and group 1 = best.
+    The value of a treatment on a dataset is its mean over folds and seeds (NaN values skipped). In
+    each family (:data:`FAMILY`: what is ``ranked``, the learner or policy it is ranked ``within``,
+    reference, estimator, at, metric) the blocks are the datasets; Friedman/Nemenyi
+    (:func:`~delaycv.stats.friedman.friedman_nemenyi`) and Scott-Knott ESD
+    (:func:`~delaycv.stats.scott_knott.scott_knott_esd` with ``version``) run when there are at
+    least 3 datasets and every treatment has a value on each; otherwise the family's rows carry a
+    ``note`` saying why (mean ranks over the complete datasets, no test, no group). A treatment
+    with no value at any dataset is not ranked but has a row with the reason. Everything is
+    oriented by the metric's direction (:func:`delaycv.metrics.properties.higher_is_better`): rank
+    and group 1 = best.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-fold checkpoint table (columns ``dataset``, ``learner``, ``policy``, ``seed``,
+        ``fold``, ``reference``, ``estimator``, ``checkpoint`` and the metrics), already restricted
+        to the chosen checkpoints. An ``at`` column names the chosen position of each dataset (e.g.
+        "last", "1000") and aligns datasets whose checkpoints differ; without it the last
+        checkpoint of each dataset is used and called "last".
+    metrics : str or iterable of str
+        The metric columns.
+    ranked : sequence of str, default ("learner", "policy")
+        What is ranked: learners (within each policy) and/or policies (within each learner).
+    version : {"np", "p"}, default "np"
+        The Scott-Knott ESD version.
+    alpha : float, default 0.05
+        The level of the tests, in (0, 1).
+
+    Returns
+    -------
+    Rankings
+        Each table sorted by :func:`sort_families`, the rows of a family best first.
+
+    Raises
+    ------
+    DelaycvError
+        Something else ranked, an unknown ``version``, ``alpha`` outside (0, 1), a column missing.
+
+    Examples
+    --------
+    Three datasets that all rank learner a before b before c (as in
+    :func:`~delaycv.stats.friedman.friedman_nemenyi`: chi2 = 6):
+
+    >>> t = pd.DataFrame({"dataset": ["d1"] * 3 + ["d2"] * 3 + ["d3"] * 3,
+    ...                   "learner": ["a", "b", "c"] * 3, "policy": "ideal", "seed": 1, "fold": 0,
+    ...                   "reference": "true", "estimator": "cumulative", "checkpoint": 100,
+    ...                   "gmean": [0.9, 0.8, 0.7, 0.8, 0.7, 0.6, 0.7, 0.6, 0.5]})
+    >>> r = rank_across(t, "gmean", ranked=("learner",))
+    >>> r.friedman[["treatment", "mean_rank", "rank", "statistic"]].to_numpy().tolist()
+    [['a', 1.0, 1, 6.0], ['b', 2.0, 2, 6.0], ['c', 3.0, 3, 6.0]]
+    >>> r.nemenyi[["treatment_a", "treatment_b", "significant"]].to_numpy().tolist()
+    [['a', 'b', False], ['a', 'c', True], ['b', 'c', False]]
+    >>> r.scott_knott[["treatment", "group"]].to_numpy().tolist()
+    [['a', 1], ['b', 2], ['c', 3]]
+    >>> rank_across(t, "gmean", ranked=("policy",)).friedman["note"].tolist()[0]
+    '1 treatment: nothing to rank'
     """
     metrics = _metrics(metrics)
     _check_ranking(ranked, version)
@@ -424,11 +536,35 @@ def _natural(text: str) -> tuple:
 
 
 def sort_families(frame: pd.DataFrame, extra: Sequence[str] = ()) -> pd.DataFrame:
-    """The rows of a rankings table with their families in reading order: what is ranked (as
-    computed), the policy a family of learners is ranked within in policy order
-    (:func:`delaycv.protocol.policy_windows.policy_sort_key`: preset, then windows as durations), the requested
-    positions in numeric order (``position_1000`` before ``position_10000``), then ``extra``;
-    the rows of one family keep their order (best first)."""
+    """The rows of a rankings table with their families in reading order.
+
+    What is ranked (in order of first appearance), the policy a family of learners is ranked
+    within in policy order (:func:`delaycv.protocol.policy_windows.policy_sort_key`: preset, then
+    windows as durations; a learner a family of policies is ranked within by name), reference,
+    estimator, the requested positions in numeric order (``position_1000`` before
+    ``position_10000``), metric, then ``extra``; the rows of one family keep their order (best
+    first).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A rankings table (with the :data:`FAMILY` columns and ``extra``).
+    extra : sequence of str, default ()
+        Further sort keys after the family's (``("dataset",)`` for :func:`rank_within`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows reordered (a stable sort), the index reset.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"ranked": "learner", "within": ["hitl_7d_90d", "hitl_1d_90d", "ideal"],
+    ...                   "reference": "true", "estimator": "cumulative",
+    ...                   "at": ["position_10000", "position_1000", "last"], "metric": "gmean"})
+    >>> sort_families(f)[["within", "at"]].to_numpy().tolist()
+    [['ideal', 'last'], ['hitl_1d_90d', 'position_1000'], ['hitl_7d_90d', 'position_10000']]
+    """
     if frame.empty:
         return frame
     within = frame["within"].astype(str)
@@ -461,9 +597,32 @@ def sort_families(frame: pd.DataFrame, extra: Sequence[str] = ()) -> pd.DataFram
 
 
 def family_values(table: pd.DataFrame, family: dict) -> pd.DataFrame:
-    """The values one family of :func:`rank_across` ranks: one row per dataset (block), one column
-    per treatment, each the mean over folds and seeds of the family's metric (NaN where a treatment
-    has no value). ``family``: a dict of the :data:`FAMILY` keys (a row of a rankings table)."""
+    """The values one family of :func:`rank_across` ranks.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The per-fold table given to :func:`rank_across`.
+    family : dict
+        The :data:`FAMILY` keys of the family (a row of a rankings table).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dataset (block, sorted), one column per treatment (as str), each the mean over
+        folds and seeds of the family's metric (NaN where a treatment has no value).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": ["d1"] * 4, "learner": ["a", "a", "b", "b"],
+    ...                   "policy": "ideal", "fold": [0, 1, 0, 1], "reference": "true",
+    ...                   "estimator": "cumulative", "checkpoint": 100,
+    ...                   "gmean": [0.9, 0.7, 0.6, 0.5]})
+    >>> family = {"ranked": "learner", "within": "ideal", "reference": "true",
+    ...           "estimator": "cumulative", "at": "last", "metric": "gmean"}
+    >>> family_values(t, family).round(3).to_dict()
+    {'a': {'d1': 0.8}, 'b': {'d1': 0.55}}
+    """
     rows = _with_at(table)
     ranked = family["ranked"]
     within = RANKED[ranked]
@@ -487,14 +646,51 @@ def rank_within(
     version: str = "np",
     min_observations: int = 2,
 ) -> pd.DataFrame:
-    """Scott-Knott ESD within each dataset, over the folds: the observations of a treatment are
-    its values at the (seed, fold) pairs (as the HITL study ranked its settings per project).
+    """Scott-Knott ESD within each dataset, over the folds.
 
-    Same families as :func:`rank_across` plus ``dataset`` (columns :func:`sk_columns` with
-    ``extra=("dataset",)``); same ``at`` rule. A (seed, fold) pair where some treatment of the
-    family has no value (missing or NaN) is left out for the whole family, so the observations
-    stay paired, and the ``note`` says how many; a family with fewer than ``min_observations``
-    complete pairs gets a ``note`` instead of groups.
+    The observations of a treatment are its values at the (seed, fold) pairs (as the HITL study
+    ranked its settings per project). Same families as :func:`rank_across` plus ``dataset``; same
+    ``at`` rule. A (seed, fold) pair where some treatment of the family has no value (missing or
+    NaN) is left out for the whole family, so the observations stay paired, and the ``note`` says
+    how many; a family with fewer than ``min_observations`` complete pairs, or a single treatment,
+    gets a ``note`` instead of groups.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-fold checkpoint table, as for :func:`rank_across`.
+    metrics : str or iterable of str
+        The metric columns.
+    ranked : sequence of str, default ("learner", "policy")
+        What is ranked, as for :func:`rank_across`.
+    version : {"np", "p"}, default "np"
+        The Scott-Knott ESD version.
+    min_observations : int, default 2
+        The fewest complete (seed, fold) pairs a family needs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :func:`sk_columns` with ``extra=("dataset",)``, sorted by :func:`sort_families`.
+
+    Raises
+    ------
+    DelaycvError
+        Something else ranked, an unknown ``version``, a column missing.
+
+    Examples
+    --------
+    Two folds of one dataset; each learner's two values lie apart from the others':
+
+    >>> t = pd.DataFrame({"dataset": "d1", "learner": ["a", "b", "c"] * 2, "policy": "ideal",
+    ...                   "seed": 1, "fold": [0] * 3 + [1] * 3, "reference": "true",
+    ...                   "estimator": "cumulative", "checkpoint": 100,
+    ...                   "gmean": [0.9, 0.5, 0.1, 0.8, 0.4, 0.2]})
+    >>> w = rank_within(t, "gmean", ranked=("learner",))
+    >>> w[["dataset", "treatment", "group", "median", "n"]].round(3).to_numpy().tolist()
+    [['d1', 'a', 1, 0.85, 2], ['d1', 'b', 2, 0.45, 2], ['d1', 'c', 3, 0.15, 2]]
+    >>> rank_within(t, "gmean", ranked=("learner",), min_observations=3)["note"].iloc[0]
+    '2 complete (seed, fold) pairs: Scott-Knott ESD needs at least 3'
     """
     metrics = _metrics(metrics)
     _check_ranking(ranked, version)

@@ -38,8 +38,29 @@ def _require_columns(table: pd.DataFrame, columns: Iterable[str], what: str) -> 
 
 
 def sort_by_policy(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
-    """``frame`` sorted by ``keys`` (stable), its ``policy`` key in reading order
-    (:func:`~delaycv.protocol.policy_windows.policy_sort_key`) rather than as text; the index reset."""
+    """``frame`` sorted by ``keys`` (stable), its ``policy`` key in reading order.
+
+    Reading order, not the text's, is :func:`~delaycv.protocol.policy_windows.policy_sort_key`'s:
+    preset, then the windows as durations.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A result table with the columns ``keys``.
+    keys : sequence of str
+        The sort keys, in order; ``policy`` among them sorts by reading order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The sorted rows, the index reset.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"policy": ["hitl_7d_90d", "ideal", "hitl_1d_90d"], "x": [1, 2, 3]})
+    >>> sort_by_policy(f, ["policy"])["policy"].tolist()
+    ['ideal', 'hitl_1d_90d', 'hitl_7d_90d']
+    """
     if frame.empty or "policy" not in keys:
         return frame.sort_values(list(keys), kind="stable").reset_index(drop=True)
     ranks = policy_ranks(frame["policy"].astype(str))

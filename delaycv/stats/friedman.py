@@ -44,6 +44,20 @@ def _check_complete(values: pd.DataFrame, what: str = "block") -> None:
 def block_ranks(values: np.ndarray, *, higher_is_better: bool = True) -> np.ndarray:
     """Ranks of the treatments (columns) within each block (row), 1 = best, ties averaged.
 
+    Parameters
+    ----------
+    values : array_like
+        (blocks, treatments) values.
+    higher_is_better : bool, default True
+        True: the largest value ranks 1; False: the smallest.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float ranks of the shape of ``values``.
+
+    Examples
+    --------
     >>> block_ranks(np.array([[0.9, 0.7, 0.7]])).tolist()
     [[1.0, 2.5, 2.5]]
     >>> block_ranks(np.array([[0.9, 0.7, 0.8]]), higher_is_better=False).tolist()
@@ -56,8 +70,25 @@ def block_ranks(values: np.ndarray, *, higher_is_better: bool = True) -> np.ndar
 
 @functools.lru_cache(maxsize=256)
 def q_alpha(k: int, alpha: float = 0.05) -> float:
-    """Demšar's q_alpha: the (1 - alpha) quantile of the studentized range of k means (infinite
-    degrees of freedom) over sqrt 2.
+    """Demšar's q_alpha: the studentized range quantile of k means over sqrt 2.
+
+    The (1 - alpha) quantile of the studentized range of k means with infinite degrees of freedom,
+    divided by sqrt 2 (cached).
+
+    Parameters
+    ----------
+    k : int
+        The number of treatments (at least 2).
+    alpha : float, default 0.05
+        The level.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Demšar's (2006) table gives 2.569 for k = 4 at 0.05 and 2.920 for k = 10 at 0.10:
 
     >>> round(q_alpha(4, 0.05), 3), round(q_alpha(10, 0.10), 3)
     (2.569, 2.92)
@@ -68,19 +99,53 @@ def q_alpha(k: int, alpha: float = 0.05) -> float:
 def critical_difference(k: int, n: int, alpha: float = 0.05) -> float:
     """Nemenyi's critical difference of mean ranks, ``q_alpha * sqrt(k(k+1)/(6N))``.
 
-    >>> round(critical_difference(4, 14, 0.05), 3)
+    Parameters
+    ----------
+    k : int
+        The number of treatments.
+    n : int
+        N, the number of blocks.
+    alpha : float, default 0.05
+        The level (see :func:`q_alpha`).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(critical_difference(4, 14, 0.05), 3)  # 2.569 * sqrt(20 / 84)
     1.254
     """
     return q_alpha(k, alpha) * math.sqrt(k * (k + 1) / (6.0 * n))
 
 
 def cohens_d(a: np.ndarray, b: np.ndarray) -> float:
-    """Cohen's d of ``a`` against ``b`` with the pooled standard deviation
-    ``sqrt(((n_a - 1) s_a**2 + (n_b - 1) s_b**2) / (n_a + n_b - 2))`` (R's effsize::cohen.d with
-    its defaults). Zero pooled spread gives 0 for equal means and ±inf otherwise.
+    """Cohen's d of ``a`` against ``b`` with the pooled standard deviation.
+
+    The pooled standard deviation is
+    ``sqrt(((n_a - 1) s_a**2 + (n_b - 1) s_b**2) / (n_a + n_b - 2))`` (R's effsize::cohen.d with its
+    defaults); a sample of one value contributes no spread.
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        The two samples (1-D, unpaired).
+
+    Returns
+    -------
+    float
+        ``(mean(a) - mean(b)) / pooled``; zero pooled spread gives 0 for equal means and ±inf
+        otherwise.
+
+    Examples
+    --------
+    Means 2 and 3, both standard deviations 1:
 
     >>> round(cohens_d(np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0, 4.0])), 3)
     -1.0
+    >>> cohens_d(np.array([1.0, 1.0]), np.array([2.0, 2.0]))
+    -inf
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -116,10 +181,46 @@ FRIEDMAN_TABLE_COLUMNS = [
 class FriedmanResult:
     """Friedman's test over blocks with the Nemenyi post-hoc and the critical difference.
 
-    ``mean_ranks`` (index: treatment, in the input's column order; 1 = best) and ``means`` (the
-    mean value over blocks) are given whenever there is at least one block; ``statistic``,
-    ``p_value``, ``cd`` and ``nemenyi`` (k x k p-values, 1 on the diagonal) only when there is a
-    test (``note`` empty), else NaN / an empty frame and ``note`` says why."""
+    ``mean_ranks`` and ``means`` are given whenever there is at least one block; ``statistic``,
+    ``p_value``, ``cd`` and ``nemenyi`` only when there is a test (``note`` empty), else NaN / an
+    empty frame and ``note`` says why.
+
+    Parameters
+    ----------
+    treatments : tuple of str
+        The treatments, in the input's column order.
+    k : int
+        The number of treatments.
+    n : int
+        The number of blocks.
+    statistic : float
+        Friedman's chi-square (tie-corrected).
+    p_value : float
+        Its p-value on k - 1 degrees of freedom.
+    mean_ranks : pandas.Series
+        Treatment -> mean rank over the blocks (1 = best), in the input's column order.
+    means : pandas.Series
+        Treatment -> mean value over the blocks.
+    nemenyi : pandas.DataFrame
+        k x k Nemenyi p-values, 1 on the diagonal.
+    cd : float
+        The critical difference (:func:`critical_difference`).
+    alpha : float
+        Its level.
+    higher_is_better : bool
+        The direction the values were ranked in.
+    note : str, default ""
+        Why there is no test (``""`` when there is one).
+    blocks : tuple, default ()
+        The block labels.
+
+    Examples
+    --------
+    >>> v = pd.DataFrame({"a": [3.0, 2.0, 1.0], "b": [1.0, 3.0, 2.0]})
+    >>> r = friedman_nemenyi(v)
+    >>> r.tested, r.k, r.n, r.mean_ranks.round(3).to_dict()
+    (True, 2, 3, {'a': 1.667, 'b': 1.333})
+    """
 
     treatments: tuple[str, ...]
     k: int
@@ -137,12 +238,35 @@ class FriedmanResult:
 
     @property
     def tested(self) -> bool:
+        """Whether there is a test (no ``note``).
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> friedman_nemenyi(pd.DataFrame({"a": [1.0], "b": [2.0]})).tested
+        False
+        """
         return not self.note
 
     def table(self) -> pd.DataFrame:
-        """One row per treatment, best mean rank first: ``treatment``, ``mean_rank``, ``rank``
-        (1 = best; tied mean ranks share the smaller rank), ``mean``, ``k``, ``n``, ``statistic``,
-        ``p_value``, ``cd``, ``note``."""
+        """One row per treatment, best mean rank first (ties by name).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns :data:`FRIEDMAN_TABLE_COLUMNS`: ``treatment``, ``mean_rank``, ``rank``
+            (1 = best; tied mean ranks share the smaller rank), ``mean``, ``k``, ``n``,
+            ``statistic``, ``p_value``, ``cd``, ``note``.
+
+        Examples
+        --------
+        >>> v = pd.DataFrame({"b": [0.8, 0.7, 0.6], "a": [0.9, 0.8, 0.7]})
+        >>> friedman_nemenyi(v).table()[["treatment", "mean_rank", "rank"]].to_numpy().tolist()
+        [['a', 1.0, 1], ['b', 2.0, 2]]
+        """
         out = pd.DataFrame(
             {
                 "treatment": list(self.treatments),
@@ -247,9 +371,44 @@ def _result(core: dict, treatments, blocks, alpha: float, up: bool) -> FriedmanR
 def friedman_nemenyi(
     values: pd.DataFrame, *, alpha: float = 0.05, higher_is_better: bool = True
 ) -> FriedmanResult:
-    """Friedman's test, the Nemenyi p-values and the critical difference on ``values`` (one row
-    per block, e.g. a dataset; one column per treatment; no missing cell: a DelaycvError names
-    the first). Fewer than 2 treatments or 3 blocks: no test, a ``note`` says why.
+    """Friedman's test, the Nemenyi p-values and the critical difference on ``values``.
+
+    Parameters
+    ----------
+    values : pandas.DataFrame
+        One row per block (e.g. a dataset), one column per treatment; no missing cell.
+    alpha : float, default 0.05
+        The level of the critical difference, in (0, 1).
+    higher_is_better : bool, default True
+        True: the largest value of a block ranks 1; False: the smallest.
+
+    Returns
+    -------
+    FriedmanResult
+        With fewer than 2 treatments or 3 blocks: no test, a ``note`` says why.
+
+    Raises
+    ------
+    DelaycvError
+        ``alpha`` outside (0, 1); a missing cell (naming the first).
+
+    Examples
+    --------
+    Three datasets that all rank a, b, c in that order: mean ranks 1, 2, 3 and
+    ``chi2 = 12 * 3 / (3 * 4) * ((1 - 2)**2 + 0 + (3 - 2)**2) = 6`` on 2 degrees of freedom
+    (p = exp(-3)); the critical difference is ``q_alpha(3) * sqrt(3 * 4 / 18)``:
+
+    >>> v = pd.DataFrame({"a": [0.9, 0.8, 0.7], "b": [0.8, 0.7, 0.6], "c": [0.7, 0.6, 0.5]},
+    ...                  index=["d1", "d2", "d3"])
+    >>> r = friedman_nemenyi(v)
+    >>> r.mean_ranks.tolist(), r.statistic, round(r.p_value, 4), round(r.cd, 3)
+    ([1.0, 2.0, 3.0], 6.0, 0.0498, 1.914)
+    >>> round(float(r.nemenyi.loc["a", "c"]), 4)
+    0.038
+    >>> friedman_nemenyi(v.iloc[:2]).note
+    '2 datasets: the tests need at least 3'
+
+    With four datasets, one of which ranks c before b:
 
     >>> v = pd.DataFrame({"a": [0.9, 0.8, 0.7, 0.9], "b": [0.8, 0.7, 0.6, 0.7],
     ...                   "c": [0.7, 0.6, 0.5, 0.8]}, index=["d1", "d2", "d3", "d4"])

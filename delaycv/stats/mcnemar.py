@@ -30,21 +30,80 @@ def mcnemar(
 ) -> pd.DataFrame:
     """McNemar's test per fold from two learners' prediction logs (``predictions.parquet``).
 
-    Instances pair on (fold, index). Against ``reference`` (``"true"`` uses the column ``true``;
-    ``"observed"`` uses ``observed`` and drops instances still pending, ``observed == -1``), a
-    prediction is correct when it equals the label; an abstention (``pred == -1``) is not correct.
-    ``a_only`` counts instances only a got right, ``b_only`` those only b got right. ``upto`` keeps
-    instances with ``index <= upto`` (a checkpoint).
+    Instances pair on (fold, index). Against ``reference``, a prediction is correct when it equals
+    the label; an abstention (``pred == -1``) is not correct. ``a_only`` counts instances only a got
+    right, ``b_only`` those only b got right.
 
     ``method="exact"``: scipy's binomial test of ``a_only`` out of ``a_only + b_only`` with
     probability 1/2 (statistic = ``a_only``). ``method="chi2"``: the continuity-corrected
     ``(max(|a_only - b_only| - 1, 0))² / (a_only + b_only)`` against chi-square with 1 degree of
     freedom. No discordant instance gives statistic 0 and p = 1.
+
+    Parameters
+    ----------
+    log_a, log_b : pandas.DataFrame
+        The two learners' prediction logs, with ``fold``, ``index``, ``pred`` and the column of
+        ``reference``; each (fold, index) at most once per log.
+    reference : {"true", "observed"}, default "true"
+        ``"true"`` scores against the column ``true`` (the two logs must agree on it);
+        ``"observed"`` against ``observed``, dropping the instances still pending
+        (``observed == -1``) in a's log.
+    method : {"exact", "chi2"}, default "exact"
+        The test, as above.
+    upto : int, optional
+        Keep only the instances with ``index <= upto`` (a checkpoint); None (default): all.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per fold (sorted), columns :data:`MCNEMAR_COLUMNS`: ``fold``, ``n`` (instances
+        compared), ``a_only``, ``b_only``, ``statistic``, ``p_value``, ``method``.
+
+    Raises
+    ------
+    DelaycvError
+        An unknown ``reference`` or ``method``.
+    InputError
+        A log lacks a column; the logs disagree on a true label.
+
+    Examples
+    --------
+    Five instances: a gets 4 right, b 1 (one that a also gets right); the 3 discordant instances
+    all favour a, so the exact p-value is ``2 * (1/2)**3``:
+
+    >>> a = pd.DataFrame({"fold": 0, "index": range(5), "true": [1, 0, 1, 0, 1],
+    ...                   "pred": [1, 0, 1, 0, 0]})
+    >>> b = a.assign(pred=[0, 1, 0, 0, 0])
+    >>> mcnemar(a, b).to_numpy().tolist()
+    [[0, 5, 3, 0, 3.0, 0.25, 'exact']]
+    >>> mcnemar(a, b, method="chi2").round(4).to_numpy().tolist()  # (3 - 1)² / 3
+    [[0, 5, 3, 0, 1.3333, 0.2482, 'chi2']]
     """
     if reference not in REFERENCES:
         raise DelaycvError(f"reference {reference!r} unknown (expected {REFERENCES})")
     if method not in ("exact", "chi2"):
         raise DelaycvError(f"McNemar method {method!r} unknown (expected 'exact' or 'chi2')")
+    counts = _discordant_counts(log_a, log_b, reference, upto)
+    rows = []
+    for fold, row in counts.iterrows():
+        b, c = int(row["a_only"]), int(row["b_only"])
+        if b + c == 0:
+            statistic, p = 0.0, 1.0
+        elif method == "exact":
+            statistic, p = float(b), float(stats.binomtest(b, b + c, 0.5).pvalue)
+        else:
+            statistic = max(abs(b - c) - 1, 0) ** 2 / (b + c)
+            p = float(stats.chi2.sf(statistic, 1))
+        rows.append((int(fold), int(row["n"]), b, c, statistic, p, method))
+    return pd.DataFrame(rows, columns=MCNEMAR_COLUMNS)
+
+
+def _discordant_counts(
+    log_a: pd.DataFrame, log_b: pd.DataFrame, reference: str, upto: int | None
+) -> pd.DataFrame:
+    """Per fold (the index, sorted): ``n`` instances paired on (fold, index) with a known label
+    (and ``index <= upto``), ``a_only`` and ``b_only`` (those only a, only b predicted right).
+    An InputError when the logs disagree on a true label."""
     needed = ["fold", "index", "pred", reference]
     for name, log in (("a", log_a), ("b", log_b)):
         _require_columns(log, needed, f"prediction log of learner {name}")
@@ -76,18 +135,7 @@ def mcnemar(
     counts = frame.groupby("fold").agg(
         n=("a_only", "size"), a_only=("a_only", "sum"), b_only=("b_only", "sum")
     )
-    rows = []
-    for fold, row in counts.iterrows():
-        b, c = int(row["a_only"]), int(row["b_only"])
-        if b + c == 0:
-            statistic, p = 0.0, 1.0
-        elif method == "exact":
-            statistic, p = float(b), float(stats.binomtest(b, b + c, 0.5).pvalue)
-        else:
-            statistic = max(abs(b - c) - 1, 0) ** 2 / (b + c)
-            p = float(stats.chi2.sf(statistic, 1))
-        rows.append((int(fold), int(row["n"]), b, c, statistic, p, method))
-    return pd.DataFrame(rows, columns=MCNEMAR_COLUMNS)
+    return counts
 
 
 def mcnemar_tests(
@@ -98,10 +146,46 @@ def mcnemar_tests(
     alpha: float = 0.05,
     upto: int | None = None,
 ) -> pd.DataFrame:
-    """McNemar's test for every pair of learners (``learner_a < learner_b``) of one (dataset,
-    policy, seed), given their prediction logs keyed by learner name; per fold, with Holm over the
-    learner pairs of each fold. (Folds are not pooled: every fold predicts the same instances, so
-    their counts are not independent.)"""
+    """McNemar's test for every pair of learners of one (dataset, policy, seed), Holm per fold.
+
+    Each pair ``learner_a < learner_b`` (by name) is tested per fold by :func:`mcnemar`, and
+    :func:`~delaycv.stats.companions.holm` adjusts the p-values of the learner pairs of each fold.
+    (Folds are not pooled: every fold predicts the same instances, so their counts are not
+    independent.)
+
+    Parameters
+    ----------
+    logs : mapping of str to pandas.DataFrame
+        Learner name -> its prediction log.
+    reference, method, upto
+        As in :func:`mcnemar`.
+    alpha : float, default 0.05
+        ``significant = p_holm <= alpha``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per learner pair and fold: ``learner_a``, ``learner_b``, the columns of
+        :data:`MCNEMAR_COLUMNS`, ``reference``, ``p_holm`` and ``significant`` (with fewer than two
+        learners an empty table without ``reference``).
+
+    Raises
+    ------
+    DelaycvError, InputError
+        As :func:`mcnemar`.
+
+    Examples
+    --------
+    Three learners: the p-values 0.25 (a, b), 1.0 (a, c) and 0.625 (b, c) become, by Holm,
+    ``3 * 0.25``, then ``min(1, 2 * 0.625)`` and 1:
+
+    >>> a = pd.DataFrame({"fold": 0, "index": range(5), "true": [1, 0, 1, 0, 1],
+    ...                   "pred": [1, 0, 1, 0, 0]})
+    >>> logs = {"a": a, "b": a.assign(pred=[0, 1, 0, 0, 0]), "c": a.assign(pred=1)}
+    >>> t = mcnemar_tests(logs)
+    >>> t[["learner_a", "learner_b", "a_only", "b_only", "p_value", "p_holm"]].to_numpy().tolist()
+    [['a', 'b', 3, 0, 0.25, 0.75], ['a', 'c', 2, 1, 1.0, 1.0], ['b', 'c', 1, 3, 0.625, 1.0]]
+    """
     rows = []
     for la, lb in itertools.combinations(sorted(logs), 2):
         res = mcnemar(logs[la], logs[lb], reference=reference, method=method, upto=upto)

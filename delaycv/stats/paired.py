@@ -35,15 +35,50 @@ PAIR = ("seed", "fold")
 
 
 def table_columns(metrics: str | Iterable[str]) -> list[str]:
-    """The columns of the per-fold table that the tests, the bias tests, the rankings and the
-    figures of ``metrics`` read (a merged table has ~90; reading only these is ~5 times faster):
-    those they need (:func:`required_columns`) and ``evaluated``, which says why a test has no
-    value (a policy that released no label)."""
+    """The columns of the per-fold table that the tests, rankings and figures of ``metrics`` read.
+
+    A merged table has ~90 columns; reading only these is ~5 times faster: those the tests need
+    (:func:`required_columns`) and ``evaluated``
+    (:data:`~delaycv.stats.checkpoints.RELEASE_COLUMN`), which says why a test has no value (a
+    policy that released no label).
+
+    Parameters
+    ----------
+    metrics : str or iterable of str
+        The metric columns (a single name may be given as a str).
+
+    Returns
+    -------
+    list of str
+        Without repeats, in that order.
+
+    Examples
+    --------
+    >>> table_columns("gmean")[-3:]
+    ['time', 'gmean', 'evaluated']
+    """
     return list(dict.fromkeys([*required_columns(metrics), RELEASE_COLUMN]))
 
 
 def required_columns(metrics: str | Iterable[str]) -> list[str]:
-    """The columns the tests of ``metrics`` cannot do without."""
+    """The columns the tests of ``metrics`` cannot do without.
+
+    Parameters
+    ----------
+    metrics : str or iterable of str
+        The metric columns (a single name may be given as a str).
+
+    Returns
+    -------
+    list of str
+        :data:`KEYS`, ``learner``, :data:`PAIR`, ``time`` and the metrics, without repeats.
+
+    Examples
+    --------
+    >>> required_columns(["gmean", "gmean"])  # doctest: +NORMALIZE_WHITESPACE
+    ['dataset', 'policy', 'estimator', 'reference', 'checkpoint', 'learner', 'seed', 'fold', 'time',
+     'gmean']
+    """
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     return list(dict.fromkeys([*KEYS, "learner", *PAIR, "time", *metrics]))
 
@@ -51,12 +86,38 @@ def required_columns(metrics: str | Iterable[str]) -> list[str]:
 def replicate_seeds(values: Sequence[np.ndarray], seeds: int) -> np.ndarray:
     """Which (seed, fold) pairs repeat another seed: True where the pair is to be left out.
 
-    ``values`` are arrays of one shape (m, seeds * folds), columns in seed-major (seed, fold) order
-    (e.g. the two learners' values of each test). In row i, seed s repeats an earlier seed s' when,
-    fold by fold, every array holds the same value at (s, fold) as at (s', fold) (bit-for-bit
-    ``==``; NaN only against NaN). Then all of seed s's pairs are marked; the first seed of each
-    group of identical seeds is kept. Equality is transitive, so the kept seeds are pairwise
-    distinct. Rows are judged one by one (one test, one checkpoint, one metric).
+    In row i, seed s repeats an earlier seed s' when, fold by fold, every array holds the same value
+    at (s, fold) as at (s', fold) (bit-for-bit ``==``; NaN only against NaN). Then all of seed s's
+    pairs are marked; the first seed of each group of identical seeds is kept. Equality is
+    transitive, so the kept seeds are pairwise distinct. Rows are judged one by one (one test, one
+    checkpoint, one metric).
+
+    Parameters
+    ----------
+    values : sequence of numpy.ndarray
+        Arrays of one shape (m, seeds * folds), columns in seed-major (seed, fold) order (e.g. the
+        two learners' values of each test).
+    seeds : int
+        The number of seeds.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Shape (m, seeds * folds).
+
+    Raises
+    ------
+    DelaycvError
+        The columns do not split into ``seeds`` seeds (or ``seeds`` < 1).
+
+    Examples
+    --------
+    Three seeds of two folds; seed 2 repeats seed 1 on both sides, seed 3 differs:
+
+    >>> a = np.array([[0.8, 0.9, 0.8, 0.9, 0.7, 0.6]])
+    >>> b = np.array([[0.7, 0.7, 0.7, 0.7, 0.7, 0.7]])
+    >>> replicate_seeds([a, b], 3).tolist()
+    [[False, False, True, True, False, False]]
     """
     m, columns = values[0].shape
     if seeds < 1 or columns % seeds:
@@ -77,9 +138,40 @@ def replicate_seeds(values: Sequence[np.ndarray], seeds: int) -> np.ndarray:
 def distinct_pairs(
     a: np.ndarray, b: np.ndarray, seeds: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The paired values every test uses: ``a`` and ``b`` (m x seeds*folds, seed-major) with NaN
-    on both sides where either is missing, and on the pairs of a seed that repeats an earlier one
-    (:func:`replicate_seeds`); and per row the number of pairs left out for repeating a seed."""
+    """The paired values every test uses, each distinct pair once.
+
+    NaN on both sides where either is missing, and on the pairs of a seed that repeats an earlier
+    one (:func:`replicate_seeds`).
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        The two sides, (m, seeds * folds), columns in seed-major (seed, fold) order.
+    seeds : int
+        The number of seeds.
+
+    Returns
+    -------
+    a, b : numpy.ndarray
+        The values used, NaN where left out.
+    duplicates : numpy.ndarray
+        Per row, the number of pairs (known on both sides) left out for repeating a seed.
+
+    Raises
+    ------
+    DelaycvError
+        The columns do not split into ``seeds`` seeds.
+
+    Examples
+    --------
+    Two seeds of two folds: b's missing value hides a's, and then seed 2's values (1, NaN) and
+    (0, NaN) repeat seed 1's, so its known pair is left out:
+
+    >>> a, b, duplicates = distinct_pairs(np.array([[1.0, 2, 1, 2]]),
+    ...                                   np.array([[0.0, np.nan, 0, np.nan]]), 2)
+    >>> a.tolist(), b.tolist(), duplicates.tolist()
+    ([[1.0, nan, nan, nan]], [[0.0, nan, nan, nan]], [1])
+    """
     missing = np.isnan(a - b)
     a = np.where(missing, np.nan, a)
     b = np.where(missing, np.nan, b)
@@ -90,13 +182,28 @@ def distinct_pairs(
 
 @dataclass(frozen=True)
 class PairedTable:
-    """Values of two sides paired by ``(seed, fold)``, one row per test.
+    """Values of two sides paired by ``(seed, fold)``, one row per test (:func:`paired_table`).
 
-    ``rows``: the keys of each row (a frame, one column per index level of the ``a`` side);
-    ``a`` and ``b``: (rows, seeds * folds) float arrays, columns in seed-major (seed, fold) order,
-    NaN on both sides where either is missing and on the pairs of a seed that repeats an earlier
-    one (:func:`distinct_pairs`); ``duplicates``: per row, the pairs left out for repeating a seed;
-    ``seeds``: the number of seeds."""
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The keys of each row, one column per index level of the ``a`` side.
+    a, b : numpy.ndarray
+        (rows, seeds * folds) floats, columns in seed-major (seed, fold) order, NaN on both sides
+        where either is missing and on the pairs of a seed that repeats an earlier one
+        (:func:`distinct_pairs`).
+    duplicates : numpy.ndarray
+        Per row, the pairs left out for repeating a seed.
+    seeds : int
+        The number of seeds.
+
+    Examples
+    --------
+    >>> t = PairedTable(pd.DataFrame({"k": ["x"]}), np.array([[1.0]]), np.array([[0.5]]),
+    ...                 np.array([0]), 1)
+    >>> (t.a - t.b).tolist()
+    [[0.5]]
+    """
 
     rows: pd.DataFrame
     a: np.ndarray
@@ -156,8 +263,45 @@ def check_test_arguments(
     *,
     verb: str,
 ) -> list[str]:
-    """The metrics as a list without repeats, after the checks every test of a per-fold table
-    makes: at least one metric, the table has its columns, known references, 0 < alpha < 1."""
+    """The metrics as a list without repeats, after the checks every test of a per-fold table makes.
+
+    At least one metric, the table has the columns the tests read (:func:`required_columns`),
+    known references, ``0 < alpha < 1``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The per-fold table.
+    metrics : str or iterable of str
+        The metrics to test (a single name may be given as a str).
+    references : iterable of str
+        The references tested, each of :data:`~delaycv.common.choices.REFERENCES`.
+    alpha : float
+        The level of the tests.
+    verb : str
+        What the caller does with the metrics (``"test"``, ``"contrast"``), for the message.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    DelaycvError
+        No metric, an unknown reference, ``alpha`` outside (0, 1).
+    InputError
+        ``table`` lacks a column the tests read.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame(columns=required_columns("gmean"))
+    >>> check_test_arguments(t, ["gmean", "gmean"], ["true"], 0.05, verb="test")
+    ['gmean']
+    >>> check_test_arguments(t, "gmean", ["true"], 1.5, verb="test")
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.DelaycvError: alpha 1.5 must lie in (0, 1)
+    """
     metrics = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
     if not metrics:
         raise DelaycvError(f"no metric to {verb} (expected at least one metric name)")
@@ -178,10 +322,41 @@ def wide_by_pair(
     levels: Sequence[str] | None = None,
     what: str,
 ) -> pd.DataFrame:
-    """The values of ``metrics`` with one row per ``keys`` and metric (index levels in the order
-    ``levels``, default ``keys`` then ``"metric"``) and one column per (seed, fold) pair. Two rows
-    with the same keys, seed and fold (a run merged twice) are an InputError naming the first,
-    with ``what`` saying what must be unique."""
+    """The values of ``metrics`` laid out with one column per (seed, fold) pair.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-fold table with ``keys``, ``seed``, ``fold`` and the metrics.
+    keys : sequence of str
+        The columns that name a row (with the metric).
+    metrics : sequence of str
+        The metric columns.
+    levels : sequence of str, optional
+        The order of the index levels, ``keys`` and ``"metric"`` in some order; default ``keys``
+        then ``"metric"``.
+    what : str
+        What must be unique, for the message of a duplicate row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``keys`` and metric, one column per (seed, fold) pair (NaN where a row has no
+        value there).
+
+    Raises
+    ------
+    InputError
+        Two rows with the same keys, seed and fold (a run merged twice), naming the first.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": "d", "seed": [1, 1, 2], "fold": [0, 1, 0],
+    ...                   "gmean": [0.5, 0.6, 0.7]})
+    >>> wide = wide_by_pair(t, ["dataset"], ["gmean"], what="(dataset, seed, fold)")
+    >>> wide.columns.tolist(), wide.to_numpy().tolist()
+    ([(1, 0), (1, 1), (2, 0)], [[0.5, 0.6, 0.7]])
+    """
     index = [*keys, *PAIR]
     dup = table.duplicated(index)
     if dup.any():

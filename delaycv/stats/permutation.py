@@ -33,8 +33,30 @@ from delaycv.common.errors import DelaycvError
 
 @dataclass(frozen=True)
 class PermutationResult:
-    """One paired permutation test: ``statistic`` (see module doc), ``mean_diff`` = mean(a - b),
-    ``p_value``, ``n`` pairs used, ``exact`` (full enumeration) and the number of sign vectors."""
+    """One paired permutation test, as :func:`permutation_test` gives it.
+
+    Parameters
+    ----------
+    statistic : float
+        The observed statistic: ``|mean(d)|``, ``mean(d)`` or ``-mean(d)`` by the alternative
+        (module docstring).
+    mean_diff : float
+        ``mean(a - b)`` over the pairs used (NaN when there is none).
+    p_value : float
+        The permutation p-value (NaN when no pair is left).
+    n : int
+        The pairs used (those without a NaN).
+    exact : bool
+        True when every one of the ``2**n`` sign vectors was enumerated.
+    resamples : int
+        The number of sign vectors: ``2**n`` when exact, else the ``resamples`` asked for.
+
+    Examples
+    --------
+    >>> r = permutation_test([3.0, 2.0], [1.0, 1.0])
+    >>> r.mean_diff, r.p_value, r.n, r.exact, r.resamples
+    (1.5, 0.5, 2, True, 4)
+    """
 
     statistic: float
     mean_diff: float
@@ -102,8 +124,58 @@ def sign_flip_pvalues(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised paired permutation tests, one per row of the differences ``d`` (m, n).
 
-    NaN entries are dropped pair-wise. Returns ``(p_value, n, exact)`` arrays of length m; rows
-    with no value have p = NaN. See the module docstring for the statistic and the p-value formulas.
+    See the module docstring for the statistic and the p-value formulas. NaN entries are dropped
+    pair-wise, so rows may have different numbers of pairs; rows with the same number k of pairs
+    share one set of sign vectors.
+
+    Parameters
+    ----------
+    d : array_like
+        The paired differences ``a - b``, shape (m, n) (a 1-D array is one row).
+    resamples : int, default 5000
+        R: a row with k pairs is tested exactly over all ``2**k`` sign vectors when ``2**k <= R``,
+        else over R random ones. At least 1.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        ``"greater"``: the differences are positive (a > b); ``"less"``: negative.
+    seed : int, default 1
+        The seed of the random sign vectors (drawn from ``(seed, k)``).
+
+    Returns
+    -------
+    p_value : numpy.ndarray
+        Length m; NaN for a row with no value.
+    n : numpy.ndarray
+        Length m, the pairs used in each row.
+    exact : numpy.ndarray of bool
+        Length m, True where all ``2**n`` sign vectors were enumerated (False for a row with no
+        value).
+
+    Raises
+    ------
+    DelaycvError
+        An unknown ``alternative``, or ``resamples`` below 1.
+
+    Examples
+    --------
+    Four differences 0.1, 0.2, 0.3, -0.1 (mean 0.125): 6 of the 16 sign vectors give
+    ``|mean| >= 0.125``, the 3 whose only negative value (if any) is one of the two 0.1 (means
+    0.175, 0.125, 0.125) and their mirror images; ``greater`` counts the first 3:
+
+    >>> d = np.array([[0.1, 0.2, 0.3, -0.1]])
+    >>> p, n, exact = sign_flip_pvalues(d)
+    >>> p.tolist(), n.tolist(), exact.tolist()
+    ([0.375], [4], [True])
+    >>> sign_flip_pvalues(d, alternative="greater")[0].tolist()
+    [0.1875]
+
+    A single pair gives p = 1, no pair NaN; with fewer resamples than sign vectors the p-value is
+    ``(S + 1) / (R + 1)`` over random sign vectors:
+
+    >>> sign_flip_pvalues(np.array([[1.0, np.nan], [np.nan, np.nan]]))[0].tolist()
+    [1.0, nan]
+    >>> p, n, exact = sign_flip_pvalues(np.array([[1.0, 2.0, 3.0, 4.0]]), resamples=8)
+    >>> round(float(p[0]), 4), bool(exact[0])
+    (0.3333, False)
     """
     _check_alternative(alternative)
     if resamples < 1:
@@ -136,10 +208,41 @@ def permutation_test(
 ) -> PermutationResult:
     """Paired permutation test of learner a against learner b on paired values (e.g. per fold).
 
-    ``alternative="greater"`` tests whether a's values are larger than b's.
+    The sign-flip test of :func:`sign_flip_pvalues` on the one row of differences ``a - b``.
 
-    >>> permutation_test([0.8, 0.9, 0.85], [0.7, 0.8, 0.8]).p_value  # exact: 2 of 8 sign vectors
-    0.25
+    Parameters
+    ----------
+    a, b : sequence of float
+        The paired values, two 1-D sequences of one length; a pair with a NaN on either side is
+        dropped.
+    resamples : int, default 5000
+        R (see :func:`sign_flip_pvalues`): exact over all ``2**n`` sign vectors when
+        ``2**n <= R``. At least 1.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        ``"greater"`` tests whether a's values are larger than b's, ``"less"`` smaller.
+    seed : int, default 1
+        The seed of the random sign vectors.
+
+    Returns
+    -------
+    PermutationResult
+
+    Raises
+    ------
+    DelaycvError
+        ``a`` and ``b`` are not 1-D of one length, an unknown ``alternative``, ``resamples``
+        below 1.
+
+    Examples
+    --------
+    Differences 0.1, 0.1, 0.05: only the observed signs and their mirror image reach
+    ``|mean| = 0.0833``, 2 of the 8 sign vectors:
+
+    >>> r = permutation_test([0.8, 0.9, 0.85], [0.7, 0.8, 0.8])
+    >>> r.p_value, r.n, r.exact, r.resamples, round(r.mean_diff, 4)
+    (0.25, 3, True, 8, 0.0833)
+    >>> permutation_test([0.8, 0.9, 0.85], [0.7, 0.8, 0.8], alternative="less").p_value
+    1.0
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)

@@ -56,6 +56,20 @@ def _preset_windows(name: str, preset: str) -> dict[str, str] | None:
 def study_policy(name: str) -> str:
     """delaycv's policy name in the study's spelling.
 
+    ``verification_<W>`` (without an inspection error) is the study's ``auto_<W>_<W>``; every
+    other name is the same in both.
+
+    Parameters
+    ----------
+    name : str
+        A delaycv policy name.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> study_policy("verification_7d"), study_policy("hitl_7d_90d"), study_policy("ideal")
     ('auto_7d_7d', 'hitl_7d_90d', 'ideal')
     """
@@ -64,19 +78,54 @@ def study_policy(name: str) -> str:
 
 
 def study_at(at: str) -> str:
-    """delaycv's ``at`` label in the study's spelling: ``position_1000`` -> ``commit_1000``."""
+    """delaycv's ``at`` label in the study's spelling: ``position_1000`` -> ``commit_1000``.
+
+    Parameters
+    ----------
+    at : str
+        An ``at`` label of a delaycv table; labels of other kinds are returned as they are.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> study_at("position_1000"), study_at("last")
+    ('commit_1000', 'last')
+    """
     return "commit_" + at.removeprefix("position_") if at.startswith("position_") else at
 
 
 def study_validity(means: pd.DataFrame, metrics: Sequence[str] = METRICS) -> pd.DataFrame:
-    """The study's validity from its fold averages (``means.csv.gz``: project, policy, at and the
-    metrics in percent): ``100 - |ideal - estimate|`` against the same project's ``ideal`` at the
-    same ``at``. Columns :data:`VALIDITY_COLUMNS` (estimate and ideal in percent); ideal's own rows
-    are left out.
+    """The study's validity from its fold averages: ``100 - |ideal - estimate|``.
 
+    Each estimate is set against the same project's ``ideal`` at the same ``at``.
+
+    Parameters
+    ----------
+    means : pandas.DataFrame
+        The study's fold averages (``means.csv.gz``): ``project``, ``policy``, ``at`` and the
+        metrics in percent; one ``ideal`` row per project and ``at``.
+    metrics : sequence of str, default ``METRICS``
+        The metric columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`VALIDITY_COLUMNS` (estimate and ideal in percent), one row per non-ideal
+        row and metric (ideal's own rows are left out; NaN ideal where the project has none).
+
+    Raises
+    ------
+    DelaycvError
+        ``means`` lacks a column, or has two ideal rows for one project and ``at``.
+
+    Examples
+    --------
     >>> m = pd.DataFrame({"project": ["a", "a"], "policy": ["ideal", "hitl_1d_15d"],
     ...                   "at": ["commit_1000"] * 2, "gmean": [40.0, 25.5]})
-    >>> study_validity(m, ["gmean"])[["policy", "validity"]].to_numpy().tolist()
+    >>> study_validity(m, ["gmean"])[["policy", "validity"]].to_numpy().tolist()  # 100 - 14.5
     [['hitl_1d_15d', 85.5]]
     """
     missing = [c for c in ("project", "policy", "at", *metrics) if c not in means]
@@ -100,12 +149,45 @@ def study_validity(means: pd.DataFrame, metrics: Sequence[str] = METRICS) -> pd.
 def delaycv_validity(
     contrasts: pd.DataFrame, *, reference: str = "observed", learner: str | None = None
 ) -> pd.DataFrame:
-    """delaycv's validity from its contrast tables (:func:`delaycv.stats.contrasts.policy_contrasts`
-        against ``ideal``), in the study's names and percent. ``reference="observed"`` is the study's
-        quantity (the setting's estimate against ideal); ``"true"`` is the model's own true-label value
-        against ideal. Rows without a checkpoint (a position beyond a stream: no test) are left out; a
-    row whose note only says where it was tested is kept. Columns
-        :data:`VALIDITY_COLUMNS`."""
+    """delaycv's validity from its contrast tables, in the study's names and percent.
+
+    The contrasts are those of :func:`delaycv.stats.contrasts.policy_contrasts` against ``ideal``.
+    Rows without a checkpoint (a position beyond a stream: no test) are left out; a row whose note
+    only says where it was tested is kept.
+
+    Parameters
+    ----------
+    contrasts : pandas.DataFrame
+        A contrast table.
+    reference : {"observed", "true"}, default "observed"
+        ``"observed"`` is the study's quantity (the setting's estimate against ideal); ``"true"``
+        the model's own true-label value against ideal.
+    learner : str, optional
+        The learner whose contrasts to take; None (default): the table must hold one.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`VALIDITY_COLUMNS`: ``project`` (the dataset), ``policy``
+        (:func:`study_policy`), ``at`` (:func:`study_at`), ``metric``, ``estimate`` and ``ideal``
+        (100 times the two means) and ``validity``.
+
+    Raises
+    ------
+    DelaycvError
+        Contrasts of several learners, or two contrasts for one project, policy, position and
+        metric.
+
+    Examples
+    --------
+    >>> c = pd.DataFrame({"dataset": "p1", "learner": "a", "reference": ["observed", "true"],
+    ...                   "reference_policy": "ideal", "checkpoint": 1000,
+    ...                   "policy": "verification_7d", "at": "position_1000", "metric": "gmean",
+    ...                   "mean_policy": [0.3, 0.35], "mean_reference_policy": 0.4,
+    ...                   "validity": [90.0, 95.0]})
+    >>> delaycv_validity(c).to_numpy().tolist()
+    [['p1', 'auto_7d_7d', 'commit_1000', 'gmean', 30.0, 40.0, 90.0]]
+    """
     rows = contrasts[
         (contrasts["reference"] == reference)
         & (contrasts["reference_policy"] == "ideal")
@@ -133,8 +215,26 @@ def delaycv_validity(
 
 
 def side_by_side(study: pd.DataFrame, ours: pd.DataFrame) -> pd.DataFrame:
-    """The two validity tables joined on (project, policy, at, metric): the columns of each get the
-    suffix ``_study`` / ``_delaycv``; only keys present in both."""
+    """The two validity tables joined on (project, policy, at, metric).
+
+    Parameters
+    ----------
+    study, ours : pandas.DataFrame
+        Validity tables (:func:`study_validity`, :func:`delaycv_validity`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The keys, then the other columns of each with the suffix ``_study`` / ``_delaycv``; only
+        keys present in both.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"project": ["p1"], "policy": ["x"], "at": ["commit_1000"],
+    ...                   "metric": ["gmean"], "validity": [91.0]})
+    >>> side_by_side(s, s.assign(validity=90.0)).columns.tolist()[-2:]
+    ['validity_study', 'validity_delaycv']
+    """
     keys = ["project", "policy", "at", "metric"]
     return study.merge(ours, on=keys, suffixes=("_study", "_delaycv"), how="inner")
 
@@ -151,10 +251,37 @@ def _blocks(validity: pd.DataFrame):
 
 
 def validity_ranks(validity: pd.DataFrame, *, version: str = "np") -> pd.DataFrame:
-    """Scott-Knott ESD of the settings (policies) by validity, per metric, as the study ranked them:
-    the observations of a setting are its validity values at every (project, at) of the table.
-    Columns: ``metric`` then those of :func:`delaycv.stats.scott_knott.scott_knott_esd` (group and rank 1 =
-    most valid). A (project, at) where a setting has no value is left out for all."""
+    """Scott-Knott ESD of the settings (policies) by validity, per metric, as the study ranked them.
+
+    The observations of a setting are its validity values at every (project, at) of the table; a
+    (project, at) where a setting has no value is left out for all.
+
+    Parameters
+    ----------
+    validity : pandas.DataFrame
+        A validity table (:data:`VALIDITY_COLUMNS`).
+    version : {"np", "p"}, default "np"
+        The Scott-Knott ESD version.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric`` then the columns of :func:`delaycv.stats.scott_knott.scott_knott_esd` (group
+        and rank 1 = most valid); the metrics in table order.
+
+    Raises
+    ------
+    DelaycvError
+        An unknown ``version``.
+
+    Examples
+    --------
+    >>> v = pd.DataFrame({"project": ["p1"] * 6 + ["p2"] * 6, "policy": ["x", "y", "z"] * 4,
+    ...                   "at": (["c1"] * 3 + ["c2"] * 3) * 2, "metric": "gmean",
+    ...                   "validity": [99.0, 90, 80, 98, 91, 81, 97, 92, 79, 99, 89, 82]})
+    >>> validity_ranks(v)[["metric", "treatment", "group", "median"]].to_numpy().tolist()
+    [['gmean', 'x', 1, 98.5], ['gmean', 'y', 2, 90.5], ['gmean', 'z', 3, 80.5]]
+    """
     frames = []
     for metric, wide in _blocks(validity):
         groups = scott_knott_esd(wide, version=version, higher_is_better=True)
@@ -197,8 +324,34 @@ def _hitl_by_days(policies: Iterable[str]) -> dict[tuple[int, int], str]:
 def paired_difference(
     validity: pd.DataFrame, pairs: Iterable[tuple[str, str]], metric: str
 ) -> dict[str, float]:
-    """Validity of the first policy of each pair minus the second's, over every (project, at) where
-    both have a value: ``mean``, ``wins`` (the share of differences above 0) and ``n``."""
+    """Validity of the first policy of each pair minus the second's, pooled over the pairs.
+
+    The differences are taken at every (project, at) where both have a value; pairs naming a
+    policy the table lacks are skipped.
+
+    Parameters
+    ----------
+    validity : pandas.DataFrame
+        A validity table (:data:`VALIDITY_COLUMNS`).
+    pairs : iterable of (str, str)
+        The (first, second) policies.
+    metric : str
+        The metric.
+
+    Returns
+    -------
+    dict
+        ``mean`` (of the differences), ``wins`` (the share of differences above 0) and ``n``
+        (their number); NaN, NaN and 0 when there is none.
+
+    Examples
+    --------
+    >>> v = pd.DataFrame({"project": ["p1"] * 6 + ["p2"] * 6, "policy": ["x", "y", "z"] * 4,
+    ...                   "at": (["c1"] * 3 + ["c2"] * 3) * 2, "metric": "gmean",
+    ...                   "validity": [99.0, 90, 80, 98, 91, 81, 97, 92, 79, 99, 89, 82]})
+    >>> paired_difference(v, [("x", "y")], "gmean")  # 9, 7, 5, 10
+    {'mean': 7.75, 'wins': 1.0, 'n': 4}
+    """
     rows = validity[validity["metric"] == metric]
     wide = rows.pivot_table(index=["project", "at"], columns="policy", values="validity")
     diffs = [
@@ -213,12 +366,32 @@ def paired_difference(
 
 
 def verdict(mean: float, wins: float, n: int) -> str:
-    """The answer to a paired question, from both of its numbers: the first setting is "more
-    valid" only when its mean difference is positive **and** it wins most pairs (the reverse for
-    the second); when the two disagree (a few large differences against most pairs), "mixed".
+    """The answer to a paired question, from both its mean difference and its wins.
 
-    >>> verdict(5.9, 0.9, 10), verdict(-1.0, 0.0, 5), verdict(-0.37, 0.72, 280)
-    ('first more valid', 'second more valid', 'mixed: the mean favours the second, most pairs the first')
+    The first setting is "more valid" only when its mean difference is positive **and** it wins
+    most pairs (the reverse for the second); when the two disagree (a few large differences
+    against most pairs), "mixed".
+
+    Parameters
+    ----------
+    mean : float
+        The mean difference, first minus second.
+    wins : float
+        The share of pairs where the first is more valid.
+    n : int
+        The number of pairs.
+
+    Returns
+    -------
+    str
+        ``"no pairs"``, ``"first more valid"``, ``"second more valid"`` or ``"mixed: ..."``.
+
+    Examples
+    --------
+    >>> verdict(5.9, 0.9, 10), verdict(-1.0, 0.0, 5)
+    ('first more valid', 'second more valid')
+    >>> verdict(-0.37, 0.72, 280)
+    'mixed: the mean favours the second, most pairs the first'
     """
     if n == 0:
         return "no pairs"
@@ -233,7 +406,7 @@ def verdict(mean: float, wins: float, n: int) -> str:
 
 
 def findings(validity: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
-    """The study's questions asked of one validity table (study's or delaycv's), for one metric:
+    """The study's questions asked of one validity table (study's or delaycv's), for one metric.
 
     * ``N 90d vs 15d``: hitl_P_90d against hitl_P_15d at the same P (RQ1: does waiting longer for a
       fix before calling a commit clean give a more valid estimate?);
@@ -244,11 +417,39 @@ def findings(validity: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
 
     Settings are matched by their windows in whole days, read from their names through the preset
     registry (``hitl_1w_90d`` is P = 7, N = 90; a name with an inspection error or a window in
-    instances is not one of the study's settings).
+    instances is not one of the study's settings). A question none of whose settings are in the
+    table has no row.
 
-    One row per question: ``question``, ``mean`` (mean paired difference, percentage points),
-    ``wins`` (share of (project, at, setting) pairs where the first is more valid), ``n`` and
-    ``answer`` (:func:`verdict`: read from both the mean and the wins)."""
+    Parameters
+    ----------
+    validity : pandas.DataFrame
+        A validity table (:data:`VALIDITY_COLUMNS`), policies in the study's names.
+    metric : str, default "gmean"
+        The metric.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per question: ``question``, ``mean`` (mean paired difference, percentage points;
+        for ``best`` its median validity), ``wins`` (share of (project, at, setting) pairs where
+        the first is more valid), ``n`` (for ``best`` the number of settings) and ``answer``
+        (:func:`verdict`; for ``best`` the setting).
+
+    Raises
+    ------
+    DelaycvError
+        Two hitl policies with the same windows in days.
+
+    Examples
+    --------
+    >>> v = pd.DataFrame({"project": "p1", "at": "commit_1000", "metric": "gmean",
+    ...                   "policy": ["hitl_1d_15d", "hitl_1d_90d", "hitl_7d_15d", "hitl_7d_7d",
+    ...                              "auto_7d_7d"], "validity": [80.0, 90.0, 85.0, 95.0, 70.0]})
+    >>> f = findings(v)[["question", "mean", "answer"]].to_numpy().tolist()
+    >>> f  # doctest: +NORMALIZE_WHITESPACE
+    [['N 90d vs 15d', 10.0, 'first more valid'], ['P longest vs shortest', 5.0, 'first more valid'],
+     ['hitl vs auto', 25.0, 'first more valid'], ['best', 95.0, 'hitl_7d_7d']]
+    """
     policies = sorted(set(validity["policy"]))
     hitl = _hitl_by_days(policies)
     rows = []
@@ -282,11 +483,30 @@ def findings(validity: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
 
 
 def validity_r_naming(validity: pd.DataFrame) -> pd.DataFrame:
-    """Per metric, the ``np`` groups of :func:`validity_ranks` (the partition's own, ``group``)
-    beside the groups R's ScottKnottESD 3.0.0 would print on the same partition (``group_r``,
-    named in mean order: :func:`delaycv.stats.scott_knott.r_np_group_names`), with each setting's ``mean``
-    validity. Columns: ``metric``, ``treatment``, ``group``, ``group_r``, ``rank``, ``median``,
-    ``mean``."""
+    """Per metric, the ``np`` groups of :func:`validity_ranks` beside those R would print.
+
+    ``group`` is the partition's own; ``group_r`` the group R's ScottKnottESD 3.0.0 would print on
+    the same partition (named in mean order:
+    :func:`delaycv.stats.scott_knott.r_np_group_names`); ``mean`` each setting's mean validity.
+
+    Parameters
+    ----------
+    validity : pandas.DataFrame
+        A validity table (:data:`VALIDITY_COLUMNS`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``metric``, ``treatment``, ``group``, ``group_r``, ``rank``, ``median``, ``mean``.
+
+    Examples
+    --------
+    >>> v = pd.DataFrame({"project": ["p1"] * 6 + ["p2"] * 6, "policy": ["x", "y", "z"] * 4,
+    ...                   "at": (["c1"] * 3 + ["c2"] * 3) * 2, "metric": "gmean",
+    ...                   "validity": [99.0, 90, 80, 98, 91, 81, 97, 92, 79, 99, 89, 82]})
+    >>> validity_r_naming(v)[["treatment", "group", "group_r", "mean"]].to_numpy().tolist()
+    [['x', 1, 1, 98.25], ['y', 2, 2, 90.5], ['z', 3, 3, 80.5]]
+    """
     frames = []
     for metric, wide in _blocks(validity):
         named = r_np_group_names(wide)

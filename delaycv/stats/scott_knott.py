@@ -207,16 +207,49 @@ def check_version(version: str) -> None:
 def scott_knott_esd(
     values: pd.DataFrame, *, version: str = "np", higher_is_better: bool = True
 ) -> pd.DataFrame:
-    """Scott-Knott ESD groups of the treatments (columns) of ``values`` (one row per observation:
-    datasets' means, or the folds of one dataset; no missing cell: a DelaycvError names the
-    first).
+    """Scott-Knott ESD groups of the treatments (columns) of ``values``.
 
-    Returns one row per treatment, best first: ``treatment``; ``group`` (1 = best; treatments of a
-    group are not told apart); ``rank`` (position in the sorted order, 1 = best median for
-    ``np``, best mean for ``p``); ``median`` (``np``) or ``mean`` (``p``) of the values as given;
-    ``mean_rank`` (mean over the rows of the treatment's rank within the row, 1 = best, ties
-    averaged: meaningful when rows are paired blocks, as datasets or (seed, fold) pairs are); ``n``
-    (observations). The module docstring gives the algorithm.
+    The module docstring gives the algorithm.
+
+    Parameters
+    ----------
+    values : pandas.DataFrame
+        One row per observation (datasets' means, or the folds of one dataset), one column per
+        treatment; no missing cell.
+    version : {"np", "p"}, default "np"
+        Non-parametric (medians, Cliff's delta, Kruskal-Wallis cuts) or parametric (means, Cohen's
+        d, Scott and Knott's sum of squares).
+    higher_is_better : bool, default True
+        False: the values are negated before sorting and partitioning (group 1 is still best).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per treatment, best first (columns ``SK_COLUMNS[version]``): ``treatment``;
+        ``group`` (1 = best; treatments of a group are not told apart); ``rank`` (position in the
+        sorted order, 1 = best median for ``np``, best mean for ``p``); ``median`` (``np``) or
+        ``mean`` (``p``) of the values as given; ``mean_rank`` (mean over the rows of the
+        treatment's rank within the row, 1 = best, ties averaged: meaningful when rows are paired
+        blocks, as datasets or (seed, fold) pairs are); ``n`` (observations). No column: an empty
+        table.
+
+    Raises
+    ------
+    DelaycvError
+        An unknown ``version``, a missing cell (naming the first), no row (with some column).
+
+    Examples
+    --------
+    Three clearly separated treatments: c against a has Cliff's delta 1, so the whole order is cut
+    (after c: the two cuts score the same H, and the first wins), then b against a (delta 1) again:
+
+    >>> v = pd.DataFrame({"a": [1.0, 2, 3], "b": [11.0, 12, 13], "c": [21.0, 22, 23]})
+    >>> scott_knott_esd(v).to_numpy().tolist()
+    [['c', 1, 1, 22.0, 1.0, 3], ['b', 2, 2, 12.0, 2.0, 3], ['a', 3, 3, 2.0, 3.0, 3]]
+    >>> scott_knott_esd(v, version="p", higher_is_better=False)["treatment"].tolist()
+    ['a', 'b', 'c']
+
+    b's values overlap a's (Cliff's delta of b against a is 0), so they share a group:
 
     >>> v = pd.DataFrame({"a": [1.0, 2, 3, 4], "b": [1.5, 1.8, 3.5, 3.9], "c": [11.0, 12, 13, 14]})
     >>> scott_knott_esd(v)[["treatment", "group", "rank"]].to_numpy().tolist()
@@ -243,13 +276,35 @@ def r_np_group_names(
     and hands it to ``PartitionNonParametric``, which re-sorts the treatments by **median** and
     returns their groups in that median order; ``sk_esd`` then names that vector with the rows of
     the mean-sorted table. So the group of the i-th treatment by median is printed on the i-th
-    treatment by mean. This function applies that naming to delaycv's partition: ``groups`` (the
-    table of :func:`scott_knott_esd` with ``version="np"``, computed from ``values`` when None)
-    gets the column ``group_r``, the group R prints on each treatment; ``group`` stays the
-    partition's own. The means are of the values oriented as for the partition (negated when
+    treatment by mean. The means are of the values oriented as for the partition (negated when
     ``higher_is_better`` is False), tied means in column order (R's ``order`` is stable). Where
     medians tie, R's partition order (reverse column order) may differ from delaycv's; the naming
     here follows delaycv's order.
+
+    Parameters
+    ----------
+    values : pandas.DataFrame
+        As for :func:`scott_knott_esd`.
+    groups : pandas.DataFrame, optional
+        The table of :func:`scott_knott_esd` with ``version="np"`` (at least ``treatment``,
+        ``group`` and ``rank``); None (default): computed from ``values``.
+    higher_is_better : bool, default True
+        As for :func:`scott_knott_esd`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``groups`` with the column ``group_r``, the group R prints on each treatment; ``group``
+        stays the partition's own.
+
+    Raises
+    ------
+    DelaycvError
+        ``groups`` lacks a column, or its treatments are not the columns of ``values``.
+
+    Examples
+    --------
+    A has the lowest median but the highest mean, so R prints B's group on A:
 
     >>> v = pd.DataFrame({"A": [0.0, 0, 0, 0, 100], "B": [5.0] * 5, "C": [1.0] * 5})
     >>> t = r_np_group_names(v)
