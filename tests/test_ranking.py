@@ -717,3 +717,35 @@ def test_a_treatment_with_no_value_is_reported_not_dropped():
     assert len(within) == 3 * 3 and within["group"].isna().all()
     across = rank_across(empty, ["fpr_1"], ranked=("policy",))
     assert len(across.friedman) == 3 and across.friedman["note"].str.startswith("no value").all()
+
+
+CD_SCRIPT = """
+import sys
+import numpy as np, pandas as pd
+from delaycv.figures.rankings import cd_diagram
+from delaycv.figures.style import save_figure
+from delaycv.stats.friedman import friedman_nemenyi
+rng = np.random.default_rng(1)
+names = ["ideal", "hitl_1d_90d", "hitl_7d_90d", "hitl_30d_90d", "auto_7d_7d", "auto_30d_30d"]
+values = rng.normal(size=(8, 6)) * 0.05 + np.linspace(0.8, 0.6, 6)
+table = pd.DataFrame(values, columns=names, index=[f"d{i}" for i in range(8)])
+save_figure(cd_diagram(friedman_nemenyi(table), title="t"), sys.argv[1], ["png"], 80)
+"""
+
+
+def test_the_cd_diagram_is_the_same_file_under_any_hash_seed(tmp_path):
+    """The bars come from sets of treatment names (scikit-posthocs); a str's hash is salted per
+    process, yet the diagram's PNG is byte-identical across PYTHONHASHSEED values."""
+    import os
+    import subprocess
+    import sys
+
+    files = []
+    for seed in ("0", "1", "2"):
+        stem = tmp_path / f"cd{seed}"
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        done = subprocess.run([sys.executable, "-c", CD_SCRIPT, str(stem)], env=env, text=True,
+                              capture_output=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        files.append(stem.with_suffix(".png").read_bytes())
+    assert files[0] == files[1] == files[2]

@@ -161,6 +161,34 @@ def _suptitle(fig: Figure, title: str | None, text: str) -> None:
     fig.suptitle(title + note if title else note.lstrip("\n"), fontsize=TITLE_SIZE)
 
 
+class _Treatment(str):
+    """A treatment's name whose hash is its place in the mean-rank order (0 = best).
+
+    scikit-posthocs finds the diagram's bars as sets of names and draws each bar through its
+    names in the set's order; a ``str``'s own hash is salted per process (``PYTHONHASHSEED``), so
+    with plain names the diagram's file changed from run to run. Equal to its name as a string.
+    """
+
+    place: int
+
+    def __new__(cls, name: str, place: int) -> _Treatment:
+        made = super().__new__(cls, name)
+        made.place = place
+        return made
+
+    def __hash__(self) -> int:
+        return self.place
+
+    def __eq__(self, other: object) -> bool:
+        return str.__eq__(self, other)
+
+
+def _relabelled(index: pd.Index, names: dict[str, _Treatment]) -> pd.Index:
+    """``index`` with each name replaced by its :class:`_Treatment` (an object index: pandas
+    would store plain strings)."""
+    return pd.Index([names[t] for t in index], dtype=object)
+
+
 def cd_diagram(result, *, title: str | None = None, note: str | None = None) -> Figure:
     """Demšar's critical-difference diagram of a Friedman/Nemenyi result.
 
@@ -192,16 +220,18 @@ def cd_diagram(result, *, title: str | None = None, note: str | None = None) -> 
     if result.note:
         raise DelaycvError(f"no critical-difference diagram: {result.note}")
     k = result.k
-    palette = {
-        t: PALETTE[i % len(PALETTE)] for i, t in enumerate(result.mean_ranks.sort_values().index)
-    }
+    names = {t: _Treatment(t, i) for i, t in enumerate(result.mean_ranks.sort_values().index)}
+    palette = {name: PALETTE[name.place % len(PALETTE)] for name in names.values()}
+    ranks = result.mean_ranks.set_axis(_relabelled(result.mean_ranks.index, names))
+    nemenyi = result.nemenyi.set_axis(_relabelled(result.nemenyi.index, names), axis=0)
+    nemenyi = nemenyi.set_axis(_relabelled(result.nemenyi.columns, names), axis=1)
     axes_style, context = figure_style()
     with axes_style, context:
         fig = new_figure(min(FIGURE_WIDTH, max(6.0, 0.45 * k + 4.0)), 2.2 + 0.3 * k)
         ax = fig.subplots()
         sp.critical_difference_diagram(
-            result.mean_ranks,
-            result.nemenyi,
+            ranks,
+            nemenyi,
             alpha=result.alpha,
             ax=ax,
             color_palette=palette,
