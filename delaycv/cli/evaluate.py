@@ -440,39 +440,24 @@ def _writing(out: Path, what: str) -> Iterator[None]:
 
 
 def _evaluate(args, meter) -> int:
+    """The command's work: the settings, the MOA export, the output directory and the stream
+    checked (and the learner probed) before any run; the run directory written by the evaluate
+    stage; then its note and a summary line (:func:`_tell`)."""
     settings = settings_from(args)  # every check before any work: the run, the output, the stream
 
-    from delaycv.cli import check_number
     from delaycv.common.atomic import check_output
     from delaycv.data.stream import open_stream
     from delaycv.engine import probe_learner
     from delaycv.stages.evaluate import evaluate
 
     folds = settings.validation.folds
-    export = None
-    if args.moa_csv:
-        from delaycv.tables.moa_export import MoaExport
-
-        alpha = args.moa_alpha if args.moa_alpha is not None else (args.alpha or defaults.ALPHA)
-        check_number(alpha, "--moa-alpha", low=0.0, high=1.0)
-        export = MoaExport(every=args.every, alpha=alpha, folds=folds)
+    export = _moa_export(args, folds)
     out = check_output(args.out, directory=True)
     stream = open_stream(args.stream)  # read chunk by chunk as the run goes
     probe_learner(stream, settings.learner)
     if not args.dataset and "dataset" not in stream.metadata:
         settings = replace(settings, names={**settings.names, "dataset": Path(args.stream).stem})
-    tables = "folds.parquet and summary.parquet"
-    rest = ["predictions.parquet"] if args.predictions else []
-    rest += ["dump.csv", "detail.csv"] if export is not None else []
-    rest += ["run.json"]
-    rest = rest[0] if len(rest) == 1 else f"{', '.join(rest[:-1])} and {rest[-1]}"
-
-    what = {
-        "folder": "its temporary folder",  # (beside it, renamed at the end)
-        "rows": f"{tables} (written as the run goes)",
-        "tables": tables,
-        "finish": rest,
-    }
+    what = _being_written(args, export)
     learner_from_file = Path(args.learner).suffix.lower() in (".json", ".yaml", ".yml")
     with _warnings_on_stderr(learner_from_file):
         result = evaluate(
@@ -485,6 +470,42 @@ def _evaluate(args, meter) -> int:
             extra={"stream": {"path": str(args.stream), "metadata": dict(stream.metadata)}},
             writing=lambda step: _writing(out, what[step]),
         ).result
+    _tell(args, result, out, folds)
+    return 0
+
+
+def _moa_export(args, folds: int):
+    """The MOA CSV export of ``--moa-csv`` (its alpha checked: ``--moa-alpha``, else
+    ``--alpha``, else the default), or None."""
+    if not args.moa_csv:
+        return None
+    from delaycv.cli import check_number
+    from delaycv.tables.moa_export import MoaExport
+
+    alpha = args.moa_alpha if args.moa_alpha is not None else (args.alpha or defaults.ALPHA)
+    check_number(alpha, "--moa-alpha", low=0.0, high=1.0)
+    return MoaExport(every=args.every, alpha=alpha, folds=folds)
+
+
+def _being_written(args, export) -> dict[str, str]:
+    """What is being written at each step of the run directory's writing (the ``writing``
+    steps of :func:`delaycv.stages.evaluate.evaluate`), as :func:`_writing` names it."""
+    tables = "folds.parquet and summary.parquet"
+    rest = ["predictions.parquet"] if args.predictions else []
+    rest += ["dump.csv", "detail.csv"] if export is not None else []
+    rest += ["run.json"]
+    rest = rest[0] if len(rest) == 1 else f"{', '.join(rest[:-1])} and {rest[-1]}"
+    return {
+        "folder": "its temporary folder",  # (beside it, renamed at the end)
+        "rows": f"{tables} (written as the run goes)",
+        "tables": tables,
+        "finish": rest,
+    }
+
+
+def _tell(args, result, out: Path, folds: int) -> None:
+    """On stderr, the run's note about effort (if any); unless ``--quiet``, on stdout, a line
+    saying what ran and what the run directory holds."""
     note = result.info["effort"].get("note")
     if note:
         print(f"delaycv: note: {note}", file=sys.stderr)
@@ -495,4 +516,3 @@ def _evaluate(args, meter) -> int:
             f"delaycv: {keys['learner']} on {keys['dataset']} under {keys['policy']}, "
             f"{folds} folds, {result.info['checkpoints']} checkpoints -> {out}/ ({files})"
         )
-    return 0

@@ -431,49 +431,12 @@ def _features(
     infinite: dict[str, int] = {}
     for name in names:
         col = raw.column(name)
-        arr = raw.table.column(name)
-        text = col.kind in TEXT_KINDS or name in m.categorical
-        if not text:
-            if col.kind == DATE:
-                v = arr.cast(pa.float64()).to_numpy(zero_copy_only=False)
-            else:
-                v = pc.fill_null(arr, np.nan).to_numpy()
-            v = np.asarray(v, dtype=np.float64)
-            is_inf = np.isinf(v)
-            if is_inf.any():
-                if inf != "missing":
-                    row = _first(is_inf)
-                    raise InputError(
-                        f"infinite value {'inf' if v[row] > 0 else '-inf'} in column {name!r}",
-                        path=raw.path,
-                        location=raw.location(row),
-                        expected="a finite number or a missing value (empty, ?, NaN); the "
-                        "option inf: missing (--inf missing) reads it as missing",
-                    )
-                v = np.where(is_inf, np.nan, v)
-                infinite[name] = int(is_inf.sum())
-            out[name] = v
+        if col.kind in TEXT_KINDS or name in m.categorical:
+            out[name] = _text_feature(raw, m, name, col)
             continue
-        values = _text_values(raw, name)
-        enc = values.combine_chunks().dictionary_encode()
-        dictionary = enc.dictionary.to_pylist()
-        if col.kind != NUMERIC:
-            dictionary = [str(v).strip() for v in dictionary]
-        else:
-            dictionary = [class_text(v) for v in dictionary]
-        codes = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-        declared = list(col.values) if col.kind == NOMINAL and col.values else None
-        if m.boolean_as_number and _is_boolean(declared or dictionary):
-            numbers = np.array([1.0 if v.lower() in ("true", "1") else 0.0 for v in dictionary])
-            out[name] = np.where(
-                codes >= 0, numbers[np.maximum(codes, 0)] if len(numbers) else np.nan, np.nan
-            )
-            continue
-        cats = declared if declared is not None else sorted(set(dictionary))
-        position = {v: i for i, v in enumerate(cats)}
-        lookup = np.array([position[v] for v in dictionary], dtype=np.int64)
-        mapped = np.where(codes >= 0, lookup[np.maximum(codes, 0)] if len(lookup) else -1, -1)
-        out[name] = pd.Categorical.from_codes(mapped, categories=cats)
+        out[name], n_inf = _numeric_feature(raw, name, col, inf)
+        if n_inf:
+            infinite[name] = n_inf
     if infinite:
         log.warning(
             "%s: read %d infinite feature value(s) as missing (%s)",
@@ -482,6 +445,55 @@ def _features(
             ", ".join(f"{k}: {v}" for k, v in infinite.items()),
         )
     return pd.DataFrame(out, index=pd.RangeIndex(raw.table.num_rows)), infinite
+
+
+def _numeric_feature(raw: RawTable, name: str, col, inf: str) -> tuple[np.ndarray, int]:
+    """A numeric (or date) feature as float64 (missing = NaN) and how many infinite values were
+    read as missing (``inf="missing"``; with ``"error"`` the first raises InputError)."""
+    arr = raw.table.column(name)
+    if col.kind == DATE:
+        v = arr.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    else:
+        v = pc.fill_null(arr, np.nan).to_numpy()
+    v = np.asarray(v, dtype=np.float64)
+    is_inf = np.isinf(v)
+    if not is_inf.any():
+        return v, 0
+    if inf != "missing":
+        row = _first(is_inf)
+        raise InputError(
+            f"infinite value {'inf' if v[row] > 0 else '-inf'} in column {name!r}",
+            path=raw.path,
+            location=raw.location(row),
+            expected="a finite number or a missing value (empty, ?, NaN); the "
+            "option inf: missing (--inf missing) reads it as missing",
+        )
+    return np.where(is_inf, np.nan, v), int(is_inf.sum())
+
+
+def _text_feature(raw: RawTable, m: Mapping, name: str, col):
+    """A text (or categorical) feature: with ``boolean_as_number``, true/false or 1/0 values
+    as 1.0/0.0 (missing = NaN); else a categorical (its declared nominal values, else its values
+    sorted; missing = a missing category)."""
+    values = _text_values(raw, name)
+    enc = values.combine_chunks().dictionary_encode()
+    dictionary = enc.dictionary.to_pylist()
+    if col.kind != NUMERIC:
+        dictionary = [str(v).strip() for v in dictionary]
+    else:
+        dictionary = [class_text(v) for v in dictionary]
+    codes = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    declared = list(col.values) if col.kind == NOMINAL and col.values else None
+    if m.boolean_as_number and _is_boolean(declared or dictionary):
+        numbers = np.array([1.0 if v.lower() in ("true", "1") else 0.0 for v in dictionary])
+        return np.where(
+            codes >= 0, numbers[np.maximum(codes, 0)] if len(numbers) else np.nan, np.nan
+        )
+    cats = declared if declared is not None else sorted(set(dictionary))
+    position = {v: i for i, v in enumerate(cats)}
+    lookup = np.array([position[v] for v in dictionary], dtype=np.int64)
+    mapped = np.where(codes >= 0, lookup[np.maximum(codes, 0)] if len(lookup) else -1, -1)
+    return pd.Categorical.from_codes(mapped, categories=cats)
 
 
 def _link_label_time(

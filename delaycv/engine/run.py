@@ -140,20 +140,8 @@ def evaluate(
     -------
     EvaluationResult
     """
-    if not isinstance(settings, RunSettings):
-        raise ConfigError(
-            f"settings is a {type(settings).__name__}",
-            location="argument settings",
-            expected="a RunSettings (delaycv.protocol.settings.make_settings)",
-        )
-    if len(stream) == 0:
-        raise DelaycvError("the stream has no instances")
-    check_position_times(stream, settings.policy)
-    before = []
-    if window_keys(settings.policy):
-        before = time_warnings(time_profile(stream), settings.policy, stream.metadata)
-    for text in before:
-        log.warning("%s", text)
+    _check_run(stream, settings)
+    before = _warnings_before(stream, settings)
     positions = checkpoint_positions(
         stream if isinstance(stream, StreamFile) else stream.time,
         settings.every,
@@ -164,24 +152,80 @@ def evaluate(
     wall0, cpu0 = _time.monotonic(), _time.process_time()
     reporter = Progress(len(stream) * len(settings.folds)) if progress is True else progress or None
     parallel = settings.jobs > 1 and len(settings.folds) > 1
-    if parallel:
-        outputs = run_parallel(
-            stream, settings, positions, observer_factory=observer_factory, reporter=reporter
-        )
-    else:
-        outputs = run_folds(
-            stream,
-            settings,
-            settings.folds,
-            positions,
-            observer_factory=observer_factory,
-            progress=reporter,
-            on_rows=None
-            if on_rows is None
-            else lambda rows: on_rows(folds_table(rows, keys, settings.estimator.kind, effort)),
-        )
+    outputs = _fold_outputs(
+        stream,
+        settings,
+        positions,
+        parallel=parallel,
+        observer_factory=observer_factory,
+        reporter=reporter,
+        on_rows=on_rows,
+        keys=keys,
+        effort=effort,
+    )
     if isinstance(reporter, Progress):
         reporter.close()
+    table = _fold_table(outputs, keys, settings, effort, on_rows)
+    predictions = None
+    if settings.keep_predictions:
+        predictions = pd.concat([o.predictions for o in outputs], ignore_index=True)
+    info = _run_info(stream, settings, outputs, keys, positions, before)
+    _timings(info, settings.timing, outputs, parallel, wall0, cpu0)
+    observers = [o.observer for o in outputs] if observer_factory is not None else None
+    return EvaluationResult(table, predictions, summarize(table), observers, info)
+
+
+def _check_run(stream, settings) -> None:
+    """Raise before any work if ``settings`` is no RunSettings, if the stream is empty, or if its
+    times are positions and a window of the policy is a duration
+    (:func:`~delaycv.engine.windows.check_position_times`)."""
+    if not isinstance(settings, RunSettings):
+        raise ConfigError(
+            f"settings is a {type(settings).__name__}",
+            location="argument settings",
+            expected="a RunSettings (delaycv.protocol.settings.make_settings)",
+        )
+    if len(stream) == 0:
+        raise DelaycvError("the stream has no instances")
+    check_position_times(stream, settings.policy)
+
+
+def _warnings_before(stream, settings: RunSettings) -> list[str]:
+    """The warnings known before the run (about the stream's times under a policy with time
+    windows), logged as they are found."""
+    before = []
+    if window_keys(settings.policy):
+        before = time_warnings(time_profile(stream), settings.policy, stream.metadata)
+    for text in before:
+        log.warning("%s", text)
+    return before
+
+
+def _fold_outputs(
+    stream, settings, positions, *, parallel, observer_factory, reporter, on_rows, keys, effort
+) -> list:
+    """The folds' outputs, in fold order: from worker processes (``parallel``; their rows come
+    back at their end), else from this one, handing ``on_rows`` each chunk's fold table."""
+    if parallel:
+        return run_parallel(
+            stream, settings, positions, observer_factory=observer_factory, reporter=reporter
+        )
+    return run_folds(
+        stream,
+        settings,
+        settings.folds,
+        positions,
+        observer_factory=observer_factory,
+        progress=reporter,
+        on_rows=None
+        if on_rows is None
+        else lambda rows: on_rows(folds_table(rows, keys, settings.estimator.kind, effort)),
+    )
+
+
+def _fold_table(outputs, keys: dict, settings: RunSettings, effort: bool, on_rows) -> pd.DataFrame:
+    """The fold table of the rows the outputs hold; with ``on_rows``, those rows (the parallel
+    workers') are handed to it and the table returned is empty (with its columns)."""
     table = folds_table(
         [row for out in outputs for row in out.rows], keys, settings.estimator.kind, effort
     )
@@ -189,9 +233,13 @@ def evaluate(
         if len(table):  # rows of parallel workers come back at their end
             on_rows(table)
         table = table.iloc[:0]
-    predictions = None
-    if settings.keep_predictions:
-        predictions = pd.concat([o.predictions for o in outputs], ignore_index=True)
+    return table
+
+
+def _run_info(stream, settings: RunSettings, outputs, keys: dict, positions, before) -> dict:
+    """The run's ``info`` (``run.json``) without its timings; the warnings found after the run
+    (:func:`learner_warnings`, :func:`~delaycv.engine.windows.released_nothing`) are logged and
+    follow ``before`` in its ``warnings``."""
     info = {
         "run_keys": keys,
         "folds": [o.info for o in outputs],
@@ -209,18 +257,22 @@ def evaluate(
     for text in after:
         log.warning("%s", text)
     info["warnings"] = before + after
-    if settings.timing:
-        info["wall_seconds"] = _time.monotonic() - wall0
-        info["cpu_seconds"] = (
-            _time.process_time()
-            - cpu0
-            + (sum(o.info["cpu_seconds"] for o in outputs) if parallel else 0.0)
-        )
-    else:
+    return info
+
+
+def _timings(info: dict, timing: bool, outputs, parallel: bool, wall0: float, cpu0: float) -> None:
+    """With ``timing``, add the run's wall and CPU seconds to ``info`` (the CPU of this process
+    since ``cpu0``, plus the workers' when ``parallel``); without, drop the folds' CPU seconds."""
+    if not timing:
         for f in info["folds"]:
             f.pop("cpu_seconds", None)
-    observers = [o.observer for o in outputs] if observer_factory is not None else None
-    return EvaluationResult(table, predictions, summarize(table), observers, info)
+        return
+    info["wall_seconds"] = _time.monotonic() - wall0
+    info["cpu_seconds"] = (
+        _time.process_time()
+        - cpu0
+        + (sum(o.info["cpu_seconds"] for o in outputs) if parallel else 0.0)
+    )
 
 
 def run_keys(stream, settings: RunSettings) -> dict:

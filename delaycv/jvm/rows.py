@@ -160,11 +160,10 @@ C, EVALUATED, SKIPPED, NO_PROBABILITY, VOTES_AS_CLASS, KEYS, BEFORE, ROW = range
 
 def run_rows(fold, view, slots, lo: int, hi: int, state) -> None:
     """Rows ``lo .. hi - 1`` of the chunk ``view`` for ``fold`` (a FoldLoop with a MOA learner
-    and no observer), as :func:`delaycv.engine._loop.run_rows` runs them."""
+    and no observer), as :func:`delaycv.engine._loop.run_rows` runs them: the Java loop runs
+    them up to each checkpoint, and the fold's checkpoint is taken there."""
     arrays = _chunk_arrays(view, slots)
-    mine = getattr(fold, "java_chunk", None)
-    if mine is None or mine.view is not view:
-        mine = fold.java_chunk = _FoldChunk(fold, view)
+    mine = _fold_chunk(fold, view)
     run = _classes()["FoldRows"].run
     counters = mine.counters
     start = view.start
@@ -177,8 +176,8 @@ def run_rows(fold, view, slots, lo: int, hi: int, state) -> None:
     i = lo
     while i < hi:
         keys_before = int(counters[KEYS])
-        counters[C], counters[EVALUATED] = state.c, state.evaluated
-        counters[SKIPPED], counters[NO_PROBABILITY] = state.skipped, state.no_probability
+        _counters_in(counters, state)
+        # the Java call stays in this frame, which names a learner's failure (learner_error)
         try:
             stop = int(
                 run(
@@ -194,20 +193,8 @@ def run_rows(fold, view, slots, lo: int, hi: int, state) -> None:
 
             note_instance(err, start + 1 + int(counters[ROW]))
             raise
-        state.c = int(counters[C])
-        state.evaluated = int(counters[EVALUATED])
-        state.skipped = int(counters[SKIPPED])
-        state.no_probability = int(counters[NO_PROBABILITY])
-        fold.learner.votes_as_class += int(counters[VOTES_AS_CLASS])
-        counters[VOTES_AS_CLASS] = 0
-        # what Python reads: the keys, the sides and the probabilities of the rows run
-        n_keys = int(counters[KEYS])
-        if n_keys > keys_before:
-            fold.ev_key.frombytes(memoryview(mine.keys)[keys_before:n_keys].tobytes())
-        fold.side[j0 + 1 + i : j0 + 1 + stop] = memoryview(mine.side)[
-            j0 + 1 + i : j0 + 1 + stop
-        ].tolist()
-        fold.p1[j0 + 1 + i : j0 + 1 + stop] = array("d", memoryview(mine.p1)[i:stop].tobytes())
+        _counters_out(counters, state, fold)
+        _read_rows(fold, mine, keys_before, int(counters[KEYS]), j0, i, stop)
         m = start + stop
         if m == state.checkpoint:
             state.evaluated = fold.checkpoint(
@@ -216,3 +203,40 @@ def run_rows(fold, view, slots, lo: int, hi: int, state) -> None:
             )  # fmt: skip
             state.checkpoint = fold.checkpoints[fold.next_checkpoint]
         i = stop
+
+
+def _fold_chunk(fold, view) -> _FoldChunk:
+    """The fold's Java arrays for the chunk ``view`` (made at its first rows, kept on the fold
+    as ``java_chunk``)."""
+    mine = getattr(fold, "java_chunk", None)
+    if mine is None or mine.view is not view:
+        mine = fold.java_chunk = _FoldChunk(fold, view)
+    return mine
+
+
+def _counters_in(counters, state) -> None:
+    """The loop's state (``state``: the fold's counts so far) into the Java counters."""
+    counters[C], counters[EVALUATED] = state.c, state.evaluated
+    counters[SKIPPED], counters[NO_PROBABILITY] = state.skipped, state.no_probability
+
+
+def _counters_out(counters, state, fold) -> None:
+    """The Java counters back into the loop's state, and the votes read as a class into the
+    fold's learner (that counter then reset)."""
+    state.c = int(counters[C])
+    state.evaluated = int(counters[EVALUATED])
+    state.skipped = int(counters[SKIPPED])
+    state.no_probability = int(counters[NO_PROBABILITY])
+    fold.learner.votes_as_class += int(counters[VOTES_AS_CLASS])
+    counters[VOTES_AS_CLASS] = 0
+
+
+def _read_rows(fold, mine: _FoldChunk, keys_before: int, n_keys: int, j0: int, i: int, stop: int):
+    """What Python reads of rows ``i .. stop - 1`` run: the evaluation keys the Java loop added
+    (``keys_before .. n_keys - 1``), the sides and the probabilities of the rows."""
+    if n_keys > keys_before:
+        fold.ev_key.frombytes(memoryview(mine.keys)[keys_before:n_keys].tobytes())
+    fold.side[j0 + 1 + i : j0 + 1 + stop] = memoryview(mine.side)[
+        j0 + 1 + i : j0 + 1 + stop
+    ].tolist()
+    fold.p1[j0 + 1 + i : j0 + 1 + stop] = array("d", memoryview(mine.p1)[i:stop].tobytes())

@@ -252,39 +252,14 @@ class EffortCurve:
         _check(p1, e_new, d_new)
         key_new = _density_key(p1, e_new)
         seq0 = self._folded - self._seq.size  # release number of the oldest in scope
-        # the universe: scope and new, in inspection order (new ones after equal old keys:
-        # they were released later)
-        order = np.argsort(key_new, kind="stable")
-        at = np.searchsorted(self._key, key_new[order], side="right")
-        key = np.insert(self._key, at, key_new[order])
-        seq = np.insert(self._seq, at, self._folded + order)
-        e_u = np.insert(self._e, at, e_new[order])
-        d_u = np.insert(self._d, at, d_new[:, order], axis=1)
-        size = key.size
-        # per evaluation in release order (scope first): its position (1-based)
-        count = self._seq.size + m
-        pos = np.empty(count, dtype=np.int64)
-        pos[seq - seq0] = np.arange(1, size + 1)
-        e_rel = np.empty(count)
-        e_rel[seq - seq0] = e_u
-        d_rel = np.empty((2, count), dtype=np.int8)
-        d_rel[:, seq - seq0] = d_u
+        key, seq, e_u, d_u = self._universe(key_new, e_new, d_new)
+        rel = seq - seq0  # each one's index in release order (scope first)
+        pos, e_rel, d_rel = _by_release(rel, e_u, d_u)
         # distinct efforts (for the pairs of defective ones)
         values = np.unique(e_u)
         wpos = np.searchsorted(values, e_rel) + 1
         # the trees of the scope as it is
-        present = seq < self._folded
-        trees = _fenwick(
-            np.vstack((present, np.where(present, e_u, 0.0), present * d_u[0], present * d_u[1]))
-        )
-        wcount = np.zeros((2, values.size))
-        wsum = np.zeros((2, values.size))
-        wp_u = wpos[seq - seq0] - 1
-        for r in (0, 1):
-            mine = present & (d_u[r] == 1)
-            np.add.at(wcount[r], wp_u[mine], 1.0)
-            np.add.at(wsum[r], wp_u[mine], e_u[mine])
-        wtrees = _fenwick(np.vstack((wcount[0], wsum[0], wcount[1], wsum[1])))
+        trees, wtrees = _scope_trees(seq < self._folded, e_u, d_u, wpos[rel] - 1, values.size)
         e_at = np.concatenate(([0.0], e_u))
         start = self._seq.size
         head = LOOP.run(
@@ -308,6 +283,50 @@ class EffortCurve:
         self._folded += m
         keep = seq >= seq0 + head
         self._key, self._seq, self._e, self._d = key[keep], seq[keep], e_u[keep], d_u[:, keep]
+
+    def _universe(self, key_new, e_new, d_new) -> tuple[np.ndarray, ...]:
+        """The scope and the new evaluations (keys ``key_new``, released after the scope's), in
+        inspection order: their keys, release numbers, efforts and defect flags (new ones after
+        equal old keys: they were released later)."""
+        order = np.argsort(key_new, kind="stable")
+        at = np.searchsorted(self._key, key_new[order], side="right")
+        key = np.insert(self._key, at, key_new[order])
+        seq = np.insert(self._seq, at, self._folded + order)
+        e_u = np.insert(self._e, at, e_new[order])
+        d_u = np.insert(self._d, at, d_new[:, order], axis=1)
+        return key, seq, e_u, d_u
+
+
+def _by_release(rel: np.ndarray, e_u: np.ndarray, d_u: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per evaluation of the universe in release order (``rel``: each one's index in that
+    order, the universe in inspection order): its position in inspection order (1-based), its
+    effort, its defect flags."""
+    count = rel.size
+    pos = np.empty(count, dtype=np.int64)
+    pos[rel] = np.arange(1, count + 1)
+    e_rel = np.empty(count)
+    e_rel[rel] = e_u
+    d_rel = np.empty((2, count), dtype=np.int8)
+    d_rel[:, rel] = d_u
+    return pos, e_rel, d_rel
+
+
+def _scope_trees(present, e_u, d_u, wp_u, n_values: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Fenwick trees of the evaluations ``present`` in the universe (in inspection order):
+    by position, their count, effort and defective ones (observed, true); by distinct effort
+    (``wp_u``: each one's index among the ``n_values`` efforts), the count and effort of the
+    defective ones (observed, true)."""
+    trees = _fenwick(
+        np.vstack((present, np.where(present, e_u, 0.0), present * d_u[0], present * d_u[1]))
+    )
+    wcount = np.zeros((2, n_values))
+    wsum = np.zeros((2, n_values))
+    for r in (0, 1):
+        mine = present & (d_u[r] == 1)
+        np.add.at(wcount[r], wp_u[mine], 1.0)
+        np.add.at(wsum[r], wp_u[mine], e_u[mine])
+    wtrees = _fenwick(np.vstack((wcount[0], wsum[0], wcount[1], wsum[1])))
+    return trees, wtrees
 
 
 def _check(p1: np.ndarray, effort: np.ndarray, d: np.ndarray) -> None:
