@@ -3,6 +3,11 @@
 Each subcommand lives in its own module of this package, which defines ``add_parser(subparsers)``
 (registering the subcommand and its options, with ``parser.set_defaults(run=run)``) and
 ``run(args) -> int``.
+
+Imports: :mod:`delaycv.common`, :mod:`delaycv.data`, :mod:`delaycv.metrics`,
+:mod:`delaycv.protocol`, :mod:`delaycv.engine`, :mod:`delaycv.jvm`, :mod:`delaycv.tables`,
+:mod:`delaycv.stats`, :mod:`delaycv.figures`, :mod:`delaycv.study`, :mod:`delaycv.stages` (each
+imported when its command runs: a light start, ``tests/test_startup.py``).
 """
 
 from __future__ import annotations

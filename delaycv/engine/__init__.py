@@ -38,6 +38,9 @@ The engine is a package, one idea per module:
 - :mod:`~delaycv.engine.checkpoints`, :mod:`~delaycv.engine.tables` (the fold table and its
   summary), :mod:`~delaycv.engine.progress`, :mod:`~delaycv.engine.parallel` (folds in
   processes).
+
+Imports: :mod:`delaycv.common`, :mod:`delaycv.data` (the stream), :mod:`delaycv.metrics`,
+:mod:`delaycv.protocol` (the settings, learners and releases).
 """
 
 from __future__ import annotations

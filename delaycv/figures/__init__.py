@@ -12,5 +12,6 @@
 - :mod:`~delaycv.figures.rankings`: the rankings (critical-difference diagrams, SK-ESD box plots).
 
 Imports: :mod:`delaycv.common`, :mod:`delaycv.stats` (the tables a figure draws),
-:mod:`delaycv.protocol` (durations).
+:mod:`delaycv.protocol` (durations), :mod:`delaycv.metrics.properties` (the metrics' axis labels
+and which way is better).
 """

@@ -11,4 +11,7 @@
 
 Nothing here is imported unless a MOA learner is asked for: the default pipeline needs no Java.
 MOA is GPL-3.0; delaycv does not ship it (the jar is downloaded from PyPI by the install command).
+
+Imports: :mod:`delaycv.common`, :mod:`delaycv.protocol` (learner specs), :mod:`delaycv.engine` (the
+fold loop's hooks, imported where used).
 """

@@ -7,6 +7,8 @@ builds one from a config value; each keeps its sums in its own state class, ``st
 ``REFERENCES``: the labels a metric is computed against. ``MOA_MEASUREMENTS`` rebuilds MOA's 41
 measurements from a snapshot. ``EFFORT_METRICS``: the effort-aware measures of a stream with an
 effort (``effort``: :class:`~delaycv.metrics.effort.EffortCurve`, imported where it is used).
+
+Imports: :mod:`delaycv.common` only.
 """
 
 from delaycv.common.choices import REFERENCES

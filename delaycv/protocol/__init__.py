@@ -8,6 +8,6 @@ random streams (:mod:`~delaycv.protocol.validation`), learner specs
 (:mod:`~delaycv.protocol.policy_windows`) and the one funnel that checks a run's options
 (:mod:`~delaycv.protocol.settings`).
 
-Imports: :mod:`delaycv.common`, :mod:`delaycv.data` (the stream), :mod:`delaycv.metrics` (the
-estimators a setting names).
+Imports: :mod:`delaycv.common`, :mod:`delaycv.metrics` (the estimators a setting names),
+:mod:`delaycv.jvm` (only when a MOA learner is asked for, inside the function that needs it).
 """

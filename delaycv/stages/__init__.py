@@ -18,4 +18,9 @@ The rule scripts (``scripts/<stage>.py``) and the ``delaycv`` commands are adapt
 functions. The module is also the unit of the workflow's code digests: a stage's digest is the
 closure of ``delaycv.stages.<stage>`` (:data:`delaycv.study.digests.STAGE_MODULES`, derived from
 this package's modules), so a stage module imports only what its stage runs.
+
+Imports: :mod:`delaycv.common`, :mod:`delaycv.data`, :mod:`delaycv.metrics`,
+:mod:`delaycv.protocol`, :mod:`delaycv.engine`, :mod:`delaycv.jvm`, :mod:`delaycv.tables`,
+:mod:`delaycv.stats`, :mod:`delaycv.figures`, :mod:`delaycv.study.report` (the pages; never
+:mod:`delaycv.study.digests`).
 """

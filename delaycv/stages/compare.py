@@ -128,51 +128,14 @@ def compare(
         "alpha": alpha,
         "seed": seed,
     }
-    say(f"strip: tests of {', '.join(metrics)} at every checkpoint")
-    strip = run_tests(
-        table,
-        checkpoints="all",
-        alternative=alternative,
-        progress=lambda m: say(f"strip: {m}"),
-        **common,
-    )
-    for row in choose_checkpoints(table, checkpoints).itertuples():
-        if row.note:
-            what = "a row with no test" if pd.isna(row.checkpoint) else "noted in the tables"
-            say(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} ({what})")
-    if checkpoints == "all":
-        tests = strip
-    else:
-        say(f"tests: at checkpoints {checkpoints}")
-        tests = run_tests(
-            table,
-            checkpoints=checkpoints,
-            alternative=alternative,
-            progress=lambda m: say(f"tests: {m}"),
-            **common,
-        )
+    strip, tests = _learner_tests(table, checkpoints, alternative, common, say)
     result = Comparison(tests=tests, strip=strip)
     if bias is None:
         bias = {"observed", "true"} <= set(table["reference"].unique())
     if bias:
-        say(f"bias: observed against true labels at checkpoints {checkpoints}")
-        result.bias = bias_tests(
-            table,
-            metrics=metrics,
-            resamples=resamples,
-            seed=seed,
-            checkpoints=checkpoints,
-            progress=lambda m: say(f"bias: {m}"),
-        )
+        result.bias = _bias_tests(table, metrics, resamples, seed, checkpoints, say)
     if reference_policy is not None:
-        say(f"contrasts: every policy against {reference_policy} at checkpoints {checkpoints}")
-        result.contrasts = policy_contrasts(
-            table,
-            reference_policy=reference_policy,
-            checkpoints=checkpoints,
-            progress=lambda m: say(f"contrasts: {m}"),
-            **common,
-        )
+        result.contrasts = _policy_contrasts(table, reference_policy, checkpoints, common, say)
     if predictions:
         say(f"mcnemar: {len(predictions)} run directories")
         result.mcnemar = mcnemar_from_runs(
@@ -180,17 +143,115 @@ def compare(
         )
     name = dataset if dataset is not None else ", ".join(map(str, table["dataset"].unique()))
     result.files = _write(result, Path(out), name, metrics, alpha, reference_policy)
-    for what, frame in result.tables().items():  # a test with no value: a row with a note
+    _say_untested(result, say)
+    _say_counts(result, say)
+    return result
+
+
+def _learner_tests(
+    table: pd.DataFrame,
+    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence],
+    alternative: str,
+    common: dict,
+    say: Callable[[str], None],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The learner tests at every checkpoint (the strip) and at the requested ``checkpoints``
+    (the strip itself when they are ``"all"``), saying first which requested checkpoints carry a
+    note. ``common``: the keywords every test shares (metrics, references, resamples, alpha,
+    seed)."""
+    say(f"strip: tests of {', '.join(common['metrics'])} at every checkpoint")
+    strip = run_tests(
+        table,
+        checkpoints="all",
+        alternative=alternative,
+        progress=lambda m: say(f"strip: {m}"),
+        **common,
+    )
+    _say_checkpoint_notes(table, checkpoints, say)
+    if checkpoints == "all":
+        return strip, strip
+    say(f"tests: at checkpoints {checkpoints}")
+    tests = run_tests(
+        table,
+        checkpoints=checkpoints,
+        alternative=alternative,
+        progress=lambda m: say(f"tests: {m}"),
+        **common,
+    )
+    return strip, tests
+
+
+def _say_checkpoint_notes(
+    table: pd.DataFrame,
+    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence],
+    say: Callable[[str], None],
+) -> None:
+    """Say each requested checkpoint of a dataset that carries a note (a row with no test, or a
+    note in the tables)."""
+    for row in choose_checkpoints(table, checkpoints).itertuples():
+        if row.note:
+            what = "a row with no test" if pd.isna(row.checkpoint) else "noted in the tables"
+            say(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} ({what})")
+
+
+def _bias_tests(
+    table: pd.DataFrame,
+    metrics: list[str],
+    resamples: int,
+    seed: int,
+    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence],
+    say: Callable[[str], None],
+) -> pd.DataFrame:
+    """The bias tests (observed against true labels) at the requested checkpoints."""
+    say(f"bias: observed against true labels at checkpoints {checkpoints}")
+    return bias_tests(
+        table,
+        metrics=metrics,
+        resamples=resamples,
+        seed=seed,
+        checkpoints=checkpoints,
+        progress=lambda m: say(f"bias: {m}"),
+    )
+
+
+def _policy_contrasts(
+    table: pd.DataFrame,
+    reference_policy: str,
+    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence],
+    common: dict,
+    say: Callable[[str], None],
+) -> pd.DataFrame:
+    """Every policy against ``reference_policy`` at the requested checkpoints (``common``: the
+    keywords the learner tests share)."""
+    say(f"contrasts: every policy against {reference_policy} at checkpoints {checkpoints}")
+    return policy_contrasts(
+        table,
+        reference_policy=reference_policy,
+        checkpoints=checkpoints,
+        progress=lambda m: say(f"contrasts: {m}"),
+        **common,
+    )
+
+
+def _say_untested(result: Comparison, say: Callable[[str], None]) -> None:
+    """Say, per table of tests, how many rows have no test and why (a test with no value is a row
+    with a note)."""
+    for what, frame in result.tables().items():
         if what in ("tests", "bias", "contrasts"):
             for note, count in untested_notes(frame):
                 say(f"{what}: {count} rows without a test: {note}")
+
+
+def _say_counts(result: Comparison, say: Callable[[str], None]) -> None:
+    """Say the closing line: how many tests (and how many significant), strip tests, bias tests
+    and contrasts were computed."""
+    tests = result.tests
     significant = int(tests["significant"].sum()) if len(tests) else 0
     say(
-        f"{len(tests)} tests ({significant} significant), {len(strip)} strip tests"
+        f"{len(tests)} tests ({significant} significant), {len(result.strip)} strip tests"
         + (f", {len(result.bias)} bias tests" if result.bias is not None else "")
         + (f", {len(result.contrasts)} contrasts" if result.contrasts is not None else "")
     )
-    return result
 
 
 def _write(

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+
+import pandas as pd
 
 from delaycv.common.atomic import atomic_dir, temporary
 from delaycv.common.choices import FIGURE_FORMATS
@@ -78,44 +80,68 @@ def figures(
     strip = read_table(tests) if tests is not None else None
     contrast_table = read_table(contrasts) if contrasts is not None else None
     out = Path(out)
+    options = {
+        "reference": reference,
+        "estimator": estimator,
+        "datasets": datasets,
+        "windows": windows,
+        "policy_specs": policy_specs,
+        "baseline": baseline,
+        "learner": learner,
+        "alpha": alpha,
+        "x": x,
+        "formats": formats,
+        "dpi": dpi,
+        "seed": seed,
+    }
 
     def draw(folder: Path) -> list[Path]:
-        written = []
-        for metric in metrics:
-            written += draw_figures(
-                table,
-                strip,
-                folder,
-                metric=metric,
-                reference=reference,
-                estimator=estimator,
-                datasets=datasets,
-                windows=windows,
-                policy_specs=policy_specs,
-                baseline=baseline,
-                learner=learner,
-                alpha=alpha,
-                x=x,
-                formats=formats,
-                dpi=dpi,
-                seed=seed,
-            )
-            if contrast_table is not None:
-                written += draw_contrast_figures(
-                    contrast_table,
-                    folder,
-                    metric=metric,
-                    windows=windows,
-                    specs=policy_specs,
-                    formats=formats,
-                    dpi=dpi,
-                )
-        return written
+        return _draw(folder, table, strip, contrast_table, metrics, options)
 
     if replace:
-        with atomic_dir(out) as tmp:
-            written = draw(tmp)
-        return [out / path.name for path in written]
+        return _draw_replacing(out, draw)
+    return _draw_adding(out, draw)
+
+
+def _draw(
+    folder: Path,
+    table: pd.DataFrame,
+    strip: pd.DataFrame | None,
+    contrast_table: pd.DataFrame | None,
+    metrics: list[str],
+    options: dict,
+) -> list[Path]:
+    """Draw the figure set of each metric (and, with a contrasts table, its contrast figures)
+    into ``folder``; return the files drawn. ``options``: the keywords of
+    :func:`delaycv.figures.figure_set.draw_figures` but ``metric``."""
+    written = []
+    for metric in metrics:
+        written += draw_figures(table, strip, folder, metric=metric, **options)
+        if contrast_table is not None:
+            written += draw_contrast_figures(
+                contrast_table,
+                folder,
+                metric=metric,
+                windows=options["windows"],
+                specs=options["policy_specs"],
+                formats=options["formats"],
+                dpi=options["dpi"],
+            )
+    return written
+
+
+def _draw_replacing(out: Path, draw: Callable[[Path], list[Path]]) -> list[Path]:
+    """Draw into a new folder that replaces ``out`` as a whole, atomically; return the files in
+    ``out``."""
+    with atomic_dir(out) as tmp:
+        written = draw(tmp)
+    return [out / path.name for path in written]
+
+
+def _draw_adding(out: Path, draw: Callable[[Path], list[Path]]) -> list[Path]:
+    """Draw into a temporary folder inside ``out`` (created with its missing parents), then move
+    each file into ``out``, whose other files stay; on a failure, remove the folders this call
+    created (if still empty). Return the files in ``out``."""
     made = _make_dirs(out)
     done = False
     try:

@@ -149,6 +149,19 @@ def rankings(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result = RankingResult(rows=rows, across=across, within=within)
+    result.files += _write_tables(across, within, out)
+    result.files += _write_pages(across, within, out, metrics)
+    say("figures: critical-difference diagrams and Scott-Knott ESD box plots")
+    written = _draw_figures(rows, across, out, figure_metrics, figure_reference, formats, dpi)
+    result.figures = [out / "figures" / path.name for path in written]
+    _say_counts(across, within, len(written), say)
+    return result
+
+
+def _write_tables(across: Rankings, within: pd.DataFrame, out: Path) -> list[Path]:
+    """Write the tables across datasets (Friedman, Nemenyi, Scott-Knott ESD) and within each
+    dataset into ``out`` (Parquet and CSV; Nemenyi as CSV only); return the files written."""
+    files = []
     for frame, parquet, csv in (
         (across.friedman, "friedman.parquet", "friedman.csv"),
         (across.nemenyi, None, "nemenyi.csv"),
@@ -157,10 +170,18 @@ def rankings(
     ):
         if parquet is not None:
             write_table(frame, out / parquet)
-            result.files.append(out / parquet)
+            files.append(out / parquet)
         with atomic_path(out / csv) as tmp:
             frame.to_csv(tmp, index=False)
-        result.files.append(out / csv)
+        files.append(out / csv)
+    return files
+
+
+def _write_pages(
+    across: Rankings, within: pd.DataFrame, out: Path, metrics: list[str]
+) -> list[Path]:
+    """Write the pages ``rankings.html`` (across datasets) and ``within.html`` (within each
+    dataset) into ``out``; return the files written."""
     pages = (
         (
             rankings_html(
@@ -178,11 +199,25 @@ def rankings(
             out / "within.html",
         ),
     )
+    files = []
     for page, path in pages:
         with atomic_path(path) as tmp:
             tmp.write_text(page, encoding="utf-8")
-        result.files.append(path)
-    say("figures: critical-difference diagrams and Scott-Knott ESD box plots")
+        files.append(path)
+    return files
+
+
+def _draw_figures(
+    rows: pd.DataFrame,
+    across: Rankings,
+    out: Path,
+    figure_metrics: list[str],
+    reference: str,
+    formats: Sequence[str],
+    dpi: int,
+) -> list[Path]:
+    """Draw the ranking figures of each of ``figure_metrics`` into the folder ``out/figures``
+    (replaced as a whole, atomically); return the files drawn (their names in that folder)."""
     with atomic_dir(out / "figures") as tmp:
         written = []
         for metric in figure_metrics:
@@ -191,11 +226,18 @@ def rankings(
                 across,
                 tmp,
                 metric=metric,
-                reference=figure_reference,
+                reference=reference,
                 formats=formats,
                 dpi=dpi,
             )
-    result.figures = [out / "figures" / path.name for path in written]
+    return written
+
+
+def _say_counts(
+    across: Rankings, within: pd.DataFrame, figures: int, say: Callable[[str], None]
+) -> None:
+    """Say the treatments not ranked (one line per note) and the closing line: the families
+    across datasets (and how many tested), the rows within datasets and the figure files."""
     families = across.friedman.groupby(list(FAMILY), sort=False)["note"]
     tested = int(families.agg(lambda notes: bool((notes == "").any())).sum())
     unranked = across.friedman[across.friedman["note"].str.endswith("not ranked")]
@@ -203,6 +245,5 @@ def rankings(
         say(f"not ranked ({count} rows across datasets): {note}")
     say(
         f"{len(across.families())} families across datasets ({tested} tested), "
-        f"{len(within)} rows within datasets, {len(written)} figure files"
+        f"{len(within)} rows within datasets, {figures} figure files"
     )
-    return result

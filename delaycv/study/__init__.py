@@ -11,5 +11,9 @@ checked by the JSON schema (:mod:`~delaycv.study.schema`; ``--config`` values re
 :mod:`~delaycv.study.mistakes`; the runs of a loaded study and their specs are
 :mod:`~delaycv.study.runs`'s.
 
-Imports: any subpackage; no other subpackage imports this one.
+Imports: :mod:`delaycv.common`, :mod:`delaycv.data`, :mod:`delaycv.metrics`,
+:mod:`delaycv.protocol`, :mod:`delaycv.engine`, :mod:`delaycv.jvm`, :mod:`delaycv.tables`,
+:mod:`delaycv.stats`, :mod:`delaycv.figures` (every subpackage but those that import this one:
+:mod:`delaycv.tables.costs` imports :mod:`~delaycv.study.pages`, :mod:`delaycv.stages` imports
+:mod:`~delaycv.study.report`, and the command line).
 """
