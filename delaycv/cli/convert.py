@@ -34,7 +34,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--preset", choices=sorted(PRESETS), help="a known format's mapping")
     parser.add_argument("--format", choices=["arff", "csv"], help="default: the file suffix")
     parser.add_argument("--mapping", metavar="FILE", help="YAML/JSON file with mapping keys")
-    g = parser.add_argument_group("mapping (override the preset or --mapping)")
+    _mapping_options(parser.add_argument_group("mapping (override the preset or --mapping)"))
+    _damaged_input_options(parser)
+    parser.add_argument("--quiet", action="store_true", help="print no summary")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def _mapping_options(g) -> None:
+    """The mapping's keys as options: they override the preset or ``--mapping``."""
     g.add_argument("--time", help="column of arrival times (Unix seconds or dates)")
     g.add_argument(
         "--time-unit",
@@ -75,6 +83,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="the numeric column(s) whose sum is each instance's effort (the presets: la+ld), "
         "or none: a stream without effort",
     )
+
+
+def _damaged_input_options(parser) -> None:
+    """What to do with a cut-short last line, rows out of time order and infinite values."""
     parser.add_argument(
         "--drop-truncated-last-line",
         action="store_true",
@@ -91,9 +103,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         default="error",
         help="an infinite feature value is an error (default) or read as a missing value",
     )
-    parser.add_argument("--quiet", action="store_true", help="print no summary")
-    parser.set_defaults(run=run)
-    return parser
 
 
 def effort(text: str) -> list[str] | None:

@@ -77,7 +77,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "directory (folds.parquet, summary.parquet, run.json, optional predictions and MOA CSV).",
     )
     p.add_argument("stream", metavar="STREAM.parquet", help="canonical stream (delaycv convert)")
-    g = p.add_argument_group("learner")
+    _learner_options(p.add_argument_group("learner"))
+    _policy_options(p.add_argument_group("policy"))
+    _validation_options(p.add_argument_group("validation"))
+    _metric_options(p.add_argument_group("metrics and checkpoints"))
+    _output_options(p.add_argument_group("output"))
+    p.set_defaults(run=run)
+    return p
+
+
+def _learner_options(g) -> None:
+    """The learner: its class or spec, its parameters and its run-key name."""
     g.add_argument(
         "--learner",
         required=True,
@@ -87,7 +97,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     g.add_argument("--param", action="append", metavar="KEY=VALUE", help="learner parameter")
     g.add_argument("--learner-name", help="the run key 'learner' (default: the class name)")
-    g = p.add_argument_group("policy")
+
+
+def _policy_options(g) -> None:
+    """The label policy: its preset, windows, expiries, feedback and inspection error."""
     g.add_argument(
         "--policy",
         choices=tuple(policies.PRESETS),
@@ -105,7 +118,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     g.add_argument("--inspection-error", type=float, help="seeded inspection error rate")
     g.add_argument("--policy-name", help="the run key 'policy' (default: e.g. hitl_7d_90d)")
-    g = p.add_argument_group("validation")
+
+
+def _validation_options(g) -> None:
+    """The validation scheme, the folds and the seeds."""
     g.add_argument(
         "--validation",
         choices=choices.SCHEMES,
@@ -143,7 +159,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument(
         "--same-learner-seed", action="store_true", help="one learner seed for all folds"
     )
-    g = p.add_argument_group("metrics and checkpoints")
+
+
+def _metric_options(g) -> None:
+    """The metrics' estimator, the checkpoints, the threshold, the prediction noise and flushing."""
     g.add_argument(
         "--estimator",
         choices=[*choices.ESTIMATORS, *choices.DEPRECATED_ESTIMATORS],
@@ -181,7 +200,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="prediction noise (reference -n)",
     )
     g.add_argument("--flush", action="store_true", help="release pending labels at the end")
-    g = p.add_argument_group("output")
+
+
+def _output_options(g) -> None:
+    """The run directory and what goes into it; timing, parallel folds and progress."""
     g.add_argument("--out", required=True, metavar="DIR", help="run directory to write")
     g.add_argument("--dataset", help="the run key 'dataset' (default: stream metadata)")
     g.add_argument("--predictions", action="store_true", help="write predictions.parquet")
@@ -197,8 +219,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument(
         "--quiet", action="store_true", help="no progress on stderr, no summary on stdout"
     )
-    p.set_defaults(run=run)
-    return p
 
 
 def learner_spec_from(args) -> dict:

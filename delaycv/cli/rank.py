@@ -59,6 +59,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="Scott-Knott ESD's version: np (non-parametric) or p (parametric) (np; "
         "rankings.version)",
     )
+    _figure_options(parser)
+    parser.add_argument("--quiet", action="store_true", help="print no progress")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def _figure_options(parser) -> None:
+    """The figures' metrics, labels, formats and resolution (the config's ``figures``)."""
     parser.add_argument(
         "--figure-metric",
         action="append",
@@ -78,9 +86,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument(
         "--dpi", type=int, default=200, help="resolution of the PNG files (200; figures.dpi)"
     )
-    parser.add_argument("--quiet", action="store_true", help="print no progress")
-    parser.set_defaults(run=run)
-    return parser
 
 
 def run(args) -> int:
