@@ -174,3 +174,16 @@ def test_each_stage_is_a_module_of_delaycv_stages():
     for stage in modules:
         assert (REPO / "scripts" / f"{stage}.py").is_file()
         assert f'check_code("{stage}"' in (REPO / "scripts" / f"{stage}.py").read_text()
+
+
+def test_compare_and_rank_refuse_a_checkpoint_no_table_has(workdir, tmp_path, capsys):
+    """``--checkpoint N`` names a checkpoint of the tables: one that none has is refused by both
+    commands (one check, :func:`delaycv.cli.options.check_checkpoints_in_table`), listing the
+    checkpoints there are, and nothing is written."""
+    merged = workdir / "results" / "merged" / "tiny.parquet"
+    for command in ("compare", "rank"):
+        out = tmp_path / command
+        assert main([command, str(merged), "--out", str(out), "--checkpoint", "7"]) == 2
+        err = capsys.readouterr().err
+        assert "option --checkpoint: checkpoint 7 is not in the table" in err, err
+        assert "expected one of its checkpoints (" in err and not out.exists()
