@@ -1,9 +1,9 @@
 """Test-only: a plain, per-event re-implementation of MOA's classification evaluator.
 
-It follows reference §6.2/§6.4 literally (moa-extension's BasicClassificationPerformanceEvaluator,
-with the FadingFactor estimator when ``alpha`` is given, else MOA's basic estimator), one evaluation
-at a time, with Java double semantics. It is slow and obviously sequential on purpose: the fast,
-vectorised ``delaycv.metrics`` is checked against it.
+It follows moa-extension §6.2/§6.4 literally (the MOA extension's
+BasicClassificationPerformanceEvaluator, with the FadingFactor estimator when ``alpha`` is given,
+else MOA's basic estimator), one evaluation at a time, with Java double semantics. It is slow and
+obviously sequential on purpose: the fast, vectorised ``delaycv.metrics`` is checked against it.
 """
 
 from __future__ import annotations

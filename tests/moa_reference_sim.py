@@ -1,4 +1,4 @@
-"""A plain, slow, independent re-implementation of the reference (moa-extension) procedure.
+"""A plain, slow, independent re-implementation of the MOA extension's (moa-extension) procedure.
 
 Test-only. It follows ``../shared/reference/moa-extension.md`` line by line and shares no code with
 delaycv (it must not import ``delaycv.metrics`` or ``delaycv.tables.moa_export``): its own CSV reader, its own
@@ -385,9 +385,10 @@ def simulate(
     boot_seed: int = 1,
     trace: list | None = None,
 ) -> SimResult:
-    """Run the reference task on ``rows`` and return its dump and detail rows (timing cells 0.0).
+    """Run the MOA extension's task on ``rows`` and return its dump and detail rows (timing
+    cells 0.0).
 
-    ``trace``, if given, receives ``(n, ts, fold, pred, label)`` for every evaluation, in order.
+        ``trace``, if given, receives ``(n, ts, fold, pred, label)`` for every evaluation, in order.
     """
     w = folds
     learners = [LEARNERS[learner]() for _ in range(w)]

@@ -2,8 +2,8 @@
 
 Random small streams (ties in time, reveal times before and after arrival), every policy preset and
 the general form (time and count windows, feedback, both expiries, inspection errors), every
-validation scheme (bootstrap weights of each run seed, or a fixed split, drawn by the reference
-itself), evaluate all/trained, prediction noise, flush, thresholds. Compared: the
+validation scheme (bootstrap weights of each run seed, or a fixed split, drawn by the brute-force
+loop itself), evaluate all/trained, prediction noise, flush, thresholds. Compared: the
 prediction log, the counts after every instance, the sequences of (prediction, probability,
 label) fed to the observed and true metrics, the observer's calls and the learner's calls.
 """

@@ -1,4 +1,5 @@
-"""Learner specs -> river objects; baselines with the reference's conventions; weights; errors."""
+"""Learner specs -> river objects; baselines with the MOA extension's conventions; weights;
+errors."""
 
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ def test_same_seed_same_learner_different_seed_differs():
     assert run(3) != run(4)
 
 
-def test_baselines_follow_the_reference():
+def test_baselines_follow_the_moa_extension():
     """NoChange predicts the last training label (negative before any); Prior the majority,
     ties and no training negative -- read with P(1) > 0.5, empty dict = 0.5."""
 

@@ -132,7 +132,7 @@ def test_short_sequences_match_moa(seq, alpha, every):
 
 
 def test_hand_computed_fading_sequence():
-    """alpha = 0.5, (p, t): (1, 1), (0, 1), (0, 0) worked by hand from reference §6.2."""
+    """alpha = 0.5, (p, t): (1, 1), (0, 1), (0, 0) worked by hand from moa-extension §6.2."""
     m = Metrics(Fading(0.5))
     for p, t in ((1, 1), (0, 1), (0, 0)):
         m.add(p, math.nan, t)

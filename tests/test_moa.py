@@ -57,7 +57,7 @@ def same(a, b) -> bool:
     return a == pytest.approx(b, rel=1e-12, abs=1e-12)
 
 
-def test_headers_are_the_reference_headers():
+def test_headers_are_the_moa_extension_headers():
     assert detail_header() == DETAIL_HEADER and len(DETAIL_HEADER) == 46
     assert dump_header() == DUMP_HEADER and len(DUMP_HEADER) == 86
     assert "Gmean for recall  (percent)" in detail_header()  # two spaces, as MOA writes it
@@ -260,7 +260,7 @@ def test_observers_pickle_midway_and_folds_can_run_in_separate_exports():
 def test_write_files_exactly_and_overwrite(tmp_path):
     export = MoaExport(every=2, alpha=0.5, folds=1)
     feed(export, 1, {1: [(0, 1, 1)], 2: [(0, 0, 0)]}, {1: 1323292816, 2: 1323292845})
-    for _ in range(2):  # the second write replaces the first (the reference would append)
+    for _ in range(2):  # the second write replaces the first (the MOA extension would append)
         dump_path, detail_path = export.write(tmp_path)
     assert (dump_path.name, detail_path.name) == (DUMP_FILE, DETAIL_FILE)
     lines = detail_path.read_text(encoding="utf-8").splitlines()

@@ -1,12 +1,12 @@
-"""Agreement with the reference: delaycv's MOA export vs an independent simulator of moa-extension.
+"""Agreement with the MOA extension: delaycv's MOA export vs an independent simulator of it.
 
-``moa_reference_sim`` re-implements the reference task (EvaluatePrequentialDelayedCVIdeal) from
-``../shared/reference/moa-extension.md`` alone; it reads the brackets CSV with its own parser and has
-its own MOA learners and evaluator. delaycv reads the ARFF through its converter, runs river's
-``dummy.NoChangeClassifier`` / ``dummy.PriorClassifier`` in the engine, and writes ``dump.csv`` and
-``detail.csv`` with :class:`delaycv.tables.moa_export.MoaExport`. Every non-timing cell must agree (relative
-1e-9, absolute 1e-9 for values near zero; NaN == NaN; infinities equal), with the same rows in the
-same order.
+``moa_reference_sim`` re-implements the MOA extension's task (EvaluatePrequentialDelayedCVIdeal)
+from ``../shared/reference/moa-extension.md`` alone; it reads the brackets CSV with its own parser
+and has its own MOA learners and evaluator. delaycv reads the ARFF through its converter, runs
+river's ``dummy.NoChangeClassifier`` / ``dummy.PriorClassifier`` in the engine, and writes
+``dump.csv`` and ``detail.csv`` with :class:`delaycv.tables.moa_export.MoaExport`. Every non-timing
+cell must agree (relative 1e-9, absolute 1e-9 for values near zero; NaN == NaN; infinities equal),
+with the same rows in the same order.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def test_brackets_rows_read_by_the_simulator(brackets_rows):
     assert len(brackets_rows) == 11914
     assert sum(r.label for r in brackets_rows) == 3497
     assert sum(r.fb != -1 for r in brackets_rows) == 2307
-    assert brackets_rows[89].ts == 1323993389  # the reference example's first dump row (n = 90)
+    assert brackets_rows[89].ts == 1323993389  # moa-extension.md's example: first dump row (n = 90)
 
 
 CASES = [(s, lrn) for s in (sim.CV, sim.SPLIT) for lrn in ("NoChange", "MajorityClass")]
@@ -170,7 +170,7 @@ CASES = [(s, lrn) for s in (sim.CV, sim.SPLIT) for lrn in ("NoChange", "Majority
 @pytest.mark.realdata
 @pytest.mark.parametrize(("scheme", "learner"), CASES)
 def test_export_fed_with_the_simulated_evaluations_matches(brackets_rows, scheme, learner):
-    """MoaExport on exactly the reference's evaluation sequence (isolates the export)."""
+    """MoaExport on exactly the simulator's evaluation sequence (isolates the export)."""
     from delaycv.tables.moa_export import MoaExport
 
     expected, trace = simulated(brackets_rows, scheme, learner)
@@ -216,7 +216,7 @@ def assert_files_match(out_dir, expected) -> None:
 
 @pytest.mark.realdata
 @pytest.mark.parametrize(("scheme", "learner"), CASES)
-def test_engine_with_river_learners_reproduces_the_reference(
+def test_engine_with_river_learners_reproduces_the_moa_extension(
     brackets_rows, brackets_parquet, tmp_path, scheme, learner
 ):
     """The engine (ideal policy, evaluate trained only) + MoaExport, files written and read back."""
@@ -240,7 +240,7 @@ def test_engine_with_river_learners_reproduces_the_reference(
     )
     export.write(tmp_path, result.observers)
     assert_files_match(tmp_path, expected)
-    # the export's per-fold evaluation counts are the engine's and the reference's
+    # the export's per-fold evaluation counts are the engine's and the simulated MOA extension's
     assert [o.tested for o in result.observers] == expected.tested
     assert [f["evaluated"] for f in result.info["folds"]] == expected.tested
 
@@ -274,7 +274,7 @@ def test_engine_with_worker_processes_gives_the_same_files(
 
 
 @pytest.mark.realdata
-def test_cli_moa_csv_reproduces_the_reference(brackets_rows, brackets_parquet, tmp_path):
+def test_cli_moa_csv_reproduces_the_moa_extension(brackets_rows, brackets_parquet, tmp_path):
     """``delaycv evaluate ... --moa-csv`` (river PriorClassifier, cross-validation, 2 processes)."""
     from delaycv.cli import main
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from delaycv.tables.moa_export import average, format_cell, java_double_str, read_moa_csv
 
 JAVA_CASES = [
-    # (value, what Java's Double.toString prints); the first ones are cells of the reference's files
+    # (value, what Java's Double.toString prints); the first ones are cells of the MOA extension's
+    # files
     (30.0, "30.0"),
     (1324000448.0, "1.324000448E9"),
     (1323993389.0, "1.323993389E9"),

@@ -4,8 +4,8 @@ Thin: it turns options into the run's settings (:func:`delaycv.protocol.settings
 checks them all before the stream is read), and runs the workflow's evaluate stage
 (:func:`delaycv.stages.evaluate.evaluate`: the evaluation, and the run directory written as it goes,
 the fold table and its summary piece by piece, atomic).
-``--moa-csv`` adds the reference's ``dump.csv`` and ``detail.csv`` (:class:`delaycv.tables.moa_export.MoaExport`,
-an observer of the engine).
+``--moa-csv`` adds the MOA extension's ``dump.csv`` and ``detail.csv``
+(:class:`delaycv.tables.moa_export.MoaExport`, an observer of the engine).
 
 The engine's warnings (a learner that never gave a probability in a fold) are printed on stderr as
 ``delaycv: warning: ...`` (and kept in ``run.json``'s ``warnings``). A file system that fails while
@@ -197,7 +197,7 @@ def _metric_options(g) -> None:
         "--noise",
         type=float,
         default=defaults.PREDICTION_NOISE,
-        help="prediction noise (reference -n)",
+        help="prediction noise (the MOA extension's -n)",
     )
     g.add_argument("--flush", action="store_true", help="release pending labels at the end")
 
@@ -207,7 +207,9 @@ def _output_options(g) -> None:
     g.add_argument("--out", required=True, metavar="DIR", help="run directory to write")
     g.add_argument("--dataset", help="the run key 'dataset' (default: stream metadata)")
     g.add_argument("--predictions", action="store_true", help="write predictions.parquet")
-    g.add_argument("--moa-csv", action="store_true", help="write the reference's dump/detail CSV")
+    g.add_argument(
+        "--moa-csv", action="store_true", help="write the MOA extension's dump/detail CSV"
+    )
     g.add_argument("--moa-alpha", type=float, help="fading factor of the MOA export")
     g.add_argument("--memory", action="store_true", help="measure model memory at checkpoints")
     g.add_argument(

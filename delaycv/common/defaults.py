@@ -34,8 +34,9 @@ SEED = 1
 #: (2**63 - 1): the run seed is an int64 column of the result tables.
 SEED_MAX = 2**63 - 1
 
-#: Estimator of the metrics: a fading factor ``ALPHA`` (the value of the reference study);
-#: ``WIDTH`` of the sliding window and ``SIZE`` of the tumbling chunks when those are chosen.
+#: Estimator of the metrics: a fading factor ``ALPHA`` (the value of the HITL study, run with the
+#: MOA extension); ``WIDTH`` of the sliding window and ``SIZE`` of the tumbling chunks when those
+#: are chosen.
 ESTIMATOR = "fading"
 ALPHA = 0.99
 WIDTH = 1000

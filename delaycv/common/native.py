@@ -1,11 +1,11 @@
 """delaycv's compiled modules: each is loaded only when it was built from the source beside it.
 
-Two inner loops exist twice, in Python (the reference) and compiled by Cython (the same steps with
-C numbers, bit for bit the same outputs): the fold loop (``engine/_loop.pyx``, loaded by
-``delaycv.engine.compiled``) and the effort-aware measures' loop (``metrics/_effort_loop.pyx``,
-twin of ``metrics/effort_loop.py``). The package's install builds them (``pip install -e .``,
-``make venv``: Cython and a C compiler); ``setup.py`` records the SHA-256 of each source in its
-module (``SOURCE_DIGEST``). A compiled module is not used when
+Two inner loops exist twice, in Python (the form the compiled one must match) and compiled by Cython
+(the same steps with C numbers, bit for bit the same outputs): the fold loop (``engine/_loop.pyx``,
+loaded by ``delaycv.engine.compiled``) and the effort-aware measures' loop
+(``metrics/_effort_loop.pyx``, twin of ``metrics/effort_loop.py``). The package's install builds
+them (``pip install -e .``, ``make venv``: Cython and a C compiler); ``setup.py`` records the
+SHA-256 of each source in its module (``SOURCE_DIGEST``). A compiled module is not used when
 
 * it was not built, or cannot be loaded (another platform or Python);
 * it was built from another source than the one beside it (an edited or checked-out source: the

@@ -19,10 +19,11 @@ released in due order while the last instance is processed. Per fold, at every c
 
     seen == predicted == evaluated + pending + skipped
 
-The prediction used for scoring is flipped with probability ``prediction_noise`` (the reference's
-``-n``; one uniform per instance from the fold's NOISE stream); the learner and the policy use the
-un-flipped prediction. Observed labels from a ``truth`` expiry are flipped with probability
-``policy.inspection_error`` (one uniform per instance from the fold's INSPECTION stream).
+The prediction used for scoring is flipped with probability ``prediction_noise`` (the MOA
+extension's ``-n``; one uniform per instance from the fold's NOISE stream); the learner and the
+policy use the un-flipped prediction. Observed labels from a ``truth`` expiry are flipped with
+probability ``policy.inspection_error`` (one uniform per instance from the fold's INSPECTION
+stream).
 
 Checkpoints: every ``every`` stream instances and the last one (the same positions for every
 learner), plus optional positions, fractions of the stream or times. The package opens no file.

@@ -1,11 +1,12 @@
 """The compiled fold loop (``_loop.pyx``), when it was built from the source beside it.
 
-The fold loop exists twice: in Python (:meth:`delaycv.engine.fold.FoldLoop._python_chunk`, the
-reference, which also serves observers) and compiled (:func:`delaycv.engine._loop.run_rows`: the
-same steps with C integers, about 0.8 us less per fold and instance in the overhead benchmark's
-setting). Both give the same outputs, bit for bit (``tests/test_compiled_loop.py``). The compiled one
-is built by the package's install (``pip install -e .``, ``make venv``: Cython and a C compiler);
-where it was not built, or cannot be loaded (another platform), the Python loop runs.
+The fold loop exists twice: in Python (:meth:`delaycv.engine.fold.FoldLoop._python_chunk`, the one
+the compiled loop must match, which also serves observers) and compiled
+(:func:`delaycv.engine._loop.run_rows`: the same steps with C integers, about 0.8 us less per fold
+and instance in the overhead benchmark's setting). Both give the same outputs, bit for bit
+(``tests/test_compiled_loop.py``). The compiled one is built by the package's install
+(``pip install -e .``, ``make venv``: Cython and a C compiler); where it was not built, or cannot be
+loaded (another platform), the Python loop runs.
 
 :data:`LOOP` is the compiled module, or None. It is None as well when:
 

@@ -114,9 +114,8 @@ def _density_key(p1: np.ndarray, effort: np.ndarray) -> np.ndarray:
 
 
 def inspection_measures(p1, effort, defective) -> dict[str, float]:
-    """The effort-aware measures of one scope, by their definition (a sort of the scope): the
-    reference that :class:`EffortCurve` is tested against, and the definition docs/metrics.md
-    works by hand. Arguments are in release order."""
+    """The effort-aware measures of one scope, by their definition (a sort of the scope): what
+    :class:`EffortCurve` is tested against, and the definition docs/metrics.md works by hand. Arguments are in release order."""
     p1 = np.asarray(p1, dtype=np.float64)
     e_in = np.asarray(effort, dtype=np.float64)
     d_in = np.asarray(defective, dtype=np.int64)

@@ -22,7 +22,7 @@ turned into the int labels the engine passes to river.
 Seeds: every component whose constructor takes ``seed`` gets the fold's learner seed unless the
 spec sets one.
 
-Baselines (the reference's conventions, with predicted positive iff P(1) > 0.5 and an empty
+Baselines (the MOA extension's conventions, with predicted positive iff P(1) > 0.5 and an empty
 probability dict read as 0.5):
 
 - ``NoChange`` = ``river.dummy.NoChangeClassifier``: predicts the last label it was trained on,

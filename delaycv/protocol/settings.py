@@ -74,7 +74,7 @@ class RunSettings:
     threshold : float
         A prediction is positive iff P(1) > threshold.
     prediction_noise : float
-        The probability that a scored prediction is flipped (the reference's ``-n``).
+        The probability that a scored prediction is flipped (the MOA extension's ``-n``).
     flush : bool
         Release the labels still pending at the end of the stream.
     keep_predictions : bool

@@ -29,7 +29,7 @@ not depend on which other folds run (needed for parallel folds and ``folds_subse
 
 ``evaluate="all"`` (default): every fold evaluates every instance and trains with its weight (0 =
 not trained). ``evaluate="trained"``: a fold predicts every instance but queues and evaluates only
-those with weight > 0 (the reference extension's behaviour); the others are counted as *skipped*.
+those with weight > 0 (the MOA extension's behaviour); the others are counted as *skipped*.
 
 The module is pure: it opens no file.
 """

@@ -1,12 +1,12 @@
-"""MOA-compatible export: the reference's fold-average dump and per-fold detail CSV files.
+"""MOA-compatible export: the MOA extension's fold-average dump and per-fold detail CSV files.
 
-The reference system (moa-extension, ``EvaluatePrequentialDelayedCV*``) writes two CSV files, the
+The MOA extension (moa-extension, ``EvaluatePrequentialDelayedCV*``) writes two CSV files, the
 *dump* (``-d``, fold averages after stream instances) and the *detail* (``-o``, one row per fold
-every ``f`` evaluations). R scripts written for the reference read them. :class:`MoaExport`
+every ``f`` evaluations). R scripts written for the MOA extension read them. :class:`MoaExport`
 produces the same files from a delaycv run: it is an observer of the engine
 (``evaluate(..., observer_factory=export.observer_factory)``), keeps one :class:`MoaEvaluator` per
-fold fed with the observed label (what the reference evaluates against) and writes ``dump.csv`` and
-``detail.csv`` with :meth:`MoaExport.write`.
+fold fed with the observed label (what the MOA extension evaluates against) and writes ``dump.csv``
+and ``detail.csv`` with :meth:`MoaExport.write`.
 
 :class:`MoaEvaluator` is MOA's ``BasicClassificationPerformanceEvaluator`` with the fading-factor
 estimator, updated one evaluation at a time with exactly MOA's floating-point operations
@@ -17,7 +17,7 @@ those cells by up to percents, or turns ``±Infinity`` into huge finite numbers.
 the ones ``delaycv.metrics.MOA_MEASUREMENTS`` defines (the tests check both agree where the
 arithmetic is well conditioned).
 
-Columns and row rules (reference §7, with ``every`` = MOA's ``-f``):
+Columns and row rules (moa-extension §7, with ``every`` = MOA's ``-f``):
 
 * detail row for fold i right after its evaluation number ``tested`` whenever
   ``tested % every == 0``: ``tested``, the timestamp of the stream instance arriving now, the fold,
@@ -29,9 +29,9 @@ Columns and row rules (reference §7, with ``every`` = MOA's ``-f``):
   NaN/Inf skipped, Welford mean and sample standard deviation, both 0.0 with fewer than two
   finite values).
 
-Differences from the reference, on purpose: timing columns are the CPU seconds passed by the engine
-(``cpu_seconds=`` of ``on_instance``, else 0.0) and RAM-Hours is always 0.0; files are overwritten,
-not appended to; the header is written even when there are no rows.
+Differences from the MOA extension, on purpose: timing columns are the CPU seconds passed by the
+engine (``cpu_seconds=`` of ``on_instance``, else 0.0) and RAM-Hours is always 0.0; files are
+overwritten, not appended to; the header is written even when there are no rows.
 Numbers are written as Java's ``Double.toString`` does; NaN is written ``?``.
 """
 
@@ -98,7 +98,7 @@ def java_double_str(x: float) -> str:
 
 
 def format_cell(x: float) -> str:
-    """A CSV cell as the reference writes it: Java ``Double.toString``, NaN as ``?``."""
+    """A CSV cell as the MOA extension writes it: Java ``Double.toString``, NaN as ``?``."""
     x = float(x)
     return "?" if math.isnan(x) else java_double_str(x)
 
@@ -110,7 +110,7 @@ def average(values: Iterable[float]) -> tuple[float, float]:
     """MOA ``Measurement.averageMeasurements`` for one measurement over folds.
 
     Non-finite values are skipped; Welford mean and sample standard deviation (n - 1) of the rest;
-    ``(0.0, 0.0)`` when fewer than two finite values remain (the reference's rule, not the value).
+    ``(0.0, 0.0)`` when fewer than two finite values remain (the MOA extension's rule, not the value).
     """
     count = 0.0
     mean = 0.0
@@ -193,7 +193,7 @@ _N_EST = 25
 class MoaEvaluator:
     """MOA's classification evaluator (moa-extension's Basic evaluator + fading factor), 2 classes.
 
-    ``add(pred, label)`` is ``addResult`` with instance weight 1 (reference §6.2): the fading
+    ``add(pred, label)`` is ``addResult`` with instance weight 1 (moa-extension §6.2): the fading
     estimators ``s = alpha*s + v; b = alpha*b + 1`` (an estimator with nothing added reads 0; the
     NaN that MOA adds to "other class" estimators changes nothing and is not added); unfaded
     TP/FP/TN/FN; the majority reference taken at the moment of each per-class update (so, for class
@@ -368,7 +368,7 @@ class MoaObserver:
     def on_evaluation(self, n, time, pred, proba, observed, true, weight) -> None:
         """One evaluation of this fold while instance ``n`` is processed (scored against ``observed``).
 
-        The evaluator counts each evaluation with weight 1, as the reference's evaluator does
+        The evaluator counts each evaluation with weight 1, as the MOA extension's evaluator does
         (its Poisson/CV weight only gates training); ``true`` and ``weight`` are not used.
         """
         self.evaluator.add(int(pred), int(observed))
@@ -420,7 +420,7 @@ class MoaExport:
     ['dump.csv', 'detail.csv']
     >>> folder.cleanup()
 
-    ``every`` is the reference's ``-f``, ``alpha`` the fading factor of its
+    ``every`` is the MOA extension's ``-f``, ``alpha`` the fading factor of its
     ``FadingFactorClassificationPerformanceEvaluator``, ``folds`` its ``-w``. Observers made in other
     processes (``--jobs``) are handed back with :meth:`collect` (or ``write(dir, observers)``).
     """
@@ -525,7 +525,7 @@ class MoaExport:
 def read_moa_csv(path: str | os.PathLike) -> tuple[list[str], list[list[float]]]:
     """Read a dump/detail file (``?`` = NaN, Java infinities) into its header and float rows.
 
-    Repeated headers (a reference file that was appended to) are skipped.
+    Repeated headers (a file the MOA extension appended to) are skipped.
     """
     path = Path(path)
     with open(path, encoding="utf-8") as fh:
