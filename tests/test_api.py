@@ -334,7 +334,7 @@ def test_the_readme_example_runs(tmp_path, monkeypatch):
     section = readme.split("## From Python", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     monkeypatch.chdir(tmp_path)
-    stream = tmp_path / "resources" / "generated" / "streams" / "default.parquet"  # (make run's)
+    stream = tmp_path / "resources" / "default.parquet"  # (the README's `delaycv generate`)
     write_stream(generate_stream(rows=600, seed=1), stream)
     code = code.replace("folds=10", "folds=3")
     *body, last = code.strip().splitlines()

@@ -43,11 +43,10 @@ from delaycv.figures.pairwise import pairwise_heatmap
 from delaycv.figures.rankings import cd_diagram, draw_ranking_figures, sk_boxplot
 from delaycv.figures.sensitivity import sensitivity
 from delaycv.figures.style import FIGURE_WIDTH, IDEAL_MARKER, MAX_COLUMNS, SMALL_TEXT
-from delaycv.protocol.checkpoints import fraction_position
+from delaycv.protocol.checkpoints import check_checkpoint_request, fraction_position
 from delaycv.protocol.policy_windows import policy_order, policy_sort_key, window_table
 from delaycv.stats.bias import bias_tests
 from delaycv.stats.checkpoints import (
-    check_checkpoint_request,
     choose_checkpoints,
     describe_time,
     untested_notes,

@@ -56,11 +56,11 @@ _CHECKPOINT_KIND_OPTIONS = {
 
 def checkpoint_request(args: argparse.Namespace):
     """The checkpoint request of :func:`add_checkpoint_options`' options, checked by
-    :func:`delaycv.stats.checkpoints.check_checkpoint_request` (each option on its own, so that
+    :func:`delaycv.protocol.checkpoints.check_checkpoint_request` (each option on its own, so that
     an error names its option): ``"last"``, ``"all"``, ``[checkpoint]`` or the config's mapping
     ``{"positions": [...], "fractions": [...]}``."""
     from delaycv.common.errors import ConfigError, InputError
-    from delaycv.stats.checkpoints import check_checkpoint_request
+    from delaycv.protocol.checkpoints import check_checkpoint_request
 
     mapping = {}
     for kind, (dest, option) in _CHECKPOINT_KIND_OPTIONS.items():

@@ -3,8 +3,9 @@
 The one home of these values for both requests that use them: a run's extra checkpoints (where
 the engine records its metrics: :func:`delaycv.protocol.settings.check_checkpoints`,
 :func:`delaycv.engine.checkpoints.checkpoint_positions`) and the statistics' checkpoint request
-(which recorded checkpoint a table is computed at: :mod:`delaycv.stats.checkpoints`).
-:func:`check_checkpoint_values` checks one kind's values (:func:`refuse_duplicates` a value
+(which recorded checkpoint a table is computed at: :mod:`delaycv.stats.checkpoints`, checked
+without a table by :func:`check_checkpoint_request`, which the config check and the commands call
+before any heavy import). :func:`check_checkpoint_values` checks one kind's values (:func:`refuse_duplicates` a value
 listed twice), :func:`fraction_position` turns a
 fraction into the position it asks for.
 """
@@ -12,7 +13,7 @@ fraction into the position it asks for.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from delaycv.common.checks import is_integer, is_number
 from delaycv.common.errors import ConfigError
@@ -152,3 +153,91 @@ def fraction_position(fraction: float, n: int) -> int:
     (300, 3, 1)
     """
     return max(1, math.ceil(round(float(fraction) * n, 9)))
+
+
+def _check_word(spec: str, where: str) -> str:
+    if spec not in ("last", "all"):
+        raise ConfigError(
+            f"{spec!r} is unknown",
+            location=f"key {where}",
+            expected="'last', 'all', {positions: [...]}, {fractions: [...]}, {times: [...]} or "
+            "checkpoint numbers",
+        )
+    return spec
+
+
+def _check_mapping(spec: Mapping[str, Sequence], where: str) -> Mapping[str, Sequence]:
+    kinds = [k for k in CHECKPOINT_KINDS if k in spec]
+    other = sorted(set(spec) - set(CHECKPOINT_KINDS), key=str)
+    if other or not kinds:
+        raise ConfigError(
+            f"unknown key {other[0]!r}" if other else "an empty mapping",
+            location=f"key {where}" + (f".{other[0]}" if other else ""),
+            expected="positions, fractions, times or several of them (no other key)",
+        )
+    for kind in kinds:
+        check_checkpoint_values(kind, spec[kind], where=where)
+    return spec
+
+
+def _check_numbers(spec: int | Iterable[int], where: str) -> list[int]:
+    wanted = [spec] if is_integer(spec) else list(spec)
+    for value in wanted:
+        if not is_integer(value) or value < 1:
+            raise ConfigError(
+                f"checkpoint {value!r}",
+                location=f"key {where}",
+                expected="checkpoint numbers (integers >= 1)",
+            )
+    refuse_duplicates(wanted, f"key {where}")
+    return [int(c) for c in wanted]
+
+
+def check_checkpoint_request(
+    spec: str | int | Iterable[int] | Mapping[str, Sequence], *, where: str = "checkpoints"
+):
+    """Check a request of :func:`delaycv.stats.checkpoints.choose_checkpoints` without a table.
+
+    The one check of a request, for the workflow's config (``tests.checkpoints``),
+    ``delaycv compare`` and ``delaycv rank`` (``--checkpoint``, ``--checkpoint-position``,
+    ``--checkpoint-fraction``) and ``choose_checkpoints`` itself. The values of each kind are
+    checked by :func:`check_checkpoint_values`, as a run's
+    checkpoints are.
+
+    Parameters
+    ----------
+    spec : str, int, iterable of int or mapping
+        ``"last"``, ``"all"``, a mapping with ``positions``, ``fractions`` and/or ``times``, or
+        checkpoint numbers (see :func:`delaycv.stats.checkpoints.choose_checkpoints`).
+    where : str
+        The key the request was given under, which the errors name (``"tests.checkpoints"`` in
+        a study config).
+
+    Returns
+    -------
+    str, mapping or list of int
+        ``spec`` as it was given; checkpoint numbers as a list of ints.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key and the value: an unknown word, a mapping with another key or an empty
+        list, a position that is not an integer >= 1, a fraction outside (0, 1], a time that is
+        not a finite number, a value listed twice
+        (``key checkpoints.positions: duplicate value 1000 (2 times) (expected each value
+        once)``).
+
+    Examples
+    --------
+    >>> check_checkpoint_request("last"), check_checkpoint_request(1000)
+    ('last', [1000])
+    >>> check_checkpoint_request({"fractions": [0.5, 0.5]}, where="tests.checkpoints")
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.ConfigError: key tests.checkpoints.fractions: duplicate value 0.5 (2 times) (expected each value once)
+    """
+    if isinstance(spec, str):
+        return _check_word(spec, where)
+    if isinstance(spec, Mapping):
+        return _check_mapping(spec, where)
+    return _check_numbers(spec, where)

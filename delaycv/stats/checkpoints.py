@@ -2,7 +2,7 @@
 computed at, and how a row that has no test says why.
 
 A request (the workflow's ``tests.checkpoints``, ``delaycv compare --checkpoint``) is checked
-once, without a table, by :func:`check_checkpoint_request`, and resolved once per table by
+once, without a table, by :func:`delaycv.protocol.checkpoints.check_checkpoint_request`, and resolved once per table by
 :func:`choose_checkpoints` (``"last"``, ``"all"``, positions, fractions, times or checkpoint
 numbers); :func:`at_checkpoints` keeps a table's rows at the chosen checkpoints and
 :func:`label_checkpoints` gives a result table the request's ``at`` and ``note`` (a row per
@@ -18,13 +18,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from delaycv.common.checks import is_integer
-from delaycv.common.errors import ConfigError
 from delaycv.protocol.checkpoints import (
-    CHECKPOINT_KINDS,
-    check_checkpoint_values,
+    check_checkpoint_request,
     fraction_position,
-    refuse_duplicates,
 )
 from delaycv.stats.frames import _require_columns
 
@@ -61,11 +57,6 @@ def last_checkpoints(table: pd.DataFrame) -> pd.Series:
 CHOSEN_COLUMNS = ["dataset", "at", "checkpoint", "note"]
 
 
-#: The kinds of request of a mapping given to :func:`choose_checkpoints`, in the order they are
-#: answered.
-REQUEST_KINDS = CHECKPOINT_KINDS
-
-
 def _fraction_label(fraction: float) -> str:
     return f"fraction_{float(fraction)}"
 
@@ -89,94 +80,6 @@ def describe_time(seconds: float) -> str:
     """
     stamp = pd.Timestamp(int(seconds), unit="s")
     return f"{stamp:%Y-%m-%d %H:%M:%S} UTC (Unix {int(seconds)})"
-
-
-def _check_word(spec: str, where: str) -> str:
-    if spec not in ("last", "all"):
-        raise ConfigError(
-            f"{spec!r} is unknown",
-            location=f"key {where}",
-            expected="'last', 'all', {positions: [...]}, {fractions: [...]}, {times: [...]} or "
-            "checkpoint numbers",
-        )
-    return spec
-
-
-def _check_mapping(spec: Mapping[str, Sequence], where: str) -> Mapping[str, Sequence]:
-    kinds = [k for k in REQUEST_KINDS if k in spec]
-    other = sorted(set(spec) - set(REQUEST_KINDS), key=str)
-    if other or not kinds:
-        raise ConfigError(
-            f"unknown key {other[0]!r}" if other else "an empty mapping",
-            location=f"key {where}" + (f".{other[0]}" if other else ""),
-            expected="positions, fractions, times or several of them (no other key)",
-        )
-    for kind in kinds:
-        check_checkpoint_values(kind, spec[kind], where=where)
-    return spec
-
-
-def _check_numbers(spec: int | Iterable[int], where: str) -> list[int]:
-    wanted = [spec] if is_integer(spec) else list(spec)
-    for value in wanted:
-        if not is_integer(value) or value < 1:
-            raise ConfigError(
-                f"checkpoint {value!r}",
-                location=f"key {where}",
-                expected="checkpoint numbers (integers >= 1)",
-            )
-    refuse_duplicates(wanted, f"key {where}")
-    return [int(c) for c in wanted]
-
-
-def check_checkpoint_request(
-    spec: str | int | Iterable[int] | Mapping[str, Sequence], *, where: str = "checkpoints"
-):
-    """Check a request of :func:`choose_checkpoints` without a table.
-
-    The one check of a request, for the workflow's config (``tests.checkpoints``),
-    ``delaycv compare`` and ``delaycv rank`` (``--checkpoint``, ``--checkpoint-position``,
-    ``--checkpoint-fraction``) and :func:`choose_checkpoints` itself. The values of each kind are
-    checked by :func:`delaycv.protocol.checkpoints.check_checkpoint_values`, as a run's
-    checkpoints are.
-
-    Parameters
-    ----------
-    spec : str, int, iterable of int or mapping
-        ``"last"``, ``"all"``, a mapping with ``positions``, ``fractions`` and/or ``times``, or
-        checkpoint numbers (see :func:`choose_checkpoints`).
-    where : str
-        The key the request was given under, which the errors name (``"tests.checkpoints"`` in
-        a study config).
-
-    Returns
-    -------
-    str, mapping or list of int
-        ``spec`` as it was given; checkpoint numbers as a list of ints.
-
-    Raises
-    ------
-    ConfigError
-        Naming the key and the value: an unknown word, a mapping with another key or an empty
-        list, a position that is not an integer >= 1, a fraction outside (0, 1], a time that is
-        not a finite number, a value listed twice
-        (``key checkpoints.positions: duplicate value 1000 (2 times) (expected each value
-        once)``).
-
-    Examples
-    --------
-    >>> check_checkpoint_request("last"), check_checkpoint_request(1000)
-    ('last', [1000])
-    >>> check_checkpoint_request({"fractions": [0.5, 0.5]}, where="tests.checkpoints")
-    Traceback (most recent call last):
-    ...
-    delaycv.common.errors.ConfigError: key tests.checkpoints.fractions: duplicate value 0.5 (2 times) (expected each value once)
-    """
-    if isinstance(spec, str):
-        return _check_word(spec, where)
-    if isinstance(spec, Mapping):
-        return _check_mapping(spec, where)
-    return _check_numbers(spec, where)
 
 
 def choose_checkpoints(

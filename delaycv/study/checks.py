@@ -8,7 +8,7 @@ learner, the estimator's options, the figures' learner, the policies and grids
 and one stream under one name (:mod:`delaycv.study.datasets`), and the metrics of ``tests`` and
 ``figures``: an effort-aware metric (:data:`delaycv.metrics.effort_names.EFFORT_METRICS`) needs
 every dataset to have an effort, and the tests' checkpoint request
-(:func:`delaycv.stats.checkpoints.check_checkpoint_request`, the one check of a request).
+(:func:`delaycv.protocol.checkpoints.check_checkpoint_request`, the one check of a request).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from delaycv.common import defaults
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
-from delaycv.stats.checkpoints import check_checkpoint_request
+from delaycv.protocol.checkpoints import check_checkpoint_request
 from delaycv.study.datasets import check_dataset_file, check_same_streams, stream_file
 from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
 from delaycv.study.mistakes import Mistakes, with_source
