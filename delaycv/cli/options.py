@@ -99,9 +99,10 @@ def check_checkpoints_in_table(checkpoints, present, path: str) -> None:
 
     if not isinstance(checkpoints, list):
         return
-    missing = [c for c in checkpoints if c not in set(present)]
+    present = set(present)
+    missing = [c for c in checkpoints if c not in present]
     if missing:
-        shown = sorted(set(present))
+        shown = sorted(present)
         listed = ", ".join(map(str, shown[:8])) + (", ..." if len(shown) > 8 else "")
         raise InputError(
             f"checkpoint {missing[0]} is not in the table",

@@ -179,9 +179,6 @@ class _Treatment(str):
     def __hash__(self) -> int:
         return self.place
 
-    def __eq__(self, other: object) -> bool:
-        return str.__eq__(self, other)
-
 
 def _relabelled(index: pd.Index, names: dict[str, _Treatment]) -> pd.Index:
     """``index`` with each name replaced by its :class:`_Treatment` (an object index: pandas

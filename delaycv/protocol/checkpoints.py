@@ -183,7 +183,7 @@ def _check_mapping(spec: Mapping[str, Sequence], where: str) -> Mapping[str, Seq
 def _check_numbers(spec: int | Iterable[int], where: str) -> list[int]:
     wanted = [spec] if is_integer(spec) else list(spec)
     for value in wanted:
-        if not is_integer(value) or value < 1:
+        if not _valid("positions", value):  # a checkpoint is named by its stream position
             raise ConfigError(
                 f"checkpoint {value!r}",
                 location=f"key {where}",

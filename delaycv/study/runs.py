@@ -264,8 +264,7 @@ def run_key(config: Mapping, dataset: str, learner: str, policy: str) -> str:
     str
         :data:`RUN_KEY_LENGTH` hex digits of the SHA-256 of the settings' canonical JSON.
     """
-    text = canonical_json(run_settings(config, dataset, learner, policy))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_KEY_LENGTH]
+    return _short_digest(run_settings(config, dataset, learner, policy))
 
 
 def stream_key(config: Mapping, dataset: str) -> str:
@@ -296,8 +295,12 @@ def stream_key(config: Mapping, dataset: str) -> str:
     >>> len(key), key == stream_key(other, "d")
     (12, False)
     """
-    text = canonical_json(dataset_spec(config, dataset))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_KEY_LENGTH]
+    return _short_digest(dataset_spec(config, dataset))
+
+
+def _short_digest(value: Any) -> str:
+    """:data:`RUN_KEY_LENGTH` hex digits of the SHA-256 of ``value``'s :func:`canonical_json`."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()[:RUN_KEY_LENGTH]
 
 
 def canonical_json(value: Any) -> str:

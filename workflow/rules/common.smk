@@ -1,6 +1,5 @@
 # Helpers shared by the rules (and only helpers: no rule is defined here).
 import copy
-import json
 import logging
 import os
 import re
@@ -36,6 +35,7 @@ from delaycv.study.datasets import stream_file
 from delaycv.study.loading import check_study_file, load_study
 from delaycv.study.runs import (
     RUN_KEY_LENGTH,
+    canonical_json,
     dataset_spec,
     estimator_spec,
     evaluation_options,
@@ -192,13 +192,8 @@ RUN_LOG = f"logs/{RUN_DIR}.log"
 RUN_BENCHMARK = f"{RESULTS}/benchmarks/evaluate/{RUN_DIR[len(RUNS_FOLDER) + 1:]}.tsv"
 
 
-def canonical(value):
-    """A params value that changes only when the value does (not with key order in YAML)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
 def dataset_param(wildcards):
-    return canonical(dataset_spec(CONFIG, wildcards.dataset))
+    return canonical_json(dataset_spec(CONFIG, wildcards.dataset))
 
 
 def stream_input(wildcards):
@@ -231,23 +226,23 @@ def dataset_input(wildcards):
 
 
 def learner_param(wildcards):
-    return canonical(learner_spec(CONFIG, wildcards.learner))
+    return canonical_json(learner_spec(CONFIG, wildcards.learner))
 
 
 def policy_param(wildcards):
-    return canonical(policy_spec(CONFIG, wildcards.policy))
+    return canonical_json(policy_spec(CONFIG, wildcards.policy))
 
 
-EVALUATION_OPTIONS = canonical(
+EVALUATION_OPTIONS = canonical_json(
     {
         "validation": validation_spec(CONFIG),
         "estimator": estimator_spec(CONFIG),
         "options": evaluation_options(CONFIG),
     }
 )
-TEST_OPTIONS = canonical(CONFIG["tests"])
+TEST_OPTIONS = canonical_json(CONFIG["tests"])
 # what the rankings use, and only that (a change of tests.resamples does not rerun them)
-RANKING_OPTIONS = canonical(
+RANKING_OPTIONS = canonical_json(
     {
         **CONFIG["rankings"],
         "tests": {
@@ -259,11 +254,11 @@ RANKING_OPTIONS = canonical(
         },
     }
 )
-POLICY_SPECS = canonical({p: policy_spec(CONFIG, p) for p in POLICIES})
+POLICY_SPECS = canonical_json({p: policy_spec(CONFIG, p) for p in POLICIES})
 # the reference policy of the policy contrasts (None: no contrasts)
 CONTRAST_REFERENCE = CONFIG["contrasts"]["reference"]
-CONTRAST_OPTIONS = canonical(CONFIG["contrasts"])
-FIGURE_OPTIONS = canonical(CONFIG["figures"])
+CONTRAST_OPTIONS = canonical_json(CONFIG["contrasts"])
+FIGURE_OPTIONS = canonical_json(CONFIG["figures"])
 
 
 # The figures of delaycv.figures.figure_set.draw_figures, by the first part of their file names, as the report
