@@ -814,14 +814,19 @@ class StreamFile:
                 expected="an intact stream file",
             )
 
-    def count_until(self, times: list) -> list[int]:
-        """For each time T: how many instances arrive at or before T (read column by column)."""
+    def count_until(self, times: list) -> tuple[list[int], int | None, int | None]:
+        """For each time T: how many instances arrive at or before T (read column by column);
+        with the stream's first and last times (None when it has no instance)."""
         counts = [0] * len(times)
+        first = last = None
         for batch in self._batches(["time"]):
             t = batch.column(0).to_numpy(zero_copy_only=False)
+            if len(t):
+                first = int(t[0]) if first is None else first
+                last = int(t[-1])
             for j, found in enumerate(np.searchsorted(t, times, side="right").tolist()):
                 counts[j] += found
-        return counts
+        return counts, first, last
 
 
 def open_stream(path: str | os.PathLike) -> StreamFile:

@@ -141,12 +141,12 @@ def evaluate(
     EvaluationResult
     """
     _check_run(stream, settings)
-    before = _warnings_before(stream, settings)
-    positions = checkpoint_positions(
+    positions = checkpoint_positions(  # (refuses a checkpoint the stream has not: no warning first)
         stream if isinstance(stream, StreamFile) else stream.time,
         settings.every,
         settings.checkpoints,
     )
+    before = _warnings_before(stream, settings)
     keys = run_keys(stream, settings)
     effort = has_effort(stream.metadata)
     wall0, cpu0 = _time.monotonic(), _time.process_time()
