@@ -295,6 +295,24 @@ def test_compare_checkpoint_that_matches_nothing(merged, capsys):
     assert set(pd.read_parquet(work / "tests" / "tests.parquet")["checkpoint"]) == {400}
 
 
+@pytest.mark.parametrize("command", ["compare", "rank"])
+def test_a_checkpoint_position_no_table_reaches(merged, capsys, command):
+    # compare and rank went on with nothing to test: an AttributeError (rank) or ValueError
+    # (compare) after writing part of --out
+    work = merged.parent
+    argv = [command, "merged.parquet", "--out", "out", "--checkpoint-position", "99999"]
+    argv += ["--quiet"] if command == "rank" else []  # (its progress says each table's rows)
+    fails(
+        argv,
+        capsys,
+        work,
+        "merged.parquet: no checkpoint of the table answers the request",
+        "requested position 99999: beyond the stream (n = 600)",
+    )
+    # one position the stream reaches: the other is a row with no test and a note
+    assert main([*argv, "--checkpoint-position", "300"]) == 0
+
+
 # --------------------------------------------------------------------------- bad stream files
 
 

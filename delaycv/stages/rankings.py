@@ -31,7 +31,7 @@ import pandas as pd
 from delaycv.common.atomic import atomic_dir, atomic_path
 from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
 from delaycv.figures.rankings import draw_ranking_figures
-from delaycv.stats.checkpoints import choose_checkpoints
+from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer
 from delaycv.stats.families import FAMILY, Rankings, rank_across, rank_within
 from delaycv.stats.paired import table_columns
 from delaycv.study.report import rankings_html
@@ -75,11 +75,12 @@ def ranked_rows(
     """
     say = progress if progress is not None else (lambda message: None)
     columns = table_columns(metrics)
-    pieces = []
+    pieces, requests = [], []
     for path in merged:
         table = read_table(path, columns)
         table = table[table["reference"].isin(references)]
         chosen = choose_checkpoints(table, checkpoints)
+        requests.append(chosen)
         for row in chosen[chosen["note"] != ""].itertuples():
             what = "not ranked" if pd.isna(row.checkpoint) else "ranked there"
             say(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} ({what})")
@@ -91,6 +92,7 @@ def ranked_rows(
             table.merge(found[["dataset", "checkpoint", "at"]], on=["dataset", "checkpoint"])
         )
         say(f"read {path}: {len(table)} rows, {len(pieces[-1])} at the chosen checkpoints")
+    require_an_answer(pd.concat(requests, ignore_index=True), " ".join(map(str, merged)))
     return pd.concat(pieces, ignore_index=True)
 
 
