@@ -21,13 +21,14 @@ import sys
 from pathlib import Path
 
 from delaycv.cli import options
+from delaycv.common.bounds import BOUNDS
 from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
 from delaycv.common.errors import DelaycvError, InputError
 from delaycv.protocol.durations import parse_window
 
-#: The largest --dpi: a figure of about 10 x 6 inches is then 24,000 x 14,400 pixels (1 GiB of
-#: memory to draw); beyond, matplotlib fails for want of memory after minutes of work.
-MAX_DPI = 2400
+#: The largest --dpi (:data:`delaycv.common.bounds.BOUNDS`): beyond, matplotlib fails for want of
+#: memory after minutes of work.
+MAX_DPI = BOUNDS["dpi"].maximum
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

@@ -92,10 +92,11 @@ def run(args) -> int:
     logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
     from delaycv.cli import check_number
     from delaycv.common.atomic import check_output
+    from delaycv.common.bounds import BOUNDS
 
     checkpoints = options.checkpoint_request(args)
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
-    check_number(args.dpi, "--dpi", low=1)
+    check_number(args.dpi, "--dpi", low=1, high=BOUNDS["dpi"].maximum)
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the rankings (numpy, pandas, scipy, matplotlib)
     from delaycv.stages.rankings import rankings

@@ -19,6 +19,7 @@ import os
 from collections.abc import Mapping
 
 from delaycv.common import defaults
+from delaycv.common.bounds import check_size
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
 from delaycv.protocol.checkpoints import check_checkpoint_request
@@ -66,6 +67,7 @@ def check_study(
     skip_learners = _skipped(broken, "learners")
     runs_given = "runs" in config
     _check_specs(config, source, broken, mistakes, skip_datasets, skip_learners)
+    _check_sizes(config, source, broken, mistakes)
     _check_names_and_folders(config, source, cwd, broken, mistakes)
     if learners:
         for name, spec in config["learners"].items():
@@ -118,6 +120,44 @@ def _check_specs(
             _check_estimator(config, source, mistakes)
     with mistakes.guard():
         _check_figure_learner(config, source, broken)
+
+
+#: The size-like keys of a study (each a key's path and the name of its bound in
+#: :data:`delaycv.common.bounds.BOUNDS`); a generated dataset's ``rows`` too.
+SIZE_KEYS = (
+    (("estimator", "width"), "width"),
+    (("estimator", "size"), "size"),
+    (("validation", "folds"), "folds"),
+    (("checkpoints", "every"), "every"),
+    (("tests", "resamples"), "resamples"),
+    (("figures", "dpi"), "dpi"),
+)
+
+
+def _check_sizes(config: dict, source: str, broken: set[tuple], mistakes: Mistakes) -> None:
+    """Each size-like value within its bound (:func:`delaycv.common.bounds.check_size`, the check
+    the evaluate jobs, the command line and the API make): a width of 1e20 is refused here, not
+    in every evaluate job's log."""
+    generated = [
+        (("datasets", name, "generate", "rows"), "rows")
+        for name, dataset in config["datasets"].items()
+        if isinstance(dataset, dict) and isinstance(dataset.get("generate"), dict)
+    ]
+    for path, name in (*SIZE_KEYS, *generated):
+        if any(path[:i] in broken for i in range(1, len(path) + 1)):
+            continue
+        value = config
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is None:
+            continue
+        with mistakes.guard():
+            try:
+                check_size(name, value, "key " + ".".join(path))
+            except ConfigError as err:
+                raise ConfigError(
+                    err.message, path=source, location=err.location, expected=err.expected
+                ) from None
 
 
 def _check_names_and_folders(

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from delaycv.common.bounds import BOUNDS, check_size
 from delaycv.common.errors import ConfigError
 from delaycv.study.yaml_file import read_yaml
 
@@ -182,9 +183,22 @@ def _config_errors(error, source: str) -> list[ConfigError]:
     elif validator in ("oneOf", "anyOf"):
         message = f"{value!r} is not valid"
         expected = expected or "a value of one of the allowed forms"
+    elif validator in ("minimum", "maximum") and path and path[-1] in BOUNDS:
+        message, expected = _size_error(str(path[-1]), value, _key(path), error.message)
     else:
         message = error.message
     return [ConfigError(message, path=source, location=f"key {_key(path)}", expected=expected)]
+
+
+def _size_error(name: str, value: Any, key: str, message: str) -> tuple[str, str | None]:
+    """A size-like value out of the schema's range in the words of
+    :func:`delaycv.common.bounds.check_size` (the bound and why), as the command line and the API
+    say it."""
+    try:
+        check_size(name, value, f"key {key}")
+    except ConfigError as err:
+        return err.message, err.expected
+    return message, None
 
 
 def _json_type(value: Any) -> str:
