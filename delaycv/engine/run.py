@@ -244,6 +244,9 @@ def _run_info(stream, settings: RunSettings, outputs, keys: dict, positions, bef
         "run_keys": keys,
         "folds": [o.info for o in outputs],
         "instances": len(stream),
+        # the stream's content digest (delaycv.data.identity): one identity per stream, whatever
+        # its file's form; merge and rank refuse two dataset names with one
+        "stream_sha256": stream.content_digest(),
         "checkpoints": len(positions),
         # the most instances whose state (x dict, pending labels) a process held at once
         "instances_held": max(o.held for o in outputs),
