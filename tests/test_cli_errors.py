@@ -237,6 +237,38 @@ def test_check_names_what_snakemake_cannot(work, capsys, text, words):
     fails(["check", "my.yaml"], capsys, work, f"delaycv: error: {words}")
 
 
+def test_check_names_a_binary_config(work, capsys):
+    """Snakemake reads a binary --configfile with a UnicodeDecodeError traceback: delaycv check
+    names it."""
+    (work / "my.yaml").write_bytes(b"\x7fELF\x02\x01\x01\x00\xf0\x9f\xff" * 20)
+    fails(["check", "my.yaml"], capsys, work, "my.yaml: a binary file, not text")
+
+
+def test_check_names_a_run_directory_that_cannot_be_redone(work, capsys):
+    """Snakemake redoing a job whose old outputs cannot be removed (an immutable run directory)
+    stops with its own PermissionError traceback: delaycv check says so beforehand (a warning:
+    outputs made unchangeable on purpose are fine while no job must redo them)."""
+    (work / "my.yaml").write_text(VALID_STUDY + "seeds: [1]\nresults: out\n")
+    run = work / "out" / "runs" / "d" / "old"
+    run.mkdir(parents=True)
+    (run / "folds.parquet").write_bytes(b"")
+    assert main(["check", "my.yaml"]) == 0
+    assert capsys.readouterr().err == ""
+    if subprocess.run(["chattr", "+i", str(run)], capture_output=True, check=False).returncode:
+        pytest.skip("chattr +i is not allowed here")
+    try:
+        assert main(["check", "my.yaml"]) == 0
+        err = capsys.readouterr().err
+        assert err.startswith("delaycv: warning: my.yaml:") and len(err.splitlines()) == 1, err
+        assert (
+            "key results: 'out/runs/d/old' cannot be changed or removed (it is immutable: "
+            "chattr +i): a job that must redo its outputs there would stop with Snakemake's "
+            "own PermissionError" in err
+        )
+    finally:
+        subprocess.run(["chattr", "-i", str(run)], check=True)
+
+
 def test_check_accepts_a_valid_study(work, capsys):
     import shutil
 
