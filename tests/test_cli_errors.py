@@ -345,6 +345,66 @@ def test_a_checkpoint_position_no_table_reaches(merged, capsys, command):
     assert main([*argv, "--checkpoint-position", "300"]) == 0
 
 
+def _odd(table: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """The merged table made odd as a researcher's hand-made table might be."""
+    table = table.copy()
+    if kind == "empty":
+        return table.iloc[:0]
+    if kind == "text-metric":
+        table["gmean"] = table["gmean"].astype(str)
+    elif kind == "infinite-metric":
+        table.loc[table.index[3], "gmean"] = np.inf
+    elif kind == "empty-dataset":
+        table.loc[table.index[7], "dataset"] = None
+    elif kind == "one-fold-twice":
+        table["fold"] = 0
+    elif kind == "rows-twice":
+        table = pd.concat([table, table.iloc[:1]], ignore_index=True)
+    elif kind == "no-checkpoint":
+        table = table.drop(columns=["checkpoint"])
+    return table
+
+
+@pytest.mark.parametrize("command", ["compare", "rank", "plot"])
+@pytest.mark.parametrize(
+    "kind, words",
+    [
+        ("empty", "odd.parquet: no rows"),
+        ("text-metric", "odd.parquet: column gmean holds str values, not numbers"),
+        ("infinite-metric", "odd.parquet: column gmean is infinite in 1 rows (the first: row 3)"),
+        ("empty-dataset", "odd.parquet: column dataset is empty in 1 rows (the first: row 7)"),
+        ("one-fold-twice", "two rows for one run, fold, checkpoint and reference"),
+        ("rows-twice", "odd.parquet: row 36: "),
+        ("no-checkpoint", "odd.parquet: no column 'checkpoint'"),
+    ],
+)
+def test_a_merged_table_that_cannot_be_right(merged, capsys, command, kind, words):
+    """compare, rank and plot read a merged table through one check: an empty table, a metric of
+    text or infinite, an empty run key or a run merged twice ended in tracebacks, or (rank,
+    plot) averaged the duplicates without a word."""
+    work = merged.parent
+    _odd(pd.read_parquet(merged), kind).to_parquet(work / "odd.parquet", index=False)
+    argv = [command, "odd.parquet", "--out", "out", *(["--quiet"] if command == "rank" else [])]
+    fails(argv, capsys, work, words)
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["plot", "merged.parquet", "--out", "f", "--baseline", "Nope"], ["baseline 'Nope'"]),
+        (["plot", "merged.parquet", "--out", "f", "--format", "xyz"], ["--format", "'xyz'"]),
+        (["rank", "merged.parquet", "--out", "f", "--format", "xyz"], ["--format", "'xyz'"]),
+        (evaluate_args("--dataset="), ["option --dataset", "name ''"]),
+        (evaluate_args("--dataset", "a/b"), ["option --dataset", "name 'a/b'"]),
+        (evaluate_args("--learner-name", "x y"), ["option --learner-name", "name 'x y'"]),
+    ],
+)
+def test_options_that_named_nothing(merged, capsys, argv, words):
+    """A strip baseline no table has drew no strip without a word; an unknown figure format was
+    a traceback (plot) or nothing (rank); a run named '' or 'a/b' was written."""
+    fails(argv, capsys, merged.parent, *words)
+
+
 # --------------------------------------------------------------------------- bad stream files
 
 

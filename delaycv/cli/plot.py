@@ -22,7 +22,7 @@ from pathlib import Path
 
 from delaycv.cli import options
 from delaycv.common.bounds import BOUNDS
-from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
+from delaycv.common.choices import FIGURE_FORMAT_CHOICES, FIGURE_FORMATS, REFERENCES
 from delaycv.common.errors import DelaycvError, InputError
 from delaycv.protocol.durations import parse_window
 
@@ -70,7 +70,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--alpha", type=float, help="significance level named in the legend")
     parser.add_argument("--x", default="time", choices=("time", "checkpoint"), help="(time)")
-    parser.add_argument("--format", nargs="+", default=list(FIGURE_FORMATS), help="(png pdf)")
+    parser.add_argument(
+        "--format",
+        nargs="+",
+        default=list(FIGURE_FORMATS),
+        choices=FIGURE_FORMAT_CHOICES,
+        help="(png pdf)",
+    )
     parser.add_argument(
         "--dpi", type=int, default=200, help=f"resolution of the PNG files, 1 to {MAX_DPI} (200)"
     )

@@ -20,7 +20,7 @@ import logging
 import sys
 
 from delaycv.cli import options
-from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
+from delaycv.common.choices import FIGURE_FORMAT_CHOICES, FIGURE_FORMATS, REFERENCES
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -81,7 +81,11 @@ def _figure_options(parser) -> None:
         help="labels of the figures (observed; figures.reference)",
     )
     parser.add_argument(
-        "--format", nargs="+", default=list(FIGURE_FORMATS), help="(png pdf; figures.formats)"
+        "--format",
+        nargs="+",
+        default=list(FIGURE_FORMATS),
+        choices=FIGURE_FORMAT_CHOICES,
+        help="(png pdf; figures.formats)",
     )
     parser.add_argument(
         "--dpi", type=int, default=200, help="resolution of the PNG files (200; figures.dpi)"

@@ -33,7 +33,7 @@ from typing import Any
 
 from delaycv.common import defaults as _defaults
 from delaycv.common.bounds import check_size
-from delaycv.common.checks import check_flag, check_seed, is_integer, is_number
+from delaycv.common.checks import check_flag, check_name, check_seed, is_integer, is_number
 from delaycv.common.errors import ConfigError
 from delaycv.protocol.checkpoints import CHECKPOINT_KINDS, check_checkpoint_values
 
@@ -200,7 +200,7 @@ def _names(value: Mapping | None) -> dict[str, str]:
             location=f"key run_keys.{unknown[0]}",
             expected=", ".join(NAMED_KEYS) + " (the seed is the run seed)",
         )
-    return {k: str(v) for k, v in names.items()}
+    return {k: check_name(str(v), f"run_keys.{k}") for k, v in names.items()}
 
 
 def make_settings(

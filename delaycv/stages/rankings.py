@@ -32,9 +32,9 @@ from delaycv.common.atomic import atomic_dir, atomic_path
 from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
 from delaycv.common.errors import InputError
 from delaycv.figures.rankings import draw_ranking_figures
+from delaycv.stages._tables import read_merged
 from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer
 from delaycv.stats.families import FAMILY, Rankings, rank_across, rank_within
-from delaycv.stats.paired import table_columns
 from delaycv.study.report import rankings_html
 from delaycv.tables.merge import StreamNames, table_streams
 from delaycv.tables.results import read_table, write_table
@@ -77,10 +77,9 @@ def ranked_rows(
     """
     say = progress if progress is not None else (lambda message: None)
     check_one_table_per_dataset(merged, say)
-    columns = table_columns(metrics)
     pieces, requests = [], []
     for path in merged:
-        table = read_table(path, columns)
+        table = read_merged(path, metrics)
         table = table[table["reference"].isin(references)]
         chosen = choose_checkpoints(table, checkpoints)
         requests.append(chosen)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from delaycv.common.bounds import BOUNDS, check_size
+from delaycv.common.checks import NAME_PATTERN as _NAME_PATTERN
 from delaycv.common.errors import ConfigError
 from delaycv.study.yaml_file import read_yaml
 
@@ -26,7 +27,7 @@ SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "co
 
 
 #: the characters allowed in dataset, learner and policy names (they become path components)
-NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"
+NAME_PATTERN = _NAME_PATTERN
 
 
 #: the top-level keys that map names to specs (a mistake in one entry leaves the others checked)
