@@ -177,3 +177,19 @@ def test_the_other_commands_refuse_sizes_that_cannot_be(work, capsys, argv, word
 def test_the_api_refuses_sizes_that_cannot_be(work, keywords, key):
     with pytest.raises(DelaycvError, match=key):
         delaycv.evaluate("s.parquet", "NoChange", progress=False, **keywords)
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        ("validation: {scheme: cv, folds: 1}", "key validation.folds: cross-validation with one"),
+        ("estimator: {kind: fading, alpha: .nan}", "key estimator.alpha: alpha nan"),
+        ("evaluation: {threshold: .nan}", "key evaluation.threshold: threshold nan"),
+        ("estimator: {kind: sliding, width: 5.0}", "key estimator.width: width 5.0 is not an"),
+    ],
+)
+def test_the_config_refuses_what_every_evaluate_job_would(work, capsys, extra, words):
+    # each passed delaycv check and failed in every evaluate job's log
+    assert main(["check", _study(work, extra)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and words in err, err
