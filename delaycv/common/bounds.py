@@ -7,7 +7,7 @@ the value and the bound, the same for the workflow's config (``delaycv check``, 
 is read (:mod:`delaycv.metrics.estimators`, :mod:`delaycv.protocol.validation`,
 :mod:`delaycv.protocol.settings`, :mod:`delaycv.protocol.checkpoints`,
 :mod:`delaycv.protocol.durations`, the commands' options, :mod:`delaycv.study.checks`), and
-``tests/test_defaults.py`` holds the schema's maxima equal to this table. Seeds have their own
+``tests/common/test_size_bounds.py`` holds the schema's maxima equal to this table. Seeds have their own
 range (:func:`delaycv.common.checks.check_seed`).
 
 >>> check_size("width", 1000, "key estimator.width")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from engine_bruteforce import random_stream
 
 import delaycv
 from delaycv.cli import main
@@ -19,6 +18,7 @@ from delaycv.study.checks import SIZE_KEYS
 from delaycv.study.loading import load_study
 from delaycv.study.schema import SCHEMA_PATH
 from delaycv.study.yaml_file import read_yaml
+from tests.support.engine_bruteforce import random_stream
 
 BIG = 2**63
 
