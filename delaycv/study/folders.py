@@ -194,7 +194,10 @@ def _warn_unchangeable(
     PermissionError, which the workflow cannot catch. (A warning: outputs made unchangeable on
     purpose are fine as long as no job must redo them.)"""
     path = Path(cwd) / folder
-    stuck = unchangeable_path(path) if path.is_dir() else None
+    try:
+        stuck = unchangeable_path(path) if path.is_dir() else None
+    except OSError:  # (a path too long: a mistake of its own, check_path_lengths)
+        return
     if stuck is not None:
         mistakes.warnings.append(
             ConfigError(

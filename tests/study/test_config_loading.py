@@ -838,7 +838,8 @@ def effort_files(files) -> Path:
     from delaycv.data.stream import write_stream
     from delaycv.data.synthetic import generate_stream
 
-    write_stream(generate_stream(rows=20, seed=1, effort=False), files / "bare.parquet")
+    # another stream than stream.parquet's (one stream under two names is refused, effort aside)
+    write_stream(generate_stream(rows=20, seed=2, effort=False), files / "bare.parquet")
     (files / "cg.csv").write_text("author_date_unix_timestamp,contains_bug,la,ld\n1,1,2,3\n")
     return files
 
