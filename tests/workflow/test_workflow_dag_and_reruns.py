@@ -550,9 +550,10 @@ def test_a_config_mistake_stops_a_run_before_any_job(tmp_path):
 
 def test_a_converted_stream_is_a_dataset_used_as_it_is(tmp_path):
     workdir = with_configs(tmp_path)
-    raw = write_commit_guru_csv(workdir / "data" / "raw.csv", rows=50)
+    mine = write_commit_guru_csv(workdir / "data" / "mine.csv", rows=50)
+    write_commit_guru_csv(workdir / "data" / "raw.csv", rows=50, seed=4)
     subprocess.run(
-        [str(BIN / "delaycv"), "convert", str(raw), "resources/mine.parquet"]
+        [str(BIN / "delaycv"), "convert", str(mine), "resources/mine.parquet"]
         + ["--preset", "commit-guru", "--quiet"],
         cwd=workdir,
         env=env(),
@@ -566,6 +567,23 @@ def test_a_converted_stream_is_a_dataset_used_as_it_is(tmp_path):
         },
     }
     (workdir / "my.yaml").write_text(yaml.safe_dump(study))
+    # the same raw file under a second name: one stream counted twice, refused before any job
+    (workdir / "twice.yaml").write_text(
+        yaml.safe_dump(
+            {
+                **study,
+                "datasets": {
+                    **study["datasets"],
+                    "again": {"path": "data/mine.csv", "preset": "commit-guru"},
+                },
+            }
+        )
+    )
+    refused = run(workdir, "--dry-run", "--cores", "1", "--configfile", "twice.yaml", check=False)
+    assert refused.returncode != 0
+    said = refused.stdout + refused.stderr
+    assert "the same stream as dataset" in said
+    assert "datasets.mine" in said and "datasets.again" in said
     proc = run(workdir, "--dry-run", "--cores", "1", "--configfile", "my.yaml")
     jobs = planned_jobs(workdir, "--configfile", "my.yaml")
     assert [dict(w)["dataset"] for rule, w in jobs if rule == "convert"] == ["raw"]

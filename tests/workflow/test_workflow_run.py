@@ -190,11 +190,13 @@ def test_changing_a_learner_reruns_its_jobs_and_the_aggregation_only(workdir):
 
 def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
     """`delaycv convert` writes a stream; a study file of its own (nothing else than its keys)
-    evaluates it as it is, and the same raw file converted by the workflow gives the same values."""
+    evaluates it as it is beside a raw file the workflow converts. (The same raw file under both
+    names is one stream counted twice, refused: test_workflow_dag_and_reruns.py.)"""
     workdir = copy_workflow(tmp_path / "wf", REPO / "config.yaml")  # the default: not used
-    raw = write_commit_guru_csv(workdir / "data" / "raw.csv", rows=300, seed=5)
+    write_commit_guru_csv(workdir / "data" / "mine.csv", rows=300, seed=5)
+    raw = write_commit_guru_csv(workdir / "data" / "raw.csv", rows=300, seed=6)
     subprocess.run(
-        [str(BIN / "delaycv"), "convert", "data/raw.csv", "resources/mine.parquet"]
+        [str(BIN / "delaycv"), "convert", "data/mine.csv", "resources/mine.parquet"]
         + ["--preset", "commit-guru", "--quiet"],
         cwd=workdir,
         env=env(),
@@ -227,11 +229,9 @@ def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
     merged = pd.read_parquet(workdir / "results" / "merged.parquet")
     assert set(merged["learner"]) == {"nb"} and set(merged["policy"]) == {"ideal", "delay_7d"}
     assert set(merged["fold"]) == {0, 1}
-    mine = merged[merged["dataset"] == "mine"].drop(columns="dataset").reset_index(drop=True)
-    same = merged[merged["dataset"] == "raw"].drop(columns="dataset").reset_index(drop=True)
-    assert len(mine) > 0 and mine["gmean"].notna().any()
-    timing = [c for c in mine.columns if "seconds" in c]
-    pd.testing.assert_frame_equal(mine.drop(columns=timing), same.drop(columns=timing))
+    for name in ("mine", "raw"):
+        rows = merged[merged["dataset"] == name]
+        assert len(rows) > 0 and rows["gmean"].notna().any(), name
     # the report's captions read the study's defaults (my.yaml has no figures key)
     run(workdir, "--cores", "1", "--configfile", "my.yaml", "--report", "results/report.html")
     assert "learning_curves_mine_gmean_observed.png" in (
