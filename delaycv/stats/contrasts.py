@@ -126,9 +126,9 @@ def policy_contrasts(
     metrics: Sequence[str],
     references: Sequence[str] = REFERENCES,
     checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "last",
-    resamples: int = 5000,
-    seed: int = 1,
-    alpha: float = 0.05,
+    resamples: int = defaults.RESAMPLES,
+    seed: int = defaults.TEST_SEED,
+    alpha: float = defaults.SIGNIFICANCE,
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Every policy of a merged per-fold table against ``reference_policy`` (module docstring).

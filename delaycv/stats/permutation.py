@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from delaycv.common import defaults
 from delaycv.common.choices import ALTERNATIVES
 from delaycv.common.errors import DelaycvError
 
@@ -118,9 +119,9 @@ def _by_valid_count(d: np.ndarray) -> Iterable[tuple[int, np.ndarray, np.ndarray
 def sign_flip_pvalues(
     d: np.ndarray,
     *,
-    resamples: int = 5000,
-    alternative: str = "two-sided",
-    seed: int = 1,
+    resamples: int = defaults.RESAMPLES,
+    alternative: str = defaults.ALTERNATIVE,
+    seed: int = defaults.TEST_SEED,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised paired permutation tests, one per row of the differences ``d`` (m, n).
 
@@ -202,9 +203,9 @@ def permutation_test(
     a: Sequence[float],
     b: Sequence[float],
     *,
-    resamples: int = 5000,
-    alternative: str = "two-sided",
-    seed: int = 1,
+    resamples: int = defaults.RESAMPLES,
+    alternative: str = defaults.ALTERNATIVE,
+    seed: int = defaults.TEST_SEED,
 ) -> PermutationResult:
     """Paired permutation test of learner a against learner b on paired values (e.g. per fold).
 

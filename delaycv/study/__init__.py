@@ -9,7 +9,9 @@ checked by the JSON schema (:mod:`~delaycv.study.schema`; ``--config`` values re
 (:mod:`~delaycv.study.checks`, with :mod:`~delaycv.study.datasets`,
 :mod:`~delaycv.study.folders` and :mod:`~delaycv.study.policy_grids`), its mistakes collected by
 :mod:`~delaycv.study.mistakes`; the runs of a loaded study and their specs are
-:mod:`~delaycv.study.runs`'s.
+:mod:`~delaycv.study.runs`'s, the settings of its compare, rankings and figures stages
+:mod:`~delaycv.study.stage_settings`'s. A rule script's job has the frame of
+:mod:`~delaycv.study.job`.
 
 Imports: :mod:`delaycv.common`, :mod:`delaycv.data`, :mod:`delaycv.metrics`,
 :mod:`delaycv.protocol`, :mod:`delaycv.engine`, :mod:`delaycv.jvm`, :mod:`delaycv.tables`,

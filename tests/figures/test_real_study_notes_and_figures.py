@@ -41,6 +41,7 @@ from delaycv.figures.learning import learning_curves
 from delaycv.figures.pairwise import pairwise_heatmap
 from delaycv.figures.rankings import cd_diagram, draw_ranking_figures, sk_boxplot
 from delaycv.figures.sensitivity import sensitivity
+from delaycv.figures.settings import make_figure_settings
 from delaycv.figures.style import FIGURE_WIDTH, IDEAL_MARKER, MAX_COLUMNS, SMALL_TEXT
 from delaycv.protocol.checkpoints import check_checkpoint_request, fraction_position
 from delaycv.protocol.policy_windows import policy_order, policy_sort_key, window_table
@@ -53,6 +54,7 @@ from delaycv.stats.checkpoints import (
 from delaycv.stats.contrasts import policy_contrasts
 from delaycv.stats.families import FAMILY, family_values, rank_across, rank_within
 from delaycv.stats.learner_tests import run_tests
+from delaycv.stats.settings import make_ranking_settings
 from delaycv.study import report
 from tests.support.paths import REPO, shared_file
 
@@ -172,13 +174,14 @@ def test_an_earlier_checkpoint_says_by_which_checkpoint(real):
 def test_the_compare_and_plot_commands_go_on(one, tmp_path, capsys, caplog):
     merged = tmp_path / "merged.parquet"
     one.to_parquet(merged)
-    assert main(["compare", str(merged), "--out", str(tmp_path / "t"), "--resamples", "200"]) == 0
+    argv = ["compare", str(merged), "--out", str(tmp_path / "t"), "--metric", "gmean"]
+    assert main([*argv, "--resamples", "200"]) == 0
     err = capsys.readouterr().err
     assert f"delaycv: note: learner tests (2): {NOTHING}" in err
     assert f"delaycv: note: bias tests (2): {NOTHING}" in err
     code = main(
         ["plot", str(merged), "--tests", str(tmp_path / "t"), "--out", str(tmp_path / "f")]
-        + ["--format", "png", "--dpi", "60"]
+        + ["--metric", "gmean", "--reference", "true", "--format", "png", "--dpi", "60"]
     )
     assert code == 0
     # (a warning of the logger delaycv.figures.figure_set: `delaycv plot` prints it as "delaycv: warning: ...")
@@ -319,22 +322,20 @@ def test_the_rankings_and_figures_jobs_go_on(real, tmp_path):
         "within_html": "within.html",
         "figures": "figures",
     }
-    settings = {
-        "version": "np",
-        "tests": {
-            "metrics": METRICS,
-            "references": ["observed", "true"],
-            "checkpoints": {"positions": [1000]},
-            "alpha": 0.05,
-        },
-        "figures": {"metric": "gmean", "reference": "true", "formats": ["png"], "dpi": 60},
-    }
+    settings = make_ranking_settings(
+        metrics=METRICS,
+        checkpoints={"positions": [1000]},
+        figure_metrics="gmean",
+        figure_reference="true",
+        formats=["png"],
+        dpi=60,
+    )
     log = run_script(
         "rankings.py",
         {
             "input": {"merged": merged},
             "output": {k: str(out / v) for k, v in outputs.items()},
-            "params": {"rankings": json.dumps(settings), "code": "-"},
+            "params": {"settings": json.dumps(settings.record()), "code": "-"},
         },
         tmp_path,
     )
@@ -363,17 +364,21 @@ def test_the_rankings_and_figures_jobs_go_on(real, tmp_path):
             },  # fmt: skip
             "output": {"figures": str(tmp_path / "figures")},
             "params": {
-                "figures": json.dumps(
-                    {"metric": "gmean", "reference": "true", "formats": ["png"], "dpi": 60}
+                "settings": json.dumps(
+                    make_figure_settings(
+                        metrics="gmean", reference="true", formats=["png"], dpi=60
+                    ).record()
                 ),  # fmt: skip
-                "tests": json.dumps({"alpha": 0.05}),
                 "policies": json.dumps(specs),
                 "code": "-",
             },
         },
         tmp_path,
     )
-    assert "WARNING: gerrit: policy delay_3000d has no value of gmean at the last checkpoint" in log
+    assert (
+        "figures: warning: gerrit: policy delay_3000d has no value of gmean at the last checkpoint"
+        in log
+    )
     assert "12 files" not in log and len(list((tmp_path / "figures").glob("*.png"))) == 6
 
 

@@ -8,9 +8,7 @@ dry run plans) is tested in tests/workflow/test_workflow_dag_and_reruns.py.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -321,33 +319,6 @@ def test_check_code_passes_for_the_workflow_s_package_and_names_a_foreign_one(mo
     # the package the workflow named (and hashed) is trusted without hashing it again
     monkeypatch.setenv(digests.PACKAGE_VARIABLE, str(REPO / "delaycv"))
     digests.check_code("evaluate", "0123456789abcdef")
-
-
-@pytest.mark.parametrize("keep", ["", "1"])
-def test_end_job_flushes_and_skips_the_teardown_unless_asked_to_keep_it(tmp_path, keep):
-    """A rule script ends with end_job: what it printed is in its log, the exit status is 0, and
-    Python's teardown (here an atexit handler) runs only with DELAYCV_KEEP_TEARDOWN=1."""
-    log = tmp_path / "job.log"
-    code = (
-        "import atexit, sys\n"
-        f"sys.stdout = sys.stderr = open({str(log)!r}, 'w')\n"  # buffered, as a job's log
-        "atexit.register(lambda: print('teardown', file=sys.__stdout__, flush=True))\n"
-        "from delaycv.study.digests import end_job\n"
-        "print('outputs written')\n"
-        "end_job()\n"
-        "print('after end_job')\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k != digests.KEEP_TEARDOWN_VARIABLE}
-    env[digests.KEEP_TEARDOWN_VARIABLE] = keep
-    proc = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    if keep:
-        assert log.read_text() == "outputs written\nafter end_job\n"
-        assert proc.stdout == "teardown\n"
-    else:
-        assert log.read_text() == "outputs written\n"
-        assert proc.stdout == ""
 
 
 def test_a_new_stage_module_is_a_new_stage(package):
