@@ -17,7 +17,7 @@ with stage_job(snakemake, "merge"):
         runs=list(snakemake.input.runs) if runs else None,
         runs_out=output.runs if runs else None,
         runs_csv=output.runs_csv if runs else None,
-        runs_html=output.runs_html if runs else None,
+        runs_page=output.runs_html if runs else None,
     )
     print(f"{len(snakemake.input.folds)} tables, {merged.rows} rows -> {output.merged}")
     if runs:

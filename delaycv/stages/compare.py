@@ -16,7 +16,7 @@ test has been computed:
 * ``mcnemar.parquet``/``.csv`` (with run directories that logged their predictions): McNemar's
   test per fold for every learner pair of the same (dataset, policy, seed).
 
-The HTML pages are the tables as the report shows them (:mod:`delaycv.study.report`); the CSV
+The HTML pages are the tables as the report shows them (:mod:`delaycv.report.statistics`); the CSV
 files hold every column.
 """
 
@@ -30,6 +30,7 @@ import pandas as pd
 
 from delaycv.common.atomic import atomic_path
 from delaycv.common.errors import InputError
+from delaycv.report.statistics import bias_html, contrasts_html, tests_html
 from delaycv.stages._tables import read_merged
 from delaycv.stats.bias import bias_tests
 from delaycv.stats.checkpoints import choose_checkpoints, untested_notes
@@ -37,7 +38,6 @@ from delaycv.stats.contrasts import policy_contrasts
 from delaycv.stats.learner_tests import run_tests
 from delaycv.stats.mcnemar import mcnemar_tests
 from delaycv.stats.settings import CompareSettings, make_compare_settings
-from delaycv.study.report import bias_html, contrasts_html, tests_html
 from delaycv.tables.results import read_table
 
 #: the file names of :func:`compare`'s outputs in its folder, by table

@@ -30,11 +30,11 @@ import pandas as pd
 
 from delaycv.common.atomic import atomic_dir, atomic_path
 from delaycv.figures.rankings import draw_ranking_figures
+from delaycv.report.statistics import rankings_html
 from delaycv.stats.checkpoints import choose_checkpoints
 from delaycv.stats.families import FAMILY, Rankings, rank_across, rank_within
 from delaycv.stats.paired import table_columns
 from delaycv.stats.settings import RankingSettings, make_ranking_settings
-from delaycv.study.report import rankings_html
 from delaycv.tables.results import read_table, write_table
 
 

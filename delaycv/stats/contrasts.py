@@ -1,4 +1,4 @@
-"""Policy contrasts: every label policy against a reference policy (issue 21 §1; pure, opens no files).
+"""Policy contrasts: every label policy against a reference policy (docs/comparison.md; pure, opens no files).
 
 For each (dataset, learner, estimator, reference, checkpoint, metric) and each policy P other than
 the reference policy R (``ideal`` by default), the per-(seed, fold) difference

@@ -1,4 +1,4 @@
-"""The ranking families (issue 21 §3; pure, opens no files): learners ranked across datasets within
+"""The ranking families (docs/comparison.md, "Ranking across datasets"; pure, opens no files): learners ranked across datasets within
 each policy, or policies within each learner (:func:`rank_across`: Friedman/Nemenyi of
 :mod:`delaycv.stats.friedman` and Scott-Knott ESD of :mod:`delaycv.stats.scott_knott`), or
 within each dataset (:func:`rank_within`), one family per (ranked, within, reference, estimator,

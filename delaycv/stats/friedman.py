@@ -1,5 +1,5 @@
-"""The Friedman test, the Nemenyi post-hoc test and the critical difference (Demšar 2006; issue 21
-§3; pure, opens no files), with the ranks of treatments within blocks and Cohen's d.
+"""The Friedman test, the Nemenyi post-hoc test and the critical difference (Demšar 2006;
+docs/comparison.md; pure, opens no files), with the ranks of treatments within blocks and Cohen's d.
 
 Blocks are datasets (value: the mean over folds and seeds). In each block the k treatments are
 ranked, 1 = best (a lower-is-better metric ranks ascending), ties averaged; ``R_j`` is the mean

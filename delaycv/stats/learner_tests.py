@@ -1,4 +1,4 @@
-"""The pairwise learner tests of a merged per-fold checkpoint table (design card §8; pure, opens no
+"""The pairwise learner tests of a merged per-fold checkpoint table (docs/comparison.md; pure, opens no
 files): :func:`run_tests`, one paired permutation test (:mod:`delaycv.stats.permutation`) per pair
 of learners of each family (dataset, policy, estimator, reference, checkpoint, metric) over their
 paired table (:mod:`delaycv.stats.paired`), Holm-adjusted within the family, with the companions

@@ -1,4 +1,4 @@
-"""The paired permutation (sign-flip) test (design card §8; pure, opens no files).
+"""The paired permutation (sign-flip) test (docs/comparison.md; pure, opens no files).
 
 Given the paired differences ``d_i = a_i - b_i`` of two things (learners, a learner's observed
 and true values, two policies) over the n pairs where both values are known (pairs with a NaN

@@ -1,6 +1,5 @@
-"""The study as the workflow runs it: its config, the code digests that decide reruns
-(:mod:`~delaycv.study.digests`) and the report's pages (:mod:`~delaycv.study.report`,
-:mod:`~delaycv.study.pages`).
+"""The study as the workflow runs it: its config, the settings of its later stages, the code
+digests that decide reruns (:mod:`~delaycv.study.digests`) and the frame of its jobs.
 
 The config is loaded by :mod:`~delaycv.study.loading` (the funnel: read, merge, validate), from
 YAML read strictly with the line and column of every key (:mod:`~delaycv.study.yaml_file`),
@@ -15,7 +14,6 @@ checked by the JSON schema (:mod:`~delaycv.study.schema`; ``--config`` values re
 
 Imports: :mod:`delaycv.common`, :mod:`delaycv.data`, :mod:`delaycv.metrics`,
 :mod:`delaycv.protocol`, :mod:`delaycv.engine`, :mod:`delaycv.jvm`, :mod:`delaycv.tables`,
-:mod:`delaycv.stats`, :mod:`delaycv.figures` (every subpackage but those that import this one:
-:mod:`delaycv.tables.costs` imports :mod:`~delaycv.study.pages`, :mod:`delaycv.stages` imports
-:mod:`~delaycv.study.report`, and the command line).
+:mod:`delaycv.stats`, :mod:`delaycv.figures` (every subpackage of the stages before the
+presentation; the command line imports this one).
 """

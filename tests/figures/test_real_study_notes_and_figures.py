@@ -45,6 +45,7 @@ from delaycv.figures.settings import make_figure_settings
 from delaycv.figures.style import FIGURE_WIDTH, IDEAL_MARKER, MAX_COLUMNS, SMALL_TEXT
 from delaycv.protocol.checkpoints import check_checkpoint_request, fraction_position
 from delaycv.protocol.policy_windows import policy_order, policy_sort_key, window_table
+from delaycv.report import statistics
 from delaycv.stats.bias import bias_tests
 from delaycv.stats.checkpoints import (
     choose_checkpoints,
@@ -55,7 +56,6 @@ from delaycv.stats.contrasts import policy_contrasts
 from delaycv.stats.families import FAMILY, family_values, rank_across, rank_within
 from delaycv.stats.learner_tests import run_tests
 from delaycv.stats.settings import make_ranking_settings
-from delaycv.study import report
 from tests.support.paths import REPO, shared_file
 
 PROJECTS = {
@@ -151,9 +151,9 @@ def test_a_policy_that_releases_nothing_is_a_note_in_every_table(one):
     assert (tested["n"] == 3).all() and set(tested["note"]) == {""}
     # the pages show the note in a column of its own
     for page in (
-        report.tests_html(tests, title="t", metrics=METRICS),
-        report.bias_html(bias, title="b", alpha=0.05, metrics=METRICS),
-        report.contrasts_html(contrasts, title="c", alpha=0.05, metrics=METRICS),
+        statistics.tests_html(tests, title="t", metrics=METRICS),
+        statistics.bias_html(bias, title="b", alpha=0.05, metrics=METRICS),
+        statistics.contrasts_html(contrasts, title="c", alpha=0.05, metrics=METRICS),
     ):
         assert "<th>note</th>" in page and f'<td class="note">{NOTHING}</td>' in page
     assert untested_notes(tests) == [(NOTHING, 4)]
@@ -267,9 +267,9 @@ def test_rankings_go_on_and_name_what_they_do_not_rank(real, tmp_path):
     result = across.result(("policy", "GaussianNB", "true", "fading", "last", "gmean"))
     fig = cd_diagram(result, note="not ranked: delay_3000d (x)")
     assert fig.get_supxlabel() == "not ranked: delay_3000d (x)"
-    page = report.rankings_html(across.friedman, across.scott_knott, title="r", metrics=METRICS)
+    page = statistics.rankings_html(across.friedman, across.scott_knott, title="r", metrics=METRICS)
     assert f"Not ranked: delay_3000d ({reason.removesuffix(': not ranked')})." in page
-    page = report.rankings_html(scott_knott=within, title="w", metrics=METRICS)
+    page = statistics.rankings_html(scott_knott=within, title="w", metrics=METRICS)
     assert "Not ranked: GaussianNB, Prior" in page
 
 
@@ -434,7 +434,7 @@ def test_every_request_not_answered_exactly_says_so(one):
     assert set(tested["note"]) == {
         "requested position 1000, tested at checkpoint 1200 (the next checkpoint)"
     }
-    page = report.tests_html(tests, title="t")
+    page = statistics.tests_html(tests, title="t")
     assert "<th>note</th>" in page and "tested at checkpoint 1200 (the next checkpoint)" in page
 
 
@@ -500,7 +500,7 @@ def test_policies_are_in_reading_order_in_every_table_and_figure(real, one):
     friedman = rank_across(rows, ["gmean"]).friedman
     within = friedman.loc[friedman["ranked"] == "learner", "within"]
     assert list(dict.fromkeys(within)) == READING_ORDER
-    page = report.contrasts_html(contrasts, title="c", alpha=0.05)
+    page = statistics.contrasts_html(contrasts, title="c", alpha=0.05)
     at = [page.index(f"<td>{p}</td>") for p in READING_ORDER[1:]]
     assert at == sorted(at)
     fig = final_distributions(one, dataset="gerrit", metric="gmean")
@@ -615,7 +615,7 @@ def test_the_sensitivity_legend_shows_the_ideal_marker(one):
 
 def test_each_page_states_the_direction_once_per_section(one):
     tests = run_tests(one, metrics=METRICS, checkpoints="last", resamples=200)
-    page = report.tests_html(tests, title="t", metrics=METRICS)
+    page = statistics.tests_html(tests, title="t", metrics=METRICS)
     sections = page.split("<h2>")[1:]
     for section in sections:
         assert section.count('<p class="direction">') == 1
@@ -626,24 +626,26 @@ def test_each_page_states_the_direction_once_per_section(one):
     assert "which favours learner a (gmean: higher is better)." in page
     assert "2/2<sup>n</sup>" in page and "unpaired" in page  # why p, interval and δ can disagree
     contrasts = policy_contrasts(one, metrics=["gmean"], resamples=200)
-    page = report.contrasts_html(contrasts, title="c", alpha=0.05)
+    page = statistics.contrasts_html(contrasts, title="c", alpha=0.05)
     assert "the policy scores higher than ideal, which favours the policy (gmean" in page
     bias = bias_tests(one, metrics=["fpr_1"], resamples=200)
-    page = report.bias_html(bias, title="b", alpha=0.05)
+    page = statistics.bias_html(bias, title="b", alpha=0.05)
     assert "which is pessimistic (fpr_1: lower is better)" in page
 
 
 def test_the_within_page_is_not_across_and_its_columns_agree(real):
     rows = real.assign(at="last")[real["checkpoint"] == ROWS]
     within = rank_within(rows, ["gmean"])
-    page = report.rankings_html(scott_knott=within, title="w", metrics=["gmean"])
+    page = statistics.rankings_html(scott_knott=within, title="w", metrics=["gmean"])
     intro = page.split("<p>", 1)[1].split("</p>", 1)[0]
     assert "across datasets" not in intro.lower() and "within each dataset" in intro
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
     assert "<th>place by median</th>" in head
     assert "<th>mean rank over (seed, fold) pairs</th>" in head and "<th>rank</th>" not in head
     across = rank_across(rows, ["gmean"])
-    page = report.rankings_html(across.friedman, across.scott_knott, title="a", metrics=["gmean"])
+    page = statistics.rankings_html(
+        across.friedman, across.scott_knott, title="a", metrics=["gmean"]
+    )
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
     assert "<th>mean rank over datasets</th>" in head and "<th>place by mean rank</th>" in head
     # the place follows the mean rank in every family

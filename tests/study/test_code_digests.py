@@ -325,12 +325,12 @@ def test_a_new_stage_module_is_a_new_stage(package):
     """The stages are the modules of delaycv.stages (not those beginning with an underscore,
     the stages' helpers): a new module is all a new stage takes, its digest the closure of it."""
     assert digests.stage_names(package) == tuple(sorted(digests.STAGE_MODULES))
-    (package / "stages" / "report_only.py").write_text("from delaycv.study import report\n")
+    (package / "stages" / "report_only.py").write_text("from delaycv.report import statistics\n")
     (package / "stages" / "_helper.py").write_text("x = 1\n")
     assert "report_only" in digests.stage_names(package)
     assert "_helper" not in digests.stage_names(package)
     closure = digests.module_closure(["delaycv.stages.report_only"], package)
-    assert {"delaycv.stages", "delaycv.study.report"} <= set(closure)
+    assert {"delaycv.stages", "delaycv.report.statistics"} <= set(closure)
 
 
 def test_a_compiled_module_loaded_by_name_counts_with_its_loader(tmp_path):
