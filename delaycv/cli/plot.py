@@ -25,6 +25,7 @@ from pathlib import Path
 
 from delaycv.cli import options
 from delaycv.common import defaults
+from delaycv.common.bounds import BOUNDS
 from delaycv.common.choices import FIGURE_FORMATS, REFERENCES, X_AXES
 from delaycv.common.errors import ConfigError, DelaycvError, InputError
 from delaycv.protocol.durations import parse_window
@@ -107,11 +108,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         choices=FIGURE_FORMATS,
         help=f"({' '.join(defaults.FORMATS)}: figures.formats)",
     )
-    low, high = defaults.DPI_RANGE
+    dpi = BOUNDS["dpi"]
     parser.add_argument(
         "--dpi",
         type=int,
-        help=f"resolution of the PNG files, {low} to {high} ({defaults.DPI}: figures.dpi)",
+        help=f"resolution of the PNG files, {dpi.minimum} to {dpi.maximum} "
+        f"({defaults.DPI}: figures.dpi)",
     )
     parser.add_argument(
         "--seed",

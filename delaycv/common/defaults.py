@@ -120,7 +120,3 @@ FORMATS = ("png", "pdf")
 DPI = 200
 X_AXIS = "time"
 JITTER_SEED = 0
-#: The resolutions a figure may have: below 50 dpi a figure cannot be read at the report's
-#: width; at 2400 dpi a figure of about 10 x 6 inches is 24,000 x 14,400 pixels (1 GiB of memory
-#: to draw), and beyond it matplotlib fails for want of memory after minutes of work.
-DPI_RANGE = (50, 2400)

@@ -14,10 +14,10 @@ them again.
 >>> settings = make_figure_settings(metrics="gmean", formats=["png", "svg"])
 >>> settings.metrics, settings.reference, settings.formats, settings.dpi
 (('gmean',), 'observed', ('png', 'svg'), 200)
->>> make_figure_settings(dpi=10)
+>>> make_figure_settings(dpi=0)
 Traceback (most recent call last):
 ...
-delaycv.common.errors.ConfigError: key figures.dpi: dpi 10 (expected an integer in [50, 2400])
+delaycv.common.errors.ConfigError: key figures.dpi: dpi 0 is too small (expected an integer from 1 to 2,400 (a figure of about 10 x 6 inches is then 24,000 x 14,400 pixels, 1 GiB to draw))
 
 Light (the standard library and the light settings of :mod:`delaycv.stats.settings`): a
 command's mistake is found before matplotlib is imported. Pure: it opens no file.

@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from delaycv.common.atomic import atomic_dir, temporary
+from delaycv.common.errors import InputError
 from delaycv.figures.contrasts import draw_contrast_figures
 from delaycv.figures.figure_set import draw_figures
 from delaycv.figures.settings import FigureSettings, make_figure_settings
@@ -71,6 +72,13 @@ def figures(
     """
     settings = settings if settings is not None else make_figure_settings()
     table = read_merged(merged, settings.metrics)
+    baseline = settings.baseline
+    if baseline is not None and baseline not in set(table["learner"]):
+        raise InputError(  # (it drew no strip without a word)
+            f"the strip's baseline {baseline!r} is not a learner of the table",
+            path=str(merged),
+            expected="one of " + ", ".join(sorted(map(str, table["learner"].unique()))),
+        )
     strip = read_table(tests) if tests is not None else None
     contrast_table = read_table(contrasts) if contrasts is not None else None
     out = Path(out)

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from delaycv.common import defaults
+from delaycv.common.bounds import check_size
 from delaycv.common.checks import (
     check_choice,
     check_flag,
-    check_integer,
     check_level,
     check_names,
     check_seed,
@@ -156,7 +156,7 @@ def make_compare_settings(
         metrics=check_names(metrics, keys["metrics"]),
         references=check_names(references, keys["references"], REFERENCES),
         checkpoints=check_checkpoint_request(checkpoints, where=keys["checkpoints"]),
-        resamples=check_integer(resamples, keys["resamples"], low=1),
+        resamples=check_size("resamples", resamples, f"key {keys['resamples']}"),
         alpha=check_level(alpha, keys["alpha"]),
         seed=check_seed(seed, keys["seed"]),
         alternative=check_choice(alternative, keys["alternative"], ALTERNATIVES),
@@ -270,6 +270,5 @@ def check_formats(value: Any, key: str) -> tuple[str, ...]:
 
 
 def check_dpi(value: Any, key: str) -> int:
-    """The figures' resolution: an integer within :data:`delaycv.common.defaults.DPI_RANGE`."""
-    low, high = defaults.DPI_RANGE
-    return check_integer(value, key, low=low, high=high)
+    """The figures' resolution: an integer within its bound (:data:`delaycv.common.bounds.BOUNDS`)."""
+    return check_size("dpi", value, f"key {key}")

@@ -12,6 +12,7 @@ import pytest
 import delaycv
 from delaycv.cli import build_parser, main
 from delaycv.common import choices, defaults
+from delaycv.common.bounds import BOUNDS
 from delaycv.common.errors import ConfigError
 from delaycv.common.records import plain
 from delaycv.figures.settings import FigureSettings, make_figure_settings
@@ -174,8 +175,8 @@ def test_the_schema_repeats_the_stages_ranges_and_choices():
     assert schema_property("tests.resamples")["minimum"] == 1
     alpha = schema_property("tests.alpha")
     assert (alpha["exclusiveMinimum"], alpha["exclusiveMaximum"]) == (0, 1)
-    dpi = schema_property("figures.dpi")
-    assert (dpi["minimum"], dpi["maximum"]) == defaults.DPI_RANGE
+    dpi = schema_property("figures.dpi")  # (its bound: tests/common/test_size_bounds.py)
+    assert (dpi["minimum"], dpi["maximum"]) == (BOUNDS["dpi"].minimum, BOUNDS["dpi"].maximum)
     assert tuple(schema_property("figures.formats")["items"]["enum"]) == choices.FIGURE_FORMATS
     assert tuple(schema_property("figures.reference")["enum"]) == choices.REFERENCES
     assert tuple(schema_property("tests.references")["items"]["enum"]) == choices.REFERENCES
@@ -193,6 +194,7 @@ def test_a_stage_setting_out_of_range_is_refused_at_its_key_by_the_config_and_th
     }
     for key, value, maker in (
         ("figures.dpi", 3000, lambda v: make_figure_settings(dpi=v)),
+        ("figures.dpi", 0, lambda v: make_figure_settings(dpi=v)),
         ("tests.resamples", 0, lambda v: make_compare_settings(resamples=v)),
         ("tests.alpha", 1.0, lambda v: make_ranking_settings(alpha=v)),
     ):
