@@ -4,30 +4,21 @@
 run's run.json too, as Parquet, CSV and the report's page.
 """
 
-import sys
+from delaycv.study.job import stage_job
 
-sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115
+with stage_job(snakemake, "merge"):
+    from delaycv.stages.merge import merge
 
-from delaycv.common.interrupt import terminate_on_sigterm  # noqa: E402
-from delaycv.study.digests import check_code, end_job, one_line_errors  # noqa: E402
-
-terminate_on_sigterm()  # a stopped job (SIGTERM) removes its temporaries and exits with 143
-check_code("merge", snakemake.params.code)  # the code that runs is the code hashed
-one_line_errors("merge")  # an error: one line in this job's log, exit 2
-
-from delaycv.stages.merge import merge  # noqa: E402
-
-output = snakemake.output
-runs = hasattr(output, "runs")  # merge_all: the study's table of runs, and its page
-merged = merge(
-    list(snakemake.input.folds),
-    output.merged,
-    runs=list(snakemake.input.runs) if runs else None,
-    runs_out=output.runs if runs else None,
-    runs_csv=output.runs_csv if runs else None,
-    runs_html=output.runs_html if runs else None,
-)
-print(f"{len(snakemake.input.folds)} tables, {merged.rows} rows -> {output.merged}")
-if runs:
-    print(f"{len(merged.runs)} runs -> {output.runs}, {output.runs_html}")
-end_job()  # outputs written and closed: no teardown
+    output = snakemake.output
+    runs = hasattr(output, "runs")  # merge_all: the study's table of runs, and its page
+    merged = merge(
+        list(snakemake.input.folds),
+        output.merged,
+        runs=list(snakemake.input.runs) if runs else None,
+        runs_out=output.runs if runs else None,
+        runs_csv=output.runs_csv if runs else None,
+        runs_page=output.runs_html if runs else None,
+    )
+    print(f"{len(snakemake.input.folds)} tables, {merged.rows} rows -> {output.merged}")
+    if runs:
+        print(f"{len(merged.runs)} runs -> {output.runs}, {output.runs_html}")

@@ -20,7 +20,7 @@ import sys
 from delaycv import __version__
 from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.common.interrupt import Terminated, signals_raise
-from delaycv.study.digests import end_job
+from delaycv.study.job import end_job
 
 COMMANDS = ("convert", "generate", "evaluate", "merge", "compare", "rank", "plot", "check")
 
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
 
     Without ``argv`` (the ``delaycv`` command, ``python -m delaycv``: the arguments are the
     process's), the process ends at once when the command is done, its files written and its
-    output flushed, without Python's teardown (:func:`delaycv.study.digests.end_job`)."""
+    output flushed, without Python's teardown (:func:`delaycv.study.job.end_job`)."""
     command = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     try:

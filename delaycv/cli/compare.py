@@ -11,14 +11,18 @@ Writes into --out, each file atomically and only after every test has been compu
 * ``strip.parquet``: the same tests at every checkpoint (the significance strip of the figures);
 * ``bias.parquet`` + ``bias.csv`` + ``bias.html`` (when both references are present): observed
   minus true per learner at the same checkpoints, tested against zero;
-* ``contrasts.parquet`` + ``contrasts.csv`` + ``contrasts.html`` (with ``--contrasts-reference
-  POLICY``): every policy against that policy, at the same checkpoints;
+* ``contrasts.parquet`` + ``contrasts.csv`` + ``contrasts.html`` (when the table has a policy
+  named ideal, or with ``--contrasts-reference POLICY``; none with ``--no-contrasts``): every
+  policy against that policy, at the same checkpoints;
 * ``mcnemar.parquet`` + ``mcnemar.csv`` (with ``--predictions RUN_DIR ...``): McNemar's test per
   fold for every learner pair of the same (dataset, policy, seed), from the prediction logs.
 
 The checkpoints: ``--checkpoint`` (``last``, ``all`` or a checkpoint of the table), or positions
 and fractions of each stream (``--checkpoint-position``, ``--checkpoint-fraction``: the config's
 ``tests.checkpoints``), each answered by the first checkpoint at or after it.
+
+Without options it writes what the workflow's compare stage writes with the default config: the
+defaults are those of ``delaycv.common.defaults``, which the config schema repeats.
 """
 
 from __future__ import annotations
@@ -27,7 +31,25 @@ import argparse
 import sys
 
 from delaycv.cli import options
-from delaycv.common.choices import ALTERNATIVES, REFERENCES
+from delaycv.common import defaults
+from delaycv.common.choices import ALTERNATIVES, MCNEMAR_METHODS, REFERENCES
+from delaycv.common.errors import ConfigError
+
+#: The option that sets each key of :class:`~delaycv.stats.settings.CompareSettings` (its errors
+#: name the option).
+OPTIONS = {
+    "tests.metrics": "--metric",
+    "tests.references": "--reference",
+    "tests.checkpoints": "--checkpoint",
+    "tests.checkpoints.positions": "--checkpoint-position",
+    "tests.checkpoints.fractions": "--checkpoint-fraction",
+    "tests.resamples": "--resamples",
+    "tests.alpha": "--alpha",
+    "tests.seed": "--seed",
+    "alternative": "--alternative",
+    "contrasts.reference": "--contrasts-reference",
+    "mcnemar_method": "--mcnemar-method",
+}
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -44,28 +66,42 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="append",
         dest="metrics",
         metavar="M",
-        help="metric to test (repeat; gmean)",
+        help=f"metric to test (repeat; {' '.join(defaults.TEST_METRICS)}: tests.metrics)",
     )
     parser.add_argument(
         "--reference",
         action="append",
         dest="references",
         choices=REFERENCES,
-        help="labels to score against (repeat; both)",
+        help="labels to score against (repeat; both: tests.references)",
     )
     options.add_checkpoint_options(parser, "tested")
-    parser.add_argument(
+    contrasts = parser.add_mutually_exclusive_group()
+    contrasts.add_argument(
         "--contrasts-reference",
         metavar="POLICY",
-        help="policy contrasts: every policy against this one (the config's contrasts.reference; "
-        "default: no contrasts)",
+        help="policy contrasts: every policy against this one (contrasts.reference; default: "
+        f"{defaults.CONTRAST_REFERENCE} when the table has a policy of that name)",
     )
-    parser.add_argument("--resamples", type=int, default=5000, help="random sign flips R (5000)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    parser.add_argument("--seed", type=options.seed, default=1, help="seed of the sign flips (1)")
+    contrasts.add_argument(
+        "--no-contrasts",
+        action="store_true",
+        help="no policy contrasts (contrasts.reference: null)",
+    )
     parser.add_argument(
-        "--alternative", default="two-sided", choices=ALTERNATIVES, help="(two-sided)"
+        "--resamples",
+        type=int,
+        help=f"random sign flips R ({defaults.RESAMPLES}: tests.resamples)",
     )
+    parser.add_argument(
+        "--alpha", type=float, help=f"significance level ({defaults.SIGNIFICANCE}: tests.alpha)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=options.seed,
+        help=f"seed of the sign flips ({defaults.TEST_SEED}: tests.seed)",
+    )
+    parser.add_argument("--alternative", choices=ALTERNATIVES, help=f"({defaults.ALTERNATIVE})")
     parser.add_argument(
         "--predictions",
         nargs="+",
@@ -73,43 +109,58 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="run directories with predictions.parquet (and folds.parquet) for McNemar's test",
     )
     parser.add_argument(
-        "--mcnemar-method", default="exact", choices=("exact", "chi2"), help="(exact)"
+        "--mcnemar-method", choices=MCNEMAR_METHODS, help=f"({defaults.MCNEMAR_METHOD})"
     )
     parser.set_defaults(run=run)
     return parser
 
 
-def run(args) -> int:
-    from delaycv.cli import check_number
-    from delaycv.common.atomic import check_output
-    from delaycv.common.bounds import check_size
+def settings_from(args, reference_policy: str | None = None):
+    """The :class:`~delaycv.stats.settings.CompareSettings` of the options (those not given: the
+    defaults), every value checked by :func:`~delaycv.stats.settings.make_compare_settings`."""
+    from delaycv.stats.settings import make_compare_settings
 
-    checkpoints = options.checkpoint_request(args)
-    check_number(args.resamples, "--resamples", low=1, expected="R >= 1")
-    check_size("resamples", args.resamples, "option --resamples")
-    check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
+    return make_compare_settings(
+        **options.given(
+            metrics=args.metrics,
+            references=args.references,
+            checkpoints=options.checkpoint_request(args),
+            resamples=args.resamples,
+            alpha=args.alpha,
+            seed=args.seed,
+            alternative=args.alternative,
+            reference_policy=reference_policy,
+            mcnemar_method=args.mcnemar_method,
+        )
+    )
+
+
+def run(args) -> int:
+    try:
+        return _run(args)
+    except ConfigError as err:
+        raise options.on_the_command_line(err, OPTIONS) from None
+
+
+def _run(args) -> int:
+    from delaycv.common.atomic import check_output
+
+    settings = settings_from(args, args.contrasts_reference)
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the tests (numpy, pandas, scipy)
     from delaycv.stages.compare import compare
     from delaycv.stats.checkpoints import untested_notes
     from delaycv.tables.results import read_table
 
-    present = read_table(args.merged, ["checkpoint"])["checkpoint"].unique().tolist()
-    options.check_checkpoints_in_table(checkpoints, present, str(args.merged))
-    result = compare(
-        args.merged,
-        out,
-        metrics=args.metrics or ["gmean"],
-        references=args.references or list(REFERENCES),
-        checkpoints=checkpoints,
-        resamples=args.resamples,
-        alpha=args.alpha,
-        seed=args.seed,
-        alternative=args.alternative,
-        reference_policy=args.contrasts_reference,
-        predictions=args.predictions or (),
-        mcnemar_method=args.mcnemar_method,
+    present = read_table(args.merged, ["checkpoint", "policy"])
+    options.check_checkpoints_in_table(
+        settings.checkpoints, present["checkpoint"].unique().tolist(), str(args.merged)
     )
+    if args.contrasts_reference is None and not args.no_contrasts:
+        # the workflow's rule: ideal when the study has it (delaycv.common.defaults)
+        reference = defaults.contrast_reference(present["policy"].unique())
+        settings = settings_from(args, reference)
+    result = compare(args.merged, out, settings, predictions=args.predictions or ())
     tests = result.tests
     # a test with no value is a row with a note, and said here
     labels = {"tests": "learner tests", "bias": "bias tests", "contrasts": "policy contrasts"}
@@ -119,7 +170,7 @@ def run(args) -> int:
             print(f"delaycv: note: {label} ({count}): {note}", file=sys.stderr)
     print(
         f"{len(tests)} tests ({int(tests['significant'].sum())} significant after Holm at "
-        f"alpha={args.alpha}), {len(result.strip)} strip tests -> {out}",
+        f"alpha={settings.alpha}), {len(result.strip)} strip tests -> {out}",
         file=sys.stdout,
     )
     return 0

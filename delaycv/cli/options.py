@@ -110,3 +110,24 @@ def check_checkpoints_in_table(checkpoints, present, path: str) -> None:
             location="option --checkpoint",
             expected=f"one of its checkpoints ({listed}), 'last' or 'all'",
         )
+
+
+def on_the_command_line(err, options: dict[str, str]):
+    """``err`` (a :class:`~delaycv.common.errors.ConfigError` of a settings maker, naming a key
+    of the study config) with its key replaced by the option of ``options`` that sets it: the
+    key itself or its longest prefix (``key tests.references.1`` -> ``option --reference``);
+    ``err`` as it is when no option sets the key."""
+    from delaycv.common.errors import ConfigError
+
+    key = (err.location or "").removeprefix("key ")
+    while key and key not in options:
+        key = key.rpartition(".")[0]
+    if err.path is not None or not key:
+        return err
+    return ConfigError(err.message, location=f"option {options[key]}", expected=err.expected)
+
+
+def given(**values) -> dict:
+    """The options given on the command line (those whose value is not None): what a settings
+    maker gets, so that the others take its defaults."""
+    return {name: value for name, value in values.items() if value is not None}

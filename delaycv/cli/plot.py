@@ -1,5 +1,5 @@
-"""``delaycv plot MERGED.parquet --tests DIR --out DIR``: draw the comparison figures (PNG and PDF):
-the workflow's figures stage (:func:`delaycv.stages.figures.figures`).
+"""``delaycv plot MERGED.parquet --tests DIR --out DIR``: draw the comparison figures (PNG and PDF;
+SVG too with ``--format``): the workflow's figures stage (:func:`delaycv.stages.figures.figures`).
 
 Figures (see delaycv.figures): learning curves with the significance strip, the bias of realistic
 evaluation, final per-fold distributions, the pairwise heatmap and the waiting-time sensitivity;
@@ -9,7 +9,10 @@ Every figure is drawn before any file is moved into ``--out``; existing other fi
 inputs draw byte-identical files (seeded jitter, no creation date). The sensitivity figure takes
 each policy's windows from the spec its runs used (``--runs``: their run.json files), else from
 its name (``hitl_7d_90d``; other names need ``--runs`` or ``--window``). A policy it cannot put on
-a window axis is named in the figure and in a warning on stderr.
+a window axis is named in the figure and in a warning on stderr. The options have the defaults of
+the workflow's ``figures`` section (``delaycv.common.defaults``; the metrics: the tested ones,
+the significance level: the tests'): without options it draws what the workflow's figures stage
+draws with the default config.
 """
 
 from __future__ import annotations
@@ -21,14 +24,26 @@ import sys
 from pathlib import Path
 
 from delaycv.cli import options
+from delaycv.common import defaults
 from delaycv.common.bounds import BOUNDS
-from delaycv.common.choices import FIGURE_FORMAT_CHOICES, FIGURE_FORMATS, REFERENCES
-from delaycv.common.errors import DelaycvError, InputError
+from delaycv.common.choices import FIGURE_FORMATS, REFERENCES, X_AXES
+from delaycv.common.errors import ConfigError, DelaycvError, InputError
 from delaycv.protocol.durations import parse_window
 
-#: The largest --dpi (:data:`delaycv.common.bounds.BOUNDS`): beyond, matplotlib fails for want of
-#: memory after minutes of work.
-MAX_DPI = BOUNDS["dpi"].maximum
+#: The option that sets each key of :class:`~delaycv.figures.settings.FigureSettings` (its
+#: errors name the option).
+OPTIONS = {
+    "figures.metric": "--metric",
+    "figures.reference": "--reference",
+    "figures.learner": "--baseline",
+    "tests.alpha": "--alpha",
+    "x": "--x",
+    "figures.formats": "--format",
+    "figures.dpi": "--dpi",
+    "seed": "--seed",
+    "estimator": "--estimator",
+    "datasets": "--dataset",
+}
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -45,15 +60,28 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument(
         "--contrasts",
         metavar="FILE",
-        help="policy contrasts (contrasts.parquet of `delaycv compare --contrasts-reference`): "
-        "their figures too",
+        help="policy contrasts (contrasts.parquet of `delaycv compare`): their figures too",
     )
     parser.add_argument("--out", required=True, help="folder for the figures")
-    parser.add_argument("--metric", default="gmean", help="metric to draw (gmean)")
-    parser.add_argument("--reference", default="true", choices=REFERENCES, help="(true)")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        dest="metrics",
+        metavar="M",
+        help="metric to draw, a set of figures each (repeat; "
+        f"{' '.join(defaults.TEST_METRICS)}: the tested metrics)",
+    )
+    parser.add_argument(
+        "--reference",
+        choices=REFERENCES,
+        help=f"labels of the curves ({defaults.FIGURE_REFERENCE}: figures.reference)",
+    )
     parser.add_argument("--estimator", help="estimator to draw (default: each in the table)")
     parser.add_argument("--dataset", action="append", dest="datasets", help="dataset (repeat; all)")
-    parser.add_argument("--baseline", help="strip: each learner against this one (default: pairs)")
+    parser.add_argument(
+        "--baseline",
+        help="strip: each learner against this one (default: pairs; figures.learner)",
+    )
     parser.add_argument(
         "--runs",
         action="append",
@@ -68,26 +96,53 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         metavar="POLICY=WINDOW",
         help="waiting window of a policy for the sensitivity figure, e.g. fast=7d (repeat)",
     )
-    parser.add_argument("--alpha", type=float, help="significance level named in the legend")
-    parser.add_argument("--x", default="time", choices=("time", "checkpoint"), help="(time)")
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        help=f"significance level named in the legend ({defaults.SIGNIFICANCE}: tests.alpha)",
+    )
+    parser.add_argument("--x", choices=X_AXES, help=f"({defaults.X_AXIS})")
     parser.add_argument(
         "--format",
         nargs="+",
-        default=list(FIGURE_FORMATS),
-        choices=FIGURE_FORMAT_CHOICES,
-        help="(png pdf)",
+        choices=FIGURE_FORMATS,
+        help=f"({' '.join(defaults.FORMATS)}: figures.formats)",
     )
+    dpi = BOUNDS["dpi"]
     parser.add_argument(
-        "--dpi", type=int, default=200, help=f"resolution of the PNG files, 1 to {MAX_DPI} (200)"
+        "--dpi",
+        type=int,
+        help=f"resolution of the PNG files, {dpi.minimum} to {dpi.maximum} "
+        f"({defaults.DPI}: figures.dpi)",
     )
     parser.add_argument(
         "--seed",
         type=options.seed,
-        default=0,
-        help="seed of the final distributions' point jitter (0)",
+        help=f"seed of the final distributions' point jitter ({defaults.JITTER_SEED})",
     )
     parser.set_defaults(run=run)
     return parser
+
+
+def settings_from(args):
+    """The :class:`~delaycv.figures.settings.FigureSettings` of the options (those not given: the
+    defaults), every value checked by :func:`~delaycv.figures.settings.make_figure_settings`."""
+    from delaycv.figures.settings import make_figure_settings
+
+    return make_figure_settings(
+        **options.given(
+            metrics=args.metrics,
+            reference=args.reference,
+            baseline=args.baseline,
+            alpha=args.alpha,
+            x=args.x,
+            formats=args.format,
+            dpi=args.dpi,
+            seed=args.seed,
+            estimator=args.estimator,
+            datasets=args.datasets,
+        )
+    )
 
 
 def _tests(path: str | None) -> Path | None:
@@ -171,13 +226,17 @@ def _policy_specs(folders) -> dict[str, dict] | None:
 
 
 def run(args) -> int:
+    try:
+        return _run(args)
+    except ConfigError as err:
+        raise options.on_the_command_line(err, OPTIONS) from None
+
+
+def _run(args) -> int:
     logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
-    from delaycv.cli import check_number
     from delaycv.common.atomic import check_output
 
-    check_number(args.dpi, "--dpi", low=1, high=MAX_DPI)
-    check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
-
+    settings = settings_from(args)
     out = check_output(args.out, directory=True)
     tests = _tests(args.tests)
     windows = _windows(args.window)
@@ -188,20 +247,11 @@ def run(args) -> int:
     written = figures(
         args.merged,
         out,
+        settings,
         tests=tests,
         contrasts=args.contrasts,
-        metrics=args.metric,
-        reference=args.reference,
-        estimator=args.estimator,
-        datasets=args.datasets,
-        baseline=args.baseline,
         windows=windows,
         policy_specs=policy_specs,
-        alpha=args.alpha,
-        x=args.x,
-        formats=args.format,
-        dpi=args.dpi,
-        seed=args.seed,
         replace=False,
     )
     for path in written:

@@ -10,7 +10,9 @@ ESD groups) and ``rankings.html``; within each dataset over its (seed, fold) pai
 ``within.parquet``/``.csv`` and ``within.html``; and ``figures/`` (critical-difference diagrams
 and Scott-Knott ESD box plots). Families with fewer than 3 datasets carry a note instead of a
 test. The options are those of the workflow's config: ``tests`` (metrics, references,
-checkpoints, alpha), ``rankings.version`` and ``figures`` (metric, reference, formats, dpi).
+checkpoints, alpha), ``rankings.version`` and ``figures`` (metric, reference, formats, dpi), with
+its defaults (``delaycv.common.defaults``): without options it writes what the workflow's
+rankings stage writes with the default config.
 """
 
 from __future__ import annotations
@@ -20,7 +22,25 @@ import logging
 import sys
 
 from delaycv.cli import options
-from delaycv.common.choices import FIGURE_FORMAT_CHOICES, FIGURE_FORMATS, REFERENCES
+from delaycv.common import defaults
+from delaycv.common.choices import FIGURE_FORMATS, RANKING_VERSIONS, REFERENCES
+from delaycv.common.errors import ConfigError
+
+#: The option that sets each key of :class:`~delaycv.stats.settings.RankingSettings` (its errors
+#: name the option).
+OPTIONS = {
+    "tests.metrics": "--metric",
+    "tests.references": "--reference",
+    "tests.checkpoints": "--checkpoint",
+    "tests.checkpoints.positions": "--checkpoint-position",
+    "tests.checkpoints.fractions": "--checkpoint-fraction",
+    "tests.alpha": "--alpha",
+    "rankings.version": "--version",
+    "figures.metric": "--figure-metric",
+    "figures.reference": "--figure-reference",
+    "figures.formats": "--format",
+    "figures.dpi": "--dpi",
+}
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -39,25 +59,24 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="append",
         dest="metrics",
         metavar="M",
-        help="metric to rank (repeat; gmean; the config's tests.metrics)",
+        help=f"metric to rank (repeat; {' '.join(defaults.TEST_METRICS)}: tests.metrics)",
     )
     parser.add_argument(
         "--reference",
         action="append",
         dest="references",
         choices=REFERENCES,
-        help="labels to score against (repeat; both; tests.references)",
+        help="labels to score against (repeat; both: tests.references)",
     )
     options.add_checkpoint_options(parser, "ranked")
     parser.add_argument(
-        "--alpha", type=float, default=0.05, help="significance level (0.05; tests.alpha)"
+        "--alpha", type=float, help=f"significance level ({defaults.SIGNIFICANCE}: tests.alpha)"
     )
     parser.add_argument(
         "--version",
-        default="np",
-        choices=("np", "p"),
-        help="Scott-Knott ESD's version: np (non-parametric) or p (parametric) (np; "
-        "rankings.version)",
+        choices=RANKING_VERSIONS,
+        help="Scott-Knott ESD's version: np (non-parametric) or p (parametric) "
+        f"({defaults.RANKING_VERSION}: rankings.version)",
     )
     _figure_options(parser)
     parser.add_argument("--quiet", action="store_true", help="print no progress")
@@ -76,52 +95,67 @@ def _figure_options(parser) -> None:
     )
     parser.add_argument(
         "--figure-reference",
-        default="observed",
         choices=REFERENCES,
-        help="labels of the figures (observed; figures.reference)",
+        help=f"labels of the figures ({defaults.FIGURE_REFERENCE}: figures.reference)",
     )
     parser.add_argument(
         "--format",
         nargs="+",
-        default=list(FIGURE_FORMATS),
-        choices=FIGURE_FORMAT_CHOICES,
-        help="(png pdf; figures.formats)",
+        choices=FIGURE_FORMATS,
+        help=f"({' '.join(defaults.FORMATS)}: figures.formats)",
     )
     parser.add_argument(
-        "--dpi", type=int, default=200, help="resolution of the PNG files (200; figures.dpi)"
+        "--dpi",
+        type=int,
+        help=f"resolution of the PNG files ({defaults.DPI}: figures.dpi)",
+    )
+
+
+def settings_from(args):
+    """The :class:`~delaycv.stats.settings.RankingSettings` of the options (those not given: the
+    defaults), every value checked by :func:`~delaycv.stats.settings.make_ranking_settings`."""
+    from delaycv.stats.settings import make_ranking_settings
+
+    return make_ranking_settings(
+        **options.given(
+            metrics=args.metrics,
+            references=args.references,
+            checkpoints=options.checkpoint_request(args),
+            alpha=args.alpha,
+            version=args.version,
+            figure_metrics=args.figure_metrics,
+            figure_reference=args.figure_reference,
+            formats=args.format,
+            dpi=args.dpi,
+        )
     )
 
 
 def run(args) -> int:
-    logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
-    from delaycv.cli import check_number
-    from delaycv.common.atomic import check_output
-    from delaycv.common.bounds import BOUNDS
+    try:
+        return _run(args)
+    except ConfigError as err:
+        raise options.on_the_command_line(err, OPTIONS) from None
 
-    checkpoints = options.checkpoint_request(args)
-    check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
-    check_number(args.dpi, "--dpi", low=1, high=BOUNDS["dpi"].maximum)
+
+def _run(args) -> int:
+    logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
+    from delaycv.common.atomic import check_output
+
+    settings = settings_from(args)
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the rankings (numpy, pandas, scipy, matplotlib)
     from delaycv.stages.rankings import rankings
     from delaycv.tables.results import read_table
 
     present = [c for p in args.merged for c in read_table(p, ["checkpoint"])["checkpoint"].unique()]
-    options.check_checkpoints_in_table(checkpoints, present, " ".join(map(str, args.merged)))
-
-    metrics = args.metrics or ["gmean"]
+    options.check_checkpoints_in_table(
+        settings.checkpoints, present, " ".join(map(str, args.merged))
+    )
     result = rankings(
         args.merged,
         out,
-        metrics=metrics,
-        references=args.references or list(REFERENCES),
-        checkpoints=checkpoints,
-        alpha=args.alpha,
-        version=args.version,
-        figure_metrics=args.figure_metrics or metrics,
-        figure_reference=args.figure_reference,
-        formats=args.format,
-        dpi=args.dpi,
+        settings,
         progress=None if args.quiet else (lambda m: print(f"delaycv: {m}", file=sys.stderr)),
     )
     print(

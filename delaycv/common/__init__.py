@@ -3,8 +3,8 @@
 size-like values (:mod:`~delaycv.common.bounds`), all-or-nothing
 writes (:mod:`~delaycv.common.atomic`), Ctrl-C and SIGTERM as exceptions
 (:mod:`~delaycv.common.interrupt`), the guarded compiled modules (:mod:`~delaycv.common.native`),
-the names a user chooses among (:mod:`~delaycv.common.choices`) and the defaults of an evaluation
-(:mod:`~delaycv.common.defaults`).
+the names a user chooses among (:mod:`~delaycv.common.choices`), the defaults of every stage
+(:mod:`~delaycv.common.defaults`) and settings as plain data (:mod:`~delaycv.common.records`).
 
 Imports: the standard library, numpy where a module needs it, and no other delaycv subpackage.
 """

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import Any
 
@@ -103,3 +104,73 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, bool) or (
         kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
     )
+
+
+def check_level(value: Any, key: str) -> float:
+    """``value`` as a float if it is a significance level, a number in (0, 1), else a
+    :class:`ConfigError` naming ``key``.
+
+    >>> check_level(0.05, "tests.alpha")
+    0.05
+    >>> check_level(1, "tests.alpha")
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.ConfigError: key tests.alpha: alpha 1 (expected a number in (0, 1))
+    """
+    if is_number(value) and 0 < value < 1:
+        return float(value)
+    raise ConfigError(
+        f"{_name(key)} {value!r}", location=f"key {key}", expected="a number in (0, 1)"
+    )
+
+
+def check_choice(value: Any, key: str, choices: Sequence[str]) -> str:
+    """``value`` if it is one of ``choices``, else a :class:`ConfigError` naming ``key``.
+
+    >>> check_choice("np", "rankings.version", ("np", "p"))
+    'np'
+    >>> check_choice("q", "rankings.version", ("np", "p"))
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.ConfigError: key rankings.version: version 'q' (expected one of np, p)
+    """
+    if isinstance(value, str) and value in choices:
+        return value
+    raise ConfigError(
+        f"{_name(key)} {value!r}", location=f"key {key}", expected="one of " + ", ".join(choices)
+    )
+
+
+def check_names(value: Any, key: str, choices: Sequence[str] | None = None) -> tuple[str, ...]:
+    """``value`` as a tuple of names if it is a name or a non-empty list of names (non-empty
+    strings), each one of ``choices`` when they are given; else a :class:`ConfigError` naming
+    ``key`` (``key.i`` for the i-th name).
+
+    >>> check_names("gmean", "figures.metric")
+    ('gmean',)
+    >>> check_names(["observed", "both"], "tests.references", ("observed", "true"))
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.ConfigError: key tests.references.1: references 'both' (expected one of observed, true)
+    """
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list | tuple) or not names:
+        raise ConfigError(
+            f"{_name(key)} {value!r}",
+            location=f"key {key}",
+            expected="a name or a non-empty list of names",
+        )
+    for i, name in enumerate(names):
+        if choices is not None:
+            check_choice(name, f"{key}.{i}", choices)
+        elif not isinstance(name, str) or not name:
+            raise ConfigError(
+                f"{_name(key)} {name!r}", location=f"key {key}.{i}", expected="a non-empty name"
+            )
+    return tuple(names)
+
+
+def _name(key: str) -> str:
+    """The last part of a key that is not a position (``tests.metrics.1`` -> ``metrics``)."""
+    parts = [part for part in key.split(".") if not part.isdigit()]
+    return parts[-1] if parts else key

@@ -1,6 +1,6 @@
 """Names a user chooses among that the library and the command line share: the labels a metric
 is scored against, the validation schemes, the estimator kinds, the alternatives of the paired
-tests, the file formats of the figures.
+tests, the versions of Scott-Knott ESD, the file formats and x axes of the figures.
 
 They live apart from the modules that use them (:mod:`delaycv.stats`, :mod:`delaycv.figures`, which
 import numpy, pandas, scipy and matplotlib), so that the command line offers them as choices, and
@@ -19,9 +19,12 @@ ESTIMATORS = ("cumulative", "sliding", "fading", "tumbling")
 #: command line, :func:`delaycv.metrics.make_estimator`), with a warning that names the new one.
 #: The sliding window's kind was ``window``, a word that means a waiting time everywhere else.
 DEPRECATED_ESTIMATORS = {"window": "sliding"}
-#: The alternatives of the paired tests.
+#: The alternatives of the paired tests, and McNemar's test's methods.
 ALTERNATIVES = ("two-sided", "greater", "less")
-#: The file formats of the figures (the default ones).
-FIGURE_FORMATS = ("png", "pdf")
-#: Every file format a figure may be written in (the config's ``figures.formats``).
-FIGURE_FORMAT_CHOICES = ("png", "pdf", "svg")
+MCNEMAR_METHODS = ("exact", "chi2")
+#: The versions of Scott-Knott ESD: non-parametric, parametric.
+RANKING_VERSIONS = ("np", "p")
+#: The file formats of the figures (the default ones: delaycv.common.defaults.FORMATS), and the
+#: x axes of their curves over the stream: stream time, stream position.
+FIGURE_FORMATS = ("png", "pdf", "svg")
+X_AXES = ("time", "checkpoint")

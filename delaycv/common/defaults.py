@@ -12,7 +12,10 @@ its windows must be given (a silent 90 days would decide the result for the user
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
+
+from delaycv.common.choices import REFERENCES
 
 #: The label policy when none is given: labels observed at once (the ideal, test-then-train).
 POLICY = "ideal"
@@ -78,3 +81,42 @@ ESTIMATOR_PARAMS: dict[str, tuple[str, Any] | None] = {
     "fading": ("alpha", ALPHA),
     "tumbling": ("size", SIZE),
 }
+
+
+def contrast_reference(policies: Iterable[str]) -> str | None:
+    """The reference policy of the contrasts when none is named: :data:`CONTRAST_REFERENCE` when
+    it is one of ``policies``, else none (no contrasts).
+
+    >>> contrast_reference(["ideal", "hitl_7d_90d"]), contrast_reference(["delay_7d"])
+    ('ideal', None)
+    """
+    return CONTRAST_REFERENCE if CONTRAST_REFERENCE in set(policies) else None
+
+
+# --------------------------------------------------------------------------- the later stages
+
+#: The tests of the compare stage, which the rankings share (workflow section ``tests``): the
+#: metrics, the labels they are scored against, the checkpoints (``last``: each stream's last),
+#: the random sign flips R, the significance level and the seed of the flips.
+TEST_METRICS = ("gmean", "recall_1", "fpr_1")
+TEST_REFERENCES = REFERENCES
+TEST_CHECKPOINTS = "last"
+RESAMPLES = 5000
+SIGNIFICANCE = 0.05
+TEST_SEED = 1
+#: The learner tests' alternative hypothesis and McNemar's method (``delaycv compare``).
+ALTERNATIVE = "two-sided"
+MCNEMAR_METHOD = "exact"
+
+#: Scott-Knott ESD's version (workflow key ``rankings.version``): non-parametric.
+RANKING_VERSION = "np"
+
+#: The figures (workflow section ``figures``; their metrics are the tested ones unless
+#: ``figures.metric`` names others): the labels the curves are scored against, the files'
+#: formats, the PNG resolution, the x axis of the curves over the stream, the seed of the final
+#: distributions' sideways jitter.
+FIGURE_REFERENCE = "observed"
+FORMATS = ("png", "pdf")
+DPI = 200
+X_AXIS = "time"
+JITTER_SEED = 0

@@ -1,4 +1,4 @@
-"""Convert a raw ARFF or CSV file into the canonical stream (design card §2).
+"""Convert a raw ARFF or CSV file into the canonical stream (docs/data.md).
 
 A :class:`~delaycv.data.mapping.Mapping` says which column is the arrival time, which is the label and
 which value of it is the positive class, which column (if any) links instances to the external

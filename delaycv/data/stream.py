@@ -1,4 +1,4 @@
-"""The canonical stream: arrays in memory, one Parquet file on disk (design card §2).
+"""The canonical stream: arrays in memory, one Parquet file on disk (docs/data.md).
 
 A :class:`Stream` holds, for instances n = 1..len(stream) in arrival order,
 

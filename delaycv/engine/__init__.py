@@ -1,4 +1,4 @@
-"""The delayed-label prequential k-fold evaluation loop (design card §4) -- pure.
+"""The delayed-label prequential k-fold evaluation loop (docs/engine.md) -- pure.
 
 Per fold f (folds are independent and run one after another, or in parallel processes), for each
 stream instance m = 1..n at time t_m, in file order:

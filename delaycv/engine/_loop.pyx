@@ -5,7 +5,7 @@ with the same arguments, in the same order; the same keys, probabilities, counts
 checkpoints), for a fold without an observer. Positions, counts and weights are C integers, the
 probabilities a typed view of the fold's array; the learner, the checkpoint and the weighted
 trainer are called as Python objects. ``delaycv.engine.compiled`` loads it only when it was
-built from this file (``SOURCE_DIGEST``); ``tests/test_compiled_loop.py`` runs both loops on the
+built from this file (``SOURCE_DIGEST``); ``tests/engine/test_compiled_loop.py`` runs both loops on the
 engine's guard settings and compares every output.
 """
 

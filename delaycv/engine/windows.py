@@ -1,4 +1,4 @@
-"""A policy's windows against the stream's times (pure; issue 32, "times that cannot be right";
+"""A policy's windows against the stream's times (pure;
 docs/engine.md, "Windows against the stream"): a duration window on a stream whose times are its
 instances' positions is refused (:func:`check_position_times`); before a run, a window longer than
 the stream, one far shorter than its typical gap, or times that do not look like Unix seconds are

@@ -9,7 +9,9 @@
   :mod:`~delaycv.figures.sensitivity` (sensitivity to the waiting window);
 - :mod:`~delaycv.figures.figure_set`: a dataset's set of those figures, into a folder;
 - :mod:`~delaycv.figures.contrasts`: the policy contrasts;
-- :mod:`~delaycv.figures.rankings`: the rankings (critical-difference diagrams, SK-ESD box plots).
+- :mod:`~delaycv.figures.rankings`: the rankings (critical-difference diagrams, SK-ESD box plots);
+- :mod:`~delaycv.figures.settings`: the settings of the figures stage, checked once (light: no
+  matplotlib).
 
 Imports: :mod:`delaycv.common`, :mod:`delaycv.stats` (the tables a figure draws),
 :mod:`delaycv.protocol` (durations), :mod:`delaycv.metrics.properties` (the metrics' axis labels

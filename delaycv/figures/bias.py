@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from delaycv.common import defaults
 from delaycv.figures.rows import (
     fold_stats,
     no_value_reason,
@@ -50,7 +51,12 @@ def _bias_panel(ax, *, policy, bias, agg, rows_, learners, styles, metric, x) ->
 
 
 def bias_curves(
-    table: pd.DataFrame, *, dataset: str, metric: str, estimator: str | None = None, x: str = "time"
+    table: pd.DataFrame,
+    *,
+    dataset: str,
+    metric: str,
+    estimator: str | None = None,
+    x: str = defaults.X_AXIS,
 ) -> Figure:
     """Figure 2: the bias of realistic evaluation, ``observed - true`` of ``metric`` over the
     stream per learner (mean over (seed, fold) ± 1 SD), one panel per policy.

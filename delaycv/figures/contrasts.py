@@ -35,6 +35,7 @@ from matplotlib.ticker import FixedLocator, NullLocator
 from delaycv.common.errors import DelaycvError
 from delaycv.figures.rows import one_estimator, select_rows
 from delaycv.figures.style import (
+    DPI,
     FORMATS,
     TITLE_SIZE,
     figure_style,
@@ -388,7 +389,7 @@ def draw_contrast_figures(
     windows: Mapping[str, str | int] | None = None,
     specs: Mapping[str, object] | None = None,
     formats: Sequence[str] = FORMATS,
-    dpi: int = 200,
+    dpi: int = DPI,
 ) -> list[Path]:
     """Write the contrast figure of every dataset (and estimator) with a contrast of ``metric``.
 

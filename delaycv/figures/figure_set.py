@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
+from delaycv.common import defaults
 from delaycv.common.errors import DelaycvError
 from delaycv.figures.bias import bias_curves
 from delaycv.figures.final import final_distributions
@@ -23,7 +24,7 @@ from delaycv.figures.learning import learning_curves
 from delaycv.figures.pairwise import pairwise_heatmap
 from delaycv.figures.rows import no_value_reason, policy_order, select_rows
 from delaycv.figures.sensitivity import NoPolicyGrid, placement_hint, sensitivity, window_placement
-from delaycv.figures.style import FORMATS, save_figure, slug
+from delaycv.figures.style import save_figure, slug
 from delaycv.stats.checkpoints import last_checkpoints
 
 log = logging.getLogger(__name__)
@@ -126,18 +127,17 @@ def draw_figures(
     out_dir: str | Path,
     *,
     metric: str,
-    reference: str = "true",
+    reference: str = defaults.FIGURE_REFERENCE,
     estimator: str | None = None,
     datasets: Sequence[str] | None = None,
     windows: Mapping[str, str | int] | None = None,
     policy_specs: Mapping[str, object] | None = None,
     baseline: str | None = None,
-    learner: str | None = None,
     alpha: float | None = None,
-    x: str = "time",
-    formats: Sequence[str] = FORMATS,
-    dpi: int = 200,
-    seed: int = 0,
+    x: str = defaults.X_AXIS,
+    formats: Sequence[str] = defaults.FORMATS,
+    dpi: int = defaults.DPI,
+    seed: int = defaults.JITTER_SEED,
 ) -> list[Path]:
     """Draw every figure that applies, per dataset (and estimator), into ``out_dir``.
 
@@ -163,7 +163,7 @@ def draw_figures(
         The folder the files are written into (created when missing).
     metric : str
         The metric drawn (a column of ``table``, e.g. ``"gmean"``).
-    reference : {"true", "observed"}, default ``"true"``
+    reference : {"observed", "true"}, default ``"observed"``
         The labels the learning curves, the final distributions and the heatmap are scored
         against (the bias and sensitivity figures show both).
     estimator : str, optional
@@ -181,11 +181,9 @@ def draw_figures(
         sensitivity figure's windows. None (default): a policy's windows are those its name says
         (``hitl_7d_90d``), and other names are not placed.
     baseline : str, optional
-        A learner that the significance strip shows each other learner against. None (default):
-        every pair, up to 6, else every learner against the first (by name).
-    learner : str, optional
-        The same as ``baseline`` under the workflow config's name (``figures.learner``); used
-        when ``baseline`` is None.
+        A learner that the significance strip shows each other learner against (the workflow
+        config's ``figures.learner``). None (default): every pair, up to 6, else every learner
+        against the first (by name).
     alpha : float, optional
         The significance level of ``tests``, named in the strip's legend; when the strip's tests
         cannot reach it (too few folds or seeds: the smallest attainable p is above it) the
@@ -219,7 +217,7 @@ def draw_figures(
         "metric": metric,
         "reference": reference,
         "x": x,
-        "baseline": baseline if baseline is not None else learner,
+        "baseline": baseline,
         "alpha": alpha,
         "seed": seed,
         "windows": windows,

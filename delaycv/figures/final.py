@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from delaycv.common import defaults
 from delaycv.figures.rows import no_value_reason, one_estimator, policy_order, select_rows
 from delaycv.figures.style import (
     TITLE_SIZE,
@@ -45,9 +46,9 @@ def final_distributions(
     *,
     dataset: str,
     metric: str,
-    reference: str = "true",
+    reference: str = defaults.FIGURE_REFERENCE,
     estimator: str | None = None,
-    seed: int = 0,
+    seed: int = defaults.JITTER_SEED,
 ) -> Figure:
     """Figure 3: per-(seed, fold) values of ``metric`` at the last checkpoint, a box and the points
     of each learner, one panel per policy (shared y axis).
@@ -64,7 +65,7 @@ def final_distributions(
         The dataset drawn.
     metric : str
         The metric drawn.
-    reference : {"true", "observed"}, default ``"true"``
+    reference : {"observed", "true"}, default ``"observed"``
         The labels the metric is scored against.
     estimator : str, optional
         The estimator drawn; None: the only one of the dataset.

@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from delaycv.common import defaults
 from delaycv.common.errors import DelaycvError
 from delaycv.figures.rows import (
     fold_stats,
@@ -342,9 +343,9 @@ def learning_curves(
     *,
     dataset: str,
     metric: str,
-    reference: str = "true",
+    reference: str = defaults.FIGURE_REFERENCE,
     estimator: str | None = None,
-    x: str = "time",
+    x: str = defaults.X_AXIS,
     baseline: str | None = None,
     alpha: float | None = None,
 ) -> Figure:
@@ -366,7 +367,7 @@ def learning_curves(
         The dataset drawn.
     metric : str
         The metric drawn.
-    reference : {"true", "observed"}, default ``"true"``
+    reference : {"observed", "true"}, default ``"observed"``
         The labels the metric is scored against.
     estimator : str, optional
         The estimator drawn; None: the only one of the dataset.

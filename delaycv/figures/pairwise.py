@@ -13,6 +13,7 @@ import seaborn as sns
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
+from delaycv.common import defaults
 from delaycv.common.errors import DelaycvError
 from delaycv.figures.rows import one_estimator, policy_order, select_rows
 from delaycv.figures.style import (
@@ -120,7 +121,7 @@ def pairwise_heatmap(
     *,
     dataset: str,
     metric: str,
-    reference: str = "true",
+    reference: str = defaults.FIGURE_REFERENCE,
     estimator: str | None = None,
     checkpoint: int | None = None,
 ) -> Figure:
@@ -139,7 +140,7 @@ def pairwise_heatmap(
         The dataset drawn.
     metric : str
         The metric drawn.
-    reference : {"true", "observed"}, default ``"true"``
+    reference : {"observed", "true"}, default ``"observed"``
         The labels the metric is scored against.
     estimator : str, optional
         The estimator drawn; None: the only one of the tests.

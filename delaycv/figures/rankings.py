@@ -22,8 +22,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from delaycv.common import defaults
 from delaycv.common.errors import DelaycvError
 from delaycv.figures.style import (
+    DPI,
     FIGURE_WIDTH,
     FORMATS,
     PALETTE,
@@ -66,7 +68,7 @@ def draw_ranking_figures(
     metric: str,
     reference: str,
     formats: Sequence[str] = FORMATS,
-    dpi: int = 200,
+    dpi: int = DPI,
 ) -> list[Path]:
     """Write the figures of every tested family of ``rankings`` with this metric and reference.
 
@@ -292,7 +294,7 @@ def sk_boxplot(
     *,
     title: str | None = None,
     ylabel: str | None = None,
-    seed: int = 0,
+    seed: int = defaults.JITTER_SEED,
     note: str | None = None,
 ) -> Figure:
     """Box and points per treatment, ordered and coloured by Scott-Knott ESD group.

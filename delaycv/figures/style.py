@@ -40,11 +40,12 @@ from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FixedFormatter, FixedLocator  # noqa: E402
 
 from delaycv.common.atomic import atomic_path  # noqa: E402
-from delaycv.common.choices import FIGURE_FORMATS as FORMATS  # noqa: E402
+from delaycv.common.defaults import DPI, FORMATS  # noqa: E402
 from delaycv.metrics.properties import metric_properties  # noqa: E402
 
 __all__ = [
     "DASHES",
+    "DPI",
     "FIGURE_WIDTH",
     "FORMATS",
     "IDEAL_MARKER",
@@ -567,7 +568,7 @@ _METADATA = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}
 
 
 def save_figure(
-    fig: Figure, stem: Path, formats: Sequence[str] = FORMATS, dpi: int = 200
+    fig: Figure, stem: Path, formats: Sequence[str] = FORMATS, dpi: int = DPI
 ) -> list[Path]:
     """Write ``fig`` as ``stem.<format>`` for each format, each file atomically.
 

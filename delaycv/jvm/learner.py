@@ -3,7 +3,7 @@
 The spec is MOA's command-line string of the classifier, as MOA users write it after ``-l``
 (``trees.HoeffdingTree -g 200``, ``meta.OzaBag -l trees.HoeffdingTree -s 10``): a class under
 ``moa.classifiers`` (or a full class name) and its options. A learner is built for each fold;
-the loop sees the same interface as a river learner's (DESIGN §11):
+the loop sees the same interface as a river learner's (docs/moa-learners.md):
 
 - ``predict_proba_one(x)``: MOA's votes for the instance, normalised: ``{0: v0 / s, 1: v1 / s}``
   with ``s = v0 + v1`` (where ``v1 > v0`` by an amount the division rounds away, P(1) is the float

@@ -1,4 +1,4 @@
-"""Streaming metrics of delayed-label evaluation (design card §6; docs/metrics.md).
+"""Streaming metrics of delayed-label evaluation (docs/metrics.md).
 
 ``Metrics(estimator)`` is fed one evaluation at a time (``add(pred, proba, label, weight)``) and
 gives every metric of ``METRICS`` under the estimator at ``snapshot()``. Estimators:

@@ -2,7 +2,7 @@
 """The inner loop of :class:`delaycv.metrics.effort.EffortCurve` compiled: :func:`run` and
 :func:`measures` do exactly what ``effort_loop.py`` does (see its docstring for the state), in
 the same order of floating-point operations, with C doubles: the same values bit for bit
-(``tests/test_effort.py``). ``delaycv.common.native`` loads it only when it was built from this file
+(``tests/metrics/test_effort_measures.py``). ``delaycv.common.native`` loads it only when it was built from this file
 (``SOURCE_DIGEST``)."""
 
 from libc.math cimport NAN

@@ -6,7 +6,7 @@ for ``Sliding``) and evaluates the formulas of ``formulas``. ``Metrics`` compute
 evaluation's rows (``rows``) and keeps what every estimator shares; the estimator's own sums and
 how rows are folded into them are the estimator's state (``states``: one class per estimator).
 
-MOA semantics (moa-extension §6.2), for evaluations with a known prediction p in {0, 1}:
+MOA semantics (docs/metrics.md, "MOA compatibility"), for evaluations with a known prediction p in {0, 1}:
 
 * Evaluations before the first one with w > 0 are ignored by the MOA part (MOA resets its
   evaluator at the first w > 0 evaluation); the NoChange label ``last`` starts at 0 there.

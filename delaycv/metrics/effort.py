@@ -1,4 +1,4 @@
-"""Effort-aware measures of just-in-time defect prediction, online (design card §6; docs/metrics.md).
+"""Effort-aware measures of just-in-time defect prediction, online (docs/metrics.md).
 
 An inspector reads the evaluated instances in scope in the **inspection order**: by predicted
 defect density ``P(1) / effort``, highest first. An instance of zero effort costs nothing: all of

@@ -1,4 +1,4 @@
-"""Names of the effort-aware measures (design card §6; docs/metrics.md): computed for a stream
+"""Names of the effort-aware measures (docs/metrics.md): computed for a stream
 that carries an effort (``Stream.effort``), absent from the tables of one that does not."""
 
 #: the effort-aware measures, in the order of the fold table's columns (after ``METRICS``)

@@ -1,4 +1,4 @@
-"""The four estimators under which every metric is computed (design card §6).
+"""The four estimators under which every metric is computed (docs/metrics.md, "Estimators").
 
 An estimator says which evaluations a metric is computed from and with which weights:
 

@@ -1,4 +1,5 @@
-"""MOA's 41 measurements (moa-extension §6.4, evaluator flags -o -p -r -f, two classes) from a snapshot.
+"""MOA's 41 measurements (docs/metrics.md, "MOA compatibility"; evaluator flags -o -p -r -f, two
+classes) from a snapshot.
 
 ``MOA_MEASUREMENTS`` maps each MOA name, in MOA's order, to ``f(snapshot) -> value`` in MOA's units
 (percent where the name says so), with the semantics of MOA's ``FadingFactor`` evaluator: an empty

@@ -1,4 +1,4 @@
-"""Label policies: when, and with which value, the label of an instance is observed (design card §3).
+"""Label policies: when, and with which value, the label of an instance is observed (docs/engine.md, "Policies").
 
 A policy maps instance i -- arrival time ``t_i``, position ``i`` (1-based), true label ``y_i``,
 external reveal time ``L_i`` (NaN if never) -- and the fold's prediction ``p`` to an observed label
@@ -18,7 +18,7 @@ The engine releases a pending label before predicting instance ``m`` iff
 ``(t_m, m) >= (a, q)``; a label whose key is ``<= (t_i, i)`` is released right after its own
 prediction (zero delay, so ``ideal`` is test-then-train).
 
-The presets (design card §3 table) are declared once, in :data:`PRESETS`; building a preset's
+The presets (the table of docs/engine.md, "Policies") are declared once, in :data:`PRESETS`; building a preset's
 policy (:func:`make_policy`), its name, the reading of a name (:func:`parse_policy_name`), the
 workflow schema's and ``delaycv evaluate --policy``'s lists of presets, the keys of a policy grid
 and the windows at which a figure places a policy (:func:`delaycv.protocol.policy_windows.window_table`) all derive

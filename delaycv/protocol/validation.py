@@ -1,4 +1,4 @@
-"""Validation schemes and per-fold random streams (design card §5).
+"""Validation schemes and per-fold random streams (docs/engine.md, "Validation and randomness").
 
 Training weight of instance n (1-based) in fold i (0-based) of k folds:
 

@@ -21,6 +21,5 @@ this package's modules), so a stage module imports only what its stage runs.
 
 Imports: :mod:`delaycv.common`, :mod:`delaycv.data`, :mod:`delaycv.metrics`,
 :mod:`delaycv.protocol`, :mod:`delaycv.engine`, :mod:`delaycv.jvm`, :mod:`delaycv.tables`,
-:mod:`delaycv.stats`, :mod:`delaycv.figures`, :mod:`delaycv.study.report` (the pages; never
-:mod:`delaycv.study.digests`).
+:mod:`delaycv.stats`, :mod:`delaycv.figures`, :mod:`delaycv.report` (the pages).
 """

@@ -16,7 +16,7 @@ test has been computed:
 * ``mcnemar.parquet``/``.csv`` (with run directories that logged their predictions): McNemar's
   test per fold for every learner pair of the same (dataset, policy, seed).
 
-The HTML pages are the tables as the report shows them (:mod:`delaycv.study.report`); the CSV
+The HTML pages are the tables as the report shows them (:mod:`delaycv.report.statistics`); the CSV
 files hold every column.
 """
 
@@ -29,15 +29,15 @@ from pathlib import Path
 import pandas as pd
 
 from delaycv.common.atomic import atomic_path
-from delaycv.common.choices import REFERENCES
 from delaycv.common.errors import InputError
+from delaycv.report.statistics import bias_html, contrasts_html, tests_html
 from delaycv.stages._tables import read_merged
 from delaycv.stats.bias import bias_tests
 from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer, untested_notes
 from delaycv.stats.contrasts import policy_contrasts
 from delaycv.stats.learner_tests import run_tests
 from delaycv.stats.mcnemar import mcnemar_tests
-from delaycv.study.report import bias_html, contrasts_html, tests_html
+from delaycv.stats.settings import CompareSettings, make_compare_settings
 from delaycv.tables.results import read_table
 
 #: the file names of :func:`compare`'s outputs in its folder, by table
@@ -70,18 +70,9 @@ class Comparison:
 def compare(
     merged: str | Path,
     out: str | Path,
+    settings: CompareSettings | None = None,
     *,
-    metrics: Sequence[str] = ("gmean",),
-    references: Sequence[str] = REFERENCES,
-    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence] = "last",
-    resamples: int = 5000,
-    alpha: float = 0.05,
-    seed: int = 1,
-    alternative: str = "two-sided",
-    reference_policy: str | None = None,
-    bias: bool | None = None,
     predictions: Sequence[str | Path] = (),
-    mcnemar_method: str = "exact",
     dataset: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Comparison:
@@ -94,19 +85,13 @@ def compare(
         A merged per-fold table (Parquet: ``delaycv merge``, the workflow's ``merge`` rule).
     out
         The folder of the outputs (:data:`FILES`).
-    metrics, references, checkpoints, resamples, alpha, seed
-        The workflow's ``tests`` section: which metrics, scored against which labels, at which
-        checkpoints (:func:`delaycv.stats.checkpoints.choose_checkpoints`); the random sign flips,
-        the significance level and the flips' seed. Every table uses the same checkpoints.
-    alternative
-        The learner tests' alternative hypothesis (``two-sided``, ``greater``, ``less``).
-    reference_policy
-        The workflow's ``contrasts.reference``: every policy against it; ``None``: no contrasts.
-    bias
-        Whether to run the bias tests; ``None``: when the table has both references.
+    settings
+        What is tested, where and how (:class:`~delaycv.stats.settings.CompareSettings`: the
+        workflow's ``tests`` and ``contrasts`` sections, or the options of ``delaycv compare``);
+        None: the defaults. Every table uses the same checkpoints.
     predictions
-        Run directories with ``predictions.parquet``: McNemar's tests (``mcnemar_method``:
-        ``exact`` or ``chi2``); none when empty.
+        Run directories with ``predictions.parquet``: McNemar's tests (the settings'
+        ``mcnemar_method``); none when empty.
     dataset
         The name in the pages' titles (default: the table's datasets).
     progress
@@ -117,57 +102,64 @@ def compare(
     Comparison
         The tables and the files written.
     """
+    settings = settings if settings is not None else make_compare_settings()
     say = progress if progress is not None else (lambda message: None)
-    metrics = list(metrics)
+    metrics = list(settings.metrics)
     table = read_merged(merged, metrics)
     say(f"read {merged}: {len(table)} rows")
-    require_an_answer(choose_checkpoints(table, checkpoints), str(merged))  # before any work
-    common = {
-        "metrics": metrics,
-        "references": list(references),
-        "resamples": resamples,
-        "alpha": alpha,
-        "seed": seed,
-    }
-    strip, tests = _learner_tests(table, checkpoints, alternative, common, say)
+    require_an_answer(choose_checkpoints(table, settings.checkpoints), str(merged))  # first
+    strip, tests = _learner_tests(table, settings, say)
     result = Comparison(tests=tests, strip=strip)
+    bias = settings.bias
     if bias is None:
         bias = {"observed", "true"} <= set(table["reference"].unique())
     if bias:
-        result.bias = _bias_tests(table, metrics, resamples, seed, checkpoints, say)
-    if reference_policy is not None:
-        result.contrasts = _policy_contrasts(table, reference_policy, checkpoints, common, say)
+        result.bias = _bias_tests(table, settings, say)
+    if settings.reference_policy is not None:
+        result.contrasts = _policy_contrasts(table, settings, say)
     if predictions:
         say(f"mcnemar: {len(predictions)} run directories")
         result.mcnemar = mcnemar_from_runs(
-            predictions, references=references, method=mcnemar_method, alpha=alpha
+            predictions,
+            references=settings.references,
+            method=settings.mcnemar_method,
+            alpha=settings.alpha,
         )
     name = dataset if dataset is not None else ", ".join(map(str, table["dataset"].unique()))
-    result.files = _write(result, Path(out), name, metrics, alpha, reference_policy)
+    result.files = _write(result, Path(out), name, settings)
     _say_untested(result, say)
     _say_counts(result, say)
     return result
 
 
-def _learner_tests(
-    table: pd.DataFrame,
-    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence],
-    alternative: str,
-    common: dict,
-    say: Callable[[str], None],
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The learner tests at every checkpoint (the strip) and at the requested ``checkpoints``
-    (the strip itself when they are ``"all"``), saying first which requested checkpoints carry a
-    note. ``common``: the keywords every test shares (metrics, references, resamples, alpha,
+def _common(settings: CompareSettings) -> dict:
+    """The keywords every test of ``settings`` shares (metrics, references, resamples, alpha,
     seed)."""
+    return {
+        "metrics": list(settings.metrics),
+        "references": list(settings.references),
+        "resamples": settings.resamples,
+        "alpha": settings.alpha,
+        "seed": settings.seed,
+    }
+
+
+def _learner_tests(
+    table: pd.DataFrame, settings: CompareSettings, say: Callable[[str], None]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The learner tests at every checkpoint (the strip) and at the requested checkpoints (the
+    strip itself when they are ``"all"``), saying first which requested checkpoints carry a
+    note."""
+    common = _common(settings)
     say(f"strip: tests of {', '.join(common['metrics'])} at every checkpoint")
     strip = run_tests(
         table,
         checkpoints="all",
-        alternative=alternative,
+        alternative=settings.alternative,
         progress=lambda m: say(f"strip: {m}"),
         **common,
     )
+    checkpoints = settings.checkpoints
     _say_checkpoint_notes(table, checkpoints, say)
     if checkpoints == "all":
         return strip, strip
@@ -175,7 +167,7 @@ def _learner_tests(
     tests = run_tests(
         table,
         checkpoints=checkpoints,
-        alternative=alternative,
+        alternative=settings.alternative,
         progress=lambda m: say(f"tests: {m}"),
         **common,
     )
@@ -196,41 +188,32 @@ def _say_checkpoint_notes(
 
 
 def _bias_tests(
-    table: pd.DataFrame,
-    metrics: list[str],
-    resamples: int,
-    seed: int,
-    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence],
-    say: Callable[[str], None],
+    table: pd.DataFrame, settings: CompareSettings, say: Callable[[str], None]
 ) -> pd.DataFrame:
     """The bias tests (observed against true labels) at the requested checkpoints."""
-    say(f"bias: observed against true labels at checkpoints {checkpoints}")
+    say(f"bias: observed against true labels at checkpoints {settings.checkpoints}")
     return bias_tests(
         table,
-        metrics=metrics,
-        resamples=resamples,
-        seed=seed,
-        checkpoints=checkpoints,
+        metrics=list(settings.metrics),
+        resamples=settings.resamples,
+        seed=settings.seed,
+        checkpoints=settings.checkpoints,
         progress=lambda m: say(f"bias: {m}"),
     )
 
 
 def _policy_contrasts(
-    table: pd.DataFrame,
-    reference_policy: str,
-    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence],
-    common: dict,
-    say: Callable[[str], None],
+    table: pd.DataFrame, settings: CompareSettings, say: Callable[[str], None]
 ) -> pd.DataFrame:
-    """Every policy against ``reference_policy`` at the requested checkpoints (``common``: the
-    keywords the learner tests share)."""
-    say(f"contrasts: every policy against {reference_policy} at checkpoints {checkpoints}")
+    """Every policy against the settings' reference policy at the requested checkpoints."""
+    reference, checkpoints = settings.reference_policy, settings.checkpoints
+    say(f"contrasts: every policy against {reference} at checkpoints {checkpoints}")
     return policy_contrasts(
         table,
-        reference_policy=reference_policy,
+        reference_policy=reference,
         checkpoints=checkpoints,
         progress=lambda m: say(f"contrasts: {m}"),
-        **common,
+        **_common(settings),
     )
 
 
@@ -255,14 +238,10 @@ def _say_counts(result: Comparison, say: Callable[[str], None]) -> None:
     )
 
 
-def _write(
-    result: Comparison,
-    out: Path,
-    dataset: str,
-    metrics: list[str],
-    alpha: float,
-    reference_policy: str | None,
-) -> list[Path]:
+def _write(result: Comparison, out: Path, dataset: str, settings: CompareSettings) -> list[Path]:
+    """Write the tables of ``result`` (Parquet and CSV) and their pages into ``out``; return
+    the files written."""
+    metrics, alpha = list(settings.metrics), settings.alpha
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, frame in result.tables().items():
@@ -286,7 +265,9 @@ def _write(
         title = f"Bias of realistic evaluation: dataset {dataset}"
         pages.append(("bias", bias_html(result.bias, title=title, alpha=alpha, metrics=metrics)))
     if result.contrasts is not None:
-        title = f"Policy contrasts: dataset {dataset}, every policy against {reference_policy}"
+        title = (
+            f"Policy contrasts: dataset {dataset}, every policy against {settings.reference_policy}"
+        )
         pages.append(
             (
                 "contrasts",

@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pandas as pd
 
 from delaycv.common.atomic import atomic_dir, temporary
-from delaycv.common.choices import FIGURE_FORMATS
 from delaycv.common.errors import InputError
 from delaycv.figures.contrasts import draw_contrast_figures
 from delaycv.figures.figure_set import draw_figures
+from delaycv.figures.settings import FigureSettings, make_figure_settings
 from delaycv.stages._tables import read_merged
 from delaycv.tables.results import read_table
 
@@ -32,22 +32,12 @@ from delaycv.tables.results import read_table
 def figures(
     merged: str | Path,
     out: str | Path,
+    settings: FigureSettings | None = None,
     *,
     tests: str | Path | None = None,
     contrasts: str | Path | None = None,
-    metrics: str | Sequence[str] = "gmean",
-    reference: str = "true",
-    learner: str | None = None,
-    baseline: str | None = None,
-    estimator: str | None = None,
-    datasets: Sequence[str] | None = None,
     windows: Mapping[str, str | int] | None = None,
     policy_specs: Mapping[str, object] | None = None,
-    alpha: float | None = None,
-    x: str = "time",
-    formats: Sequence[str] = FIGURE_FORMATS,
-    dpi: int = 200,
-    seed: int = 0,
     replace: bool = True,
 ) -> list[Path]:
     """Draw the figures of the merged per-fold table ``merged`` into the folder ``out``.
@@ -60,51 +50,41 @@ def figures(
         The figures' folder. ``replace``: the folder becomes the new figures and only them
         (atomically, the workflow's rule); else the files go into it (created if needed, with its
         missing parents) and its other files stay (``delaycv plot``); a failure leaves nothing.
+    settings
+        What is drawn and how (:class:`~delaycv.figures.settings.FigureSettings`: the
+        workflow's ``figures`` section with the tested metrics and ``tests.alpha``, or the
+        options of ``delaycv plot``); None: the defaults. A set of figures per metric.
     tests
         A table of learner tests (``strip.parquet``: at every checkpoint, the significance strip),
         or ``None`` (no strip).
     contrasts
         A table of policy contrasts (``contrasts.parquet``): their figures too; or ``None``.
-    metrics
-        One metric or a list (a set of figures each).
-    reference, learner, baseline, estimator, datasets, windows, policy_specs, alpha, x, formats, dpi, seed
-        As :func:`delaycv.figures.figure_set.draw_figures` takes them (the workflow's ``figures``
-        section; ``alpha`` its ``tests.alpha``, ``policy_specs`` the specs of its policies).
+    windows, policy_specs
+        The sensitivity and contrast figures' windows of the policies: as given
+        (``{policy: window}``), else from each policy's spec (the workflow's policies, or the
+        specs in the runs' ``run.json``), else from its name
+        (:func:`delaycv.figures.figure_set.draw_figures`).
 
     Returns
     -------
     list of pathlib.Path
         The files written, in ``out``.
     """
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    table = read_merged(merged, metrics)
-    for what, name in (("strip's baseline", baseline), ("strip's learner", learner)):
-        if name is not None and name not in set(table["learner"]):
-            raise InputError(  # (it drew no strip without a word)
-                f"the {what} {name!r} is not a learner of the table",
-                path=str(merged),
-                expected="one of " + ", ".join(sorted(map(str, table["learner"].unique()))),
-            )
+    settings = settings if settings is not None else make_figure_settings()
+    table = read_merged(merged, settings.metrics)
+    baseline = settings.baseline
+    if baseline is not None and baseline not in set(table["learner"]):
+        raise InputError(  # (it drew no strip without a word)
+            f"the strip's baseline {baseline!r} is not a learner of the table",
+            path=str(merged),
+            expected="one of " + ", ".join(sorted(map(str, table["learner"].unique()))),
+        )
     strip = read_table(tests) if tests is not None else None
     contrast_table = read_table(contrasts) if contrasts is not None else None
     out = Path(out)
-    options = {
-        "reference": reference,
-        "estimator": estimator,
-        "datasets": datasets,
-        "windows": windows,
-        "policy_specs": policy_specs,
-        "baseline": baseline,
-        "learner": learner,
-        "alpha": alpha,
-        "x": x,
-        "formats": formats,
-        "dpi": dpi,
-        "seed": seed,
-    }
 
     def draw(folder: Path) -> list[Path]:
-        return _draw(folder, table, strip, contrast_table, metrics, options)
+        return _draw(folder, table, strip, contrast_table, settings, windows, policy_specs)
 
     if replace:
         return _draw_replacing(out, draw)
@@ -116,24 +96,40 @@ def _draw(
     table: pd.DataFrame,
     strip: pd.DataFrame | None,
     contrast_table: pd.DataFrame | None,
-    metrics: list[str],
-    options: dict,
+    settings: FigureSettings,
+    windows: Mapping[str, str | int] | None,
+    policy_specs: Mapping[str, object] | None,
 ) -> list[Path]:
     """Draw the figure set of each metric (and, with a contrasts table, its contrast figures)
-    into ``folder``; return the files drawn. ``options``: the keywords of
-    :func:`delaycv.figures.figure_set.draw_figures` but ``metric``."""
+    into ``folder``; return the files drawn."""
     written = []
-    for metric in metrics:
-        written += draw_figures(table, strip, folder, metric=metric, **options)
+    for metric in settings.metrics:
+        written += draw_figures(
+            table,
+            strip,
+            folder,
+            metric=metric,
+            reference=settings.reference,
+            estimator=settings.estimator,
+            datasets=settings.datasets,
+            windows=windows,
+            policy_specs=policy_specs,
+            baseline=settings.baseline,
+            alpha=settings.alpha,
+            x=settings.x,
+            formats=settings.formats,
+            dpi=settings.dpi,
+            seed=settings.seed,
+        )
         if contrast_table is not None:
             written += draw_contrast_figures(
                 contrast_table,
                 folder,
                 metric=metric,
-                windows=options["windows"],
-                specs=options["policy_specs"],
-                formats=options["formats"],
-                dpi=options["dpi"],
+                windows=windows,
+                specs=policy_specs,
+                formats=settings.formats,
+                dpi=settings.dpi,
             )
     return written
 

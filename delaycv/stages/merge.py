@@ -4,7 +4,7 @@
 and ``delaycv merge`` run. Tables are concatenated in the order given, a row group at a time
 (:func:`delaycv.tables.merge.merge_files`), each output written atomically; the table of the
 runs (:mod:`delaycv.tables.costs`: time, peak memory and RAM-hours of each run) comes from each
-run's ``run.json``.
+run's ``run.json``, and its page from :mod:`delaycv.report.runs`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from delaycv.common.atomic import atomic_path
+from delaycv.report.runs import runs_html
 from delaycv.tables.costs import write_runs
 from delaycv.tables.merge import merge_files, merge_tables
 from delaycv.tables.results import FOLDS_FILE, SUMMARY_FILE
@@ -47,7 +48,7 @@ def merge(
     runs: Sequence[str | Path] | None = None,
     runs_out: str | Path | None = None,
     runs_csv: str | Path | None = None,
-    runs_html: str | Path | None = None,
+    runs_page: str | Path | None = None,
 ) -> Merged:
     """Concatenate the per-fold tables ``tables`` into ``out``.
 
@@ -61,8 +62,9 @@ def merge(
         Also the runs' ``summary.parquet`` concatenated into this file (Parquet or CSV).
     runs
         Run directories or their ``run.json`` files (default ``tables``): the table of runs,
-        written to ``runs_out`` (Parquet, or CSV by its suffix), ``runs_csv`` and ``runs_html``
-        (the report's page); none of them given: no table of runs.
+        written to ``runs_out`` (Parquet, or CSV by its suffix), ``runs_csv`` and ``runs_page``
+        (its HTML page in the report, :func:`delaycv.report.runs.runs_html`); none of them given:
+        no table of runs.
 
     Returns
     -------
@@ -74,15 +76,17 @@ def merge(
     if summary is not None:
         _write_table(tables, summary, SUMMARY_FILE)
     result = Merged(rows=rows)
-    if runs_out is not None or runs_csv is not None or runs_html is not None:
+    if runs_out is not None or runs_csv is not None or runs_page is not None:
         as_csv = runs_out is not None and Path(runs_out).suffix.lower() == ".csv"
         result.runs = write_runs(
             list(tables if runs is None else runs),
             parquet=None if as_csv else runs_out,
             csv=runs_csv,
-            html=runs_html,
         )
         if as_csv:
             with atomic_path(runs_out) as tmp:
                 result.runs.to_csv(tmp, index=False)
+        if runs_page is not None:
+            with atomic_path(runs_page) as tmp:
+                tmp.write_text(runs_html(result.runs), encoding="utf-8")
     return result

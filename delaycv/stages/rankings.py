@@ -29,13 +29,13 @@ from pathlib import Path
 import pandas as pd
 
 from delaycv.common.atomic import atomic_dir, atomic_path
-from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
 from delaycv.common.errors import InputError
 from delaycv.figures.rankings import draw_ranking_figures
+from delaycv.report.statistics import rankings_html
 from delaycv.stages._tables import read_merged
 from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer
 from delaycv.stats.families import FAMILY, Rankings, rank_across, rank_within
-from delaycv.study.report import rankings_html
+from delaycv.stats.settings import RankingSettings, make_ranking_settings
 from delaycv.tables.merge import StreamNames, table_streams
 from delaycv.tables.results import read_table, write_table
 
@@ -129,16 +129,8 @@ def check_one_table_per_dataset(
 def rankings(
     merged: Sequence[str | Path],
     out: str | Path,
+    settings: RankingSettings | None = None,
     *,
-    metrics: Sequence[str] = ("gmean",),
-    references: Sequence[str] = REFERENCES,
-    checkpoints: str | int | Sequence[int] | Mapping[str, Sequence] = "last",
-    alpha: float = 0.05,
-    version: str = "np",
-    figure_metrics: Sequence[str] | None = None,
-    figure_reference: str = "observed",
-    formats: Sequence[str] = FIGURE_FORMATS,
-    dpi: int = 200,
     progress: Callable[[str], None] | None = None,
 ) -> RankingResult:
     """Rank across datasets and within each dataset from the merged tables ``merged`` (one per
@@ -150,14 +142,10 @@ def rankings(
         The merged per-fold tables of the datasets (Parquet).
     out
         The folder of the tables, the pages and ``figures/``.
-    metrics, references, checkpoints, alpha
-        What the workflow's ``tests`` section says: the metrics ranked (with the figures' metrics),
-        the labels scored against, the checkpoints, the significance level.
-    version
-        Scott-Knott ESD's version (the workflow's ``rankings.version``): ``np`` or ``p``.
-    figure_metrics, figure_reference, formats, dpi
-        The figures' metrics (default ``metrics``), reference, file formats and PNG resolution
-        (the workflow's ``figures`` section).
+    settings
+        What is ranked and drawn (:class:`~delaycv.stats.settings.RankingSettings`: what the
+        workflow's ``tests``, ``rankings`` and ``figures`` sections say, or the options of
+        ``delaycv rank``); None: the defaults.
     progress
         Called with a line of text at each step (the workflow's log), or ``None``.
 
@@ -166,16 +154,20 @@ def rankings(
     RankingResult
         The rows ranked, the rankings across and within datasets, the files written.
     """
+    settings = settings if settings is not None else make_ranking_settings()
     say = progress if progress is not None else (lambda message: None)
-    figure_metrics = list(metrics if figure_metrics is None else figure_metrics)
-    metrics = list(dict.fromkeys([*metrics, *figure_metrics]))
+    metrics, version = list(settings.ranked_metrics), settings.version
     rows = ranked_rows(
-        merged, metrics=metrics, references=references, checkpoints=checkpoints, progress=say
+        merged,
+        metrics=metrics,
+        references=settings.references,
+        checkpoints=settings.checkpoints,
+        progress=say,
     )
     say(
         f"across datasets: Friedman/Nemenyi and Scott-Knott ESD ({version}) of {', '.join(metrics)}"
     )
-    across = rank_across(rows, metrics, version=version, alpha=alpha)
+    across = rank_across(rows, metrics, version=version, alpha=settings.alpha)
     say(f"within datasets: Scott-Knott ESD ({version}) over the (seed, fold) pairs")
     within = rank_within(rows, metrics, version=version)
     out = Path(out)
@@ -184,7 +176,7 @@ def rankings(
     result.files += _write_tables(across, within, out)
     result.files += _write_pages(across, within, out, metrics)
     say("figures: critical-difference diagrams and Scott-Knott ESD box plots")
-    written = _draw_figures(rows, across, out, figure_metrics, figure_reference, formats, dpi)
+    written = _draw_figures(rows, across, out, settings)
     result.figures = [out / "figures" / path.name for path in written]
     _say_counts(across, within, len(written), say)
     return result
@@ -240,27 +232,22 @@ def _write_pages(
 
 
 def _draw_figures(
-    rows: pd.DataFrame,
-    across: Rankings,
-    out: Path,
-    figure_metrics: list[str],
-    reference: str,
-    formats: Sequence[str],
-    dpi: int,
+    rows: pd.DataFrame, across: Rankings, out: Path, settings: RankingSettings
 ) -> list[Path]:
-    """Draw the ranking figures of each of ``figure_metrics`` into the folder ``out/figures``
-    (replaced as a whole, atomically); return the files drawn (their names in that folder)."""
+    """Draw the ranking figures of each of the settings' figure metrics into the folder
+    ``out/figures`` (replaced as a whole, atomically); return the files drawn (their names in
+    that folder)."""
     with atomic_dir(out / "figures") as tmp:
         written = []
-        for metric in figure_metrics:
+        for metric in settings.figure_metrics:
             written += draw_ranking_figures(
                 rows,
                 across,
                 tmp,
                 metric=metric,
-                reference=reference,
-                formats=formats,
-                dpi=dpi,
+                reference=settings.figure_reference,
+                formats=settings.formats,
+                dpi=settings.dpi,
             )
     return written
 

@@ -16,7 +16,9 @@
 * :mod:`~delaycv.stats.friedman`: Friedman, Nemenyi, critical difference, Cohen's d;
 * :mod:`~delaycv.stats.scott_knott`: Scott-Knott ESD;
 * :mod:`~delaycv.stats.families`: the ranking families across and within datasets;
-* :mod:`~delaycv.stats.replication`: the HITL study's replication.
+* :mod:`~delaycv.stats.replication`: the HITL study's replication;
+* :mod:`~delaycv.stats.settings`: the settings of the compare and rankings stages, checked once
+  (light: the command line checks its options with it before numpy is imported).
 
 Imports: :mod:`delaycv.common`, :mod:`delaycv.protocol` (durations, policies, policy windows),
 :mod:`delaycv.metrics` (names, properties), numpy, pandas, scipy.

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from delaycv.common import defaults
 from delaycv.common.errors import InputError
 from delaycv.stats.checkpoints import (
     at_checkpoints,
@@ -107,8 +108,8 @@ def bias_tests(
     table: pd.DataFrame,
     *,
     metrics: Sequence[str],
-    resamples: int = 5000,
-    seed: int = 1,
+    resamples: int = defaults.RESAMPLES,
+    seed: int = defaults.TEST_SEED,
     checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "last",
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Policy contrasts: every label policy against a reference policy (issue 21 §1; pure, opens no files).
+"""Policy contrasts: every label policy against a reference policy (docs/comparison.md; pure, opens no files).
 
 For each (dataset, learner, estimator, reference, checkpoint, metric) and each policy P other than
 the reference policy R (``ideal`` by default), the per-(seed, fold) difference
@@ -126,9 +126,9 @@ def policy_contrasts(
     metrics: Sequence[str],
     references: Sequence[str] = REFERENCES,
     checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "last",
-    resamples: int = 5000,
-    seed: int = 1,
-    alpha: float = 0.05,
+    resamples: int = defaults.RESAMPLES,
+    seed: int = defaults.TEST_SEED,
+    alpha: float = defaults.SIGNIFICANCE,
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Every policy of a merged per-fold table against ``reference_policy`` (module docstring).

@@ -1,4 +1,4 @@
-"""The ranking families (issue 21 §3; pure, opens no files): learners ranked across datasets within
+"""The ranking families (docs/comparison.md, "Ranking across datasets"; pure, opens no files): learners ranked across datasets within
 each policy, or policies within each learner (:func:`rank_across`: Friedman/Nemenyi of
 :mod:`delaycv.stats.friedman` and Scott-Knott ESD of :mod:`delaycv.stats.scott_knott`), or
 within each dataset (:func:`rank_within`), one family per (ranked, within, reference, estimator,
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from delaycv.common import defaults
 from delaycv.common.errors import DelaycvError
 from delaycv.metrics.properties import higher_is_better
 from delaycv.protocol.policy_windows import policy_ranks
@@ -286,7 +287,7 @@ class Rankings:
     friedman: pd.DataFrame
     nemenyi: pd.DataFrame
     scott_knott: pd.DataFrame
-    alpha: float = 0.05
+    alpha: float = defaults.SIGNIFICANCE
 
     def families(self) -> list[tuple]:
         """The family keys (tuples of the :data:`FAMILY` values), in the table's order.
@@ -439,7 +440,7 @@ def rank_across(
     *,
     ranked: Sequence[str] = ("learner", "policy"),
     version: str = "np",
-    alpha: float = 0.05,
+    alpha: float = defaults.SIGNIFICANCE,
 ) -> Rankings:
     """Rank learners within each policy and policies within each learner, across datasets.
 

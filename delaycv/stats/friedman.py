@@ -1,5 +1,5 @@
-"""The Friedman test, the Nemenyi post-hoc test and the critical difference (Demšar 2006; issue 21
-§3; pure, opens no files), with the ranks of treatments within blocks and Cohen's d.
+"""The Friedman test, the Nemenyi post-hoc test and the critical difference (Demšar 2006;
+docs/comparison.md; pure, opens no files), with the ranks of treatments within blocks and Cohen's d.
 
 Blocks are datasets (value: the mean over folds and seeds). In each block the k treatments are
 ranked, 1 = best (a lower-is-better metric ranks ascending), ties averaged; ``R_j`` is the mean
@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from delaycv.common import defaults
 from delaycv.common.errors import DelaycvError
 
 #: Fewest blocks (datasets) the Friedman test and the across-dataset Scott-Knott ESD need.
@@ -69,7 +70,7 @@ def block_ranks(values: np.ndarray, *, higher_is_better: bool = True) -> np.ndar
 
 
 @functools.lru_cache(maxsize=256)
-def q_alpha(k: int, alpha: float = 0.05) -> float:
+def q_alpha(k: int, alpha: float = defaults.SIGNIFICANCE) -> float:
     """Demšar's q_alpha: the studentized range quantile of k means over sqrt 2.
 
     The (1 - alpha) quantile of the studentized range of k means with infinite degrees of freedom,
@@ -96,7 +97,7 @@ def q_alpha(k: int, alpha: float = 0.05) -> float:
     return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / math.sqrt(2.0))
 
 
-def critical_difference(k: int, n: int, alpha: float = 0.05) -> float:
+def critical_difference(k: int, n: int, alpha: float = defaults.SIGNIFICANCE) -> float:
     """Nemenyi's critical difference of mean ranks, ``q_alpha * sqrt(k(k+1)/(6N))``.
 
     Parameters
@@ -369,7 +370,7 @@ def _result(core: dict, treatments, blocks, alpha: float, up: bool) -> FriedmanR
 
 
 def friedman_nemenyi(
-    values: pd.DataFrame, *, alpha: float = 0.05, higher_is_better: bool = True
+    values: pd.DataFrame, *, alpha: float = defaults.SIGNIFICANCE, higher_is_better: bool = True
 ) -> FriedmanResult:
     """Friedman's test, the Nemenyi p-values and the critical difference on ``values``.
 

@@ -1,4 +1,4 @@
-"""The pairwise learner tests of a merged per-fold checkpoint table (design card §8; pure, opens no
+"""The pairwise learner tests of a merged per-fold checkpoint table (docs/comparison.md; pure, opens no
 files): :func:`run_tests`, one paired permutation test (:mod:`delaycv.stats.permutation`) per pair
 of learners of each family (dataset, policy, estimator, reference, checkpoint, metric) over their
 paired table (:mod:`delaycv.stats.paired`), Holm-adjusted within the family, with the companions
@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from delaycv.common import defaults
 from delaycv.common.choices import REFERENCES
 from delaycv.metrics.properties import higher_is_better
 from delaycv.stats.checkpoints import (
@@ -194,11 +195,11 @@ def run_tests(
     *,
     metrics: Sequence[str],
     references: Sequence[str] = REFERENCES,
-    resamples: int = 5000,
-    alpha: float = 0.05,
-    seed: int = 1,
+    resamples: int = defaults.RESAMPLES,
+    alpha: float = defaults.SIGNIFICANCE,
+    seed: int = defaults.TEST_SEED,
     checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "all",
-    alternative: str = "two-sided",
+    alternative: str = defaults.ALTERNATIVE,
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """All pairwise learner tests of a merged per-fold checkpoint table.

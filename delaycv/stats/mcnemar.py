@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from delaycv.common import defaults
 from delaycv.common.choices import REFERENCES
 from delaycv.common.errors import DelaycvError, InputError
 from delaycv.stats.companions import holm
@@ -143,7 +144,7 @@ def mcnemar_tests(
     *,
     reference: str = "true",
     method: str = "exact",
-    alpha: float = 0.05,
+    alpha: float = defaults.SIGNIFICANCE,
     upto: int | None = None,
 ) -> pd.DataFrame:
     """McNemar's test for every pair of learners of one (dataset, policy, seed), Holm per fold.

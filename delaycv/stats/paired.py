@@ -1,4 +1,4 @@
-"""The paired table (design card §8; pure, opens no files): the values of two things (two learners,
+"""The paired table (docs/comparison.md, "What is paired with what"; pure, opens no files): the values of two things (two learners,
 a learner's observed and true values, two policies) paired by ``(seed, fold)`` at one checkpoint,
 the input of every paired test (the learner tests, the bias tests, the policy contrasts).
 

@@ -1,4 +1,4 @@
-"""The paired permutation (sign-flip) test (design card §8; pure, opens no files).
+"""The paired permutation (sign-flip) test (docs/comparison.md; pure, opens no files).
 
 Given the paired differences ``d_i = a_i - b_i`` of two things (learners, a learner's observed
 and true values, two policies) over the n pairs where both values are known (pairs with a NaN
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from delaycv.common import defaults
 from delaycv.common.choices import ALTERNATIVES
 from delaycv.common.errors import DelaycvError
 
@@ -118,9 +119,9 @@ def _by_valid_count(d: np.ndarray) -> Iterable[tuple[int, np.ndarray, np.ndarray
 def sign_flip_pvalues(
     d: np.ndarray,
     *,
-    resamples: int = 5000,
-    alternative: str = "two-sided",
-    seed: int = 1,
+    resamples: int = defaults.RESAMPLES,
+    alternative: str = defaults.ALTERNATIVE,
+    seed: int = defaults.TEST_SEED,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised paired permutation tests, one per row of the differences ``d`` (m, n).
 
@@ -202,9 +203,9 @@ def permutation_test(
     a: Sequence[float],
     b: Sequence[float],
     *,
-    resamples: int = 5000,
-    alternative: str = "two-sided",
-    seed: int = 1,
+    resamples: int = defaults.RESAMPLES,
+    alternative: str = defaults.ALTERNATIVE,
+    seed: int = defaults.TEST_SEED,
 ) -> PermutationResult:
     """Paired permutation test of learner a against learner b on paired values (e.g. per fold).
 

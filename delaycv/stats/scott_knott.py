@@ -1,4 +1,4 @@
-"""Scott-Knott ESD (issue 21 §3; pure, opens no files): the partition of treatments into groups
+"""Scott-Knott ESD (docs/comparison.md; pure, opens no files): the partition of treatments into groups
 whose differences are not negligible, as the R package ScottKnottESD makes it
 (:func:`scott_knott_esd`), and the group names R prints (:func:`r_np_group_names`).
 

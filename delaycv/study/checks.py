@@ -27,7 +27,7 @@ from delaycv.study.datasets import check_dataset_file, check_same_streams, strea
 from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
 from delaycv.study.mistakes import Mistakes, with_source
 from delaycv.study.policy_grids import all_policies, resolve_contrasts
-from delaycv.study.runs import figure_metrics
+from delaycv.study.stage_settings import figure_metrics
 
 
 def check_study(
@@ -84,7 +84,9 @@ def check_study(
         with mistakes.guard():
             request = config["tests"]["checkpoints"]
             with_source(check_checkpoint_request, request, where="tests.checkpoints", source=source)
-    if ("figures", "metric") not in broken and ("figures",) not in broken:
+    figures_broken = ("figures", "metric") in broken or ("figures",) in broken
+    # (without figures.metric the figures draw the tested metrics, checked above)
+    if not figures_broken and config["figures"].get("metric") is not None:
         _check_metrics(config, source, efforts, mistakes, "figures")
     if cwd is not None:
         with mistakes.guard():
@@ -377,8 +379,8 @@ def _check_metrics(
     mistakes: Mistakes,
     section: str,
 ) -> None:
-    """The metrics named in ``section`` (``tests.metrics``, which the contrasts and rankings use
-    too, or ``figures.metric``) exist; an effort-aware one needs every dataset to have an effort
+    """The metrics named in ``section`` (``tests.metrics``, which the contrasts, the rankings
+    and, unless ``figures.metric`` names others, the figures use too; or ``figures.metric``) exist; an effort-aware one needs every dataset to have an effort
     (``efforts``: dataset -> has one; None: not known here)."""
     from delaycv.metrics import METRICS
     from delaycv.metrics.effort_names import EFFORT_METRICS

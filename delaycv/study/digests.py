@@ -5,12 +5,12 @@ jobs as a param, so that Snakemake reruns exactly the jobs of a stage whose code
 does. A digest hashes the meaning of the modules of :data:`STAGE_MODULES` and of every delaycv
 module they import (followed statically, without importing them: syntax trees without comments,
 formatting and docstrings); a package named there counts with every module in it. The rule scripts
-call :func:`check_code` before they import anything else of delaycv, so that a job never runs
-other code than the code whose digest decides reruns, and end with :func:`end_job`.
+call :func:`check_code` (in their frame, :func:`delaycv.study.job.stage_job`) before they import
+anything else of delaycv, so that a job never runs other code than the code whose digest decides
+reruns.
 
 This module is in no stage's digest (it changes no result), and imports nothing but the standard
-library and :mod:`delaycv.common.errors` (:func:`one_line_errors` also :mod:`delaycv.common.interrupt`, which
-the scripts have imported already): a job pays nothing for it before its own imports.
+library and :mod:`delaycv.common.errors`: a job pays nothing for it before its own imports.
 """
 
 from __future__ import annotations
@@ -197,62 +197,6 @@ def check_code(stage: str, expected: str) -> None:
             "delaycv than the workflow's (recreate its conda env, see docs/workflow.md)",
             expected=f"digest {expected}",
         )
-
-
-#: Set to ``1`` to keep Python's teardown at the end of a rule script's job (:func:`end_job`),
-#: e.g. in a harness that runs the script inside its own interpreter and goes on after it.
-KEEP_TEARDOWN_VARIABLE = "DELAYCV_KEEP_TEARDOWN"
-
-
-def one_line_errors(label: str) -> None:
-    """Make a rule script's job end on an error with one line in its log, not a traceback:
-    ``<label>: error: <message>`` for a :class:`~delaycv.common.errors.DelaycvError` (a learner that fails
-    mid-run, a bad setting) or an ``OSError`` (a full disk, a read-only folder: the file and the
-    reason), exit status 2; the engine's warnings as ``<label>: warning: <message>``; a SIGINT or
-    SIGTERM as ``<label>: interrupted (SIGINT)`` / ``terminated (SIGTERM)`` (``interrupt``), and
-    no traceback after it (exit 130 and 143). Any other exception keeps its traceback (a defect
-    to report). A script calls it after
-    :func:`check_code`; what a ``with`` block writes is removed as the error leaves it."""
-    import logging
-
-    from delaycv.common.errors import DelaycvError
-    from delaycv.common.interrupt import announce_stops
-
-    logging.basicConfig(level=logging.WARNING, format=f"{label}: warning: %(message)s")
-    announce_stops(label)  # a job stopped by Ctrl-C or Snakemake: a line in its log too
-    previous = sys.excepthook
-
-    def hook(kind, error, trace) -> None:
-        if isinstance(error, KeyboardInterrupt):  # Ctrl-C: its line is written (announce_stops)
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(130)
-        if isinstance(error, DelaycvError):
-            text = str(error)
-        elif isinstance(error, OSError):
-            where = error.filename if error.filename is not None else "a file"
-            text = f"{where}: {error.strerror or error}"
-        else:
-            previous(kind, error, trace)
-            return
-        print(f"{label}: error: {' '.join(text.split())}", file=sys.stderr, flush=True)
-        sys.stdout.flush()
-        os._exit(2)
-
-    sys.excepthook = hook
-
-
-def end_job(code: int = 0) -> None:
-    """End a rule script's job (or the ``delaycv`` command) once its outputs are written and
-    closed: flush its log and leave the process at once with exit status ``code``, without
-    Python's teardown (freeing every object of pandas, pyarrow, matplotlib, river and a JVM's
-    handles, ~0.1-0.3 s of CPU a job, which the end of the process does anyway). With
-    ``DELAYCV_KEEP_TEARDOWN=1`` it only flushes, and the process ends as usual."""
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        if stream is not None:
-            stream.flush()
-    if os.environ.get(KEEP_TEARDOWN_VARIABLE, "") in ("", "0"):
-        os._exit(code)
 
 
 def clear_digest_caches() -> None:

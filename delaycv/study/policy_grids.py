@@ -203,8 +203,7 @@ def resolve_contrasts(config: dict, source: str, broken: set[tuple]) -> None:
     """
     contrasts = config.setdefault("contrasts", {})
     if "reference" not in contrasts:
-        default = defaults.CONTRAST_REFERENCE
-        contrasts["reference"] = default if default in config["policies"] else None
+        contrasts["reference"] = defaults.contrast_reference(config["policies"])
     reference = contrasts["reference"]
     if reference is not None and reference not in config["policies"]:
         if any_broken(broken, "policies", "policy_grids"):

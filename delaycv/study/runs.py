@@ -321,24 +321,3 @@ def canonical_json(value: Any) -> str:
     '{"a":[1.5,null],"b":1}'
     """
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def figure_metrics(config: dict) -> list[str]:
-    """The metrics of a study's figures: ``figures.metric``, one name or a list of them.
-
-    Parameters
-    ----------
-    config : dict
-        A study.
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> figure_metrics({"figures": {"metric": "gmean"}})
-    ['gmean']
-    """
-    metric = config["figures"]["metric"]
-    return [metric] if isinstance(metric, str) else list(metric)

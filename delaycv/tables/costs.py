@@ -1,13 +1,13 @@
-"""What the runs cost: the table of runs (one row per run, from its ``run.json``) and its HTML page.
+"""What the runs cost: the table of runs (one row per run, from its ``run.json``).
 
 :func:`runs_table` reads the ``run.json`` of run directories into one table (:data:`RUN_COLUMNS`):
 the run keys, its size (instances, folds, checkpoints), the evaluation's wall and CPU seconds (the
 engine's), and the process's: wall and CPU seconds, peak resident memory and RAM-hours
 (:mod:`delaycv.tables.usage` defines them). A value the run did not measure (``--no-timing``, a run
-written before delaycv measured it) is NaN. :func:`runs_html` is the page of the workflow's
-report; :func:`write_runs` writes the table as Parquet and CSV and the page. The workflow's
-``merge_all`` writes ``<results>/runs.parquet``, ``runs.csv`` and ``runs.html``;
-``delaycv merge --runs-out`` writes the table of the runs it merges.
+written before delaycv measured it) is NaN. :func:`write_runs` writes the table as Parquet and CSV (its page in the workflow's report:
+:func:`delaycv.report.runs.runs_html`). The workflow's ``merge_all`` writes
+``<results>/runs.parquet``, ``runs.csv`` and ``runs.html``; ``delaycv merge --runs-out`` writes
+the table of the runs it merges.
 """
 
 from __future__ import annotations
@@ -16,14 +16,12 @@ import json
 import math
 import os
 from collections.abc import Iterable
-from html import escape
 from pathlib import Path
 
 import pandas as pd
 
 from delaycv.common.atomic import atomic_path
 from delaycv.common.errors import InputError
-from delaycv.study import pages
 from delaycv.tables.merge import RUN_KEYS, claim_run
 from delaycv.tables.results import RUN_FILE, write_table
 
@@ -115,149 +113,18 @@ def runs_table(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
     return table
 
 
-# --------------------------------------------------------------------------- the HTML page
-
-#: the total rows' rule beside the pages' shared style (delaycv.study.pages)
-_ROWS_STYLE = "tr.total td { font-weight: bold; }"
-
-
-def _fixed(digits: int):
-    def text(value) -> str:
-        return f"{value:,.{digits}f}" if math.isfinite(value) else "n/a"
-
-    return text
-
-
-def _mib(value) -> str:
-    return f"{value / MIB:,.1f}" if math.isfinite(value) else "n/a"
-
-
-def _ram_hours(value) -> str:
-    """RAM-hours with 3 significant digits (a short run's are tiny: 0.3 GiB for 20 s is
-    0.00167)."""
-    if not math.isfinite(value):
-        return "n/a"
-    return "0" if value == 0 else f"{value:.3g}"
-
-
-def _mean_rss(frame: pd.DataFrame) -> pd.Series:
-    """The mean resident memory over the process's wall time (bytes): RAM-hours / hours."""
-    hours = frame["process_wall_seconds"] / 3600
-    return (frame["ram_hours"] * GIB / hours).where(hours > 0)
-
-
-#: (header, column, format) of the page's numeric columns.
-_COST_CELLS = (
-    ("job wall (s)", "process_wall_seconds", _fixed(1)),
-    ("job CPU (s)", "process_cpu_seconds", _fixed(1)),
-    ("evaluation CPU (s)", "cpu_seconds", _fixed(1)),
-    ("peak memory (MiB)", "peak_rss_bytes", _mib),
-    ("mean memory (MiB)", "mean_rss_bytes", _mib),
-    ("RAM-hours (GiB h)", "ram_hours", _ram_hours),
-)
-
-
-def _html_table(frame: pd.DataFrame, text_columns, number_columns, total: bool = False) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h, _ in text_columns)
-    head += "".join(f"<th>{escape(h)}</th>" for h, _, _ in number_columns)
-    body = []
-    for i, (_, row) in enumerate(frame.iterrows()):
-        cells = "".join(f"<td>{escape(str(row[c]))}</td>" for _, c in text_columns)
-        cells += "".join(
-            f'<td class="num">{escape(fmt(float(row[c])))}</td>' for _, c, fmt in number_columns
-        )
-        last = total and i == len(frame) - 1
-        body.append(f'<tr class="total">{cells}</tr>' if last else f"<tr>{cells}</tr>")
-    return (
-        f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>"
-    )
-
-
-def _by_learner(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, learner): the runs, the sums of times and RAM-hours, the largest peak; and
-    a last row with the study's totals."""
-    sums = ["process_wall_seconds", "process_cpu_seconds", "cpu_seconds", "ram_hours"]
-
-    def total(group: pd.DataFrame) -> dict:
-        row = {"runs": len(group)}
-        # min_count: a column no run measured stays NaN (n/a), not 0
-        row.update({c: group[c].sum(min_count=1) for c in sums})
-        row["peak_rss_bytes"] = group["peak_rss_bytes"].max()
-        return row
-
-    rows = [
-        {"dataset": dataset, "learner": learner, **total(group)}
-        for (dataset, learner), group in table.groupby(["dataset", "learner"], sort=False)
-    ]
-    rows.append({"dataset": "all runs", "learner": "", **total(table)})
-    frame = pd.DataFrame(rows)
-    frame["mean_rss_bytes"] = _mean_rss(frame)
-    return frame
-
-
-def runs_html(table: pd.DataFrame, *, title: str = "Runs: time and memory") -> str:
-    """The page of the runs table: the definitions, the totals per dataset and learner, and
-    every run (rounded numbers; the CSV holds every value)."""
-    table = table.copy()
-    table["mean_rss_bytes"] = _mean_rss(table)
-    intro = (
-        "What each evaluation cost. <em>Job wall</em> is the evaluating process's wall time from "
-        "its start (imports, evaluation, writing the run directory), <em>job CPU</em> the CPU "
-        "time of the process and its descendant processes (<code>--jobs</code> workers) over it; "
-        "<em>evaluation CPU</em> is the engine's CPU time for the evaluation alone (worker "
-        "processes' folds included). <em>Peak "
-        "memory</em> is the largest resident memory of the process and its descendant processes "
-        "(sampled), or the process's own high-water mark when larger. <em>RAM-hours</em> is "
-        "their resident memory in GiB integrated over the process's wall time in hours (sampled "
-        "every 0.2 s); <em>mean memory</em> is RAM-hours divided by the wall hours. MOA's "
-        "RAM-hours instead multiply the model's own size by CPU hours: see docs/engine.md, "
-        "\u201cResource use\u201d. n/a: not measured (a run written with "
-        "<code>--no-timing</code>)."
-    )
-    keys = [("dataset", "dataset"), ("learner", "learner")]
-    totals = _html_table(
-        _by_learner(table),
-        keys,
-        [("runs", "runs", _fixed(0)), *_COST_CELLS],
-        total=True,
-    )
-    every = _html_table(
-        table,
-        [*keys, ("seed", "seed"), ("policy", "policy")],
-        [
-            ("instances", "instances", _fixed(0)),
-            ("folds", "folds", _fixed(0)),
-            ("evaluation wall (s)", "wall_seconds", _fixed(1)),
-            *_COST_CELLS,
-        ],
-    )
-    parts = [
-        *pages.head(title, intro, _ROWS_STYLE),
-        "<h2>Per dataset and learner (sums; peak: the largest)</h2>",
-        totals,
-        f"<h2>Every run ({len(table)})</h2>",
-        every,
-        "</body></html>",
-    ]
-    return "\n".join(parts) + "\n"
-
-
 def write_runs(
     paths: Iterable[str | os.PathLike],
     *,
     parquet: str | os.PathLike | None = None,
     csv: str | os.PathLike | None = None,
-    html: str | os.PathLike | None = None,
 ) -> pd.DataFrame:
-    """:func:`runs_table` of ``paths`` written (atomically) to the files given: ``parquet``,
-    ``csv`` (every column, full precision) and ``html`` (:func:`runs_html`); returns the table."""
+    """:func:`runs_table` of ``paths`` written (atomically) to the files given: ``parquet`` and
+    ``csv`` (every column, full precision); returns the table."""
     table = runs_table(paths)
     if parquet is not None:
         write_table(table, parquet)
     if csv is not None:
         with atomic_path(csv) as tmp:
             table.to_csv(tmp, index=False)
-    if html is not None:
-        with atomic_path(html) as tmp:
-            tmp.write_text(runs_html(table), encoding="utf-8")
     return table

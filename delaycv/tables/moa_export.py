@@ -17,7 +17,7 @@ those cells by up to percents, or turns ``±Infinity`` into huge finite numbers.
 the ones ``delaycv.metrics.MOA_MEASUREMENTS`` defines (the tests check both agree where the
 arithmetic is well conditioned).
 
-Columns and row rules (moa-extension §7, with ``every`` = MOA's ``-f``):
+Columns and row rules (docs/moa-compat.md, with ``every`` = MOA's ``-f``):
 
 * detail row for fold i right after its evaluation number ``tested`` whenever
   ``tested % every == 0``: ``tested``, the timestamp of the stream instance arriving now, the fold,
@@ -193,12 +193,13 @@ _N_EST = 25
 class MoaEvaluator:
     """MOA's classification evaluator (moa-extension's Basic evaluator + fading factor), 2 classes.
 
-    ``add(pred, label)`` is ``addResult`` with instance weight 1 (moa-extension §6.2): the fading
+    ``add(pred, label)`` is ``addResult`` with instance weight 1 (the MOA extension's
+    ``BasicClassificationPerformanceEvaluator``, https://github.com/liu906/moa-extension): the fading
     estimators ``s = alpha*s + v; b = alpha*b + 1`` (an estimator with nothing added reads 0; the
     NaN that MOA adds to "other class" estimators changes nothing and is not added); unfaded
     TP/FP/TN/FN; the majority reference taken at the moment of each per-class update (so, for class
     0, with class 0's column already updated and class 1's not); the no-change reference is the
-    previous label. ``values()`` gives the 41 measurements of §6.4, quirks included (``Kappa
+    previous label. ``values()`` gives the 41 measurements (docs/metrics.md), quirks included (``Kappa
     Statistic F1 Score for class i`` repeats the Kappa M F1 value; Java division).
     A prediction other than 0 or 1 (an abstention) counts as class 0, MOA's ``maxIndex`` of no votes.
     """

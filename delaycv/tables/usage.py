@@ -1,4 +1,4 @@
-"""What a run costs the machine: CPU seconds, peak resident memory and RAM-hours (issue 33 §5).
+"""What a run costs the machine: CPU seconds, peak resident memory and RAM-hours (docs/engine.md, "Resource use").
 
 :class:`Meter` watches the process that runs an evaluation (``delaycv evaluate``, the workflow's
 evaluate job) from a daemon thread and, when stopped, gives the four values ``run.json`` records

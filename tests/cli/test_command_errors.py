@@ -437,7 +437,10 @@ def test_a_stream_in_milliseconds_or_corrupt_fails_naming_the_file(work, capsys)
 @pytest.mark.parametrize(
     "argv, words",
     [
-        (["plot", "merged.parquet", "--out", "figs", "--dpi", "0"], ["option --dpi", "[1, 2400]"]),
+        (
+            ["plot", "merged.parquet", "--out", "figs", "--dpi", "0"],
+            ["option --dpi", "from 1 to 2,400"],
+        ),
         (["plot", "merged.parquet", "--out", "figs", "--dpi", "-5"], ["option --dpi", "-5"]),
         (["plot", "merged.parquet", "--out", "figs", "--dpi", "100000"], ["option --dpi"]),
         (["plot", "merged.parquet", "--out", "figs", "--alpha", "2"], ["option --alpha", "(0, 1)"]),

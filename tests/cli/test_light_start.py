@@ -142,28 +142,39 @@ def test_python_m_delaycv_help_imports_nothing_heavy():
 
 
 def script_imports(script: Path, *, before_check: bool) -> str:
-    """The import statements of a rule script at its top level, in order (those before its call
-    of check_code only, with ``before_check``)."""
+    """The import statements of a rule script, in order: those before its frame (the ``with
+    stage_job(...)`` statement, which checks the code first) only, with ``before_check``; else
+    those inside the frame too."""
     tree = ast.parse(script.read_text())
     lines = []
     for node in tree.body:
-        if before_check and "check_code(" in ast.unparse(node):
-            break
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            lines.append(ast.unparse(node))
+        if isinstance(node, ast.With) and "stage_job(" in ast.unparse(node.items[0]):
+            if before_check:
+                break
+            body = node.body
+        else:
+            body = [node]
+        lines += [ast.unparse(n) for n in body if isinstance(n, ast.Import | ast.ImportFrom)]
     return "\n".join(lines)
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
-def test_scripts_import_only_the_digest_module_before_check_code(script):
+def test_scripts_import_only_the_frame_before_it_checks_the_code(script):
+    tree = ast.parse(script.read_text())
+    frames = [
+        node.items[0].context_expr
+        for node in tree.body
+        if isinstance(node, ast.With) and "stage_job(" in ast.unparse(node.items[0])
+    ]
+    assert len(frames) == 1 and ast.literal_eval(frames[0].args[1]) == script.stem  # its stage
     code = script_imports(script, before_check=True)
-    assert "check_code" in code  # (the script does check its code)
     modules = imported_after(code)["modules"]
     delaycv = {m for m in modules if m.split(".")[0] == "delaycv"}
     assert delaycv <= {
         "delaycv",
         "delaycv.study",
         "delaycv.study.digests",
+        "delaycv.study.job",
         "delaycv.common",
         "delaycv.common.errors",
         "delaycv.common.interrupt",

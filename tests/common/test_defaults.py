@@ -1,20 +1,33 @@
-"""One set of defaults (issue 13): the CLI, the Python API, the engine and the workflow config agree
-with ``delaycv.common.defaults`` (the JSON schema repeats them, since it cannot import Python)."""
+"""One set of defaults: the CLI, the Python API, the engine, the later stages' settings and the
+workflow config agree with ``delaycv.common.defaults`` (the JSON schema repeats them, since it
+cannot import Python)."""
 
 from __future__ import annotations
 
 import inspect
+from dataclasses import fields
 
 import pytest
 
 import delaycv
 from delaycv.cli import build_parser, main
-from delaycv.common import defaults
+from delaycv.common import choices, defaults
+from delaycv.common.bounds import BOUNDS
+from delaycv.common.errors import ConfigError
+from delaycv.common.records import plain
+from delaycv.figures.settings import FigureSettings, make_figure_settings
 from delaycv.metrics import Fading, Sliding, Tumbling, make_estimator
 from delaycv.protocol.settings import make_settings
 from delaycv.protocol.validation import Validation, make_validation
+from delaycv.stats.settings import (
+    CompareSettings,
+    RankingSettings,
+    make_compare_settings,
+    make_ranking_settings,
+)
 from delaycv.study.loading import load_config
 from delaycv.study.schema import SCHEMA_PATH
+from delaycv.study.stage_settings import figure_settings, ranking_settings
 from delaycv.study.yaml_file import read_yaml
 
 
@@ -117,3 +130,92 @@ def test_the_command_line_choices_are_the_library_kinds():
     from delaycv.common import choices
 
     assert choices.ESTIMATORS == metrics.ESTIMATORS
+
+
+# --------------------------------------------------------------------------- the later stages
+
+
+def schema_property(key: str) -> dict:
+    """The schema of the config key ``key`` (``tests.alpha``)."""
+    node = {"properties": read_yaml(SCHEMA_PATH)["properties"]}
+    for part in key.split("."):
+        node = node["properties"][part]
+    return node
+
+
+STAGE_SETTINGS = [CompareSettings, RankingSettings, FigureSettings]
+
+
+@pytest.mark.parametrize("settings", STAGE_SETTINGS, ids=lambda s: s.__name__)
+def test_the_schema_repeats_each_stage_s_defaults(settings):
+    """Every field a stage's settings read from the study config has the schema's default (the
+    values the workflow runs with) as its own (the values of the command line and the library);
+    the figures' metrics, without a default in the schema, are the tested metrics; a key without
+    a default is None (the contrasts' reference: delaycv.common.defaults.contrast_reference of the
+    study's policies, which the loader and ``delaycv compare`` apply)."""
+    checked = 0
+    for f in fields(settings):
+        key = settings.KEYS[f.name]
+        if "." not in key:  # set by the command only
+            continue
+        node = schema_property(key)
+        if key == "figures.metric":
+            assert "default" not in node and f.default == defaults.TEST_METRICS
+        elif (
+            "default" not in node
+        ):  # none (figures.learner), or the policies' (contrasts.reference)
+            assert f.default is None, key
+        else:
+            assert plain(node["default"]) == plain(f.default), key
+        checked += 1
+    assert checked >= 5
+
+
+def test_the_schema_repeats_the_stages_ranges_and_choices():
+    assert schema_property("tests.resamples")["minimum"] == 1
+    alpha = schema_property("tests.alpha")
+    assert (alpha["exclusiveMinimum"], alpha["exclusiveMaximum"]) == (0, 1)
+    dpi = schema_property("figures.dpi")  # (its bound: tests/common/test_size_bounds.py)
+    assert (dpi["minimum"], dpi["maximum"]) == (BOUNDS["dpi"].minimum, BOUNDS["dpi"].maximum)
+    assert tuple(schema_property("figures.formats")["items"]["enum"]) == choices.FIGURE_FORMATS
+    assert tuple(schema_property("figures.reference")["enum"]) == choices.REFERENCES
+    assert tuple(schema_property("tests.references")["items"]["enum"]) == choices.REFERENCES
+    assert tuple(schema_property("rankings.version")["enum"]) == choices.RANKING_VERSIONS
+
+
+def test_a_stage_setting_out_of_range_is_refused_at_its_key_by_the_config_and_the_maker():
+    """One rule for each range, checked by the schema when the config loads and by the settings'
+    makers (the command line, the rule scripts): both name the key."""
+    study = {
+        "datasets": {"d": {"generate": {"rows": 10}}},
+        "learners": {"nc": {"class": "NoChange"}},
+        "seeds": [1],
+        "policies": {"ideal": {"preset": "ideal"}},
+    }
+    for key, value, maker in (
+        ("figures.dpi", 3000, lambda v: make_figure_settings(dpi=v)),
+        ("figures.dpi", 0, lambda v: make_figure_settings(dpi=v)),
+        ("tests.resamples", 0, lambda v: make_compare_settings(resamples=v)),
+        ("tests.alpha", 1.0, lambda v: make_ranking_settings(alpha=v)),
+    ):
+        section, name = key.split(".")
+        with pytest.raises(ConfigError, match=f"key {key}"):
+            load_config({**study, section: {name: value}}, learners=False)
+        with pytest.raises(ConfigError, match=f"key {key}"):
+            maker(value)
+
+
+def test_the_figures_follow_the_tested_metrics_unless_the_config_names_others():
+    study = {
+        "datasets": {"d": {"generate": {"rows": 10}}},
+        "learners": {"nc": {"class": "NoChange"}},
+        "seeds": [1],
+        "policies": {"ideal": {"preset": "ideal"}},
+        "tests": {"metrics": ["gmean", "popt"]},
+    }
+    config = load_config(study, learners=False)
+    assert figure_settings(config).metrics == ("gmean", "popt")
+    assert ranking_settings(config).figure_metrics == ("gmean", "popt")
+    config = load_config({**study, "figures": {"metric": "fpr_1"}}, learners=False)
+    assert figure_settings(config).metrics == ("fpr_1",)
+    assert ranking_settings(config).ranked_metrics == ("gmean", "popt", "fpr_1")

@@ -151,7 +151,7 @@ def test_the_command_line_refuses_sizes_that_cannot_be(work, capsys, extra, word
     [
         (["compare", "m.parquet", "--out", "t", "--resamples", "10000000000"], ["--resamples"]),
         (["generate", "g.parquet", "--rows", "1000000000000"], ["option --rows", "100,000,000"]),
-        (["rank", "m.parquet", "--out", "r", "--dpi", "99999"], ["option --dpi", "2400"]),
+        (["rank", "m.parquet", "--out", "r", "--dpi", "99999"], ["option --dpi", "at most 2,400"]),
         (["compare", "m.parquet", "--out", "t", "--checkpoint-position", str(BIG)], ["position"]),
     ],
 )

@@ -209,6 +209,9 @@ def test_cli_compare_and_plot(table, tmp_path, capsys):
         "bias.csv",
         "bias.html",
         "bias.parquet",
+        "contrasts.csv",  # (the table has a policy named ideal: the workflow's default)
+        "contrasts.html",
+        "contrasts.parquet",
         "strip.parquet",
         "tests.csv",
         "tests.html",
@@ -246,10 +249,10 @@ def test_cli_compare_and_plot(table, tmp_path, capsys):
     assert sorted(p.name for p in figs.iterdir()) == sorted(
         [
             "keep.txt",
-            "learning_curves_synth_accuracy_true.png",
+            "learning_curves_synth_accuracy_observed.png",  # (the workflow's default labels)
             "bias_synth_accuracy.png",
-            "final_synth_accuracy_true.png",
-            "pairwise_synth_accuracy_true.png",
+            "final_synth_accuracy_observed.png",
+            "pairwise_synth_accuracy_observed.png",
             "sensitivity_synth_accuracy.png",
         ]
     )
@@ -568,7 +571,7 @@ def test_cli_plot_reads_the_specs_of_the_runs(named_table, tmp_path, capsys, cap
     figs = tmp_path / "figs"
     argv = ["plot", str(merged), "--out", str(figs), "--metric", "accuracy", "--format", "png"]
     with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
-        assert main([*argv, "--dpi", "30", "--runs", str(tmp_path / "runs")]) == 0
+        assert main([*argv, "--dpi", "50", "--runs", str(tmp_path / "runs")]) == 0
     assert (figs / "sensitivity_synth_accuracy.png").is_file()
     messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.figure_set"]
     assert any("policy mid is not on a window axis: no spec given" in m for m in messages)

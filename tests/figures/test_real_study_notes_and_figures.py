@@ -41,9 +41,11 @@ from delaycv.figures.learning import learning_curves
 from delaycv.figures.pairwise import pairwise_heatmap
 from delaycv.figures.rankings import cd_diagram, draw_ranking_figures, sk_boxplot
 from delaycv.figures.sensitivity import sensitivity
+from delaycv.figures.settings import make_figure_settings
 from delaycv.figures.style import FIGURE_WIDTH, IDEAL_MARKER, MAX_COLUMNS, SMALL_TEXT
 from delaycv.protocol.checkpoints import check_checkpoint_request, fraction_position
 from delaycv.protocol.policy_windows import policy_order, policy_sort_key, window_table
+from delaycv.report import statistics
 from delaycv.stats.bias import bias_tests
 from delaycv.stats.checkpoints import (
     choose_checkpoints,
@@ -53,7 +55,7 @@ from delaycv.stats.checkpoints import (
 from delaycv.stats.contrasts import policy_contrasts
 from delaycv.stats.families import FAMILY, family_values, rank_across, rank_within
 from delaycv.stats.learner_tests import run_tests
-from delaycv.study import report
+from delaycv.stats.settings import make_ranking_settings
 from tests.support.paths import REPO, shared_file
 
 PROJECTS = {
@@ -149,9 +151,9 @@ def test_a_policy_that_releases_nothing_is_a_note_in_every_table(one):
     assert (tested["n"] == 3).all() and set(tested["note"]) == {""}
     # the pages show the note in a column of its own
     for page in (
-        report.tests_html(tests, title="t", metrics=METRICS),
-        report.bias_html(bias, title="b", alpha=0.05, metrics=METRICS),
-        report.contrasts_html(contrasts, title="c", alpha=0.05, metrics=METRICS),
+        statistics.tests_html(tests, title="t", metrics=METRICS),
+        statistics.bias_html(bias, title="b", alpha=0.05, metrics=METRICS),
+        statistics.contrasts_html(contrasts, title="c", alpha=0.05, metrics=METRICS),
     ):
         assert "<th>note</th>" in page and f'<td class="note">{NOTHING}</td>' in page
     assert untested_notes(tests) == [(NOTHING, 4)]
@@ -172,13 +174,14 @@ def test_an_earlier_checkpoint_says_by_which_checkpoint(real):
 def test_the_compare_and_plot_commands_go_on(one, tmp_path, capsys, caplog):
     merged = tmp_path / "merged.parquet"
     one.to_parquet(merged)
-    assert main(["compare", str(merged), "--out", str(tmp_path / "t"), "--resamples", "200"]) == 0
+    argv = ["compare", str(merged), "--out", str(tmp_path / "t"), "--metric", "gmean"]
+    assert main([*argv, "--resamples", "200"]) == 0
     err = capsys.readouterr().err
     assert f"delaycv: note: learner tests (2): {NOTHING}" in err
     assert f"delaycv: note: bias tests (2): {NOTHING}" in err
     code = main(
         ["plot", str(merged), "--tests", str(tmp_path / "t"), "--out", str(tmp_path / "f")]
-        + ["--format", "png", "--dpi", "60"]
+        + ["--metric", "gmean", "--reference", "true", "--format", "png", "--dpi", "60"]
     )
     assert code == 0
     # (a warning of the logger delaycv.figures.figure_set: `delaycv plot` prints it as "delaycv: warning: ...")
@@ -264,9 +267,9 @@ def test_rankings_go_on_and_name_what_they_do_not_rank(real, tmp_path):
     result = across.result(("policy", "GaussianNB", "true", "fading", "last", "gmean"))
     fig = cd_diagram(result, note="not ranked: delay_3000d (x)")
     assert fig.get_supxlabel() == "not ranked: delay_3000d (x)"
-    page = report.rankings_html(across.friedman, across.scott_knott, title="r", metrics=METRICS)
+    page = statistics.rankings_html(across.friedman, across.scott_knott, title="r", metrics=METRICS)
     assert f"Not ranked: delay_3000d ({reason.removesuffix(': not ranked')})." in page
-    page = report.rankings_html(scott_knott=within, title="w", metrics=METRICS)
+    page = statistics.rankings_html(scott_knott=within, title="w", metrics=METRICS)
     assert "Not ranked: GaussianNB, Prior" in page
 
 
@@ -319,22 +322,20 @@ def test_the_rankings_and_figures_jobs_go_on(real, tmp_path):
         "within_html": "within.html",
         "figures": "figures",
     }
-    settings = {
-        "version": "np",
-        "tests": {
-            "metrics": METRICS,
-            "references": ["observed", "true"],
-            "checkpoints": {"positions": [1000]},
-            "alpha": 0.05,
-        },
-        "figures": {"metric": "gmean", "reference": "true", "formats": ["png"], "dpi": 60},
-    }
+    settings = make_ranking_settings(
+        metrics=METRICS,
+        checkpoints={"positions": [1000]},
+        figure_metrics="gmean",
+        figure_reference="true",
+        formats=["png"],
+        dpi=60,
+    )
     log = run_script(
         "rankings.py",
         {
             "input": {"merged": merged},
             "output": {k: str(out / v) for k, v in outputs.items()},
-            "params": {"rankings": json.dumps(settings), "code": "-"},
+            "params": {"settings": json.dumps(settings.record()), "code": "-"},
         },
         tmp_path,
     )
@@ -363,17 +364,21 @@ def test_the_rankings_and_figures_jobs_go_on(real, tmp_path):
             },  # fmt: skip
             "output": {"figures": str(tmp_path / "figures")},
             "params": {
-                "figures": json.dumps(
-                    {"metric": "gmean", "reference": "true", "formats": ["png"], "dpi": 60}
+                "settings": json.dumps(
+                    make_figure_settings(
+                        metrics="gmean", reference="true", formats=["png"], dpi=60
+                    ).record()
                 ),  # fmt: skip
-                "tests": json.dumps({"alpha": 0.05}),
                 "policies": json.dumps(specs),
                 "code": "-",
             },
         },
         tmp_path,
     )
-    assert "WARNING: gerrit: policy delay_3000d has no value of gmean at the last checkpoint" in log
+    assert (
+        "figures: warning: gerrit: policy delay_3000d has no value of gmean at the last checkpoint"
+        in log
+    )
     assert "12 files" not in log and len(list((tmp_path / "figures").glob("*.png"))) == 6
 
 
@@ -429,7 +434,7 @@ def test_every_request_not_answered_exactly_says_so(one):
     assert set(tested["note"]) == {
         "requested position 1000, tested at checkpoint 1200 (the next checkpoint)"
     }
-    page = report.tests_html(tests, title="t")
+    page = statistics.tests_html(tests, title="t")
     assert "<th>note</th>" in page and "tested at checkpoint 1200 (the next checkpoint)" in page
 
 
@@ -495,7 +500,7 @@ def test_policies_are_in_reading_order_in_every_table_and_figure(real, one):
     friedman = rank_across(rows, ["gmean"]).friedman
     within = friedman.loc[friedman["ranked"] == "learner", "within"]
     assert list(dict.fromkeys(within)) == READING_ORDER
-    page = report.contrasts_html(contrasts, title="c", alpha=0.05)
+    page = statistics.contrasts_html(contrasts, title="c", alpha=0.05)
     at = [page.index(f"<td>{p}</td>") for p in READING_ORDER[1:]]
     assert at == sorted(at)
     fig = final_distributions(one, dataset="gerrit", metric="gmean")
@@ -610,7 +615,7 @@ def test_the_sensitivity_legend_shows_the_ideal_marker(one):
 
 def test_each_page_states_the_direction_once_per_section(one):
     tests = run_tests(one, metrics=METRICS, checkpoints="last", resamples=200)
-    page = report.tests_html(tests, title="t", metrics=METRICS)
+    page = statistics.tests_html(tests, title="t", metrics=METRICS)
     sections = page.split("<h2>")[1:]
     for section in sections:
         assert section.count('<p class="direction">') == 1
@@ -621,24 +626,26 @@ def test_each_page_states_the_direction_once_per_section(one):
     assert "which favours learner a (gmean: higher is better)." in page
     assert "2/2<sup>n</sup>" in page and "unpaired" in page  # why p, interval and δ can disagree
     contrasts = policy_contrasts(one, metrics=["gmean"], resamples=200)
-    page = report.contrasts_html(contrasts, title="c", alpha=0.05)
+    page = statistics.contrasts_html(contrasts, title="c", alpha=0.05)
     assert "the policy scores higher than ideal, which favours the policy (gmean" in page
     bias = bias_tests(one, metrics=["fpr_1"], resamples=200)
-    page = report.bias_html(bias, title="b", alpha=0.05)
+    page = statistics.bias_html(bias, title="b", alpha=0.05)
     assert "which is pessimistic (fpr_1: lower is better)" in page
 
 
 def test_the_within_page_is_not_across_and_its_columns_agree(real):
     rows = real.assign(at="last")[real["checkpoint"] == ROWS]
     within = rank_within(rows, ["gmean"])
-    page = report.rankings_html(scott_knott=within, title="w", metrics=["gmean"])
+    page = statistics.rankings_html(scott_knott=within, title="w", metrics=["gmean"])
     intro = page.split("<p>", 1)[1].split("</p>", 1)[0]
     assert "across datasets" not in intro.lower() and "within each dataset" in intro
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
     assert "<th>place by median</th>" in head
     assert "<th>mean rank over (seed, fold) pairs</th>" in head and "<th>rank</th>" not in head
     across = rank_across(rows, ["gmean"])
-    page = report.rankings_html(across.friedman, across.scott_knott, title="a", metrics=["gmean"])
+    page = statistics.rankings_html(
+        across.friedman, across.scott_knott, title="a", metrics=["gmean"]
+    )
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
     assert "<th>mean rank over datasets</th>" in head and "<th>place by mean rank</th>" in head
     # the place follows the mean rank in every family

@@ -2,7 +2,7 @@
 
 The table of the section "Subpackages: what each owns and may import" is the one source of the
 rules: in its last column, each name in backticks outside parentheses is a subpackage (any of its
-modules) or one module (``study.pages``) that the row's subpackage may import; the words in
+modules) or one module of one (``metrics.properties``) that the row's subpackage may import; the words in
 parentheses are the reason. These tests read that table, then follow every import of every module
 (``import x``, ``from x import y``, relative imports resolved, at module level and inside
 functions; the compiled ``.pyx`` sources' ``import``, ``cimport`` and ``from ... import`` lines)

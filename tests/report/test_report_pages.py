@@ -1,4 +1,4 @@
-"""HTML pages of the test and bias tables (delaycv.study.report), as the workflow's report shows them."""
+"""HTML pages of the test and bias tables (delaycv.report.statistics), as the workflow's report shows them."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from delaycv.report import statistics
 from delaycv.stats.bias import bias_tests
 from delaycv.stats.learner_tests import run_tests
-from delaycv.study import report
 from tests.support.fold_tables import fold_table, hand_table, two_streams
 
 
@@ -62,7 +62,7 @@ def tests():
 
 
 def test_tests_page_has_a_readable_section_per_metric_and_reference(tests):
-    page = report.tests_html(
+    page = statistics.tests_html(
         tests, title="Pairwise learner tests: dataset synth", metrics=["brier", "accuracy"]
     )
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "http" not in page
@@ -75,9 +75,9 @@ def test_tests_page_has_a_readable_section_per_metric_and_reference(tests):
         "accuracy on observed labels (fading estimator; higher is better)",
         "accuracy on true labels (fading estimator; higher is better)",
     ]
-    assert [h for h, _, _ in Tables(report.tests_html(tests, title="t")).sections][0].startswith(
-        "accuracy on observed"
-    )
+    assert [h for h, _, _ in Tables(statistics.tests_html(tests, title="t")).sections][
+        0
+    ].startswith("accuracy on observed")
     _, head, rows = parsed.sections[2]
     assert head[:4] == ["policy", "checkpoint", "learner a", "learner b"]
     sub = tests[(tests.metric == "accuracy") & (tests.reference == "observed")]
@@ -128,14 +128,14 @@ def test_pages_escape_names_and_show_missing_values():
             "sign_p": [np.nan],
         }
     )
-    page = report.tests_html(tests, title="x < y")
+    page = statistics.tests_html(tests, title="x < y")
     assert "<script>" not in page and "&lt;script&gt;" in page and "a&amp;b" in page
     assert "<title>x &lt; y</title>" in page
     ((_, head, rows),) = Tables(page).sections
     cell = dict(zip(head, rows[0][1], strict=True))
     assert cell["mean a"] == "n/a" and cell["a − b [95 % CI]"] == "n/a"
     assert cell["result"] == "no test"
-    assert "The table is empty" in report.tests_html(tests.iloc[:0], title="t")
+    assert "The table is empty" in statistics.tests_html(tests.iloc[:0], title="t")
 
 
 def bias_rows(metric, biases, p_holm):
@@ -167,7 +167,7 @@ def test_bias_page_reads_the_direction_of_significant_biases():
         ],
         ignore_index=True,
     )
-    parsed = Tables(report.bias_html(bias, title="bias", alpha=0.05))
+    parsed = Tables(statistics.bias_html(bias, title="bias", alpha=0.05))
     assert [h for h, _, _ in parsed.sections] == [
         "gmean (fading estimator; higher is better)",
         "brier (fading estimator; lower is better)",
@@ -182,14 +182,16 @@ def test_bias_page_reads_the_direction_of_significant_biases():
     assert dict(zip(head, rows[0][1], strict=True))["observed − true [95 % CI]"] == (
         "+0.040 [+0.030, +0.050]"
     )
-    assert re.search(r"α = 0\.05", report.bias_html(bias, title="b", alpha=0.05))
+    assert re.search(r"α = 0\.05", statistics.bias_html(bias, title="b", alpha=0.05))
 
 
 def test_contrasts_page_reads_each_policy_against_the_reference():
     from delaycv.stats.contrasts import policy_contrasts
 
     contrasts = policy_contrasts(hand_table(), metrics=["gmean", "tp"])
-    page = report.contrasts_html(contrasts, title="contrasts", alpha=0.2, metrics=["gmean", "tp"])
+    page = statistics.contrasts_html(
+        contrasts, title="contrasts", alpha=0.2, metrics=["gmean", "tp"]
+    )
     parsed = Tables(page)
     headings = [h for h, _, _ in parsed.sections]
     assert [h.split(" — ")[0] for h in headings] == [
@@ -214,15 +216,15 @@ def test_contrasts_page_reads_each_policy_against_the_reference():
     spec = {"positions": [1000, 2000]}
     table = two_streams()
     for page in (
-        report.contrasts_html(
+        statistics.contrasts_html(
             policy_contrasts(table, metrics=["gmean"], checkpoints=spec, resamples=100),
             title="c",
             alpha=0.05,
         ),
-        report.tests_html(
+        statistics.tests_html(
             run_tests(table, metrics=["gmean"], checkpoints=spec, resamples=100), title="t"
         ),
-        report.bias_html(
+        statistics.bias_html(
             bias_tests(table, metrics=["gmean"], checkpoints=spec, resamples=100),
             title="b",
             alpha=0.05,

@@ -95,6 +95,7 @@ def test_cli_merge_compare_rank_and_plot_write_the_workflow_s_files(workdir, tmp
 def test_the_stage_functions_write_the_workflow_s_files(workdir, tmp_path):
     from delaycv.stages.compare import compare
     from delaycv.stages.merge import merge
+    from delaycv.stats.settings import make_compare_settings
 
     results = workdir / "results"
     config = yaml.safe_load((workdir / "config.yaml").read_text())
@@ -108,9 +109,7 @@ def test_the_stage_functions_write_the_workflow_s_files(workdir, tmp_path):
     result = compare(
         results / "merged" / "other.parquet",
         tmp_path / "other",
-        **config["tests"],
-        reference_policy="ideal",
-        bias=True,
+        make_compare_settings(**config["tests"], reference_policy="ideal", bias=True),
         dataset="other",
         progress=lines.append,
     )

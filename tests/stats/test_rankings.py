@@ -525,7 +525,7 @@ def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
 
 
 def test_rankings_html_tables(table):
-    from delaycv.study.report import rankings_html
+    from delaycv.report.statistics import rankings_html
 
     out = rank_across(table, ["gmean", "fpr_1"], ranked=["policy"])
     page = rankings_html(

@@ -8,9 +8,7 @@ dry run plans) is tested in tests/workflow/test_workflow_dag_and_reruns.py.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -323,43 +321,16 @@ def test_check_code_passes_for_the_workflow_s_package_and_names_a_foreign_one(mo
     digests.check_code("evaluate", "0123456789abcdef")
 
 
-@pytest.mark.parametrize("keep", ["", "1"])
-def test_end_job_flushes_and_skips_the_teardown_unless_asked_to_keep_it(tmp_path, keep):
-    """A rule script ends with end_job: what it printed is in its log, the exit status is 0, and
-    Python's teardown (here an atexit handler) runs only with DELAYCV_KEEP_TEARDOWN=1."""
-    log = tmp_path / "job.log"
-    code = (
-        "import atexit, sys\n"
-        f"sys.stdout = sys.stderr = open({str(log)!r}, 'w')\n"  # buffered, as a job's log
-        "atexit.register(lambda: print('teardown', file=sys.__stdout__, flush=True))\n"
-        "from delaycv.study.digests import end_job\n"
-        "print('outputs written')\n"
-        "end_job()\n"
-        "print('after end_job')\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k != digests.KEEP_TEARDOWN_VARIABLE}
-    env[digests.KEEP_TEARDOWN_VARIABLE] = keep
-    proc = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    if keep:
-        assert log.read_text() == "outputs written\nafter end_job\n"
-        assert proc.stdout == "teardown\n"
-    else:
-        assert log.read_text() == "outputs written\n"
-        assert proc.stdout == ""
-
-
 def test_a_new_stage_module_is_a_new_stage(package):
     """The stages are the modules of delaycv.stages (not those beginning with an underscore,
     the stages' helpers): a new module is all a new stage takes, its digest the closure of it."""
     assert digests.stage_names(package) == tuple(sorted(digests.STAGE_MODULES))
-    (package / "stages" / "report_only.py").write_text("from delaycv.study import report\n")
+    (package / "stages" / "report_only.py").write_text("from delaycv.report import statistics\n")
     (package / "stages" / "_helper.py").write_text("x = 1\n")
     assert "report_only" in digests.stage_names(package)
     assert "_helper" not in digests.stage_names(package)
     closure = digests.module_closure(["delaycv.stages.report_only"], package)
-    assert {"delaycv.stages", "delaycv.study.report"} <= set(closure)
+    assert {"delaycv.stages", "delaycv.report.statistics"} <= set(closure)
 
 
 def test_a_compiled_module_loaded_by_name_counts_with_its_loader(tmp_path):

@@ -489,7 +489,7 @@ def test_the_figures_may_show_several_metrics(tmp_path):
     """figures.metric: one name or a list (a set of figures each); each name is checked."""
     from delaycv.common.errors import ConfigError
     from delaycv.study.loading import load_study
-    from delaycv.study.runs import figure_metrics
+    from delaycv.study.stage_settings import figure_metrics
 
     study = tmp_path / "s.yaml"
     base = (

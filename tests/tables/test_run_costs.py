@@ -1,5 +1,5 @@
-"""What a run costs (issue 33 §5): the meter (delaycv.tables.usage), run.json's keys from the command
-line, the runs table and its page (delaycv.tables.costs), ``delaycv merge --runs-out``.
+"""What a run costs: the meter (delaycv.tables.usage), run.json's keys from the command line, the
+runs table (delaycv.tables.costs) and its page (delaycv.report.runs), ``delaycv merge --runs-out``.
 
 The workflow's side (scripts/evaluate.py's run.json, merge_all's runs table and the report's page)
 is checked by tests/workflow/test_workflow_run.py on a real run of the tiny config.
@@ -23,8 +23,10 @@ import pytest
 from delaycv.cli import main
 from delaycv.common.errors import InputError
 from delaycv.data.stream import write_stream
+from delaycv.report.runs import runs_html
+from delaycv.stages.merge import merge
 from delaycv.tables import usage
-from delaycv.tables.costs import RUN_COLUMNS, runs_html, runs_table, write_runs
+from delaycv.tables.costs import RUN_COLUMNS, runs_table, write_runs
 from tests.support.engine_bruteforce import random_stream
 from tests.support.paths import REPO
 
@@ -314,16 +316,13 @@ def test_a_run_given_twice_or_without_run_json_is_refused(runs, tmp_path):
 
 
 def test_the_page_shows_each_run_and_the_totals(runs, tmp_path):
-    table = write_runs(
-        runs,
-        parquet=tmp_path / "runs.parquet",
-        csv=tmp_path / "runs.csv",
-        html=tmp_path / "runs.html",
-    )
+    table = write_runs(runs, parquet=tmp_path / "runs.parquet", csv=tmp_path / "runs.csv")
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "runs.parquet"), table)
     csv = pd.read_csv(tmp_path / "runs.csv")
     assert list(csv.columns) == list(RUN_COLUMNS)
     assert csv["ram_hours"].iloc[:2].tolist() == pytest.approx(table["ram_hours"].iloc[:2])
+    # the merge stage (the workflow's merge_all) writes the page of the report
+    merge(runs, tmp_path / "merged.parquet", runs_page=tmp_path / "runs.html")
     page = (tmp_path / "runs.html").read_text()
     assert page == runs_html(table)
     for header in ("peak memory (MiB)", "RAM-hours (GiB h)", "job CPU (s)", "mean memory (MiB)"):

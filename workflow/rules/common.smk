@@ -31,8 +31,14 @@ if (WORKFLOW_ROOT / "delaycv" / "__init__.py").is_file():
             )
         )
 
+from delaycv.common import choices
 from delaycv.study.datasets import stream_file
 from delaycv.study.loading import check_study_file, load_study
+from delaycv.study.stage_settings import (
+    compare_settings,
+    figure_settings,
+    ranking_settings,
+)
 from delaycv.study.runs import (
     RUN_KEY_LENGTH,
     canonical_json,
@@ -240,25 +246,18 @@ EVALUATION_OPTIONS = canonical_json(
         "options": evaluation_options(CONFIG),
     }
 )
-TEST_OPTIONS = canonical_json(CONFIG["tests"])
-# what the rankings use, and only that (a change of tests.resamples does not rerun them)
-RANKING_OPTIONS = canonical_json(
-    {
-        **CONFIG["rankings"],
-        "tests": {
-            k: CONFIG["tests"][k]
-            for k in ("metrics", "references", "checkpoints", "alpha")
-        },
-        "figures": {
-            k: CONFIG["figures"][k] for k in ("metric", "reference", "formats", "dpi")
-        },
-    }
-)
+# The settings of the compare, rankings and figures stages (delaycv.study.stage_settings: each
+# reads what its stage uses, and only that, so that a change of tests.resamples does not rerun
+# the rankings), checked by their makers, as canonical JSON params of their rules (their records)
+COMPARE = compare_settings(CONFIG)
+RANKINGS = ranking_settings(CONFIG)
+FIGURES = figure_settings(CONFIG)
+COMPARE_SETTINGS = canonical_json(COMPARE.record())
+RANKING_SETTINGS = canonical_json(RANKINGS.record())
+FIGURE_SETTINGS = canonical_json(FIGURES.record())
 POLICY_SPECS = canonical_json({p: policy_spec(CONFIG, p) for p in POLICIES})
 # the reference policy of the policy contrasts (None: no contrasts)
-CONTRAST_REFERENCE = CONFIG["contrasts"]["reference"]
-CONTRAST_OPTIONS = canonical_json(CONFIG["contrasts"])
-FIGURE_OPTIONS = canonical_json(CONFIG["figures"])
+CONTRAST_REFERENCE = COMPARE.reference_policy
 
 
 # The figures of delaycv.figures.figure_set.draw_figures, by the first part of their file names, as the report
@@ -273,7 +272,8 @@ FIGURE_KINDS = {
     "sensitivity": "sensitivity to the waiting time",
     "contrasts": "difference to the reference policy",
 }
-FIGURE_FORMATS = "{format,png|pdf}"
+# (every format a figure may have: delaycv.common.choices.FIGURE_FORMATS)
+FIGURE_FORMATS = "{format,%s}" % "|".join(choices.FIGURE_FORMATS)
 FIGURE_PATTERN = "{figure,%s}_{name}.%s" % ("|".join(FIGURE_KINDS), FIGURE_FORMATS)
 
 

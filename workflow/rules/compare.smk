@@ -62,13 +62,12 @@ rule compare:
         mem_mb=by_attempt(4000),
         runtime=by_attempt(60),
     params:
-        tests=TEST_OPTIONS,
+        settings=COMPARE_SETTINGS,
         code=CODE["compare"],
-        # for the captions (the raw config may lack keys that have defaults)
-        alpha=CONFIG["tests"]["alpha"],
-        resamples=CONFIG["tests"]["resamples"],
-        metrics=", ".join(CONFIG["tests"]["metrics"]),
-        contrasts=CONTRAST_OPTIONS,
+        # for the captions
+        alpha=COMPARE.alpha,
+        resamples=COMPARE.resamples,
+        metrics=", ".join(COMPARE.metrics),
         reference_policy=CONTRAST_REFERENCE or "",
     script:
         "../../scripts/compare.py"

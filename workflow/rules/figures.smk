@@ -24,14 +24,13 @@ rule figures:
         mem_mb=by_attempt(4000),
         runtime=by_attempt(30),
     params:
-        figures=FIGURE_OPTIONS,
-        tests=TEST_OPTIONS,
+        settings=FIGURE_SETTINGS,
         # the policies' specs: the sensitivity figure's windows (names are only labels)
         policies=POLICY_SPECS,
         code=CODE["figures"],
-        # for the captions (the raw config may lack keys that have defaults)
-        metric=CONFIG["figures"]["metric"],
-        reference=CONFIG["figures"]["reference"],
-        alpha=CONFIG["tests"]["alpha"],
+        # for the captions
+        metric=list(FIGURES.metrics),
+        reference=FIGURES.reference,
+        alpha=FIGURES.alpha,
     script:
         "../../scripts/figures.py"

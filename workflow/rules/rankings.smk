@@ -63,11 +63,12 @@ rule rankings:
         mem_mb=by_attempt(4000),
         runtime=by_attempt(60),
     params:
-        rankings=RANKING_OPTIONS,
+        settings=RANKING_SETTINGS,
         code=CODE["rankings"],
         # for the caption
-        version=CONFIG["rankings"]["version"],
-        alpha=CONFIG["tests"]["alpha"],
+        version=RANKINGS.version,
+        alpha=RANKINGS.alpha,
+        figure_metrics=", ".join(RANKINGS.figure_metrics),
         datasets=len(DATASETS),
     script:
         "../../scripts/rankings.py"

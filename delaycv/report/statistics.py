@@ -17,9 +17,9 @@ from html import escape
 import pandas as pd
 
 from delaycv.metrics.properties import higher_is_better
-from delaycv.study import pages
+from delaycv.report import pages
 
-#: the rules of this module's rows beside the pages' shared style (delaycv.study.pages)
+#: the rules of this module's rows beside the pages' shared style (delaycv.report.pages)
 _ROWS_STYLE = """
 tr.sig td { font-weight: bold; }
 p.direction { margin: 0.2em 0 0.5em; color: #444; }
