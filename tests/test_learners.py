@@ -8,8 +8,9 @@ from engine_bruteforce import OrderLearner, WeightedOrderLearner
 from river import compose, dummy, forest, imblearn, linear_model, naive_bayes, preprocessing, tree
 
 from delaycv.common.errors import ConfigError
+from delaycv.engine.learners import make_learner
 from delaycv.protocol.learner_contract import accepts_weight, trainer
-from delaycv.protocol.learners import learner_label, make_learner, resolve_class, validate_learner
+from delaycv.protocol.learners import learner_label, resolve_class, validate_learner
 
 
 def test_names_resolve():

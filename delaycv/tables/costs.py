@@ -1,7 +1,9 @@
 """What the runs cost: the table of runs (one row per run, from its ``run.json``) and its HTML page.
 
 :func:`runs_table` reads the ``run.json`` of run directories into one table (:data:`RUN_COLUMNS`):
-the run keys, its size (instances, folds, checkpoints), the evaluation's wall and CPU seconds (the
+the run keys, its size (instances, folds, checkpoints), the share of its predictions that came
+without a probability (each read as P(1) = 0.5: the engine counts them for every learner, and warns
+above :data:`delaycv.protocol.learner_contract.NO_PROBABILITY_WARN`), the evaluation's wall and CPU seconds (the
 engine's), and the process's: wall and CPU seconds, peak resident memory and RAM-hours
 (:mod:`delaycv.tables.usage` defines them). A value the run did not measure (``--no-timing``, a run
 written before delaycv measured it) is NaN. :func:`runs_html` is the page of the workflow's
@@ -23,6 +25,7 @@ import pandas as pd
 
 from delaycv.common.atomic import atomic_path
 from delaycv.common.errors import InputError
+from delaycv.protocol.learner_contract import NO_PROBABILITY_WARN
 from delaycv.study import pages
 from delaycv.tables.merge import RUN_KEYS, claim_run
 from delaycv.tables.results import RUN_FILE, write_table
@@ -42,8 +45,11 @@ COST_COLUMNS = (
     "peak_rss_bytes",
     "ram_hours",
 )
+#: The share of the run's predictions (every fold's) without a probability (``run.json``'s
+#: ``no_probability_share``, else its folds' counts).
+SHARE_COLUMN = "no_probability_share"
 #: The columns of the runs table, in order.
-RUN_COLUMNS = (*RUN_KEYS, *SIZE_COLUMNS, *COST_COLUMNS)
+RUN_COLUMNS = (*RUN_KEYS, *SIZE_COLUMNS, SHARE_COLUMN, *COST_COLUMNS)
 
 
 def run_info_path(path: str | os.PathLike) -> Path:
@@ -101,6 +107,7 @@ def runs_table(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
         row["instances"] = info.get("instances")
         row["folds"] = len(info.get("folds") or [])
         row["checkpoints"] = info.get("checkpoints")
+        row[SHARE_COLUMN] = _share(info)
         row.update({c: _number(info.get(c)) for c in COST_COLUMNS})
         rows.append(row)
     if not rows:
@@ -110,9 +117,20 @@ def runs_table(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
         table[column] = table[column].astype(str)
     for column in ("seed", *SIZE_COLUMNS):
         table[column] = table[column].astype("int64")
-    for column in COST_COLUMNS:
+    for column in (SHARE_COLUMN, *COST_COLUMNS):
         table[column] = table[column].astype("float64")
     return table
+
+
+def _share(info: dict) -> float:
+    """The run's share of predictions without a probability: ``run.json`` says it, or (a run
+    written before it did) its folds' counts give it; NaN where neither does."""
+    if SHARE_COLUMN in info:
+        return _number(info[SHARE_COLUMN])
+    folds = info.get("folds") or []
+    seen = sum(_number(f.get("seen")) for f in folds if isinstance(f, dict))
+    missing = sum(_number(f.get("no_probability")) for f in folds if isinstance(f, dict))
+    return missing / seen if seen > 0 else math.nan
 
 
 # --------------------------------------------------------------------------- the HTML page
@@ -130,6 +148,10 @@ def _fixed(digits: int):
 
 def _mib(value) -> str:
     return f"{value / MIB:,.1f}" if math.isfinite(value) else "n/a"
+
+
+def _percent(value) -> str:
+    return f"{100 * value:.1f}" if math.isfinite(value) else "n/a"
 
 
 def _ram_hours(value) -> str:
@@ -212,7 +234,10 @@ def runs_html(table: pd.DataFrame, *, title: str = "Runs: time and memory") -> s
         "every 0.2 s); <em>mean memory</em> is RAM-hours divided by the wall hours. MOA's "
         "RAM-hours instead multiply the model's own size by CPU hours: see docs/engine.md, "
         "\u201cResource use\u201d. n/a: not measured (a run written with "
-        "<code>--no-timing</code>)."
+        "<code>--no-timing</code>). <em>No probability</em> is the share of the run's "
+        "predictions (all folds) for which the learner gave no probability, each read as "
+        "P(1) = 0.5: the metrics measure no model there (a run warns above "
+        f"{NO_PROBABILITY_WARN:.0%})."
     )
     keys = [("dataset", "dataset"), ("learner", "learner")]
     totals = _html_table(
@@ -227,6 +252,7 @@ def runs_html(table: pd.DataFrame, *, title: str = "Runs: time and memory") -> s
         [
             ("instances", "instances", _fixed(0)),
             ("folds", "folds", _fixed(0)),
+            ("no probability (%)", SHARE_COLUMN, _percent),
             ("evaluation wall (s)", "wall_seconds", _fixed(1)),
             *_COST_CELLS,
         ],
