@@ -187,8 +187,13 @@ def run_rows(fold, view, slots, lo: int, hi: int, state) -> None:
     loop runs them up to each checkpoint, and the fold's ``checkpoint`` is taken there. A Java
     exception is marked with its instance (the fold's ``note_instance``); one that is Java's
     ``OutOfMemoryError`` becomes the heap's one-line error."""
-    arrays = _chunk_arrays(view, slots)
-    mine = _fold_chunk(fold, view, arrays, state)
+    try:  # (the chunk's and the fold's Java arrays: made at the chunk's first rows)
+        arrays = _chunk_arrays(view, slots)
+        mine = _fold_chunk(fold, view, arrays, state)
+    except Exception as err:
+        if machine.is_out_of_memory(err):
+            raise machine.out_of_memory() from None
+        raise
     run = _classes()["FoldRows"].run
     chunk, record, counters = arrays["chunk"], mine.record, mine.counters
     start = view.start
