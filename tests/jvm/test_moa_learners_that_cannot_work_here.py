@@ -286,7 +286,7 @@ def test_a_heap_that_cannot_be_is_refused_before_the_jvm_starts(moa, small_strea
     assert not (tmp_path / "r").exists()
 
 
-def test_a_heap_within_bounds_is_the_heap_and_one_per_process(moa):
+def test_a_heap_is_checked_against_its_bounds_without_java():
     from delaycv.protocol.moa_spec import check_heap, machine_memory
 
     assert check_heap("16m") == "16m" and check_heap(" 4g ") == "4g"
