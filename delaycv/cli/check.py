@@ -38,17 +38,21 @@ def run(args) -> int:
     from delaycv.study.loading import load_study
     from delaycv.study.runs import runs
 
-    # the config's warnings (a deprecated spelling): one line each on stderr, as the others'
+    # the config's warnings (a deprecated spelling) and the Java fold loop's (a jar not used):
+    # one line each on stderr, as the others'
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("delaycv: warning: %(message)s"))
-    logger = logging.getLogger("delaycv.study")
-    logger.addHandler(handler)
-    propagate, logger.propagate = logger.propagate, False
+    loggers = [logging.getLogger(name) for name in ("delaycv.study", "delaycv.jvm")]
+    propagate = [logger.propagate for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.propagate = False
     try:
         study = load_study(args.files, cwd=os.getcwd())
     finally:
-        logger.removeHandler(handler)
-        logger.propagate = propagate
+        for logger, before in zip(loggers, propagate, strict=True):
+            logger.removeHandler(handler)
+            logger.propagate = before
 
     nouns = {
         "datasets": ("dataset", "datasets"),

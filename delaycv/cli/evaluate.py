@@ -32,7 +32,7 @@ from delaycv.cli import options
 from delaycv.common import choices, defaults
 from delaycv.common.errors import ConfigError, InputError
 from delaycv.protocol import policies
-from delaycv.protocol.learners import MOA_PREFIX
+from delaycv.protocol.moa_spec import MOA_PREFIX
 
 
 def parse_value(text: str) -> Any:
@@ -242,14 +242,14 @@ def learner_spec_from(args) -> dict:
                 )
             spec = {**spec, "params": {**(spec.get("params") or {}), **parse_params(args.param)}}
         return spec
-    if text.startswith(MOA_PREFIX):  # a MOA classifier's command line (delaycv.jvm)
+    if text.startswith(MOA_PREFIX):  # a MOA classifier's command line (make_settings reads it)
         if args.param:
             raise ConfigError(
                 "--param sets a river learner's parameters",
                 location="option --param",
                 expected="a MOA learner's options inside its string: --learner 'moa:trees.HoeffdingTree -g 200'",
             )
-        return {"moa": text.removeprefix(MOA_PREFIX)}
+        return text
     spec: dict[str, Any] = {"class": text}
     params = parse_params(args.param)
     if params:
@@ -429,20 +429,23 @@ class _OptionsFormatter(logging.Formatter):
 
 @contextlib.contextmanager
 def _warnings_on_stderr(learner_from_file: bool = False) -> Iterator[None]:
-    """The engine's warnings (logger ``delaycv.engine``) as ``delaycv: warning: ...`` lines on
-    stderr while the block runs (and only there: not passed on to other handlers), naming the
-    options where the engine names keys (``run.json`` keeps the engine's words)."""
-    logger = logging.getLogger("delaycv.engine")
+    """The engine's warnings (logger ``delaycv.engine``) and those about the Java fold loop
+    (``delaycv.jvm``) as ``delaycv: warning: ...`` lines on stderr while the block runs (and only
+    there: not passed on to other handlers), naming the options where the engine names keys
+    (``run.json`` keeps the engine's words)."""
+    loggers = [logging.getLogger(name) for name in ("delaycv.engine", "delaycv.jvm")]
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_OptionsFormatter(learner_from_file))
-    propagate = logger.propagate
-    logger.addHandler(handler)
-    logger.propagate = False
+    propagate = [logger.propagate for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.propagate = False
     try:
         yield
     finally:
-        logger.removeHandler(handler)
-        logger.propagate = propagate
+        for logger, before in zip(loggers, propagate, strict=True):
+            logger.removeHandler(handler)
+            logger.propagate = before
 
 
 @contextlib.contextmanager
@@ -478,12 +481,12 @@ def _evaluate(args, meter) -> int:
     export = _moa_export(args, folds)
     out = check_output(args.out, directory=True)
     stream = open_stream(args.stream)  # read chunk by chunk as the run goes
-    probe_learner(stream, settings.learner)
     if not args.dataset and "dataset" not in stream.metadata:
         settings = replace(settings, names={**settings.names, "dataset": Path(args.stream).stem})
     what = _being_written(args, export)
     learner_from_file = Path(args.learner).suffix.lower() in (".json", ".yaml", ".yml")
     with _warnings_on_stderr(learner_from_file):
+        probe_learner(stream, settings.learner)
         result = evaluate(
             stream,
             settings,

@@ -50,6 +50,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from delaycv.common.errors import ConfigError, InputError
+from delaycv.data.formats import read_table
 from delaycv.data.mapping import (
     INF_MODES,
     Mapping,
@@ -65,7 +66,6 @@ from delaycv.data.readers import (
     TEXT_KINDS,
     RawTable,
     parse_dates,
-    read_table,
 )
 from delaycv.data.stream import BASE_COLUMNS, EFFORT_COLUMN, Stream, write_stream
 from delaycv.data.timeunits import (

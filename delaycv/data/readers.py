@@ -254,31 +254,3 @@ def parse_dates(values: pa.ChunkedArray | pa.Array | list, fmt: str) -> tuple[np
         stamps = parsed[ok].dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
         secs[ok] = stamps.astype("datetime64[s]").astype(np.int64).astype(np.float64)
     return secs, int(bad[0]) if bad.size else -1
-
-
-def read_table(
-    path: str | os.PathLike,
-    *,
-    format: str | None = None,
-    text_columns: tuple[str, ...] | list[str] = (),
-    drop_truncated_last_line: bool = False,
-) -> RawTable:
-    """Read an ARFF or CSV file (format from ``format`` or the file suffix) into a RawTable.
-
-    ``text_columns`` applies to CSV (columns read as text, not numbers); ARFF types come from its
-    header.
-    """
-    from delaycv.data import arff, csv
-
-    fmt = (format or Path(path).suffix.lstrip(".")).lower()
-    if fmt == "arff":
-        return arff.read_arff(path, drop_truncated_last_line=drop_truncated_last_line)
-    if fmt == "csv":
-        return csv.read_csv(
-            path, text_columns=text_columns, drop_truncated_last_line=drop_truncated_last_line
-        )
-    raise InputError(
-        f"unknown input format {fmt!r}",
-        path=str(path),
-        expected="a .arff or .csv file (or format: arff|csv)",
-    )

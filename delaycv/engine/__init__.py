@@ -38,10 +38,12 @@ The engine is a package, one idea per module:
   still be released, and one chunk's view);
 - :mod:`~delaycv.engine.checkpoints`, :mod:`~delaycv.engine.tables` (the fold table and its
   summary), :mod:`~delaycv.engine.progress`, :mod:`~delaycv.engine.parallel` (folds in
-  processes).
+  processes);
+- :mod:`~delaycv.engine.learners`: a fold's learner from its spec, river's or MOA's.
 
 Imports: :mod:`delaycv.common`, :mod:`delaycv.data` (the stream), :mod:`delaycv.metrics`,
-:mod:`delaycv.protocol` (the settings, learners and releases).
+:mod:`delaycv.protocol` (the settings, learners and releases), :mod:`delaycv.jvm` (a MOA learner,
+in :mod:`~delaycv.engine.learners` only when one is asked for).
 """
 
 from __future__ import annotations

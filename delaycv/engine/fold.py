@@ -42,10 +42,10 @@ import pandas as pd
 from delaycv import metrics as _metrics
 from delaycv.engine import compiled
 from delaycv.engine.chunk import ChunkView, Slots, at_once
+from delaycv.engine.learners import make_learner
 from delaycv.engine.progress import PROGRESS_BLOCK
 from delaycv.metrics.effort import EffortCurve
 from delaycv.protocol.learner_contract import positive_probability, trainer
-from delaycv.protocol.learners import make_learner
 from delaycv.protocol.validation import INSPECTION, NOISE, fold_rng, learner_seed
 
 #: Evaluations buffered per fold before they are handed to the metric states between checkpoints.
@@ -98,7 +98,12 @@ class RowState:
 class FoldLoop:
     """The state of one fold: learner, metric states, the per-instance state of the instances
     whose labels may still be released (slots aligned with :class:`~delaycv.engine.chunk.Slots`),
-    counters and table rows."""
+    counters and table rows. A learner's own loop (``run_rows``: the Java loop of MOA learners)
+    is given the fold, and calls its :meth:`checkpoint` and :meth:`note_instance`
+    (:mod:`delaycv.protocol.learner_contract`)."""
+
+    #: mark an exception raised while instance m was processed (:func:`note_instance`)
+    note_instance = staticmethod(note_instance)
 
     def __init__(
         self,

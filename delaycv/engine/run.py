@@ -15,6 +15,7 @@ from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.data.stream import StreamFile, has_effort
 from delaycv.engine.checkpoints import checkpoint_positions
 from delaycv.engine.folds import one_line, run_folds
+from delaycv.engine.learners import make_learner
 from delaycv.engine.parallel import run_parallel
 from delaycv.engine.progress import Progress
 from delaycv.engine.tables import RUN_KEYS, folds_table, summarize
@@ -27,11 +28,12 @@ from delaycv.engine.windows import (
 )
 from delaycv.metrics.effort import describe_scope
 from delaycv.protocol.learner_contract import (
+    NO_PROBABILITY_WARN,
     PROBABILITY_EXPECTED,
     UnusableProbability,
     positive_probability,
 )
-from delaycv.protocol.learners import for_stream, learner_label, make_learner
+from delaycv.protocol.learners import for_stream, learner_label
 from delaycv.protocol.settings import RunSettings
 
 #: The engine's warnings (also in ``result.info["warnings"]``): the command line shows them as
@@ -77,21 +79,44 @@ def effort_record(metadata: dict, estimator) -> dict:
     }
 
 
+def no_probability_share(outputs) -> float | None:
+    """The share of the run's predictions (every fold's) that came without a probability
+    (``no_probability``: read as P(1) = 0.5); None for a run of no prediction."""
+    seen = sum(o.info.get("seen", 0) for o in outputs)
+    missing = sum(o.info.get("no_probability", 0) for o in outputs)
+    return missing / seen if seen else None
+
+
 def learner_warnings(outputs, settings: RunSettings, n: int) -> list[str]:
     """The run's warnings about its learner: the folds in which it never gave a probability
     (``predict_proba_one`` returned an empty dict, or zeros, for every instance: each prediction
-    read as P(1) = 0.5); a MOA learner's votes that were no probabilities
+    read as P(1) = 0.5), else a share of its predictions without one above
+    :data:`NO_PROBABILITY_WARN`; a MOA learner's votes that were no probabilities
     (:class:`~delaycv.jvm.learner.MoaClassifier`)."""
     out = []
+    side = "positive" if settings.threshold < 0.5 else "negative"
     never = [o.fold for o in outputs if o.info.get("no_probability", 0) >= n]
+    share = no_probability_share(outputs)
     if never:
-        side = "positive" if settings.threshold < 0.5 else "negative"
         folds = "fold" if len(never) == 1 else "folds"
         out.append(
             f"the learner {learner_label(settings.learner)} never gave a probability in {folds} "
             f"{', '.join(map(str, never))}: its predict_proba_one returned an empty dict (or "
             f"zeros) for all {n} instances, each read as P(1) = 0.5 ({side} at threshold "
             f"{settings.threshold:g}): the metrics there measure no model"
+        )
+    elif share is not None and share > NO_PROBABILITY_WARN:
+        shares = [o.info.get("no_probability", 0) / n for o in outputs]
+        spread = (
+            f"{min(shares):.1%} to {max(shares):.1%} by fold" if len(shares) > 1 else "one fold"
+        )
+        out.append(
+            f"the learner {learner_label(settings.learner)} gave no probability for "
+            f"{share:.1%} of its predictions ({spread}; a run warns above "
+            f"{NO_PROBABILITY_WARN:.0%}): its predict_proba_one returned an empty dict (or "
+            f"zeros; a MOA learner: no votes, or all zero), each read as P(1) = 0.5 ({side} at "
+            f"threshold {settings.threshold:g}): the metrics measure no model there "
+            "(run.json's no_probability_share, the report's runs page)"
         )
     odd = {o.fold: o.info["votes_as_class"] for o in outputs if o.info.get("votes_as_class")}
     if odd:
@@ -252,6 +277,8 @@ def _run_info(stream, settings: RunSettings, outputs, keys: dict, positions, bef
         "instances_held": max(o.held for o in outputs),
         "specs": settings.record(),
         "effort": effort_record(stream.metadata, settings.estimator),
+        # the predictions without a probability (each read as P(1) = 0.5), of every fold's
+        "no_probability_share": no_probability_share(outputs),
         "warnings": before,
     }
     after = learner_warnings(outputs, settings, len(stream)) + released_nothing(

@@ -4,40 +4,35 @@ JPype runs one JVM per process, for the process's life: it cannot be stopped and
 nor survive a fork (the engine's worker processes come from a fork server that never starts one,
 so each worker starts its own). Its heap is Java's default (a quarter of the machine's memory)
 unless asked: the learner key ``heap`` (``{moa: "...", heap: 4g}``) or the environment variable
-``DELAYCV_JVM_HEAP`` sets ``-Xmx``. The heap is part of the process's resident memory, so a
-run's peak memory and RAM-hours (``run.json``) count it.
+``DELAYCV_JVM_HEAP`` sets ``-Xmx``, each checked before the JVM starts
+(:func:`delaycv.protocol.moa_spec.check_heap`: a size Java reads, at most the machine's memory).
+The heap is part of the process's resident memory, so a run's peak memory and RAM-hours
+(``run.json``) count it. A JVM that runs out of it is one line naming the heap and where it came
+from (:func:`out_of_memory`).
+
+What Java prints (MOA's stack traces, the warnings of the libraries in MOA's jar) goes nowhere:
+a MOA learner's failure is one line with MOA's own messages, made by :mod:`delaycv.jvm.learner`.
 """
 
 from __future__ import annotations
 
 import os
-import re
 
 from delaycv.common.errors import ConfigError
+from delaycv.protocol.moa_spec import HEAP_ENV, check_heap, gib, machine_memory
 
-#: the environment variable giving the heap (``-Xmx``) of a JVM started without a ``heap`` key
-HEAP_ENV = "DELAYCV_JVM_HEAP"
-_HEAP = re.compile(r"^[1-9][0-9]*[kKmMgG]?$")
 JPYPE_VERSION = "1.7.1"
 #: what to install for Java, in the error of a machine without it
 JAVA_EXPECTED = (
     "a Java runtime (8 or later): apt-get install openjdk-17-jre-headless, or conda install -c "
     "conda-forge openjdk; or JAVA_HOME set to one"
 )
+#: where a heap comes from when the environment variable sets it
+HEAP_VARIABLE = f"environment variable {HEAP_ENV}"
 
-_started_heap: list[str | None] = []  # the heap the JVM of this process started with
-
-
-def check_heap(heap, where: str = "key heap") -> str | None:
-    """``heap`` as Java's ``-Xmx`` takes it (``512m``, ``4g``, a byte count), or None."""
-    if heap is None:
-        return None
-    text = str(heap).strip()
-    if not _HEAP.match(text):
-        raise ConfigError(
-            f"heap {heap!r}", location=where, expected="a size such as 512m or 4g (Java's -Xmx)"
-        )
-    return text
+#: the JVM of this process once started: (its heap or None for Java's default, where the heap
+#: came from: a key, the environment variable, or None)
+_started: list[tuple[str | None, str | None]] = []
 
 
 def jpype():
@@ -53,26 +48,37 @@ def jpype():
     return jpype
 
 
-def start(heap: str | None = None) -> None:
-    """Start the JVM with the pinned jar (:func:`delaycv.jvm.jar.locate`) if it is not running;
-    a heap other than the running JVM's is an error (one JVM per process)."""
-    heap = check_heap(heap) or check_heap(os.environ.get(HEAP_ENV) or None, HEAP_ENV)
+def asked_heap(heap: str | None, where: str) -> tuple[str | None, str | None]:
+    """``(heap, where it came from)``: the learner's ``heap`` (at the key ``where``), else the
+    environment variable's (checked, naming it), else ``(None, None)``: Java's default."""
+    if heap is not None:
+        return check_heap(heap, where), where
+    from_env = check_heap(os.environ.get(HEAP_ENV) or None, HEAP_VARIABLE)
+    return (from_env, HEAP_VARIABLE) if from_env is not None else (None, None)
+
+
+def start(heap: str | None = None, where: str = "key learner.heap") -> None:
+    """Start the JVM with the pinned jar (:func:`delaycv.jvm.jar.locate`) if it is not running,
+    with ``heap`` (the learner's key ``where``; None: the environment variable's, else Java's
+    default). A heap other than the running JVM's is an error (one JVM per process); None
+    accepts the running JVM's."""
+    heap, source = asked_heap(heap, where)
     jp = jpype()
     if jp.isJVMStarted():
-        if _started_heap and heap is not None and heap != _started_heap[0]:
+        running = _started[0][0] if _started else None
+        if _started and source == where and heap != running:
             raise ConfigError(
-                f"heap {heap}: the JVM of this process runs with "
-                f"{_started_heap[0] or 'the default heap'}, and a process has one JVM",
-                location="key heap",
+                f"heap {heap}: the JVM of this process runs with {describe_heap()}, and a "
+                "process has one JVM",
+                location=where,
                 expected="the same heap for every MOA learner of a process",
             )
         return
+    from delaycv.jvm.build import TARGET, jar_status
     from delaycv.jvm.jar import locate
 
     jar = locate()
-    from delaycv.jvm import rows
-
-    classpath = [str(jar), *([str(rows.TARGET)] if rows.USABLE else [])]
+    classpath = [str(jar), *([str(TARGET)] if jar_status()[0] else [])]
     try:
         path = jp.getDefaultJVMPath()
     except Exception as err:  # JVMNotFoundException: no JAVA_HOME, no java on the PATH
@@ -86,7 +92,78 @@ def start(heap: str | None = None) -> None:
     # says so, leaves nothing partial). -XX:+DisableExplicitGC: JPype asks Java for a full
     # collection whenever Python's memory grows (9 on a 44k-row run, 0.4 s of CPU); delaycv
     # holds no Python handle per instance, so Java's own collections suffice.
-    jp.startJVM(
-        path, "-Xrs", "-XX:+DisableExplicitGC", *args, classpath=classpath, convertStrings=False
+    try:
+        jp.startJVM(
+            path,
+            "-Xrs",
+            "-XX:+DisableExplicitGC",
+            *args,
+            classpath=classpath,
+            convertStrings=False,
+        )
+    except Exception as err:  # JPype's "Unable to start JVM": its reason is on Java's stderr
+        raise ConfigError(
+            f"the JVM ({path}) did not start with {_heap_words(heap, source)}: {err}",
+            location=source or "MOA learner",
+            expected="a heap this machine can give (the learner's key heap or "
+            f"{HEAP_ENV}), and a working Java: {JAVA_EXPECTED}",
+        ) from None
+    _started[:] = [(heap, source)]
+    _quiet_java()
+
+
+def _quiet_java() -> None:
+    """Java's standard output and error go nowhere (a MOA learner's failure is one line with
+    MOA's messages; MOA prints stack traces and its libraries warnings on them)."""
+    from jpype import JClass
+
+    nowhere = JClass("java.io.PrintStream")(JClass("java.io.FileOutputStream")(os.devnull))
+    system = JClass("java.lang.System")
+    system.setOut(nowhere)
+    system.setErr(nowhere)
+
+
+def _heap_words(heap: str | None, source: str | None) -> str:
+    if heap is None:
+        return "Java's default heap"
+    return f"the heap {heap} ({source})"
+
+
+def describe_heap() -> str:
+    """The running JVM's heap in words: ``the heap 24m (environment variable
+    DELAYCV_JVM_HEAP)``, or ``Java's default heap of 5.9 GiB``."""
+    heap, source = _started[0] if _started else (None, None)
+    if heap is not None:
+        return _heap_words(heap, source)
+    from jpype import JClass
+
+    most = JClass("java.lang.Runtime").getRuntime().maxMemory()
+    return f"Java's default heap of {gib(most)}"
+
+
+def out_of_memory() -> ConfigError:
+    """The one-line error of a JVM that ran out of heap: the heap, where it came from, what to
+    do."""
+    heap, source = _started[0] if _started else (None, None)
+    memory = machine_memory()
+    has = f" (this machine has {gib(memory)})" if memory is not None else ""
+    return ConfigError(
+        f"the MOA learner ran out of memory: Java's OutOfMemoryError with {describe_heap()}",
+        location=source or "MOA learner",
+        expected=f"a larger heap: the MOA learner's key heap, or the environment variable "
+        f"{HEAP_ENV}{has}",
     )
-    _started_heap[:] = [heap]
+
+
+def is_out_of_memory(err: BaseException) -> bool:
+    """Whether ``err`` (a Java exception through JPype) is, or was caused by, Java's
+    ``OutOfMemoryError``."""
+    cause, seen = err, 0
+    while cause is not None and seen < 8:
+        get_class = getattr(cause, "getClass", None)
+        if callable(get_class) and str(get_class().getName()) == "java.lang.OutOfMemoryError":
+            return True
+        get_cause = getattr(cause, "getCause", None)
+        cause = get_cause() if callable(get_cause) else None
+        seen += 1
+    return False

@@ -6,57 +6,63 @@ The fold loop has three forms, with the same outputs bit for bit: Python
 call a learner's ``predict_proba_one`` and ``learn_one``; and, for MOA learners, Java: the same
 steps in the JVM, so that no instance crosses between Python and Java (about 5 us per fold and
 instance less with HoeffdingTree). Python hands over each chunk's arrays once (instances,
-candidates, labels) and each fold's once per chunk (sides, weights); Java hands back the
-evaluation keys before each checkpoint and the sides and probabilities of the rows it ran.
+candidates: a ``FoldRows.Chunk``) and each fold's once per chunk (labels, sides, weights: a
+``FoldRows.Fold``); Java hands back the evaluation keys before each checkpoint and the sides and
+probabilities of the rows it ran. The engine passes its fold in, whose ``checkpoint`` and
+``note_instance`` this loop calls (:mod:`delaycv.protocol.learner_contract`, "A learner's own
+loop"): nothing of the engine is imported here.
 
 :data:`STATUS` says which runs and why. The Java loop is not used when it was not built
-(``python -m delaycv.jvm.build``, run by ``make venv``: it needs javac), when it was built from
-another ``FoldRows.java`` (a ``RuntimeWarning`` says how to rebuild), with an observer (the MOA
-CSV export: the Python loop serves observers), or under ``DELAYCV_PURE_PYTHON=1``.
+(``python -m delaycv.jvm.build``, run by ``make venv``: it needs javac), when the jar was built
+from another ``FoldRows.java`` or does not hold the classes the build makes (read before the JVM
+starts), when the class the JVM loads does not carry the source's SHA-256 (read once the JVM
+runs: :func:`usable`), with an observer (the MOA CSV export: the Python loop serves observers),
+or under ``DELAYCV_PURE_PYTHON=1``. A jar that is not used is a warning of one line (the logger
+``delaycv.jvm``) saying how to rebuild.
 """
 
 from __future__ import annotations
 
-import warnings
-import zipfile
 from array import array
 
 import numpy as np
 
 from delaycv.common import native
-from delaycv.jvm.build import DIGEST_MEMBER, SOURCE, TARGET
+from delaycv.jvm import machine
+from delaycv.jvm.build import REBUILD, SOURCE, TARGET, jar_status, log
 
-
-def _usable() -> tuple[bool, str]:
-    if native.pure_python():
-        return False, f"the Python loop: {native.PURE_PYTHON}=1"
-    if not TARGET.is_file():
-        return (
-            False,
-            "the Python loop: the Java fold loop is not built (python -m delaycv.jvm.build)",
-        )
-    try:
-        with zipfile.ZipFile(TARGET) as jar:
-            built = jar.read(DIGEST_MEMBER).decode().strip()
-    except (OSError, KeyError, zipfile.BadZipFile):
-        built = ""
-    if built != native.source_digest(SOURCE):
-        warnings.warn(
-            f"{TARGET.name} was built from another FoldRows.java than the one beside it: MOA "
-            "learners run the Python loop (rebuild: python -m delaycv.jvm.build)",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return False, "the Python loop: the Java fold loop was built from another source"
-    return True, f"the Java fold loop ({TARGET.name})"
-
-
-USABLE, STATUS = _usable()
+USABLE, STATUS = jar_status()
+#: whether the class the JVM loaded was checked (:func:`usable`)
+_loaded: list[bool] = []
 
 
 def status() -> str:
     """Which loop MOA learners run, and why."""
     return STATUS
+
+
+def usable() -> bool:
+    """Whether MOA learners run the Java loop: the jar passed the checks before the JVM started
+    (:data:`USABLE`), and the class the running JVM loads carries the SHA-256 of the source beside
+    it (checked once; else a one-line warning and the Python loop)."""
+    global USABLE, STATUS
+    if not USABLE or _loaded:
+        return USABLE
+    try:
+        from jpype import JClass
+
+        compiled = str(JClass("delaycv.jvm.FoldRows").SOURCE_SHA256)
+    except Exception as err:  # the class is not there, or cannot be linked: no Java trace
+        compiled = f"none ({type(err).__name__})"
+    _loaded.append(True)
+    if compiled != native.source_digest(SOURCE):
+        why = (
+            f"gives the JVM a FoldRows whose source SHA-256 is {compiled[:16]}, not that of the "
+            "FoldRows.java beside it"
+        )
+        log.warning("%s %s: %s", TARGET.name, why, REBUILD)
+        USABLE, STATUS = False, f"the Python loop: {TARGET.name} {why}"
+    return USABLE
 
 
 _java: dict = {}
@@ -116,16 +122,21 @@ def _slot_instances(view, slots):
 
 
 def _chunk_arrays(view, slots) -> dict:
-    """The Java arrays of the chunk ``view`` (shared by the folds; made by the first)."""
+    """The Java record of the chunk ``view`` (``FoldRows.Chunk``, shared by the folds; made by
+    the first) and the Java arrays of the observed labels the folds give."""
     if _chunk and _chunk[0] is view and _chunk[1] is slots:
         return _chunk[2]
     j = _classes()
     arrays = {
-        "x_of": _slot_instances(view, slots),
-        "cand_at": j["ints"](np.asarray(view.cand_at, dtype=np.int32)),
-        "cand_slot": j["ints"](np.asarray(view.cand_slot, dtype=np.int32)),
-        "cand_side": _small(view.cand_side),
-        "cand_key": j["longs"](np.asarray(view.cand_key, dtype=np.int64)),
+        "chunk": j["FoldRows"].Chunk(
+            view.start,
+            view.start - slots.off,
+            _slot_instances(view, slots),
+            j["ints"](np.asarray(view.cand_at, dtype=np.int32)),
+            j["ints"](np.asarray(view.cand_slot, dtype=np.int32)),
+            _small(view.cand_side),
+            j["longs"](np.asarray(view.cand_key, dtype=np.int64)),
+        ),
         "labels": {},  # id of a list of observed labels -> (the list, its Java array)
     }
     _chunk[:] = [view, slots, arrays]
@@ -140,18 +151,30 @@ def _labels(arrays: dict, values: list):
 
 
 class _FoldChunk:
-    """One fold's Java arrays for one chunk."""
+    """One fold's Java arrays for one chunk, and their record (``FoldRows.Fold``)."""
 
-    __slots__ = ("view", "side", "w", "p1", "keys", "counters")
+    __slots__ = ("view", "side", "p1", "keys", "counters", "record")
 
-    def __init__(self, fold, view) -> None:
+    def __init__(self, fold, view, arrays: dict, state) -> None:
         j = _classes()
         self.view = view
         self.side = _small(fold.side)
-        self.w = j["longs"](np.frombuffer(fold.w, dtype=np.int64))
         self.p1 = j["doubles"](view.k)
         self.keys = j["longs"](len(view.cand_slot) + view.k)
         self.counters = j["longs"](8)
+        self.record = j["FoldRows"].Fold(
+            fold.learner.model,
+            fold.threshold,
+            fold.trained_only,
+            _labels(arrays, state.cand_observed),
+            _labels(arrays, state.at_once_n),
+            _labels(arrays, state.at_once_p),
+            j["longs"](np.frombuffer(fold.w, dtype=np.int64)),
+            self.side,
+            self.p1,
+            self.keys,
+            self.counters,
+        )
 
 
 # counters (FoldRows' indices, then the row where an exception left the loop)
@@ -159,39 +182,33 @@ C, EVALUATED, SKIPPED, NO_PROBABILITY, VOTES_AS_CLASS, KEYS, BEFORE, ROW = range
 
 
 def run_rows(fold, view, slots, lo: int, hi: int, state) -> None:
-    """Rows ``lo .. hi - 1`` of the chunk ``view`` for ``fold`` (a FoldLoop with a MOA learner
-    and no observer), as :func:`delaycv.engine._loop.run_rows` runs them: the Java loop runs
-    them up to each checkpoint, and the fold's checkpoint is taken there."""
-    arrays = _chunk_arrays(view, slots)
-    mine = _fold_chunk(fold, view)
+    """Rows ``lo .. hi - 1`` of the chunk ``view`` for ``fold`` (the engine's fold loop, with a
+    MOA learner and no observer), as :func:`delaycv.engine._loop.run_rows` runs them: the Java
+    loop runs them up to each checkpoint, and the fold's ``checkpoint`` is taken there. A Java
+    exception is marked with its instance (the fold's ``note_instance``); one that is Java's
+    ``OutOfMemoryError`` becomes the heap's one-line error."""
+    try:  # (the chunk's and the fold's Java arrays: made at the chunk's first rows)
+        arrays = _chunk_arrays(view, slots)
+        mine = _fold_chunk(fold, view, arrays, state)
+    except Exception as err:
+        if machine.is_out_of_memory(err):
+            raise machine.out_of_memory() from None
+        raise
     run = _classes()["FoldRows"].run
-    counters = mine.counters
+    chunk, record, counters = arrays["chunk"], mine.record, mine.counters
     start = view.start
     j0 = start - slots.off
-    at_once_n = _labels(arrays, state.at_once_n)
-    at_once_p = _labels(arrays, state.at_once_p)
-    cand_observed = _labels(arrays, state.cand_observed)
-    model = fold.learner.model
-    threshold, trained_only = fold.threshold, fold.trained_only
     i = lo
     while i < hi:
         keys_before = int(counters[KEYS])
         _counters_in(counters, state)
         # the Java call stays in this frame, which names a learner's failure (learner_error)
         try:
-            stop = int(
-                run(
-                    model, arrays["x_of"], start, j0, i, hi,
-                    arrays["cand_at"], arrays["cand_slot"], arrays["cand_side"],
-                    arrays["cand_key"], cand_observed, at_once_n, at_once_p,
-                    mine.w, mine.side, mine.p1, threshold, trained_only, state.checkpoint,
-                    counters, mine.keys,
-                )
-            )  # fmt: skip
+            stop = int(run(chunk, record, i, hi, state.checkpoint))
         except Exception as err:
-            from delaycv.engine.fold import note_instance
-
-            note_instance(err, start + 1 + int(counters[ROW]))
+            if machine.is_out_of_memory(err):
+                raise machine.out_of_memory() from None
+            fold.note_instance(err, start + 1 + int(counters[ROW]))
             raise
         _counters_out(counters, state, fold)
         _read_rows(fold, mine, keys_before, int(counters[KEYS]), j0, i, stop)
@@ -205,12 +222,12 @@ def run_rows(fold, view, slots, lo: int, hi: int, state) -> None:
         i = stop
 
 
-def _fold_chunk(fold, view) -> _FoldChunk:
+def _fold_chunk(fold, view, arrays: dict, state) -> _FoldChunk:
     """The fold's Java arrays for the chunk ``view`` (made at its first rows, kept on the fold
     as ``java_chunk``)."""
     mine = getattr(fold, "java_chunk", None)
     if mine is None or mine.view is not view:
-        mine = fold.java_chunk = _FoldChunk(fold, view)
+        mine = fold.java_chunk = _FoldChunk(fold, view, arrays, state)
     return mine
 
 

@@ -11,7 +11,20 @@ reading of it): a dict of probabilities in [0, 1] keyed by the labels the engine
 and 1 (``False`` and ``True``, the keys of river's binary linear models, are equal to them and
 accepted; so is ``numpy.int64(1)``); an empty dict (or zeros) while it has no probability, read
 as 0.5. Anything else (``None``, NaN, a value outside [0, 1], a key such as ``"yes"`` or ``2``)
-cannot be scored: :class:`UnusableProbability`.
+cannot be scored: :class:`UnusableProbability`. A run warns when more than
+:data:`NO_PROBABILITY_WARN` of its predictions came without a probability.
+
+A learner's own loop
+--------------------
+
+A learner may run the fold loop's steps itself (``run_rows``: the Java loop of MOA learners,
+:mod:`delaycv.jvm.rows`), as the compiled loop runs them:
+``run_rows(fold, view, slots, lo, hi, state)`` runs rows ``lo .. hi - 1`` of a chunk for the fold
+the engine passes in. Besides the fold's arrays and settings (``learner``, ``threshold``,
+``trained_only``, ``side``, ``w``, ``p1``, ``ev_key``, ``checkpoints``, ``next_checkpoint``), it
+calls the fold's hooks: ``fold.checkpoint(...)`` at each checkpoint it reaches, and
+``fold.note_instance(err, m)`` on an exception raised while instance m was processed (the engine
+then names the learner, the fold and the instance); it imports nothing of the engine.
 """
 
 from __future__ import annotations
@@ -20,6 +33,9 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
+#: The share of a run's predictions without a probability (each read as P(1) = 0.5: the metrics
+#: measure no model there) above which the run warns (``run.json``'s ``no_probability_share``).
+NO_PROBABILITY_WARN = 0.1
 #: What ``predict_proba_one`` must return (the expected part of the engine's error).
 PROBABILITY_EXPECTED = (
     "a dict keyed by the labels 0 and 1, or False and True, with probabilities in [0, 1]; an "

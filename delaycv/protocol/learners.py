@@ -1,4 +1,4 @@
-"""Learner specs -> river classifiers; the baselines NoChange and Prior.
+"""Learner specs -> river classifiers; the baselines NoChange and Prior; what kind a spec is.
 
 A spec is a plain dict (from YAML or the command line)::
 
@@ -8,7 +8,7 @@ A spec is a plain dict (from YAML or the command line)::
     {"class": "NoChange"}  /  {"class": "Prior"}                       # baselines
     {"pipeline": [{"class": "preprocessing.StandardScaler"},
                   {"class": "linear_model.LogisticRegression"}]}      # composed with |
-    {"moa": "trees.HoeffdingTree -g 200"}  /  "moa:trees.HoeffdingTree"   # MOA (delaycv.jvm)
+    {"moa": "trees.HoeffdingTree -g 200"}  /  "moa:trees.HoeffdingTree"   # MOA
     {"class": "imblearn.RandomUnderSampler",
      "params": {"classifier": {"class": "tree.HoeffdingTreeClassifier"},
                 "desired_dist": {"0": 0.5, "1": 0.5}}}
@@ -31,6 +31,12 @@ probability dict read as 0.5):
   training labels; ties and no training give 0.5, i.e. negative (MOA's MajorityClass, first
   maximum wins).
 
+A MOA learner's spec is read by :mod:`delaycv.protocol.moa_spec` (its keys and their values,
+without Java); :mod:`delaycv.jvm` builds it. A fold's learner of either kind is made by
+:func:`delaycv.engine.learners.make_learner`; here :func:`make_river_learner` makes river's, and
+:func:`validate_learner` checks any spec before any work (a river learner built; a MOA spec's keys
+and values, MOA checking its command line when the engine builds it).
+
 What the engine asks of a learner (how it is trained, how its ``predict_proba_one`` answer is
 read) is :mod:`delaycv.protocol.learner_contract`.
 """
@@ -40,12 +46,12 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from delaycv.common.checks import is_number
 from delaycv.common.errors import ConfigError
+from delaycv.protocol.moa_spec import is_moa_spec, moa_label, moa_spec
 
 BASELINES = {
     "NoChange": "river.dummy.NoChangeClassifier",
@@ -53,8 +59,6 @@ BASELINES = {
     "MajorityClass": "river.dummy.PriorClassifier",
 }
 SPEC_KEYS = ("class", "params")
-#: A MOA learner given as one string: ``"moa:<MOA command line>"`` (the CLI's ``--learner``, Python)
-MOA_PREFIX = "moa:"
 _EXPECTED_CLASS = "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class, NoChange or Prior"
 
 
@@ -373,17 +377,22 @@ def _seeded_clone(model: Any, seed: int | None) -> Any:
     return model.clone(new)
 
 
-def make_learner(spec: dict | str | Any, seed: int | None = None, *, where: str = "learner") -> Any:
-    """Build a fresh learner from ``spec`` (a dict, a class name string, or a river estimator
-    instance, see :func:`seeded_clone`) with ``seed``.
+def make_river_learner(
+    spec: dict | str | Any, seed: int | None = None, *, where: str = "learner"
+) -> Any:
+    """Build a fresh river learner from ``spec`` (a dict, a class name string, or a river
+    estimator instance, see :func:`seeded_clone`) with ``seed``.
 
     Raises :class:`~delaycv.common.errors.ConfigError` for an unknown class, unknown or bad parameters
-    (with river's message and the learner's name) or an object that is not a classifier.
+    (with river's message and the learner's name), an object that is not a classifier, or a MOA
+    learner's spec (:func:`delaycv.engine.learners.make_learner` makes a learner of any kind).
     """
-    if _is_moa(spec):
-        from delaycv.jvm.learner import MoaClassifier
-
-        return MoaClassifier(getattr(spec, "spec", spec), seed, where=where)
+    if is_moa_spec(spec):
+        raise ConfigError(
+            f"{moa_label(spec)} is a MOA learner",
+            location=f"key {where}",
+            expected="a river learner here (delaycv.engine.learners.make_learner makes both)",
+        )
     if isinstance(spec, str):
         spec = {"class": spec}
     if is_instance_spec(spec):
@@ -407,31 +416,6 @@ def make_learner(spec: dict | str | Any, seed: int | None = None, *, where: str 
     return model
 
 
-def _is_moa(spec: Any) -> bool:
-    """A MOA learner's spec: ``{"moa": "<MOA command line>", ...}``, ``"moa:<command line>"``
-    (:data:`MOA_PREFIX`) or a :class:`~delaycv.jvm.learner.MoaClassifier`."""
-    if isinstance(spec, str):
-        return spec.startswith(MOA_PREFIX)
-    if isinstance(spec, dict):
-        return "moa" in spec
-    if "delaycv.jvm.learner" not in sys.modules:  # (no MoaClassifier exists before it loads)
-        return False
-    from delaycv.jvm.learner import MoaClassifier
-
-    return isinstance(spec, MoaClassifier)
-
-
-def moa_spec(spec: Any) -> Any:
-    """A MOA learner's spec as plain data (``{"moa": ..., "seed"?, "heap"?}``, whitespace
-    collapsed; a :class:`~delaycv.jvm.learner.MoaClassifier` gives its spec); any other spec as
-    it is."""
-    if not _is_moa(spec):
-        return spec
-    from delaycv.jvm.learner import normalise_spec
-
-    return normalise_spec(getattr(spec, "spec", spec))
-
-
 def for_stream(
     learner: Any, features: list[str], *, own_loop: bool = True
 ) -> Callable[[Any], list] | None:
@@ -450,22 +434,26 @@ def for_stream(
     return encode if callable(encode) else None
 
 
-def validate_learner(spec: dict | str | Any, *, where: str = "learner") -> None:
-    """Check a spec before any work: the class exists and the parameters are accepted."""
-    make_learner(spec if is_instance_spec(spec) else copy.deepcopy(spec), seed=0, where=where)
+def validate_learner(spec: dict | str | Any, *, where: str = "learner") -> Any:
+    """Check a spec before any work and return it: a river learner is built (the class exists,
+    the parameters are accepted); a MOA learner's spec is read into its normal form
+    (:func:`~delaycv.protocol.moa_spec.moa_spec`: its keys and their values; MOA checks its
+    command line when :mod:`delaycv.jvm` builds it, which needs a JVM)."""
+    if is_moa_spec(spec):
+        return moa_spec(spec, where)
+    make_river_learner(spec if is_instance_spec(spec) else copy.deepcopy(spec), 0, where=where)
+    return spec
 
 
 def learner_label(spec: dict | str | Any) -> str:
     """A short name for a spec: the class name, or ``A|B`` for a pipeline (also for instances)."""
+    if is_moa_spec(spec):
+        return moa_label(spec)
     if is_instance_spec(spec):
         steps = getattr(spec, "steps", None)
         if isinstance(steps, dict) and steps:
             return "|".join(learner_label(step) for step in steps.values())
         return type(spec).__name__
-    if _is_moa(spec):
-        from delaycv.jvm.learner import label
-
-        return label(moa_spec(spec))
     if isinstance(spec, str):
         spec = {"class": spec}
     if "pipeline" in spec:

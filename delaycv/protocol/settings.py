@@ -273,10 +273,10 @@ same_learner_seed, measure_memory, timing, jobs
     validation = make_validation(validation if validation is not None else {})
     estimator = make_estimator(estimator)
 
-    from delaycv.protocol.learners import moa_spec, validate_learner
+    from delaycv.protocol.learners import validate_learner
+    from delaycv.protocol.moa_spec import is_moa_spec
 
-    learner = moa_spec(learner)
-    if measure_memory is True and isinstance(learner, dict) and "moa" in learner:
+    if measure_memory is True and is_moa_spec(learner):
         raise ConfigError(
             "a MOA learner's model size is not measured: MOA measures it with its SizeOfAgent "
             "Java agent, which delaycv does not load",
@@ -284,7 +284,7 @@ same_learner_seed, measure_memory, timing, jobs
             expected="measure_memory off with a MOA learner (run.json's peak memory and "
             "RAM-hours count the JVM's)",
         )
-    validate_learner(learner)
+    learner = validate_learner(learner)  # (a MOA learner's spec in its normal form)
     return RunSettings(
         learner=learner,
         policy=policy,

@@ -11,5 +11,6 @@ no external resource), rounded, in one look.
 Pure: tables in, strings out; the stages (:mod:`delaycv.stages`) write them.
 
 Imports: :mod:`delaycv.common`, :mod:`delaycv.metrics` (properties: which way is better),
-:mod:`delaycv.tables` (the runs table's units).
+:mod:`delaycv.protocol` (the learner contract's threshold of predictions without a probability),
+:mod:`delaycv.tables` (the runs table's units and columns).
 """

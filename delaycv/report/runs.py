@@ -10,8 +10,9 @@ from html import escape
 
 import pandas as pd
 
+from delaycv.protocol.learner_contract import NO_PROBABILITY_WARN
 from delaycv.report import pages
-from delaycv.tables.costs import GIB, MIB
+from delaycv.tables.costs import GIB, MIB, SHARE_COLUMN
 
 #: the total rows' rule beside the pages' shared style (delaycv.report.pages)
 _ROWS_STYLE = "tr.total td { font-weight: bold; }"
@@ -26,6 +27,10 @@ def _fixed(digits: int):
 
 def _mib(value) -> str:
     return f"{value / MIB:,.1f}" if math.isfinite(value) else "n/a"
+
+
+def _percent(value) -> str:
+    return f"{100 * value:.1f}" if math.isfinite(value) else "n/a"
 
 
 def _ram_hours(value) -> str:
@@ -108,7 +113,10 @@ def runs_html(table: pd.DataFrame, *, title: str = "Runs: time and memory") -> s
         "every 0.2 s); <em>mean memory</em> is RAM-hours divided by the wall hours. MOA's "
         "RAM-hours instead multiply the model's own size by CPU hours: see docs/engine.md, "
         "\u201cResource use\u201d. n/a: not measured (a run written with "
-        "<code>--no-timing</code>)."
+        "<code>--no-timing</code>). <em>No probability</em> is the share of the run's "
+        "predictions (all folds) for which the learner gave no probability, each read as "
+        "P(1) = 0.5: the metrics measure no model there (a run warns above "
+        f"{NO_PROBABILITY_WARN:.0%})."
     )
     keys = [("dataset", "dataset"), ("learner", "learner")]
     totals = _html_table(
@@ -123,6 +131,7 @@ def runs_html(table: pd.DataFrame, *, title: str = "Runs: time and memory") -> s
         [
             ("instances", "instances", _fixed(0)),
             ("folds", "folds", _fixed(0)),
+            ("no probability (%)", SHARE_COLUMN, _percent),
             ("evaluation wall (s)", "wall_seconds", _fixed(1)),
             *_COST_CELLS,
         ],

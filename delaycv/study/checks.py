@@ -321,9 +321,9 @@ def _check_learner(spec: dict, key: str, source: str) -> None:
             "{moa: <MOA classifier command line>}",
         )
     if kinds == ["moa"]:
-        from delaycv.jvm.learner import normalise_spec
+        from delaycv.protocol.moa_spec import moa_spec
 
-        with_source(normalise_spec, spec, where=key, source=source)
+        with_source(moa_spec, spec, where=key, source=source)
         return
     for moa_key in ("seed", "heap"):
         if moa_key in spec:
@@ -354,11 +354,19 @@ _FIRST_INSTANCES = (({"a": 0.0, "b": 1.0}, 0), ({"a": 1.0, "b": 0.5}, 1))
 def _check_learner_runs(name: str, spec: dict, source: str) -> None:
     """Build the learner (its class exists, river accepts its parameters), then let it predict and
     learn two numeric instances: river checks few parameter types when it builds a learner, and
-    a value of the wrong type (``grace_period: "200"``) fails on its first instance."""
-    from delaycv.protocol.learners import learner_label, make_learner
+    a value of the wrong type (``grace_period: "200"``) fails on its first instance. A MOA
+    learner: MOA builds it and it runs two instances, in this process's JVM
+    (:func:`delaycv.jvm.learner.check_learner`)."""
+    from delaycv.protocol.learners import learner_label, make_river_learner
+    from delaycv.protocol.moa_spec import is_moa_spec
 
     key = f"learners.{name}"
-    model = with_source(make_learner, copy.deepcopy(spec), where=key, source=source)
+    if is_moa_spec(spec):
+        from delaycv.jvm.learner import check_learner
+
+        with_source(check_learner, spec, where=key, source=source)
+        return
+    model = with_source(make_river_learner, copy.deepcopy(spec), where=key, source=source)
     try:
         for x, y in _FIRST_INSTANCES:
             model.predict_proba_one(dict(x))

@@ -111,8 +111,8 @@ def learner_spec(config: Mapping, name: str) -> dict:
     Returns
     -------
     dict
-        Its spec; a MOA learner's with its command line's whitespace collapsed (the same
-        meaning, the same job: :func:`delaycv.jvm.learner.normalise_spec`).
+        Its spec; a MOA learner's in its normal form, its command line's white space collapsed
+        (the same meaning, the same job: :func:`delaycv.protocol.moa_spec.moa_spec`).
 
     Examples
     --------
@@ -121,9 +121,9 @@ def learner_spec(config: Mapping, name: str) -> dict:
     """
     spec = _get(config, "learners", name)
     if "moa" in spec:
-        from delaycv.jvm.learner import normalise_spec
+        from delaycv.protocol.moa_spec import moa_spec
 
-        spec = normalise_spec(spec, f"learners.{name}")
+        spec = moa_spec(spec, f"learners.{name}")
     return spec
 
 

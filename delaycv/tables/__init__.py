@@ -3,5 +3,7 @@
 (:mod:`~delaycv.tables.results`), the cost of each run (:mod:`~delaycv.tables.usage`,
 :mod:`~delaycv.tables.costs`) and the MOA-compatible export (:mod:`~delaycv.tables.moa_export`).
 
-Imports: :mod:`delaycv.common`, :mod:`delaycv.data`, :mod:`delaycv.metrics`, :mod:`delaycv.engine`.
+Imports: :mod:`delaycv.common`, :mod:`delaycv.data`, :mod:`delaycv.metrics`,
+:mod:`delaycv.protocol` (the learner contract's share of predictions without a probability),
+:mod:`delaycv.engine`.
 """

@@ -1,7 +1,9 @@
 """What the runs cost: the table of runs (one row per run, from its ``run.json``).
 
 :func:`runs_table` reads the ``run.json`` of run directories into one table (:data:`RUN_COLUMNS`):
-the run keys, its size (instances, folds, checkpoints), the evaluation's wall and CPU seconds (the
+the run keys, its size (instances, folds, checkpoints), the share of its predictions that came
+without a probability (each read as P(1) = 0.5: the engine counts them for every learner, and warns
+above :data:`delaycv.protocol.learner_contract.NO_PROBABILITY_WARN`), the evaluation's wall and CPU seconds (the
 engine's), and the process's: wall and CPU seconds, peak resident memory and RAM-hours
 (:mod:`delaycv.tables.usage` defines them). A value the run did not measure (``--no-timing``, a run
 written before delaycv measured it) is NaN. :func:`write_runs` writes the table as Parquet and CSV (its page in the workflow's report:
@@ -40,8 +42,11 @@ COST_COLUMNS = (
     "peak_rss_bytes",
     "ram_hours",
 )
+#: The share of the run's predictions (every fold's) without a probability (``run.json``'s
+#: ``no_probability_share``, else its folds' counts).
+SHARE_COLUMN = "no_probability_share"
 #: The columns of the runs table, in order.
-RUN_COLUMNS = (*RUN_KEYS, *SIZE_COLUMNS, *COST_COLUMNS)
+RUN_COLUMNS = (*RUN_KEYS, *SIZE_COLUMNS, SHARE_COLUMN, *COST_COLUMNS)
 
 
 def run_info_path(path: str | os.PathLike) -> Path:
@@ -99,6 +104,7 @@ def runs_table(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
         row["instances"] = info.get("instances")
         row["folds"] = len(info.get("folds") or [])
         row["checkpoints"] = info.get("checkpoints")
+        row[SHARE_COLUMN] = _share(info)
         row.update({c: _number(info.get(c)) for c in COST_COLUMNS})
         rows.append(row)
     if not rows:
@@ -108,9 +114,20 @@ def runs_table(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
         table[column] = table[column].astype(str)
     for column in ("seed", *SIZE_COLUMNS):
         table[column] = table[column].astype("int64")
-    for column in COST_COLUMNS:
+    for column in (SHARE_COLUMN, *COST_COLUMNS):
         table[column] = table[column].astype("float64")
     return table
+
+
+def _share(info: dict) -> float:
+    """The run's share of predictions without a probability: ``run.json`` says it, or (a run
+    written before it did) its folds' counts give it; NaN where neither does."""
+    if SHARE_COLUMN in info:
+        return _number(info[SHARE_COLUMN])
+    folds = info.get("folds") or []
+    seen = sum(_number(f.get("seen")) for f in folds if isinstance(f, dict))
+    missing = sum(_number(f.get("no_probability")) for f in folds if isinstance(f, dict))
+    return missing / seen if seen > 0 else math.nan
 
 
 def write_runs(

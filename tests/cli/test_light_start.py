@@ -23,8 +23,20 @@ from tests.support.paths import REPO
 
 SCRIPTS = sorted((REPO / "scripts").glob("*.py"))
 
-#: what the command line must not import before a command runs
-HEAVY = ("numpy", "pandas", "pyarrow", "river", "scipy", "yaml", "jsonschema", "matplotlib")
+#: what the command line must not import before a command runs (jpype: no JVM either)
+HEAVY = (
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "river",
+    "scipy",
+    "yaml",
+    "jsonschema",
+    "matplotlib",
+    "jpype",
+)
+#: what only a MOA learner may import: the JVM's modules
+JAVA = ("jpype", "_jpype")
 
 
 def imported_after(code: str, cwd: Path | None = None) -> dict:
@@ -204,3 +216,24 @@ def test_the_evaluate_job_imports_nothing_it_does_not_need():
     }
     unneeded |= {"scipy", "sqlalchemy", "river.stream", "river.datasets", "delaycv.stats"}
     assert modules & unneeded == set()
+
+
+def java_in(modules: list[str]) -> list[str]:
+    return [m for m in modules if m.split(".")[0] in JAVA or m.startswith("delaycv.jvm")]
+
+
+def test_a_river_run_starts_no_jvm(tmp_path):
+    """``delaycv evaluate`` of a river learner (and of the baselines) imports neither JPype nor
+    delaycv.jvm: no JVM starts. (``--help`` imports nothing heavy, jpype included: above.)"""
+    code = (
+        "from delaycv.cli import main\n"
+        "RESULT = [main(['generate', 's.parquet', '--rows', '300', '--quiet']),\n"
+        "          main(['evaluate', 's.parquet', '--learner', 'tree.HoeffdingTreeClassifier',\n"
+        "                '--folds', '2', '--out', 'r', '--quiet']),\n"
+        "          main(['evaluate', 's.parquet', '--learner', 'NoChange', '--folds', '2',\n"
+        "                '--out', 'n', '--quiet'])]\n"
+    )
+    found = imported_after(code, tmp_path)
+    assert found["result"] == [0, 0, 0]
+    assert "delaycv.engine" in found["modules"]
+    assert java_in(found["modules"]) == []

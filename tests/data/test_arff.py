@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from delaycv.common.errors import InputError
 from delaycv.data.arff import read_arff, split_values
-from delaycv.data.readers import java_date_format, read_table
+from delaycv.data.formats import read_table
+from delaycv.data.readers import java_date_format
 
 DIALECT = """% a comment before everything
 @RELATION 'my relation'

@@ -548,8 +548,8 @@ def test_missing_values_score_as_a_river_loop_without_them(spec):
     predictions and scores of a plain river loop over x dicts without those keys."""
     from river import metrics as river_metrics
 
+    from delaycv.engine.learners import make_learner
     from delaycv.metrics import Cumulative, Metrics
-    from delaycv.protocol.learners import make_learner
 
     s = _stream_with_holes()
     assert sum(s.metadata["missing"].values()) > 700

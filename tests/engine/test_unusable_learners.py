@@ -125,8 +125,15 @@ class NeverWithSomeSeeds(Fixed):
         return super().predict_proba_one(x)
 
 
+class Always(Fixed):
+    """A probability at every prediction (the running share of positives)."""
+
+    start = 10**9
+
+
 class OnceOnly(Fixed):
-    """A probability at its first prediction only: not a fold without probability."""
+    """A probability at its first prediction only: not a fold without probability, but a share
+    of predictions without one far above a tenth."""
 
     start = 2
     answer: object = {}
@@ -321,10 +328,21 @@ def test_the_warning_names_only_the_folds_without_probability(either_loop):
     assert [f for f in range(4) if counts[f] == 400] == never
 
 
-def test_one_probability_in_a_fold_is_no_warning(either_loop):
+def test_one_probability_in_a_fold_is_warned_about_by_its_share(either_loop):
+    """Not a fold that never gave a probability, but 299 of its 300 predictions without one:
+    the warning says the share (it fired only at 100 % before)."""
     result = evaluate(generate_stream(rows=300, seed=5), spec(OnceOnly), "ideal", {"folds": 2})
-    assert result.info["warnings"] == []
     assert [f["no_probability"] for f in result.info["folds"]] == [299, 299]
+    assert result.info["no_probability_share"] == 299 / 300
+    assert result.info["warnings"] == [
+        "the learner OnceOnly gave no probability for 99.7% of its predictions (99.7% to 99.7% by "
+        "fold; a run warns above 10%): its predict_proba_one returned an empty dict (or zeros; a "
+        "MOA learner: no votes, or all zero), each read as P(1) = 0.5 (negative at threshold "
+        "0.5): the metrics measure no model there (run.json's no_probability_share, the report's "
+        "runs page)"
+    ]
+    always = evaluate(generate_stream(rows=300, seed=5), spec(Always), "ideal", {"folds": 2})
+    assert always.info["warnings"] == [] and always.info["no_probability_share"] == 0.0
 
 
 def test_a_learner_that_raises_is_named_with_its_instance_on_one_line(either_loop):
@@ -433,7 +451,7 @@ def test_cli_the_warning_on_stderr_and_in_run_json(work, capsys):
     assert info["warnings"] == [warned[0].removeprefix("delaycv: warning: ")]
     assert [f["no_probability"] for f in info["folds"]] == [600] * 3
     # a run without warnings says so
-    assert run_cli("OnceOnly") == 0
+    assert run_cli("Always") == 0
     assert json.loads((work / "run" / "run.json").read_text())["warnings"] == []
     assert "warning" not in capsys.readouterr().err
 

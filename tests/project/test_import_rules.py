@@ -7,7 +7,9 @@ parentheses are the reason. These tests read that table, then follow every impor
 (``import x``, ``from x import y``, relative imports resolved, at module level and inside
 functions; the compiled ``.pyx`` sources' ``import``, ``cimport`` and ``from ... import`` lines)
 and check it against the rules; and they check that each subpackage's ``__init__.py`` docstring
-names, in its ``Imports:`` paragraph, what the table allows.
+names, in its ``Imports:`` paragraph, what the table allows. The same imports, as a graph, have
+no circle: neither between modules (an import of a package is one of its ``__init__``) nor
+between subpackages (:func:`import_graph`, :func:`circles`).
 """
 
 from __future__ import annotations
@@ -180,6 +182,75 @@ def all_imports(package: Path = PACKAGE) -> list[Import]:
     return found
 
 
+def import_graph(imports: list[Import], level: str) -> dict[str, set[str]]:
+    """The imports as a graph: each importer to what it imports (the package's root left out),
+    by module (``level="module"``: a module's dotted name; a package's is its ``__init__``'s) or
+    by subpackage (``level="subpackage"``: ``engine``, ``jvm``; imports within one left out)."""
+    graph: dict[str, set[str]] = {}
+    for imp in imports:
+        if "." not in imp.target:
+            continue  # the package's root: its __version__ (broken_rule holds it to that)
+        a, b = imp.importer, imp.target
+        if level == "subpackage":
+            a, b = a.split(".")[1], b.split(".")[1]
+        if a != b:
+            graph.setdefault(a, set()).add(b)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One circle of imports of each group of nodes that import one another (the strongly
+    connected components with more than one node), as the path ``[a, b, ..., a]``; none: ``[]``.
+    """
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return [_circle_in(graph, set(group), group[0]) for group in sorted(groups)]
+
+
+def _circle_in(graph: dict[str, set[str]], group: set[str], start: str) -> list[str]:
+    """A path from ``start`` back to it through the nodes of ``group`` (a breadth-first search:
+    the shortest)."""
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(graph.get(node, set()) & group):
+            if nxt == start:
+                return [*paths[node], start]
+            if nxt not in paths:
+                paths[nxt] = [*paths[node], nxt]
+                queue.append(nxt)
+    raise AssertionError(f"{start} is in no circle of {sorted(group)}")
+
+
 def broken_rule(imp: Import, rules: dict[str, set[str]], package: str = "delaycv") -> str | None:
     """The rule ``imp`` breaks, as a sentence, or ``None``."""
     own = imp.importer.split(".")[1]
@@ -294,3 +365,42 @@ def test_the_table_and_the_docstrings_are_read_as_written():
     docstring = "Owns.\n\nImports: :mod:`delaycv.a`, :mod:`~delaycv.c.d` (not :mod:`delaycv.e`)."
     assert rules_from_docstring(docstring) == {"a", "c.d"}
     assert rules_from_docstring("Owns :mod:`delaycv.a`.") is None
+
+
+@pytest.mark.parametrize("level", ["module", "subpackage"])
+def test_no_circle_of_imports(level):
+    """No module imports, through others, one that imports it; nor does a subpackage (imports
+    inside functions count: a lazy import is an import)."""
+    found = circles(import_graph(all_imports(), level))
+    assert not found, f"circles of imports between {level}s:\n" + "\n".join(
+        " -> ".join(circle) for circle in found
+    )
+
+
+def test_the_circle_finder_on_small_graphs():
+    assert circles({"a": {"b"}, "b": {"c"}}) == []
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    # two circles, one shortest path each; a node importing itself is not counted here
+    graph = {"a": {"b", "x"}, "b": {"a"}, "x": {"y"}, "y": {"z", "x"}, "z": {"x"}}
+    assert circles(graph) == [["a", "b", "a"], ["x", "y", "x"]]
+    assert circles({}) == []
+
+
+def test_circles_between_modules_and_subpackages_are_found(tmp_path):
+    """On a crafted package: a circle between two modules of one subpackage (one import inside
+    a function), and one between two subpackages through different modules."""
+    package = tmp_path / "delaycv"
+    for sub in ("common", "data"):
+        (package / sub).mkdir(parents=True)
+        (package / sub / "__init__.py").write_text('"""A subpackage."""\n')
+    (package / "__init__.py").write_text("__version__ = '0'\n")
+    (package / "data" / "one.py").write_text("from delaycv.data import two\n")
+    (package / "data" / "two.py").write_text("def late():\n    from . import one\n")
+    (package / "data" / "three.py").write_text("from delaycv.common.errors import x\n")
+    (package / "common" / "errors.py").write_text("")
+    (package / "common" / "checks.py").write_text("from delaycv import data\n")
+    imports = all_imports(package)
+    assert circles(import_graph(imports, "module")) == [
+        ["delaycv.data.one", "delaycv.data.two", "delaycv.data.one"]
+    ]
+    assert circles(import_graph(imports, "subpackage")) == [["common", "data", "common"]]

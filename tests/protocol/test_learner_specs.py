@@ -7,8 +7,9 @@ import pytest
 from river import compose, dummy, forest, imblearn, linear_model, naive_bayes, preprocessing, tree
 
 from delaycv.common.errors import ConfigError
+from delaycv.engine.learners import make_learner
 from delaycv.protocol.learner_contract import accepts_weight, trainer
-from delaycv.protocol.learners import learner_label, make_learner, resolve_class, validate_learner
+from delaycv.protocol.learners import learner_label, resolve_class, validate_learner
 from tests.support.engine_bruteforce import OrderLearner, WeightedOrderLearner
 
 
@@ -176,3 +177,77 @@ def test_labels():
         "pipeline": [{"class": "preprocessing.StandardScaler"}, {"class": "naive_bayes.GaussianNB"}]
     }
     assert learner_label(spec) == "StandardScaler|GaussianNB"
+
+
+# --------------------------------------------------------------------------- MOA learners' specs
+
+
+class CarriesASpec:
+    """An object that carries a MOA spec, as a MoaClassifier does (``moa_spec``)."""
+
+    moa_spec = {"moa": "trees.HoeffdingTree  -g 50", "seed": 3}
+
+    def learn_one(self, x, y):  # (a learner object: its spec wins)
+        pass
+
+
+def test_a_moa_spec_is_read_in_any_form_into_one_normal_form():
+    from delaycv.protocol.moa_spec import is_moa_spec, moa_label, moa_spec
+
+    normal = {"moa": "trees.HoeffdingTree -g 50"}
+    assert moa_spec("moa:trees.HoeffdingTree   -g 50") == normal
+    assert moa_spec({"moa": " trees.HoeffdingTree\t-g 50 "}) == normal
+    assert moa_spec(CarriesASpec()) == {**normal, "seed": 3}
+    assert moa_spec({"moa": "x", "seed": -(2**31), "heap": 2**30}) == {
+        "moa": "x",
+        "seed": -(2**31),
+        "heap": str(2**30),
+    }
+    assert [is_moa_spec(s) for s in ("moa:x", {"moa": "x"}, CarriesASpec(), "NoChange")] == [
+        True,
+        True,
+        True,
+        False,
+    ]
+    assert validate_learner("moa:trees.HoeffdingTree   -g 50") == normal
+    assert learner_label(CarriesASpec()) == moa_label(normal) == "HoeffdingTree"
+
+
+@pytest.mark.parametrize(
+    ("spec", "where", "words"),
+    [
+        ({"moa": "x", "sead": 1}, "key learners.m.sead", "unknown key(s) sead of a MOA learner"),
+        ({"moa": "  "}, "key learners.m.moa", "MOA learner '  '"),
+        ({"moa": 3}, "key learners.m.moa", "MOA learner 3"),
+        ({"moa": "x", "seed": True}, "key learners.m.seed", "seed True"),
+        ({"moa": "x", "seed": 2**31}, "key learners.m.seed", "a Java int"),
+        ({"moa": "x", "heap": "lots"}, "key learners.m.heap", "heap 'lots'"),
+        ({"moa": "x", "heap": "8m"}, "key learners.m.heap", "less than a JVM with MOA runs with"),
+    ],
+)
+def test_a_moa_spec_s_mistakes_name_the_key(spec, where, words):
+    from delaycv.protocol.moa_spec import moa_spec
+
+    with pytest.raises(ConfigError) as err:
+        moa_spec(spec, "learners.m")
+    assert err.value.location == where and words in str(err.value)
+
+
+def test_reading_and_checking_a_moa_spec_imports_no_java():
+    """protocol knows a MOA spec (and make_settings checks one) without importing delaycv.jvm or
+    JPype: the JVM starts when the engine builds the learner."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "from delaycv.protocol.settings import make_settings\n"
+        "s = make_settings(learner={'moa': 'meta.OzaBag  -s 3', 'heap': '1g'})\n"
+        "print(json.dumps([s.learner, sorted(m for m in sys.modules if 'jpype' in m or\n"
+        "                  m.startswith('delaycv.jvm') or m.startswith('delaycv.engine'))]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    learner, imported = json.loads(done.stdout)
+    assert learner == {"moa": "meta.OzaBag -s 3", "heap": "1g"}
+    assert imported == []

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from delaycv.engine.learners import make_learner
 from delaycv.protocol.learner_contract import trainer
-from delaycv.protocol.learners import make_learner
 from delaycv.protocol.validation import INSPECTION, NOISE, learner_seed, uniforms
 
 

@@ -304,6 +304,20 @@ def test_the_runs_table_has_one_row_per_run_from_run_json(runs):
     assert table.loc[2, "wall_seconds"] != table.loc[2, "wall_seconds"]  # NaN
 
 
+def test_the_runs_table_has_each_run_s_share_of_predictions_without_probability(runs):
+    """``run.json``'s ``no_probability_share`` (NoChange abstains before its first label), or,
+    for a run written before run.json said it, its folds' counts."""
+    info = json.loads((runs[0] / "run.json").read_text())
+    folds = info["folds"]
+    share = sum(f["no_probability"] for f in folds) / sum(f["seen"] for f in folds)
+    assert 0 < share < 0.1 and info["no_probability_share"] == share
+    assert runs_table([runs[0]])["no_probability_share"].tolist() == [share]
+    del info["no_probability_share"]
+    (runs[0] / "run.json").write_text(json.dumps(info))
+    assert runs_table([runs[0]])["no_probability_share"].tolist() == [share]
+    assert f'<td class="num">{100 * share:.1f}</td>' in runs_html(runs_table([runs[0]]))
+
+
 def test_a_run_given_twice_or_without_run_json_is_refused(runs, tmp_path):
     with pytest.raises(InputError, match="also in"):
         runs_table([runs[0], runs[0] / "folds.parquet"])

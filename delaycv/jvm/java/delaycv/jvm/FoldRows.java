@@ -7,11 +7,16 @@
 package delaycv.jvm;
 
 import com.yahoo.labs.samoa.instances.Instance;
+import com.yahoo.labs.samoa.instances.InstancesHeader;
 import moa.classifiers.Classifier;
 
 public final class FoldRows {
 
     private FoldRows() {}
+
+    /** The SHA-256 of this source, as the build compiled it in (FoldRowsBuild is written by
+     *  delaycv.jvm.build): delaycv.jvm.rows loads the class and compares. */
+    public static final String SOURCE_SHA256 = FoldRowsBuild.SOURCE_SHA256;
 
     /** P(1) where class 1's vote is larger by less than the division can tell (MoaClassifier's). */
     static final double ABOVE_HALF = Math.nextUp(0.5);
@@ -20,22 +25,84 @@ public final class FoldRows {
     public static final int C = 0, EVALUATED = 1, SKIPPED = 2, NO_PROBABILITY = 3, VOTES_AS_CLASS = 4,
             KEYS = 5, BEFORE = 6, ROW = 7;
 
+    /** What the folds share of one chunk: its first instance's position ({@code start}: the
+     *  chunk's instance m is row m - start - 1), the slot of the row before its first
+     *  ({@code j0}), the instances by slot, and the candidates of the chunk's releases, in
+     *  order (the instance each is due at, its slot, the side it waits on, its evaluation key;
+     *  one more due position than candidates, past the chunk). */
+    public static final class Chunk {
+        final int start, j0;
+        final Instance[] xOf;
+        final int[] candAt, candSlot;
+        final byte[] candSide;
+        final long[] candKey;
+
+        public Chunk(int start, int j0, Instance[] xOf, int[] candAt, int[] candSlot,
+                byte[] candSide, long[] candKey) {
+            this.start = start;
+            this.j0 = j0;
+            this.xOf = xOf;
+            this.candAt = candAt;
+            this.candSlot = candSlot;
+            this.candSide = candSide;
+            this.candKey = candKey;
+        }
+    }
+
+    /** One fold's part of a chunk: its learner and threshold, whether it evaluates only what it
+     *  trains on, its observed labels (of the candidates, and of the rows released at once on
+     *  each side; -1: pending), its training weights and predicted sides by slot, the rows'
+     *  P(1), the evaluation keys it adds and the counters it carries in and out. */
+    public static final class Fold {
+        final Classifier model;
+        final double threshold;
+        final boolean trainedOnly;
+        final byte[] candObserved, atOnceN, atOnceP;
+        final long[] wOf;
+        final byte[] sideOf;
+        final double[] p1Of;
+        final long[] keys, counters;
+
+        public Fold(Classifier model, double threshold, boolean trainedOnly, byte[] candObserved,
+                byte[] atOnceN, byte[] atOnceP, long[] wOf, byte[] sideOf, double[] p1Of,
+                long[] keys, long[] counters) {
+            this.model = model;
+            this.threshold = threshold;
+            this.trainedOnly = trainedOnly;
+            this.candObserved = candObserved;
+            this.atOnceN = atOnceN;
+            this.atOnceP = atOnceP;
+            this.wOf = wOf;
+            this.sideOf = sideOf;
+            this.p1Of = p1Of;
+            this.keys = keys;
+            this.counters = counters;
+        }
+    }
+
     /**
-     * Rows lo .. hi - 1 of a chunk (instance m = start + 1 + i, slot j = j0 + 1 + i), stopping
-     * after the row of instance {@code checkpoint}; returns the next row. The counters (C ..
-     * KEYS) carry the loop's state in and out; BEFORE is the evaluations before the last row
-     * run, ROW the row where the loop stopped (or failed).
+     * Rows lo .. hi - 1 of the chunk (instance m = start + 1 + i, slot j = j0 + 1 + i) for the
+     * fold, stopping after the row of instance {@code checkpoint}; returns the next row. The
+     * counters (C .. KEYS) carry the loop's state in and out; BEFORE is the evaluations before
+     * the last row run, ROW the row where the loop stopped (or failed).
      *
      * For each row: 1. release the candidates due at m whose side is the side this fold
      * predicted (their keys to {@code keys}, each trained with its weight); 2. predict m: P1
-     * from MOA's votes as delaycv.jvm.learner.MoaClassifier and the engine read them; 3. the
-     * policy's outcome: released at once (key, trained) or pending on its side.
+     * from MOA's votes as delaycv.jvm.learner.vote_probability reads them; 3. the policy's
+     * outcome: released at once (key, trained) or pending on its side.
      */
-    public static int run(
-            Classifier model, Instance[] xOf, int start, int j0, int lo, int hi,
-            int[] candAt, int[] candSlot, byte[] candSide, long[] candKey, byte[] candObserved,
-            byte[] atOnceN, byte[] atOnceP, long[] wOf, byte[] sideOf, double[] p1Of,
-            double threshold, boolean trainedOnly, long checkpoint, long[] counters, long[] keys) {
+    public static int run(Chunk chunk, Fold fold, int lo, int hi, long checkpoint) {
+        final Classifier model = fold.model;
+        final Instance[] xOf = chunk.xOf;
+        final int[] candAt = chunk.candAt, candSlot = chunk.candSlot;
+        final byte[] candSide = chunk.candSide, candObserved = fold.candObserved;
+        final long[] candKey = chunk.candKey, wOf = fold.wOf, keys = fold.keys;
+        final byte[] sideOf = fold.sideOf, atOnceN = fold.atOnceN, atOnceP = fold.atOnceP;
+        final double[] p1Of = fold.p1Of;
+        final double threshold = fold.threshold;
+        final boolean trainedOnly = fold.trainedOnly;
+        final long[] counters = fold.counters;
+        final int start = chunk.start, j0 = chunk.j0;
         int c = (int) counters[C];
         long evaluated = counters[EVALUATED];
         long skipped = counters[SKIPPED];
@@ -69,8 +136,7 @@ public final class FoldRows {
                 double p1;
                 if (v0 >= 0 && v1 >= 0 && total < Double.POSITIVE_INFINITY) {
                     if (total > 0) {
-                        double a = v0 / total, b = v1 / total;
-                        p1 = b / (0.0 + a + b);
+                        p1 = v1 / total;  // one division, as MOA's evaluators normalise
                         if (v1 > v0 && !(p1 > 0.5)) {  // a tie made by rounding: MOA reads 1
                             p1 = ABOVE_HALF;
                         }
@@ -150,8 +216,7 @@ public final class FoldRows {
 
     /** The instances of a chunk: rows of {@code width} values (features then the class), with
      *  the header; one Java call per chunk. */
-    public static Instance[] instances(
-            com.yahoo.labs.samoa.instances.InstancesHeader header, double[] values, int width) {
+    public static Instance[] instances(InstancesHeader header, double[] values, int width) {
         int n = values.length / width;
         Instance[] out = new Instance[n];
         for (int r = 0; r < n; r++) {
