@@ -218,7 +218,8 @@ def test_a_moa_learner_that_mostly_gives_no_probability_is_warned_about(moa, str
     """MultilabelHoeffdingTree votes [0.0] (no probability) or [1.0] (class 0): on the first
     3000 commits, about half the first; the share is in the warning, run.json and the table of
     runs."""
-    from delaycv.tables.costs import runs_html, runs_table
+    from delaycv.report.runs import runs_html
+    from delaycv.tables.costs import runs_table
 
     out = tmp_path / "r"
     done = evaluate(streams[3000], "moa:multilabel.MultilabelHoeffdingTree", out)
