@@ -506,9 +506,13 @@ def test_effort_in_subsets_and_chunks(tmp_path):
 @pytest.mark.parametrize(
     "effort, message",
     [
-        ([3.0, 0.0, -3.0, 1.0], "stream effort at row 3 is -3.0 (expected a finite number >= 0)"),
-        ([3.0, np.nan, 2.0, 1.0], "stream effort at row 2 is nan (expected a finite number >= 0)"),
-        ([np.inf, 0.0, 2.0, 1.0], "stream effort at row 1 is inf (expected a finite number >= 0)"),
+        ([3.0, 0.0, -3.0, 1.0], "stream effort at row 3 is -3.0 (expected a finite number >= 0"),
+        ([3.0, np.nan, 2.0, 1.0], "stream effort at row 2 is nan (expected a finite number >= 0"),
+        ([np.inf, 0.0, 2.0, 1.0], "stream effort at row 1 is inf (expected a finite number >= 0"),
+        # at the edges of floating point: a total that overflows, a precision of 3 digits
+        ([1e303, 0.0, 2.0, 1.0], "stream effort at row 1 is 1e+303 (expected a finite number"),
+        ([3.0, 1e-320, 2.0, 1.0], "stream effort at row 2 is 1e-320 (expected a finite number"),
+        ([3.0, 2.0**53 + 2, 2.0, 1.0], "stream effort at row 2 is 9007199254740994.0 (expected"),
         ([1.0, 2.0], "stream effort has shape (2,), expected (4,)"),
         (["a", "b", "c", "d"], "stream effort is not an array of numbers"),
     ],

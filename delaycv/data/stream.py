@@ -44,6 +44,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from delaycv.common.atomic import atomic_path
+from delaycv.common.checks import EFFORT_EXPECTED, EFFORT_MAX, EFFORT_MIN
 from delaycv.common.errors import DelaycvError, InputError
 from delaycv.data.timeunits import implausible, implausible_message
 
@@ -237,21 +238,30 @@ def _check_times(time: np.ndarray, label_time: np.ndarray, first_row: int) -> No
         raise DelaycvError(_implausible_time_text(name, value, f" at row {row + first_row}"))
 
 
+def bad_efforts(values: np.ndarray) -> np.ndarray:
+    """Where ``values`` (float64) are no effort: NaN, infinite, negative, above
+    :data:`~delaycv.common.checks.EFFORT_MAX`, or positive below
+    :data:`~delaycv.common.checks.EFFORT_MIN`."""
+    with np.errstate(invalid="ignore"):
+        good = (values == 0) | ((values >= EFFORT_MIN) & (values <= EFFORT_MAX))
+    return ~good
+
+
 def _check_effort(effort: Any, n: int, first_row: int) -> np.ndarray:
-    """``effort`` as a contiguous float64 array of length n; a value that is not a finite number
-    >= 0 raises DelaycvError naming its row (counted from ``first_row``)."""
+    """``effort`` as a contiguous float64 array of length n; a value that is not an effort
+    (:func:`bad_efforts`) raises DelaycvError naming its row (counted from ``first_row``)."""
     try:
         values = np.ascontiguousarray(effort, dtype=np.float64)
     except (TypeError, ValueError) as err:
         raise DelaycvError(f"stream effort is not an array of numbers ({err})") from None
     if values.shape != (n,):
         raise DelaycvError(f"stream effort has shape {values.shape}, expected ({n},)")
-    good = np.isfinite(values) & (values >= 0)
-    if not good.all():
-        row = int(np.flatnonzero(~good)[0])
+    bad = bad_efforts(values)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
         raise DelaycvError(
-            f"stream effort at row {row + first_row} is {float(values[row])} "
-            "(expected a finite number >= 0)"
+            f"stream effort at row {row + first_row} is {float(values[row])!r} "
+            f"(expected {EFFORT_EXPECTED})"
         )
     return values
 

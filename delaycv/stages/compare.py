@@ -31,7 +31,7 @@ import pandas as pd
 from delaycv.common.atomic import atomic_path
 from delaycv.common.choices import REFERENCES
 from delaycv.common.errors import InputError
-from delaycv.stages._tables import read_merged
+from delaycv.stages._tables import effort_scope_of, read_merged
 from delaycv.stats.bias import bias_tests
 from delaycv.stats.checkpoints import choose_checkpoints, untested_notes
 from delaycv.stats.contrasts import policy_contrasts
@@ -142,7 +142,8 @@ def compare(
             predictions, references=references, method=mcnemar_method, alpha=alpha
         )
     name = dataset if dataset is not None else ", ".join(map(str, table["dataset"].unique()))
-    result.files = _write(result, Path(out), name, metrics, alpha, reference_policy)
+    scope = effort_scope_of([merged], metrics)
+    result.files = _write(result, Path(out), name, metrics, alpha, reference_policy, scope)
     _say_untested(result, say)
     _say_counts(result, say)
     return result
@@ -261,6 +262,7 @@ def _write(
     metrics: list[str],
     alpha: float,
     reference_policy: str | None,
+    effort_scope: str | None = None,
 ) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -277,19 +279,31 @@ def _write(
         (
             "tests",
             tests_html(
-                result.tests, title=f"Pairwise learner tests: dataset {dataset}", metrics=metrics
+                result.tests,
+                title=f"Pairwise learner tests: dataset {dataset}",
+                metrics=metrics,
+                effort_scope=effort_scope,
             ),
         )
     ]
     if result.bias is not None:
         title = f"Bias of realistic evaluation: dataset {dataset}"
-        pages.append(("bias", bias_html(result.bias, title=title, alpha=alpha, metrics=metrics)))
+        page = bias_html(
+            result.bias, title=title, alpha=alpha, metrics=metrics, effort_scope=effort_scope
+        )
+        pages.append(("bias", page))
     if result.contrasts is not None:
         title = f"Policy contrasts: dataset {dataset}, every policy against {reference_policy}"
         pages.append(
             (
                 "contrasts",
-                contrasts_html(result.contrasts, title=title, alpha=alpha, metrics=metrics),
+                contrasts_html(
+                    result.contrasts,
+                    title=title,
+                    alpha=alpha,
+                    metrics=metrics,
+                    effort_scope=effort_scope,
+                ),
             )
         )
     for name, page in pages:

@@ -37,6 +37,7 @@ from delaycv.study.runs import (
     RUN_KEY_LENGTH,
     canonical_json,
     dataset_spec,
+    effort_scope_spec,
     estimator_spec,
     evaluation_options,
     learner_spec,
@@ -237,6 +238,7 @@ EVALUATION_OPTIONS = canonical_json(
     {
         "validation": validation_spec(CONFIG),
         "estimator": estimator_spec(CONFIG),
+        "effort_scope": effort_scope_spec(CONFIG),
         "options": evaluation_options(CONFIG),
     }
 )
