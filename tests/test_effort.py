@@ -532,3 +532,96 @@ def test_effort_pci_20_has_no_direction_and_is_not_ranked(tmp_path, capsys):
         "delaycv: error: option --metric: metric 'effort_pci_20' has no direction"
     )
     assert len(err.strip().splitlines()) == 1
+
+
+def _study(**extra) -> dict:
+    return {
+        "datasets": {"d": {"generate": {"rows": 300}}},
+        "learners": {"nb": {"class": "naive_bayes.GaussianNB"}},
+        "seeds": [1],
+        "policies": {"ideal": {"preset": "ideal"}},
+        **extra,
+    }
+
+
+def test_the_study_config_sets_the_scope_and_refuses_to_rank_a_metric_without_direction():
+    from delaycv.common.errors import InputError
+    from delaycv.study.loading import load_config
+    from delaycv.study.runs import effort_scope_spec, run_key
+
+    config = load_config(_study(), learners=False)
+    assert effort_scope_spec(config) == {"kind": "cumulative"}
+    sliding = load_config(_study(effort_scope={"kind": "sliding", "width": 50}), learners=False)
+    assert effort_scope_spec(sliding) == {"kind": "sliding", "width": 50}
+    # a changed scope is another run (directory, params): its evaluations rerun
+    assert run_key(config, "d", "nb", "ideal") != run_key(sliding, "d", "nb", "ideal")
+    for bad, words in (
+        ({"effort_scope": {"kind": "fading"}}, "effort_scope.kind"),
+        ({"effort_scope": {"kind": "sliding", "width": 0}}, "effort_scope.width"),
+        ({"tests": {"metrics": ["gmean", "effort_pci_20"]}}, "key tests.metrics.1: metric "),
+    ):
+        with pytest.raises(InputError, match=words):
+            load_config(_study(**bad), learners=False)
+
+
+def test_the_command_line_sets_the_scope(tmp_path, capsys):
+    import json
+
+    from delaycv.cli import main
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
+
+    write_stream(generate_stream(rows=400, seed=2), tmp_path / "s.parquet")
+    base = ["evaluate", str(tmp_path / "s.parquet"), "--learner", "naive_bayes.GaussianNB"]
+    base += ["--folds", "2", "--every", "200", "--quiet", "--no-timing"]
+    out = tmp_path / "run"
+    assert (
+        main([*base, "--effort-scope", "sliding", "--effort-width", "50", "--out", str(out)]) == 0
+    )
+    folds = pd.read_parquet(out / "folds.parquet")
+    assert set(folds["effort_scope"]) == {"sliding(50)"}
+    info = json.loads((out / "run.json").read_text())
+    assert info["specs"]["effort_scope"] == {"kind": "sliding", "width": 50}
+    assert info["effort"]["scope"] == "the last 50 evaluations"
+    for extra, words in (
+        (
+            ["--effort-width", "50"],
+            "option --effort-width: --effort-width does not apply to the cumulative",
+        ),
+        (["--effort-scope", "sliding", "--effort-width", "0"], "option --effort-width: width 0"),
+        (
+            ["--effort-scope", "sliding", "--effort-width", str(2**63)],
+            "option --effort-width: width",
+        ),
+    ):
+        capsys.readouterr()
+        assert main([*base, *extra, "--out", str(tmp_path / "bad")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"delaycv: error: {words}"), err
+        assert not (tmp_path / "bad").exists()
+
+
+def test_a_difference_of_a_metric_without_direction_is_higher_or_lower_never_better():
+    """The learner tests on a metric without a direction: ``result`` higher/lower, no ``better``;
+    the page says so, and names the effort scope of the effort-aware sections."""
+    from delaycv.stats.learner_tests import run_tests
+    from delaycv.study.report import tests_html
+
+    rows = []
+    for fold in range(8):
+        for learner, value in (("a", 0.6), ("b", 0.3)):
+            for metric_value in [value + fold / 100]:
+                rows.append(
+                    {"dataset": "d", "learner": learner, "seed": 1, "policy": "ideal",
+                     "fold": fold, "reference": "true", "estimator": "fading",
+                     "checkpoint": 100, "time": 1, "evaluated": 100,
+                     "effort_pci_20": metric_value, "popt": metric_value}
+                )  # fmt: skip
+    tests = run_tests(pd.DataFrame(rows), metrics=["effort_pci_20", "popt"], checkpoints="last")
+    by = tests.set_index("metric")
+    assert by.loc["effort_pci_20", "result"] == "higher" and by.loc["effort_pci_20", "better"] == ""
+    assert by.loc["popt", "result"] == "better" and by.loc["popt", "better"] == "a"
+    page = tests_html(tests, title="t", effort_scope="cumulative")
+    assert "effort_pci_20 on true labels (effort scope cumulative; no direction)" in page
+    assert "popt on true labels (effort scope cumulative; higher is better)" in page
+    assert "a higher" in page and "a better" in page

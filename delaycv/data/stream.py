@@ -669,9 +669,9 @@ def check_stream_file(path: str | os.PathLike) -> dict:
 
     The row-group statistics (minimum and maximum, kept in the file's footer) of ``time`` and
     ``label_time`` must be plausible Unix seconds (1900-9999): a stream of milliseconds fails
-    here, naming the file, before any work; so must the smallest ``effort`` be >= 0 (a file
-    with an effort). :func:`read_stream` checks the same and then the values (labels 0/1, time
-    non-decreasing, every effort finite and >= 0). ``metadata["effort"]`` (:func:`has_effort`)
+    here, naming the file, before any work; so must the smallest and the largest ``effort`` be
+    efforts (a file with an effort: 0, or from 2**-1022 to 2**53). :func:`read_stream` checks the
+    same and then the values (labels 0/1, time non-decreasing, every effort in that range). ``metadata["effort"]`` (:func:`has_effort`)
     says whether the stream has an effort.
     """
     p, meta = _read_parquet(path, pq.read_metadata)
@@ -695,12 +695,15 @@ def check_stream_file(path: str | os.PathLike) -> dict:
                 raise InputError(text, path=where)
         if has_effort(out):
             stats = rows.column(names.index(EFFORT_COLUMN)).statistics
-            if stats is not None and stats.has_min_max and not float(stats.min) >= 0:
-                raise InputError(
-                    f"stream effort (row group {group}) is {float(stats.min)}",
-                    path=where,
-                    expected="a finite number >= 0",
-                )
+            if stats is not None and stats.has_min_max:
+                # the bounds: a positive value below the smallest is found when the data is read
+                for value in (float(stats.min), float(stats.max)):
+                    if bad_efforts(np.array([value]))[0]:
+                        raise InputError(
+                            f"stream effort (row group {group}) is {value!r}",
+                            path=where,
+                            expected=EFFORT_EXPECTED,
+                        )
     return out
 
 
