@@ -4,7 +4,7 @@
 effort-aware measure is read from; :meth:`Ranking.run` folds in evaluations in release order and
 reads the measures after each requested prefix. The same class exists compiled
 (``_effort_loop.pyx``: the same steps, in the same order of floating-point operations, with C
-doubles: bit for bit the same values, ``tests/test_effort.py``); ``delaycv.metrics.effort`` takes
+doubles: bit for bit the same values, ``tests/metrics/test_effort_measures.py``); ``delaycv.metrics.effort`` takes
 the compiled one where it is built (``delaycv.common.native``).
 
 An evaluation is ``(key, e, d_obs, d_true)``: its sort key ``-P(1) / (e + 1)`` (ascending =
