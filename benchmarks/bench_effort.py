@@ -113,6 +113,8 @@ def curve(args) -> None:
             command = [sys.executable, __file__, "one", str(n), str(args.folds), json.dumps(scope)]
             done = subprocess.run(command, capture_output=True, text=True, check=True)
             found[n].append(json.loads(done.stdout.strip().splitlines()[-1]))
+            run = found[n][-1]
+            print(f"    {n:>10,}: {run['us']:.2f} us, {run['peak_mib']:.0f} MiB", flush=True)
     base = statistics.median(r["us"] for r in found[args.rows[0]])
     print(f"  the loop: {found[args.rows[0]][0]['loop']}")
     print(f"  {'rows':>10} {'us per fold and evaluation':>28} {'ratio':>7} {'peak memory':>13}")
