@@ -2,7 +2,7 @@
 """The inner loop of :class:`delaycv.metrics.effort.EffortCurve` compiled: :class:`Ranking` and
 :class:`Blocks` do exactly what ``effort_loop.py`` does (see its docstring), in the same order of
 floating-point operations, with C doubles: the same values bit for bit
-(``tests/test_effort.py``). An element's two defect flags are one byte here (bit 0: observed,
+(``tests/metrics/test_effort_measures.py``). An element's two defect flags are one byte here (bit 0: observed,
 bit 1: true). Two things only the compiled loop does, which change no value: it finds a slot
 through ``summary`` (every STRIDE-th slot's first key) before the slots themselves, and it asks
 the memory for the block where the evaluation AHEAD places on goes before it gets there.
