@@ -457,19 +457,31 @@ def _effort_names(effort: Any) -> list[str] | None:
 
 
 def _effort_values(columns: dict, where: str) -> np.ndarray:
-    """The sum of the effort columns (name -> values), checked: numbers, finite, >= 0."""
+    """The sum of the effort columns (name -> values), checked: numbers, each and their sum in
+    the range of an effort (:func:`delaycv.data.stream.bad_efforts`)."""
+    from delaycv.common.checks import EFFORT_EXPECTED
+    from delaycv.data.stream import bad_efforts
+
     total = None
     for name, values in columns.items():
         v = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(v) | (v < 0)
+        bad = bad_efforts(v)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise InputError(
                 f"effort {where} {name!r} is {list(values)[i]!r} at row {i + 1}",
                 location="argument stream",
-                expected="a finite number >= 0 for every instance",
+                expected=f"{EFFORT_EXPECTED} for every instance",
             )
         total = v if total is None else total + v
+    bad = bad_efforts(total) if total is not None else None
+    if bad is not None and bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"effort {' + '.join(map(repr, columns))} is {float(total[i])!r} at row {i + 1}",
+            location="argument stream",
+            expected=EFFORT_EXPECTED,
+        )
     return total
 
 

@@ -162,7 +162,8 @@ def _validation_options(g) -> None:
 
 
 def _metric_options(g) -> None:
-    """The metrics' estimator, the checkpoints, the threshold, the prediction noise and flushing."""
+    """The metrics' estimator, the effort-aware measures' scope, the checkpoints, the threshold,
+    the prediction noise and flushing."""
     g.add_argument(
         "--estimator",
         choices=[*choices.ESTIMATORS, *choices.DEPRECATED_ESTIMATORS],
@@ -178,6 +179,18 @@ def _metric_options(g) -> None:
     )
     g.add_argument(
         "--size", type=int, help=f"chunk size of the tumbling estimator (default {defaults.SIZE})"
+    )
+    g.add_argument(
+        "--effort-scope",
+        choices=choices.EFFORT_SCOPES,
+        default=defaults.EFFORT_SCOPE,
+        help="the evaluations the effort-aware measures rank: every one so far (default "
+        f"{defaults.EFFORT_SCOPE}) or the last --effort-width (sliding)",
+    )
+    g.add_argument(
+        "--effort-width",
+        type=int,
+        help=f"width of the sliding effort scope (default {defaults.WIDTH})",
     )
     g.add_argument(
         "--every",
@@ -296,6 +309,21 @@ def estimator_spec_from(args) -> dict:
     return spec
 
 
+def effort_scope_spec_from(args) -> dict:
+    """The effort scope of ``--effort-scope`` and ``--effort-width`` (checked by
+    :func:`delaycv.metrics.effort_scope.make_effort_scope`, through ``make_settings``)."""
+    spec: dict[str, Any] = {"kind": args.effort_scope}
+    if args.effort_width is not None:
+        if defaults.EFFORT_SCOPE_PARAMS[args.effort_scope] is None:
+            raise ConfigError(
+                f"--effort-width does not apply to the {args.effort_scope} effort scope",
+                location="option --effort-width",
+                expected="--effort-scope sliding",
+            )
+        spec["width"] = args.effort_width
+    return spec
+
+
 #: Keys of the specs (as the library's errors name them) -> the options that set them.
 OPTIONS = {
     "policy.preset": "--policy",
@@ -305,6 +333,9 @@ OPTIONS = {
     "validation.seed": "--validation-seed",
     "validation.evaluate": "--evaluate",
     "estimator.kind": "--estimator",
+    "effort_scope": "--effort-scope",
+    "effort_scope.kind": "--effort-scope",
+    "effort_scope.width": "--effort-width",
     "seed": "--seed",
     "threshold": "--threshold",
     "prediction_noise": "--noise",
@@ -373,6 +404,7 @@ def settings_from(args):
             fixed_split=args.fixed_split,
         ),
         estimator=estimator_spec_from(args),
+        effort_scope=effort_scope_spec_from(args),
         seed=args.seed,
         every=args.every,
         checkpoints=checkpoints or None,

@@ -144,6 +144,11 @@ def _run(args) -> int:
 
     settings = settings_from(args)
     out = check_output(args.out, directory=True)
+    from delaycv.metrics.properties import require_direction
+
+    for option, metrics in (("--metric", args.metrics), ("--figure-metric", args.figure_metrics)):
+        for metric in metrics or []:  # before any table is read
+            require_direction(metric, location=f"option {option}")
     # the options are checked: now the modules of the rankings (numpy, pandas, scipy, matplotlib)
     from delaycv.stages.rankings import rankings
     from delaycv.tables.results import read_table

@@ -18,6 +18,18 @@ from typing import Any
 from delaycv.common.defaults import SEED_MAX
 from delaycv.common.errors import ConfigError
 
+#: An effort (of the effort-aware measures) is 0 or a number from ``EFFORT_MIN`` (2**-1022, the
+#: smallest normal double) to ``EFFORT_MAX`` (2**53, past any count of lines): the measures add
+#: efforts and their products over the whole stream (docs/metrics.md), which stay finite and keep
+#: their precision in that range; an effort of 1e303 would make the total infinite, one of
+#: 1e-320 holds three significant digits. Anything else is refused where the effort is read.
+EFFORT_MIN = 2.0**-1022
+EFFORT_MAX = 2.0**53
+EFFORT_EXPECTED = (
+    "a finite number >= 0: 0, or from 2**-1022 = 2.2e-308 (the smallest normal double) to "
+    "2**53 = 9.0e15"
+)
+
 
 def is_integer(value: Any) -> bool:
     """True for an integer (Python or numpy), False for a boolean or anything else."""

@@ -1,6 +1,7 @@
 """Names a user chooses among that the library and the command line share: the labels a metric
 is scored against, the validation schemes, the estimator kinds, the alternatives of the paired
-tests, the versions of Scott-Knott ESD, the file formats and x axes of the figures.
+tests, the versions of Scott-Knott ESD, the file formats and x axes of the figures, the scopes of
+the effort-aware measures.
 
 They live apart from the modules that use them (:mod:`delaycv.stats`, :mod:`delaycv.figures`, which
 import numpy, pandas, scipy and matplotlib), so that the command line offers them as choices, and
@@ -15,6 +16,9 @@ REFERENCES = ("observed", "true")
 #: (:mod:`delaycv.metrics.estimators`).
 SCHEMES = ("prequential", "cv", "split", "bootstrap")
 ESTIMATORS = ("cumulative", "sliding", "fading", "tumbling")
+#: The scopes of the effort-aware measures (:mod:`delaycv.metrics.effort_scope`): every
+#: evaluation so far, or the last ``width``.
+EFFORT_SCOPES = ("cumulative", "sliding")
 #: Deprecated spellings of estimator kinds, each with its kind: still accepted (the config, the
 #: command line, :func:`delaycv.metrics.make_estimator`), with a warning that names the new one.
 #: The sliding window's kind was ``window``, a word that means a waiting time everywhere else.

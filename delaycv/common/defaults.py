@@ -45,6 +45,11 @@ ALPHA = 0.99
 WIDTH = 1000
 SIZE = 1000
 
+#: The scope of the effort-aware measures (the instances they rank): every evaluation so far, as
+#: the just-in-time defect prediction literature reads a test set; ``sliding``: the last
+#: ``WIDTH`` evaluations unless a width is given.
+EFFORT_SCOPE = "cumulative"
+
 #: A checkpoint every ``EVERY`` stream instances (and at the last instance).
 EVERY = 500
 
@@ -80,6 +85,12 @@ ESTIMATOR_PARAMS: dict[str, tuple[str, Any] | None] = {
     "sliding": ("width", WIDTH),
     "fading": ("alpha", ALPHA),
     "tumbling": ("size", SIZE),
+}
+
+#: The parameter each kind of effort scope takes, with its default.
+EFFORT_SCOPE_PARAMS: dict[str, tuple[str, Any] | None] = {
+    "cumulative": None,
+    "sliding": ("width", WIDTH),
 }
 
 

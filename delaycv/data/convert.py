@@ -49,6 +49,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from delaycv.common.checks import EFFORT_EXPECTED
 from delaycv.common.errors import ConfigError, InputError
 from delaycv.data.formats import read_table
 from delaycv.data.mapping import (
@@ -67,7 +68,7 @@ from delaycv.data.readers import (
     RawTable,
     parse_dates,
 )
-from delaycv.data.stream import BASE_COLUMNS, EFFORT_COLUMN, Stream, write_stream
+from delaycv.data.stream import BASE_COLUMNS, EFFORT_COLUMN, Stream, bad_efforts, write_stream
 from delaycv.data.timeunits import (
     EARLIEST,
     FACTORS,
@@ -393,19 +394,28 @@ def _effort(raw: RawTable, m: Mapping) -> np.ndarray | None:
             )
         values = pc.fill_null(raw.table.column(name), np.nan).to_numpy()
         values = np.asarray(values, dtype=np.float64)
-        good = np.isfinite(values) & (values >= 0)
-        if not good.all():
-            row = _first(~good)
+        bad = bad_efforts(values)
+        if bad.any():
+            row = _first(bad)
             value = values[row]
-            what = "missing" if np.isnan(value) else f"{float(value)}"
+            what = "missing" if np.isnan(value) else f"{float(value)!r}"
             raise InputError(
                 f"effort column {name!r} is {what}",
                 path=raw.path,
                 location=raw.location(row),
-                expected="a finite number >= 0 in every row of an effort column (or effort: "
+                expected=f"{EFFORT_EXPECTED} in every row of an effort column (or effort: "
                 "none, --effort none: a stream without effort)",
             )
         total += values
+    bad = bad_efforts(total)  # the sum of several columns past the largest effort
+    if bad.any():
+        row = _first(bad)
+        raise InputError(
+            f"effort {' + '.join(m.effort)} is {float(total[row])!r}",
+            path=raw.path,
+            location=raw.location(row),
+            expected=EFFORT_EXPECTED,
+        )
     return total
 
 

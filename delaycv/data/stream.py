@@ -44,6 +44,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from delaycv.common.atomic import atomic_path
+from delaycv.common.checks import EFFORT_EXPECTED, EFFORT_MAX, EFFORT_MIN
 from delaycv.common.errors import DelaycvError, InputError
 from delaycv.data.identity import CONTENT_KEY, ContentDigest
 from delaycv.data.timeunits import implausible, implausible_message
@@ -238,21 +239,30 @@ def _check_times(time: np.ndarray, label_time: np.ndarray, first_row: int) -> No
         raise DelaycvError(_implausible_time_text(name, value, f" at row {row + first_row}"))
 
 
+def bad_efforts(values: np.ndarray) -> np.ndarray:
+    """Where ``values`` (float64) are no effort: NaN, infinite, negative, above
+    :data:`~delaycv.common.checks.EFFORT_MAX`, or positive below
+    :data:`~delaycv.common.checks.EFFORT_MIN`."""
+    with np.errstate(invalid="ignore"):
+        good = (values == 0) | ((values >= EFFORT_MIN) & (values <= EFFORT_MAX))
+    return ~good
+
+
 def _check_effort(effort: Any, n: int, first_row: int) -> np.ndarray:
-    """``effort`` as a contiguous float64 array of length n; a value that is not a finite number
-    >= 0 raises DelaycvError naming its row (counted from ``first_row``)."""
+    """``effort`` as a contiguous float64 array of length n; a value that is not an effort
+    (:func:`bad_efforts`) raises DelaycvError naming its row (counted from ``first_row``)."""
     try:
         values = np.ascontiguousarray(effort, dtype=np.float64)
     except (TypeError, ValueError) as err:
         raise DelaycvError(f"stream effort is not an array of numbers ({err})") from None
     if values.shape != (n,):
         raise DelaycvError(f"stream effort has shape {values.shape}, expected ({n},)")
-    good = np.isfinite(values) & (values >= 0)
-    if not good.all():
-        row = int(np.flatnonzero(~good)[0])
+    bad = bad_efforts(values)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
         raise DelaycvError(
-            f"stream effort at row {row + first_row} is {float(values[row])} "
-            "(expected a finite number >= 0)"
+            f"stream effort at row {row + first_row} is {float(values[row])!r} "
+            f"(expected {EFFORT_EXPECTED})"
         )
     return values
 
@@ -682,9 +692,9 @@ def check_stream_file(path: str | os.PathLike) -> dict:
 
     The row-group statistics (minimum and maximum, kept in the file's footer) of ``time`` and
     ``label_time`` must be plausible Unix seconds (1900-9999): a stream of milliseconds fails
-    here, naming the file, before any work; so must the smallest ``effort`` be >= 0 (a file
-    with an effort). :func:`read_stream` checks the same and then the values (labels 0/1, time
-    non-decreasing, every effort finite and >= 0). ``metadata["effort"]`` (:func:`has_effort`)
+    here, naming the file, before any work; so must the smallest and the largest ``effort`` be
+    efforts (a file with an effort: 0, or from 2**-1022 to 2**53). :func:`read_stream` checks the
+    same and then the values (labels 0/1, time non-decreasing, every effort in that range). ``metadata["effort"]`` (:func:`has_effort`)
     says whether the stream has an effort.
     """
     p, meta = _read_parquet(path, pq.read_metadata)
@@ -708,12 +718,15 @@ def check_stream_file(path: str | os.PathLike) -> dict:
                 raise InputError(text, path=where)
         if has_effort(out):
             stats = rows.column(names.index(EFFORT_COLUMN)).statistics
-            if stats is not None and stats.has_min_max and not float(stats.min) >= 0:
-                raise InputError(
-                    f"stream effort (row group {group}) is {float(stats.min)}",
-                    path=where,
-                    expected="a finite number >= 0",
-                )
+            if stats is not None and stats.has_min_max:
+                # the bounds: a positive value below the smallest is found when the data is read
+                for value in (float(stats.min), float(stats.max)):
+                    if bad_efforts(np.array([value]))[0]:
+                        raise InputError(
+                            f"stream effort (row group {group}) is {value!r}",
+                            path=where,
+                            expected=EFFORT_EXPECTED,
+                        )
     return out
 
 

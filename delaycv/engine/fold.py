@@ -128,7 +128,7 @@ class FoldLoop:
         self.metrics_observed = _metrics.Metrics(settings.estimator)
         self.metrics_true = _metrics.Metrics(settings.estimator)
         # the effort-aware measures (both references), on a stream with an effort
-        self.effort_curve = EffortCurve(settings.estimator) if effort else None
+        self.effort_curve = EffortCurve(settings.effort_scope) if effort else None
         # the evaluations since the last drain, in release order: the key 2 i + s of the
         # released label (instance i, predicted side s), as machine values
         self.ev_key = array("q")

@@ -26,7 +26,6 @@ from delaycv.engine.windows import (
     time_warnings,
     window_keys,
 )
-from delaycv.metrics.effort import describe_scope
 from delaycv.protocol.learner_contract import (
     NO_PROBABILITY_WARN,
     PROBABILITY_EXPECTED,
@@ -67,11 +66,12 @@ class EvaluationResult:
         )
 
 
-def effort_record(metadata: dict, estimator) -> dict:
+def effort_record(metadata: dict, scope) -> dict:
     """What ``run.json`` says of the effort-aware measures: the stream's effort and the scope
-    they rank, or why they are absent."""
+    they rank (:class:`~delaycv.metrics.effort_scope.EffortScope`, in words), or why they are
+    absent."""
     if has_effort(metadata):
-        return {"effort": metadata["effort"], "scope": describe_scope(estimator)}
+        return {"effort": metadata["effort"], "scope": scope.words}
     return {
         "effort": None,
         "note": "the stream has no effort: the effort-aware measures (popt, ifa, ...) are not "
@@ -244,7 +244,11 @@ def _fold_outputs(
         progress=reporter,
         on_rows=None
         if on_rows is None
-        else lambda rows: on_rows(folds_table(rows, keys, settings.estimator.kind, effort)),
+        else lambda rows: on_rows(
+            folds_table(
+                rows, keys, settings.estimator.kind, settings.effort_scope.label if effort else None
+            )
+        ),
     )
 
 
@@ -252,7 +256,10 @@ def _fold_table(outputs, keys: dict, settings: RunSettings, effort: bool, on_row
     """The fold table of the rows the outputs hold; with ``on_rows``, those rows (the parallel
     workers') are handed to it and the table returned is empty (with its columns)."""
     table = folds_table(
-        [row for out in outputs for row in out.rows], keys, settings.estimator.kind, effort
+        [row for out in outputs for row in out.rows],
+        keys,
+        settings.estimator.kind,
+        settings.effort_scope.label if effort else None,
     )
     if on_rows is not None:
         if len(table):  # rows of parallel workers come back at their end
@@ -276,7 +283,7 @@ def _run_info(stream, settings: RunSettings, outputs, keys: dict, positions, bef
         # the most instances whose state (x dict, pending labels) a process held at once
         "instances_held": max(o.held for o in outputs),
         "specs": settings.record(),
-        "effort": effort_record(stream.metadata, settings.estimator),
+        "effort": effort_record(stream.metadata, settings.effort_scope),
         # the predictions without a probability (each read as P(1) = 0.5), of every fold's
         "no_probability_share": no_probability_share(outputs),
         "warnings": before,

@@ -8,6 +8,7 @@ import pandas as pd
 
 from delaycv import metrics as _metrics
 from delaycv.common.columns import RUN_KEYS
+from delaycv.metrics.effort_names import EFFORT_SCOPE_COLUMN
 
 #: Columns of the per-fold checkpoint table before the metrics, in order.
 FOLD_COLUMNS = (
@@ -59,13 +60,14 @@ SUMMARY_COUNTS = ("evaluated", "pending", "skipped", "trained", "weight")
 
 
 def folds_table(
-    rows: list, run_keys: dict, estimator_kind: str, effort: bool = False
+    rows: list, run_keys: dict, estimator_kind: str, effort_scope: str | None = None
 ) -> pd.DataFrame:
     """The per-fold checkpoint table of ``rows`` (fold, reference, counts, metric values) of the run
-    ``run_keys`` under the estimator ``estimator_kind``. The metric columns are ``METRICS``, then
-    ``EFFORT_METRICS`` with ``effort`` (a stream with an effort: the rows carry them)."""
+    ``run_keys`` under the estimator ``estimator_kind``. The metric columns are ``METRICS``; a
+    stream with an effort (the rows carry its measures) adds the column ``effort_scope`` (the
+    scope's label, ``effort_scope``) and ``EFFORT_METRICS``."""
     metric_names = list(_metrics.METRICS)
-    if effort:
+    if effort_scope is not None:
         metric_names += _metrics.EFFORT_METRICS
     count_cols = list(FOLD_COLUMNS[len(RUN_KEYS) + 3 :])
     n_rows = len(rows)
@@ -94,6 +96,9 @@ def folds_table(
         else:
             out[c] = np.array(col, dtype=np.float64)
     metrics = pd.DataFrame(values, columns=metric_names, index=out.index)
+    if effort_scope is not None:
+        at = len(_metrics.METRICS)
+        metrics.insert(at, EFFORT_SCOPE_COLUMN, pd.Series([effort_scope] * n_rows, dtype=object))
     return pd.concat([out, metrics], axis=1)
 
 

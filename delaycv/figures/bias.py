@@ -33,7 +33,7 @@ from delaycv.figures.style import (
     panel_note,
     to_dates,
 )
-from delaycv.metrics.properties import higher_is_better
+from delaycv.metrics.properties import has_direction, higher_is_better
 from delaycv.stats.bias import bias_table
 
 
@@ -114,7 +114,12 @@ def bias_curves(
         for j in range(len(policies), rows * cols):
             axes[j // cols][j % cols].set_visible(False)
         legend(fig, learner_handles(styles, learners), "learner")
-        direction = "above 0: optimistic" if higher_is_better(metric) else "below 0: optimistic"
+        if not has_direction(metric):
+            direction = "above 0: observed higher; no direction"
+        elif higher_is_better(metric):
+            direction = "above 0: optimistic"
+        else:
+            direction = "below 0: optimistic"
         fig.suptitle(
             f"{dataset}: bias of realistic evaluation in {metric}\n"
             f"(observed-label estimate − true-label value; {direction}; {estimator} estimator)",

@@ -25,7 +25,7 @@ from delaycv.figures.style import (
     new_figure,
     panel_note,
 )
-from delaycv.metrics.properties import higher_is_better
+from delaycv.metrics.properties import has_direction, higher_is_better
 
 
 def _p_text(p: float) -> str:
@@ -166,7 +166,8 @@ def pairwise_heatmap(
     )
     policies = policy_order(data["policy"].unique())
     learners = sorted(set(data["learner_a"]) | set(data["learner_b"]))
-    sign = 1.0 if higher_is_better(metric) else -1.0
+    directed = has_direction(metric)  # without a direction: + = the row learner is higher
+    sign = 1.0 if not directed or higher_is_better(metric) else -1.0
     rows, cols, width, height, small = _heat_layout(len(policies), learners)
     _, context = figure_style()
     with sns.axes_style("white"), context:
@@ -193,7 +194,10 @@ def pairwise_heatmap(
             shrink=0.6,
             aspect=40,
         )
-        bar.set_label("Cliff's δ, oriented: + = the row learner is better")
+        bar.set_label(
+            "Cliff's δ, oriented: + = the row learner is "
+            + ("better" if directed else f"higher ({metric} has no direction)")
+        )
         fig.suptitle(
             f"{dataset}: pairwise tests of {metric} on {reference} labels at checkpoint {checkpoint}\n"
             f"(cell: Cliff's δ and Holm-adjusted permutation p; * significant; {estimator} estimator)",

@@ -1,11 +1,12 @@
 """Effort-aware measures of just-in-time defect prediction, online (docs/metrics.md).
 
 An inspector reads the evaluated instances in scope in the **inspection order**: by predicted
-defect density ``P(1) / effort``, highest first. An instance of zero effort costs nothing: all of
-them come first. Equal densities (an untrained learner's 0.5 over equal efforts) go in release
-order, the order in which the evaluations reached the inspector (FIFO). Over that order, with n
-instances, total effort E and D defective ones (``defective``: the reference label, observed or
-true):
+defect density ``P(1) / (effort + 1)``, highest first (Kamei et al., TSE 2013: the density
+``Y / (Effort + 1)`` their effort-aware model learns and their optimal order sorts by, with the
+model's P(1) for Y; docs/metrics.md). An instance of zero effort is ranked by its P(1) like any
+other. Equal densities (an untrained learner's 0.5 over equal efforts) go in release order, the
+order in which the evaluations reached the inspector (FIFO). Over that order, with n instances,
+total effort E and D defective ones (``defective``: the reference label, observed or true):
 
 * ``effort_recall_20``: the share of the D defective instances among those inspected before 20 % of
   E is spent (the instances whose cumulative effort is at most 0.2 E: the one that crosses the
@@ -18,7 +19,8 @@ true):
 * ``popt``: 1 - (area(optimal) - area(model)) / (area(optimal) - area(worst)), the areas under the
   curve of the share of defective instances found against the share of effort spent, the points
   joined by straight lines (trapezoids); optimal order: defective first, then by effort ascending;
-  worst: clean first, then by effort descending.
+  worst: clean first, then by effort descending (the orders of the labels' own density
+  ``d / (effort + 1)``, effort breaking ties).
 
 NaN where a measure is undefined: no instance in scope; no defective one (all but
 ``effort_pci_20``); E = 0 (all but ``ifa``); ``popt`` when the optimal and worst areas are equal.
@@ -31,9 +33,9 @@ NaN where a measure is undefined: no instance in scope; no defective one (all bu
  'effort_pci_20': 0.4, 'effort_at_recall_20': 0.05, 'ifa': 0.0, 'popt': 0.6957}
 
 (docs/metrics.md works this example by hand.) :class:`EffortCurve` gives the same values online,
-fold by fold, under an estimator's scope, with Fenwick trees that are updated as labels are
-released (``effort_loop``): the cumulative scope costs O(log n) per evaluation and per checkpoint,
-not a sort of the scope at every checkpoint.
+fold by fold, over its scope (:mod:`delaycv.metrics.effort_scope`): the evaluations are kept in
+their inspection order in blocks with Fenwick trees of the blocks' sums (``effort_loop``), so that
+an evaluation costs O(log n) and a checkpoint O(log n), whatever the length of the stream.
 """
 
 from __future__ import annotations
@@ -43,79 +45,46 @@ import math
 import numpy as np
 
 from delaycv.common import native
+from delaycv.common.checks import EFFORT_EXPECTED, EFFORT_MAX, EFFORT_MIN
 from delaycv.metrics import effort_loop
 from delaycv.metrics.effort_names import EFFORT_METRICS
-from delaycv.metrics.estimators import Cumulative, Fading, Sliding, Tumbling, make_estimator
+from delaycv.metrics.effort_scope import EffortScope, make_effort_scope
 
 #: the compiled loop (``_effort_loop.pyx``) where it is built from the source beside it, else
 #: the Python one (the same values)
 LOOP, LOOP_STATUS = native.load("delaycv.metrics._effort_loop", effort_loop)
 N_MEASURES = len(EFFORT_METRICS)
 
-
-def effort_scope(estimator) -> tuple[int, int]:
-    """(width, size) of the scope the effort-aware measures read under ``estimator``.
-
-    Cumulative: every evaluation (0, 0); ``Sliding(w)``: the last w evaluations (w, 0);
-    ``Tumbling(c)``: the last complete chunk of c evaluations (0, c); ``Fading(alpha)``: the last
-    ``round(1 / (1 - alpha))`` evaluations, the fading factor's effective width (alpha = 1:
-    cumulative). A ranking has no faded form that keeps ``ifa`` a count, so the fading estimator
-    reads its effective window.
-
-    >>> effort_scope(Fading(0.99)), effort_scope(Sliding(500)), effort_scope(Tumbling(250))
-    ((100, 0), (500, 0), (0, 250))
-    """
-    estimator = make_estimator(estimator)
-    if isinstance(estimator, Sliding):
-        return estimator.width, 0
-    if isinstance(estimator, Tumbling):
-        return 0, estimator.size
-    if isinstance(estimator, Fading) and estimator.alpha < 1:
-        return max(1, round(1.0 / (1.0 - estimator.alpha))), 0
-    if isinstance(estimator, Cumulative | Fading):
-        return 0, 0
-    raise TypeError(f"no effort scope for the estimator {estimator!r}")
-
-
-def describe_scope(estimator) -> str:
-    """The scope in words (the run's ``specs.effort_scope``).
-
-    >>> describe_scope(Fading(0.99))
-    'the last 100 evaluations (the fading factor 0.99 as a window)'
-    """
-    width, size = effort_scope(estimator)
-    estimator = make_estimator(estimator)
-    if size:
-        return f"the last complete chunk of {size} evaluations"
-    if width and isinstance(estimator, Fading):
-        return f"the last {width} evaluations (the fading factor {estimator.alpha:g} as a window)"
-    if width:
-        return f"the last {width} evaluations"
-    return "every evaluation so far"
+__all__ = [
+    "EFFORT_METRICS",
+    "EffortCurve",
+    "EffortScope",
+    "inspection_measures",
+    "inspection_order",
+]
 
 
 def inspection_order(p1, effort) -> np.ndarray:
     """The inspection order of instances given in release order: indices, by predicted defect
-    density P(1) / effort, highest first; zero effort first; ties in release order.
+    density P(1) / (effort + 1), highest first; ties in release order.
 
-    >>> inspection_order([0.5, 0.5, 0.9, 0.2], [10, 10, 0, 1]).tolist()
-    [2, 3, 0, 1]
+    >>> inspection_order([0.5, 0.5, 0.9, 0.2, 0.01], [10, 10, 1, 0, 0]).tolist()
+    [2, 3, 0, 1, 4]
     """
-    return np.lexsort((np.arange(len(p1)), _density_key(np.asarray(p1), np.asarray(effort))))
+    return np.lexsort((np.arange(len(p1)), sort_key(np.asarray(p1), np.asarray(effort))))
 
 
-def _density_key(p1: np.ndarray, effort: np.ndarray) -> np.ndarray:
-    """Ascending sort key of the inspection order: -P(1)/effort; -inf for zero effort."""
+def sort_key(p1, effort) -> np.ndarray:
+    """Ascending sort key of the inspection order: -P(1) / (effort + 1) (-0.0 made 0.0)."""
     p1 = np.asarray(p1, dtype=np.float64)
     effort = np.asarray(effort, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        key = np.where(effort > 0, -p1 / np.where(effort > 0, effort, 1.0), -np.inf)
-    return key + 0.0  # -0.0 -> 0.0: one zero
+    return -(p1 / (effort + 1.0)) + 0.0
 
 
 def inspection_measures(p1, effort, defective) -> dict[str, float]:
     """The effort-aware measures of one scope, by their definition (a sort of the scope): what
-    :class:`EffortCurve` is tested against, and the definition docs/metrics.md works by hand. Arguments are in release order."""
+    :class:`EffortCurve` is tested against, and the definition docs/metrics.md works by hand.
+    Arguments are in release order."""
     p1 = np.asarray(p1, dtype=np.float64)
     e_in = np.asarray(effort, dtype=np.float64)
     d_in = np.asarray(defective, dtype=np.int64)
@@ -160,8 +129,9 @@ def inspection_measures(p1, effort, defective) -> dict[str, float]:
 
 
 class EffortCurve:
-    """The effort-aware measures of one fold, against the observed and the true label, under an
-    estimator's scope (:func:`effort_scope`).
+    """The effort-aware measures of one fold, against the observed and the true label, over a
+    scope (:class:`~delaycv.metrics.effort_scope.EffortScope`: every evaluation so far by
+    default, or the last ``width``).
 
     Fed like :class:`~delaycv.metrics.Metrics`: ``add_many(p1, effort, observed, true)`` buffers
     evaluations in release order; ``snapshots(bounds)`` folds in the first ``bounds[-1]``
@@ -175,19 +145,11 @@ class EffortCurve:
     0.6957
     """
 
-    def __init__(self, estimator) -> None:
-        self.width, self.size = effort_scope(estimator)
+    def __init__(self, scope=None) -> None:
+        self.scope = make_effort_scope(scope)
         self._buffer: list[tuple[np.ndarray, ...]] = []
         self._buffered = 0
-        # the scope (evaluations in the trees), in inspection order: key, release number,
-        # effort, observed and true defect flags
-        self._key = np.zeros(0)
-        self._seq = np.zeros(0, dtype=np.int64)
-        self._e = np.zeros(0)
-        self._d = np.zeros((2, 0), dtype=np.int8)
-        self._folded = 0  # evaluations folded in so far (the next one's release number)
-        self._totals = np.zeros(len(effort_loop.TOTALS))
-        self._last = np.full(2 * N_MEASURES, math.nan)
+        self._ranking = LOOP.Ranking(self.scope.loop_width)
 
     @property
     def buffered(self) -> int:
@@ -225,10 +187,17 @@ class EffortCurve:
                 f"evaluations, got {bounds.tolist()[:5]}"
             )
         p1, e, d = self._take(int(bounds[-1]))
-        self._fold(p1, e, d, bounds, out)
+        _check(p1, e, d)
+        key = sort_key(p1, e)
+        self._ranking.run(
+            key,
+            np.ascontiguousarray(e),
+            d[0].copy(),
+            d[1].copy(),
+            np.ascontiguousarray(bounds),
+            out,
+        )
         return out.reshape(bounds.size, 2, N_MEASURES)
-
-    # ------------------------------------------------------------------ internals
 
     def _take(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The first m buffered evaluations (the rest stay buffered)."""
@@ -244,105 +213,14 @@ class EffortCurve:
         self._buffered = p1.size - m
         return p1[:m], e[:m], d[:, :m]
 
-    def _fold(self, p1, e_new, d_new, bounds, out) -> None:
-        """Merge the new evaluations into the scope's inspection order (the universe of this
-        fold-in), rebuild the trees over it and run the loop."""
-        m = p1.size
-        _check(p1, e_new, d_new)
-        key_new = _density_key(p1, e_new)
-        seq0 = self._folded - self._seq.size  # release number of the oldest in scope
-        key, seq, e_u, d_u = self._universe(key_new, e_new, d_new)
-        rel = seq - seq0  # each one's index in release order (scope first)
-        pos, e_rel, d_rel = _by_release(rel, e_u, d_u)
-        # distinct efforts (for the pairs of defective ones)
-        values = np.unique(e_u)
-        wpos = np.searchsorted(values, e_rel) + 1
-        # the trees of the scope as it is
-        trees, wtrees = _scope_trees(seq < self._folded, e_u, d_u, wpos[rel] - 1, values.size)
-        e_at = np.concatenate(([0.0], e_u))
-        start = self._seq.size
-        head = LOOP.run(
-            trees,
-            wtrees,
-            self._totals,
-            e_at,
-            pos,
-            wpos,
-            e_rel,
-            d_rel[0].copy(),
-            d_rel[1].copy(),
-            0,
-            start,
-            self.width,
-            self.size,
-            bounds,
-            out,
-            self._last,
-        )
-        self._folded += m
-        keep = seq >= seq0 + head
-        self._key, self._seq, self._e, self._d = key[keep], seq[keep], e_u[keep], d_u[:, keep]
-
-    def _universe(self, key_new, e_new, d_new) -> tuple[np.ndarray, ...]:
-        """The scope and the new evaluations (keys ``key_new``, released after the scope's), in
-        inspection order: their keys, release numbers, efforts and defect flags (new ones after
-        equal old keys: they were released later)."""
-        order = np.argsort(key_new, kind="stable")
-        at = np.searchsorted(self._key, key_new[order], side="right")
-        key = np.insert(self._key, at, key_new[order])
-        seq = np.insert(self._seq, at, self._folded + order)
-        e_u = np.insert(self._e, at, e_new[order])
-        d_u = np.insert(self._d, at, d_new[:, order], axis=1)
-        return key, seq, e_u, d_u
-
-
-def _by_release(rel: np.ndarray, e_u: np.ndarray, d_u: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Per evaluation of the universe in release order (``rel``: each one's index in that
-    order, the universe in inspection order): its position in inspection order (1-based), its
-    effort, its defect flags."""
-    count = rel.size
-    pos = np.empty(count, dtype=np.int64)
-    pos[rel] = np.arange(1, count + 1)
-    e_rel = np.empty(count)
-    e_rel[rel] = e_u
-    d_rel = np.empty((2, count), dtype=np.int8)
-    d_rel[:, rel] = d_u
-    return pos, e_rel, d_rel
-
-
-def _scope_trees(present, e_u, d_u, wp_u, n_values: int) -> tuple[np.ndarray, np.ndarray]:
-    """The Fenwick trees of the evaluations ``present`` in the universe (in inspection order):
-    by position, their count, effort and defective ones (observed, true); by distinct effort
-    (``wp_u``: each one's index among the ``n_values`` efforts), the count and effort of the
-    defective ones (observed, true)."""
-    trees = _fenwick(
-        np.vstack((present, np.where(present, e_u, 0.0), present * d_u[0], present * d_u[1]))
-    )
-    wcount = np.zeros((2, n_values))
-    wsum = np.zeros((2, n_values))
-    for r in (0, 1):
-        mine = present & (d_u[r] == 1)
-        np.add.at(wcount[r], wp_u[mine], 1.0)
-        np.add.at(wsum[r], wp_u[mine], e_u[mine])
-    wtrees = _fenwick(np.vstack((wcount[0], wsum[0], wcount[1], wsum[1])))
-    return trees, wtrees
-
 
 def _check(p1: np.ndarray, effort: np.ndarray, d: np.ndarray) -> None:
     if p1.size and not (np.isfinite(p1).all() and p1.min() >= 0 and p1.max() <= 1):
         raise ValueError("p1 must be probabilities in [0, 1]")
-    if effort.size and not (np.isfinite(effort).all() and effort.min() >= 0):
-        raise ValueError("effort must be finite and >= 0")
+    if effort.size:
+        with np.errstate(invalid="ignore"):
+            good = (effort == 0) | ((effort >= EFFORT_MIN) & (effort <= EFFORT_MAX))
+        if not good.all():
+            raise ValueError(f"effort must be {EFFORT_EXPECTED}")
     if d.size and (d.min() < 0 or d.max() > 1):
         raise ValueError("labels must be 0 or 1")
-
-
-def _fenwick(x: np.ndarray) -> np.ndarray:
-    """Fenwick trees (rows, 1-based; slot 0 unused) of the rows of ``x`` (values by position)."""
-    rows, size = x.shape
-    prefix = np.zeros((rows, size + 1))
-    np.cumsum(x, axis=1, out=prefix[:, 1:])
-    idx = np.arange(1, size + 1)
-    tree = np.zeros((rows, size + 1))
-    tree[:, 1:] = prefix[:, idx] - prefix[:, idx - (idx & -idx)]
-    return tree

@@ -44,6 +44,7 @@ _AS_SPEC = {
     "policy": lambda policy: policy.spec(),
     "validation": lambda validation: dict(validation.__dict__),
     "estimator": lambda estimator: estimator.describe(),
+    "effort_scope": lambda scope: scope.describe(),
 }
 _NOT_RECORDED = ("jobs",)
 #: Keys of a checkpoint spec beyond ``every`` (:func:`delaycv.engine.checkpoint_positions`).
@@ -65,6 +66,9 @@ class RunSettings:
         The validation scheme and its folds.
     estimator : Estimator
         The metrics' estimator (``kind`` and its parameter).
+    effort_scope : delaycv.metrics.effort_scope.EffortScope
+        The evaluations the effort-aware measures rank: every one so far (``cumulative``, the
+        default) or the last ``width`` (``sliding``); their own, whatever the estimator.
     seed : int
         The run seed (the replicate): learner seeds, bootstrap weights, noise, inspection errors.
     every : int or None
@@ -99,6 +103,7 @@ class RunSettings:
     policy: Any
     validation: Any
     estimator: Any
+    effort_scope: Any = None
     seed: int = _defaults.SEED
     every: int | None = _defaults.EVERY
     checkpoints: Mapping | None = None
@@ -115,7 +120,8 @@ class RunSettings:
 
     def record(self) -> dict[str, Any]:
         """The settings as plain data (``run.json``'s ``specs``), field by field: the learner
-        spec as given, the policy's, validation's and estimator's specs, then every option that
+        spec as given, the policy's, validation's, estimator's and effort scope's specs, then
+        every option that
         decides the outputs (all but ``jobs``: folds in processes give the same files, byte for
         byte)."""
         out: dict[str, Any] = {}
@@ -209,6 +215,7 @@ def make_settings(
     policy: Any = _defaults.POLICY,
     validation: Any = None,
     estimator: Any = None,
+    effort_scope: Any = None,
     seed: int = _defaults.SEED,
     every: int | None = _defaults.EVERY,
     checkpoints: Any = None,
@@ -238,6 +245,9 @@ def make_settings(
         ``{scheme, folds, seed, evaluate, fixed_split}`` (:func:`delaycv.protocol.validation.make_validation`).
     estimator : str, dict or None
         ``"fading"``, ``{"kind": "sliding", "width": 500}``, ... (``None``: fading 0.99).
+    effort_scope : str, dict, EffortScope or None
+        ``"cumulative"`` (``None``: the default), ``"sliding"`` (width 1000) or ``{"kind":
+        "sliding", "width": 500}`` (:func:`delaycv.metrics.effort_scope.make_effort_scope`).
     seed, every, checkpoints, threshold, prediction_noise, flush, keep_predictions, \
 same_learner_seed, measure_memory, timing, jobs
         As in :class:`RunSettings`.
@@ -268,10 +278,12 @@ same_learner_seed, measure_memory, timing, jobs
     policy = make_policy(policy)
 
     from delaycv.metrics import make_estimator
+    from delaycv.metrics.effort_scope import make_effort_scope
     from delaycv.protocol.validation import make_validation
 
     validation = make_validation(validation if validation is not None else {})
     estimator = make_estimator(estimator)
+    effort_scope = make_effort_scope(effort_scope)
 
     from delaycv.protocol.learners import validate_learner
     from delaycv.protocol.moa_spec import is_moa_spec
@@ -290,6 +302,7 @@ same_learner_seed, measure_memory, timing, jobs
         policy=policy,
         validation=validation,
         estimator=estimator,
+        effort_scope=effort_scope,
         seed=seed,
         every=every,
         checkpoints=checkpoints,
@@ -325,9 +338,19 @@ def workflow_settings(
     options: Mapping, *, learner: Any, policy: Any, seed: int, run_keys: Mapping, jobs: int = 1
 ) -> RunSettings:
     """The settings of a workflow evaluate job: ``options`` is the rule's evaluation params
-    (``validation``, ``estimator`` and ``options``: the config's ``evaluation`` keys and
-    ``every``, as :func:`delaycv.study.runs.evaluation_options` makes them), ``learner`` and ``policy`` its specs."""
-    named = {"learner", "policy", "validation", "estimator", "seed", "run_keys", "jobs"}
+    (``validation``, ``estimator``, ``effort_scope`` and ``options``: the config's
+    ``evaluation`` keys and ``every``, as :func:`delaycv.study.runs.evaluation_options` makes
+    them), ``learner`` and ``policy`` its specs."""
+    named = {
+        "learner",
+        "policy",
+        "validation",
+        "estimator",
+        "effort_scope",
+        "seed",
+        "run_keys",
+        "jobs",
+    }
     check_keywords(
         options["options"], set(SETTING_KEYS) - named, "an evaluation option of make_settings"
     )
@@ -336,6 +359,7 @@ def workflow_settings(
         policy=policy,
         validation=options["validation"],
         estimator=options["estimator"],
+        effort_scope=options["effort_scope"],
         seed=seed,
         run_keys=run_keys,
         jobs=jobs,

@@ -16,7 +16,8 @@ from html import escape
 
 import pandas as pd
 
-from delaycv.metrics.properties import higher_is_better
+from delaycv.metrics.effort_names import EFFORT_METRICS
+from delaycv.metrics.properties import direction_words, has_direction, higher_is_better
 from delaycv.report import pages
 
 #: the rules of this module's rows beside the pages' shared style (delaycv.report.pages)
@@ -108,8 +109,22 @@ def _note_column(frame: pd.DataFrame) -> list[Column]:
     return [("note", lambda r: "" if pd.isna(r["note"]) else str(r["note"]), False)]
 
 
+def _window(key: dict, effort_scope: str | None) -> str:
+    """What a section's values are read over: the estimator, or for an effort-aware measure
+    its own scope (the ``effort_scope`` column of the tables: ``cumulative``, ``sliding(W)``)."""
+    if key["metric"] in EFFORT_METRICS:
+        return f"effort scope {effort_scope}" if effort_scope else "effort scope"
+    return f"{key['estimator']} estimator"
+
+
 def _direction(metric: str, difference: str, a: str, b: str) -> str:
     """One line stating which way a difference points and which side its sign favours."""
+    if not has_direction(metric):
+        return (
+            f'<p class="direction">{escape(difference)}: a positive value means {escape(a)} '
+            f"scores higher than {escape(b)} ({escape(metric)} has no direction: neither is "
+            "better).</p>"
+        )
     up = higher_is_better(metric)
     better = "higher" if up else "lower"
     return (
@@ -156,11 +171,18 @@ def _groups(frame: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str] | N
     return out
 
 
-def tests_html(tests: pd.DataFrame, *, title: str, metrics: Sequence[str] | None = None) -> str:
+def tests_html(
+    tests: pd.DataFrame,
+    *,
+    title: str,
+    metrics: Sequence[str] | None = None,
+    effort_scope: str | None = None,
+) -> str:
     """A page of the pairwise learner tests (:func:`delaycv.stats.learner_tests.run_tests`): one section per
     (metric, reference, estimator), in the order of ``metrics`` when given, one row per (policy,
     checkpoint, learner pair) in the table's order; significant rows in bold. Requested positions
-    beyond a stream are listed at the end."""
+    beyond a stream are listed at the end. ``effort_scope``: the scope of the effort-aware
+    measures, named in their sections' headings."""
     tests, gaps = _split_gaps(tests)
     columns: list[Column] = [
         ("policy", lambda r: str(r["policy"]), False),
@@ -182,8 +204,8 @@ def tests_html(tests: pd.DataFrame, *, title: str, metrics: Sequence[str] | None
     sections = []
     for key, rows in _groups(tests, ["metric", "reference", "estimator"], metrics):
         heading = (
-            f"{key['metric']} on {key['reference']} labels ({key['estimator']} estimator; "
-            f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+            f"{key['metric']} on {key['reference']} labels ({_window(key, effort_scope)}; "
+            f"{direction_words(key['metric'])})"
         )
         direction = _direction(key["metric"], "a − b and Cliff's δ", "learner a", "learner b")
         sections.append(
@@ -218,11 +240,20 @@ _READING = (
 def _result(row: pd.Series) -> str:
     if not math.isfinite(float(row["p_holm"])):
         return "no test"
-    return f"{row['better']} better" if row["significant"] else "n.s."
+    if not row["significant"]:
+        return "n.s."
+    if row["result"] in ("higher", "lower"):  # a metric without a direction
+        return f"{row['learner_a']} {row['result']}"
+    return f"{row['better']} better"
 
 
 def bias_html(
-    bias: pd.DataFrame, *, title: str, alpha: float, metrics: Sequence[str] | None = None
+    bias: pd.DataFrame,
+    *,
+    title: str,
+    alpha: float,
+    metrics: Sequence[str] | None = None,
+    effort_scope: str | None = None,
 ) -> str:
     """A page of the bias of realistic evaluation (:func:`delaycv.stats.bias.bias_tests`): one section
     per (metric, estimator), in the order of ``metrics`` when given, one row per (policy,
@@ -235,6 +266,8 @@ def bias_html(
             return "no test"
         if p > alpha or row["mean_bias"] == 0:
             return "n.s."
+        if not has_direction(row["metric"]):  # neither optimistic nor pessimistic
+            return "observed higher" if row["mean_bias"] > 0 else "observed lower"
         overstated = (row["mean_bias"] > 0) == higher_is_better(row["metric"])
         return "optimistic" if overstated else "pessimistic"
 
@@ -257,17 +290,19 @@ def bias_html(
     sections = []
     for key, rows in _groups(bias, ["metric", "estimator"], metrics):
         heading = (
-            f"{key['metric']} ({key['estimator']} estimator; "
-            f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+            f"{key['metric']} ({_window(key, effort_scope)}; {direction_words(key['metric'])})"
         )
-        up = higher_is_better(key["metric"])
-        direction = (
-            f'<p class="direction">observed − true: a positive value means the observed labels '
-            f"score the learner higher than the true labels, which is "
-            f"{'optimistic' if up else 'pessimistic'} ({escape(key['metric'])}: "
-            f"{'higher' if up else 'lower'} is better).</p>"
-        )
-        bold = rows.apply(lambda r: reading(r) in ("optimistic", "pessimistic"), axis=1)
+        if has_direction(key["metric"]):
+            up = higher_is_better(key["metric"])
+            direction = (
+                f'<p class="direction">observed − true: a positive value means the observed '
+                f"labels score the learner higher than the true labels, which is "
+                f"{'optimistic' if up else 'pessimistic'} ({escape(key['metric'])}: "
+                f"{'higher' if up else 'lower'} is better).</p>"
+            )
+        else:
+            direction = _direction(key["metric"], "observed − true", "observed", "true")
+        bold = rows.apply(lambda r: reading(r) not in ("n.s.", "no test"), axis=1)
         sections.append((heading, direction + _table(rows, columns, bold.astype(bool))))
     intro = (
         "Bias of realistic evaluation: per learner, the mean over the (seed, fold) pairs of the "
@@ -280,13 +315,12 @@ def bias_html(
     return _page(title, intro, sections + gaps)
 
 
-def _family_heading(key: dict) -> str:
+def _family_heading(key: dict, effort_scope: str | None = None) -> str:
     ranked = "learners" if key["ranked"] == "learner" else "policies"
     where = f"{key['dataset']}: " if "dataset" in key else ""
     return (
         f"{where}{key['metric']} on {key['reference']} labels at {key['at']}: {ranked} within "
-        f"{key['within']} ({key['estimator']} estimator; "
-        f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+        f"{key['within']} ({_window(key, effort_scope)}; {direction_words(key['metric'])})"
     )
 
 
@@ -296,6 +330,7 @@ def rankings_html(
     *,
     title: str,
     metrics: Sequence[str] | None = None,
+    effort_scope: str | None = None,
 ) -> str:
     """A page of the rankings of :func:`delaycv.stats.families.rank_across` (its ``friedman`` and
     ``scott_knott`` tables) or of :func:`delaycv.stats.families.rank_within` (``scott_knott`` alone, one
@@ -322,7 +357,9 @@ def rankings_html(
             rows = rows.sort_values(["rank", "treatment"], kind="stable", na_position="last")
         best = rows["group"].eq(1).fillna(False).astype(bool) if scott_knott is not None else None
         bold = best if best is not None else pd.Series(False, index=rows.index)
-        sections.append((_family_heading(key), test + absent + _table(rows, columns, bold)))
+        sections.append(
+            (_family_heading(key, effort_scope), test + absent + _table(rows, columns, bold))
+        )
     intro = _ACROSS_INTRO if friedman is not None else _WITHIN_INTRO
     return _page(title, intro, sections)
 
@@ -442,7 +479,12 @@ _WITHIN_INTRO = (
 
 
 def contrasts_html(
-    contrasts: pd.DataFrame, *, title: str, alpha: float, metrics: Sequence[str] | None = None
+    contrasts: pd.DataFrame,
+    *,
+    title: str,
+    alpha: float,
+    metrics: Sequence[str] | None = None,
+    effort_scope: str | None = None,
 ) -> str:
     """A page of the policy contrasts (:func:`delaycv.stats.contrasts.policy_contrasts`): one section
     per (metric, contrast, estimator), in the order of ``metrics`` when given, the estimate's
@@ -458,6 +500,10 @@ def contrasts_html(
             return "no test"
         if p > alpha or row["difference"] == 0:
             return "n.s."
+        if not has_direction(row["metric"]):
+            return (
+                f"{'higher' if row['difference'] > 0 else 'lower'} than {row['reference_policy']}"
+            )
         above = (row["difference"] > 0) == higher_is_better(row["metric"])
         return f"{'better' if above else 'worse'} than {row['reference_policy']}"
 
@@ -473,7 +519,7 @@ def contrasts_html(
             key["metric"], "policy − reference and Cliff's δ", "the policy", reference_policy
         )
         table = _table(rows, columns, bold.astype(bool))
-        sections.append((_contrast_heading(key, rows), direction + table))
+        sections.append((_contrast_heading(key, rows, effort_scope), direction + table))
     intro = (
         "Every label policy against the reference policy, paired by (seed, fold): a fold's "
         "training weights and learner seed do not depend on the policy. <i>Estimate vs R</i>: the "
@@ -523,13 +569,12 @@ _CONTRAST_MEANING = {
 }
 
 
-def _contrast_heading(key: dict, rows: pd.DataFrame) -> str:
+def _contrast_heading(key: dict, rows: pd.DataFrame, effort_scope: str | None = None) -> str:
     """A contrasts section's heading: the metric, the contrast, what it measures, the estimator
-    and the metric's direction."""
+    (an effort-aware measure's scope) and the metric's direction."""
     reference_policy = str(rows["reference_policy"].iloc[0])
     return (
         f"{key['metric']}: {rows['contrast'].iloc[0]} — "
         f"{_CONTRAST_MEANING.get(key['reference'], '').format(r=reference_policy)} "
-        f"({key['estimator']} estimator; "
-        f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
+        f"({_window(key, effort_scope)}; {direction_words(key['metric'])})"
     )

@@ -1,5 +1,6 @@
-"""What several stages share: reading a merged table for its metrics (not a stage: its name
-begins with an underscore, so :func:`delaycv.study.digests.stage_names` does not list it)."""
+"""What several stages share: reading a merged table for its metrics, and the scope of its
+effort-aware measures (not a stage: its name begins with an underscore, so
+:func:`delaycv.study.digests.stage_names` does not list it)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import InputError
+from delaycv.metrics.effort_names import EFFORT_METRICS, EFFORT_SCOPE_COLUMN
 from delaycv.stats.paired import KEYS, PAIR, table_columns
 from delaycv.tables.results import read_table
 
@@ -84,3 +86,19 @@ def read_merged(path: str | Path, metrics: Sequence[str]) -> pd.DataFrame:
             expected="one row per fold, checkpoint and reference of each run (merge each run once)",
         )
     return table
+
+
+def effort_scope_of(paths: Sequence[str | Path], metrics: Sequence[str]) -> str | None:
+    """The scope(s) of the effort-aware measures of the merged tables ``paths`` (their
+    ``effort_scope`` column, e.g. ``cumulative``), for the pages' headings; None when no metric
+    of ``metrics`` is effort-aware or no table has the column."""
+    if not set(metrics) & set(EFFORT_METRICS):
+        return None
+    found: set[str] = set()
+    for path in paths:
+        try:
+            column = read_table(path, [EFFORT_SCOPE_COLUMN])[EFFORT_SCOPE_COLUMN]
+        except InputError:
+            continue
+        found |= {str(v) for v in column.dropna().unique()}
+    return ", ".join(sorted(found)) or None

@@ -31,7 +31,7 @@ import pandas as pd
 from delaycv.common.atomic import atomic_path
 from delaycv.common.errors import InputError
 from delaycv.report.statistics import bias_html, contrasts_html, tests_html
-from delaycv.stages._tables import read_merged
+from delaycv.stages._tables import effort_scope_of, read_merged
 from delaycv.stats.bias import bias_tests
 from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer, untested_notes
 from delaycv.stats.contrasts import policy_contrasts
@@ -126,7 +126,8 @@ def compare(
             alpha=settings.alpha,
         )
     name = dataset if dataset is not None else ", ".join(map(str, table["dataset"].unique()))
-    result.files = _write(result, Path(out), name, settings)
+    scope = effort_scope_of([merged], settings.metrics)
+    result.files = _write(result, Path(out), name, settings, scope)
     _say_untested(result, say)
     _say_counts(result, say)
     return result
@@ -238,9 +239,16 @@ def _say_counts(result: Comparison, say: Callable[[str], None]) -> None:
     )
 
 
-def _write(result: Comparison, out: Path, dataset: str, settings: CompareSettings) -> list[Path]:
-    """Write the tables of ``result`` (Parquet and CSV) and their pages into ``out``; return
-    the files written."""
+def _write(
+    result: Comparison,
+    out: Path,
+    dataset: str,
+    settings: CompareSettings,
+    effort_scope: str | None = None,
+) -> list[Path]:
+    """Write the tables of ``result`` (Parquet and CSV) and their pages into ``out`` (the
+    effort-aware measures' scope, when given, in the pages' headings); return the files
+    written."""
     metrics, alpha = list(settings.metrics), settings.alpha
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -257,13 +265,19 @@ def _write(result: Comparison, out: Path, dataset: str, settings: CompareSetting
         (
             "tests",
             tests_html(
-                result.tests, title=f"Pairwise learner tests: dataset {dataset}", metrics=metrics
+                result.tests,
+                title=f"Pairwise learner tests: dataset {dataset}",
+                metrics=metrics,
+                effort_scope=effort_scope,
             ),
         )
     ]
     if result.bias is not None:
         title = f"Bias of realistic evaluation: dataset {dataset}"
-        pages.append(("bias", bias_html(result.bias, title=title, alpha=alpha, metrics=metrics)))
+        page = bias_html(
+            result.bias, title=title, alpha=alpha, metrics=metrics, effort_scope=effort_scope
+        )
+        pages.append(("bias", page))
     if result.contrasts is not None:
         title = (
             f"Policy contrasts: dataset {dataset}, every policy against {settings.reference_policy}"
@@ -271,7 +285,13 @@ def _write(result: Comparison, out: Path, dataset: str, settings: CompareSetting
         pages.append(
             (
                 "contrasts",
-                contrasts_html(result.contrasts, title=title, alpha=alpha, metrics=metrics),
+                contrasts_html(
+                    result.contrasts,
+                    title=title,
+                    alpha=alpha,
+                    metrics=metrics,
+                    effort_scope=effort_scope,
+                ),
             )
         )
     for name, page in pages:

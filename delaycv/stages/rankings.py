@@ -32,7 +32,7 @@ from delaycv.common.atomic import atomic_dir, atomic_path
 from delaycv.common.errors import InputError
 from delaycv.figures.rankings import draw_ranking_figures
 from delaycv.report.statistics import rankings_html
-from delaycv.stages._tables import read_merged
+from delaycv.stages._tables import effort_scope_of, read_merged
 from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer
 from delaycv.stats.families import FAMILY, Rankings, rank_across, rank_within
 from delaycv.stats.settings import RankingSettings, make_ranking_settings
@@ -174,7 +174,8 @@ def rankings(
     out.mkdir(parents=True, exist_ok=True)
     result = RankingResult(rows=rows, across=across, within=within)
     result.files += _write_tables(across, within, out)
-    result.files += _write_pages(across, within, out, metrics)
+    scope = effort_scope_of(merged, metrics)
+    result.files += _write_pages(across, within, out, metrics, scope)
     say("figures: critical-difference diagrams and Scott-Knott ESD box plots")
     written = _draw_figures(rows, across, out, settings)
     result.figures = [out / "figures" / path.name for path in written]
@@ -202,7 +203,11 @@ def _write_tables(across: Rankings, within: pd.DataFrame, out: Path) -> list[Pat
 
 
 def _write_pages(
-    across: Rankings, within: pd.DataFrame, out: Path, metrics: list[str]
+    across: Rankings,
+    within: pd.DataFrame,
+    out: Path,
+    metrics: list[str],
+    effort_scope: str | None = None,
 ) -> list[Path]:
     """Write the pages ``rankings.html`` (across datasets) and ``within.html`` (within each
     dataset) into ``out``; return the files written."""
@@ -213,12 +218,16 @@ def _write_pages(
                 across.scott_knott,
                 title="Rankings across datasets",
                 metrics=metrics,
+                effort_scope=effort_scope,
             ),
             out / "rankings.html",
         ),
         (
             rankings_html(
-                scott_knott=within, title="Scott-Knott ESD within each dataset", metrics=metrics
+                scott_knott=within,
+                title="Scott-Knott ESD within each dataset",
+                metrics=metrics,
+                effort_scope=effort_scope,
             ),
             out / "within.html",
         ),

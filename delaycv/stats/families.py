@@ -21,7 +21,7 @@ import pandas as pd
 
 from delaycv.common import defaults
 from delaycv.common.errors import DelaycvError
-from delaycv.metrics.properties import higher_is_better
+from delaycv.metrics.properties import higher_is_better, require_direction
 from delaycv.protocol.policy_windows import policy_ranks
 from delaycv.stats.checkpoints import RELEASE_COLUMN, last_checkpoints
 from delaycv.stats.friedman import (
@@ -103,7 +103,11 @@ def _with_at(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _metrics(metrics: str | Iterable[str]) -> list[str]:
-    return [metrics] if isinstance(metrics, str) else list(metrics)
+    """The metrics to rank, as a list; a metric without a direction is refused."""
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    for metric in metrics:
+        require_direction(metric)
+    return metrics
 
 
 def _wide_families(

@@ -15,7 +15,7 @@ import pandas as pd
 
 from delaycv.common import defaults
 from delaycv.common.choices import REFERENCES
-from delaycv.metrics.properties import higher_is_better
+from delaycv.metrics.properties import has_direction, higher_is_better
 from delaycv.stats.checkpoints import (
     at_checkpoints,
     checkpoint_times,
@@ -157,11 +157,25 @@ def _judge(out: pd.DataFrame, alpha: float) -> pd.DataFrame:
     out["family_size"] = out.groupby("family")["p_value"].transform("count").astype(np.int64)
     out["significant"] = out["p_holm"].le(alpha).to_numpy()
     mean_diff = out["mean_diff"].to_numpy()
-    up = np.array([higher_is_better(m) for m in out["metric"]])
-    a_better = np.where(up, mean_diff > 0, mean_diff < 0)
-    b_better = np.where(up, mean_diff < 0, mean_diff > 0)
+    metrics = out["metric"].to_numpy()
+    directed = np.array([has_direction(m) for m in metrics], dtype=bool)
+    up = np.array(
+        [higher_is_better(m) if d else True for m, d in zip(metrics, directed, strict=True)]
+    )
+    a_better = directed & np.where(up, mean_diff > 0, mean_diff < 0)
+    b_better = directed & np.where(up, mean_diff < 0, mean_diff > 0)
     sig = out["significant"].to_numpy()
-    out["result"] = np.select([sig & a_better, sig & b_better], ["better", "worse"], "n.s.")
+    # a metric without a direction: a's value is higher or lower, neither better nor worse
+    out["result"] = np.select(
+        [
+            sig & a_better,
+            sig & b_better,
+            sig & ~directed & (mean_diff > 0),
+            sig & ~directed & (mean_diff < 0),
+        ],
+        ["better", "worse", "higher", "lower"],
+        "n.s.",
+    )
     out["better"] = np.select(
         [sig & a_better, sig & b_better], [out["learner_a"], out["learner_b"]], ""
     )

@@ -392,6 +392,7 @@ def _check_metrics(
     (``efforts``: dataset -> has one; None: not known here)."""
     from delaycv.metrics import METRICS
     from delaycv.metrics.effort_names import EFFORT_METRICS
+    from delaycv.metrics.properties import require_direction
 
     known = [*METRICS, *EFFORT_METRICS]
     if section == "tests":
@@ -404,6 +405,8 @@ def _check_metrics(
             named = [(f"figures.metric.{i}", m) for i, m in enumerate(metrics)]
     for key, metric in named:
         with mistakes.guard():
+            if section == "tests":  # the rankings rank every one of them
+                require_direction(metric, location=f"key {key}", path=source)
             if metric in EFFORT_METRICS:
                 without = [d for d, has in efforts.items() if has is False]
                 if without:

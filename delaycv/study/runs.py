@@ -2,7 +2,8 @@
 
 A study runs every (dataset, learner, seed, policy) (:func:`runs`); the rules pass each run's
 specs to its job (:func:`dataset_spec`, :func:`learner_spec`, :func:`policy_spec`,
-:func:`validation_spec`, :func:`estimator_spec`, :func:`evaluation_options`), and a ``runs``
+:func:`validation_spec`, :func:`estimator_spec`, :func:`effort_scope_spec`,
+:func:`evaluation_options`), and a ``runs``
 folder shared by studies keys each run directory by the digest of its settings
 (:func:`run_settings`, :func:`run_key`), as a converted stream is keyed by its dataset's spec
 (:func:`stream_key`).
@@ -17,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from delaycv.common import defaults as _defaults
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
 
@@ -195,6 +197,34 @@ def estimator_spec(config: Mapping) -> dict:
     return est
 
 
+def effort_scope_spec(config: Mapping) -> dict:
+    """The study's effort scope as a plain dict
+    (:func:`delaycv.metrics.effort_scope.make_effort_scope` takes it).
+
+    Parameters
+    ----------
+    config : Mapping
+        A validated study.
+
+    Returns
+    -------
+    dict
+        ``kind`` and, for ``sliding``, its ``width``.
+
+    Examples
+    --------
+    >>> effort_scope_spec({"effort_scope": {"kind": "sliding"}})
+    {'kind': 'sliding', 'width': 1000}
+    >>> effort_scope_spec({"effort_scope": {"kind": "cumulative"}})
+    {'kind': 'cumulative'}
+    """
+    spec = dict(config["effort_scope"])
+    parameter = _defaults.EFFORT_SCOPE_PARAMS[spec["kind"]]
+    if parameter is not None:
+        spec.setdefault(*parameter)
+    return spec
+
+
 def evaluation_options(config: Mapping) -> dict:
     """Keywords of :func:`delaycv.protocol.settings.make_settings` from ``evaluation`` and ``checkpoints``.
 
@@ -229,8 +259,8 @@ def run_settings(config: Mapping, dataset: str, learner: str, policy: str) -> di
     Returns
     -------
     dict
-        The dataset's, learner's and policy's specs, the validation, the estimator and the
-        evaluation's options (checkpoints included).
+        The dataset's, learner's and policy's specs, the validation, the estimator, the
+        effort scope and the evaluation's options (checkpoints included).
     """
     return {
         "dataset": dataset_spec(config, dataset),
@@ -238,6 +268,7 @@ def run_settings(config: Mapping, dataset: str, learner: str, policy: str) -> di
         "policy": policy_spec(config, policy),
         "validation": validation_spec(config),
         "estimator": estimator_spec(config),
+        "effort_scope": effort_scope_spec(config),
         "options": evaluation_options(config),
     }
 

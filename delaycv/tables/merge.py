@@ -8,7 +8,8 @@ run's ``run.json`` records it (``stream_sha256``), a merged Parquet table in its
 (:data:`STREAMS_KEY`), read back by :func:`table_streams`; :class:`StreamNames` refuses one
 dataset name for two streams and two names for one stream, naming both tables.
 
-Runs of streams with and without an effort merge: the effort-aware measures of the others read NaN.
+Runs of streams with and without an effort merge: the effort-aware measures (and their scope) of
+the others read NaN.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from delaycv.common.atomic import atomic_path
 from delaycv.common.columns import RUN_KEYS
 from delaycv.common.errors import InputError
 from delaycv.data.stream import parquet_error
-from delaycv.metrics.effort_names import EFFORT_METRICS
+from delaycv.metrics.effort_names import EFFORT_COLUMNS
 from delaycv.tables.results import (
     FOLDS_FILE,
     RUN_FILE,
@@ -167,10 +168,11 @@ def _tables_to_merge(
 
 def _merged_columns(schemas: list[tuple[list[str], Path]]) -> tuple[list[str], Path]:
     """The columns of a merge of tables with the columns ``schemas`` (names, path) and the table
-    they are taken from: the first's, with the effort-aware measures when any table has them
-    (runs of streams with and without an effort merge; the others' rows read NaN there)."""
+    they are taken from: the first's, with the effort-aware measures (and their scope) when any
+    table has them (runs of streams with and without an effort merge; the others' rows read NaN
+    there)."""
     for names, path in schemas:
-        if set(EFFORT_METRICS) <= set(names):
+        if set(EFFORT_COLUMNS) <= set(names):
             return names, path
     return schemas[0]
 
@@ -185,8 +187,9 @@ def claim_run(seen: dict[tuple, str], run: tuple, path: str) -> None:
 
 
 def _check_same_columns(columns: list[str], first: Path, found: list[str], path: Path) -> None:
-    """``found`` must be ``columns`` (the effort-aware measures may be missing: filled with NaN)."""
-    if found != columns and found != [c for c in columns if c not in EFFORT_METRICS]:
+    """``found`` must be ``columns`` (the effort-aware measures and their scope may be missing:
+    filled with NaN)."""
+    if found != columns and found != [c for c in columns if c not in EFFORT_COLUMNS]:
         missing = [c for c in columns if c not in found]
         extra = [c for c in found if c not in columns]
         raise InputError(
@@ -242,9 +245,8 @@ def merge_files(
                     for group in range(source.num_row_groups):
                         table = source.read_row_group(group)
                         for column in schema.names[table.num_columns :]:  # effort-aware, NaN
-                            table = table.append_column(
-                                schema.field(column), pa.nulls(table.num_rows, pa.float64())
-                            )
+                            field = schema.field(column)
+                            table = table.append_column(field, pa.nulls(table.num_rows, field.type))
                         if not table.schema.equals(schema, check_metadata=False):
                             table = table.cast(schema)  # e.g. a column all null in one run
                         writer.write(table)

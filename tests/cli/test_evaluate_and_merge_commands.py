@@ -204,3 +204,40 @@ def test_warning_keys_become_options(text, expected):
     from delaycv.cli.evaluate import _warning_with_options
 
     assert _warning_with_options(text, learner_from_file=False) == expected
+
+
+def test_the_command_line_sets_the_scope(tmp_path, capsys):
+    import json
+
+    from delaycv.cli import main
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
+
+    write_stream(generate_stream(rows=400, seed=2), tmp_path / "s.parquet")
+    base = ["evaluate", str(tmp_path / "s.parquet"), "--learner", "naive_bayes.GaussianNB"]
+    base += ["--folds", "2", "--every", "200", "--quiet", "--no-timing"]
+    out = tmp_path / "run"
+    assert (
+        main([*base, "--effort-scope", "sliding", "--effort-width", "50", "--out", str(out)]) == 0
+    )
+    folds = pd.read_parquet(out / "folds.parquet")
+    assert set(folds["effort_scope"]) == {"sliding(50)"}
+    info = json.loads((out / "run.json").read_text())
+    assert info["specs"]["effort_scope"] == {"kind": "sliding", "width": 50}
+    assert info["effort"]["scope"] == "the last 50 evaluations"
+    for extra, words in (
+        (
+            ["--effort-width", "50"],
+            "option --effort-width: --effort-width does not apply to the cumulative",
+        ),
+        (["--effort-scope", "sliding", "--effort-width", "0"], "option --effort-width: width 0"),
+        (
+            ["--effort-scope", "sliding", "--effort-width", str(2**63)],
+            "option --effort-width: width",
+        ),
+    ):
+        capsys.readouterr()
+        assert main([*base, *extra, "--out", str(tmp_path / "bad")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"delaycv: error: {words}"), err
+        assert not (tmp_path / "bad").exists()

@@ -17,6 +17,7 @@ from delaycv.common.errors import ConfigError
 from delaycv.common.records import plain
 from delaycv.figures.settings import FigureSettings, make_figure_settings
 from delaycv.metrics import Fading, Sliding, Tumbling, make_estimator
+from delaycv.metrics.effort_scope import EffortScope, make_effort_scope
 from delaycv.protocol.settings import make_settings
 from delaycv.protocol.validation import Validation, make_validation
 from delaycv.stats.settings import (
@@ -44,6 +45,7 @@ def test_the_schema_repeats_the_defaults():
     assert schema_default("validation", "seed") == defaults.VALIDATION_SEED
     assert schema_default("validation", "evaluate") == defaults.EVALUATE
     assert schema_default("estimator", "kind") == defaults.ESTIMATOR
+    assert schema_default("effort_scope", "kind") == defaults.EFFORT_SCOPE
     assert schema_default("checkpoints", "every") == defaults.EVERY
     assert schema_default("evaluation", "threshold") == defaults.THRESHOLD
     assert schema_default("evaluation", "prediction_noise") == defaults.PREDICTION_NOISE
@@ -60,6 +62,7 @@ def test_the_workflow_config_fills_the_defaults():
     )
     assert config["validation"] == defaults.validation_spec()
     assert config["estimator"] == {"kind": defaults.ESTIMATOR, "alpha": defaults.ALPHA}
+    assert config["effort_scope"] == {"kind": defaults.EFFORT_SCOPE}
     assert config["checkpoints"]["every"] == defaults.EVERY
     assert config["evaluation"]["threshold"] == defaults.THRESHOLD
 
@@ -78,6 +81,10 @@ def test_the_cli_defaults():
     from delaycv.cli.evaluate import estimator_spec_from
 
     assert estimator_spec_from(args) == {"kind": defaults.ESTIMATOR, "alpha": defaults.ALPHA}
+    from delaycv.cli.evaluate import effort_scope_spec_from
+
+    assert args.effort_scope == defaults.EFFORT_SCOPE and args.effort_width is None
+    assert effort_scope_spec_from(args) == {"kind": defaults.EFFORT_SCOPE}
 
 
 def test_the_settings_and_api_defaults():
@@ -95,7 +102,10 @@ def test_the_settings_and_api_defaults():
         assert params["every"].default == defaults.EVERY
         assert params["estimator"].default is None  # make_estimator(None): the default
         assert params["policy"].default == defaults.POLICY
+    assert inspect.signature(make_settings).parameters["effort_scope"].default is None
     settings = make_settings(learner="NoChange")
+    assert settings.effort_scope == make_effort_scope(None) == EffortScope(defaults.EFFORT_SCOPE)
+    assert make_effort_scope("sliding").width == defaults.WIDTH
     assert settings.threshold == defaults.THRESHOLD
     assert settings.prediction_noise == defaults.PREDICTION_NOISE
     assert settings.validation == make_validation({})

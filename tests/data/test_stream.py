@@ -506,9 +506,13 @@ def test_effort_in_subsets_and_chunks(tmp_path):
 @pytest.mark.parametrize(
     "effort, message",
     [
-        ([3.0, 0.0, -3.0, 1.0], "stream effort at row 3 is -3.0 (expected a finite number >= 0)"),
-        ([3.0, np.nan, 2.0, 1.0], "stream effort at row 2 is nan (expected a finite number >= 0)"),
-        ([np.inf, 0.0, 2.0, 1.0], "stream effort at row 1 is inf (expected a finite number >= 0)"),
+        ([3.0, 0.0, -3.0, 1.0], "stream effort at row 3 is -3.0 (expected a finite number >= 0"),
+        ([3.0, np.nan, 2.0, 1.0], "stream effort at row 2 is nan (expected a finite number >= 0"),
+        ([np.inf, 0.0, 2.0, 1.0], "stream effort at row 1 is inf (expected a finite number >= 0"),
+        # at the edges of floating point: a total that overflows, a precision of 3 digits
+        ([1e303, 0.0, 2.0, 1.0], "stream effort at row 1 is 1e+303 (expected a finite number"),
+        ([3.0, 1e-320, 2.0, 1.0], "stream effort at row 2 is 1e-320 (expected a finite number"),
+        ([3.0, 2.0**53 + 2, 2.0, 1.0], "stream effort at row 2 is 9007199254740994.0 (expected"),
         ([1.0, 2.0], "stream effort has shape (2,), expected (4,)"),
         (["a", "b", "c", "d"], "stream effort is not an array of numbers"),
     ],
@@ -613,3 +617,41 @@ def test_a_bad_effort_on_disk_names_the_file_and_the_row(tmp_path):
     assert str(info.value).startswith(
         f"{tmp_path / 'neg.parquet'}: stream effort (row group 0) is -3.0 (expected a finite"
     )
+
+
+@pytest.mark.parametrize(
+    "la, ld, words",
+    [
+        ("1e303", "1", "effort column 'la' is 1e+303"),  # the total would be infinite
+        ("1e-320", "0", "effort column 'la' is 1e-320"),  # three significant digits
+        ("9007199254740992", "9007199254740992", "effort la + ld is 1.8014398509481984e+16"),
+    ],
+)
+def test_efforts_at_the_edges_of_floating_point_are_refused_where_read(tmp_path, la, ld, words):
+    """Refused when the raw file is converted (file, row, column and the bounds), when a
+    DataFrame is given to the API, and by the stream itself: the measures never see them."""
+    import delaycv
+    from delaycv.common.errors import DelaycvError, InputError
+    from delaycv.data.convert import convert_file
+    from delaycv.data.stream import Stream
+
+    src = tmp_path / "commits.csv"
+    src.write_text(f"t,y,la,ld\n100,1,10,2\n200,0,{la},{ld}\n300,1,3,4\n")
+    mapping = {"time": "t", "label": "y", "positive": 1, "effort": ["la", "ld"]}
+    with pytest.raises(InputError) as info:
+        convert_file(src, tmp_path / "s.parquet", mapping=mapping, sort=True)
+    text = str(info.value)
+    assert text.startswith(f"{src}: row 2") and words in text and "2**53" in text, text
+    assert not (tmp_path / "s.parquet").exists()
+    frame = pd.DataFrame(
+        {
+            "time": [100, 200, 300],
+            "label": [1, 0, 1],
+            "la": [10, float(la), 3],
+            "ld": [2, float(ld), 4],
+        }
+    )
+    with pytest.raises(InputError, match="at row 2.*2\\*\\*53"):
+        delaycv.evaluate(frame, "naive_bayes.GaussianNB", effort=["la", "ld"], progress=False)
+    with pytest.raises(DelaycvError, match="stream effort at row 2 is .*2\\*\\*53"):
+        Stream(time=[1, 2], label=[0, 1], label_time=None, effort=[1.0, float(la) + float(ld)])

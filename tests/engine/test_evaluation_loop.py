@@ -438,7 +438,12 @@ def test_run_keys_and_run_evaluation():
     assert set(f["policy"]) == {"hitl_7d_90d"} and set(f["seed"]) == {9}
     assert set(f["estimator"]) == {"fading"}
     assert r.info["specs"]["estimator"] == {"kind": "fading", "alpha": 0.9}
-    options = {"validation": {}, "estimator": None, "options": {"flsh": True}}
+    options = {
+        "validation": {},
+        "estimator": None,
+        "effort_scope": None,
+        "options": {"flsh": True},
+    }
     with pytest.raises(ConfigError, match="key flsh"):
         workflow_settings(options, learner="NoChange", policy="ideal", seed=1, run_keys={})
 

@@ -14,8 +14,14 @@ from delaycv.cli.evaluate import settings_from
 from delaycv.common.errors import ConfigError
 from delaycv.data.synthetic import generate_stream
 from delaycv.metrics import Fading, Sliding
+from delaycv.metrics.effort_scope import EffortScope
 from delaycv.protocol.settings import RunSettings, make_settings, workflow_settings
-from delaycv.study.runs import estimator_spec, evaluation_options, validation_spec
+from delaycv.study.runs import (
+    effort_scope_spec,
+    estimator_spec,
+    evaluation_options,
+    validation_spec,
+)
 
 HITL = {"preset": "hitl", "pos_window": "3d", "neg_window": "30d"}
 
@@ -49,7 +55,8 @@ def test_the_three_routes_give_one_settings(monkeypatch):
         "--policy", "hitl", "--pos-window", "3d", "--neg-window", "30d",
         "--validation", "cv", "--folds", "4", "--seed", "7", "--estimator", "sliding",
         "--width", "200", "--every", "100", "--threshold", "0.4", "--noise", "0.1", "--flush",
-        "--dataset", "d", "--learner-name", "ht",
+        "--dataset", "d", "--learner-name", "ht", "--effort-scope", "sliding",
+        "--effort-width", "300",
     )  # fmt: skip
     learner = {"class": "tree.HoeffdingTreeClassifier", "params": {"grace_period": 50}}
     api = api_settings(
@@ -62,6 +69,7 @@ def test_the_three_routes_give_one_settings(monkeypatch):
         folds=4,
         seed=7,
         estimator={"kind": "sliding", "width": 200},
+        effort_scope={"kind": "sliding", "width": 300},
         every=100,
         threshold=0.4,
         prediction_noise=0.1,
@@ -72,6 +80,7 @@ def test_the_three_routes_give_one_settings(monkeypatch):
         "validation": {"scheme": "cv", "folds": 4, "seed": 1, "evaluate": "all",
                        "fixed_split": False},
         "estimator": {"kind": "sliding", "width": 200},
+        "effort_scope": {"kind": "sliding", "width": 300},
         "evaluation": {"threshold": 0.4, "prediction_noise": 0.1, "flush": True,
                        "keep_predictions": False, "same_learner_seed": False},
         "checkpoints": {"every": 100},
@@ -81,6 +90,7 @@ def test_the_three_routes_give_one_settings(monkeypatch):
             {
                 "validation": validation_spec(study),
                 "estimator": estimator_spec(study),
+                "effort_scope": effort_scope_spec(study),
                 "options": evaluation_options(study),
             }
         )
@@ -93,6 +103,8 @@ def test_the_three_routes_give_one_settings(monkeypatch):
         run_keys={"dataset": "d", "learner": "ht"},
     )
     assert cli.estimator == api.estimator == job.estimator == Sliding(200)
+    assert cli.effort_scope == api.effort_scope == job.effort_scope == EffortScope("sliding", 300)
+    assert job.record()["effort_scope"] == {"kind": "sliding", "width": 300}
     assert cli.policy == api.policy
     assert cli.policy.spec() == job.policy.spec() and job.policy.name == "hitl_3d_30d"
     for settings in (api, job):

@@ -690,3 +690,29 @@ def test_policy_windows_reads_names_with_the_policies_parser():
     w = policy_windows("hitl_7d_90d_err0.05")
     assert (w.preset, w.pos.amount, w.inspection_error) == ("hitl", 7 * 86400, 0.05)
     assert policy_windows("hitl_7d") is None and policy_windows("delay_") is None
+
+
+def test_a_difference_of_a_metric_without_direction_is_higher_or_lower_never_better():
+    """The learner tests on a metric without a direction: ``result`` higher/lower, no ``better``;
+    the page says so, and names the effort scope of the effort-aware sections."""
+    from delaycv.report.statistics import tests_html
+    from delaycv.stats.learner_tests import run_tests
+
+    rows = []
+    for fold in range(8):
+        for learner, value in (("a", 0.6), ("b", 0.3)):
+            for metric_value in [value + fold / 100]:
+                rows.append(
+                    {"dataset": "d", "learner": learner, "seed": 1, "policy": "ideal",
+                     "fold": fold, "reference": "true", "estimator": "fading",
+                     "checkpoint": 100, "time": 1, "evaluated": 100,
+                     "effort_pci_20": metric_value, "popt": metric_value}
+                )  # fmt: skip
+    tests = run_tests(pd.DataFrame(rows), metrics=["effort_pci_20", "popt"], checkpoints="last")
+    by = tests.set_index("metric")
+    assert by.loc["effort_pci_20", "result"] == "higher" and by.loc["effort_pci_20", "better"] == ""
+    assert by.loc["popt", "result"] == "better" and by.loc["popt", "better"] == "a"
+    page = tests_html(tests, title="t", effort_scope="cumulative")
+    assert "effort_pci_20 on true labels (effort scope cumulative; no direction)" in page
+    assert "popt on true labels (effort scope cumulative; higher is better)" in page
+    assert "a higher" in page and "a better" in page

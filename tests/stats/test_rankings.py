@@ -749,3 +749,27 @@ def test_the_cd_diagram_is_the_same_file_under_any_hash_seed(tmp_path):
         assert done.returncode == 0, done.stderr
         files.append(stem.with_suffix(".png").read_bytes())
     assert files[0] == files[1] == files[2]
+
+
+def test_effort_pci_20_has_no_direction_and_is_not_ranked(tmp_path, capsys):
+    """A context measure: ``delaycv rank`` refuses it in one line naming it, before reading any
+    table; a test of it says which learner is higher, not better."""
+    from delaycv.cli import main
+    from delaycv.metrics.effort_names import EFFORT_METRICS
+    from delaycv.metrics.properties import has_direction, higher_is_better
+
+    assert [m for m in EFFORT_METRICS if not has_direction(m)] == ["effort_pci_20"]
+    assert [m for m in EFFORT_METRICS if has_direction(m) and not higher_is_better(m)] == [
+        "effort_at_recall_20",
+        "ifa",
+    ]
+    out = tmp_path / "ranked"
+    status = main(
+        ["rank", str(tmp_path / "none.parquet"), "--metric", "effort_pci_20", "--out", str(out)]
+    )
+    err = capsys.readouterr().err
+    assert status == 2 and not out.exists()
+    assert err.startswith(
+        "delaycv: error: option --metric: metric 'effort_pci_20' has no direction"
+    )
+    assert len(err.strip().splitlines()) == 1

@@ -920,3 +920,33 @@ def test_a_parquet_effort_is_known_only_given_the_working_directory(effort_files
 def test_an_unknown_metric_may_be_close_to_an_effort_metric():
     err = error_of(with_changes(tests={"metrics": ["pop"]}))
     assert "unknown metric 'pop'" in str(err) and "popt" in str(err)
+
+
+def _study(**extra) -> dict:
+    return {
+        "datasets": {"d": {"generate": {"rows": 300}}},
+        "learners": {"nb": {"class": "naive_bayes.GaussianNB"}},
+        "seeds": [1],
+        "policies": {"ideal": {"preset": "ideal"}},
+        **extra,
+    }
+
+
+def test_the_study_config_sets_the_scope_and_refuses_to_rank_a_metric_without_direction():
+    from delaycv.common.errors import InputError
+    from delaycv.study.loading import load_config
+    from delaycv.study.runs import effort_scope_spec, run_key
+
+    config = load_config(_study(), learners=False)
+    assert effort_scope_spec(config) == {"kind": "cumulative"}
+    sliding = load_config(_study(effort_scope={"kind": "sliding", "width": 50}), learners=False)
+    assert effort_scope_spec(sliding) == {"kind": "sliding", "width": 50}
+    # a changed scope is another run (directory, params): its evaluations rerun
+    assert run_key(config, "d", "nb", "ideal") != run_key(sliding, "d", "nb", "ideal")
+    for bad, words in (
+        ({"effort_scope": {"kind": "fading"}}, "effort_scope.kind"),
+        ({"effort_scope": {"kind": "sliding", "width": 0}}, "effort_scope.width"),
+        ({"tests": {"metrics": ["gmean", "effort_pci_20"]}}, "key tests.metrics.1: metric "),
+    ):
+        with pytest.raises(InputError, match=words):
+            load_config(_study(**bad), learners=False)

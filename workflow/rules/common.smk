@@ -43,6 +43,7 @@ from delaycv.study.runs import (
     RUN_KEY_LENGTH,
     canonical_json,
     dataset_spec,
+    effort_scope_spec,
     estimator_spec,
     evaluation_options,
     learner_spec,
@@ -243,6 +244,7 @@ EVALUATION_OPTIONS = canonical_json(
     {
         "validation": validation_spec(CONFIG),
         "estimator": estimator_spec(CONFIG),
+        "effort_scope": effort_scope_spec(CONFIG),
         "options": evaluation_options(CONFIG),
     }
 )
