@@ -53,7 +53,7 @@ Column = tuple[str, Callable[[pd.Series], str], bool]  # header, cell text, nume
 
 
 def _table(rows: pd.DataFrame, columns: Sequence[Column], bold: pd.Series) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h, _, _ in columns)
+    head = [f"<th>{escape(h)}</th>" for h, _, _ in columns]
     body = []
     for (_, row), strong in zip(rows.iterrows(), bold, strict=True):
         cells = "".join(
@@ -67,9 +67,7 @@ def _table(rows: pd.DataFrame, columns: Sequence[Column], bold: pd.Series) -> st
             for header, cell, numeric in columns
         )
         body.append(f'<tr class="sig">{cells}</tr>' if strong else f"<tr>{cells}</tr>")
-    return (
-        f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>"
-    )
+    return pages.table(head, body)
 
 
 def _page(title: str, intro: str, sections: Sequence[tuple[str, str]]) -> str:
