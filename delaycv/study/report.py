@@ -17,6 +17,7 @@ from html import escape
 import pandas as pd
 
 from delaycv.metrics.properties import higher_is_better
+from delaycv.stats.checkpoints import describe_at
 from delaycv.study import pages
 
 #: the rules of this module's rows beside the pages' shared style (delaycv.study.pages)
@@ -282,7 +283,8 @@ def _family_heading(key: dict) -> str:
     ranked = "learners" if key["ranked"] == "learner" else "policies"
     where = f"{key['dataset']}: " if "dataset" in key else ""
     return (
-        f"{where}{key['metric']} on {key['reference']} labels at {key['at']}: {ranked} within "
+        f"{where}{key['metric']} on {key['reference']} labels at {describe_at(key['at'])}: "
+        f"{ranked} within "
         f"{key['within']} ({key['estimator']} estimator; "
         f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
     )
