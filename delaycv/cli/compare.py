@@ -26,7 +26,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from delaycv.cli import options
+from delaycv.cli import description, options
+from delaycv.common import defaults
 from delaycv.common.choices import ALTERNATIVES, REFERENCES
 
 
@@ -34,7 +35,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "compare",
         help="pairwise permutation tests of learners on a merged per-fold table",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=description(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("merged", help="merged per-fold checkpoint table (Parquet)")
@@ -44,7 +45,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="append",
         dest="metrics",
         metavar="M",
-        help="metric to test (repeat; gmean)",
+        help=f"metric to test (repeat; {defaults.METRIC})",
     )
     parser.add_argument(
         "--reference",
@@ -97,7 +98,7 @@ def run(args) -> int:
     result = compare(
         args.merged,
         out,
-        metrics=args.metrics or ["gmean"],
+        metrics=args.metrics or [defaults.METRIC],
         references=args.references or list(REFERENCES),
         checkpoints=checkpoints,
         resamples=args.resamples,

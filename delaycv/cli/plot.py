@@ -20,7 +20,7 @@ import logging
 import sys
 from pathlib import Path
 
-from delaycv.cli import options
+from delaycv.cli import description, options
 from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
 from delaycv.common.errors import DelaycvError, InputError
 from delaycv.protocol.durations import parse_window
@@ -34,7 +34,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "plot",
         help="draw the comparison figures of a merged per-fold table",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=description(__doc__),
     )
     parser.add_argument("merged", help="merged per-fold checkpoint table (Parquet)")
     parser.add_argument(

@@ -19,7 +19,8 @@ import argparse
 import logging
 import sys
 
-from delaycv.cli import options
+from delaycv.cli import description, options
+from delaycv.common import defaults
 from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
 
 
@@ -27,7 +28,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "rank",
         help="rank learners and policies across datasets (Friedman/Nemenyi, Scott-Knott ESD)",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=description(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -39,7 +40,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="append",
         dest="metrics",
         metavar="M",
-        help="metric to rank (repeat; gmean; the config's tests.metrics)",
+        help=f"metric to rank (repeat; {defaults.METRIC}; the config's tests.metrics)",
     )
     parser.add_argument(
         "--reference",
@@ -104,7 +105,7 @@ def run(args) -> int:
     present = [c for p in args.merged for c in read_table(p, ["checkpoint"])["checkpoint"].unique()]
     options.check_checkpoints_in_table(checkpoints, present, " ".join(map(str, args.merged)))
 
-    metrics = args.metrics or ["gmean"]
+    metrics = args.metrics or [defaults.METRIC]
     result = rankings(
         args.merged,
         out,
