@@ -219,6 +219,8 @@ def test_changing_a_learner_reruns_its_jobs_and_the_aggregation_only(workdir):
         "figures": 1,
         "all": 1,
     }
+    # every rule runs a script: no job shows a shell command (the profiles set no printshellcmds)
+    assert "Shell command" not in proc.stdout + proc.stderr
     after = {p: p.stat().st_mtime_ns for p in before}
     changed = sorted(
         str(p.relative_to(workdir / "results" / "runs")) for p in before if before[p] != after[p]
