@@ -411,6 +411,7 @@ def test_rank_within_over_folds(table):
     assert (out["note"] == "").all() and out["group"].notna().all()
 
 
+@pytest.mark.serial  # a wall time
 def test_rank_across_speed_of_a_study_sized_table():
     big = fold_table(
         learners={"ht": 0.05, "nb": 0.0},
