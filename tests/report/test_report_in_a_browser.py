@@ -19,7 +19,8 @@ import os
 from pathlib import Path
 
 import pytest
-from slurm.workflow_copy import copy_workflow, run
+
+from tests.support.workflow_copy import copy_workflow, run
 
 pytestmark = pytest.mark.slow
 
