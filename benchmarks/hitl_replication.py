@@ -1,13 +1,17 @@
 """The HITL study replicated: the tables of docs/replication.md, from the workflow's outputs.
 
 Run the replication configs first (each writes its tables under its own `results:` folder; the
-run directories are shared, so ideal and the common hitl runs are evaluated once); the third, RQ1
-with MOA's HoeffdingTree (the study's own learner), is optional:
+run directories are shared, so ideal and the common hitl runs are evaluated once):
 
     snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq1.yaml
     snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq3.yaml
     snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq1-moa.yaml
     python benchmarks/hitl_replication.py [--out results/replication] [--doc docs/replication.md]
+
+Each section needs its studies (:data:`SECTIONS`): the study's group names its own numbers alone;
+delaycv with river's tree RQ1 and RQ3; MOA's tree's settings and findings RQ1 with MOA's tree;
+MOA's tree beside river's RQ1 and RQ1 with MOA's tree. The script writes the sections whose
+studies have run and names each one it skipped, with the config that would make it.
 
 Reads each study's policy contrasts (`<results>/tests/<dataset>/contrasts.parquet`, against
 `ideal`, at commits 1000 ... 5000) and the study code's own fold averages
@@ -43,13 +47,21 @@ STUDIES = {
     "rq1-moa": REPO / "results" / "hitl-rq1-moa",
 }
 
+#: The sections of the output: the blocks each writes and the studies it reads (besides the
+#: study's own numbers, which every section reads).
+SECTIONS = {
+    "the study's Scott-Knott ESD group names": ("sk_naming", ()),
+    "delaycv with river's tree": ("ideal, settings_*, findings, effort_*", ("rq1", "rq3")),
+    "MOA's tree: settings and findings": ("moa_settings_*, moa_findings", ("rq1-moa",)),
+    "MOA's tree beside river's": ("moa_ideal", ("rq1", "rq1-moa")),
+}
 
-def read_contrasts(root: Path) -> pd.DataFrame:
+
+def read_contrasts(root: Path) -> pd.DataFrame | None:
+    """The policy contrasts of the study whose results folder is ``root`` (None: it has none)."""
     paths = sorted(root.glob("tests/*/contrasts.parquet"))
     if not paths:
-        sys.exit(
-            f"hitl_replication: no contrasts under {root}/tests/ (run the study's config first)"
-        )
+        return None
     return pd.concat([read_table(p) for p in paths], ignore_index=True)
 
 
@@ -171,8 +183,6 @@ def blocks(study: pd.DataFrame, contrasts: pd.DataFrame, out: Path) -> dict[str,
 
     found.update(settings_blocks(study, observed, out, "settings"))
 
-    found["sk_naming"] = naming_table(study, out)
-
     rows = []
     for metric in rep.METRICS:
         for name, validity in (("study", study), ("delaycv", observed), ("delaycv true", true)):
@@ -204,18 +214,9 @@ def blocks(study: pd.DataFrame, contrasts: pd.DataFrame, out: Path) -> dict[str,
     return found
 
 
-def moa_blocks(
-    study: pd.DataFrame, river: pd.DataFrame, contrasts: pd.DataFrame, out: Path
-) -> dict[str, str]:
-    """RQ1 with the study's own learner, MOA's HoeffdingTree (config/hitl-rq1-moa.yaml): the ideal
-    G-mean of the study, of delaycv with river's tree (``river``: delaycv's validity of RQ1) and
-    of delaycv with MOA's; each setting's validity and SK-ESD group in the study and in delaycv
-    with MOA's tree; the study's questions asked of it. What differs between the study and
-    delaycv with MOA's tree is the evaluator alone (docs/replication.md)."""
-    observed = rep.delaycv_validity(contrasts, reference="observed")
-    true = rep.delaycv_validity(contrasts, reference="true")
-    study = study[study["policy"].isin(set(observed["policy"]))]
-    found = {}
+def _moa_ideal(study: pd.DataFrame, river: pd.DataFrame, observed: pd.DataFrame, out: Path) -> str:
+    """The ideal G-mean of the study, of delaycv with river's tree and with MOA's, per project and
+    checkpoint (``out/moa_ideal.csv``: every metric), with the median gaps to the study."""
     keys = ["project", "at", "metric"]
     ideal = (
         study.drop_duplicates(keys)[[*keys, "ideal"]]
@@ -233,12 +234,30 @@ def moa_blocks(
     for name, column in (("river", "ideal_river"), ("MOA", "ideal_moa")):
         gap = (ideal[column] - ideal["ideal"]).abs().groupby(ideal["metric"]).median()
         gaps.append(f"{name}'s tree " + ", ".join(f"{m} {gap[m]:.1f}" for m in rep.METRICS))
-    found["moa_ideal"] = (
+    return (
         markdown(gmean.pivot(index="project", columns="at", values="cell").reset_index())
         + "\n\nMedian |delaycv - study| of the ideal values (percentage points), per metric: "
         + "; ".join(gaps)
         + "."
     )
+
+
+def moa_blocks(
+    study: pd.DataFrame, river: pd.DataFrame | None, contrasts: pd.DataFrame, out: Path
+) -> dict[str, str]:
+    """RQ1 with the study's own learner, MOA's HoeffdingTree (config/hitl-rq1-moa.yaml): the ideal
+    G-mean of the study, of delaycv with river's tree (``river``: delaycv's validity of RQ1) and
+    of delaycv with MOA's; each setting's validity and SK-ESD group in the study and in delaycv
+    with MOA's tree; the study's questions asked of it. What differs between the study and
+    delaycv with MOA's tree is the evaluator alone (docs/replication.md). ``river`` None (RQ1
+    with river's tree has not run): no ``moa_ideal``."""
+    observed = rep.delaycv_validity(contrasts, reference="observed")
+    true = rep.delaycv_validity(contrasts, reference="true")
+    study = study[study["policy"].isin(set(observed["policy"]))]
+    out.mkdir(parents=True, exist_ok=True)
+    found = {}
+    if river is not None:  # (RQ1 with river's tree has not run: no moa_ideal)
+        found["moa_ideal"] = _moa_ideal(study, river, observed, out)
     found.update(settings_blocks(study, observed, out, "moa_settings"))
     rows = []
     for metric in rep.METRICS:
@@ -293,14 +312,26 @@ def main() -> int:
     means = pd.read_csv(args.study)
     means = means[means["at"].str.startswith("commit_")]
     study = rep.study_validity(means)
-    contrasts = pd.concat([read_contrasts(args.rq1), read_contrasts(args.rq3)], ignore_index=True)
-    found = blocks(study, contrasts, args.out)
-    if (args.rq1_moa / "tests").is_dir():
-        keys = ["dataset", "learner", "reference", "policy", "at", "metric"]
-        river = rep.delaycv_validity(read_contrasts(args.rq1).drop_duplicates(keys))
-        found.update(moa_blocks(study, river, read_contrasts(args.rq1_moa), args.out))
-    else:
-        print(f"hitl_replication: no {args.rq1_moa}/tests: the MOA learner's tables are skipped")
+    folders = {"rq1": args.rq1, "rq3": args.rq3, "rq1-moa": args.rq1_moa}
+    contrasts = {name: read_contrasts(root) for name, root in folders.items()}
+    args.out.mkdir(parents=True, exist_ok=True)
+    found = {"sk_naming": naming_table(study, args.out)}
+    if contrasts["rq1"] is not None and contrasts["rq3"] is not None:
+        both = pd.concat([contrasts["rq1"], contrasts["rq3"]], ignore_index=True)
+        found.update(blocks(study, both, args.out))
+    if contrasts["rq1-moa"] is not None:
+        river = None
+        if contrasts["rq1"] is not None:
+            keys = ["dataset", "learner", "reference", "policy", "at", "metric"]
+            river = rep.delaycv_validity(contrasts["rq1"].drop_duplicates(keys))
+        found.update(moa_blocks(study, river, contrasts["rq1-moa"], args.out))
+    for section, (names, needs) in SECTIONS.items():
+        absent = [n for n in needs if contrasts[n] is None]
+        if absent:
+            print(
+                f"hitl_replication: skipped {section} ({names}): no contrasts under "
+                + ", ".join(f"{folders[n]}/tests/ (run config/hitl-{n}.yaml)" for n in absent)
+            )
     for name, block in found.items():
         print(f"## {name}\n\n{block}\n")
     if args.doc is not None:

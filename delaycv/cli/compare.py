@@ -83,9 +83,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args) -> int:
     from delaycv.cli import check_number
     from delaycv.common.atomic import check_output
+    from delaycv.common.bounds import check_size
 
     checkpoints = options.checkpoint_request(args)
     check_number(args.resamples, "--resamples", low=1, expected="R >= 1")
+    check_size("resamples", args.resamples, "option --resamples")
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the tests (numpy, pandas, scipy)

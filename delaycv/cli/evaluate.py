@@ -316,6 +316,8 @@ OPTIONS = {
     "learner.class": "--learner",
     "learner.moa": "--learner",
     "measure_memory": "--memory",
+    "run_keys.dataset": "--dataset",
+    "run_keys.learner": "--learner-name",
     "policy": "--policy",
 }
 

@@ -38,8 +38,10 @@ def run(args) -> int:
     from delaycv.cli import check_number
     from delaycv.cli.convert import check_parquet_name
     from delaycv.common.atomic import check_output
+    from delaycv.common.bounds import check_size
 
     check_number(args.rows, "--rows", low=1, expected="N >= 1")
+    check_size("rows", args.rows, "option --rows")
     check_parquet_name(args.dest)
     check_output(args.dest)
     # the options are checked: now the modules of the stream (numpy, pandas, pyarrow)

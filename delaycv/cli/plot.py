@@ -21,13 +21,15 @@ import sys
 from pathlib import Path
 
 from delaycv.cli import description, options
-from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
+from delaycv.common import defaults
+from delaycv.common.bounds import BOUNDS
+from delaycv.common.choices import FIGURE_FORMAT_CHOICES, FIGURE_FORMATS, REFERENCES
 from delaycv.common.errors import DelaycvError, InputError
 from delaycv.protocol.durations import parse_window
 
-#: The largest --dpi: a figure of about 10 x 6 inches is then 24,000 x 14,400 pixels (1 GiB of
-#: memory to draw); beyond, matplotlib fails for want of memory after minutes of work.
-MAX_DPI = 2400
+#: The largest --dpi (:data:`delaycv.common.bounds.BOUNDS`): beyond, matplotlib fails for want of
+#: memory after minutes of work.
+MAX_DPI = BOUNDS["dpi"].maximum
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -48,7 +50,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "their figures too",
     )
     parser.add_argument("--out", required=True, help="folder for the figures")
-    parser.add_argument("--metric", default="gmean", help="metric to draw (gmean)")
+    parser.add_argument(
+        "--metric", default=defaults.METRIC, help=f"metric to draw ({defaults.METRIC})"
+    )
     parser.add_argument("--reference", default="true", choices=REFERENCES, help="(true)")
     parser.add_argument("--estimator", help="estimator to draw (default: each in the table)")
     parser.add_argument("--dataset", action="append", dest="datasets", help="dataset (repeat; all)")
@@ -69,7 +73,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--alpha", type=float, help="significance level named in the legend")
     parser.add_argument("--x", default="time", choices=("time", "checkpoint"), help="(time)")
-    parser.add_argument("--format", nargs="+", default=list(FIGURE_FORMATS), help="(png pdf)")
+    parser.add_argument(
+        "--format",
+        nargs="+",
+        default=list(FIGURE_FORMATS),
+        choices=FIGURE_FORMAT_CHOICES,
+        help="(png pdf)",
+    )
     parser.add_argument(
         "--dpi", type=int, default=200, help=f"resolution of the PNG files, 1 to {MAX_DPI} (200)"
     )

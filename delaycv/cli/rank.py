@@ -21,7 +21,7 @@ import sys
 
 from delaycv.cli import description, options
 from delaycv.common import defaults
-from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
+from delaycv.common.choices import FIGURE_FORMAT_CHOICES, FIGURE_FORMATS, REFERENCES
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -82,7 +82,11 @@ def _figure_options(parser) -> None:
         help="labels of the figures (observed; figures.reference)",
     )
     parser.add_argument(
-        "--format", nargs="+", default=list(FIGURE_FORMATS), help="(png pdf; figures.formats)"
+        "--format",
+        nargs="+",
+        default=list(FIGURE_FORMATS),
+        choices=FIGURE_FORMAT_CHOICES,
+        help="(png pdf; figures.formats)",
     )
     parser.add_argument(
         "--dpi", type=int, default=200, help="resolution of the PNG files (200; figures.dpi)"
@@ -93,10 +97,11 @@ def run(args) -> int:
     logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
     from delaycv.cli import check_number
     from delaycv.common.atomic import check_output
+    from delaycv.common.bounds import BOUNDS
 
     checkpoints = options.checkpoint_request(args)
     check_number(args.alpha, "--alpha", low=0, high=1, open_low=True, open_high=True)
-    check_number(args.dpi, "--dpi", low=1)
+    check_number(args.dpi, "--dpi", low=1, high=BOUNDS["dpi"].maximum)
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the rankings (numpy, pandas, scipy, matplotlib)
     from delaycv.stages.rankings import rankings

@@ -49,6 +49,33 @@ def check_seed(value: Any, key: str) -> int:
     return int(value)
 
 
+#: the characters of dataset, learner and policy names (they become path components)
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"
+
+
+def check_name(value: Any, key: str) -> str:
+    """``value`` if it is a name of :data:`NAME_PATTERN` (letters, digits, ``_ . + -``, not
+    starting with a punctuation mark), else a :class:`ConfigError` naming ``key``: a run's
+    dataset, learner or policy name becomes a folder of the workflow and a key of every table.
+
+    >>> check_name("hitl_7d_90d", "run_keys.policy")
+    'hitl_7d_90d'
+    >>> check_name("a/b", "run_keys.dataset")
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.ConfigError: key run_keys.dataset: name 'a/b' (expected a name matching [A-Za-z0-9][A-Za-z0-9_.+-]* (letters, digits, _ . + -))
+    """
+    import re
+
+    if not isinstance(value, str) or re.fullmatch(NAME_PATTERN, value) is None:
+        raise ConfigError(
+            f"name {value!r}",
+            location=f"key {key}",
+            expected=f"a name matching {NAME_PATTERN} (letters, digits, _ . + -)",
+        )
+    return value
+
+
 def check_flag(value: Any, key: str) -> bool:
     """``value`` as a bool if it is one (Python or numpy), else a :class:`ConfigError` naming
     ``key`` (an option given as 1, "yes" or "false" is refused, not read as true).

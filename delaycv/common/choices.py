@@ -21,5 +21,7 @@ ESTIMATORS = ("cumulative", "sliding", "fading", "tumbling")
 DEPRECATED_ESTIMATORS = {"window": "sliding"}
 #: The alternatives of the paired tests.
 ALTERNATIVES = ("two-sided", "greater", "less")
-#: The file formats of the figures.
+#: The file formats of the figures (the default ones).
 FIGURE_FORMATS = ("png", "pdf")
+#: Every file format a figure may be written in (the config's ``figures.formats``).
+FIGURE_FORMAT_CHOICES = ("png", "pdf", "svg")

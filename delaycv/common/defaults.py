@@ -50,8 +50,9 @@ EVERY = 500
 CONTRAST_REFERENCE = "ideal"
 
 #: The metric of the command line when none is named: tested by ``delaycv compare``, ranked by
-#: ``delaycv rank``, and the headline of ``delaycv evaluate``'s summary line (the G-mean of the
-#: two classes' recalls, the JIT defect prediction papers' headline measure).
+#: ``delaycv rank``, drawn by ``delaycv plot``, and the headline of ``delaycv evaluate``'s summary
+#: line (the G-mean of the two classes' recalls, the JIT defect prediction papers' headline
+#: measure).
 METRIC = "gmean"
 
 #: Predicted positive iff P(1) > ``THRESHOLD``; probability that a scored prediction is flipped.

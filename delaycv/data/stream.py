@@ -45,6 +45,7 @@ import pyarrow.parquet as pq
 
 from delaycv.common.atomic import atomic_path
 from delaycv.common.errors import DelaycvError, InputError
+from delaycv.data.identity import CONTENT_KEY, ContentDigest
 from delaycv.data.timeunits import implausible, implausible_message
 
 #: The columns every stream file starts with, in order; the features follow.
@@ -422,6 +423,13 @@ class Stream:
             effort=None if self.effort is None else self.effort[sl],
         )
 
+    def content_digest(self) -> str:
+        """The SHA-256 of the stream's content (:mod:`delaycv.data.identity`): the same for every
+        file form of the same instances."""
+        digest = ContentDigest(self.features.columns)
+        digest.update(self.time, self.label, self.label_time, self.features)
+        return digest.hexdigest()
+
     def equals(self, other: Stream) -> bool:
         """True when both streams have the same arrays (effort too), features (values and types)
         and metadata."""
@@ -439,8 +447,9 @@ class Stream:
 
 
 def to_table(stream: Stream) -> pa.Table:
-    """The Arrow table of ``stream`` in the canonical layout (metadata under ``b"delaycv"``):
-    ``time``, ``label``, ``label_time``, ``effort`` (when the stream has one), the features."""
+    """The Arrow table of ``stream`` in the canonical layout (metadata under ``b"delaycv"``, with
+    the stream's content digest, :mod:`delaycv.data.identity`): ``time``, ``label``,
+    ``label_time``, ``effort`` (when the stream has one), the features."""
     lt = stream.label_time
     missing = np.isnan(lt)
     lt_int = np.where(missing, 0, lt).astype(np.int64)
@@ -471,7 +480,11 @@ def to_table(stream: Stream) -> pa.Table:
             arr = pa.array(values, type=pa.float64(), mask=nan if nan.any() else None)
         arrays.append(arr)
         fields.append(pa.field(str(name), arr.type))
-    meta = {**stream.metadata, "format_version": FORMAT_VERSION}
+    meta = {
+        **stream.metadata,
+        "format_version": FORMAT_VERSION,
+        CONTENT_KEY: stream.content_digest(),
+    }
     text = json.dumps(meta, sort_keys=True, separators=(",", ":"), allow_nan=False)
     schema = pa.schema(fields, metadata={METADATA_KEY: text.encode("utf-8")})
     return pa.Table.from_arrays(arrays, schema=schema)
@@ -525,6 +538,7 @@ def _check_schema(schema: pa.Schema, where: str | None) -> dict:
         if not isinstance(meta, dict):
             raise InputError("stream metadata is not an object", path=where, expected="JSON object")
     meta.pop("format_version", None)
+    meta.pop(CONTENT_KEY, None)  # (a file's own: StreamFile.content_digest)
     for name in ("time", "label"):
         t = schema.field(name).type
         if not pa.types.is_integer(t):
@@ -550,6 +564,15 @@ def _check_schema(schema: pa.Schema, where: str | None) -> dict:
                 expected="float64 or dictionary<string>",
             )
     return meta
+
+
+def _recorded_digest(schema: pa.Schema) -> str | None:
+    """The content digest a stream file's metadata records (None: it records none)."""
+    try:
+        value = json.loads(schema.metadata[METADATA_KEY].decode("utf-8")).get(CONTENT_KEY)
+    except (KeyError, TypeError, AttributeError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 def has_effort(meta: dict) -> bool:
@@ -739,6 +762,7 @@ class StreamFile:
         self.path = p
         self.metadata = _check_schema(parquet.schema_arrow, str(p))
         self.rows = int(parquet.metadata.num_rows)
+        self._recorded = _recorded_digest(parquet.schema_arrow)
 
     def __len__(self) -> int:
         return self.rows
@@ -814,14 +838,33 @@ class StreamFile:
                 expected="an intact stream file",
             )
 
-    def count_until(self, times: list) -> list[int]:
-        """For each time T: how many instances arrive at or before T (read column by column)."""
+    def content_digest(self) -> str:
+        """The SHA-256 of the stream's content (:mod:`delaycv.data.identity`): the one its file
+        records (``delaycv convert`` and ``generate`` write it) when the file's rows are those
+        its metadata counts, else computed from the file, batch by batch."""
+        if self._recorded is not None and self.metadata.get("rows") == self.rows:
+            return self._recorded
+        digest = ContentDigest(self.metadata.get("features") or [])
+        for first, batch in enumerate(self._batches()):
+            part = from_table(pa.Table.from_batches([batch]), self.path)
+            if first == 0:
+                digest = ContentDigest(part.features.columns)
+            digest.update(part.time, part.label, part.label_time, part.features)
+        return digest.hexdigest()
+
+    def count_until(self, times: list) -> tuple[list[int], int | None, int | None]:
+        """For each time T: how many instances arrive at or before T (read column by column);
+        with the stream's first and last times (None when it has no instance)."""
         counts = [0] * len(times)
+        first = last = None
         for batch in self._batches(["time"]):
             t = batch.column(0).to_numpy(zero_copy_only=False)
+            if len(t):
+                first = int(t[0]) if first is None else first
+                last = int(t[-1])
             for j, found in enumerate(np.searchsorted(t, times, side="right").tolist()):
                 counts[j] += found
-        return counts
+        return counts, first, last
 
 
 def open_stream(path: str | os.PathLike) -> StreamFile:

@@ -18,17 +18,24 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
     ``checkpoints``: a list of positions (ints), or a mapping with ``positions`` (ints in 1..n),
     ``fractions`` (in (0, 1]: position
     :func:`~delaycv.protocol.checkpoints.fraction_position`) and ``times`` (Unix s: the last instance
-    with time <= T; none if no instance is that early). ``time``: the stream's times, or a
+    with time <= T). ``time``: the stream's times, or a
     :class:`~delaycv.data.stream.StreamFile` (its times are read only for ``times``). ``every``
     and ``checkpoints`` are those of a :class:`~delaycv.protocol.settings.RunSettings`, checked
     where it is made (:func:`~delaycv.protocol.settings.make_settings`, the one place for a run's
-    checks); only the positions against the stream's length are checked here.
+    checks); here only what needs the stream: a position beyond its length, and a time before
+    its first instance or after its last (a time the stream does not reach asks for no
+    checkpoint: a mistake, refused, never dropped), each a ``ConfigError`` naming the key, the
+    value and the stream's range.
 
     >>> t = np.array([1, 2, 2, 5, 9, 9, 9, 12, 20, 30])
     >>> checkpoint_positions(t, 4).tolist()
     [4, 8, 10]
     >>> checkpoint_positions(t, None, {"fractions": [0.25], "times": [9]}).tolist()
     [3, 7, 10]
+    >>> checkpoint_positions(t, None, {"times": [31]})
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.ConfigError: key checkpoints.times: checkpoint time 31 is outside the stream (its times run from 1 to 30) (expected times from the stream's first instance to its last)
     """
     spec = (
         {"positions": list(checkpoints)} if isinstance(checkpoints, list | tuple) else checkpoints
@@ -53,8 +60,17 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
     times = list(spec.get("times") or [])
     if times:
         if isinstance(time, StreamFile):
-            counts = time.count_until(times)
+            counts, first, last = time.count_until(times)
         else:
             counts = np.searchsorted(time, times, side="right").tolist()
-        points.update(pos for pos in counts if pos >= 1)
+            first, last = time[0], time[-1]
+        for t in times:
+            if not first <= t <= last:
+                raise ConfigError(
+                    f"checkpoint time {t!r} is outside the stream (its times run from "
+                    f"{int(first)} to {int(last)})",
+                    location="key checkpoints.times",
+                    expected="times from the stream's first instance to its last",
+                )
+        points.update(counts)
     return np.array(sorted(points), dtype=np.int64)

@@ -141,12 +141,12 @@ def evaluate(
     EvaluationResult
     """
     _check_run(stream, settings)
-    before = _warnings_before(stream, settings)
-    positions = checkpoint_positions(
+    positions = checkpoint_positions(  # (refuses a checkpoint the stream has not: no warning first)
         stream if isinstance(stream, StreamFile) else stream.time,
         settings.every,
         settings.checkpoints,
     )
+    before = _warnings_before(stream, settings)
     keys = run_keys(stream, settings)
     effort = has_effort(stream.metadata)
     wall0, cpu0 = _time.monotonic(), _time.process_time()
@@ -244,6 +244,9 @@ def _run_info(stream, settings: RunSettings, outputs, keys: dict, positions, bef
         "run_keys": keys,
         "folds": [o.info for o in outputs],
         "instances": len(stream),
+        # the stream's content digest (delaycv.data.identity): one identity per stream, whatever
+        # its file's form; merge and rank refuse two dataset names with one
+        "stream_sha256": stream.content_digest(),
         "checkpoints": len(positions),
         # the most instances whose state (x dict, pending labels) a process held at once
         "instances_held": max(o.held for o in outputs),

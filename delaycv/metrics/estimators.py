@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from delaycv.common import defaults as _defaults
+from delaycv.common.bounds import check_size
 from delaycv.common.checks import is_integer, is_number
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
@@ -62,6 +63,7 @@ class Sliding:
     def __post_init__(self) -> None:
         if not is_integer(self.width) or self.width < 1:
             raise ValueError(f"Sliding width must be an integer >= 1, got {self.width!r}")
+        check_size("width", self.width, "key estimator.width")
 
     def describe(self) -> dict:
         """The spec as a mapping.
@@ -125,6 +127,7 @@ class Tumbling:
     def __post_init__(self) -> None:
         if not is_integer(self.size) or self.size < 1:
             raise ValueError(f"Tumbling size must be an integer >= 1, got {self.size!r}")
+        check_size("size", self.size, "key estimator.size")
 
     def describe(self) -> dict:
         """The spec as a mapping.
@@ -152,12 +155,13 @@ ESTIMATORS: tuple[str, ...] = tuple(CLASSES)
 
 
 def _config_count(name: str, value: Any) -> int:
-    """A window width or chunk size from a config value (``ConfigError`` unless an integer >= 1)."""
+    """A window width or chunk size from a config value (``ConfigError`` unless an integer >= 1
+    within its bound, :data:`delaycv.common.bounds.BOUNDS`)."""
     if not is_integer(value) or value < 1:
         raise ConfigError(
             f"{name} {value!r}", location=f"key estimator.{name}", expected="an integer >= 1"
         )
-    return int(value)
+    return check_size(name, value, f"key estimator.{name}")
 
 
 def _caller_level() -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+from delaycv.common.bounds import COUNT_MAX
 from delaycv.common.checks import is_integer, is_number
 from delaycv.common.errors import ConfigError
 
@@ -23,7 +24,7 @@ CHECKPOINT_KINDS = ("positions", "fractions", "times")
 
 #: What each kind's values must be.
 EXPECTED = {
-    "positions": "integers >= 1 (stream positions, 1-based)",
+    "positions": f"integers from 1 to {COUNT_MAX:,} (stream positions, 1-based)",
     "fractions": "numbers in (0, 1] (fractions of the stream)",
     "times": "finite numbers (Unix seconds)",
 }
@@ -33,7 +34,7 @@ _SINGULAR = {"positions": "position", "fractions": "fraction", "times": "time"}
 
 def _valid(kind: str, value) -> bool:
     if kind == "positions":
-        return is_integer(value) and value >= 1
+        return is_integer(value) and 1 <= value <= COUNT_MAX
     if kind == "fractions":
         return is_number(value) and 0 < float(value) <= 1
     return is_number(value) and math.isfinite(float(value))
@@ -75,7 +76,7 @@ def check_checkpoint_values(
     >>> check_checkpoint_values("positions", [0, 10])
     Traceback (most recent call last):
     ...
-    delaycv.common.errors.ConfigError: key checkpoints.positions: checkpoint position 0 (expected integers >= 1 (stream positions, 1-based))
+    delaycv.common.errors.ConfigError: key checkpoints.positions: checkpoint position 0 (expected integers from 1 to 9,007,199,254,740,992 (stream positions, 1-based))
     >>> check_checkpoint_values("positions", [10, 20, 10], where="tests.checkpoints")
     Traceback (most recent call last):
     ...
@@ -187,7 +188,7 @@ def _check_numbers(spec: int | Iterable[int], where: str) -> list[int]:
             raise ConfigError(
                 f"checkpoint {value!r}",
                 location=f"key {where}",
-                expected="checkpoint numbers (integers >= 1)",
+                expected=f"checkpoint numbers (integers from 1 to {COUNT_MAX:,})",
             )
     refuse_duplicates(wanted, f"key {where}")
     return [int(c) for c in wanted]

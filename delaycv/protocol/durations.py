@@ -6,6 +6,7 @@ import numbers
 import re
 from dataclasses import dataclass
 
+from delaycv.common.bounds import BOUNDS
 from delaycv.common.checks import is_integer
 from delaycv.common.errors import DelaycvError
 
@@ -87,6 +88,12 @@ def parse_window(text: str | int | Window) -> Window:
         if amount != 0:
             raise _no_unit(text)
         unit = "s"
-    if unit.startswith("i"):
-        return Window(amount, "i")
-    return Window(amount * _UNIT_SECONDS[unit], "s")
+    window = Window(amount, "i") if unit.startswith("i") else Window(amount * _UNIT_SECONDS[unit])
+    bound = BOUNDS["window"]
+    if window.amount > bound.maximum:
+        what = "instances" if window.is_count else "seconds"
+        raise WindowError(
+            f"window {text!r} is too long ({window.amount:,} {what})",
+            f"at most {bound.maximum:,} {what}: {bound.why}",
+        )
+    return window

@@ -32,7 +32,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from delaycv.common import defaults as _defaults
-from delaycv.common.checks import check_flag, check_seed, is_integer, is_number
+from delaycv.common.bounds import check_size
+from delaycv.common.checks import check_flag, check_name, check_seed, is_integer, is_number
 from delaycv.common.errors import ConfigError
 from delaycv.protocol.checkpoints import CHECKPOINT_KINDS, check_checkpoint_values
 
@@ -152,7 +153,7 @@ def check_every(value: Any) -> int | None:
         raise ConfigError(
             f"every {value!r}", location="key checkpoints.every", expected=EVERY_EXPECTED
         )
-    return int(value)
+    return check_size("every", value, "key checkpoints.every")
 
 
 def check_checkpoints(value: Any) -> dict | None:
@@ -199,7 +200,7 @@ def _names(value: Mapping | None) -> dict[str, str]:
             location=f"key run_keys.{unknown[0]}",
             expected=", ".join(NAMED_KEYS) + " (the seed is the run seed)",
         )
-    return {k: str(v) for k, v in names.items()}
+    return {k: check_name(str(v), f"run_keys.{k}") for k, v in names.items()}
 
 
 def make_settings(
@@ -257,6 +258,7 @@ same_learner_seed, measure_memory, timing, jobs
     seed = check_seed(seed, "seed")
     if not is_integer(jobs) or jobs < 1:
         raise ConfigError(f"jobs {jobs!r}", location="key jobs", expected="an integer N >= 1")
+    check_size("jobs", jobs, "key jobs")
     every = check_every(every)
     checkpoints = check_checkpoints(checkpoints)
     names = _names(run_keys)

@@ -43,6 +43,7 @@ import numpy as np
 
 from delaycv.common import choices
 from delaycv.common import defaults as _defaults
+from delaycv.common.bounds import check_size
 from delaycv.common.checks import check_flag, check_seed, is_integer
 from delaycv.common.errors import ConfigError
 
@@ -105,6 +106,7 @@ class Validation:
                 location="key validation.folds",
                 expected="k >= 1",
             )
+        check_size("folds", self.folds, "key validation.folds")
         if self.scheme == "cv" and self.folds < 2:
             raise ConfigError(
                 "cross-validation with one fold never trains",

@@ -6,21 +6,81 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import InputError
-from delaycv.stats.paired import table_columns
+from delaycv.stats.paired import KEYS, PAIR, table_columns
 from delaycv.tables.results import read_table
+
+#: The columns that name a row of a per-fold table: each row once, none of them empty.
+ROW_KEYS = (*KEYS, "learner", *PAIR)
 
 
 def read_merged(path: str | Path, metrics: Sequence[str]) -> pd.DataFrame:
-    """The columns of the merged table ``path`` that the tests and figures of ``metrics`` use
-    (:func:`delaycv.stats.paired.table_columns`); a table that lacks some is read whole, so
-    that the tests or the figures name what is missing in their own words (``lacks column(s)
-    auc``)."""
-    try:
-        return read_table(path, table_columns(metrics))
-    except InputError as err:
-        if not err.message.startswith("no column"):
-            raise
-    return read_table(path)
+    """The columns of the merged table ``path`` that the tests, rankings and figures of
+    ``metrics`` use (:func:`delaycv.stats.paired.table_columns`), checked once for every later
+    stage (compare, rank, plot) before any work: a table with rows, each column there, no empty
+    key (:data:`ROW_KEYS`), one row per key (a run merged twice), and metrics that are numbers,
+    none infinite (NaN is a metric with no value).
+
+    Raises
+    ------
+    InputError
+        Naming ``path`` and what is wrong: ``no column 'gmean'``, ``no rows``, ``column dataset
+        is empty in 48 rows (the first: row 0)``, ``column gmean holds text, not numbers``,
+        ``column gmean is infinite in 3 rows``, ``two rows for one (...)``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> t = pd.DataFrame({"dataset": "d", "policy": "p", "estimator": "fading",
+    ...     "reference": "true", "checkpoint": [5, 5], "learner": "a", "seed": 1, "fold": 0,
+    ...     "time": 5, "gmean": [0.5, 0.6], "evaluated": 5})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     t.to_parquet(f"{folder}/m.parquet")
+    ...     read_merged(f"{folder}/m.parquet", ["gmean"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.InputError: .../m.parquet: row 1: {'dataset': 'd', 'policy': 'p', 'estimator': 'fading', 'reference': 'true', 'checkpoint': 5, 'learner': 'a', 'seed': 1, 'fold': 0}: two rows for one run, fold, checkpoint and reference (expected one row per fold, checkpoint and reference of each run (merge each run once))
+    """
+    table = read_table(path, table_columns(metrics))
+    where = str(path)
+    if table.empty:
+        raise InputError("no rows", path=where, expected="a merged per-fold table with rows")
+    for column in ROW_KEYS:
+        empty = table[column].isna().to_numpy()
+        if empty.any():
+            raise InputError(
+                f"column {column} is empty in {int(empty.sum())} rows (the first: row "
+                f"{int(np.flatnonzero(empty)[0])})",
+                path=where,
+                expected="every row's dataset, learner, seed, policy, fold, reference, estimator "
+                "and checkpoint",
+            )
+    for metric in dict.fromkeys(metrics):
+        values = table[metric]
+        if not (pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)):
+            raise InputError(
+                f"column {metric} holds {values.dtype} values, not numbers",
+                path=where,
+                expected="the metric's values (NaN where it has none)",
+            )
+        infinite = np.isinf(values.to_numpy(dtype=np.float64))
+        if infinite.any():
+            raise InputError(
+                f"column {metric} is infinite in {int(infinite.sum())} rows (the first: row "
+                f"{int(np.flatnonzero(infinite)[0])})",
+                path=where,
+                expected="finite values, or NaN where the metric has none",
+            )
+    duplicate = table.duplicated(list(ROW_KEYS)).to_numpy()
+    if duplicate.any():
+        row = int(np.flatnonzero(duplicate)[0])
+        raise InputError(
+            "two rows for one run, fold, checkpoint and reference",
+            path=where,
+            location=f"row {row}: {table.loc[table.index[row], list(ROW_KEYS)].to_dict()}",
+            expected="one row per fold, checkpoint and reference of each run (merge each run once)",
+        )
+    return table

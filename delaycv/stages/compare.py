@@ -33,7 +33,7 @@ from delaycv.common.choices import REFERENCES
 from delaycv.common.errors import InputError
 from delaycv.stages._tables import read_merged
 from delaycv.stats.bias import bias_tests
-from delaycv.stats.checkpoints import choose_checkpoints, untested_notes
+from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer, untested_notes
 from delaycv.stats.contrasts import policy_contrasts
 from delaycv.stats.learner_tests import run_tests
 from delaycv.stats.mcnemar import mcnemar_tests
@@ -121,6 +121,7 @@ def compare(
     metrics = list(metrics)
     table = read_merged(merged, metrics)
     say(f"read {merged}: {len(table)} rows")
+    require_an_answer(choose_checkpoints(table, checkpoints), str(merged))  # before any work
     common = {
         "metrics": metrics,
         "references": list(references),
@@ -246,7 +247,7 @@ def _say_counts(result: Comparison, say: Callable[[str], None]) -> None:
     """Say the closing line: how many tests (and how many significant), strip tests, bias tests
     and contrasts were computed."""
     tests = result.tests
-    significant = int(tests["significant"].sum()) if len(tests) else 0
+    significant = int(tests["significant"].eq(True).sum())  # (rows with no test: not True)
     say(
         f"{len(tests)} tests ({significant} significant), {len(result.strip)} strip tests"
         + (f", {len(result.bias)} bias tests" if result.bias is not None else "")

@@ -22,6 +22,7 @@ import pandas as pd
 
 from delaycv.common.atomic import atomic_dir, temporary
 from delaycv.common.choices import FIGURE_FORMATS
+from delaycv.common.errors import InputError
 from delaycv.figures.contrasts import draw_contrast_figures
 from delaycv.figures.figure_set import draw_figures
 from delaycv.stages._tables import read_merged
@@ -77,6 +78,13 @@ def figures(
     """
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     table = read_merged(merged, metrics)
+    for what, name in (("strip's baseline", baseline), ("strip's learner", learner)):
+        if name is not None and name not in set(table["learner"]):
+            raise InputError(  # (it drew no strip without a word)
+                f"the {what} {name!r} is not a learner of the table",
+                path=str(merged),
+                expected="one of " + ", ".join(sorted(map(str, table["learner"].unique()))),
+            )
     strip = read_table(tests) if tests is not None else None
     contrast_table = read_table(contrasts) if contrasts is not None else None
     out = Path(out)

@@ -30,11 +30,13 @@ import pandas as pd
 
 from delaycv.common.atomic import atomic_dir, atomic_path
 from delaycv.common.choices import FIGURE_FORMATS, REFERENCES
+from delaycv.common.errors import InputError
 from delaycv.figures.rankings import draw_ranking_figures
-from delaycv.stats.checkpoints import choose_checkpoints
+from delaycv.stages._tables import read_merged
+from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer
 from delaycv.stats.families import FAMILY, Rankings, rank_across, rank_within
-from delaycv.stats.paired import table_columns
 from delaycv.study.report import rankings_html
+from delaycv.tables.merge import StreamNames, table_streams
 from delaycv.tables.results import read_table, write_table
 
 
@@ -74,12 +76,13 @@ def ranked_rows(
     [{'checkpoint': 10, 'at': 'last', 'gmean': 0.6}]
     """
     say = progress if progress is not None else (lambda message: None)
-    columns = table_columns(metrics)
-    pieces = []
+    check_one_table_per_dataset(merged, say)
+    pieces, requests = [], []
     for path in merged:
-        table = read_table(path, columns)
+        table = read_merged(path, metrics)
         table = table[table["reference"].isin(references)]
         chosen = choose_checkpoints(table, checkpoints)
+        requests.append(chosen)
         for row in chosen[chosen["note"] != ""].itertuples():
             what = "not ranked" if pd.isna(row.checkpoint) else "ranked there"
             say(f"checkpoints: {row.at} of dataset {row.dataset}: {row.note} ({what})")
@@ -91,7 +94,36 @@ def ranked_rows(
             table.merge(found[["dataset", "checkpoint", "at"]], on=["dataset", "checkpoint"])
         )
         say(f"read {path}: {len(table)} rows, {len(pieces[-1])} at the chosen checkpoints")
+    require_an_answer(pd.concat(requests, ignore_index=True), " ".join(map(str, merged)))
     return pd.concat(pieces, ignore_index=True)
+
+
+def check_one_table_per_dataset(
+    merged: Sequence[str | Path], say: Callable[[str], None] = lambda message: None
+) -> None:
+    """Refuse, before any work, a dataset in two of the tables ``merged`` (the rankings would
+    average the two: merge a dataset's runs into one table, which refuses a run twice) and two
+    dataset names for one stream (the same content, whatever the files' form: Friedman's n
+    would count it twice; :class:`~delaycv.tables.merge.StreamNames`). A table that records no
+    stream digests (written otherwise than by ``delaycv merge``) is said in the progress."""
+    owner: dict[str, str] = {}
+    names = StreamNames()
+    for path in map(str, merged):
+        for dataset in read_table(path, ["dataset"])["dataset"].unique().tolist():
+            if dataset in owner:
+                raise InputError(
+                    f"dataset {dataset!r} is also in {owner[dataset]}",
+                    path=path,
+                    expected="each dataset in one merged table (the rankings would average the "
+                    "two: merge its runs into one table)",
+                )
+            owner[dataset] = path
+        names.add(path, table_streams(path))
+    for path in names.unknown:
+        say(
+            f"{path} records no stream digests (not written by delaycv merge): two dataset "
+            "names for one stream cannot be told apart there"
+        )
 
 
 def rankings(

@@ -8,7 +8,8 @@ numbers); :func:`at_checkpoints` keeps a table's rows at the chosen checkpoints 
 :func:`label_checkpoints` gives a result table the request's ``at`` and ``note`` (a row per
 requested position, with no test where the request has no checkpoint). A test with a checkpoint
 but no pair gets its reason from :func:`note_empty_tests` (a policy that released no label by
-then, :func:`released_nothing`); :func:`untested_notes` sums them up for a log.
+then, :func:`released_nothing`); :func:`untested_notes` sums them up for a log. A request that
+no checkpoint of the tables answers at all is refused by :func:`require_an_answer`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from delaycv.common.errors import InputError
 from delaycv.protocol.checkpoints import (
     check_checkpoint_request,
     fraction_position,
@@ -548,6 +550,50 @@ def note_empty_tests(
     out = out.copy()
     out["note"] = notes
     return out
+
+
+def require_an_answer(chosen: pd.DataFrame, where: str) -> None:
+    """Refuse a request that no checkpoint answers: every row of ``chosen`` without one.
+
+    A requested position beyond one dataset's stream is a row with no test and a note (the
+    tables keep the gap); a request that no dataset of the tables answers would leave nothing to
+    test, and is a mistake: an :class:`~delaycv.common.errors.InputError` naming ``where`` (the
+    tables) and the first request's note, before any work.
+
+    Parameters
+    ----------
+    chosen : pandas.DataFrame
+        :func:`choose_checkpoints` of the tables (all of them together).
+    where : str
+        The tables, as the error names them.
+
+    Raises
+    ------
+    InputError
+        Every row of ``chosen`` without a checkpoint (nothing when ``chosen`` is empty: a table
+        without rows is refused where it is read).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": ["a"] * 2, "checkpoint": [500, 1000]})
+    >>> require_an_answer(choose_checkpoints(t, {"positions": [800, 5000]}), "a.parquet")
+    >>> require_an_answer(choose_checkpoints(t, {"positions": [5000]}), "a.parquet")
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.InputError: a.parquet: no checkpoint of the table answers the request: requested position 5000: beyond the stream (n = 1000) (expected positions within a stream, fractions, times of a stream, 'last' or 'all')
+    """
+    answered = chosen["checkpoint"].notna()
+    if len(chosen) == 0 or answered.any():
+        return
+    notes = chosen["note"].astype(str).str.removesuffix(", no test")
+    more = len(notes) - 1
+    raise InputError(
+        f"no checkpoint of the table{'s' if ' ' in where else ''} answers the request: "
+        + notes.iloc[0]
+        + (f" (and {more} more request{'s' if more > 1 else ''} of this kind)" if more else ""),
+        path=where,
+        expected="positions within a stream, fractions, times of a stream, 'last' or 'all'",
+    )
 
 
 def untested_notes(frame: pd.DataFrame) -> list[tuple[str, int]]:

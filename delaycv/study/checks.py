@@ -19,6 +19,7 @@ import os
 from collections.abc import Mapping
 
 from delaycv.common import defaults
+from delaycv.common.bounds import check_size
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
 from delaycv.protocol.checkpoints import check_checkpoint_request
@@ -66,6 +67,8 @@ def check_study(
     skip_learners = _skipped(broken, "learners")
     runs_given = "runs" in config
     _check_specs(config, source, broken, mistakes, skip_datasets, skip_learners)
+    refused = _check_sizes(config, source, broken, mistakes)
+    _check_run_settings(config, source, broken | refused, mistakes)
     _check_names_and_folders(config, source, cwd, broken, mistakes)
     if learners:
         for name, spec in config["learners"].items():
@@ -118,6 +121,80 @@ def _check_specs(
             _check_estimator(config, source, mistakes)
     with mistakes.guard():
         _check_figure_learner(config, source, broken)
+
+
+#: The size-like keys of a study (each a key's path and the name of its bound in
+#: :data:`delaycv.common.bounds.BOUNDS`); a generated dataset's ``rows`` too.
+SIZE_KEYS = (
+    (("estimator", "width"), "width"),
+    (("estimator", "size"), "size"),
+    (("validation", "folds"), "folds"),
+    (("checkpoints", "every"), "every"),
+    (("tests", "resamples"), "resamples"),
+    (("figures", "dpi"), "dpi"),
+)
+
+
+def _check_sizes(config: dict, source: str, broken: set[tuple], mistakes: Mistakes) -> set[tuple]:
+    """Each size-like value within its bound (:func:`delaycv.common.bounds.check_size`, the check
+    the evaluate jobs, the command line and the API make): a width of 1e20 is refused here, not
+    in every evaluate job's log. Returns the sections of the values refused."""
+    refused: set[tuple] = set()
+    generated = [
+        (("datasets", name, "generate", "rows"), "rows")
+        for name, dataset in config["datasets"].items()
+        if isinstance(dataset, dict) and isinstance(dataset.get("generate"), dict)
+    ]
+    for path, name in (*SIZE_KEYS, *generated):
+        if any(path[:i] in broken for i in range(1, len(path) + 1)):
+            continue
+        value = config
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is None:
+            continue
+        with mistakes.guard():
+            try:
+                check_size(name, value, "key " + ".".join(path))
+            except ConfigError as err:
+                refused.add(path[:1])
+                raise ConfigError(
+                    err.message, path=source, location=err.location, expected=err.expected
+                ) from None
+    return refused
+
+
+#: the sections whose values every evaluate job hands to make_settings
+RUN_SECTIONS = ("validation", "estimator", "evaluation", "checkpoints")
+
+
+def _check_run_settings(config: dict, source: str, broken: set[tuple], mistakes: Mistakes) -> None:
+    """The evaluation's settings as every evaluate job checks them
+    (:func:`delaycv.protocol.settings.make_settings`, the one place for a run's checks), so that a
+    value the schema lets through and the jobs refuse (``cv`` with one fold, a NaN alpha or
+    threshold) is refused here, not in every job's log."""
+    if any(key[:1] in {(s,) for s in RUN_SECTIONS} for key in broken):
+        return  # (a mistake of their own: reported by the schema or the size checks)
+    from delaycv.protocol.settings import make_settings
+    from delaycv.study.runs import estimator_spec, evaluation_options, validation_spec
+
+    options = evaluation_options(config)
+    with mistakes.guard():
+        try:
+            make_settings(
+                learner={"class": "NoChange"},
+                policy="ideal",
+                validation=validation_spec(config),
+                estimator=estimator_spec(config),
+                **options,
+            )
+        except ConfigError as err:
+            key = (err.location or "").removeprefix("key ")
+            if key in config["evaluation"]:
+                key = f"evaluation.{key}"
+            raise ConfigError(
+                err.message, path=source, location=f"key {key}", expected=err.expected
+            ) from None
 
 
 def _check_names_and_folders(

@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from delaycv.common.errors import ConfigError, InputError
+from delaycv.common.errors import ConfigError, DelaycvError, InputError
 from delaycv.study.mistakes import Mistakes, with_source
 from delaycv.study.runs import canonical_json
 
@@ -226,9 +226,14 @@ def check_same_streams(
     """Refuse a dataset whose stream is another dataset's.
 
     One stream under two dataset names would count twice in the rankings (Friedman's n): the
-    same generator parameters (defaults included), or the same file (the same resolved path, or
-    the same content: size, then SHA-256) with the same conversion options (``effort`` aside:
-    it leaves the instances as they are). Files are compared only given the working directory.
+    same generator parameters (defaults included), the same file (the same resolved path, or
+    the same text whatever its line endings) with the same conversion options (``effort``
+    aside: it leaves the instances as they are), or one content (:mod:`delaycv.data.identity`)
+    where a canonical stream (``.parquet``) is one of the two: two such streams, or one and the
+    raw file it was converted from. Files are compared only given the working directory. Two
+    raw files in other forms (another column order, other quoting) are told apart only by their
+    contents, which the runs record: ``merge`` and ``rank`` refuse them
+    (:class:`delaycv.tables.merge.StreamNames`).
 
     Parameters
     ----------
@@ -247,7 +252,7 @@ def check_same_streams(
     several = sum("generate" in d for n, d in datasets.items() if n not in skip) > 1
     generated: dict[str, str] = {}
     files: list[tuple[str, Path, str]] = []
-    digests: dict[Path, str] = {}
+    digests: dict = {}
     for name, dataset in datasets.items():
         if name in skip:
             continue
@@ -279,38 +284,120 @@ def _same_file(
     name: str,
     datasets: Mapping,
     files: list[tuple[str, Path, str]],
-    digests: dict[Path, str],
+    digests: dict,
     source: str,
     cwd: str | os.PathLike,
 ) -> None:
-    """Refuse a dataset whose file (its path or its content) and conversion options are those of
-    an earlier one of ``files`` (name, resolved path, options' text); else add it there."""
+    """Refuse a dataset whose stream is an earlier one's of ``files`` (name, resolved path,
+    options' text); else add it there. The same stream: the same file (its path, or its text
+    whatever its line endings) with the same conversion options; two canonical streams with one
+    content (:mod:`delaycv.data.identity`); a canonical stream converted from the other's raw
+    file into the same content."""
     dataset = datasets[name]
     full = (Path(cwd) / dataset["path"]).resolve()
-    options = {k: v for k, v in dataset.items() if k not in ("path", "effort")}
-    if isinstance(options.get("mapping"), dict):
-        options["mapping"] = {k: v for k, v in options["mapping"].items() if k != "effort"}
+    options = _conversion_options(dataset)
     options_text = canonical_json(options)
     for other, other_full, other_options in files:
-        if other_options != options_text:
-            continue
-        if other_full == full:
+        other_path = datasets[other]["path"]
+        if other_options == options_text and other_full == full:
             how = f"the same file as dataset {other!r} ({dataset['path']!r})"
-        elif _same_content(full, other_full, digests):
-            other_path = datasets[other]["path"]
+        elif other_options == options_text and _same_text(full, other_full, digests):
             how = (
-                f"the same content as the file of dataset {other!r}, {other_path!r} (the "
-                "same size and SHA-256)"
+                f"the same content as the file of dataset {other!r}, {other_path!r} (the same "
+                "text, whatever its line endings)"
+            )
+        elif _one_stream(dataset, full, datasets[other], other_full, digests):
+            how = (
+                f"the same stream as dataset {other!r}, {other_path!r} (the same content, "
+                "whatever the files' form)"
             )
         else:
             continue
         raise ConfigError(
-            how + (", with the same conversion options" if options else ""),
+            how + (", with the same conversion options" if options and "file" in how else ""),
             path=source,
             location=f"key datasets.{name}.path",
             expected=_ONE_NAME.format(a=other, b=name),
         )
     files.append((name, full, options_text))
+
+
+def _conversion_options(dataset: Mapping) -> dict:
+    """A raw dataset's conversion options, without its path and effort (the effort leaves the
+    instances as they are)."""
+    options = {k: v for k, v in dataset.items() if k not in ("path", "effort")}
+    if isinstance(options.get("mapping"), dict):
+        options["mapping"] = {k: v for k, v in options["mapping"].items() if k != "effort"}
+    return options
+
+
+def _one_stream(a: Mapping, a_full: Path, b: Mapping, b_full: Path, digests: dict) -> bool:
+    """Whether two datasets of which one at least is a canonical stream (``.parquet``) have one
+    content (:mod:`delaycv.data.identity`). A raw file is converted (in memory) only when the
+    other, canonical, stream was converted from its bytes, whatever their line endings (its
+    ``source_sha256``)."""
+    if not (stream_file(a) or stream_file(b)):
+        return False
+    try:
+        return _stream_digest(a, a_full, b, b_full, digests) == _stream_digest(
+            b, b_full, a, a_full, digests
+        )
+    except (DelaycvError, OSError):  # a file that cannot be read has its own mistake
+        return False
+
+
+def _stream_digest(dataset: Mapping, full: Path, other: Mapping, other_full: Path, digests: dict):
+    """The content digest of ``dataset``'s stream; a raw file's only when ``other`` is a canonical
+    stream converted from its bytes, or from them with other line endings (else None, or an
+    object equal to nothing: not the same stream)."""
+    from delaycv.data.stream import open_stream
+
+    key = ("content", full, canonical_json(_conversion_options(dataset)))
+    if key in digests:
+        return digests[key]
+    if stream_file(dataset):
+        digests[key] = open_stream(full).content_digest()
+        return digests[key]
+    if not stream_file(other):
+        return None
+    source = open_stream(other_full).metadata.get("source_sha256")
+    _same_text(full, full, digests)  # (its text digest: the bytes with LF line endings)
+    if source not in (_file_sha256(full, digests), digests.get(("text", full))):
+        return object()  # (not converted from this file or a copy of it: never equal)
+    from delaycv.data.convert import load_stream
+
+    options = _conversion_options(dataset)
+    digests[key] = load_stream(full, **options).content_digest()
+    return digests[key]
+
+
+def _file_sha256(path: Path, digests: dict) -> str:
+    """The SHA-256 of the bytes of ``path`` (kept in ``digests``)."""
+    key = ("bytes", path)
+    if key not in digests:
+        sha = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                sha.update(block)
+        digests[key] = sha.hexdigest()
+    return digests[key]
+
+
+def _same_text(a: Path, b: Path, digests: dict) -> bool:
+    """Whether files ``a`` and ``b`` hold the same bytes once their line endings are one (CRLF
+    and CR read as LF: a copy made on another system is the same file)."""
+    try:
+        for path in (a, b):
+            key = ("text", path)
+            if key not in digests:
+                sha = hashlib.sha256()
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                sha.update(data.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+                digests[key] = sha.hexdigest()
+    except OSError:
+        return False
+    return digests[("text", a)] == digests[("text", b)]
 
 
 _ONE_NAME = (
@@ -339,20 +426,3 @@ def _generator_params(given: Mapping) -> dict:
         k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v
         for k, v in params.items()
     }
-
-
-def _same_content(a: Path, b: Path, digests: dict[Path, str]) -> bool:
-    """Whether files ``a`` and ``b`` hold the same bytes: the sizes first (free), then SHA-256."""
-    try:
-        if a.stat().st_size != b.stat().st_size:
-            return False
-        for path in (a, b):
-            if path not in digests:
-                sha = hashlib.sha256()
-                with open(path, "rb") as handle:
-                    for block in iter(lambda: handle.read(1 << 20), b""):
-                        sha.update(block)
-                digests[path] = sha.hexdigest()
-    except OSError:
-        return False
-    return digests[a] == digests[b]

@@ -98,6 +98,9 @@ def resolve_folders(
         with mistakes.guard():
             _check_folder(config[key], key, source, cwd)
             good[key] = config[key]
+            inside = key == "runs" and config["runs"].startswith(good.get("results", "") + "/")
+            if cwd is not None and not inside:  # (runs inside results: walked with it)
+                _warn_unchangeable(config[key], key, source, cwd, mistakes)
     if len(good) == 2:
         _check_apart(good["results"], good["runs"], source)
 
@@ -181,6 +184,85 @@ def _check_folder(folder: str, key: str, source: str, cwd: str | os.PathLike | N
     else:
         if not os.access(path, os.W_OK | os.X_OK):
             refuse(f"{folder!r} is not writable", "a folder this user can write")
+
+
+def _warn_unchangeable(
+    folder: str, key: str, source: str, cwd: str | os.PathLike, mistakes: Mistakes
+) -> None:
+    """A warning for the first folder or file in ``folder`` that cannot be changed or removed
+    (:func:`unchangeable_path`): a job that must be redone there stops with Snakemake's own
+    PermissionError, which the workflow cannot catch. (A warning: outputs made unchangeable on
+    purpose are fine as long as no job must redo them.)"""
+    path = Path(cwd) / folder
+    try:
+        stuck = unchangeable_path(path) if path.is_dir() else None
+    except OSError:  # (a path too long: a mistake of its own, check_path_lengths)
+        return
+    if stuck is not None:
+        mistakes.warnings.append(
+            ConfigError(
+                f"{str(stuck.relative_to(cwd))!r} cannot be changed or removed "
+                f"({unchangeable_why(stuck)}): a job that must redo its outputs there would "
+                "stop with Snakemake's own PermissionError",
+                path=source,
+                location=f"key {key}",
+                expected="folders and files this user can write (chattr -i, chmod u+w; "
+                'docs/workflow.md, "Snakemake\'s own errors")',
+            )
+        )
+
+
+#: Linux's ioctl that reads an inode's flags, and the flags that forbid changing it
+_FS_IOC_GETFLAGS = 0x80086601
+_FS_IMMUTABLE_FL, _FS_APPEND_FL = 0x00000010, 0x00000020
+
+
+def _inode_flags(path: Path) -> int:
+    """The inode flags of ``path`` (``lsattr``); 0 where they cannot be read (another system,
+    a file system without them)."""
+    try:
+        import array
+        import fcntl
+
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except (ImportError, OSError):
+        return 0
+    try:
+        flags = array.array("i", [0])
+        fcntl.ioctl(handle, _FS_IOC_GETFLAGS, flags, True)
+        return int(flags[0])
+    except OSError:
+        return 0
+    finally:
+        os.close(handle)
+
+
+def unchangeable_why(path: Path) -> str:
+    """Why ``path`` cannot be changed, in words (see :func:`unchangeable_path`)."""
+    flags = _inode_flags(path)
+    if flags & _FS_IMMUTABLE_FL:
+        return "it is immutable: chattr +i"
+    if flags & _FS_APPEND_FL:
+        return "it is append-only: chattr +a"
+    return "this user cannot write to it"
+
+
+def unchangeable_path(folder: Path) -> Path | None:
+    """The first folder or file in ``folder`` (itself included) that cannot be changed or
+    removed, as Snakemake must to redo a job: an immutable or append-only one (``chattr +i``,
+    ``+a``: refused even to root), or a folder this user cannot write to; None when there is
+    none."""
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        here = Path(root)
+        if not os.access(here, os.W_OK | os.X_OK) or _inode_flags(here) & (
+            _FS_IMMUTABLE_FL | _FS_APPEND_FL
+        ):
+            return here
+        for name in sorted(files):
+            if _inode_flags(here / name) & (_FS_IMMUTABLE_FL | _FS_APPEND_FL):
+                return here / name
+    return None
 
 
 #: the longest name (bytes) of a dataset, learner or policy: each becomes a folder or part of a

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from delaycv.common.bounds import BOUNDS, check_size
+from delaycv.common.checks import NAME_PATTERN as _NAME_PATTERN
 from delaycv.common.errors import ConfigError
 from delaycv.study.yaml_file import read_yaml
 
@@ -25,7 +27,7 @@ SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "co
 
 
 #: the characters allowed in dataset, learner and policy names (they become path components)
-NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"
+NAME_PATTERN = _NAME_PATTERN
 
 
 #: the top-level keys that map names to specs (a mistake in one entry leaves the others checked)
@@ -182,9 +184,22 @@ def _config_errors(error, source: str) -> list[ConfigError]:
     elif validator in ("oneOf", "anyOf"):
         message = f"{value!r} is not valid"
         expected = expected or "a value of one of the allowed forms"
+    elif validator in ("minimum", "maximum") and path and path[-1] in BOUNDS:
+        message, expected = _size_error(str(path[-1]), value, _key(path), error.message)
     else:
         message = error.message
     return [ConfigError(message, path=source, location=f"key {_key(path)}", expected=expected)]
+
+
+def _size_error(name: str, value: Any, key: str, message: str) -> tuple[str, str | None]:
+    """A size-like value out of the schema's range in the words of
+    :func:`delaycv.common.bounds.check_size` (the bound and why), as the command line and the API
+    say it."""
+    try:
+        check_size(name, value, f"key {key}")
+    except ConfigError as err:
+        return err.message, err.expected
+    return message, None
 
 
 def _json_type(value: Any) -> str:

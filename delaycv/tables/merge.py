@@ -1,13 +1,19 @@
 """Merging runs into tidy tables: the per-fold tables of many run directories, checked (each is a
-table of runs, each run once, the same columns) and concatenated, in memory
-(:func:`merge_tables`, :func:`merge_runs`) or streamed into one Parquet file (:func:`merge_files`,
-the workflow's merge stage).
+table of runs, each run once, the same columns, one stream under one dataset name) and
+concatenated, in memory (:func:`merge_tables`, :func:`merge_runs`) or streamed into one Parquet
+file (:func:`merge_files`, the workflow's merge stage).
+
+Each dataset's stream has one identity, its content digest (:mod:`delaycv.data.identity`): a
+run's ``run.json`` records it (``stream_sha256``), a merged Parquet table in its metadata
+(:data:`STREAMS_KEY`), read back by :func:`table_streams`; :class:`StreamNames` refuses one
+dataset name for two streams and two names for one stream, naming both tables.
 
 Runs of streams with and without an effort merge: the effort-aware measures of the others read NaN.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,23 +29,103 @@ from delaycv.data.stream import parquet_error
 from delaycv.metrics.effort_names import EFFORT_METRICS
 from delaycv.tables.results import (
     FOLDS_FILE,
+    RUN_FILE,
     GroupedParquetWriter,
     read_table,
     table_path,
     write_table,
 )
 
-__all__ = ["RUN_KEYS", "claim_run", "merge_files", "merge_runs", "merge_tables"]
+__all__ = [
+    "RUN_KEYS",
+    "STREAMS_KEY",
+    "StreamNames",
+    "claim_run",
+    "merge_files",
+    "merge_runs",
+    "merge_tables",
+    "table_streams",
+]
+
+#: The Parquet metadata key of a merged table's streams: JSON ``{dataset: content digest}``.
+STREAMS_KEY = b"delaycv_streams"
 
 
-def _tables_to_merge(paths: Iterable[str | os.PathLike], name: str) -> list[Path]:
+def table_streams(path: str | os.PathLike) -> dict[str, str] | None:
+    """The content digest of each dataset's stream in the table ``path``: a merged table's
+    metadata (:data:`STREAMS_KEY`), or the ``run.json`` beside a run's table; None when neither
+    says (a table written otherwise, a run of an older delaycv)."""
+    p = Path(path)
+    try:
+        meta = pq.read_schema(p).metadata or {}
+    except (pa.ArrowInvalid, OSError):
+        return None
+    if STREAMS_KEY in meta:
+        found = json.loads(meta[STREAMS_KEY].decode("utf-8"))
+        return {str(k): str(v) for k, v in found.items()}
+    info_file = p.parent / RUN_FILE
+    if not info_file.is_file():
+        return None
+    try:
+        info = json.loads(info_file.read_text(encoding="utf-8"))
+        dataset, digest = info["run_keys"]["dataset"], info["stream_sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return {str(dataset): str(digest)}
+
+
+class StreamNames:
+    """The datasets' streams of several tables, checked as they come (:meth:`add`): each dataset
+    name one stream, each stream one dataset name (two names for one stream would count it
+    twice in the rankings: Friedman's n). :attr:`streams` is what the tables say
+    (``{dataset: digest}``), :attr:`unknown` the tables that say nothing."""
+
+    def __init__(self) -> None:
+        self.streams: dict[str, str] = {}
+        self._where: dict[str, str] = {}
+        self._names: dict[str, str] = {}
+        self.unknown: list[str] = []
+
+    def add(self, path: str, streams: dict[str, str] | None) -> None:
+        """Add the streams of the table ``path`` (None: it says nothing of them); an InputError
+        naming both tables at the first conflict."""
+        if streams is None:
+            self.unknown.append(path)
+            return
+        for dataset, digest in streams.items():
+            known = self.streams.get(dataset)
+            if known is not None and known != digest:
+                raise InputError(
+                    f"dataset {dataset!r} is another stream here than in {self._where[dataset]} "
+                    "(their contents differ)",
+                    path=path,
+                    expected="one stream under each dataset name",
+                )
+            other = self._names.setdefault(digest, dataset)
+            if other != dataset:
+                raise InputError(
+                    f"datasets {other!r} (in {self._where[other]}) and {dataset!r} are one "
+                    "stream (the same content, whatever the files' form)",
+                    path=path,
+                    expected="each stream under one dataset name (two count it twice in the "
+                    "rankings): give one of the two",
+                )
+            self.streams[dataset] = digest
+            self._where.setdefault(dataset, path)
+
+
+def _tables_to_merge(
+    paths: Iterable[str | os.PathLike], name: str
+) -> tuple[list[Path], StreamNames]:
     """The tables ``name`` of ``paths`` (run directories or tables), checked before any is read:
     each is a run's table (run keys as columns; not a stream, whose Parquet metadata has the key
-    ``delaycv``), and no run comes twice (the same file twice, or a run's keys in two tables,
-    which a comparison would otherwise pair with itself). Errors name the path (and the other)."""
+    ``delaycv``), no run comes twice (the same file twice, or a run's keys in two tables,
+    which a comparison would otherwise pair with itself), and each stream has one dataset name
+    (:class:`StreamNames`, also returned). Errors name the path (and the other)."""
     tables: list[Path] = []
     by_file: dict[Path, str] = {}
     by_run: dict[tuple, str] = {}
+    names = StreamNames()
     expected = "a run directory or a table of runs"
     for given in paths:
         p = table_path(given, name)
@@ -74,8 +160,9 @@ def _tables_to_merge(paths: Iterable[str | os.PathLike], name: str) -> list[Path
         by_file[p.resolve()] = str(given)
         for run in zip(*(runs.column(k).to_pylist() for k in RUN_KEYS), strict=True):
             claim_run(by_run, run, str(given))
+        names.add(str(given), table_streams(p))
         tables.append(p)
-    return tables
+    return tables, names
 
 
 def _merged_columns(schemas: list[tuple[list[str], Path]]) -> tuple[list[str], Path]:
@@ -115,7 +202,7 @@ def merge_tables(paths: Iterable[str | os.PathLike], *, name: str = FOLDS_FILE) 
     Every table must have the same columns in the same order as the first; the error names the
     file that differs. Rows keep their order (runs in the order given).
     """
-    frames = [(read_table(p), p) for p in _tables_to_merge(paths, name)]
+    frames = [(read_table(p), p) for p in _tables_to_merge(paths, name)[0]]
     if not frames:
         raise InputError("nothing to merge", expected="at least one run directory")
     columns, first = _merged_columns([(list(f.columns), p) for f, p in frames])
@@ -137,11 +224,14 @@ def merge_files(
     ``row_group`` rows (what is held; many small groups write slowly). The workflow's merges: a
     study's merged table can be gigabytes in pandas. The same checks, and the same table read
     back; returns the number of rows."""
-    paths = _tables_to_merge(paths, name)
+    paths, names = _tables_to_merge(paths, name)
     if not paths:
         raise InputError("nothing to merge", expected="at least one run directory")
     rows = 0
     schema, first = _merged_schema(paths)
+    if names.streams:  # what the tables say of their streams, for later merges and rank
+        text = json.dumps(names.streams, sort_keys=True).encode("utf-8")
+        schema = schema.with_metadata({**(schema.metadata or {}), STREAMS_KEY: text})
     with atomic_path(out) as tmp:
         writer = GroupedParquetWriter(tmp, schema, row_group)
         try:

@@ -238,6 +238,38 @@ def test_check_names_what_snakemake_cannot(work, capsys, text, words):
     fails(["check", "my.yaml"], capsys, work, f"delaycv: error: {words}")
 
 
+def test_check_names_a_binary_config(work, capsys):
+    """Snakemake reads a binary --configfile with a UnicodeDecodeError traceback: delaycv check
+    names it."""
+    (work / "my.yaml").write_bytes(b"\x7fELF\x02\x01\x01\x00\xf0\x9f\xff" * 20)
+    fails(["check", "my.yaml"], capsys, work, "my.yaml: a binary file, not text")
+
+
+def test_check_names_a_run_directory_that_cannot_be_redone(work, capsys):
+    """Snakemake redoing a job whose old outputs cannot be removed (an immutable run directory)
+    stops with its own PermissionError traceback: delaycv check says so beforehand (a warning:
+    outputs made unchangeable on purpose are fine while no job must redo them)."""
+    (work / "my.yaml").write_text(VALID_STUDY + "seeds: [1]\nresults: out\n")
+    run = work / "out" / "runs" / "d" / "old"
+    run.mkdir(parents=True)
+    (run / "folds.parquet").write_bytes(b"")
+    assert main(["check", "my.yaml"]) == 0
+    assert capsys.readouterr().err == ""
+    if subprocess.run(["chattr", "+i", str(run)], capture_output=True, check=False).returncode:
+        pytest.skip("chattr +i is not allowed here")
+    try:
+        assert main(["check", "my.yaml"]) == 0
+        err = capsys.readouterr().err
+        assert err.startswith("delaycv: warning: my.yaml:") and len(err.splitlines()) == 1, err
+        assert (
+            "key results: 'out/runs/d/old' cannot be changed or removed (it is immutable: "
+            "chattr +i): a job that must redo its outputs there would stop with Snakemake's "
+            "own PermissionError" in err
+        )
+    finally:
+        subprocess.run(["chattr", "-i", str(run)], check=True)
+
+
 def test_check_accepts_a_valid_study(work, capsys):
     import shutil
 
@@ -294,6 +326,84 @@ def test_compare_checkpoint_that_matches_nothing(merged, capsys):
     fails([*argv[:3], "afile", "--resamples", "50"], capsys, work, "afile", "not a directory")
     assert main([*argv, "--checkpoint", "400"]) == 0
     assert set(pd.read_parquet(work / "tests" / "tests.parquet")["checkpoint"]) == {400}
+
+
+@pytest.mark.parametrize("command", ["compare", "rank"])
+def test_a_checkpoint_position_no_table_reaches(merged, capsys, command):
+    # compare and rank went on with nothing to test: an AttributeError (rank) or ValueError
+    # (compare) after writing part of --out
+    work = merged.parent
+    argv = [command, "merged.parquet", "--out", "out", "--checkpoint-position", "99999"]
+    argv += ["--quiet"] if command == "rank" else []  # (its progress says each table's rows)
+    fails(
+        argv,
+        capsys,
+        work,
+        "merged.parquet: no checkpoint of the table answers the request",
+        "requested position 99999: beyond the stream (n = 600)",
+    )
+    # one position the stream reaches: the other is a row with no test and a note
+    assert main([*argv, "--checkpoint-position", "300"]) == 0
+
+
+def _odd(table: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """The merged table made odd as a researcher's hand-made table might be."""
+    table = table.copy()
+    if kind == "empty":
+        return table.iloc[:0]
+    if kind == "text-metric":
+        table["gmean"] = table["gmean"].astype(str)
+    elif kind == "infinite-metric":
+        table.loc[table.index[3], "gmean"] = np.inf
+    elif kind == "empty-dataset":
+        table.loc[table.index[7], "dataset"] = None
+    elif kind == "one-fold-twice":
+        table["fold"] = 0
+    elif kind == "rows-twice":
+        table = pd.concat([table, table.iloc[:1]], ignore_index=True)
+    elif kind == "no-checkpoint":
+        table = table.drop(columns=["checkpoint"])
+    return table
+
+
+@pytest.mark.parametrize("command", ["compare", "rank", "plot"])
+@pytest.mark.parametrize(
+    "kind, words",
+    [
+        ("empty", "odd.parquet: no rows"),
+        ("text-metric", "odd.parquet: column gmean holds str values, not numbers"),
+        ("infinite-metric", "odd.parquet: column gmean is infinite in 1 rows (the first: row 3)"),
+        ("empty-dataset", "odd.parquet: column dataset is empty in 1 rows (the first: row 7)"),
+        ("one-fold-twice", "two rows for one run, fold, checkpoint and reference"),
+        ("rows-twice", "odd.parquet: row 36: "),
+        ("no-checkpoint", "odd.parquet: no column 'checkpoint'"),
+    ],
+)
+def test_a_merged_table_that_cannot_be_right(merged, capsys, command, kind, words):
+    """compare, rank and plot read a merged table through one check: an empty table, a metric of
+    text or infinite, an empty run key or a run merged twice ended in tracebacks, or (rank,
+    plot) averaged the duplicates without a word."""
+    work = merged.parent
+    _odd(pd.read_parquet(merged), kind).to_parquet(work / "odd.parquet", index=False)
+    argv = [command, "odd.parquet", "--out", "out", *(["--quiet"] if command == "rank" else [])]
+    fails(argv, capsys, work, words)
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["plot", "merged.parquet", "--out", "f", "--baseline", "Nope"], ["baseline 'Nope'"]),
+        (["plot", "merged.parquet", "--out", "f", "--format", "xyz"], ["--format", "'xyz'"]),
+        (["rank", "merged.parquet", "--out", "f", "--format", "xyz"], ["--format", "'xyz'"]),
+        (evaluate_args("--dataset="), ["option --dataset", "name ''"]),
+        (evaluate_args("--dataset", "a/b"), ["option --dataset", "name 'a/b'"]),
+        (evaluate_args("--learner-name", "x y"), ["option --learner-name", "name 'x y'"]),
+    ],
+)
+def test_options_that_named_nothing(merged, capsys, argv, words):
+    """A strip baseline no table has drew no strip without a word; an unknown figure format was
+    a traceback (plot) or nothing (rank); a run named '' or 'a/b' was written."""
+    fails(argv, capsys, merged.parent, *words)
 
 
 # --------------------------------------------------------------------------- bad stream files

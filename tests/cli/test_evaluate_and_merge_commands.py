@@ -149,6 +149,12 @@ def test_jobs_output_is_byte_identical(stream_file, tmp_path):
         (["--folds", "0"], ["folds"]),
         (["--width", "3"], ["--width"]),
         (["--param", "novalue"], ["KEY=VALUE"]),
+        # a run's own checkpoint at a time the stream does not reach (it starts after 1000)
+        (["--checkpoint-time", "5"], ["option --checkpoint-time", "time 5 is outside the stream"]),
+        (
+            ["--checkpoint-time", "4000000000"],
+            ["option --checkpoint-time", "4000000000 is outside"],
+        ),
     ],
 )
 def test_bad_configuration_exits_2_without_output(stream_file, tmp_path, capsys, extra, words):

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from delaycv.common.errors import ConfigError
-from delaycv.data.stream import Stream
+from delaycv.data.stream import Stream, open_stream, write_stream
 from delaycv.engine import (
     FOLD_COLUMNS,
     PREDICTION_COLUMNS,
@@ -238,13 +238,35 @@ def test_checkpoint_positions():
     assert checkpoint_positions(t, 3).tolist() == [3, 6, 9, 10]
     assert checkpoint_positions(t, None).tolist() == [10]
     assert checkpoint_positions(t, None, {"fractions": [0.25, 0.5, 1.0]}).tolist() == [3, 5, 10]
-    # times: the last instance at or before T; before the first instance: none
-    assert checkpoint_positions(t, None, {"times": [5, 20, -1]}).tolist() == [3, 7, 10]
+    # times: the last instance at or before T, from the first instance's time to the last's
+    assert checkpoint_positions(t, None, {"times": [5, 20, 0, 31]}).tolist() == [1, 3, 7, 10]
     assert checkpoint_positions(t, 4, [1, 2]).tolist() == [1, 2, 4, 8, 10]
     # the values' kinds are checked once, by make_settings (tests/protocol/test_run_settings.py); here only
     # the positions against the stream's length
     with pytest.raises(ConfigError, match="integers in 1..10"):
         checkpoint_positions(t, 3, {"positions": [11]})
+
+
+@pytest.mark.parametrize("outside", [-1, 32, 4_000_000_000, 30.5 - 31])
+def test_a_checkpoint_time_the_stream_does_not_reach_is_refused(tmp_path, outside):
+    # a time before the first instance asked for no checkpoint and one after the last for the
+    # last instance's, which is always one: both were dropped without a word
+    t = np.array([0, 5, 5, 9, 12, 20, 20, 21, 30, 31])
+    message = (
+        rf"key checkpoints.times: checkpoint time {outside!r} is outside the stream \(its "
+        r"times run from 0 to 31\) \(expected times from the stream's first instance to its last\)"
+    )
+    with pytest.raises(ConfigError, match=message):
+        checkpoint_positions(t, 3, {"times": [5, outside]})
+    stream = Stream(
+        time=t,
+        label=np.zeros(10, dtype=np.int8),
+        label_time=np.full(10, np.nan),
+        features=pd.DataFrame({"x": np.arange(10.0)}),
+    )
+    write_stream(stream, tmp_path / "s.parquet")
+    with pytest.raises(ConfigError, match=message):
+        checkpoint_positions(open_stream(tmp_path / "s.parquet"), 3, {"times": [outside]})
 
 
 def test_summary_by_hand():

@@ -211,3 +211,91 @@ def test_a_mean_and_wins_that_disagree_are_mixed():
     assert out.loc["hitl vs auto", "answer"] == (
         "mixed: the mean favours the second, most pairs the first"
     )
+
+
+def _study_as_contrasts(policies) -> pd.DataFrame:
+    """The study's own means of ``policies`` as delaycv's contrasts table (both references)."""
+    means = pd.read_csv(STUDY)
+    means = means[means["at"].str.startswith("commit_")]
+    ideal = means[means["policy"] == "ideal"].set_index(["project", "at"])
+    rows = []
+    for r in means[means["policy"].isin(policies)].itertuples():
+        for metric in rep.METRICS:
+            for reference in ("observed", "true"):
+                rows.append(
+                    (
+                        r.project,
+                        r.policy,
+                        r.at.replace("commit_", "position_"),
+                        metric,
+                        reference,
+                        getattr(r, metric) / 100,
+                        ideal.loc[(r.project, r.at), metric] / 100,
+                    )
+                )
+    return _contrast_rows(rows)
+
+
+MOA_SETTINGS = [f"moa_settings_{metric}" for metric in rep.METRICS]
+
+
+@pytest.mark.parametrize(
+    "studies, written, skipped",
+    [
+        # RQ1 with MOA's tree alone: its settings and findings; the rest is named as skipped
+        (
+            ["rq1-moa"],
+            ["sk_naming", *MOA_SETTINGS, "moa_findings"],
+            ["delaycv with river's tree", "MOA's tree beside river's"],
+        ),
+        ([], ["sk_naming"], ["river's tree", "MOA's tree: settings", "MOA's tree beside"]),
+        (
+            ["rq1", "rq1-moa"],
+            ["sk_naming", "moa_ideal", *MOA_SETTINGS, "moa_findings"],
+            [
+                "delaycv with river's tree (ideal, settings_*, findings, effort_*): no contrasts "
+                "under {tmp}/rq3/tests/ (run config/hitl-rq3.yaml)"
+            ],
+        ),
+    ],
+    ids=["rq1-moa", "none", "rq1-and-rq1-moa"],
+)
+def test_the_replication_script_writes_the_sections_whose_studies_ran(
+    tmp_path, studies, written, skipped
+):
+    # after config/hitl-rq1-moa.yaml alone, the script exited 1 ("no contrasts under
+    # results/hitl-rq1/tests/") and wrote nothing
+    import subprocess
+    import sys
+
+    if not STUDY.exists():
+        pytest.skip(f"the study's numbers are not available: {STUDY}")
+    rq1 = [p for p in pd.read_csv(STUDY)["policy"].unique() if p.startswith("hitl_")]
+    rq1 = [p for p in rq1 if p.endswith(("_15d", "_90d"))]
+    for study in studies:
+        folder = tmp_path / study / "tests" / "brackets"
+        folder.mkdir(parents=True)
+        _study_as_contrasts(rq1).to_parquet(folder / "contrasts.parquet")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "hitl_replication.py"),
+            *("--rq1", str(tmp_path / "rq1"), "--rq3", str(tmp_path / "rq3")),
+            *("--rq1-moa", str(tmp_path / "rq1-moa"), "--out", str(tmp_path / "out")),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    sections = [line[3:] for line in done.stdout.splitlines() if line.startswith("## ")]
+    assert sections == written
+    notes = [line for line in done.stdout.splitlines() if "skipped" in line]
+    assert len(notes) == len(skipped)
+    for note, words in zip(notes, skipped, strict=True):
+        assert words.format(tmp=tmp_path) in note
+    if "moa_findings" in written:  # delaycv's numbers are the study's own: the same answers
+        findings = pd.read_csv(tmp_path / "out" / "moa_findings.csv")
+        mine = findings[findings["source"] == "delaycv MOA"].reset_index(drop=True)
+        theirs = findings[findings["source"] == "study"].reset_index(drop=True)
+        assert mine["answer"].tolist() == theirs["answer"].tolist()

@@ -76,7 +76,8 @@ def test_four_independent_mistakes_are_reported_at_once_in_file_order(work):
         "number without a unit is an error))",
         "my.yaml:8:12: key seeds.1: 'x' is a string (expected a seed: an integer from 0 to "
         "2**63 - 1 = 9223372036854775807)",
-        "my.yaml:9:14: key validation.folds: 0 is less than the minimum of 1",
+        "my.yaml:9:14: key validation.folds: folds 0 is too small (expected an integer from 1 to "
+        "10,000 (each fold is a learner and its state held in memory))",
     ]
 
 
@@ -279,7 +280,8 @@ def test_a_path_longer_than_path_max_is_refused(work):
         (
             {"a": {"path": "raw.csv", **RAW}, "b": {"path": "copy.csv", **RAW, "effort": None}},
             "datasets.b.path",
-            "the same content as the file of dataset 'a', 'raw.csv' (the same size and SHA-256)",
+            "the same content as the file of dataset 'a', 'raw.csv' (the same text, whatever its "
+            "line endings)",
         ),
         (
             {"a": {"generate": {}}, "b": {"generate": {"rows": 6000, "seed": 1}, "effort": None}},

@@ -22,7 +22,8 @@ from tests.support.engine_runs import evaluate
 
 
 def result(seed=1, learner="NoChange", keep=False):
-    stream = random_stream(np.random.default_rng(seed), 50)
+    # one stream for every run: its runs share the dataset name (one name, one stream)
+    stream = random_stream(np.random.default_rng(1), 50)
     return evaluate(
         stream,
         learner,
@@ -363,7 +364,8 @@ def test_merge_refuses_a_stream_and_a_run_twice(tmp_path, merge):
 
 
 def _run_args(seed):
-    stream = random_stream(np.random.default_rng(seed), 120)
+    # one stream for every seed: the runs share the dataset name (one name, one stream)
+    stream = random_stream(np.random.default_rng(1), 120)
     return (stream, "NoChange", "hitl_5s_20s", {"scheme": "bootstrap", "folds": 3})
 
 
