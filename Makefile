@@ -41,9 +41,16 @@ run: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --profile profiles/default
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --profile profiles/default --report results/report.html
 
-## test: lint, format and workflow checks, then the test suite
+## test: lint, format and workflow checks, then the test suite: in parallel on $(CORES) cores
+## (pytest-xdist; each test module on one worker, so that its tests share its fixtures and keep
+## their order), then the tests marked `serial` (timings, the SLURM cluster) alone; both passes
+## run, and the target fails if either did
+PYTEST := PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest
 test: $(STAMP) lint
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest
+	status=0; \
+	$(PYTEST) -n $(CORES) --dist loadscope -m "not serial" || status=$$?; \
+	$(PYTEST) -m serial || status=$$?; \
+	exit $$status
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

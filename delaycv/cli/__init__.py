@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import re
 import sys
 
 from delaycv import __version__
@@ -36,6 +37,26 @@ class Parser(argparse.ArgumentParser):
             f"delaycv: error: {command + ': ' if command else ''}{message} "
             f"(see {self.prog} --help)\n",
         )
+
+
+#: reST's inline markup in a docstring: ``literal``, :role:`target` (``~`` shortens a target)
+_LITERAL = re.compile(r"``(.+?)``", re.S)
+_ROLE = re.compile(r":\w+:`~?(.+?)`", re.S)
+
+
+def description(doc: str | None) -> str | None:
+    """A subcommand's ``--help`` description: its module's docstring after the first paragraph,
+    the docstring's reST markup written as plain text (``x``, :func:`x` read x in a terminal).
+
+    Examples
+    --------
+    >>> description("``delaycv x``: one line.\n\nWrites ``a.csv`` (:func:`delaycv.stages.x.x`).")
+    'Writes a.csv (delaycv.stages.x.x).'
+    """
+    if not doc:
+        return None
+    body = doc.split("\n\n", 1)[-1]
+    return _LITERAL.sub(r"\1", _ROLE.sub(r"\1", body))
 
 
 def check_number(

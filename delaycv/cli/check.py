@@ -20,12 +20,14 @@ import argparse
 import os
 import sys
 
+from delaycv.cli import description
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "check",
         help="check a workflow study config (the --configfile files) as the workflow loads it",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=description(__doc__),
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="config files, merged in order")
     parser.set_defaults(run=run)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from delaycv.cli import options
+from delaycv.cli import description, options
 from delaycv.common import defaults
 from delaycv.common.choices import ALTERNATIVES, MCNEMAR_METHODS, REFERENCES
 from delaycv.common.errors import ConfigError
@@ -56,7 +56,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "compare",
         help="pairwise permutation tests of learners on a merged per-fold table",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=description(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("merged", help="merged per-fold checkpoint table (Parquet)")

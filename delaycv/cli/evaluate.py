@@ -73,8 +73,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "evaluate",
         help="evaluate a learner with delayed labels (prequential k-fold)",
-        description="Evaluate a river learner on a stream with a label policy; write a run "
-        "directory (folds.parquet, summary.parquet, run.json, optional predictions and MOA CSV).",
+        description="Evaluate a learner (river's or MOA's) on a stream with a label policy; write a "
+        "run directory (folds.parquet, summary.parquet, run.json, optional predictions and MOA CSV).",
     )
     p.add_argument("stream", metavar="STREAM.parquet", help="canonical stream (delaycv convert)")
     _learner_options(p.add_argument_group("learner"))
@@ -564,14 +564,65 @@ def _being_written(args, export) -> dict[str, str]:
 
 def _tell(args, result, out: Path, folds: int) -> None:
     """On stderr, the run's note about effort (if any); unless ``--quiet``, on stdout, a line
-    saying what ran and what the run directory holds."""
+    saying what ran, its headline number (:func:`headline`) and what the run directory holds."""
     note = result.info["effort"].get("note")
     if note:
         print(f"delaycv: note: {note}", file=sys.stderr)
     if not args.quiet:
+        from delaycv.tables.results import SUMMARY_FILE, read_table
+
         keys = result.info["run_keys"]
         files = ", ".join(sorted(p.name for p in out.iterdir()))
+        summary = read_table(out / SUMMARY_FILE, SUMMARY_COLUMNS)
         print(
             f"delaycv: {keys['learner']} on {keys['dataset']} under {keys['policy']}, "
-            f"{folds} folds, {result.info['checkpoints']} checkpoints -> {out}/ ({files})"
+            f"{folds} folds, {result.info['checkpoints']} checkpoints: "
+            f"{headline(summary, defaults.METRIC, folds)} -> {out}/ ({files})"
         )
+
+
+#: The columns of ``summary.parquet`` that :func:`headline` reads.
+SUMMARY_COLUMNS = ("reference", "estimator", "checkpoint", "metric", "n_folds", "mean")
+
+
+def headline(summary, metric: str, folds: int) -> str:
+    """``metric`` against each reference at the run's last checkpoint, the mean over its folds, in
+    words (``summary``: the run's ``summary.parquet``).
+
+    A reference whose value some folds lack (no label released by then, a metric undefined there)
+    says over how many folds it is the mean; one that no fold has reads n/a.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"reference": ["observed", "true"] * 2, "estimator": "fading",
+    ...     "checkpoint": [500, 500, 1000, 1000], "metric": "gmean",
+    ...     "n_folds": [10, 10, 10, 10], "mean": [0.5, 0.4, 0.7123, 0.6549]})
+    >>> headline(rows, "gmean", 10)
+    'gmean observed 0.712, true 0.655 at instance 1,000 (fading estimator; mean of 10 folds)'
+    >>> partial = rows.assign(n_folds=[0, 0, 0, 8], mean=[None, None, None, 0.6])
+    >>> headline(partial, "gmean", 10).split(" at ")  # doctest: +NORMALIZE_WHITESPACE
+    ['gmean observed n/a (no fold has a value), true 0.600 (8 of 10 folds)',
+     'instance 1,000 (fading estimator; mean of the folds with a value)']
+    """
+    rows = summary[summary["metric"] == metric]
+    if rows.empty:
+        return f"no {metric} in the summary"
+    last = rows["checkpoint"].max()
+    rows = rows[rows["checkpoint"] == last]
+    every = bool((rows["n_folds"] == folds).all())
+    values = []
+    for row in rows.itertuples():
+        if row.n_folds == 0 or row.mean != row.mean:
+            values.append(f"{row.reference} n/a (no fold has a value)")
+        elif every:
+            values.append(f"{row.reference} {row.mean:.3f}")
+        else:
+            values.append(f"{row.reference} {row.mean:.3f} ({row.n_folds} of {folds} folds)")
+    over = (
+        f"mean of {folds} fold{'s' if folds != 1 else ''}"
+        if every
+        else ("mean of the folds with a value")
+    )
+    estimator = ", ".join(dict.fromkeys(rows["estimator"]))
+    return f"{metric} {', '.join(values)} at instance {int(last):,} ({estimator} estimator; {over})"

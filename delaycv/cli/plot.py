@@ -23,7 +23,7 @@ import logging
 import sys
 from pathlib import Path
 
-from delaycv.cli import options
+from delaycv.cli import description, options
 from delaycv.common import defaults
 from delaycv.common.bounds import BOUNDS
 from delaycv.common.choices import FIGURE_FORMATS, REFERENCES, X_AXES
@@ -50,7 +50,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "plot",
         help="draw the comparison figures of a merged per-fold table",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=description(__doc__),
     )
     parser.add_argument("merged", help="merged per-fold checkpoint table (Parquet)")
     parser.add_argument(

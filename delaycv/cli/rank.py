@@ -21,7 +21,7 @@ import argparse
 import logging
 import sys
 
-from delaycv.cli import options
+from delaycv.cli import description, options
 from delaycv.common import defaults
 from delaycv.common.choices import FIGURE_FORMATS, RANKING_VERSIONS, REFERENCES
 from delaycv.common.errors import ConfigError
@@ -47,7 +47,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "rank",
         help="rank learners and policies across datasets (Friedman/Nemenyi, Scott-Knott ESD)",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=description(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

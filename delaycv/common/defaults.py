@@ -57,6 +57,12 @@ EVERY = 500
 #: (workflow key ``contrasts.reference``; the schema cannot say "when", so it has no default there).
 CONTRAST_REFERENCE = "ideal"
 
+#: The metric of the command line when none is named: tested by ``delaycv compare``, ranked by
+#: ``delaycv rank``, drawn by ``delaycv plot``, and the headline of ``delaycv evaluate``'s summary
+#: line (the G-mean of the two classes' recalls, the JIT defect prediction papers' headline
+#: measure).
+METRIC = "gmean"
+
 #: Predicted positive iff P(1) > ``THRESHOLD``; probability that a scored prediction is flipped.
 THRESHOLD = 0.5
 PREDICTION_NOISE = 0.0

@@ -50,6 +50,7 @@ from delaycv.figures.style import (
     window_unit,
 )
 from delaycv.protocol.policy_windows import axis_names, window_table
+from delaycv.stats.checkpoints import describe_at
 
 log = logging.getLogger(__name__)
 
@@ -293,7 +294,7 @@ def _contrast_title(fig, c: _Contrasts, dataset: str, metric: str) -> str:
     where = (
         f"checkpoint {c.checkpoint}"
         if c.at in ("last", "all")
-        else f"{c.at}, checkpoint {c.checkpoint}"
+        else f"{describe_at(c.at)}, checkpoint {c.checkpoint}"
     )
     title = (
         f"{dataset}: {metric}, each policy minus {c.reference_policy} against the waiting window"

@@ -24,6 +24,7 @@ from delaycv.figures.style import (
     grid_shape,
     new_figure,
     panel_note,
+    title_note,
 )
 from delaycv.metrics.properties import has_direction, higher_is_better
 
@@ -74,10 +75,11 @@ def _write_cells(ax, delta, text, bold, small: float) -> None:
 
 
 def _heat_panel(ax, tests: pd.DataFrame, *, policy, learners, sign, small, first_column):
-    """The heatmap of one policy (``tests``: its tests); returns its image."""
+    """The heatmap of one policy (``tests``: its tests); returns its image. Its cells need not be
+    square: the panel fills the space the layout gives it, so that no title overprints another."""
     k = len(learners)
     delta, text, bold = _cells(tests, learners, sign)
-    image = ax.imshow(delta, cmap="PuOr_r", vmin=-1, vmax=1)
+    image = ax.imshow(delta, cmap="PuOr_r", vmin=-1, vmax=1, aspect="auto")
     _write_cells(ax, delta, text, bold, small)
     if not np.isfinite(delta).any():  # no test in the panel: say why
         notes = [n for n in tests["note"] if n] if ("note" in tests) else []
@@ -193,14 +195,17 @@ def pairwise_heatmap(
             location="bottom",
             shrink=0.6,
             aspect=40,
+            # (a fraction of the panels' height: about 0.4 inches, whatever their number)
+            pad=0.4 / height,
         )
         bar.set_label(
             "Cliff's δ, oriented: + = the row learner is "
             + ("better" if directed else f"higher ({metric} has no direction)")
         )
+        head = f"{dataset}: pairwise tests of {metric} on {reference} labels at checkpoint {checkpoint}"
+        cells = f"(cell: Cliff's δ and Holm-adjusted permutation p; * significant; {estimator} estimator)"
+        # (each part wrapped to the figure's width: a single column is 6 inches wide)
         fig.suptitle(
-            f"{dataset}: pairwise tests of {metric} on {reference} labels at checkpoint {checkpoint}\n"
-            f"(cell: Cliff's δ and Holm-adjusted permutation p; * significant; {estimator} estimator)",
-            fontsize=TITLE_SIZE,
+            title_note(fig, head).removeprefix("\n") + title_note(fig, cells), fontsize=TITLE_SIZE
         )
     return fig

@@ -29,6 +29,7 @@ from delaycv.figures.style import (
     FIGURE_WIDTH,
     FORMATS,
     PALETTE,
+    TEXT_COLOUR,
     TITLE_SIZE,
     boxes_with_points,
     figure_note,
@@ -39,6 +40,7 @@ from delaycv.figures.style import (
     slug,
     title_note,
 )
+from delaycv.stats.checkpoints import describe_at
 from delaycv.stats.families import FAMILY, Rankings, family_values
 
 
@@ -56,7 +58,7 @@ def _title(family: dict) -> str:
     within = "policy" if family["ranked"] == "learner" else "learner"
     return (
         f"{_PLURAL[family['ranked']]}, {within} {family['within']}: {family['metric']}\n"
-        f"{family['reference']} labels, at {family['at']}"
+        f"{family['reference']} labels, at {describe_at(family['at'])}"
     )
 
 
@@ -194,7 +196,8 @@ def cd_diagram(result, *, title: str | None = None, note: str | None = None) -> 
     The treatments stand at their mean rank on an axis from 1 (best) to k; a bar joins the
     treatments that Nemenyi's test does not tell apart (p >= alpha: mean ranks within CD of each
     other), and the CD itself is drawn above the axis. Drawn by scikit-posthocs'
-    ``critical_difference_diagram``.
+    ``critical_difference_diagram``, in black (names, ranks and their lines: colours would repeat
+    beyond the palette's eight, and its yellow does not read on white).
 
     Parameters
     ----------
@@ -220,7 +223,7 @@ def cd_diagram(result, *, title: str | None = None, note: str | None = None) -> 
         raise DelaycvError(f"no critical-difference diagram: {result.note}")
     k = result.k
     names = {t: _Treatment(t, i) for i, t in enumerate(result.mean_ranks.sort_values().index)}
-    palette = {name: PALETTE[name.place % len(PALETTE)] for name in names.values()}
+    palette = dict.fromkeys(names.values(), TEXT_COLOUR)  # colours would repeat: black, readable
     ranks = result.mean_ranks.set_axis(_relabelled(result.mean_ranks.index, names))
     nemenyi = result.nemenyi.set_axis(_relabelled(result.nemenyi.index, names), axis=0)
     nemenyi = nemenyi.set_axis(_relabelled(result.nemenyi.columns, names), axis=1)
@@ -258,7 +261,7 @@ def cd_diagram(result, *, title: str | None = None, note: str | None = None) -> 
     return fig
 
 
-def _group_marks(ax, order, group_of, colour, top: float) -> None:
+def _group_marks(ax, order, group_of, top: float) -> None:
     """Each treatment's group number above its box, and a dashed line between two groups."""
     for i, t in enumerate(order):
         ax.annotate(
@@ -268,7 +271,7 @@ def _group_marks(ax, order, group_of, colour, top: float) -> None:
             textcoords="offset points",
             ha="center",
             fontsize=9,
-            color=colour[t],
+            color=TEXT_COLOUR,
         )
     boundaries = [
         i + 0.5 for i in range(len(order) - 1) if group_of[order[i]] != group_of[order[i + 1]]
@@ -341,7 +344,7 @@ def sk_boxplot(
         ax = fig.subplots()
         boxes_with_points(ax, long, "treatment", "value", order, colour, rng)
         top = np.nanmax(values[order].to_numpy(dtype=float))
-        _group_marks(ax, order, group_of, colour, top)
+        _group_marks(ax, order, group_of, top)
         _sk_axes(ax, order, ylabel)
         if note:
             figure_note(fig, note)

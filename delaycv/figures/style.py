@@ -58,6 +58,7 @@ __all__ = [
     "PANEL_WIDTH",
     "RC",
     "SMALL_TEXT",
+    "TEXT_COLOUR",
     "TITLE_SIZE",
     "boxes_with_points",
     "date_axis",
@@ -88,9 +89,10 @@ DASHES = ["-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2))]
 NS_COLOUR = "#DDDDDD"
 #: The colour of a cell with no test (significance strip).
 MISSING_COLOUR = "#FFFFFF"
-#: The width (inches) of a figure of several panels. The Snakemake report shows a figure about
-#: 830 px wide, whatever its size: a figure this wide is shown at 100 px per inch, so that its
-#: smallest text (8 pt) is 11 px tall and its titles 14 px. Wider figures would shrink their text.
+#: The width (inches) of a figure of several panels. The Snakemake report shows a figure this
+#: wide 830 px wide or more in a window 1,400 px wide (docs/workflow.md, "The report"): 100 px per
+#: inch, so that its smallest text (8 pt) is 11 px tall and its titles 14 px. Wider figures would
+#: shrink their text.
 FIGURE_WIDTH = 8.3
 #: Panels side by side at most (two panels of about 4 inches fit FIGURE_WIDTH).
 MAX_COLUMNS = 2
@@ -112,6 +114,10 @@ RC = {
 TITLE_SIZE = 11
 #: The colour of a note written in a panel (a policy with no value, ...).
 NOTE_COLOUR = "#555555"
+#: The colour of text and lines whose colour means nothing, e.g. the names of the treatments of a
+#: critical-difference diagram, however many (the palette's 8 colours would repeat, and its
+#: yellow does not read on white).
+TEXT_COLOUR = "#000000"
 #: The marker of a policy without a window (``ideal``), a point of its own at the left end of a
 #: window axis (sensitivity figure).
 IDEAL_MARKER = "D"

@@ -12,5 +12,6 @@ Pure: tables in, strings out; the stages (:mod:`delaycv.stages`) write them.
 
 Imports: :mod:`delaycv.common`, :mod:`delaycv.metrics` (properties: which way is better),
 :mod:`delaycv.protocol` (the learner contract's threshold of predictions without a probability),
-:mod:`delaycv.tables` (the runs table's units and columns).
+:mod:`delaycv.stats` (a checkpoint request in words), :mod:`delaycv.tables` (the runs table's
+units and columns).
 """

@@ -1,8 +1,13 @@
 """The HTML pages of the workflow report's tables (tests, bias, contrasts, rankings, runs): one
-look and one head for every page. Standard library only."""
+look, one head and one kind of table for every page. Standard library only.
+
+Snakemake's report shows a page in a frame beside its menu, narrower than the window: a table wider
+than the frame scrolls sideways in a box of its own, under its own heading (the page itself never
+does), and its headers wrap to keep it narrow."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
 #: The style every page shares; a page adds the rules of its own rows (``head(extra=...)``).
@@ -10,9 +15,10 @@ STYLE = """
 body { font-family: system-ui, sans-serif; font-size: 13px; margin: 1em 1.5em; color: #222; }
 h1 { font-size: 17px; } h2 { font-size: 14px; margin: 1.6em 0 0.4em; }
 p { max-width: 60em; line-height: 1.4; }
-table { border-collapse: collapse; margin-bottom: 0.5em; }
+div.table { overflow-x: auto; max-width: 100%; margin-bottom: 0.5em; }
+table { border-collapse: collapse; }
 th, td { padding: 3px 8px; border-bottom: 1px solid #ddd; white-space: nowrap; }
-th { background: #f0f0f0; text-align: left; position: sticky; top: 0; }
+th { background: #f0f0f0; text-align: left; vertical-align: bottom; white-space: normal; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tbody tr:nth-child(even) { background: #fafafa; }
 """.strip()
@@ -29,3 +35,13 @@ def head(title: str, intro: str, extra: str = "") -> list[str]:
         f"<h1>{escape(title)}</h1>",
         f"<p>{intro}</p>",
     ]
+
+
+def table(head: Sequence[str], rows: Sequence[str]) -> str:
+    """A table of a page in its scrolling box: ``head`` the header cells' HTML (``<th>...</th>``),
+    ``rows`` the rows' HTML (``<tr>...</tr>``)."""
+    return (
+        f'<div class="table"><table><thead><tr>{"".join(head)}</tr></thead><tbody>\n'
+        + "\n".join(rows)
+        + "\n</tbody></table></div>"
+    )

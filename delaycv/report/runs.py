@@ -59,8 +59,8 @@ _COST_CELLS = (
 
 
 def _html_table(frame: pd.DataFrame, text_columns, number_columns, total: bool = False) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h, _ in text_columns)
-    head += "".join(f"<th>{escape(h)}</th>" for h, _, _ in number_columns)
+    head = [f"<th>{escape(h)}</th>" for h, _ in text_columns]
+    head += [f"<th>{escape(h)}</th>" for h, _, _ in number_columns]
     body = []
     for i, (_, row) in enumerate(frame.iterrows()):
         cells = "".join(f"<td>{escape(str(row[c]))}</td>" for _, c in text_columns)
@@ -69,9 +69,7 @@ def _html_table(frame: pd.DataFrame, text_columns, number_columns, total: bool =
         )
         last = total and i == len(frame) - 1
         body.append(f'<tr class="total">{cells}</tr>' if last else f"<tr>{cells}</tr>")
-    return (
-        f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>"
-    )
+    return pages.table(head, body)
 
 
 def _by_learner(table: pd.DataFrame) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import pandas as pd
 from delaycv.metrics.effort_names import EFFORT_METRICS
 from delaycv.metrics.properties import direction_words, has_direction, higher_is_better
 from delaycv.report import pages
+from delaycv.stats.checkpoints import describe_at
 
 #: the rules of this module's rows beside the pages' shared style (delaycv.report.pages)
 _ROWS_STYLE = """
@@ -54,7 +55,7 @@ Column = tuple[str, Callable[[pd.Series], str], bool]  # header, cell text, nume
 
 
 def _table(rows: pd.DataFrame, columns: Sequence[Column], bold: pd.Series) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h, _, _ in columns)
+    head = [f"<th>{escape(h)}</th>" for h, _, _ in columns]
     body = []
     for (_, row), strong in zip(rows.iterrows(), bold, strict=True):
         cells = "".join(
@@ -68,9 +69,7 @@ def _table(rows: pd.DataFrame, columns: Sequence[Column], bold: pd.Series) -> st
             for header, cell, numeric in columns
         )
         body.append(f'<tr class="sig">{cells}</tr>' if strong else f"<tr>{cells}</tr>")
-    return (
-        f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>"
-    )
+    return pages.table(head, body)
 
 
 def _page(title: str, intro: str, sections: Sequence[tuple[str, str]]) -> str:
@@ -319,7 +318,7 @@ def _family_heading(key: dict, effort_scope: str | None = None) -> str:
     ranked = "learners" if key["ranked"] == "learner" else "policies"
     where = f"{key['dataset']}: " if "dataset" in key else ""
     return (
-        f"{where}{key['metric']} on {key['reference']} labels at {key['at']}: {ranked} within "
+        f"{where}{key['metric']} on {key['reference']} labels at {describe_at(key['at'])}: {ranked} within "
         f"{key['within']} ({_window(key, effort_scope)}; {direction_words(key['metric'])})"
     )
 

@@ -84,6 +84,42 @@ def describe_time(seconds: float) -> str:
     return f"{stamp:%Y-%m-%d %H:%M:%S} UTC (Unix {int(seconds)})"
 
 
+def describe_at(at: str) -> str:
+    """A requested position (the ``at`` of :func:`choose_checkpoints`) in words, as titles and
+    headings say it.
+
+    Parameters
+    ----------
+    at : str
+        ``"last"``, ``"all"``, ``"position_<p>"``, ``"fraction_<f>"``, ``"time_<T>"`` or
+        ``"checkpoint_<n>"``; another text is returned as it is.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> [describe_at(a) for a in ("last", "all", "position_5000")]
+    ['the last checkpoint', 'every checkpoint', 'position 5000']
+    >>> [describe_at(a) for a in ("fraction_0.5", "checkpoint_400")]
+    ['fraction 0.5 of the stream', 'checkpoint 400']
+    >>> describe_at("time_1546300800")
+    'time 2019-01-01 00:00:00 UTC (Unix 1546300800)'
+    """
+    whole = {"last": "the last checkpoint", "all": "every checkpoint"}
+    if at in whole:
+        return whole[at]
+    kind, _, value = at.partition("_")
+    if kind == "time":
+        return f"time {describe_time(float(value))}"
+    if kind in ("position", "checkpoint") and value:
+        return f"{kind} {value}"
+    if kind == "fraction" and value:
+        return f"fraction {value} of the stream"
+    return at
+
+
 def choose_checkpoints(
     table: pd.DataFrame, spec: str | int | Iterable[int] | Mapping[str, Sequence] = "last"
 ) -> pd.DataFrame:

@@ -56,6 +56,25 @@ def evaluate_args(stream_file, out, *extra):
     ]
 
 
+def test_the_summary_line_gives_the_headline_number(stream_file, tmp_path, capsys):
+    """The summary line says the G-mean against each reference at the last checkpoint, the mean
+    over the folds, as the fold table has it."""
+    out = tmp_path / "run"
+    assert main([a for a in evaluate_args(stream_file, out) if a != "--quiet"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    folds = pd.read_parquet(out / "folds.parquet")
+    last = folds[folds["checkpoint"] == 120]
+    observed, true = (last.loc[last["reference"] == r, "gmean"] for r in ("observed", "true"))
+    assert observed.notna().sum() == true.notna().sum() == 3
+    assert line.startswith(
+        "delaycv: HoeffdingTreeClassifier on random under hitl_3s_10s, 3 folds, "
+    )
+    assert (
+        f"checkpoints: gmean observed {observed.mean():.3f}, true {true.mean():.3f} at instance "
+        "120 (fading estimator; mean of 3 folds) -> "
+    ) in line
+
+
 def test_evaluate_writes_a_run_directory(stream_file, tmp_path):
     out = tmp_path / "run"
     assert main(evaluate_args(stream_file, out, "--predictions", "--moa-csv")) == 0

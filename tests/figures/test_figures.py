@@ -410,6 +410,52 @@ def test_a_policy_the_figures_cannot_place_is_reported(odd_table, tmp_path, capl
     assert "ideal (no grid of windows in seconds to join)" in message
 
 
+def overlapping_texts(fig) -> list[tuple[str, str]]:
+    """The pairs of a figure's titles (its suptitle, its panels' titles) that overlap, and every
+    text that leaves the figure, once it is drawn."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    titles = [fig._suptitle] + [ax.title for ax in fig.axes if ax.get_title()]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in titles]
+    found = [
+        (a, b) for i, (a, box) in enumerate(boxes) for b, other in boxes[i + 1 :]
+        if box.overlaps(other)
+    ]  # fmt: skip
+    page = fig.bbox.expanded(1, 1).padded(1.0)  # (a pixel: a text's box reaches below its glyphs)
+    for text in fig.findobj(lambda a: hasattr(a, "get_text") and a.get_visible()):
+        if text.get_text():
+            box = text.get_window_extent(renderer)
+            if not (page.contains(box.x0, box.y0) and page.contains(box.x1, box.y1)):
+                found.append((text.get_text(), "outside the figure"))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("learners", "policies"),
+    [(4, 2), (3, 1), (2, 2), (6, 3)],
+    ids=["one row of two", "one", "two small", "a column of three"],
+)
+def test_pairwise_heatmap_titles_never_overprint(tests_all, learners, policies):
+    """The two-line title stands clear of the panels' titles, also when the panels form one row
+    (it overprinted them with four learners), and no text leaves the figure (the colour bar's
+    label did, under a column of three)."""
+    rng = np.random.default_rng(learners)
+    names = [f"learner_{chr(97 + i)}" for i in range(learners)]
+    base = tests_all.iloc[0]
+    rows = [
+        base.to_dict() | {"policy": policy, "learner_a": a, "learner_b": b,
+                          "cliffs_delta": rng.uniform(-1, 1), "p_holm": 0.01, "significant": True}
+        for policy in ["ideal", "hitl_1d_90d", "hitl_7d_90d"][:policies]
+        for i, a in enumerate(names) for b in names[i + 1 :]
+    ]  # fmt: skip
+    fig = pairwise_heatmap(
+        pd.DataFrame(rows), dataset="synth", metric=base["metric"], reference=base["reference"]
+    )
+    assert overlapping_texts(fig) == []
+
+
 def test_pairwise_heatmap_writes_a_zero_delta_without_sign_noise(tests_all):
     tied = tests_all.assign(cliffs_delta=0.0)
     fig = pairwise_heatmap(tied, dataset="synth", metric="brier", reference="true")

@@ -703,10 +703,21 @@ def test_the_report_home_page_says_policies_seeds_and_folds():
     assert "with 1 seed (1): 120 runs, one per (dataset, learner, seed, policy)." in text
     assert "Each run is 10 fold copies of the learner (bootstrap validation with 10 folds" in text
     assert "at positions 1000, 2000, 3000, 4000, 5000" in text and "learner(s)" not in text
-    assert "open the PDF entry of the same figure" in text
+    assert "switches between the PNG and the zoomable PDF" in text
+    assert (
+        "at positions 1000, 2000, 3000, 4000, 5000, every policy against ideal, and ranked "
+        "across and within the datasets" in text
+    )
     small = render("workflow.rst", "config/test-small.yaml")
     assert "2 learners (nb, lr) on 1 dataset (tiny) under 2 label policies" in small
     assert "with 1 seed (1): 4 runs" in small and "2 fold copies" in small
+    # no space before a comma ("checkpoint , every"); one dataset is not ranked across datasets
+    assert " ," not in small and " ," not in text
+    assert (
+        "at the last checkpoint, every policy against ideal, and ranked within the dataset over "
+        "its (seed, fold) pairs" in small
+    )
+    assert "across and within" not in small
 
 
 def test_the_captions_show_the_settings_readably():
@@ -715,7 +726,7 @@ def test_the_captions_show_the_settings_readably():
     png = render("figures.rst", "config/test-small.yaml", {**wildcards, "format": "png"}, params)
     pdf = render("figures.rst", "config/test-small.yaml", {**wildcards, "format": "pdf"}, params)
     assert "File sensitivity_tiny_gmean.png in results/figures/tiny/." in png
-    assert "open the PDF entry of the same figure" in png
+    assert "switch the format toggle above the list to zoomable PDF" in png
     assert "This is the vector (PDF) version of the figure" in pdf
     assert (
         "Settings of this job: figures metric gmean, reference observed, formats png / pdf, "

@@ -9,6 +9,7 @@ compared with the workflow's, byte for byte.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -163,6 +164,16 @@ def test_the_commands_are_listed(capsys):
     out = capsys.readouterr().out
     for command in ("convert", "generate", "evaluate", "merge", "compare", "rank", "plot"):
         assert f"    {command} " in out
+
+
+@pytest.mark.parametrize("command", ["check", "compare", "plot", "rank", "evaluate"])
+def test_help_is_plain_text(command, capsys):
+    """--help shows no reST markup of the docstrings it is made from (``x``, :func:`x`)."""
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "``" not in out and not re.search(r":\w+:`", out), out
+    if command == "evaluate":  # a learner of river or of MOA
+        assert "river learner" not in out and "MOA" in out.split("positional arguments")[0]
 
 
 def test_each_stage_is_a_module_of_delaycv_stages():

@@ -363,7 +363,10 @@ def test_contrast_figure_files_and_title(tmp_path, caplog):
     contrasts = policy_contrasts(table, metrics=["gmean"], checkpoints={"fractions": [0.5, 1.0]})
     fig = contrast_figure(contrasts, dataset="synth", metric="gmean")
     title = fig._suptitle.get_text()
-    assert "fraction_1.0, checkpoint 1493" in title and "not on a window axis: mine" in title
+    assert (
+        "(fraction 1.0 of the stream, checkpoint 1493;" in title
+        and "not on a window axis: mine" in title
+    )
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert len(axes) == 4  # (P, W) x (estimate, true value): two panels side by side at most
     assert [ax.get_title() for ax in axes[:2]] == ["estimate vs ideal", "true value vs ideal"]

@@ -411,6 +411,7 @@ def test_rank_within_over_folds(table):
     assert (out["note"] == "").all() and out["group"].notna().all()
 
 
+@pytest.mark.serial  # a wall time
 def test_rank_across_speed_of_a_study_sized_table():
     big = fold_table(
         learners={"ht": 0.05, "nb": 0.0},
@@ -484,6 +485,47 @@ def test_cd_diagram_draws_the_mean_ranks_the_cd_and_the_bars(policies, tmp_path)
         cd_diagram(friedman_nemenyi(policies.iloc[:2]))
 
 
+def test_a_cd_diagram_of_many_treatments_writes_every_name_in_black():
+    """15 policies: no colour repeats and no name is pale yellow on white (every name, its rank
+    and its line are black)."""
+    from matplotlib.colors import to_hex
+
+    from delaycv.figures.rankings import cd_diagram
+
+    rng = np.random.default_rng(2)
+    names = [f"policy_{i}" for i in range(15)]
+    values = pd.DataFrame(
+        rng.normal(size=(8, 15)) * 0.05 + np.linspace(0.8, 0.5, 15), columns=names
+    )
+    ax = cd_diagram(friedman_nemenyi(values)).axes[0]
+    labels = [t for t in ax.texts if t.get_text().split(" ")[0].strip("()") in names
+              or t.get_text().split(" ")[-1] in names]  # fmt: skip
+    assert len(labels) == 15
+    assert {to_hex(t.get_color()) for t in labels} == {"#000000"}
+    elbows = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
+    assert len(elbows) == 15 and {to_hex(ln.get_color()) for ln in elbows} == {"#000000"}
+
+
+def test_the_rankings_say_a_requested_position_in_words(table, tmp_path, monkeypatch):
+    """The figures' titles and the page's headings read "at position 5000", never the key
+    position_5000."""
+    from delaycv.study.report import rankings_html
+
+    import delaycv.figures.rankings as drawing
+
+    rows = table[table["checkpoint"] == table["checkpoint"].max()].assign(at="position_5000")
+    out = rank_across(rows, ["gmean"], ranked=["policy"])
+    page = rankings_html(out.friedman, out.scott_knott, title="r")
+    assert "gmean on observed labels at position 5000: policies within ht" in page
+    titles = []
+    monkeypatch.setattr(
+        drawing, "save_figure", lambda fig, *args: titles.append(fig._suptitle.get_text()) or []
+    )
+    drawing.draw_ranking_figures(rows, out, tmp_path, metric="gmean", reference="observed")
+    assert titles and all("observed labels, at position 5000\n" in t for t in titles), titles
+    assert not any("position_5000" in t for t in [page, *titles])
+
+
 def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
     from matplotlib.colors import to_hex
 
@@ -537,7 +579,8 @@ def test_rankings_html_tables(table):
     # policies within 2 learners x 2 references x 2 metrics, fpr_1 first
     assert len(heads) == 8 and all(h.startswith("fpr_1") for h in heads[:4])
     assert heads[0] == (
-        "fpr_1 on observed labels at last: policies within ht (fading estimator; lower is better)"
+        "fpr_1 on observed labels at the last checkpoint: policies within ht (fading estimator; "
+        "lower is better)"
     )
     first = page.split("<h2>")[1]
     fam = out.friedman[(out.friedman["metric"] == "fpr_1") & (out.friedman["within"] == "ht")
@@ -557,7 +600,10 @@ def test_rankings_html_tables(table):
     within = rank_within(table, "gmean", ranked=["learner"])
     page = rankings_html(scott_knott=within, title="within")
     assert page.count("<h2>") == 4 * 3 * 2
-    assert "<h2>d1: gmean on observed labels at last: learners within hitl_30d_90d" in page
+    assert (
+        "<h2>d1: gmean on observed labels at the last checkpoint: learners within hitl_30d_90d"
+        in page
+    )
     assert "Scott-Knott ESD over 8 (seed, fold) pairs." in page
     assert '<tr class="sig"><td>ht</td>' in page  # the best group in bold
 

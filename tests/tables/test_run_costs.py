@@ -33,9 +33,12 @@ from tests.support.paths import REPO
 MIB = 2**20
 ALLOCATION = 200 * MIB
 
-pytestmark = pytest.mark.skipif(
-    not Path("/proc/self/statm").exists(), reason="the meter samples /proc (Linux)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not Path("/proc/self/statm").exists(), reason="the meter samples /proc (Linux)"
+    ),
+    pytest.mark.serial,  # timings: the meter's samples every 0.2 s, the CPU seconds of processes
+]
 
 
 def python(code: str, timeout: float = 60) -> dict:

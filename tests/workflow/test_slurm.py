@@ -22,7 +22,8 @@ import pytest
 from tests.support.workflow_copy import REPO, copy_workflow, read_config, run
 from tests.workflow.slurm_cluster import Cluster, ClusterUnavailable, missing_programs
 
-pytestmark = [pytest.mark.slurm, pytest.mark.slow]
+# (serial: the cluster's jobs take the machine's cores, and /etc/slurm/slurm.conf is one file)
+pytestmark = [pytest.mark.slurm, pytest.mark.slow, pytest.mark.serial]
 
 SMALL = REPO / "config" / "test-small.yaml"
 #: site options of this test cluster (no accounting database, no account); quick status checks

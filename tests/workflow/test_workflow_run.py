@@ -6,6 +6,7 @@ import base64
 import json
 import re
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -97,17 +98,44 @@ def test_a_second_run_does_nothing(workdir):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
+def report_variable(html: str, name: str):
+    """A variable of a Snakemake HTML report's script (results, categories, workflow_desc)."""
+    match = re.search(rf"^\s*var {name} = ([{{\[\"].*?);?$", html, flags=re.M)
+    assert match, f"no {name} in the report"
+    return json.loads(match.group(1))
+
+
 def report_results(html: str) -> dict[str, dict]:
     """The results of a Snakemake HTML report (path -> name, labels, caption, mime type, data)."""
-    match = re.search(r"var results = (\{.*?\});?\n", html, flags=re.S)
-    assert match, "no results in the report"
-    return json.loads(match.group(1))
+    return report_variable(html, "results")
+
+
+def check_toggles(html: str) -> None:
+    """Every result of the report has two labels, what it is and its format; where the format is
+    a toggle (two values, each on half of a list's results: Snakemake's rule), every row has a
+    result of each (a row without one blanks the page when it is drawn)."""
+    results = report_results(html)
+    for category, subcategories in report_variable(html, "categories").items():
+        for subcategory, paths in subcategories.items():
+            labels = [results[path]["labels"] for path in paths]
+            assert all(list(found)[1:] == ["format"] for found in labels), (category, labels)
+            formats = Counter(found["format"] for found in labels)
+            if len(formats) == 2 and set(formats.values()) == {len(labels) / 2}:
+                rows: dict[str, set] = {}
+                for found in labels:
+                    rows.setdefault(next(iter(found.values())), set()).add(found["format"])
+                assert all(row == set(formats) for row in rows.values()), (subcategory, rows)
 
 
 def test_the_report_has_figures_and_test_tables(workdir):
     run(workdir, "--cores", "1", "--report", "results/report.html")
     html = (workdir / "results" / "report.html").read_text(errors="replace")
     results = {r["name"]: r for r in report_results(html).values()}
+    check_toggles(html)
+    # the home page, of a study of one dataset
+    home = " ".join(report_variable(html, "workflow_desc").split())
+    assert "at the last checkpoint, every policy against" in home and " ," not in home
+    assert "ranked within the dataset over its (seed, fold) pairs" in home
     # every figure of the run is in the report, with the caption of its own kind
     pngs = sorted(p.name for p in (workdir / "results" / "figures" / "tiny").glob("*.png"))
     assert pngs == [
@@ -117,6 +145,14 @@ def test_the_report_has_figures_and_test_tables(workdir):
         "learning_curves_tiny_gmean_observed.png",
         "pairwise_tiny_gmean_observed.png",
     ]
+    # one label says what the figure is, the other its format (docs/workflow.md, "The report")
+    figures = {
+        "bias_tiny_gmean.png": "bias over the stream (tiny_gmean)",
+        "contrasts_tiny_gmean.png": "difference to the reference policy (tiny_gmean)",
+        "final_tiny_gmean_observed.png": "final distributions (tiny_gmean_observed)",
+        "learning_curves_tiny_gmean_observed.png": "learning curves (tiny_gmean_observed)",
+        "pairwise_tiny_gmean_observed.png": "pairwise tests (tiny_gmean_observed)",
+    }
     heads = {
         "bias": "<strong>Bias of realistic evaluation</strong> in gmean",
         "contrasts": "<strong>Difference to the reference policy</strong> in gmean",
@@ -129,7 +165,7 @@ def test_the_report_has_figures_and_test_tables(workdir):
         assert entry["mime_type"] == "image/png"
         assert entry["caption"].startswith("<p>" + heads[name.split("_")[0]]), name
         assert f"{name}</tt>" in entry["caption"]
-        assert entry["labels"]["dataset"] == "tiny" and entry["labels"]["file"] == name
+        assert entry["labels"] == {"figure": figures[name], "format": "PNG"}
     assert len({results[n]["caption"] for n in pngs}) == len(pngs)
     assert "alpha = 0.05" in results["learning_curves_tiny_gmean_observed.png"]["caption"]
     # the tables are HTML pages shown inside the report (and CSV downloads)
@@ -139,15 +175,21 @@ def test_the_report_has_figures_and_test_tables(workdir):
     ):
         entry = results[name]
         assert entry["mime_type"] == "text/html" and entry["labels"]["format"] == "HTML"
+        assert entry["labels"]["table"].endswith(" (tiny)")
         page = base64.b64decode(entry["data_uri"].split("base64,", 1)[1]).decode()
         assert "<table>" in page and f"<h2>{heading}" in page
         assert "alpha = 0.05" in entry["caption"]
-    assert results["tests.csv"]["labels"]["format"] == "CSV" and "bias.csv" in results
+    assert results["tests.csv"]["labels"] == {
+        "table": "learner pairs (tiny)",
+        "format": "download CSV",
+    }
+    assert "bias.csv" in results
     assert {"contrasts.html", "rankings.html", "within.html"} <= set(results)
     # the runs' time and memory: a page of the report (and the CSV)
     entry = results["runs.html"]
     assert entry["mime_type"] == "text/html" and entry["labels"]["format"] == "HTML"
-    assert "RAM-hours" in entry["caption"] and results["runs.csv"]["labels"]["format"] == "CSV"
+    assert "RAM-hours" in entry["caption"]
+    assert results["runs.csv"]["labels"]["format"] == "download CSV"
     page = base64.b64decode(entry["data_uri"].split("base64,", 1)[1]).decode()
     assert "<th>RAM-hours (GiB h)</th>" in page and "<th>peak memory (MiB)</th>" in page
     runs = pd.read_parquet(workdir / "results" / "runs.parquet")
@@ -178,6 +220,8 @@ def test_changing_a_learner_reruns_its_jobs_and_the_aggregation_only(workdir):
         "figures": 1,
         "all": 1,
     }
+    # every rule runs a script: no job shows a shell command (the profiles set no printshellcmds)
+    assert "Shell command" not in proc.stdout + proc.stderr
     after = {p: p.stat().st_mtime_ns for p in before}
     changed = sorted(
         str(p.relative_to(workdir / "results" / "runs")) for p in before if before[p] != after[p]
@@ -324,6 +368,7 @@ def test_rankings_across_three_datasets_and_a_second_study_sharing_the_runs(tmp_
     }
     pages = {"rankings.html", "within.html"}
     assert ranked == {*pages, "friedman.csv", "nemenyi.csv", "scott_knott.csv", "within.csv", *pngs}
+    check_toggles(html)
     page = report_results(html)["results/s1/rankings/rankings.html"]
     assert page["mime_type"] == "text/html" and "(3 in this study;" in page["caption"]
     # a second study: its own results, the same runs; ideal is shared, delay_3d is new

@@ -262,10 +262,36 @@ POLICY_SPECS = canonical_json({p: policy_spec(CONFIG, p) for p in POLICIES})
 CONTRAST_REFERENCE = COMPARE.reference_policy
 
 
-# The figures of delaycv.figures.figure_set.draw_figures, by the first part of their file names, as the report
-# names them; FIGURE_PATTERN picks each figure file of a figures folder with its kind and format as
-# wildcards: every figure enters the report twice, its PNG (drawn to be read at the report's
-# width) and its PDF (shown in the report's PDF viewer, which zooms: the way to enlarge it there).
+# The report's labels. Snakemake's report lists the results of a (sub)category one row each, a
+# column per label, and makes a toggle of a label (one at most) that has exactly two values, each on
+# half of the results, other than the first: a row then needs a result for each of the two values,
+# or the page goes blank when the row is drawn (TypeError ... 'mime_type'). So every result has two
+# labels: what it is first (a figure's kind and name, a table's name and dataset), its format last.
+# Only the format can then be a toggle, and every figure has each format of `figures.formats`,
+# every table of a toggle its page and its CSV. The toggle starts on the value that sorts first:
+# these words put the PNG and the HTML page first.
+FORMAT_LABELS = {
+    "png": "PNG",
+    "pdf": "zoomable PDF",
+    "svg": "SVG",
+    "html": "HTML",
+    "csv": "download CSV",
+}
+
+
+def table_labels(table, format, dataset=None):
+    """The report's labels of a table's file: the table (and its dataset), then its format."""
+    return {
+        "table": f"{table} ({dataset})" if dataset else table,
+        "format": FORMAT_LABELS[format],
+    }
+
+
+# The figures of delaycv.figures.figure_set.draw_figures, by the first part of their file names, as
+# the report names them; FIGURE_PATTERN picks each figure file of a figures folder with its kind and
+# format as wildcards: every figure enters the report once per format, its PNG (drawn to be read at
+# the report's width) and its PDF (shown in the report's PDF viewer, which zooms: the way to
+# enlarge it there), one row with a PNG/PDF toggle.
 FIGURE_KINDS = {
     "learning_curves": "learning curves",
     "bias": "bias over the stream",
@@ -279,7 +305,8 @@ FIGURE_FORMATS = "{format,%s}" % "|".join(choices.FIGURE_FORMATS)
 FIGURE_PATTERN = "{figure,%s}_{name}.%s" % ("|".join(FIGURE_KINDS), FIGURE_FORMATS)
 
 
-# The figures of delaycv.figures.rankings: critical-difference diagrams and SK-ESD box plots.
+# The figures of delaycv.figures.rankings: critical-difference diagrams and SK-ESD box plots, each
+# kind a subcategory of the report's Rankings (the tables are the subcategory `tables`).
 RANKING_FIGURE_KINDS = {
     "cd": "critical-difference diagram",
     "sk": "Scott-Knott ESD groups",
@@ -290,25 +317,25 @@ RANKING_FIGURE_PATTERN = "{figure,%s}_{name}.%s" % (
 )
 
 
-def figure_file(wildcards):
-    """The report's labels of one figure file: its format and name."""
-    return {
-        "format": wildcards.format.upper(),
-        "file": f"{wildcards.figure}_{wildcards.name}.{wildcards.format}",
-    }
+def ranking_figure_kind(wildcards):
+    """The report's subcategory of one ranking figure file: its kind."""
+    return RANKING_FIGURE_KINDS[wildcards.figure]
 
 
 def ranking_figure_labels(wildcards):
-    """The report's labels of one ranking figure file."""
-    return {"figure": RANKING_FIGURE_KINDS[wildcards.figure], **figure_file(wildcards)}
+    """The report's labels of one ranking figure file: the figure, then its format."""
+    return {
+        "figure": f"{RANKING_FIGURE_KINDS[wildcards.figure]} ({wildcards.name})",
+        "format": FORMAT_LABELS[wildcards.format],
+    }
 
 
 def figure_labels(wildcards):
-    """The report's labels of one figure file (its pattern's wildcards and the rule's)."""
+    """The report's labels of one figure file: the figure (its kind and the rest of its file's
+    name, the same for its PNG and its PDF), then its format."""
     return {
-        "dataset": wildcards.dataset,
-        "figure": FIGURE_KINDS[wildcards.figure],
-        **figure_file(wildcards),
+        "figure": f"{FIGURE_KINDS[wildcards.figure]} ({wildcards.name})",
+        "format": FORMAT_LABELS[wildcards.format],
     }
 
 
@@ -345,20 +372,12 @@ def contrast_outputs():
         "contrasts": f"{TESTS_DIR}/contrasts.parquet",
         "contrasts_html": report(
             f"{TESTS_DIR}/contrasts.html",
-            labels={
-                "dataset": "{dataset}",
-                "table": "policy contrasts",
-                "format": "HTML",
-            },
+            labels=table_labels("policy contrasts", "html", "{dataset}"),
             **where,
         ),
         "contrasts_csv": report(
             f"{TESTS_DIR}/contrasts.csv",
-            labels={
-                "dataset": "{dataset}",
-                "table": "policy contrasts",
-                "format": "CSV",
-            },
+            labels=table_labels("policy contrasts", "csv", "{dataset}"),
             **where,
         ),
     }

@@ -15,18 +15,14 @@ rule compare:
             caption="../report/tests.rst",
             category="Permutation tests",
             subcategory="{dataset}",
-            labels={
-                "dataset": "{dataset}",
-                "table": "learner pairs",
-                "format": "HTML",
-            },
+            labels=table_labels("learner pairs", "html", "{dataset}"),
         ),
         csv=report(
             f"{TESTS_DIR}/tests.csv",
             caption="../report/tests.rst",
             category="Permutation tests",
             subcategory="{dataset}",
-            labels={"dataset": "{dataset}", "table": "learner pairs", "format": "CSV"},
+            labels=table_labels("learner pairs", "csv", "{dataset}"),
         ),
         strip=f"{TESTS_DIR}/strip.parquet",
         bias=f"{TESTS_DIR}/bias.parquet",
@@ -35,22 +31,14 @@ rule compare:
             caption="../report/bias.rst",
             category="Permutation tests",
             subcategory="{dataset}",
-            labels={
-                "dataset": "{dataset}",
-                "table": "bias of realistic evaluation",
-                "format": "HTML",
-            },
+            labels=table_labels("bias of realistic evaluation", "html", "{dataset}"),
         ),
         bias_csv=report(
             f"{TESTS_DIR}/bias.csv",
             caption="../report/bias.rst",
             category="Permutation tests",
             subcategory="{dataset}",
-            labels={
-                "dataset": "{dataset}",
-                "table": "bias of realistic evaluation",
-                "format": "CSV",
-            },
+            labels=table_labels("bias of realistic evaluation", "csv", "{dataset}"),
         ),
         # every policy against the reference policy (config contrasts; none when it is null)
     log:

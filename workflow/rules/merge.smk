@@ -29,13 +29,13 @@ rule merge_all:
             RUNS_TABLE_CSV,
             caption="../report/runs.rst",
             category="Runs",
-            labels={"table": "time and memory of every run", "format": "CSV"},
+            labels=table_labels("time and memory of every run", "csv"),
         ),
         runs_html=report(
             RUNS_TABLE_HTML,
             caption="../report/runs.rst",
             category="Runs",
-            labels={"table": "time and memory of every run", "format": "HTML"},
+            labels=table_labels("time and memory of every run", "html"),
         ),
     log:
         f"{STUDY_LOGS}/merge_all.log",
