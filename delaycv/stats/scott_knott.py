@@ -23,7 +23,9 @@ Scott-Knott ESD (ScottKnottESD, Tantithamthavorn et al., TSE 2018)
     * ``p``: Scott and Knott's between-groups sum of squares of the treatment means,
       ``T1**2/k1 + T2**2/k2 - (T1 + T2)**2/(k1 + k2)`` (T: sums of the means left and right).
 
-    The first cut with the largest score wins (R's ``order(..., decreasing=TRUE)[1]``).
+    The first cut with the largest score wins (R's ``order(..., decreasing=TRUE)[1]``), among
+    the cuts that do not part two treatments with the same values, equal scores compared exactly
+    (R may part them; docs/comparison.md).
 
     Where the package's README and its code differ: the README says a split is kept when *any
     pair* of treatments across the two sides differs non-negligibly; the code's ``diff()`` compares
@@ -48,6 +50,7 @@ Everything is oriented so that group 1 is best: the caller negates a lower-is-be
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -68,43 +71,45 @@ COHEN_NEGLIGIBLE = 0.2
 VERSIONS = ("np", "p")
 
 
-def _np_cut_scores(
-    order: Sequence[int], lo: int, hi: int, rank_sum: np.ndarray, size: np.ndarray, tie_term: float
-) -> np.ndarray:
-    """Kruskal-Wallis H (tie-corrected) of every cut c of the segment order[lo..hi]: the groups
-    are order[lo..c], order[c+1..hi] and each treatment outside the segment on its own (as R's
-    PartitionNonParametric relabels only the segment's rows). ``rank_sum``/``size``: each
-    treatment's sum of ranks among all observations and its count; ``tie_term``: sum of t**3 - t
-    over the tie groups of all observations.
-
-    H = (12 / (N(N+1)) * sum_groups R_g**2 / n_g - 3(N+1)) / (1 - tie_term / (N**3 - N))."""
-    seg = np.asarray(order[lo : hi + 1])
-    outside = np.setdiff1d(np.arange(len(rank_sum)), seg)
-    n_total = float(size.sum())
-    left_r = np.cumsum(rank_sum[seg])[:-1]
-    left_n = np.cumsum(size[seg])[:-1]
-    right_r = rank_sum[seg].sum() - left_r
-    right_n = size[seg].sum() - left_n
-    fixed = float(np.sum(rank_sum[outside] ** 2 / size[outside])) if len(outside) else 0.0
-    between = left_r**2 / left_n + right_r**2 / right_n + fixed
-    h = 12.0 / (n_total * (n_total + 1.0)) * between - 3.0 * (n_total + 1.0)
-    correction = 1.0 - tie_term / (n_total**3 - n_total)
-    return h / correction if correction > 0 else np.full(h.shape, np.nan)
+def _cut_between(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``L**2/n_L + R**2/n_R`` of every cut of a segment of items (in order) with these sums and
+    counts (L, R: the sums left and right of the cut; n: their counts): the part of a cut's score
+    that depends on where the cut falls. Scott and Knott's between-groups sum of squares is this
+    minus ``(L + R)**2/(n_L + n_R)`` (items: treatment means, counts 1); the Kruskal-Wallis H of a
+    cut is ``(12/(N(N+1)) * (this + outside) - 3(N+1)) / C`` (items: the treatments' rank sums
+    among all N observations, counts their sizes; ``outside``: the sum of R_j**2/n_j over the
+    treatments outside the segment; C the tie correction). Both grow with it, so the best cut is
+    the one with the largest value."""
+    left = np.cumsum(sums)[:-1]
+    left_n = np.cumsum(counts)[:-1]
+    right = sums.sum() - left
+    right_n = counts.sum() - left_n
+    return left**2 / left_n + right**2 / right_n
 
 
-def _p_cut_scores(means: np.ndarray) -> np.ndarray:
-    """Scott-Knott between-groups sum of squares of every cut of the (sorted) segment means."""
-    g = len(means)
-    t1 = np.cumsum(means)[:-1]
-    k1 = np.arange(1, g, dtype=np.float64)
-    t2 = means.sum() - t1
-    k2 = g - k1
-    return t1**2 / k1 + t2**2 / k2 - means.sum() ** 2 / g
+def _exact_between(sums: np.ndarray, counts: np.ndarray, cut: int) -> Fraction:
+    """:func:`_cut_between` of one cut (after item ``cut``) in exact arithmetic on the floats."""
+    left = sum(map(Fraction, sums[: cut + 1].tolist()), Fraction(0))
+    right = sum(map(Fraction, sums[cut + 1 :].tolist()), Fraction(0))
+    left_n = sum(map(Fraction, counts[: cut + 1].tolist()), Fraction(0))
+    right_n = sum(map(Fraction, counts[cut + 1 :].tolist()), Fraction(0))
+    return left**2 / left_n + right**2 / right_n
 
 
-def _first_max(scores: np.ndarray) -> int:
-    scores = np.where(np.isnan(scores), -np.inf, scores)
-    return int(np.argmax(scores))  # the first of equal maxima, as R's order(...)[1]
+def _best_cut(sums: np.ndarray, counts: np.ndarray, allowed: np.ndarray) -> int:
+    """The first of the ``allowed`` cuts of a segment whose score is largest (cut c: after item
+    c). Exactly the first: equal scores are compared in exact arithmetic (floats pick the cuts
+    within a relative 1e-9 of their largest score, a margin far above rounding), so the choice
+    does not hang on the rounding of one sum."""
+    between = _cut_between(sums, counts)
+    cuts = np.flatnonzero(allowed)
+    best = between[cuts].max()
+    margin = 1e-9 * float(np.sum(sums**2 / counts))  # bounds every cut's value, and its rounding
+    near = cuts[between[cuts] >= best - margin]
+    if len(near) == 1:
+        return int(near[0])
+    exact = [_exact_between(sums, counts, int(c)) for c in near]
+    return int(near[exact.index(max(exact))])
 
 
 def _partition(n_treatments: int, negligible, best_cut) -> list[int]:
@@ -136,36 +141,38 @@ def _sk_core(raw: np.ndarray, names: Sequence[str], version: str, up: bool) -> d
     """The columns of :func:`scott_knott_esd` (best first) from a complete (n x k) array."""
     n, k = raw.shape
     data = raw if up else -raw  # larger = better from here on
-    medians = np.median(data, axis=0)
-    means = data.mean(axis=0)
+    # Every statistic of the partition is unpaired: it sees each treatment's values, not their
+    # rows. Sorted once, two treatments with the same values are the same array, bit for bit.
+    values = np.sort(data, axis=0)
+    medians = np.median(values, axis=0)
+    means = values.mean(axis=0)
     primary, secondary = (medians, means) if version == "np" else (means, medians)
-    order = sorted(range(k), key=lambda j: (-primary[j], -secondary[j], names[j]))
+    order = sorted(
+        range(k),
+        key=lambda j: (-primary[j], -secondary[j], tuple(-values[::-1, j]), names[j]),
+    )
+    seq = values[:, order]
+    # a cut between two treatments with the same values would part what nothing tells apart
+    allowed = (seq[:, :-1] != seq[:, 1:]).any(axis=0)
 
     if version == "np":
-        flat = data.T.ravel()  # observations of treatment j at [j*n:(j+1)*n]
-        rank_sum = stats.rankdata(flat).reshape(k, n).sum(axis=1)
-        size = np.full(k, float(n))
-        _, counts = np.unique(flat, return_counts=True)
-        tie_term = float((counts.astype(np.float64) ** 3 - counts).sum())
+        rank_sum = stats.rankdata(seq.T.ravel()).reshape(k, n).sum(axis=1)
+        sums, counts = rank_sum, np.full(k, float(n))
 
         def negligible(lo: int, hi: int) -> bool:
-            a, b = data[:, order[lo]], data[:, order[hi]]
-            return abs(float(cliffs_delta(a[None, :], b[None, :])[0])) < CLIFF_NEGLIGIBLE
-
-        def best_cut(lo: int, hi: int) -> int:
-            return lo + _first_max(_np_cut_scores(order, lo, hi, rank_sum, size, tie_term))
+            delta = cliffs_delta(seq[:, lo][None, :], seq[:, hi][None, :])[0]
+            return abs(float(delta)) < CLIFF_NEGLIGIBLE
 
     else:
-        sorted_means = means[order]
+        sums, counts = means[order], np.ones(k)
 
         def negligible(lo: int, hi: int) -> bool:
-            a, b = data[:, order[lo]], data[:, order[hi]]
-            if np.array_equal(a, b):
-                return True
-            return abs(cohens_d(a, b)) < COHEN_NEGLIGIBLE
+            a, b = seq[:, lo], seq[:, hi]
+            return bool(np.array_equal(a, b)) or abs(cohens_d(a, b)) < COHEN_NEGLIGIBLE
 
-        def best_cut(lo: int, hi: int) -> int:
-            return lo + _first_max(_p_cut_scores(sorted_means[lo : hi + 1]))
+    def best_cut(lo: int, hi: int) -> int:
+        seg = slice(lo, hi + 1)
+        return lo + _best_cut(sums[seg], counts[seg], allowed[lo:hi])
 
     groups = _partition(k, negligible, best_cut)
     mean_rank = block_ranks(data).mean(axis=0)
