@@ -34,6 +34,7 @@ def test_the_schema_repeats_the_defaults():
     assert schema_default("checkpoints", "every") == defaults.EVERY
     assert schema_default("evaluation", "threshold") == defaults.THRESHOLD
     assert schema_default("evaluation", "prediction_noise") == defaults.PREDICTION_NOISE
+    assert schema_default("evaluation", "corrected") == defaults.CORRECTED
 
 
 def test_the_workflow_config_fills_the_defaults():
@@ -85,6 +86,7 @@ def test_the_settings_and_api_defaults():
     settings = make_settings(learner="NoChange")
     assert settings.threshold == defaults.THRESHOLD
     assert settings.prediction_noise == defaults.PREDICTION_NOISE
+    assert settings.corrected is defaults.CORRECTED
     assert settings.validation == make_validation({})
     api = inspect.signature(delaycv.evaluate).parameters
     assert api["policy"].default == defaults.POLICY and api["validation"].default is None

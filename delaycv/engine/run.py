@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import ConfigError, DelaycvError
@@ -25,6 +26,7 @@ from delaycv.engine.windows import (
     time_warnings,
     window_keys,
 )
+from delaycv.metrics.corrected import Disclosure
 from delaycv.metrics.effort import describe_scope
 from delaycv.protocol.learner_contract import (
     PROBABILITY_EXPECTED,
@@ -75,6 +77,37 @@ def effort_record(metadata: dict, estimator) -> dict:
         "note": "the stream has no effort: the effort-aware measures (popt, ifa, ...) are not "
         "computed (give it one when converting: the mapping's effort, or --effort)",
     }
+
+
+def corrected_record(stream, settings: RunSettings) -> dict:
+    """What ``run.json`` says of the corrected reference: whether it is computed, how the
+    policy's labels are corrected, and its notes (a stream without fix times, a policy without
+    inspected labels: docs/corrected.md)."""
+    if not settings.corrected:
+        return {"computed": False}
+    disclosure = Disclosure.of(settings.policy)
+    if disclosure.exact:
+        how = "every released label is the true label: corrected equals true"
+    elif any(disclosure.truth):
+        how = (
+            "late fixes; the labels still clean from the fix delays of inspected defects "
+            "(Kaplan-Meier) and the side's defect rate"
+        )
+        if disclosure.inspection_error:
+            how += "; the inspected labels from the declared inspection error rate"
+    else:
+        how = "late fixes; the fixes still to come from the delays of the fixes seen (Kaplan-Meier)"
+    fixes = stream_has_fixes(stream)
+    return {"computed": True, "method": how, "notes": disclosure.notes(has_fixes=fixes)}
+
+
+def stream_has_fixes(stream) -> bool:
+    """Whether any instance of the stream has a fix time (``label_time``)."""
+    positives = stream.metadata.get("positives_with_label_time")
+    if positives is not None:
+        return int(positives) > 0
+    label_time = getattr(stream, "label_time", None)
+    return label_time is not None and bool(np.isfinite(np.asarray(label_time, float)).any())
 
 
 def learner_warnings(outputs, settings: RunSettings, n: int) -> list[str]:
@@ -249,11 +282,13 @@ def _run_info(stream, settings: RunSettings, outputs, keys: dict, positions, bef
         "instances_held": max(o.held for o in outputs),
         "specs": settings.record(),
         "effort": effort_record(stream.metadata, settings.estimator),
+        "corrected": corrected_record(stream, settings),
         "warnings": before,
     }
     after = learner_warnings(outputs, settings, len(stream)) + released_nothing(
         outputs, settings.policy
     )
+    after += [n for n in info["corrected"].get("notes", ()) if "is NaN" in n]
     for text in after:
         log.warning("%s", text)
     info["warnings"] = before + after
