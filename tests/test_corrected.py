@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,9 +15,7 @@ from delaycv.metrics import METRICS, Cumulative, Fading, Metrics, Sliding, Tumbl
 from delaycv.metrics import corrected as corrected_module
 from delaycv.metrics.corrected import (
     CORRECTED_METRICS,
-    DAY,
     UNCORRECTED,
-    Disclosure,
     cdf_at,
     corrected_values,
     grid_cdf,
