@@ -15,11 +15,10 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_compare_tables import fold_table  # noqa: E402
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from delaycv.stats.learner_tests import run_tests  # noqa: E402
 from delaycv.stats.permutation import sign_flip_pvalues  # noqa: E402
+from tests.support.fold_tables import fold_table  # noqa: E402
 
 
 def scipy_one(a, b, resamples, seed):

@@ -31,9 +31,9 @@ from pathlib import Path
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO))
 
-from slurm.workflow_copy import copy_workflow, read_config, run  # noqa: E402
+from tests.support.workflow_copy import copy_workflow, read_config, run  # noqa: E402
 
 STUDY = REPO / "config" / "hitl-rq1.yaml"
 DATA = REPO.parent / "shared" / "datasets"

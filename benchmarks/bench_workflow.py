@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO))
 
-from slurm.workflow_copy import BIN, copy_workflow, env, run, touch_outputs  # noqa: E402
+from tests.support.workflow_copy import BIN, copy_workflow, env, run, touch_outputs  # noqa: E402
 
 LIMIT_SECONDS = 10.0
 

@@ -1,4 +1,5 @@
-"""Shared fixtures. Real data is read from ../shared/datasets/ beside the checkout (never copied)."""
+"""Shared fixtures: the real brackets stream (skipped where ../shared/datasets/ is absent) and the
+JVM with MOA. Shared helpers that are not fixtures live in tests/support/."""
 
 from __future__ import annotations
 
@@ -6,18 +7,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATASETS = REPO.parent / "shared" / "datasets"
-COMMIT_GURU = SHARED_DATASETS / "commit_guru_dataset"
-SPDISC = SHARED_DATASETS / "spdisc-icse19-master" / "datasets"
-
-
-def shared_file(relative: str) -> Path:
-    """Path of a file under ../shared/datasets/, or skip the test with the reason."""
-    path = SHARED_DATASETS / relative
-    if not path.exists():
-        pytest.skip(f"real dataset not available: {path} (the shared datasets folder is absent)")
-    return path
+from tests.support.paths import shared_file
 
 
 @pytest.fixture
@@ -28,26 +18,6 @@ def brackets_arff() -> Path:
 @pytest.fixture
 def brackets_csv() -> Path:
     return shared_file("commit_guru_dataset/cut2years/0_brackets.csv")
-
-
-def flip_page_byte(path: Path, column: str, row_group: int = 0) -> int:
-    """Flip one bit in the middle of the data of ``column``'s chunk in a Parquet file (inside a
-    data page: past the page header), as a bad disk or a bad copy would; return the offset."""
-    import pyarrow.parquet as pq
-
-    meta = pq.ParquetFile(path).metadata
-    group = meta.row_group(row_group)
-    names = [group.column(i).path_in_schema for i in range(group.num_columns)]
-    chunk = group.column(names.index(column))
-    begin = chunk.data_page_offset
-    if chunk.has_dictionary_page and chunk.dictionary_page_offset is not None:
-        begin = min(begin, chunk.dictionary_page_offset)
-    end = begin + chunk.total_compressed_size  # the data page(s) run from data_page_offset to end
-    offset = chunk.data_page_offset + 2 * (end - chunk.data_page_offset) // 3
-    data = bytearray(path.read_bytes())
-    data[offset] ^= 0x01
-    path.write_bytes(bytes(data))
-    return offset
 
 
 #: The environment variable that makes a machine without MOA learners (JPype, Java, the pinned

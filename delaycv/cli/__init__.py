@@ -7,7 +7,7 @@ Each subcommand lives in its own module of this package, which defines ``add_par
 Imports: :mod:`delaycv.common`, :mod:`delaycv.data`, :mod:`delaycv.metrics`,
 :mod:`delaycv.protocol`, :mod:`delaycv.engine`, :mod:`delaycv.jvm`, :mod:`delaycv.tables`,
 :mod:`delaycv.stats`, :mod:`delaycv.figures`, :mod:`delaycv.study`, :mod:`delaycv.stages` (each
-imported when its command runs: a light start, ``tests/test_startup.py``).
+imported when its command runs: a light start, ``tests/cli/test_light_start.py``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The command line (``delaycv evaluate``), the Python API (:func:`delaycv.evaluate
 settings (:func:`delaycv.protocol.settings.make_settings`, :func:`delaycv.metrics.make_estimator`,
 :func:`~delaycv.protocol.validation.make_validation`) and the workflow config loader (:mod:`delaycv.study.loading` and the modules it uses) read them from here. The workflow's JSON schema
 (``workflow/schemas/config.schema.yaml``) cannot import Python, so it repeats them;
-``tests/test_defaults.py`` checks that the two agree.
+``tests/common/test_defaults.py`` checks that the two agree.
 
 A policy with a waiting time (``delay``, ``verification``, ``hitl``) has **no** default window:
 its windows must be given (a silent 90 days would decide the result for the user).

@@ -4,7 +4,7 @@ The fold loop exists twice: in Python (:meth:`delaycv.engine.fold.FoldLoop._pyth
 the compiled loop must match, which also serves observers) and compiled
 (:func:`delaycv.engine._loop.run_rows`: the same steps with C integers, about 0.8 us less per fold
 and instance in the overhead benchmark's setting). Both give the same outputs, bit for bit
-(``tests/test_compiled_loop.py``). The compiled one is built by the package's install
+(``tests/engine/test_compiled_loop.py``). The compiled one is built by the package's install
 (``pip install -e .``, ``make venv``: Cython and a C compiler); where it was not built, or cannot be
 loaded (another platform), the Python loop runs.
 

@@ -13,7 +13,7 @@ releases a label when instance ``i + c`` arrives, before predicting it. So with 
   delaycv draws per fold and trains with the weight, so no mapping exists.
 
 With the mapped window, the ``delay`` policy and a MOA learner, delaycv predicts exactly what
-MOA's task predicts, instance by instance and fold by fold (``tests/test_moa_learners.py`` runs
+MOA's task predicts, instance by instance and fold by fold (``tests/jvm/test_moa_learners.py`` runs
 the task with the same jar).
 
 >>> count_window("split", 10, folds=10)

@@ -3,7 +3,7 @@
 :func:`run` folds a batch of evaluations, in release order, into the Fenwick trees of the
 inspection order and reads the effort-aware measures after each requested prefix. The same
 function exists compiled (``_effort_loop.pyx``, the same steps with C doubles: bit for bit the
-same values, ``tests/test_effort.py``); ``delaycv.metrics.effort`` takes the compiled one where it
+same values, ``tests/metrics/test_effort_measures.py``); ``delaycv.metrics.effort`` takes the compiled one where it
 is built (``delaycv.common.native``).
 
 State (arrays changed in place; positions are 1-based, a tree's slot 0 is unused):

@@ -1,0 +1,1 @@
+"""The Python API, ``delaycv.evaluate``."""

@@ -1,0 +1,345 @@
+"""The Python API (issue 13): ``delaycv.evaluate(stream, model, policy=..., validation=...)``.
+
+The same evaluation given as a river instance from Python or as a spec on the command line gives
+the same fold table, whatever form the stream takes (Parquet path, DataFrame, (x, y) pairs).
+"""
+
+from __future__ import annotations
+
+import doctest
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from river import datasets, forest, linear_model, preprocessing, tree
+
+import delaycv
+from delaycv import api
+from delaycv.cli import main
+from delaycv.common import defaults as defaults_module
+from delaycv.common.errors import ConfigError, InputError
+from delaycv.data.stream import Stream, read_stream, write_stream
+from delaycv.data.synthetic import generate_stream
+from tests.support.engine_runs import evaluate as engine_evaluate
+from tests.support.paths import REPO
+
+POLICY = ["--policy", "hitl", "--pos-window", "3d", "--neg-window", "30d"]
+API_POLICY = {"policy": "hitl", "pos_window": "3d", "neg_window": "30d"}
+
+
+def test_doctests():
+    for module in (api, defaults_module):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+@pytest.fixture(scope="module")
+def stream_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("api") / "s.parquet"
+    write_stream(generate_stream(rows=700, seed=3), path)
+    return path
+
+
+def cli_folds(stream_path, tmp_path, learner: list[str], *extra: str) -> pd.DataFrame:
+    out = tmp_path / "cli-run"
+    argv = ["evaluate", str(stream_path), *learner, *POLICY, "--folds", "3", "--every", "200"]
+    assert main([*argv, *extra, "--no-timing", "--quiet", "--out", str(out)]) == 0
+    folds = pd.read_parquet(out / "folds.parquet")
+    # text columns come back from Parquet as pandas strings; in memory they are objects
+    return folds.astype(
+        {c: object for c in folds.columns if pd.api.types.is_string_dtype(folds[c])}
+    )
+
+
+def api_folds(stream, model, **kwargs) -> pd.DataFrame:
+    kwargs = {**API_POLICY, "folds": 3, "every": 200, "timing": False, "progress": False, **kwargs}
+    return delaycv.evaluate(stream, model, **kwargs).folds
+
+
+def test_same_fold_table_as_the_cli_for_every_form_of_stream(stream_path, tmp_path):
+    cli = cli_folds(
+        stream_path,
+        tmp_path,
+        ["--learner", "tree.HoeffdingTreeClassifier"],
+        "--param",
+        "grace_period=30",
+    )
+    assert len(cli) == 3 * 4 * 2  # folds x checkpoints (200, 400, 600, 700) x references
+    model = tree.HoeffdingTreeClassifier(grace_period=30)
+    # the canonical Parquet path
+    pd.testing.assert_frame_equal(api_folds(str(stream_path), model), cli)
+    # a DataFrame with time, label, label_time and the features
+    frame = pd.read_parquet(stream_path)
+    pd.testing.assert_frame_equal(api_folds(frame, model, dataset="synthetic"), cli)
+    # an iterable of (x, y) whose x carry the time, the reveal time and the effort
+    stream = read_stream(stream_path)
+    pairs = [
+        ({**x, "time": int(t), "label_time": lt, "effort": e}, bool(y))
+        for x, t, lt, e, y in zip(
+            stream.records(),
+            stream.time,
+            stream.label_time,
+            stream.effort,
+            stream.label,
+            strict=True,
+        )
+    ]
+    pd.testing.assert_frame_equal(api_folds(iter(pairs), model, dataset="synthetic"), cli)
+    # the same iterable with its columns under other names
+    renamed = [
+        (
+            {k: v for k, v in x.items() if "time" not in k}
+            | {"when": x["time"], "fixed_at": x["label_time"]},
+            y,
+        )
+        for x, y in pairs
+    ]
+    got = api_folds(renamed, model, dataset="synthetic", time="when", label_time="fixed_at")
+    pd.testing.assert_frame_equal(got, cli)
+
+
+def test_instances_are_seeded_per_fold_as_specs_are(tmp_path):
+    """ARF takes a seed: each fold's clone gets the fold's learner seed, exactly as a spec."""
+    stream_path = tmp_path / "small.parquet"
+    write_stream(generate_stream(rows=300, seed=4), stream_path)
+    cli = cli_folds(
+        stream_path, tmp_path, ["--learner", "forest.ARFClassifier"], "--param", "n_models=2"
+    )
+    got = api_folds(stream_path, forest.ARFClassifier(n_models=2))
+    pd.testing.assert_frame_equal(got, cli)
+    # prequential folds differ only by their learner seeds: they must differ
+    runs = api_folds(
+        stream_path, forest.ARFClassifier(n_models=2), validation="prequential", folds=2
+    )
+    last = runs[(runs["checkpoint"] == 300) & (runs["reference"] == "true")]
+    assert last["accuracy"].nunique() == 2
+    # a seed set in the instance is kept, for every fold (as a spec's seed is)
+    fixed = cli_folds(
+        stream_path,
+        tmp_path,
+        ["--learner", "forest.ARFClassifier"],
+        "--param",
+        "n_models=2",
+        "--param",
+        "seed=7",
+    )
+    pd.testing.assert_frame_equal(
+        api_folds(stream_path, forest.ARFClassifier(n_models=2, seed=7)), fixed
+    )
+
+
+def test_a_pipeline_instance_equals_the_pipeline_spec(stream_path, tmp_path):
+    spec = tmp_path / "lr.yaml"
+    spec.write_text(
+        "pipeline:\n  - class: preprocessing.StandardScaler\n  - class: linear_model.LogisticRegression\n"
+    )
+    cli = cli_folds(stream_path, tmp_path, ["--learner", str(spec)])
+    model = preprocessing.StandardScaler() | linear_model.LogisticRegression()
+    got = api_folds(stream_path, model)
+    assert set(got["learner"]) == {"StandardScaler|LogisticRegression"}
+    pd.testing.assert_frame_equal(got, cli)
+
+
+def test_a_river_dataset_with_times_from_positions():
+    """Phishing ships with river (no download); without a time key, instance n arrives at n."""
+    phishing = datasets.Phishing()
+    pairs = list(phishing)
+    result = delaycv.evaluate(
+        phishing,
+        tree.HoeffdingTreeClassifier(),
+        policy="delay",
+        window="50i",
+        folds=2,
+        every=250,
+        predictions=True,
+        timing=False,
+        progress=False,
+    )
+    by_hand = Stream(
+        time=np.arange(1, len(pairs) + 1),
+        label=np.array([int(y) for _, y in pairs]),
+        label_time=None,
+        features=pd.DataFrame([x for x, _ in pairs]),
+        metadata={"dataset": "stream"},
+    )
+    expected = engine_evaluate(
+        by_hand,
+        {"class": "tree.HoeffdingTreeClassifier"},
+        {"preset": "delay", "window": "50i"},
+        {"scheme": "bootstrap", "folds": 2},
+        every=250,
+        keep_predictions=True,
+        timing=False,
+    )
+    pd.testing.assert_frame_equal(result.folds, expected.folds)
+    pd.testing.assert_frame_equal(result.predictions, expected.predictions)
+    assert result.folds["time"].tolist()[:2] == [250, 250]  # the time is the position
+    assert sorted(set(result.folds["checkpoint"])) == [250, 500, 750, 1000, 1250]
+    assert set(result.folds["policy"]) == {"delay_50i"}
+
+
+def test_the_model_instance_is_not_changed():
+    stream = generate_stream(rows=400, seed=5)
+    fresh = forest.ARFClassifier(n_models=2, seed=3)
+    before = pickle.dumps(fresh)
+    first = delaycv.evaluate(stream, fresh, folds=2, timing=False, progress=False)
+    assert pickle.dumps(fresh) == before
+    # a trained instance stays trained, and each fold starts from an untrained clone
+    trained = forest.ARFClassifier(n_models=2, seed=3)
+    for x, y in zip(stream.records(0, 200), stream.label[:200].tolist(), strict=True):
+        trained.learn_one(x, y)
+    state = pickle.dumps(trained)
+    again = delaycv.evaluate(stream, trained, folds=2, timing=False, progress=False)
+    assert pickle.dumps(trained) == state
+    pd.testing.assert_frame_equal(again.folds, first.folds)
+
+
+def test_defaults_and_results():
+    stream = generate_stream(rows=300, seed=2)
+    result = delaycv.evaluate(stream, tree.HoeffdingTreeClassifier(), progress=False)
+    folds = result.folds
+    assert set(folds["policy"]) == {defaults_module.POLICY}
+    assert folds["fold"].nunique() == defaults_module.FOLDS
+    assert set(folds["estimator"]) == {defaults_module.ESTIMATOR}
+    assert result.predictions is None and isinstance(result.summary, pd.DataFrame)
+    assert set(result.summary["metric"]) >= {"gmean", "recall_1", "accuracy"}
+
+
+def test_labels_by_name_and_datetimes():
+    stream = generate_stream(rows=300, seed=2)
+    frame = pd.DataFrame(stream.records())
+    frame["when"] = pd.to_datetime(stream.time, unit="s", utc=True)
+    frame["class"] = np.where(stream.label == 1, "buggy", "clean")
+    got = delaycv.evaluate(
+        frame, "NoChange", time="when", label="class", positive="buggy", folds=2, progress=False
+    ).folds
+    ref = delaycv.evaluate(
+        Stream(
+            time=stream.time,
+            label=stream.label,
+            label_time=None,
+            features=pd.DataFrame(stream.records()),
+            metadata={"dataset": "dataframe"},
+        ),
+        "NoChange",
+        folds=2,
+        progress=False,
+    ).folds
+    cols = [c for c in got.columns if c != "cpu_seconds"]
+    pd.testing.assert_frame_equal(got[cols], ref[cols])
+
+
+HITL_1D_15D = {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"}
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"policy": "hitl"}, ConfigError, ["key policy.pos_window", "no default window"]),
+        ({"policy": "verification"}, ConfigError, ["key policy.window"]),
+        ({"policy": "delay", "window": 7}, ConfigError, ["key policy.window", "7d, 7h, 7s or 7i"]),
+        ({"policy": "hitl_7d_90d", "window": "3d"}, ConfigError, ["key window", "hitl_7d_90d"]),
+        ({"validation": "boot"}, ConfigError, ["key validation.scheme"]),
+        ({"validation": {"folds": 3}, "folds": 4}, ConfigError, ["key folds"]),
+        ({"estimator": {"kind": "fading", "alpha": 3}}, ConfigError, ["key estimator.alpha"]),
+        ({"nonsense": 1}, ConfigError, ["key nonsense"]),
+        ({"time": "when"}, InputError, ["no column 'when'"]),
+        ({"label": "y"}, InputError, ["no column 'y'"]),
+        ({"seed": 2**70}, ConfigError, ["key seed: seed 1180591620717411303424 is out of range"]),
+        ({"seed": -1}, ConfigError, ["key seed: seed -1 is out of range"]),
+        (
+            {"validation": {"scheme": "bootstrap", "seed": 2**70}},
+            ConfigError,
+            ["key validation.seed: seed 1180591620717411303424 is out of range", "2**63 - 1"],
+        ),
+        (
+            {"policy": {**HITL_1D_15D, "name": "hitl_7d_90d"}},
+            ConfigError,
+            ["key policy.name", "named hitl_7d_90d is hitl P = 1d, N = 15d", "P = 7d, N = 90d"],
+        ),
+    ],
+)
+def test_errors_name_the_argument(kwargs, error, words):
+    frame = pd.read_parquet(_tiny_parquet())
+    with pytest.raises(error) as err:
+        delaycv.evaluate(frame, tree.HoeffdingTreeClassifier(grace_period=-1 + 2), **kwargs)
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_bad_streams_and_models_are_named():
+    frame = pd.read_parquet(_tiny_parquet())
+    with pytest.raises(InputError, match="column label.*'yes'.*positive="):
+        delaycv.evaluate(frame.assign(label="yes"), "NoChange", progress=False)
+    pairs = [({"a": 1.0, "time": 5}, 1), ({"a": 2.0}, 0)]
+    with pytest.raises(InputError, match="item 2 has no 'time'"):
+        delaycv.evaluate(pairs, "NoChange", progress=False)
+    with pytest.raises(InputError, match="time decreases"):
+        delaycv.evaluate([({"time": 5}, 1), ({"time": 4}, 0)], "NoChange", progress=False)
+    with pytest.raises(ConfigError, match="grace_period"):
+        delaycv.evaluate(
+            frame, {"class": "tree.HoeffdingTreeClassifier", "params": {"grace_period": 0}}
+        )
+    with pytest.raises(ConfigError, match="StandardScaler has no predict_proba_one"):
+        delaycv.evaluate(frame, preprocessing.StandardScaler())
+
+
+def test_time_units_of_a_dataframe():
+    frame = pd.read_parquet(_tiny_parquet())
+    from delaycv.api import as_stream
+
+    ref = as_stream(frame)
+    ms = frame.assign(time=frame["time"] * 1000 + 999, label_time=frame["label_time"] * 1000)
+    with pytest.raises(InputError) as err:
+        delaycv.evaluate(ms, "NoChange", progress=False)
+    assert str(err.value).startswith(
+        f"column time: value {frame['time'][0] * 1000 + 999} at row 1 is after 9999-12-31 "
+        "as Unix seconds: it looks like milliseconds (time_unit='ms')"
+    )
+    got = as_stream(ms, time_unit="ms")
+    assert np.array_equal(got.time, ref.time)
+    assert np.array_equal(got.label_time, ref.label_time, equal_nan=True)
+    dates = frame.assign(
+        time=pd.to_datetime(frame["time"], unit="s", utc=True).dt.tz_convert("Europe/Paris"),
+        label_time=pd.to_datetime(frame["label_time"], unit="s"),
+    )
+    got = as_stream(dates)
+    assert np.array_equal(got.time, ref.time)
+    assert np.array_equal(got.label_time, ref.label_time, equal_nan=True)
+    with pytest.raises(ConfigError, match="unknown time unit 'sec'"):
+        delaycv.evaluate(frame, "NoChange", time_unit="sec", progress=False)
+    with pytest.raises(ConfigError, match="a canonical stream stores seconds"):
+        as_stream(_tiny_parquet(), time_unit="ms")
+
+
+_TINY: list = []
+
+
+def _tiny_parquet():
+    if not _TINY:
+        import tempfile
+        from pathlib import Path
+
+        path = Path(tempfile.mkdtemp()) / "tiny.parquet"
+        write_stream(generate_stream(rows=60, seed=1), path)
+        _TINY.append(path)
+    return _TINY[0]
+
+
+def test_the_readme_example_runs(tmp_path, monkeypatch):
+    """The README's "From Python" block, on a small stream in place of the default one."""
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## From Python", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    stream = tmp_path / "resources" / "default.parquet"  # (the README's `delaycv generate`)
+    write_stream(generate_stream(rows=600, seed=1), stream)
+    code = code.replace("folds=10", "folds=3")
+    *body, last = code.strip().splitlines()
+    namespace: dict = {}
+    exec("\n".join(body), namespace)  # noqa: S102 (our own README)
+    shown = eval(last, namespace)  # noqa: S307
+    assert set(shown["reference"]) == {"observed", "true"} and set(shown["checkpoint"]) == {600}
+    assert (shown["n_folds"] == 3).all() and shown["mean"].between(0, 1).all()

@@ -1,0 +1,1 @@
+"""The ``delaycv`` command: its options, errors, light start and outputs."""

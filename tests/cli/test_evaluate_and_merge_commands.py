@@ -1,0 +1,200 @@
+"""``delaycv evaluate`` and ``delaycv merge`` from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from delaycv.cli import main
+from delaycv.data.stream import write_stream
+from delaycv.tables.moa_export import read_moa_csv
+from tests.support.engine_bruteforce import random_stream
+
+
+@pytest.fixture
+def stream_file(tmp_path):
+    path = tmp_path / "s.parquet"
+    write_stream(random_stream(np.random.default_rng(4), 120), path)
+    return path
+
+
+def evaluate_args(stream_file, out, *extra):
+    return [
+        "evaluate",
+        str(stream_file),
+        "--learner",
+        "tree.HoeffdingTreeClassifier",
+        "--param",
+        "grace_period=20",
+        "--policy",
+        "hitl",
+        "--pos-window",
+        "3s",
+        "--neg-window",
+        "10s",
+        "--validation",
+        "bootstrap",
+        "--folds",
+        "3",
+        "--seed",
+        "2",
+        "--validation-seed",
+        "5",
+        "--estimator",
+        "fading",
+        "--alpha",
+        "0.99",
+        "--every",
+        "30",
+        "--out",
+        str(out),
+        "--quiet",
+        *extra,
+    ]
+
+
+def test_evaluate_writes_a_run_directory(stream_file, tmp_path):
+    out = tmp_path / "run"
+    assert main(evaluate_args(stream_file, out, "--predictions", "--moa-csv")) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [
+        "detail.csv",
+        "dump.csv",
+        "folds.parquet",
+        "predictions.parquet",
+        "run.json",
+        "summary.parquet",
+    ]
+    folds = pd.read_parquet(out / "folds.parquet")
+    assert sorted(set(folds["checkpoint"])) == [30, 60, 90, 120]
+    assert set(folds["policy"]) == {"hitl_3s_10s"} and set(folds["estimator"]) == {"fading"}
+    assert set(folds["learner"]) == {"HoeffdingTreeClassifier"} and set(folds["seed"]) == {2}
+    info = json.loads((out / "run.json").read_text())
+    assert info["specs"]["learner"] == {
+        "class": "tree.HoeffdingTreeClassifier",
+        "params": {"grace_period": 20},
+    }
+    assert info["specs"]["validation"] == {
+        "scheme": "bootstrap",
+        "folds": 3,
+        "seed": 5,
+        "evaluate": "all",
+        "fixed_split": False,
+    }
+    header, rows = read_moa_csv(out / "dump.csv")
+    assert header[0] == "learning evaluation instances"
+    assert {r[0] for r in rows} <= {30.0, 60.0, 90.0, 120.0}
+    header, rows = read_moa_csv(out / "detail.csv")
+    assert header[2] == "fold" and {r[2] for r in rows} <= {0.0, 1.0, 2.0}
+
+
+def test_fixed_split_makes_seeds_of_a_deterministic_learner_duplicates(stream_file, tmp_path):
+    """HoeffdingTree draws nothing: --seed 2 and 3 differ by their bootstrap weights only."""
+    tables = {}
+    for fixed in (False, True):
+        for seed in ("2", "3"):
+            out = tmp_path / f"{fixed}{seed}"
+            extra = ["--no-timing", "--seed", seed, *(["--fixed-split"] if fixed else [])]
+            assert main(evaluate_args(stream_file, out, *extra)) == 0
+            tables[fixed, seed] = pd.read_parquet(out / "folds.parquet").drop(columns="seed")
+            info = json.loads((out / "run.json").read_text())
+            assert info["specs"]["validation"]["fixed_split"] is fixed
+    assert not tables[False, "2"].equals(tables[False, "3"])
+    assert tables[True, "2"].equals(tables[True, "3"])
+
+
+def test_jobs_output_is_byte_identical(stream_file, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(evaluate_args(stream_file, a, "--no-timing", "--moa-csv", "--predictions")) == 0
+    assert (
+        main(
+            evaluate_args(
+                stream_file, b, "--no-timing", "--moa-csv", "--predictions", "--jobs", "2"
+            )
+        )
+        == 0
+    )
+    for name in sorted(p.name for p in a.iterdir()):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--learner", "tree.Nope"], ["tree.Nope"]),
+        (["--param", "grace_periodd=3"], ["HoeffdingTreeClassifier", "grace_periodd"]),
+        (["--neg-window=-3d"], ["option --neg-window", "-3d"]),
+        (["--folds", "0"], ["folds"]),
+        (["--width", "3"], ["--width"]),
+        (["--param", "novalue"], ["KEY=VALUE"]),
+    ],
+)
+def test_bad_configuration_exits_2_without_output(stream_file, tmp_path, capsys, extra, words):
+    out = tmp_path / "run"
+    args = evaluate_args(stream_file, out)
+    # later options override earlier ones
+    assert main([*args, *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("delaycv: error: ")
+    for word in words:
+        assert word in err
+    assert not out.exists()
+
+
+def test_missing_stream_exits_2(tmp_path, capsys):
+    assert main(evaluate_args(tmp_path / "none.parquet", tmp_path / "run")) == 2
+    assert "none.parquet" in capsys.readouterr().err
+
+
+def test_merge_command(stream_file, tmp_path):
+    for name, learner in (("a", "NoChange"), ("b", "Prior")):
+        args = ["evaluate", str(stream_file), "--learner", learner, "--policy", "delay"]
+        args += ["--window", "2i", "--folds", "2", "--every", "50", "--quiet"]
+        assert main([*args, "--out", str(tmp_path / name)]) == 0
+    out = tmp_path / "merged.parquet"
+    summary = tmp_path / "summary.parquet"
+    runs = [str(tmp_path / "a"), str(tmp_path / "b")]
+    assert main(["merge", *runs, "--out", str(out), "--summary-out", str(summary)]) == 0
+    merged = pd.read_parquet(out)
+    assert merged["learner"].drop_duplicates().tolist() == ["NoChange", "Prior"]
+    assert set(merged["policy"]) == {"delay_2i"}
+    assert set(pd.read_parquet(summary)["learner"]) == {"NoChange", "Prior"}
+
+
+def test_the_engine_s_warnings_name_the_options_on_the_command_line(stream_file, tmp_path, capsys):
+    """A warning the engine words with keys (``key policy.window``) names the option on stderr
+    (``option --window``); run.json keeps the engine's words."""
+    out = tmp_path / "run"
+    code = main(
+        ["evaluate", str(stream_file), "--learner", "NoChange", "--policy", "delay",
+         "--window", "100000d", "--folds", "2", "--out", str(out), "--quiet"]
+    )  # fmt: skip
+    assert code == 0
+    err = capsys.readouterr().err
+    assert (
+        "delaycv: warning: option --window: the window 100000d is longer than the whole stream"
+        in err
+    )
+    assert "delaycv: warning: option --policy: the policy delay_100000d released no label" in err
+    assert "key policy" not in err
+    warnings = json.loads((out / "run.json").read_text())["warnings"]
+    assert any(w.startswith("key policy.window: the window 100000d") for w in warnings)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("key policy.window: w", "option --window: w"),
+        ("keys policy.pos_window, policy.neg_window: w", "options --pos-window, --neg-window: w"),
+        ("key learner.params.grace_period: w", "option --param grace_period: w"),
+        ("key nothing.known: w", "key nothing.known: w"),
+        ("the learner X never gave: w", "the learner X never gave: w"),
+    ],
+)
+def test_warning_keys_become_options(text, expected):
+    from delaycv.cli.evaluate import _warning_with_options
+
+    assert _warning_with_options(text, learner_from_file=False) == expected

@@ -1,0 +1,195 @@
+"""A light start: what the command line and the rule scripts import before they do any work.
+
+``delaycv --help``, a command's ``--help`` and its argument errors import nothing heavy (numpy,
+pandas, pyarrow, river, scipy, yaml, jsonschema, matplotlib): each command imports what it needs
+when it runs, once its options are checked. The rule scripts import only the light digest module
+before :func:`delaycv.study.digests.check_code`, and the evaluate job's imports of delaycv pull nothing
+the job does not need (not the config loader, nor scipy or sqlalchemy, which only river imports).
+The times are measured by benchmarks/bench_startup.py; these tests check the modules, not times.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import REPO
+
+SCRIPTS = sorted((REPO / "scripts").glob("*.py"))
+
+#: what the command line must not import before a command runs
+HEAVY = ("numpy", "pandas", "pyarrow", "river", "scipy", "yaml", "jsonschema", "matplotlib")
+
+
+def imported_after(code: str, cwd: Path | None = None) -> dict:
+    """Run ``code`` in a fresh interpreter (this checkout first on the path); what it left in
+    ``RESULT`` and the names of sys.modules at its end."""
+    probe = (
+        "import json, sys\n"
+        "RESULT = None\n"
+        f"{code}\n"
+        "print(json.dumps({'result': RESULT, 'modules': sorted(sys.modules)}))\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
+    env["DELAYCV_KEEP_TEARDOWN"] = "1"  # the command returns to the probe instead of ending
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def heavy_in(modules: list[str]) -> list[str]:
+    return [m for m in modules if m.split(".")[0] in HEAVY]
+
+
+def run_cli(argv: list[str], cwd: Path) -> dict:
+    code = (
+        "import contextlib, io\n"
+        "from delaycv.cli import main\n"
+        "out, err = io.StringIO(), io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+        f"    status = main({argv!r})\n"
+        "RESULT = [status, out.getvalue(), err.getvalue()]\n"
+    )
+    return imported_after(code, cwd)
+
+
+COMMANDS = ("convert", "generate", "evaluate", "merge", "compare", "plot", "check")
+
+
+@pytest.mark.parametrize("argv", [["--help"], *([c, "--help"] for c in COMMANDS)], ids=" ".join)
+def test_help_imports_nothing_heavy(argv, tmp_path):
+    found = run_cli(argv, tmp_path)
+    status, out, _ = found["result"]
+    assert status == 0 and "usage: delaycv" in out
+    assert heavy_in(found["modules"]) == []
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "the following arguments are required: COMMAND"),
+        (["evaluate"], "the following arguments are required"),
+        (["evaluate", "s.parquet", "--learner", "x", "--seed", "-1"], "is not a seed"),
+        (
+            ["evaluate", "s.parquet", "--learner", "x", "--out", "o", "--noise", "2"],
+            "option --noise",
+        ),
+        (
+            [
+                "evaluate",
+                "s.parquet",
+                "--learner",
+                "x",
+                "--out",
+                "o",
+                "--policy",
+                "hitl",
+                "--pos-window",
+                "7",
+                "--neg-window",
+                "9d",
+            ],
+            "option --pos-window",
+        ),  # fmt: skip
+        (
+            ["evaluate", "s.parquet", "--learner", "x", "--out", "o", "--policy", "delay"],
+            "option --window",
+        ),
+        (["convert", "a.csv", "b.parquet", "--preset", "nope"], "invalid choice: 'nope'"),
+        (["compare", "m.parquet", "--out", "o", "--alternative", "up"], "invalid choice: 'up'"),
+        (["compare", "m.parquet", "--out", "o", "--alpha", "2"], "option --alpha"),
+        (["compare", "m.parquet", "--out", "o", "--checkpoint", "x"], "option --checkpoint"),
+        (["plot", "m.parquet", "--out", "o", "--dpi", "0"], "option --dpi"),
+        (["plot", "m.parquet", "--out", "o", "--reference", "x"], "invalid choice: 'x'"),
+        (["generate", "s.parquet", "--rows", "0"], "option --rows"),
+        (["merge", "r", "--out", "m.txt"], "unknown output format"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else "",
+)
+def test_argument_errors_import_nothing_heavy(argv, message, tmp_path):
+    found = run_cli(argv, tmp_path)
+    status, _, err = found["result"]
+    assert status == 2 and err.startswith("delaycv: error: ") and message in err
+    assert heavy_in(found["modules"]) == []
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_python_m_delaycv_help_imports_nothing_heavy():
+    found = imported_after(
+        "import runpy\n"
+        "sys.argv = ['delaycv', '--help']\n"
+        "try:\n"
+        "    runpy.run_module('delaycv', run_name='__main__')\n"
+        "except SystemExit as done:\n"
+        "    RESULT = done.code\n"
+    )
+    assert found["result"] == 0
+    assert heavy_in(found["modules"]) == []
+
+
+def script_imports(script: Path, *, before_check: bool) -> str:
+    """The import statements of a rule script at its top level, in order (those before its call
+    of check_code only, with ``before_check``)."""
+    tree = ast.parse(script.read_text())
+    lines = []
+    for node in tree.body:
+        if before_check and "check_code(" in ast.unparse(node):
+            break
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            lines.append(ast.unparse(node))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_scripts_import_only_the_digest_module_before_check_code(script):
+    code = script_imports(script, before_check=True)
+    assert "check_code" in code  # (the script does check its code)
+    modules = imported_after(code)["modules"]
+    delaycv = {m for m in modules if m.split(".")[0] == "delaycv"}
+    assert delaycv <= {
+        "delaycv",
+        "delaycv.study",
+        "delaycv.study.digests",
+        "delaycv.common",
+        "delaycv.common.errors",
+        "delaycv.common.interrupt",
+    }
+    assert heavy_in(modules) == []
+
+
+def test_the_evaluate_job_imports_nothing_it_does_not_need():
+    """scripts/evaluate.py's imports (the library's share of the job's start): no config loader
+    (yaml, jsonschema, difflib), no figures, and neither scipy nor sqlalchemy, which come with
+    river.tree when the learner is built, not from delaycv."""
+    modules = set(
+        imported_after(script_imports(REPO / "scripts" / "evaluate.py", before_check=False))[
+            "modules"
+        ]
+    )
+    assert {"delaycv.engine", "delaycv.tables.run_writer", "delaycv.data.stream"} <= modules
+    unneeded = {
+        "delaycv.study.loading",
+        "delaycv.study.schema",
+        "delaycv.study.yaml_file",
+        "difflib",
+        "yaml",
+        "jsonschema",
+        "matplotlib",
+        "seaborn",
+    }
+    unneeded |= {"scipy", "sqlalchemy", "river.stream", "river.datasets", "delaycv.stats"}
+    assert modules & unneeded == set()

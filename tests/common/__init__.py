@@ -1,0 +1,1 @@
+"""delaycv.common: errors, atomic writes, windows, the defaults."""

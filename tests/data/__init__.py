@@ -1,0 +1,1 @@
+"""The convert stage (delaycv.data): readers, mappings, conversion, the canonical stream."""

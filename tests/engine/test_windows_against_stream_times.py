@@ -1,0 +1,148 @@
+"""Times that cannot be right: a duration window on a stream whose times are
+positions is refused; windows that cannot work on the stream's times are warnings."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+from river import datasets, tree
+
+import delaycv
+from delaycv.common.errors import ConfigError
+from delaycv.data.stream import open_stream, to_table, write_stream
+from delaycv.data.synthetic import generate_stream
+from delaycv.engine.windows import TimeProfile, time_profile, time_warnings
+from delaycv.protocol.policies import make_policy
+from tests.support.paths import COMMIT_GURU
+
+BRACKETS = COMMIT_GURU / "cut2years" / "0_brackets.arff"
+
+
+def model():
+    return tree.HoeffdingTreeClassifier(grace_period=50)
+
+
+def run(stream, **options):
+    return delaycv.evaluate(stream, model(), folds=2, progress=False, **options)
+
+
+def test_a_river_dataset_with_a_duration_window_is_refused_with_the_instance_form():
+    with pytest.raises(ConfigError) as info:
+        run(datasets.Phishing(), policy="delay", window="7d")
+    assert str(info.value) == (
+        "key policy.window: the window 7d is a duration, but the stream's times are its "
+        "instances' positions (its x dicts hold no time key): write it as a count of instances, "
+        "e.g. 50i (expected a window in instances such as 50i, or a time key in every x)"
+    )
+    with pytest.raises(ConfigError, match=r"^key policy\.neg_window: the window 90d "):
+        run(datasets.Phishing(), policy="hitl", pos_window="10i", neg_window="90d")
+    with pytest.raises(ConfigError, match=r"^key policy\.pos_window: the window 50s "):
+        run(datasets.Phishing(), policy="hitl", pos_window="50s", neg_window="90i")
+
+
+def test_a_river_dataset_with_count_windows_or_zero_runs_without_warning():
+    result = run(datasets.Phishing(), policy="hitl", pos_window="10i", neg_window="0")
+    assert result.info["warnings"] == []
+    assert all(f["evaluated"] > 0 for f in result.info["folds"])
+
+
+def test_a_window_longer_than_the_stream_can_release_nothing(caplog):
+    stream = generate_stream(rows=1200, seed=1)
+    span = (stream.time[-1] - stream.time[0]) / 86400
+    with caplog.at_level(logging.WARNING, logger="delaycv.engine"):
+        result = run(stream, policy="delay", window="3000d")
+    warnings = result.info["warnings"]
+    assert warnings[0] == (
+        f"key policy.window: the window 3000d is longer than the whole stream ({span:.1f}d from "
+        "its first time to its last): the policy can release nothing before the end of the "
+        f"stream (expected a window shorter than {span:.1f}d)"
+    )
+    assert warnings[-1] == (
+        "key policy: the policy delay_3000d released no label in folds 0, 1: nothing was "
+        "evaluated there and the metrics are NaN (expected windows that end before the stream "
+        "does, or flush)"
+    )
+    assert [f["evaluated"] for f in result.info["folds"]] == [0, 0]
+    logged = [r.getMessage() for r in caplog.records]
+    assert warnings[0] in logged and warnings[-1] in logged
+
+
+def test_the_same_check_reads_a_stream_file(tmp_path):
+    stream = generate_stream(rows=1200, seed=1)
+    write_stream(stream, tmp_path / "s.parquet")
+    assert time_profile(open_stream(tmp_path / "s.parquet")) == time_profile(stream)
+    result = run(tmp_path / "s.parquet", policy="delay", window="3000d")
+    assert result.info["warnings"][0].startswith("key policy.window: the window 3000d is longer")
+
+
+def test_hitl_with_a_negative_window_longer_than_the_stream_names_the_side():
+    stream = generate_stream(rows=1200, seed=1)
+    result = run(stream, policy="hitl", pos_window="7d", neg_window="3000d")
+    assert result.info["warnings"][0].startswith(
+        "key policy.neg_window: the window 3000d is longer than the whole stream ("
+    )
+    assert (
+        "the policy can release the label of no predicted negative before the end of the "
+        "stream (but those revealed by label_time)" in result.info["warnings"][0]
+    )
+
+
+def test_milliseconds_counted_from_0_read_as_seconds_are_named():
+    rng = np.random.default_rng(0)
+    n = 1500
+    frame = pd.DataFrame(
+        {"time": np.arange(n) * 1000, "label": rng.integers(0, 2, n), "a": rng.random(n)}
+    )
+    result = run(frame, policy="hitl", pos_window="7d", neg_window="7d", time_unit="s")
+    assert result.info["warnings"] == [
+        "keys policy.pos_window, policy.neg_window: every gap between the stream's times (all "
+        "1499) is a multiple of 1000 seconds: they look like milliseconds read as seconds, which "
+        "makes the window 7d last 10.1m of the stream's real time (expected Unix seconds: "
+        "time_unit ms, or write the window as a count of instances, e.g. 50i)"
+    ]
+
+
+def test_seconds_declared_as_milliseconds_are_named():
+    stream = generate_stream(rows=1200, seed=1)
+    frame = to_table(stream).to_pandas()
+    result = run(frame, policy="delay", window="7d", time_unit="ms")
+    warnings = result.info["warnings"]
+    # a 7d window outlasts the whole stream, and the times read like seconds x 1000
+    assert warnings[0].startswith("key policy.window: the window 7d is longer than the whole")
+    assert any(
+        "x 1000 they are dates: they look like Unix seconds read as milliseconds" in w
+        for w in warnings
+    )
+
+
+def test_a_window_far_shorter_than_the_gaps_is_named():
+    profile = TimeProfile(first=0, last=10**12, gap=5e9, gcd=7, gaps=200)
+    policy = make_policy({"preset": "delay", "window": "1h"})
+    assert time_warnings(profile, policy, {}) == [
+        "key policy.window: the window 1h is 1000 or more times shorter than the typical gap "
+        "between the stream's times (57870.4d, the median): each label waits only for the next "
+        "instance, as with 0; are the times in seconds? (expected a window of the order of the "
+        "gaps, or times in Unix seconds: time_unit ms if they are milliseconds)"
+    ]
+
+
+def test_ideal_and_count_windows_are_not_checked():
+    profile = TimeProfile(first=0, last=10, gap=1000.0, gcd=1000, gaps=20)
+    for spec in ("ideal", {"preset": "delay", "window": "500i"}):
+        assert time_warnings(profile, make_policy(spec), {}) == []
+
+
+@pytest.mark.skipif(not BRACKETS.exists(), reason="the Commit Guru datasets are not here")
+def test_the_commit_guru_stream_under_usual_windows_has_no_warning():
+    stream = delaycv.data.convert.load_stream(str(BRACKETS), preset="commit-guru")
+    profile = time_profile(stream)
+    for windows in (("7d", "90d"), ("1d", "30d"), ("30d", "180d")):
+        policy = make_policy({"preset": "hitl", "pos_window": windows[0], "neg_window": windows[1]})
+        assert time_warnings(profile, policy, stream.metadata) == []
+    for spec in ({"preset": "delay", "window": "30d"}, {"preset": "verification", "window": "90d"}):
+        assert time_warnings(profile, make_policy(spec), stream.metadata) == []
+    result = run(stream.subset(0, 3000), policy="hitl", pos_window="7d", neg_window="90d")
+    assert result.info["warnings"] == []

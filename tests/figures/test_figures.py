@@ -1,0 +1,583 @@
+"""Figures (delaycv.figures) and the `compare` / `plot` subcommands, on synthetic per-fold tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.colors import to_hex
+
+from delaycv.cli import main
+from delaycv.common.errors import DelaycvError
+from delaycv.figures.bias import bias_curves
+from delaycv.figures.figure_set import draw_figures
+from delaycv.figures.final import final_distributions
+from delaycv.figures.learning import learning_curves, strip_labels
+from delaycv.figures.pairwise import pairwise_heatmap
+from delaycv.figures.rows import policy_order
+from delaycv.figures.sensitivity import sensitivity, window_placement
+from delaycv.figures.style import (
+    JITTER,
+    MAX_COLUMNS,
+    NS_COLOUR,
+    date_axis,
+    learner_styles,
+    save_figure,
+    to_dates,
+)
+from delaycv.protocol.policy_windows import policy_windows
+from delaycv.stats.learner_tests import TEST_COLUMNS, run_tests
+from tests.support.fold_tables import fold_table
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def table():
+    return fold_table(
+        learners={"ht": 0.03, "nb": 0.0, "prior": -0.1},
+        policies={"ideal": 0.0, "hitl_1d_90d": 0.06, "hitl_7d_90d": 0.04, "hitl_30d_90d": 0.01},
+        folds=8,
+        checkpoints=6,
+        noise=0.03,
+    )
+
+
+@pytest.fixture(scope="module")
+def tests_all(table):
+    return run_tests(table, metrics=["accuracy", "brier"], checkpoints="all", resamples=500)
+
+
+def test_learning_curves_panels_titles_and_strip_colours(table, tests_all):
+    fig = learning_curves(table, tests_all, dataset="synth", metric="accuracy", alpha=0.05)
+    titles = [ax.get_title() for ax in fig.axes]
+    # one curve panel per policy, ideal first, then by window
+    assert [t for t in titles if t] == [
+        "policy ideal",
+        "policy hitl_1d_90d",
+        "policy hitl_7d_90d",
+        "policy hitl_30d_90d",
+    ]
+    assert "synth" in fig._suptitle.get_text() and "accuracy" in fig._suptitle.get_text()
+    curve = fig.axes[0]
+    assert curve.get_ylabel() == "accuracy (fraction)"
+    assert len(curve.get_lines()) == 3
+    # the curve is the fold mean at each checkpoint
+    ideal = table[(table.policy == "ideal") & (table.reference == "true") & (table.learner == "ht")]
+    means = ideal.groupby("checkpoint")["accuracy"].mean().to_numpy()
+    np.testing.assert_allclose(curve.get_lines()[0].get_ydata(), means)
+    strip = fig.axes[1]
+    # each pair is named above its cells (no width taken from the panel)
+    assert strip_labels(strip) == ["ht vs nb", "ht vs prior", "nb vs prior"]
+    assert strip.get_yticklabels() == []
+    assert strip.get_xlabel() == "stream time (date)"
+    # each cell has the colour of the significantly better learner, grey when n.s.
+    styles = learner_styles(["ht", "nb", "prior"])
+    sub = tests_all[
+        (tests_all.policy == "ideal")
+        & (tests_all.metric == "accuracy")
+        & (tests_all.reference == "true")
+    ]
+    expected = []
+    for a, b in [("ht", "nb"), ("ht", "prior"), ("nb", "prior")]:
+        for w in sub[(sub.learner_a == a) & (sub.learner_b == b)].sort_values("checkpoint")[
+            "better"
+        ]:
+            expected.append(styles[w]["color"].lower() if w else NS_COLOUR.lower())
+    got = [to_hex(p.get_facecolor()) for p in strip.patches]
+    assert got == expected
+    assert set(sub[sub.learner_b == "prior"]["better"]) == {"ht", "nb"}
+
+
+def test_baseline_strip_and_checkpoint_axis(table, tests_all):
+    fig = learning_curves(
+        table, tests_all, dataset="synth", metric="brier", baseline="prior", x="checkpoint"
+    )
+    strip = fig.axes[1]
+    assert strip_labels(strip) == ["ht vs prior", "nb vs prior"]
+    assert strip.get_xlabel() == "stream position (instances)"
+    assert fig.axes[0].get_ylabel() == "brier (loss, lower is better)"
+
+
+def test_bias_curves_show_observed_minus_true(table):
+    fig = bias_curves(table, dataset="synth", metric="accuracy")
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    by_title = {ax.get_title(): ax for ax in axes}
+    np.testing.assert_allclose(by_title["policy hitl_1d_90d"].get_lines()[1].get_ydata(), 0.06)
+    np.testing.assert_allclose(by_title["policy ideal"].get_lines()[1].get_ydata(), 0.0, atol=1e-12)
+    assert by_title["policy ideal"].get_ylabel() == "observed − true accuracy"
+
+
+def test_pairwise_heatmap_cells_are_oriented_cliffs_delta(tests_all):
+    fig = pairwise_heatmap(tests_all, dataset="synth", metric="brier", reference="true")
+    ax = next(a for a in fig.axes if a.get_title() == "policy ideal")
+    matrix = ax.images[0].get_array()
+    last = tests_all[
+        (tests_all.metric == "brier")
+        & (tests_all.reference == "true")
+        & (tests_all.policy == "ideal")
+    ]
+    last = last[last.checkpoint == last.checkpoint.max()]
+    row = last[(last.learner_a == "ht") & (last.learner_b == "prior")].iloc[0]
+    # brier: lower is better, so + (row better) is minus the raw delta
+    assert matrix[0, 2] == pytest.approx(-row["cliffs_delta"])
+    assert matrix[2, 0] == pytest.approx(row["cliffs_delta"])
+    assert matrix[0, 2] == pytest.approx(1.0)
+    texts = [t.get_text() for t in ax.texts]
+    assert any(t.startswith("+1.00*") for t in texts)
+
+
+def test_sensitivity_axis_is_the_window_grid(table):
+    fig = sensitivity(table, dataset="synth", metric="accuracy")
+    ax = fig.axes[0]
+    assert ax.get_title() == "policies hitl, N = 90d"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "7", "30", "ideal\n(0)"]
+    assert ax.get_xlabel() == "P, window for predicted positives (days, log scale)"
+    given = sensitivity(
+        table,
+        dataset="synth",
+        metric="accuracy",
+        windows={"hitl_1d_90d": "24h", "hitl_30d_90d": "720h", "ideal": 0},
+    )
+    assert given.axes[0].get_xlabel().startswith("waiting window (days")
+    with pytest.raises(DelaycvError, match="no policy grid"):
+        sensitivity(
+            table[table.policy.isin(["ideal", "hitl_7d_90d"])], dataset="synth", metric="accuracy"
+        )
+
+
+def test_final_distributions_show_every_fold(table):
+    fig = final_distributions(table, dataset="synth", metric="accuracy", reference="observed")
+    ax = next(a for a in fig.axes if a.get_title() == "policy hitl_7d_90d")
+    points = np.concatenate([c.get_offsets()[:, 1] for c in ax.collections if len(c.get_offsets())])
+    last = table[(table.policy == "hitl_7d_90d") & (table.reference == "observed")]
+    last = last[last.checkpoint == last.checkpoint.max()]
+    np.testing.assert_allclose(np.sort(points), np.sort(last["accuracy"].to_numpy()))
+
+
+def test_draw_figures_writes_png_and_pdf(table, tests_all, tmp_path):
+    paths = draw_figures(
+        table,
+        tests_all,
+        tmp_path / "figs",
+        metric="accuracy",
+        reference="true",
+        formats=("png", "pdf"),
+        dpi=60,
+    )
+    names = sorted(p.name for p in paths)
+    assert names == sorted(
+        f"{stem}.{ext}"
+        for stem in (
+            "learning_curves_synth_accuracy_true",
+            "bias_synth_accuracy",
+            "final_synth_accuracy_true",
+            "pairwise_synth_accuracy_true",
+            "sensitivity_synth_accuracy",
+        )
+        for ext in ("png", "pdf")
+    )
+    for p in paths:
+        head = p.read_bytes()[:8]
+        assert head == PNG if p.suffix == ".png" else head.startswith(b"%PDF")
+    assert not [p for p in (tmp_path / "figs").iterdir() if p.name.startswith(".")]
+    with pytest.raises(DelaycvError, match="not a column"):
+        draw_figures(table, None, tmp_path / "x", metric="nope")
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_cli_compare_and_plot(table, tmp_path, capsys):
+    merged = tmp_path / "merged.parquet"
+    table.to_parquet(merged)
+    out = tmp_path / "tests"
+    code = main(
+        [
+            "compare",
+            str(merged),
+            "--out",
+            str(out),
+            "--metric",
+            "accuracy",
+            "--resamples",
+            "200",
+        ]
+    )
+    assert code == 0
+    assert sorted(p.name for p in out.iterdir()) == [  # the workflow's compare stage's files
+        "bias.csv",
+        "bias.html",
+        "bias.parquet",
+        "strip.parquet",
+        "tests.csv",
+        "tests.html",
+        "tests.parquet",
+    ]
+    tests = pd.read_parquet(out / "tests.parquet")
+    assert list(tests.columns) == TEST_COLUMNS
+    assert set(tests["checkpoint"]) == {table.checkpoint.max()}
+    assert len(pd.read_csv(out / "tests.csv")) == len(tests)
+    strip = pd.read_parquet(out / "strip.parquet")
+    assert strip["checkpoint"].nunique() == table["checkpoint"].nunique()
+    figs = tmp_path / "figs"
+    (figs).mkdir()
+    (figs / "keep.txt").write_text("mine")
+    code = main(
+        [
+            "plot",
+            str(merged),
+            "--tests",
+            str(out),
+            "--out",
+            str(figs),
+            "--metric",
+            "accuracy",
+            "--format",
+            "png",
+            "--dpi",
+            "50",
+            "--baseline",
+            "nb",
+        ]
+    )
+    assert code == 0
+    assert (figs / "keep.txt").read_text() == "mine"
+    assert sorted(p.name for p in figs.iterdir()) == sorted(
+        [
+            "keep.txt",
+            "learning_curves_synth_accuracy_true.png",
+            "bias_synth_accuracy.png",
+            "final_synth_accuracy_true.png",
+            "pairwise_synth_accuracy_true.png",
+            "sensitivity_synth_accuracy.png",
+        ]
+    )
+
+
+def test_cli_errors_exit_2_and_write_nothing(table, tmp_path, capsys):
+    merged = tmp_path / "merged.parquet"
+    table.to_parquet(merged)
+    assert main(["compare", str(tmp_path / "missing.parquet"), "--out", str(tmp_path / "o")]) == 2
+    assert "missing.parquet: no such file" in capsys.readouterr().err
+    assert main(["compare", str(merged), "--out", str(tmp_path / "o"), "--metric", "auc"]) == 2
+    assert "lacks column(s) auc" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+    assert main(["plot", str(merged), "--out", str(tmp_path / "f"), "--metric", "auc"]) == 2
+    assert "'auc' is not a column" in capsys.readouterr().err
+    assert not (tmp_path / "f").exists()  # not even the folder (issue 13: nothing left)
+    assert main(["plot", str(merged), "--out", str(tmp_path / "f"), "--window", "nowindow"]) == 2
+    capsys.readouterr()
+    assert main(["plot", str(merged), "--out", str(tmp_path / "f"), "--window", "fast=7200"]) == 2
+    err = capsys.readouterr().err
+    assert "option --window: window '7200' has no unit: write 7200d, 7200h, 7200s or 7200i" in err
+    assert not (tmp_path / "f").exists()
+
+
+# --------------------------------------------------------------------------- not misleading
+
+
+def curve_axes(fig):
+    return [ax for ax in fig.axes if ax.get_title().startswith("policy ")]
+
+
+def test_learning_curve_panels_share_one_y_axis(table, tests_all):
+    # on observed labels the policies differ by up to 0.06 (their optimism): one shared scale
+    for tests in (tests_all, None):
+        fig = learning_curves(
+            table, tests, dataset="synth", metric="accuracy", reference="observed"
+        )
+        axes = curve_axes(fig)
+        assert len(axes) == 4
+        shared = axes[0].get_shared_y_axes()
+        assert all(shared.joined(axes[0], ax) for ax in axes[1:])
+        assert len({ax.get_ylim() for ax in axes}) == 1
+        low, high = axes[0].get_ylim()
+        for ax in axes:
+            for line in ax.get_lines():
+                assert low <= np.min(line.get_ydata()) and np.max(line.get_ydata()) <= high
+        # the y label and tick labels once per row (4 panels in rows of MAX_COLUMNS = 2)
+        first = [i % MAX_COLUMNS == 0 for i in range(len(axes))]
+        assert first == [True, False, True, False]
+        # and one time axis: every panel has the same x limits
+        assert len({ax.get_xlim() for ax in axes}) == 1
+        assert [ax.get_ylabel() == "accuracy (fraction)" for ax in axes] == first
+        assert [ax.yaxis.get_tick_params()["labelleft"] for ax in axes] == first
+
+
+def test_final_distributions_jitter_is_seeded(table):
+    def offsets(seed):
+        fig = final_distributions(table, dataset="synth", metric="accuracy", seed=seed)
+        ax = next(a for a in fig.axes if a.get_title() == "policy ideal")
+        return np.concatenate([c.get_offsets()[:, 0] for c in ax.collections])
+
+    a, b, c = offsets(0), offsets(0), offsets(1)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    # each learner's points stay within its slot: learner k at k ± JITTER
+    slots = np.rint(a)
+    assert set(slots) == {0.0, 1.0, 2.0}
+    assert np.max(np.abs(a - slots)) <= JITTER
+
+
+def test_two_drawings_are_byte_identical(table, tests_all, tmp_path):
+    runs = []
+    for name in ("one", "two"):
+        paths = draw_figures(
+            table,
+            tests_all,
+            tmp_path / name,
+            metric="accuracy",
+            formats=("png", "pdf", "svg"),
+            dpi=40,
+        )
+        runs.append({p.name: p.read_bytes() for p in paths})
+    assert len(runs[0]) == 15 and runs[0].keys() == runs[1].keys()
+    differ = sorted(name for name in runs[0] if runs[0][name] != runs[1][name])
+    assert differ == []
+    for name, data in runs[0].items():
+        if name.endswith(".pdf"):
+            assert b"CreationDate" not in data
+        if name.endswith(".svg"):
+            assert b"<dc:date>" not in data
+
+
+@pytest.fixture(scope="module")
+def odd_table(table):
+    """The fixture's policies plus one named outside the preset patterns and a lone verification."""
+    ideal = table[table.policy == "ideal"]
+    return pd.concat(
+        [table, ideal.assign(policy="my_policy"), ideal.assign(policy="verification_90d")],
+        ignore_index=True,
+    )
+
+
+def test_window_placement_names_every_policy_it_cannot_place(odd_table):
+    policies = policy_order(odd_table["policy"].unique())
+    assert policies[-1] == "my_policy"  # other names come last, but they come
+    frame, unplaced = window_placement(policies)
+    assert sorted(frame["policy"]) == sorted(
+        ["ideal", "hitl_1d_90d", "hitl_7d_90d", "hitl_30d_90d"]
+    )
+    assert unplaced == {
+        "verification_90d": "the only window of family 'verification'",
+        "my_policy": "name is not a preset pattern",
+    }
+    frame, unplaced = window_placement(policies, {"my_policy": "2d", "hitl_7d_90d": "7d"})
+    assert sorted(frame["policy"]) == ["hitl_7d_90d", "my_policy"]
+    assert unplaced == {p: "no window given" for p in policies if p not in frame["policy"].tolist()}
+    frame, unplaced = window_placement(["ideal", "hitl_7d_90d", "my_policy"])
+    assert frame.empty
+    assert unplaced == {
+        "ideal": "no grid of windows in seconds to join",
+        "hitl_7d_90d": "the only window of family 'hitl, N = 90d'",
+        "my_policy": "name is not a preset pattern",
+    }
+
+
+def test_a_policy_the_figures_cannot_place_is_reported(odd_table, tmp_path, caplog):
+    fig = sensitivity(odd_table, dataset="synth", metric="accuracy")
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert "not on a window axis:" in title
+    assert "my_policy (name is not a preset pattern)" in title
+    assert "verification_90d (the only window of family 'verification')" in title
+    # every other figure has a panel for it
+    curves = learning_curves(odd_table, None, dataset="synth", metric="accuracy")
+    assert [ax.get_title() for ax in curve_axes(curves)][-1] == "policy my_policy"
+    with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
+        draw_figures(odd_table, None, tmp_path / "f", metric="accuracy", formats=("png",), dpi=30)
+    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.figure_set"]
+    assert any(
+        "policy my_policy is not on a window axis: name is not a preset pattern" in m
+        and "--window POLICY=WINDOW" in m
+        for m in messages
+    )
+    assert any("policy verification_90d is not on a window axis" in m for m in messages)
+    # no grid at all: no sensitivity figure, and the log says why, naming every policy
+    caplog.clear()
+    lone = odd_table[odd_table.policy.isin(["ideal", "my_policy"])]
+    with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
+        paths = draw_figures(
+            lone, None, tmp_path / "g", metric="accuracy", formats=("png",), dpi=30
+        )
+    assert not [p for p in paths if p.name.startswith("sensitivity")]
+    (message,) = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.figure_set"]
+    assert message.startswith("no sensitivity figure: no policy grid in dataset 'synth'")
+    assert "my_policy (name is not a preset pattern)" in message
+    assert "ideal (no grid of windows in seconds to join)" in message
+
+
+def test_pairwise_heatmap_writes_a_zero_delta_without_sign_noise(tests_all):
+    tied = tests_all.assign(cliffs_delta=0.0)
+    fig = pairwise_heatmap(tied, dataset="synth", metric="brier", reference="true")
+    ax = next(a for a in fig.axes if a.get_title() == "policy ideal")
+    deltas = [t.get_text().split("\n")[0].rstrip("*") for t in ax.texts if "\n" in t.get_text()]
+    assert len(deltas) == 6 and set(deltas) == {"+0.00"}
+
+
+@pytest.mark.parametrize(
+    "span_days", [0.2, 3, 40, 400, 3000], ids=["hours", "days", "weeks", "year", "years"]
+)
+def test_date_axis_fixes_the_ticks_and_labels_the_date_locator_would_draw(span_days):
+    # the fixed ticks are chosen once, for the final limits: the same ticks, labels and offset as
+    # matplotlib's AutoDateLocator and ConciseDateFormatter give at drawing time
+    import matplotlib.dates as mdates
+    from matplotlib.figure import Figure
+
+    start = pd.Timestamp("2019-03-07 05:00").timestamp()
+    xs = to_dates(start + np.linspace(0, span_days * 86400, 50))
+    drawn = []
+    for fixed in (False, True):
+        fig = Figure(figsize=(3, 2), layout="constrained")
+        ax = fig.add_subplot()
+        ax.plot(xs, np.linspace(0, 1, 50))
+        if fixed:
+            date_axis(ax)
+        else:
+            auto = mdates.AutoDateLocator(minticks=3, maxticks=6)
+            ax.xaxis.set_major_locator(auto)
+            ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(auto))
+        fig.canvas.draw()
+        drawn.append(
+            (
+                ax.get_xlim(),
+                list(ax.get_xticks()),
+                [t.get_text() for t in ax.get_xticklabels()],
+                ax.xaxis.get_offset_text().get_text(),
+            )
+        )
+    assert drawn[1] == drawn[0]
+    assert len(drawn[0][1]) >= 3 and all(drawn[0][2])
+
+
+def test_save_figure_lays_out_once_and_keeps_the_layout_engine(table, tmp_path):
+    # the first format's drawing lays the figure out; the others reuse its positions; afterwards
+    # the figure has its layout engine again
+    def positions(fig):
+        return np.array([ax.get_position().bounds for ax in fig.axes])
+
+    png_only = bias_curves(table, dataset="synth", metric="accuracy")
+    save_figure(png_only, tmp_path / "a", ("png",), dpi=40)
+    fig = bias_curves(table, dataset="synth", metric="accuracy")
+    engine = fig.get_layout_engine()
+    paths = save_figure(fig, tmp_path / "b", ("png", "pdf", "svg"), dpi=40)
+    assert [p.name for p in paths] == ["b.png", "b.pdf", "b.svg"]
+    assert all(p.read_bytes() for p in paths)
+    assert np.array_equal(positions(fig), positions(png_only))
+    assert fig.get_layout_engine() is engine
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+
+
+# --------------------------------------------------------------------------- windows from specs
+
+HITL_1D_15D = {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"}
+
+
+@pytest.fixture(scope="module")
+def named_table(table):
+    """The fixture's hitl grid under names that are only labels (``fast``, ``mid``, ``slow``)."""
+    names = {"hitl_1d_90d": "fast", "hitl_7d_90d": "mid", "hitl_30d_90d": "slow"}
+    return table.assign(policy=table["policy"].replace(names))
+
+
+NAMED_SPECS = {
+    "ideal": {"preset": "ideal"},
+    "fast": {"preset": "hitl", "pos_window": "1d", "neg_window": "90d"},
+    "mid": {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"},
+    "slow": {"preset": "hitl", "pos_window": "30d", "neg_window": "90d"},
+}
+
+
+def test_a_policy_is_placed_at_the_windows_of_its_spec_not_of_its_name():
+    # a name that reads as a preset name is only a label: the spec the run used decides
+    specs = {"hitl_7d_90d": HITL_1D_15D, "fast": {**HITL_1D_15D, "pos_window": "3d"}}
+    frame, unplaced = window_placement(["hitl_7d_90d", "fast"], policy_specs=specs)
+    assert unplaced == {}
+    placed = frame.set_index("policy")
+    assert placed.loc["hitl_7d_90d", "window"] == 86400  # 1 day, not 7
+    assert placed.loc["fast", "window"] == 3 * 86400
+    assert set(frame["family"]) == {"hitl, N = 15d"} and set(frame["varies"]) == {"P"}
+
+
+def test_the_general_form_of_run_json_is_placed_as_its_preset():
+    from delaycv.protocol.policies import make_policy
+
+    recorded = make_policy({**HITL_1D_15D, "name": "fast"}).spec()  # what run.json holds
+    assert recorded["preset"] == "general"
+    w = policy_windows(recorded)
+    assert (w.preset, w.pos.amount, w.neg.amount) == ("hitl", 86400, 15 * 86400)
+    general = {"preset": "general", "pos_window": "1d", "neg_window": "2d", "feedback": False}
+    assert policy_windows(general) is None
+    frame, unplaced = window_placement(["g", "fast"], policy_specs={"g": general})
+    assert frame.empty
+    assert unplaced == {"g": "a general policy that no preset describes", "fast": "no spec given"}
+
+
+def test_the_sensitivity_figure_draws_a_named_policy_at_its_specs_window(named_table):
+    # without specs the names say nothing: no grid, and the error names every policy
+    with pytest.raises(DelaycvError, match="fast \\(name is not a preset pattern\\)"):
+        sensitivity(named_table, dataset="synth", metric="accuracy")
+    fig = sensitivity(named_table, dataset="synth", metric="accuracy", policy_specs=NAMED_SPECS)
+    (ax,) = [a for a in fig.axes if a.get_title()]
+    assert ax.get_title() == "policies hitl, N = 90d"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "7", "30", "ideal\n(0)"]
+    assert ax.get_xlabel().startswith("P, window for predicted positives (days")
+    # the points of learner ht (true labels): at 1, 7 and 30 days, the fold means of each policy
+    data = named_table[
+        (named_table.reference == "true")
+        & (named_table.learner == "ht")
+        & (named_table.checkpoint == named_table.checkpoint.max())
+    ]
+    means = data.groupby("policy")["accuracy"].mean()
+    drawn = {}
+    for line in ax.get_lines():
+        for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True):
+            drawn.setdefault(float(x), []).append(float(y))
+    for policy, days in (("fast", 1.0), ("mid", 7.0), ("slow", 30.0)):
+        assert any(np.isclose(y, means[policy]) for y in drawn[days]), (policy, drawn)
+
+
+def test_draw_figures_passes_the_specs_to_the_sensitivity_figure(named_table, tmp_path):
+    kwargs = dict(metric="accuracy", formats=("png",), dpi=30)
+    bare = draw_figures(named_table, None, tmp_path / "a", **kwargs)
+    assert not [p for p in bare if p.name.startswith("sensitivity")]
+    paths = draw_figures(named_table, None, tmp_path / "b", policy_specs=NAMED_SPECS, **kwargs)
+    assert [p.name for p in paths if p.name.startswith("sensitivity")] == [
+        "sensitivity_synth_accuracy.png"
+    ]
+
+
+def test_cli_plot_reads_the_specs_of_the_runs(named_table, tmp_path, capsys, caplog):
+    from delaycv.cli.plot import _policy_specs
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
+
+    write_stream(generate_stream(rows=200, seed=1), tmp_path / "s.parquet")
+    for name, pos in (("fast", "1d"), ("slow", "30d")):
+        argv = ["evaluate", str(tmp_path / "s.parquet"), "--learner", "Prior", "--folds", "2"]
+        argv += ["--policy", "hitl", "--pos-window", pos, "--neg-window", "90d"]
+        argv += ["--policy-name", name, "--out", str(tmp_path / "runs" / name), "--quiet"]
+        assert main(argv) == 0
+    specs = _policy_specs([str(tmp_path / "runs")])
+    assert sorted(specs) == ["fast", "slow"]
+    frame, _ = window_placement(["fast", "slow"], policy_specs=specs)
+    assert frame.set_index("policy")["window"].to_dict() == {"fast": 86400, "slow": 30 * 86400}
+    # the merged table of other runs under the same names: plotted at the runs' windows
+    merged = tmp_path / "merged.parquet"
+    named_table.to_parquet(merged)
+    figs = tmp_path / "figs"
+    argv = ["plot", str(merged), "--out", str(figs), "--metric", "accuracy", "--format", "png"]
+    with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
+        assert main([*argv, "--dpi", "30", "--runs", str(tmp_path / "runs")]) == 0
+    assert (figs / "sensitivity_synth_accuracy.png").is_file()
+    messages = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.figure_set"]
+    assert any("policy mid is not on a window axis: no spec given" in m for m in messages)
+    capsys.readouterr()
+    # two runs of one name with different specs: an error naming both files
+    other = tmp_path / "other" / "run.json"
+    other.parent.mkdir()
+    info = (tmp_path / "runs" / "fast" / "run.json").read_text()
+    other.write_text(info.replace('"pos_window": "1d"', '"pos_window": "2d"'))
+    assert main([*argv, "--runs", str(tmp_path / "runs"), "--runs", str(other.parent)]) == 2
+    err = capsys.readouterr().err
+    assert f"{other}: policy 'fast' has another spec than in {tmp_path / 'runs' / 'fast'}" in err

@@ -1,0 +1,1 @@
+"""MOA classifiers as learners (delaycv.jvm), against MOA's own task."""

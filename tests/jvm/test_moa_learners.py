@@ -1,0 +1,537 @@
+"""MOA classifiers as delaycv learners (delaycv.jvm): exactness against MOA's own task, weighted
+training, the baselines, seeds, missing values, worker processes and every bad spec.
+
+The exactness tests run MOA's own ``EvaluatePrequentialDelayedCV`` (``tests/jvm/moa_task.py``) with
+the same jar on the same stream, against delaycv's ``delay`` policy with the count window that
+MOA's delay maps onto (:func:`delaycv.jvm.task.count_window`, which says why).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import delaycv
+from delaycv.common.errors import ConfigError
+from delaycv.jvm.task import count_window
+from tests.jvm.moa_task import task_votes, write_arff
+from tests.support.paths import shared_file
+
+FOLDS = 10
+BRACKETS = "cut2years/0_brackets.arff"
+#: a realistic policy (waits on the predicted side) and quiet, byte-comparable runs
+HITL = {
+    "policy": "hitl",
+    "pos_window": "7d",
+    "neg_window": "90d",
+    "progress": False,
+    "timing": False,
+}
+
+
+@pytest.fixture(scope="module")
+def brackets(tmp_path_factory):
+    from delaycv.data.convert import convert_file
+    from delaycv.data.stream import read_stream
+
+    dest = tmp_path_factory.mktemp("moa") / "brackets.parquet"
+    convert_file(shared_file(f"commit_guru_dataset/{BRACKETS}"), dest, preset="commit-guru")
+    return read_stream(dest)
+
+
+def delaycv_predictions(stream, spec, method, window, **options):
+    result = delaycv.evaluate(
+        stream,
+        spec,
+        policy="delay",
+        window=window,
+        validation={"scheme": method, "folds": FOLDS},
+        predictions=True,
+        progress=False,
+        every=None,
+        **options,
+    )
+    log = result.predictions
+    wide = {
+        c: log.pivot(index="index", columns="fold", values=c).to_numpy() for c in ("pred", "proba")
+    }
+    return wide["pred"], wide["proba"], result
+
+
+@pytest.mark.slow  # MOA's own task for exactness
+@pytest.mark.parametrize(
+    ("learner", "spec", "method", "k"),
+    [
+        ("trees.HoeffdingTree", "moa:trees.HoeffdingTree", "cv", 90),
+        ("trees.HoeffdingTree", "moa:trees.HoeffdingTree", "split", 10),
+        ("trees.HoeffdingTree -g 50 -c 0.001", "moa:trees.HoeffdingTree -g 50 -c 0.001", "cv", 9),
+        # MOA's task copies one learner with seed 1 into every fold: seed 1 for every fold
+        (
+            "meta.OzaBag -l trees.HoeffdingTree -s 5",
+            {"moa": "meta.OzaBag -l trees.HoeffdingTree -s 5", "seed": 1},
+            "cv",
+            90,
+        ),
+        (
+            "meta.OzaBag -l trees.HoeffdingTree -s 5",
+            {"moa": "meta.OzaBag -l trees.HoeffdingTree -s 5", "seed": 1},
+            "split",
+            10,
+        ),
+        ("bayes.NaiveBayes", "moa:bayes.NaiveBayes", "split", 3),
+    ],
+)
+def test_predictions_equal_moas_own_task(moa, brackets, tmp_path, learner, spec, method, k):
+    arff = write_arff(brackets, tmp_path / "brackets.arff")
+    moa_class, moa_p1 = task_votes(arff, learner, folds=FOLDS, method=method, delay=k)
+    pred, p1, _ = delaycv_predictions(brackets, spec, method, count_window(method, k, folds=FOLDS))
+    assert pred.shape == moa_class.shape == (len(brackets), FOLDS)
+    # every prediction, instance by instance and fold by fold
+    assert np.array_equal(pred, moa_class)
+    # P(1) wherever MOA's votes are probabilities (elsewhere delaycv reads MOA's class: 0 or 1)
+    finite = ~np.isnan(moa_p1)
+    assert finite.mean() > 0.99
+    np.testing.assert_allclose(p1[finite], moa_p1[finite], rtol=0, atol=1e-12)
+    assert np.array_equal(p1[~finite], moa_class[~finite].astype(float))
+    # the models learned: not all one class
+    assert 0 < pred.mean() < 1
+
+
+@pytest.mark.slow  # MOA's own task for exactness
+def test_missing_values_are_moas_missing_values(moa, brackets, tmp_path):
+    """NaN features (a quarter of the values of three features) reach MOA as its missing values:
+    the same predictions as MOA's task reading '?' in the ARFF."""
+    features = brackets.features.copy()
+    rng = np.random.default_rng(5)
+    for name in ("la", "ld", "exp"):
+        features.loc[rng.random(len(features)) < 0.25, name] = np.nan
+    stream = delaycv.data.stream.Stream(
+        time=brackets.time,
+        label=brackets.label,
+        label_time=brackets.label_time,
+        features=features,
+        metadata=dict(brackets.metadata),
+    )
+    assert sum(stream.metadata["missing"].values()) > 0.7 * len(stream)
+    arff = write_arff(stream, tmp_path / "holes.arff")
+    moa_class, moa_p1 = task_votes(arff, "trees.HoeffdingTree", folds=FOLDS, method="cv", delay=9)
+    pred, p1, _ = delaycv_predictions(stream, "moa:trees.HoeffdingTree", "cv", "11i")
+    assert np.array_equal(pred, moa_class)
+    finite = ~np.isnan(moa_p1)
+    np.testing.assert_allclose(p1[finite], moa_p1[finite], rtol=0, atol=1e-12)
+
+
+def test_weighted_training_is_moas_instance_weight(moa, brackets):
+    """Bootstrap: the fold's weight is the instance's weight. The same P(1) as a replay that
+    trains MOA's HoeffdingTree directly on instances of that weight (ideal policy: predict,
+    then train), fold by fold."""
+    from jpype import JArray, JClass, JDouble
+
+    n = 3000
+    stream = brackets.subset(0, n)
+    result = delaycv.evaluate(
+        stream,
+        "moa:trees.HoeffdingTree -g 50",
+        policy="ideal",
+        validation={"scheme": "bootstrap", "folds": 3},
+        predictions=True,
+        progress=False,
+        every=None,
+    )
+    log = result.predictions
+    weights = log.pivot(index="index", columns="fold", values="weight").to_numpy()
+    assert (weights > 1).any() and (weights == 0).any()
+    header = moa.header(tuple(stream.feature_names))
+    rows = np.column_stack([stream.features.to_numpy(float), stream.label.astype(float)])
+    dense = JClass("com.yahoo.labs.samoa.instances.DenseInstance")
+    for fold in range(3):
+        model = moa.build("trees.HoeffdingTree -g 50")
+        model.prepareForUse()
+        model.setModelContext(header)
+        model.resetLearning()
+        expected = []
+        for row, w in zip(rows.tolist(), weights[:, fold].tolist(), strict=True):
+            inst = dense(float(w), JArray(JDouble)(row))
+            inst.setDataset(header)
+            votes = [float(v) for v in model.getVotesForInstance(inst)]
+            v0, v1 = (votes + [0.0, 0.0])[:2]
+            expected.append(v1 / (v0 + v1) if v0 + v1 > 0 else 0.5)
+            if w > 0:
+                model.trainOnInstance(inst)
+        got = log[log.fold == fold].proba.to_numpy()
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+#: what reads the probabilities, not only the predictions
+PROBABILITY_METRICS = {"brier", "log_loss", "info_score", "auc", "popt", "ifa"}
+
+
+@pytest.mark.parametrize(
+    ("moa_name", "river_name"), [("NoChange", "NoChange"), ("MajorityClass", "Prior")]
+)
+def test_moa_baselines_equal_delaycvs(moa, brackets, moa_name, river_name):
+    """MOA's functions.NoChange and functions.MajorityClass against delaycv's NoChange and Prior,
+    under a realistic policy: the same predictions and probabilities, hence the same fold tables,
+    except one thing. Before its first label, MOA's NoChange votes for class 0 with certainty
+    (P(1) = 0) where delaycv's abstains (P(1) = 0.5): both predict negative, so only what reads
+    the probability differs (Brier, log loss, the effort-aware rankings)."""
+    common = {**HITL, "folds": 5, "every": 500, "predictions": True}
+    ours = delaycv.evaluate(brackets, river_name, **common)
+    theirs = delaycv.evaluate(brackets, f"moa:functions.{moa_name}", **common)
+    a, b = ours.predictions, theirs.predictions
+    assert np.array_equal(a.pred, b.pred)
+    differ = a.proba.to_numpy() != b.proba.to_numpy()
+    if moa_name == "MajorityClass":
+        pd.testing.assert_frame_equal(ours.folds, theirs.folds.assign(learner=ours.folds.learner))
+        assert not differ.any()
+        return
+    # NoChange: the probabilities differ exactly before each fold's first training label
+    first = a[a.observed_at.notna() & (a.weight > 0)].groupby("fold").observed_at.min()
+    time, first = a.time.to_numpy(), a.fold.map(first).to_numpy()
+    assert differ.any() and not (differ & (time > first)).any()
+    assert (differ | (time >= first)).all()
+    assert set(b.proba[differ]) == {0.0} and set(a.proba[differ]) == {0.5}
+    changed = {c for c in ours.folds.columns if not ours.folds[c].equals(theirs.folds[c])}
+    assert changed - {"learner"} <= PROBABILITY_METRICS | {
+        c for c in changed if c.startswith("effort_")
+    }
+    assert "gmean" not in changed and "recall_1" not in changed
+
+
+def test_seeds_make_independent_replicates(moa, brackets):
+    """A randomised MOA learner gets each fold's learner seed: other folds and other run seeds
+    give other models; a seed in the spec (or same_learner_seed) is every fold's; HoeffdingTree
+    (not randomised) is the same under any seed."""
+    stream = brackets.subset(0, 2000)
+    bag = "moa:meta.OzaBag -l trees.HoeffdingTree -s 3"
+
+    def p1(spec, seed=1, **options):
+        result = delaycv.evaluate(
+            stream,
+            spec,
+            policy="ideal",
+            folds=2,
+            seed=seed,
+            predictions=True,
+            progress=False,
+            every=None,
+            validation={"scheme": "split", "folds": 2},
+            **options,
+        )
+        return result.predictions.pivot(index="index", columns="fold", values="proba").to_numpy()
+
+    one, two = p1(bag, 1), p1(bag, 2)
+    assert not np.array_equal(one, two)
+    assert np.array_equal(one, p1(bag, 1))
+    fixed = {"moa": bag[4:], "seed": 7}
+    assert np.array_equal(p1(fixed, 1), p1(fixed, 2))
+    assert np.array_equal(p1(bag, 1, same_learner_seed=True), p1({"moa": bag[4:], "seed": 1}, 3))
+    tree = "moa:trees.HoeffdingTree"
+    assert np.array_equal(p1(tree, 1), p1(tree, 2))
+
+
+def test_worker_processes_give_the_same_files(moa, brackets, tmp_path):
+    """--jobs 2: a JVM per worker; the outputs equal one process's."""
+    stream = brackets.subset(0, 3000)
+    common = {**HITL, "folds": 4, "every": 250}
+    spec = "moa:meta.OzaBag -l trees.HoeffdingTree -s 3"
+    one = delaycv.evaluate(stream, spec, jobs=1, **common).folds
+    two = delaycv.evaluate(stream, spec, jobs=2, **common).folds
+    pd.testing.assert_frame_equal(one, two)
+
+
+def test_a_learner_object(moa, brackets):
+    """Python users may pass a MoaClassifier; each fold gets a fresh one, as from its spec."""
+    from delaycv.jvm.learner import MoaClassifier
+
+    stream = brackets.subset(0, 1500)
+    common = dict(policy="ideal", folds=3, progress=False, every=500, timing=False)
+    by_object = delaycv.evaluate(stream, MoaClassifier("trees.HoeffdingTree -g 50"), **common)
+    by_spec = delaycv.evaluate(stream, "moa:trees.HoeffdingTree -g 50", **common)
+    pd.testing.assert_frame_equal(by_object.folds, by_spec.folds)
+    assert by_object.info["specs"]["learner"] == {"moa": "trees.HoeffdingTree -g 50"}
+
+
+def test_votes_that_are_no_probabilities_are_read_as_moa_reads_them(moa):
+    from delaycv.jvm.learner import ABOVE_HALF
+
+    learner = moa.MoaClassifier("trees.HoeffdingTree")
+    answers = {
+        (): {},
+        (0.0, 0.0): {},
+        (3.0,): {0: 1.0, 1: 0.0},
+        (1.0, 3.0): {0: 0.25, 1: 0.75},
+        (float("inf"), float("nan")): {0: 1.0, 1: 0.0},
+        (float("nan"), 3.0): {0: 1.0, 1: 0.0},
+        (-2.0, -1.0): {0: 0.0, 1: 1.0},
+        (2.0, float("inf")): {0: 0.0, 1: 1.0},
+        # class 1's vote larger by an ulp, which the division rounds to a tie: P(1) stays above
+        # 0.5, so that the prediction is MOA's (class 1)
+        (1.3436424411240122, 1.3436424411240124): {0: 1.0 - ABOVE_HALF, 1: ABOVE_HALF},
+        (1.3436424411240124, 1.3436424411240122): {
+            0: 1.3436424411240124 / (1.3436424411240124 + 1.3436424411240122),
+            1: 1.3436424411240122 / (1.3436424411240124 + 1.3436424411240122),
+        },
+    }
+    for votes, expected in answers.items():
+        learner._predict = lambda _x, v=votes: list(v)
+        assert learner.predict_proba_one(object()) == expected, votes
+    assert learner.votes_as_class == 4
+
+
+def tree_run(stream, out) -> list[str]:
+    """The arguments of ``delaycv evaluate`` with MOA's HoeffdingTree on ``stream``."""
+    return ["evaluate", str(stream), "--learner", "moa:trees.HoeffdingTree", "--out", str(out)]
+
+
+def run_cli(*args, env=None, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "delaycv", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("learner", "expected"),
+    [
+        ("moa:trees.HoeffdingTre", "Class not found: trees.HoeffdingTre"),
+        ("moa:trees.HoeffdingTree -z 3", "Expecting option, found: '3'"),
+        ("moa:trees.HoeffdingTree -g abc", 'For input string: "abc"'),
+        ("moa:trees.FIMTDD", "not a MOA classifier of classes"),
+        (
+            "moa:moa.clusterers.clustream.Clustream",
+            "is not an instance of moa.classifiers.Classifier",
+        ),
+        ("moa:", "expected a MOA classifier's command line"),
+    ],
+)
+def test_bad_specs_are_one_line_before_any_work(moa, brackets, tmp_path, learner, expected):
+    stream = tmp_path / "s.parquet"
+    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
+    out = tmp_path / "run"
+    done = run_cli("evaluate", str(stream), "--learner", learner, "--out", str(out))
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("delaycv: error: option --learner"), done.stderr
+    assert expected in lines[0]
+    assert not out.exists()
+
+
+def test_param_is_for_river_learners(moa, brackets, tmp_path):
+    stream = tmp_path / "s.parquet"
+    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
+    done = run_cli(
+        "evaluate",
+        str(stream),
+        "--learner",
+        "moa:trees.HoeffdingTree",
+        "--param",
+        "g=3",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert done.returncode == 2
+    assert "option --param" in done.stderr and "inside its string" in done.stderr
+
+
+def test_a_jar_of_another_release_or_none_is_refused(moa, brackets, tmp_path):
+    stream = tmp_path / "s.parquet"
+    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
+    other = tmp_path / "moa.jar"
+    other.write_bytes(b"PK\x03\x04 not the pinned jar")
+    for jar, words in (
+        (other, "not that of the pinned MOA 2024.07"),
+        (tmp_path / "none.jar", "no MOA jar at"),
+    ):
+        done = run_cli(*tree_run(stream, tmp_path / "r"), env={"DELAYCV_MOA_JAR": str(jar)})
+        assert done.returncode == 2
+        assert words in done.stderr and "python -m delaycv.jvm.jar install" in done.stderr, (
+            done.stderr
+        )
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert not (tmp_path / "r").exists()
+
+
+def test_no_java_says_what_to_install(moa, brackets, tmp_path):
+    """A machine without Java (JPype finds no JVM library: simulated, this one has Java)."""
+    stream = tmp_path / "s.parquet"
+    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
+    code = (
+        "import sys, jpype\n"
+        "def missing():\n"
+        "    raise jpype.JVMNotFoundException('No JVM shared library file (libjvm.so) found.')\n"
+        "jpype.getDefaultJVMPath = missing\n"
+        "from delaycv.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *tree_run(stream, tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "need Java" in done.stderr and "openjdk-17-jre-headless" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()
+
+
+def test_categorical_features_are_refused_by_name(moa):
+    frame = pd.DataFrame(
+        {
+            "time": np.arange(40),
+            "label": [0, 1] * 20,
+            "lang": pd.Categorical(["c", "py"] * 20),
+            "a": 1.0,
+        }
+    )
+    with pytest.raises(ConfigError, match="feature 'lang' is categorical"):
+        delaycv.evaluate(frame, "moa:trees.HoeffdingTree", time="time", progress=False)
+
+
+def test_a_study_checks_moa_specs(moa, tmp_path):
+    study = tmp_path / "study.yaml"
+    study.write_text(
+        "datasets:\n  syn: {generate: {n: 300}}\n"
+        "learners:\n"
+        "  ht: {moa: trees.HoeffdingTree -g 50}\n"
+        "  bad: {moa: trees.HoeffdingTre}\n"
+        "  mixed: {class: tree.HoeffdingTreeClassifier, seed: 3}\n"
+        "  both: {moa: trees.HoeffdingTree, class: NoChange}\n"
+        "policies:\n  ideal: {preset: ideal}\n"
+    )
+    done = run_cli("check", str(study), cwd=tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert any("key learners.bad.moa" in line and "Class not found" in line for line in lines)
+    assert any("key learners.mixed.seed" in line for line in lines)
+    assert any(
+        "key learners.both" in line and "exactly one of class, pipeline and moa" in line
+        for line in lines
+    )
+    assert not any("learners.ht" in line for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        dict(
+            policy="hitl",
+            pos_window="7d",
+            neg_window="90d",
+            validation={"scheme": "bootstrap", "folds": 4},
+        ),
+        dict(
+            policy="verification",
+            window="30d",
+            validation={"scheme": "cv", "folds": 3, "evaluate": "trained"},
+        ),
+        dict(policy="delay", window="50i", validation={"scheme": "split", "folds": 3}, flush=True),
+        dict(
+            policy={
+                "preset": "hitl",
+                "pos_window": "7d",
+                "neg_window": "60d",
+                "inspection_error": 0.2,
+            },
+            folds=3,
+            threshold=0.3,
+        ),
+        dict(
+            policy="ideal", folds=2, checkpoints={"positions": [1, 2, 777, 4096, 4097]}, every=None
+        ),
+    ],
+)
+def test_the_java_loop_equals_the_python_loop(moa, brackets, monkeypatch, case):
+    """The Java fold loop (delaycv.jvm.rows) gives the outputs of the Python loops that call the
+    learner, bit for bit: policies that wait on the predicted side, evaluate-trained, flush,
+    inspection errors, a threshold, checkpoints at chunk edges."""
+    from delaycv.jvm import rows
+
+    if not rows.USABLE:
+        if os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") not in ("", "0"):
+            pytest.fail(
+                f"the Java fold loop is required (DELAYCV_REQUIRE_COMPILED_LOOP): {rows.STATUS}"
+            )
+        pytest.skip(f"the Java loop is not built here: {rows.STATUS}")
+    assert moa.MoaClassifier("trees.HoeffdingTree").run_rows is rows.run_rows
+    stream = brackets.subset(0, 6000)
+    spec = "moa:meta.OzaBag -l trees.HoeffdingTree -s 3"
+    options = {"progress": False, "every": 400, "timing": False, "predictions": True, **case}
+    java = delaycv.evaluate(stream, spec, **options)
+    monkeypatch.setattr(rows, "USABLE", False)
+    python = delaycv.evaluate(stream, spec, **options)
+    pd.testing.assert_frame_equal(java.folds, python.folds)
+    pd.testing.assert_frame_equal(java.predictions, python.predictions)
+    assert java.info["warnings"] == python.info["warnings"]
+
+
+def test_a_java_loop_built_from_another_source_is_not_used(moa, tmp_path, monkeypatch):
+    """As for the Cython loop: a fold_rows.jar whose recorded digest is not the source's runs
+    nothing (a warning says how to rebuild), and the digest of the evaluate stage counts the Java
+    source."""
+    import zipfile
+
+    from delaycv.jvm import build, rows
+    from delaycv.study import digests
+
+    stale = tmp_path / "fold_rows.jar"
+    with zipfile.ZipFile(stale, "w") as jar:
+        jar.writestr(build.DIGEST_MEMBER, "0" * 64 + "\n")
+    monkeypatch.setattr(rows, "TARGET", stale)
+    with pytest.warns(RuntimeWarning, match="built from another FoldRows.java"):
+        usable, status = rows._usable()
+    assert not usable and "another source" in status
+    monkeypatch.setattr(rows, "TARGET", tmp_path / "none.jar")
+    assert rows._usable() == (False, rows._usable()[1]) and "not built" in rows._usable()[1]
+    # the Java source is part of the evaluate stage's code
+    root = digests.package_root()
+    closure = digests.module_closure(digests.STAGE_MODULES["evaluate"], root)
+    assert ("jvm/java/delaycv/jvm/FoldRows.java", str(build.SOURCE)) in digests._java_sources(
+        closure, root
+    )
+
+
+def test_the_heap_key_sets_the_jvm_s_maximum_heap(moa, tmp_path):
+    """``heap`` (and DELAYCV_JVM_HEAP) reach Java's -Xmx; a process has one JVM, one heap."""
+    code = (
+        "from jpype import JClass\n"
+        "from delaycv.jvm.learner import MoaClassifier\n"
+        "MoaClassifier({'moa': 'trees.HoeffdingTree', 'heap': '300m'})\n"
+        "print(JClass('java.lang.Runtime').getRuntime().maxMemory() // 2**20)\n"
+        "try:\n"
+        "    MoaClassifier({'moa': 'trees.HoeffdingTree', 'heap': '2g'})\n"
+        "except Exception as err:\n"
+        "    print(err)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = done.stdout.strip().splitlines()
+    assert 250 <= int(lines[0]) <= 300  # (Java reports the heap less a survivor space)
+    assert "the JVM of this process runs with 300m" in lines[1]
+    env = {**os.environ, "DELAYCV_JVM_HEAP": "200m"}
+    code = code.replace(", 'heap': '300m'", "").split("try:")[0]
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert 150 <= int(done.stdout.strip()) <= 200
+
+
+def test_install_into_a_place_that_cannot_be_written_names_it(tmp_path, monkeypatch, capsys):
+    """``python -m delaycv.jvm.jar install`` where the cache cannot be a folder: one line, exit 2."""
+    from delaycv.jvm import jar
+
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    assert jar.main(["install"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(blocker) in err[0] and "XDG_CACHE_HOME" in err[0], err

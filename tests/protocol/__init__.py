@@ -1,0 +1,1 @@
+"""What a run means (delaycv.protocol): policies, validation, learner specs, run settings."""

@@ -1,0 +1,1 @@
+"""The compare and rankings stages' statistics (delaycv.stats)."""

@@ -1,0 +1,751 @@
+"""Rankings across datasets (delaycv.stats.friedman, delaycv.stats.scott_knott, delaycv.stats.families): Friedman/Nemenyi/CD and Scott-Knott ESD, checked
+against scipy, scikit-posthocs, Demšar's table and hand computations."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+import scikit_posthocs as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from delaycv.common.errors import DelaycvError
+from delaycv.stats.companions import cliffs_delta
+from delaycv.stats.families import FAMILY, FRIEDMAN_COLUMNS, family_values, rank_across, rank_within
+from delaycv.stats.friedman import cohens_d, critical_difference, friedman_nemenyi, q_alpha
+from delaycv.stats.scott_knott import (
+    COHEN_NEGLIGIBLE,
+    VERSIONS,
+    _np_cut_scores,
+    _p_cut_scores,
+    scott_knott_esd,
+)
+from tests.support.fold_tables import fold_table
+from tests.support.paths import SHARED
+
+# --------------------------------------------------------------------------- Friedman / Nemenyi
+
+HAND = pd.DataFrame(
+    {"a": [0.9, 0.8, 0.7, 0.9], "b": [0.8, 0.7, 0.6, 0.7], "c": [0.7, 0.6, 0.5, 0.8]},
+    index=["d1", "d2", "d3", "d4"],
+)
+
+
+def test_friedman_hand_computed():
+    # ranks (1 = best):  d1: a1 b2 c3 | d2: a1 b2 c3 | d3: a1 b2 c3 | d4: a1 c2 b3
+    # rank sums a 4, b 9, c 11 -> mean ranks 1, 2.25, 2.75 (N = 4, k = 3)
+    # chi2 = 12N/(k(k+1)) * sum (R_j - 2)^2 = 4 * (1 + 0.0625 + 0.5625) = 6.5, df 2
+    # p = exp(-6.5/2) = 0.03877 (chi2 with 2 df); CD = 2.3437 * sqrt(3*4/(6*4)) = 1.6572
+    r = friedman_nemenyi(HAND)
+    assert r.tested and r.note == ""
+    assert (r.k, r.n) == (3, 4)
+    assert r.mean_ranks.to_dict() == {"a": 1.0, "b": 2.25, "c": 2.75}
+    assert r.statistic == pytest.approx(6.5)
+    assert r.p_value == pytest.approx(math.exp(-3.25))
+    assert r.cd == pytest.approx(2.3437 * math.sqrt(0.5), abs=1e-3)
+    # Nemenyi a vs c: |2.75 - 1| / sqrt(k(k+1)/(6N)) = 1.75 / sqrt(0.5) = 2.4749, times sqrt 2 = 3.5
+    assert r.nemenyi.loc["a", "c"] == pytest.approx(stats.studentized_range.sf(3.5, 3, np.inf))
+    assert r.nemenyi.loc["c", "a"] == r.nemenyi.loc["a", "c"]
+    assert (np.diag(r.nemenyi.to_numpy()) == 1).all()
+    table = r.table()
+    assert table["treatment"].tolist() == ["a", "b", "c"]
+    assert table["rank"].tolist() == [1, 2, 3]
+    assert table["mean"].tolist() == pytest.approx([0.825, 0.7, 0.65])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_friedman_statistic_equals_scipy_and_nemenyi_equals_scikit_posthocs(seed):
+    rng = np.random.default_rng(seed)
+    k, n = rng.integers(3, 9), rng.integers(3, 12)
+    values = pd.DataFrame(
+        np.round(rng.normal(size=(n, k)), 1),  # rounded: ties within blocks
+        columns=[f"t{j}" for j in range(k)],
+    )
+    r = friedman_nemenyi(values)
+    expected = stats.friedmanchisquare(*values.to_numpy().T)
+    assert r.statistic == pytest.approx(expected.statistic)
+    assert r.p_value == pytest.approx(expected.pvalue)
+    nemenyi = sp.posthoc_nemenyi_friedman(values.to_numpy())
+    np.testing.assert_allclose(r.nemenyi.to_numpy(), nemenyi.to_numpy())
+    # two treatments differ at alpha exactly when their mean ranks are more than CD apart
+    gaps = np.abs(r.mean_ranks.to_numpy()[:, None] - r.mean_ranks.to_numpy()[None, :])
+    off = ~np.eye(k, dtype=bool)
+    far = np.abs(gaps - r.cd) > 1e-9
+    assert ((r.nemenyi.to_numpy() < 0.05) == (gaps > r.cd))[off & far].all()
+
+
+def test_friedman_two_treatments_uses_the_same_formula():
+    # k = 2 (scipy refuses): ranks a1 b2 in 3 blocks, a2 b1 in 1 -> R = (5, 7)
+    # chi2 = 12/(N k (k+1)) * (25 + 49) - 3 N (k+1) = 12/24 * 74 - 36 = 1.0
+    values = pd.DataFrame({"a": [3.0, 3, 3, 1], "b": [2.0, 2, 2, 2]})
+    r = friedman_nemenyi(values)
+    assert r.statistic == pytest.approx(1.0)
+    assert r.p_value == pytest.approx(stats.chi2.sf(1.0, 1))
+
+
+def test_friedman_every_block_tied_gives_chi2_0_p_1():
+    r = friedman_nemenyi(pd.DataFrame({"a": [1.0, 2, 3], "b": [1.0, 2, 3], "c": [1.0, 2, 3]}))
+    assert (r.statistic, r.p_value) == (0.0, 1.0)
+    assert (r.nemenyi.to_numpy() == 1).all() and (r.mean_ranks == 2).all()
+
+
+@pytest.mark.parametrize(
+    ("alpha", "table"),
+    [
+        (0.05, [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]),
+        (0.10, [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920]),
+    ],
+)
+def test_q_alpha_equals_demsar_table(alpha, table):
+    # Demšar (2006), table 5(a), k = 2..10
+    for k, q in zip(range(2, 11), table, strict=True):
+        assert q_alpha(k, alpha) == pytest.approx(q, abs=1.5e-3), k
+    assert critical_difference(4, 14, 0.05) == pytest.approx(2.569 * math.sqrt(20 / 84), 1e-3)
+
+
+def test_lower_is_better_ranks_reversed():
+    up = friedman_nemenyi(HAND)
+    down = friedman_nemenyi(HAND, higher_is_better=False)
+    np.testing.assert_allclose(down.mean_ranks, 4 - up.mean_ranks)
+    assert down.statistic == pytest.approx(up.statistic)
+    np.testing.assert_allclose(down.nemenyi, up.nemenyi)
+    assert down.table()["treatment"].tolist() == ["c", "b", "a"]
+
+
+def test_friedman_notes_instead_of_a_test_and_refuses_missing_cells():
+    two = friedman_nemenyi(HAND.iloc[:2])
+    assert not two.tested and "2 datasets" in two.note and "at least 3" in two.note
+    assert math.isnan(two.statistic) and two.nemenyi.empty
+    assert two.mean_ranks.to_dict() == {"a": 1.0, "b": 2.0, "c": 3.0}
+    one = friedman_nemenyi(HAND[["a"]])
+    assert "1 treatment" in one.note
+    holey = HAND.copy()
+    holey.loc["d3", "b"] = np.nan
+    with pytest.raises(DelaycvError, match=r"treatment 'b' in block 'd3'"):
+        friedman_nemenyi(holey)
+
+
+# --------------------------------------------------------------------------- effect sizes
+
+
+def test_cohens_d_hand_computed():
+    # means 11.5, 11; variances 6.25 and 1; pooled sd sqrt((2*6.25 + 2*1)/4) = sqrt(3.625)
+    b = np.array([9.0, 11.5, 14.0])
+    a = np.array([10.0, 11.0, 12.0])
+    assert cohens_d(b, a) == pytest.approx(0.5 / math.sqrt(3.625))
+    assert cohens_d(a, b) == pytest.approx(-0.5 / math.sqrt(3.625))
+    assert cohens_d(a, a) == 0.0
+    assert cohens_d(np.array([2.0, 2.0]), np.array([1.0, 1.0])) == math.inf
+
+
+# --------------------------------------------------------------------------- Scott-Knott ESD
+
+#: B and A overlap (Cliff's delta of B against A: (5 - 4)/9 = 0.111, negligible; Cohen's d
+#: 0.5 / sqrt(3.625) = 0.263, small), C lies far below both.
+SK = pd.DataFrame(
+    {"A": [10.0, 11.0, 12.0], "B": [9.0, 11.5, 14.0], "C": [1.0, 2.0, 3.0]},
+)
+
+
+def test_sk_esd_np_hand_computed():
+    # medians B 11.5 > A 11 > C 2: order B, A, C. Extremes B vs C: delta = 1 -> cut.
+    # ranks of all 9 values: C 1,2,3 (sum 6); B 9->4, 11.5->7, 14->9 (20); A 5,6,8 (19)
+    # cut B | A,C: 12/90 * (20^2/3 + 25^2/6) - 30 = 1.667
+    # cut B,A | C: 12/90 * (39^2/6 + 6^2/3) - 30 = 5.4  <- kept
+    # segment B, A: Cliff's delta(B, A) = 1/9 < 0.147 -> one group
+    out = scott_knott_esd(SK, version="np")
+    assert list(out.columns) == ["treatment", "group", "rank", "median", "mean_rank", "n"]
+    assert out["treatment"].tolist() == ["B", "A", "C"]
+    assert out["group"].tolist() == [1, 1, 2]
+    assert out["rank"].tolist() == [1, 2, 3]
+    assert out["median"].tolist() == [11.5, 11.0, 2.0]
+    # row ranks: (B2 A1 C3), (B1 A2 C3), (B1 A2 C3)
+    assert out["mean_rank"].tolist() == pytest.approx([4 / 3, 5 / 3, 3.0])
+    assert out["n"].tolist() == [3, 3, 3]
+    h = _np_cut_scores([1, 0, 2], 0, 2, *_rank_inputs(SK))
+    assert h == pytest.approx([1.0 + 2 / 3, 5.4])
+
+
+def test_sk_esd_p_hand_computed():
+    # means B 11.5 > A 11 > C 2. Extremes B vs C: d = 9.5 / sqrt((2*6.25 + 2*1)/4) = 4.99 -> cut.
+    # between-groups SS: B | A,C: 11.5^2 + 13^2/2 - 24.5^2/3 = 16.667
+    #                    B,A | C: 22.5^2/2 + 2^2 - 24.5^2/3 = 57.042  <- kept
+    # segment B, A: d = 0.5 / sqrt(3.625) = 0.263 >= 0.2 -> cut: B | A
+    out = scott_knott_esd(SK, version="p")
+    assert list(out.columns) == ["treatment", "group", "rank", "mean", "mean_rank", "n"]
+    assert out["treatment"].tolist() == ["B", "A", "C"]
+    assert out["group"].tolist() == [1, 2, 3]
+    assert out["mean"].tolist() == pytest.approx([11.5, 11.0, 2.0])
+    assert _p_cut_scores(np.array([11.5, 11.0, 2.0])) == pytest.approx(
+        [11.5**2 + 13**2 / 2 - 24.5**2 / 3, 22.5**2 / 2 + 4 - 24.5**2 / 3]
+    )
+
+
+def test_sk_esd_checks_only_the_extremes_of_a_segment_as_the_r_code_does():
+    # np: medians X 45 > Y 44.5 > Z 44. Cliff's delta of the extremes X, Z (Z = X - 1, 10 values):
+    # #{X > Z} = 55, #{X < Z} = 45 -> 0.1, negligible: the code keeps X, Y, Z in one group,
+    # although X against Y is -0.4 (#{X > Y} = 5*6 = 30, #{X < Y} = 5*10 + 5*4 = 70), which the
+    # README's "any pair" rule would split.
+    x = np.arange(0.0, 100.0, 10.0)
+    y = np.array([44.5] * 6 + [95.0] * 4)
+    values = pd.DataFrame({"X": x, "Y": y, "Z": x - 1})
+    assert cliffs_delta(x[None], (x - 1)[None])[0] == pytest.approx(0.1)
+    assert cliffs_delta(x[None], y[None])[0] == pytest.approx(-0.4)
+    out = scott_knott_esd(values, version="np")
+    assert out["treatment"].tolist() == ["X", "Y", "Z"] and out["group"].tolist() == [1, 1, 1]
+    # p: means X 2 > Y 1.7 > Z 1.62; d(X, Z) = 0.38 / 2 = 0.19 (negligible), d(X, Y) =
+    # 0.3 / sqrt((2*4 + 2*0.0001)/4) = 0.212 (not): one group, as the code decides
+    x = np.array([0.0, 2.0, 4.0])
+    y = np.array([1.69, 1.70, 1.71])
+    values = pd.DataFrame({"X": x, "Y": y, "Z": x - 0.38})
+    assert abs(cohens_d(x, x - 0.38)) < COHEN_NEGLIGIBLE <= cohens_d(x, y)
+    out = scott_knott_esd(values, version="p")
+    assert out["treatment"].tolist() == ["X", "Y", "Z"] and out["group"].tolist() == [1, 1, 1]
+
+
+def _rank_inputs(values: pd.DataFrame):
+    flat = values.to_numpy().T.ravel()
+    ranks = stats.rankdata(flat).reshape(values.shape[1], values.shape[0])
+    _, counts = np.unique(flat, return_counts=True)
+    return (
+        ranks.sum(axis=1),
+        np.full(values.shape[1], float(values.shape[0])),
+        float((counts.astype(float) ** 3 - counts).sum()),
+    )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_np_cut_scores_equal_scipy_kruskal_with_outside_treatments_as_groups(seed):
+    rng = np.random.default_rng(seed)
+    k, n = int(rng.integers(3, 8)), int(rng.integers(2, 9))
+    values = pd.DataFrame(np.round(rng.normal(size=(n, k)), 1))  # rounded: ties across groups
+    order = list(rng.permutation(k))
+    lo = int(rng.integers(0, k - 1))
+    hi = int(rng.integers(lo + 1, k))
+    got = _np_cut_scores(order, lo, hi, *_rank_inputs(values))
+    cols = [values[j].to_numpy() for j in range(k)]
+    outside = [cols[j] for j in range(k) if j not in order[lo : hi + 1]]
+    for c, h in zip(range(lo, hi), got, strict=True):
+        left = np.concatenate([cols[j] for j in order[lo : c + 1]])
+        right = np.concatenate([cols[j] for j in order[c + 1 : hi + 1]])
+        assert h == pytest.approx(stats.kruskal(left, right, *outside).statistic)
+
+
+def test_sk_esd_lower_is_better_and_errors():
+    out = scott_knott_esd(SK, higher_is_better=False)
+    assert out["treatment"].tolist() == ["C", "A", "B"]
+    assert out["group"].tolist() == [1, 2, 2]
+    assert out["median"].tolist() == [2.0, 11.0, 11.5]  # values as measured
+    with pytest.raises(DelaycvError, match="version 'x'"):
+        scott_knott_esd(SK, version="x")
+    holey = SK.copy()
+    holey.loc[1, "A"] = np.nan
+    with pytest.raises(DelaycvError, match="treatment 'A' in row 1"):
+        scott_knott_esd(holey)
+
+
+def test_sk_esd_identical_treatments_and_all_equal():
+    same = pd.DataFrame({"a": [1.0, 1.0], "b": [1.0, 1.0]})
+    for version in VERSIONS:
+        assert scott_knott_esd(same, version=version)["group"].tolist() == [1, 1]
+
+
+columns_strategy = st.integers(2, 6).flatmap(
+    lambda k: st.integers(2, 8).flatmap(
+        lambda n: st.lists(
+            st.lists(st.floats(-10, 10, allow_nan=False), min_size=k, max_size=k),
+            min_size=n,
+            max_size=n,
+        )
+    )
+)
+
+
+def _frame(rows) -> pd.DataFrame:
+    k = len(rows[0])
+    return pd.DataFrame(rows, columns=[f"t{j}" for j in range(k)])
+
+
+def _groups(out: pd.DataFrame) -> dict[str, int]:
+    return dict(zip(out["treatment"], out["group"], strict=True))
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=columns_strategy, version=st.sampled_from(VERSIONS), data=st.data())
+def test_sk_esd_properties(rows, version, data):
+    values = _frame(rows)
+    out = scott_knott_esd(values, version=version)
+    k = values.shape[1]
+    groups = out["group"].to_numpy()
+    # contiguous in the sorted order, numbered 1, 2, ... without gaps; at most k groups
+    assert groups[0] == 1 and set(np.diff(groups)) <= {0, 1}
+    assert groups.max() <= k
+    assert sorted(out["treatment"]) == sorted(values.columns)
+    # the order of the columns does not change the groups
+    perm = data.draw(st.permutations(list(values.columns)))
+    assert _groups(scott_knott_esd(values[perm], version=version)) == _groups(out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=columns_strategy, version=st.sampled_from(VERSIONS))
+def test_sk_esd_identical_treatments_share_a_group(rows, version):
+    values = _frame(rows)
+    values["copy"] = values["t0"]
+    g = _groups(scott_knott_esd(values, version=version))
+    assert g["copy"] == g["t0"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=columns_strategy, version=st.sampled_from(VERSIONS), up=st.booleans())
+def test_sk_esd_treatment_shifted_far_away_gets_its_own_group_ranked_best(rows, version, up):
+    values = _frame(rows)
+    rng = np.random.default_rng(len(rows))
+    far = values["t0"].mean() + (100.0 if up else -100.0) + 0.01 * rng.random(len(values))
+    values["far"] = far
+    out = scott_knott_esd(values, version=version, higher_is_better=up)
+    assert out["treatment"].iloc[0] == "far"
+    assert out["group"].iloc[0] == 1 and (out["group"].iloc[1:] >= 2).all()
+    assert out["rank"].iloc[0] == 1
+
+
+# --------------------------------------------------------------------------- tidy tables
+
+
+@pytest.fixture(scope="module")
+def table():
+    return fold_table(
+        learners={"ht": 0.05, "nb": 0.0},
+        policies={"ideal": 0.0, "hitl_7d_90d": 0.04, "hitl_30d_90d": 0.02},
+        datasets=("d1", "d2", "d3", "d4"),
+        seeds=(1, 2),
+        folds=4,
+        checkpoints=3,
+    )
+
+
+def test_rank_across_shapes_keys_and_values(table):
+    out = rank_across(table, ["gmean", "fpr_1"])
+    fr, sk = out.friedman, out.scott_knott
+    assert list(fr.columns) == FRIEDMAN_COLUMNS
+    assert list(sk.columns) == [*FAMILY, "treatment", "group", "rank", "median",
+                                "mean_rank", "n", "note"]  # fmt: skip
+    # learners within 3 policies and policies within 2 learners; x 2 references x 2 metrics
+    assert len(fr) == 3 * 2 * 2 * 2 + 2 * 3 * 2 * 2 == len(sk)
+    assert set(fr["at"]) == {"last"} and (fr["note"] == "").all() and (sk["note"] == "").all()
+    assert set(fr["n"]) == {4}
+    assert len(out.families()) == 3 * 2 * 2 + 2 * 2 * 2
+    # learner ht is better everywhere: mean rank 1 within every policy, group 1
+    lr = fr[(fr["ranked"] == "learner") & (fr["metric"] == "gmean")]
+    assert set(lr.loc[lr["treatment"] == "ht", "mean_rank"]) == {1.0}
+    lower = fr[(fr["ranked"] == "learner") & (fr["metric"] == "fpr_1")]
+    assert set(lower.loc[lower["treatment"] == "ht", "mean_rank"]) == {1.0}  # fpr: lower is better
+    # the value of a treatment on a dataset: its mean over folds and seeds at the last checkpoint
+    last = table[table["checkpoint"] == table["checkpoint"].max()]
+    sel = last[
+        (last["learner"] == "ht") & (last["policy"] == "ideal") & (last["reference"] == "true")
+    ]
+    row = fr[
+        (fr["ranked"] == "learner") & (fr["within"] == "ideal") & (fr["reference"] == "true")
+        & (fr["metric"] == "gmean") & (fr["treatment"] == "ht")
+    ]  # fmt: skip
+    assert row["mean"].iloc[0] == pytest.approx(sel.groupby("dataset")["gmean"].mean().mean())
+    # the Nemenyi table: one row per pair
+    assert len(out.nemenyi) == 3 * 2 * 2 * 1 + 2 * 2 * 2 * 3
+    key = ("policy", "ht", "true", "fading", "last", "gmean")
+    result = out.result(key)
+    assert set(result.treatments) == {"hitl_30d_90d", "hitl_7d_90d", "ideal"} and result.n == 4
+    # the same numbers as friedman_nemenyi on the family's wide matrix
+    last = table[table["checkpoint"] == table["checkpoint"].max()]
+    sel = last[(last["learner"] == "ht") & (last["reference"] == "true")]
+    wide = sel.groupby(["dataset", "policy"])["gmean"].mean().unstack("policy")
+    direct = friedman_nemenyi(wide)
+    assert result.statistic == pytest.approx(direct.statistic)
+    assert result.cd == pytest.approx(direct.cd)
+    pd.testing.assert_series_equal(
+        result.mean_ranks.sort_index(), direct.mean_ranks.sort_index(), check_names=False
+    )
+    pd.testing.assert_frame_equal(
+        result.nemenyi.loc[direct.treatments, direct.treatments], direct.nemenyi, check_names=False
+    )
+    sk = scott_knott_esd(wide)
+    sks = out.scott_knott
+    mine = sks[(sks["ranked"] == "policy") & (sks["within"] == "ht") & (sks["reference"] == "true")
+               & (sks["metric"] == "gmean")]  # fmt: skip
+    assert mine["treatment"].tolist() == sk["treatment"].tolist()
+    assert mine["group"].tolist() == sk["group"].tolist()
+
+
+def test_rank_across_notes_when_fewer_than_3_datasets_and_uses_at(table):
+    two = table[table["dataset"].isin(["d1", "d2"])]
+    out = rank_across(two, "gmean")
+    assert out.friedman["note"].str.contains("2 datasets: the tests need at least 3").all()
+    assert out.scott_knott["note"].str.contains("2 datasets").all()
+    assert out.scott_knott["group"].isna().all() and out.nemenyi.empty
+    assert out.friedman["mean_rank"].notna().all()
+    # an `at` column aligns datasets whose checkpoints differ
+    first = table[table["checkpoint"] == table["checkpoint"].min()].assign(at="500")
+    out = rank_across(first, "gmean", ranked=["learner"])
+    assert set(out.friedman["at"]) == {"500"} and (out.friedman["note"] == "").all()
+    # a missing learner on one dataset: a note naming it, no test
+    holey = table[
+        ~((table["dataset"] == "d3") & (table["learner"] == "nb") & (table["policy"] == "ideal"))
+    ]
+    out = rank_across(holey, "gmean", ranked=["learner"])
+    notes = out.friedman.loc[out.friedman["within"] == "ideal", "note"]
+    assert notes.str.contains("no value for nb on d3").all()
+    assert (out.friedman.loc[out.friedman["within"] != "ideal", "note"] == "").all()
+
+
+def test_rank_within_over_folds(table):
+    out = rank_within(table, "gmean", version="p")
+    assert list(out.columns) == [*FAMILY, "dataset", "treatment", "group", "rank", "mean",
+                                 "mean_rank", "n", "note"]  # fmt: skip
+    # 4 datasets x (3 policies x 2 learners + 2 learners x 3 policies) x 2 references
+    assert len(out) == 4 * (3 * 2 + 2 * 3) * 2
+    assert set(out["n"]) == {8}  # 2 seeds x 4 folds
+    assert (out["note"] == "").all() and out["group"].notna().all()
+
+
+def test_rank_across_speed_of_a_study_sized_table():
+    big = fold_table(
+        learners={"ht": 0.05, "nb": 0.0},
+        policies={f"hitl_{w}d_90d": 0.01 * i for i, w in enumerate(range(1, 16))},
+        datasets=tuple(f"d{i}" for i in range(8)),
+        folds=10,
+        checkpoints=5,
+    )
+    big = big.assign(at=big["checkpoint"].astype(str))
+    start = time.perf_counter()
+    out = rank_across(big, ["gmean", "fpr_1", "recall_1"])
+    elapsed = time.perf_counter() - start
+    assert len(out.families()) == (15 + 2) * 2 * 5 * 3
+    assert elapsed < 20  # a couple of seconds on 2 shared cores (docs/comparison.md)
+
+
+# --------------------------------------------------------------------------- figures
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def policies():
+    rng = np.random.default_rng(1)
+    names = ["ideal", "hitl_1d_90d", "hitl_7d_90d", "hitl_30d_90d", "auto_7d_7d", "auto_30d_30d"]
+    return pd.DataFrame(
+        rng.normal(size=(8, 6)) * 0.05 + np.linspace(0.8, 0.6, 6),
+        columns=names,
+        index=[f"d{i}" for i in range(8)],
+    )
+
+
+def test_cd_diagram_draws_the_mean_ranks_the_cd_and_the_bars(policies, tmp_path):
+    from matplotlib.colors import to_hex
+
+    from delaycv.figures.rankings import cd_diagram
+    from delaycv.figures.style import save_figure
+
+    result = friedman_nemenyi(policies)
+    fig = cd_diagram(result, title="gmean, policies within ht")
+    ax = fig.axes[0]
+    # one marker per treatment at its mean rank, on the axis (y = 0)
+    offsets = np.concatenate([c.get_offsets() for c in ax.collections])
+    assert sorted(offsets[:, 0]) == pytest.approx(sorted(result.mean_ranks))
+    assert (offsets[:, 1] == 0).all()
+    texts = [t.get_text() for t in ax.texts]
+    for name, rank in result.mean_ranks.items():
+        assert any(name in t and f"{rank:.2f}" in t for t in texts), name
+    assert f"CD = {result.cd:.2f}" in texts
+    # the CD drawn from rank 1; a bar per maximal set of treatments within CD of each other
+    lines = [ln for ln in ax.get_lines() if ln.get_ydata()[0] == ln.get_ydata()[-1]]
+    cd_line = [ln for ln in lines if list(ln.get_xdata()) == pytest.approx([1, 1 + result.cd])]
+    assert len(cd_line) == 1
+    bars = [ln for ln in lines if ln.get_ydata()[0] < 0 and len(ln.get_xdata()) >= 2
+            and to_hex(ln.get_color()) == "#444444"]  # fmt: skip
+    ranks = result.mean_ranks
+    for bar in bars:
+        xs = np.asarray(bar.get_xdata())
+        assert xs.max() - xs.min() < result.cd  # treatments under a bar are within CD
+    within = {(a, b) for a in ranks.index for b in ranks.index
+              if a < b and abs(ranks[a] - ranks[b]) < result.cd}  # fmt: skip
+    covered = set()
+    for bar in bars:
+        names = [t for t in ranks.index if ranks[t] in list(bar.get_xdata())]
+        covered |= {(a, b) for a in names for b in names if a < b}
+    assert covered == within
+    assert "Friedman chi2" in fig._suptitle.get_text()
+    paths = save_figure(fig, tmp_path / "cd", ["png", "pdf"], 100)
+    assert paths[0].read_bytes().startswith(PNG) and paths[1].read_bytes().startswith(b"%PDF")
+    with pytest.raises(DelaycvError, match="2 datasets"):
+        cd_diagram(friedman_nemenyi(policies.iloc[:2]))
+
+
+def test_sk_boxplot_orders_by_group_and_annotates_groups(policies, tmp_path):
+    from matplotlib.colors import to_hex
+
+    from delaycv.figures.rankings import sk_boxplot
+    from delaycv.figures.style import JITTER, PALETTE, save_figure
+
+    groups = scott_knott_esd(policies)
+    # make two treatments share a group, to see one boundary fewer
+    groups.loc[1, "group"] = 1
+    groups.loc[2:, "group"] -= 1
+    fig = sk_boxplot(policies, groups, title="gmean", ylabel="gmean (fraction)")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == groups["treatment"].tolist()
+    assert [t.get_text() for t in ax.texts] == [str(g) for g in groups["group"]]
+    # one point per observation, at the data values, coloured by group
+    for i, (name, group) in enumerate(zip(groups["treatment"], groups["group"], strict=True)):
+        pts = ax.collections[i].get_offsets()
+        assert sorted(pts[:, 1]) == pytest.approx(sorted(policies[name]))
+        assert (np.abs(pts[:, 0] - i) <= JITTER).all()
+        assert to_hex(ax.collections[i].get_facecolor()[0]) == PALETTE[group - 1].lower()
+    vlines = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert len(vlines) == groups["group"].nunique() - 1
+    assert "Scott-Knott ESD: 5 groups" in fig._suptitle.get_text()
+    paths = save_figure(fig, tmp_path / "sk", ["png"], 100)
+    assert paths[0].read_bytes().startswith(PNG)
+    # the same inputs draw the same file
+    again = save_figure(
+        sk_boxplot(policies, groups, title="gmean", ylabel="gmean (fraction)"),
+        tmp_path / "sk2",
+        ["png"],
+        100,
+    )
+    assert again[0].read_bytes() == paths[0].read_bytes()
+    with pytest.raises(DelaycvError, match="no values of treatments"):
+        sk_boxplot(policies.drop(columns="ideal"), groups)
+
+
+# --------------------------------------------------------------------------- report tables
+
+
+def test_rankings_html_tables(table):
+    from delaycv.study.report import rankings_html
+
+    out = rank_across(table, ["gmean", "fpr_1"], ranked=["policy"])
+    page = rankings_html(
+        out.friedman, out.scott_knott, title="Rankings <x>", metrics=["fpr_1", "gmean"]
+    )
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+    assert "Rankings &lt;x&gt;" in page
+    heads = [h.split("</h2>")[0] for h in page.split("<h2>")[1:]]
+    # policies within 2 learners x 2 references x 2 metrics, fpr_1 first
+    assert len(heads) == 8 and all(h.startswith("fpr_1") for h in heads[:4])
+    assert heads[0] == (
+        "fpr_1 on observed labels at last: policies within ht (fading estimator; lower is better)"
+    )
+    first = page.split("<h2>")[1]
+    fam = out.friedman[(out.friedman["metric"] == "fpr_1") & (out.friedman["within"] == "ht")
+                       & (out.friedman["reference"] == "observed")]  # fmt: skip
+    row = fam.iloc[0]
+    assert f"Friedman chi2 = {row['statistic']:.2f}" in first and f"CD = {row['cd']:.2f}" in first
+    # rows best first: treatment, mean rank, rank, mean, SK-ESD group, median
+    cells = first.split("<tbody>")[1].split("</tr>")[0]
+    assert f"<td>{row['treatment']}</td>" in cells and f">{row['mean_rank']:.2f}<" in cells
+    assert "<th>SK-ESD group</th>" in first and "<th>median (SK-ESD)</th>" in first
+    # fewer than 3 datasets: the note instead of the test
+    few = rank_across(table[table["dataset"] != "d1"].query("dataset != 'd2'"), "gmean")
+    page = rankings_html(few.friedman, few.scott_knott, title="few")
+    assert "No test: 2 datasets: the tests need at least 3." in page
+    assert "Friedman chi2" not in page
+    # within datasets: the Scott-Knott ESD table alone, a section per dataset
+    within = rank_within(table, "gmean", ranked=["learner"])
+    page = rankings_html(scott_knott=within, title="within")
+    assert page.count("<h2>") == 4 * 3 * 2
+    assert "<h2>d1: gmean on observed labels at last: learners within hitl_30d_90d" in page
+    assert "Scott-Knott ESD over 8 (seed, fold) pairs." in page
+    assert '<tr class="sig"><td>ht</td>' in page  # the best group in bold
+
+
+# --------------------------------------------------------------------------- the HITL study's folds
+
+STUDY = SHARED / "reference" / "hitl-study"
+
+
+@pytest.mark.realdata
+def test_the_hitl_study_s_folds_rank_ideal_first():
+    path = STUDY / "folds.csv.gz"
+    if not path.is_file():
+        pytest.skip(f"the HITL study's numbers are not available: {path}")
+    folds = pd.read_csv(path).rename(columns={"project": "dataset"})
+    folds = folds.assign(learner="HoeffdingTree", seed=1, reference="observed", estimator="fading")
+    out = rank_across(folds, ["gmean", "fpr_1"], ranked=["policy"])
+    assert (out.friedman["note"] == "").all() and set(out.friedman["n"]) == {8}
+    last = out.friedman[
+        (out.friedman["at"] == "fraction_1.0") & (out.friedman["metric"] == "gmean")
+    ]
+    assert last.iloc[0]["treatment"] == "ideal" and last.iloc[0]["mean_rank"] == 1.0
+    sk = out.scott_knott[(out.scott_knott["at"] == "fraction_1.0")]
+    best = sk[(sk["metric"] == "gmean") & (sk["group"] == 1)]
+    assert best["treatment"].tolist() == ["ideal"]
+    within = rank_within(folds[folds["at"] == "fraction_1.0"], "gmean", ranked=["policy"])
+    assert set(within["n"]) == {10} and within["group"].notna().all()
+
+
+# --------------------------------------------------------------------------- the workflow's figures
+
+
+def test_family_values_hand_computed():
+    rows = []
+    # (dataset, learner, seed, fold, gmean) at the last checkpoint of policy ideal, reference true
+    values = {
+        ("d1", "a"): [0.5, 0.7, 0.9, 0.3],
+        ("d1", "b"): [0.2, 0.4, 0.4, 0.2],
+        ("d2", "a"): [1.0, 0.0, 0.5, 0.5],
+        ("d2", "b"): [0.6, float("nan"), 0.6, 0.9],
+    }
+    for (dataset, learner), folds in values.items():
+        for i, v in enumerate(folds):
+            seed, fold = divmod(i, 2)
+            base = {"dataset": dataset, "learner": learner, "seed": seed, "fold": fold,
+                    "estimator": "fading", "checkpoint": 1000}  # fmt: skip
+            rows.append({**base, "policy": "ideal", "reference": "true", "gmean": v})
+            # rows the family leaves out: another policy, reference, earlier checkpoint
+            rows.append({**base, "policy": "delay", "reference": "true", "gmean": 9.0})
+            rows.append({**base, "policy": "ideal", "reference": "observed", "gmean": 9.0})
+            rows.append({**base, "policy": "ideal", "reference": "true", "gmean": 9.0,
+                         "checkpoint": 500})  # fmt: skip
+    table = pd.DataFrame(rows)
+    family = {"ranked": "learner", "within": "ideal", "reference": "true",
+              "estimator": "fading", "at": "last", "metric": "gmean"}  # fmt: skip
+    wide = family_values(table, family)
+    # means over the 2 seeds x 2 folds, a NaN skipped: (0.6 + 0.6 + 0.9) / 3 = 0.7
+    expected = pd.DataFrame(
+        {"a": [0.6, 0.5], "b": [0.3, 0.7]}, index=pd.Index(["d1", "d2"], name="dataset")
+    )
+    pd.testing.assert_frame_equal(wide, expected, check_exact=False, atol=1e-12)
+    # an `at` column chooses the rows; a policy family ranks the policies within the learner
+    labelled = table[table["checkpoint"] == 1000].assign(at="position_900")
+    policies = family_values(
+        labelled, {**family, "ranked": "policy", "within": "a", "at": "position_900"}
+    )
+    assert list(policies.columns) == ["delay", "ideal"] and list(policies.index) == ["d1", "d2"]
+    assert (policies["delay"] == 9.0).all()
+    np.testing.assert_allclose(policies["ideal"], expected["a"])
+
+
+def test_draw_ranking_figures_names_only_tested_families_and_same_bytes(table, tmp_path):
+    from delaycv.figures.rankings import draw_ranking_figures
+
+    # learner nb has no value under policy ideal on d3: the families of learners within ideal and
+    # of policies within nb carry a note, and get no figure
+    holey = table[
+        ~((table["dataset"] == "d3") & (table["learner"] == "nb") & (table["policy"] == "ideal"))
+    ]
+    out = rank_across(holey, ["gmean", "fpr_1"])
+    noted = out.friedman[out.friedman["note"] != ""]
+    assert set(zip(noted["ranked"], noted["within"], strict=True)) == {
+        ("learner", "ideal"),
+        ("policy", "nb"),
+    }
+    runs = []
+    for name in ("one", "two"):
+        paths = draw_ranking_figures(
+            holey, out, tmp_path / name, metric="gmean", reference="observed",
+            formats=("png", "pdf"), dpi=40,
+        )  # fmt: skip
+        assert all(p.parent == tmp_path / name for p in paths)
+        runs.append({p.name: p.read_bytes() for p in paths})
+    stems = [
+        "learner_hitl_30d_90d_last_gmean",
+        "learner_hitl_7d_90d_last_gmean",
+        "policy_ht_last_gmean",
+    ]
+    expected = {
+        f"{kind}_{s}.{fmt}" for s in stems for kind in ("cd", "sk") for fmt in ("png", "pdf")
+    }
+    assert set(runs[0]) == expected == {p.name for p in (tmp_path / "one").iterdir()}
+    assert runs[0].keys() == runs[1].keys()
+    assert sorted(n for n in runs[0] if runs[0][n] != runs[1][n]) == []
+    assert all(data.startswith(PNG) for n, data in runs[0].items() if n.endswith(".png"))
+    assert all(b"CreationDate" not in d for n, d in runs[0].items() if n.endswith(".pdf"))
+    # fewer than 3 datasets: every family has a note, no figure at all
+    two = holey[holey["dataset"].isin(["d1", "d2"])]
+    none = draw_ranking_figures(
+        two, rank_across(two, "gmean"), tmp_path / "none", metric="gmean",
+        reference="observed", formats=("png",), dpi=40,
+    )  # fmt: skip
+    assert none == [] and not any((tmp_path / "none").glob("*"))
+    # two estimators in the table: the estimator joins the file name
+    both = pd.concat([table, table.assign(estimator="cumulative")], ignore_index=True)
+    paths = draw_ranking_figures(
+        both, rank_across(both, "gmean", ranked=["policy"]), tmp_path / "est",
+        metric="gmean", reference="true", formats=("png",), dpi=40,
+    )  # fmt: skip
+    assert {p.name for p in paths} == {
+        f"{kind}_policy_{learner}_last_gmean_{est}.png"
+        for kind in ("cd", "sk")
+        for learner in ("ht", "nb")
+        for est in ("cumulative", "fading")
+    }
+
+
+def test_a_treatment_with_no_value_is_reported_not_dropped():
+    """The HITL study's mindspore under hitl_60d_90d at commit 1000: no negative label released in
+    any fold yet, so its FPR is undefined everywhere. It is a row with a note in every table (the
+    other treatments are ranked as before), and a family where no treatment has a value fails
+    nothing (it was an IndexError in the partition)."""
+    rows = []
+    for d, dataset in enumerate(["a", "b", "c"]):
+        for p, policy in enumerate(["ideal", "hitl_1d_15d", "hitl_90d_90d"]):
+            for fold in range(4):
+                fpr = np.nan if policy == "hitl_90d_90d" else 0.1 * p + 0.01 * fold + 0.001 * d
+                rows.append(
+                    dict(dataset=dataset, learner="ht", policy=policy, seed=1, fold=fold,
+                         reference="observed", estimator="fading", checkpoint=1000, fpr_1=fpr)
+                )  # fmt: skip
+    table = pd.DataFrame(rows)
+    across = rank_across(table, ["fpr_1"], ranked=("policy",))
+    noted = across.friedman[across.friedman["treatment"] == "hitl_90d_90d"]
+    assert len(noted) == 1 and noted["note"].item().startswith("no value at any dataset")
+    tested = across.friedman[across.friedman["treatment"] != "hitl_90d_90d"]
+    assert (tested["note"] == "").all() and tested["p_value"].notna().all()
+    assert across.result(across.families()[0]).treatments == ("ideal", "hitl_1d_15d")
+    sk = across.scott_knott.set_index("treatment")
+    assert pd.isna(sk.loc["hitl_90d_90d", "group"]) and sk.loc["ideal", "group"] == 1
+    within = rank_within(table, ["fpr_1"], ranked=("policy",)).set_index("treatment")
+    assert within.loc["hitl_90d_90d", "note"].str.startswith("no value at any (seed, fold)").all()
+    assert within.loc["ideal", "group"].notna().all()
+    # no treatment with a value: rows with notes, no failure
+    empty = table.assign(fpr_1=np.nan)
+    within = rank_within(empty, ["fpr_1"], ranked=("policy",))
+    assert len(within) == 3 * 3 and within["group"].isna().all()
+    across = rank_across(empty, ["fpr_1"], ranked=("policy",))
+    assert len(across.friedman) == 3 and across.friedman["note"].str.startswith("no value").all()
+
+
+CD_SCRIPT = """
+import sys
+import numpy as np, pandas as pd
+from delaycv.figures.rankings import cd_diagram
+from delaycv.figures.style import save_figure
+from delaycv.stats.friedman import friedman_nemenyi
+rng = np.random.default_rng(1)
+names = ["ideal", "hitl_1d_90d", "hitl_7d_90d", "hitl_30d_90d", "auto_7d_7d", "auto_30d_30d"]
+values = rng.normal(size=(8, 6)) * 0.05 + np.linspace(0.8, 0.6, 6)
+table = pd.DataFrame(values, columns=names, index=[f"d{i}" for i in range(8)])
+save_figure(cd_diagram(friedman_nemenyi(table), title="t"), sys.argv[1], ["png"], 80)
+"""
+
+
+def test_the_cd_diagram_is_the_same_file_under_any_hash_seed(tmp_path):
+    """The bars come from sets of treatment names (scikit-posthocs); a str's hash is salted per
+    process, yet the diagram's PNG is byte-identical across PYTHONHASHSEED values."""
+    import os
+    import subprocess
+    import sys
+
+    files = []
+    for seed in ("0", "1", "2"):
+        stem = tmp_path / f"cd{seed}"
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        done = subprocess.run([sys.executable, "-c", CD_SCRIPT, str(stem)], env=env, text=True,
+                              capture_output=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        files.append(stem.with_suffix(".png").read_bytes())
+    assert files[0] == files[1] == files[2]

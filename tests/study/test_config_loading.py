@@ -1,0 +1,917 @@
+"""delaycv.study.loading (and its modules): schema validation with errors naming the key, defaults, policy grids."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from delaycv.common.errors import ConfigError
+from delaycv.study.datasets import stream_file
+from delaycv.study.loading import load_config, load_study
+from delaycv.study.mistakes import ConfigErrors
+from delaycv.study.policy_grids import expand_policy_grid
+from delaycv.study.runs import (
+    Run,
+    estimator_spec,
+    evaluation_options,
+    learner_spec,
+    policy_spec,
+    run_key,
+)
+from delaycv.study.runs import runs as study_runs
+from delaycv.study.yaml_file import read_yaml
+from tests.support.paths import REPO
+
+SMALL = yaml.safe_load((REPO / "config" / "test-small.yaml").read_text())
+
+
+def with_changes(**changes) -> dict:
+    config = copy.deepcopy(SMALL)
+    config.update(changes)
+    return config
+
+
+def error_of(config: dict) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        load_config(config, name="config.yaml")
+    return info.value
+
+
+@pytest.mark.parametrize(
+    "changes, location, words",
+    [
+        ({"learners": {"ht": {"class": "x", "params": 3}}}, "key learners.ht.params", "a mapping"),
+        ({"learners": {"ht": {"klass": "x"}}}, "key learners.ht.klass", "one of class"),
+        ({"learners": {"ht": {}}}, "key learners.ht", "exactly one of class, pipeline and moa"),
+        (
+            {"learners": {"p": {"pipeline": [{"class": "a"}, {"params": {}}]}}},
+            "key learners.p.pipeline.1",
+            "exactly one of class, pipeline and moa",
+        ),
+        ({"seeds": [1, "two"]}, "key seeds.1", "an integer"),
+        ({"seeds": []}, "key seeds", "non-empty"),
+        ({"validation": {"scheme": "boot"}}, "key validation.scheme", "bootstrap"),
+        ({"validation": {"folds": 0}}, "key validation.folds", "minimum"),
+        ({"validation": {"fixed_split": "yes"}}, "key validation.fixed_split", "true or false"),
+        ({"datasets": {"a b": {"path": "x.csv"}}}, "key datasets.a b", "a name matching"),
+        ({"datasets": {"d": {"path": "x", "frmat": "csv"}}}, "key datasets.d.frmat", "format"),
+        ({"datasets": {"d": {}}}, "key datasets.d", "exactly one of generate and path"),
+        ({"datasets": {"d": {"generate": {"rows": 5}, "sort": True}}}, "key datasets.d.sort", ""),
+        ({"datasets": {"d": {"path": "x.csv", "inf": "drop"}}}, "key datasets.d.inf", "missing"),
+        ({"policies": {"x": {"preset": "hitl", "window": "7d"}}}, "key policies.x.window", ""),
+        ({"policies": {"x": {"preset": "delay"}}}, "key policies.x.window", "window"),
+        ({"policies": {"x": {"preset": "delay", "window": 7}}}, "key policies.x.window", "7d, 7h"),
+        (
+            {"policies": {"x": {"preset": "hitl", "pos_window": "7", "neg_window": "90d"}}},
+            "key policies.x.pos_window",
+            "has no unit",
+        ),
+        (
+            {"policy_grids": {"h": {"preset": "delay", "window": ["1d", 2]}}},
+            "key policy_grids.h.window",
+            "2d, 2h, 2s or 2i",
+        ),
+        (
+            {"policy_grids": {"h": {"preset": "hitl", "pos_window": ["7q"], "neg_window": ["1d"]}}},
+            "key policy_grids.h.pos_window.0",
+            "7d",
+        ),
+        (
+            {"policy_grids": {"h": {"preset": "hitl", "pos_window": ["7d"]}}},
+            "key policy_grids.h",
+            "",
+        ),
+        ({"policies": {}, "policy_grids": {}}, "key policies", "at least one policy"),
+        ({"estimator": {"kind": "fading", "width": 3}}, "key estimator.width", "alpha"),
+        ({"tests": {"references": ["observed", "obs"]}}, "key tests.references.1", "observed"),
+        ({"figures": {"learner": "nope"}}, "key figures.learner", "one of nb, lr"),
+        ({"bogus": 1}, "key bogus", "one of checkpoints, contrasts, datasets"),
+        ({"contrasts": {"reference": "oracle"}}, "key contrasts.reference", "ideal, hitl_7d_90d"),
+        ({"contrasts": {"reference": 3}}, "key contrasts.reference", "or null"),
+        ({"contrasts": {"policy": "ideal"}}, "key contrasts.policy", ""),
+        ({"tests": {"checkpoints": "first"}}, "key tests.checkpoints", "{positions: [1000"),
+        ({"tests": {"checkpoints": {"positions": [0]}}}, "key tests.checkpoints.positions", ">= 1"),
+        (
+            {"tests": {"checkpoints": {"positions": [1.5]}}},
+            "key tests.checkpoints.positions",
+            "position 1.5",
+        ),
+        (
+            {"tests": {"checkpoints": {"positions": [500, 500]}}},
+            "key tests.checkpoints.positions",
+            "duplicate value 500 (2 times)",
+        ),
+        (
+            {"tests": {"checkpoints": {"fractions": [0]}}},
+            "key tests.checkpoints.fractions",
+            "(0, 1]",
+        ),
+        (
+            {"tests": {"checkpoints": {"fractions": [1.2]}}},
+            "key tests.checkpoints.fractions",
+            "fraction 1.2",
+        ),
+        ({"tests": {"checkpoints": {"fractions": []}}}, "key tests.checkpoints.fractions", "empty"),
+        ({"tests": {"checkpoints": {}}}, "key tests.checkpoints", "empty mapping"),
+        ({"tests": {"checkpoints": {"position": [1000]}}}, "key tests.checkpoints", ""),
+    ],
+)
+def test_errors_name_the_key(changes, location, words):
+    err = error_of(with_changes(**changes))
+    text = str(err)
+    assert text.startswith(f"config.yaml: {location}"), text
+    assert err.location.startswith(location)
+    assert words in text
+
+
+def test_missing_required_key_is_named():
+    config = copy.deepcopy(SMALL)
+    del config["learners"]
+    err = error_of(config)
+    assert err.location == "key learners"
+    assert "missing" in str(err)
+
+
+def test_defaults_are_filled_and_input_is_not_modified():
+    config = {"datasets": {"d": {"generate": {"rows": 10}}}, "learners": SMALL["learners"]}
+    config["seeds"] = [1]
+    config["policies"] = {"ideal": {"preset": "ideal"}}
+    before = copy.deepcopy(config)
+    out = load_config(config)
+    assert config == before
+    assert out["validation"] == {
+        "scheme": "bootstrap",
+        "folds": 10,
+        "seed": 1,
+        "evaluate": "all",
+        "fixed_split": False,
+    }
+    assert out["estimator"] == {"kind": "fading", "alpha": 0.99}
+    for kind, key in (("sliding", "width"), ("tumbling", "size")):  # defaults.WIDTH, SIZE
+        given = load_config({**config, "estimator": {"kind": kind}})
+        assert given["estimator"] == {"kind": kind, key: 1000}
+    assert out["checkpoints"] == {"every": 500}
+    assert out["tests"]["resamples"] == 5000 and out["tests"]["alpha"] == 0.05
+    assert out["evaluation"]["threshold"] == 0.5
+
+
+def test_contrasts_default_to_ideal_when_the_study_has_it():
+    assert load_config(with_changes())["contrasts"] == {"reference": "ideal"}
+    without = load_config(with_changes(policies={}))  # the hitl grid alone
+    assert without["contrasts"] == {"reference": None}
+    off = load_config(with_changes(contrasts={"reference": None}))
+    assert off["contrasts"] == {"reference": None}
+    other = load_config(with_changes(contrasts={"reference": "hitl_7d_90d"}))
+    assert other["contrasts"] == {"reference": "hitl_7d_90d"}
+
+
+@pytest.mark.parametrize(
+    "checkpoints",
+    [
+        "last",
+        "all",
+        {"positions": [1000, 2000, 5000]},
+        {"fractions": [0.1, 0.5, 1.0]},
+        {"positions": [1000, 5000], "fractions": [0.1, 1.0]},
+    ],
+)
+def test_test_checkpoints_forms(checkpoints):
+    out = load_config(with_changes(tests={"checkpoints": checkpoints}))
+    assert out["tests"]["checkpoints"] == checkpoints
+
+
+def test_dataset_inf_option_is_accepted():
+    datasets = {"d": {"path": "x.csv", "preset": "commit-guru", "inf": "missing"}}
+    out = load_config(with_changes(datasets=datasets))
+    assert out["datasets"]["d"]["inf"] == "missing"
+
+
+def test_unquoted_true_reference_means_the_true_labels():
+    out = load_config(with_changes(tests={"references": ["observed", True]}))
+    assert out["tests"]["references"] == ["observed", "true"]
+
+
+def test_policy_grids_expand_with_the_library_names():
+    grid = {"preset": "hitl", "pos_window": ["1d", "3d"], "neg_window": ["15d", "90d"]}
+    out = load_config(with_changes(policies={"ideal": {}}, policy_grids={"hitl": grid}))
+    assert list(out["policies"]) == [
+        "ideal",
+        "hitl_1d_15d",
+        "hitl_1d_90d",
+        "hitl_3d_15d",
+        "hitl_3d_90d",
+    ]
+    assert out["policies"]["hitl_3d_15d"] == {
+        "preset": "hitl",
+        "pos_window": "3d",
+        "neg_window": "15d",
+    }
+    from delaycv.protocol.policies import make_policy
+
+    for name, spec in out["policies"].items():
+        assert make_policy(spec).name == name
+    windows = {"preset": "verification", "window": ["1d", "3600s"]}
+    assert list(expand_policy_grid(windows)) == ["verification_1d", "verification_1h"]
+
+
+def test_a_grid_name_may_not_repeat_an_explicit_policy():
+    grid = {"preset": "hitl", "pos_window": ["7d"], "neg_window": ["90d"]}
+    err = error_of(
+        with_changes(
+            policies={"hitl_7d_90d": {"preset": "hitl", "pos_window": "7d", "neg_window": "90d"}},
+            policy_grids={"g": grid},
+        )
+    )
+    assert err.location == "key policy_grids.g" and "defined twice" in str(err)
+
+
+def test_shipped_configs_are_valid():
+    default = load_config(REPO / "config.yaml")
+    assert len(default["learners"]) >= 3 and len(default["seeds"]) >= 2
+    assert len(default["policies"]) >= 3
+    hitl = load_config(REPO / "config" / "hitl-rq1.yaml")
+    pos = [1, 3, 7, 15, 30, 60, 90]
+    expected = {"ideal"} | {f"hitl_{p}d_{n}d" for p in pos for n in (15, 90)}
+    assert set(hitl["policies"]) == expected
+    assert hitl["validation"]["scheme"] == "bootstrap" and hitl["validation"]["folds"] == 10
+    assert [s["class"] for s in hitl["learners"].values()] == ["river.tree.HoeffdingTreeClassifier"]
+    rq3 = load_config(REPO / "config" / "hitl-rq3.yaml")
+    windows = [1, 3, 7, 15, 30, 60, 90]
+    expected = {"ideal"} | {f"hitl_{w}d_{w}d" for w in windows}
+    assert set(rq3["policies"]) == expected | {f"verification_{w}d" for w in windows}
+    assert rq3["policies"]["verification_7d"] == {"preset": "verification", "window": "7d"}
+    for study, name in ((hitl, "hitl-rq1"), (rq3, "hitl-rq3")):
+        assert study["results"] == f"results/{name}" and study["runs"] == "results/runs"
+        assert study["tests"]["checkpoints"] == {"positions": [1000, 2000, 3000, 4000, 5000]}
+        assert study["contrasts"] == {"reference": "ideal"}
+        assert study["checkpoints"] == {"every": 30}
+    shared = ["datasets", "learners", "seeds", "validation", "estimator", "evaluation"]
+    assert {k: hitl[k] for k in shared} == {k: rq3[k] for k in shared}  # so runs can be shared
+    small = load_config(REPO / "config" / "test-small.yaml")
+    runs = study_runs(small)
+    assert len(runs) == 4 and runs[0] == Run("tiny", "nb", 1, "ideal")
+
+
+def test_yaml_errors_name_the_line(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("datasets:\n  d: {generate: {rows: 3}\nlearners: {}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}:3:1: not valid YAML: "), info.value
+
+
+def test_a_yaml_syntax_error_names_the_file_line_and_column(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text("datasets:\n  d: {generate: {rows: 3}}\nlearners:\n  p: {class: Prior\n")
+    with pytest.raises(ConfigError) as info:
+        load_study([path])
+    assert str(info.value).startswith(f"{path}:5:1: not valid YAML: "), info.value
+    assert "flow mapping at line 4, column 6" in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["", "\n# nothing but a comment\n"])
+def test_an_empty_config_file_is_an_error_naming_the_file(tmp_path, text):
+    first = write(tmp_path / "first.yaml", SMALL)
+    empty = tmp_path / "empty.yaml"
+    empty.write_text(text)
+    for load in (lambda: load_study([first, empty]), lambda: load_config(empty)):
+        with pytest.raises(ConfigError) as info:
+            load()
+        assert str(info.value) == (
+            f"{empty}: the file is empty (expected a mapping with datasets, learners, policies)"
+        )
+
+
+@pytest.mark.parametrize(
+    "text, at, key, first",
+    [
+        (
+            "datasets:\n  a: {generate: {rows: 100}}\n  a: {generate: {rows: 200}}\n",
+            "3:3",
+            "datasets.a",
+            "line 2, column 3",
+        ),
+        (
+            "seeds: [1]\nlearners:\n  p: {class: Prior, class: NoChange}\n",
+            "3:21",
+            "learners.p.class",
+            "line 3, column 7",
+        ),
+        ("seeds: [1]\nseeds: [2]\n", "2:1", "seeds", "line 1, column 1"),
+        (
+            "policy_grids:\n  - {a: 1}\n  - {b: 1, b: 2}\n",
+            "3:12",
+            "policy_grids.1.b",
+            "line 3, column 6",
+        ),
+    ],
+    ids=["dataset", "flow-mapping", "top-level", "in-a-list"],
+)
+def test_a_duplicate_key_is_an_error_naming_the_file_line_and_key(tmp_path, text, at, key, first):
+    path = tmp_path / "dup.yaml"
+    path.write_text(text)
+    message = (
+        f"{path}:{at}: key {key}: duplicate key (first given at {first}) "
+        "(expected each key once in a mapping)"
+    )
+    with pytest.raises(ConfigError) as info:
+        read_yaml(path)
+    assert str(info.value) == message
+    # a study reports it with the config's other mistakes, in file order
+    for load in (lambda p: load_study([p]), load_config):
+        with pytest.raises(ConfigErrors) as info:
+            load(path)
+        assert message in str(info.value).splitlines(), str(info.value)
+
+
+@pytest.mark.parametrize(
+    "changes, key",
+    [
+        ({"seeds": [1, 2**70]}, "seeds.1"),
+        ({"validation": {"seed": 2**70}}, "validation.seed"),
+        ({"tests": {"seed": 2**70}}, "tests.seed"),
+        (
+            {"datasets": {"tiny": {"generate": {"rows": 400, "seed": 2**70}}}},
+            "datasets.tiny.generate.seed",
+        ),
+    ],
+    ids=["seeds", "validation", "tests", "generate"],
+)
+def test_a_seed_out_of_range_fails_when_the_config_loads(changes, key):
+    err = error_of(with_changes(**changes))
+    assert str(err) == (
+        f"config.yaml: key {key}: 1180591620717411303424 is greater than the maximum of "
+        "9223372036854775807 (expected a seed: an integer from 0 to 2**63 - 1 = 9223372036854775807)"
+    )
+
+
+def test_the_largest_seed_is_a_seed():
+    top = 2**63 - 1
+    config = load_config(
+        with_changes(seeds=[top], validation={"seed": top}, tests={"seed": top}), learners=False
+    )
+    assert config["seeds"] == [top] and config["validation"]["seed"] == top
+
+
+def test_a_preset_name_that_disagrees_with_its_spec_is_refused():
+    spec = {"preset": "hitl", "pos_window": "1d", "neg_window": "15d"}
+    err = error_of(with_changes(policies={"hitl_7d_90d": spec}))
+    assert str(err) == (
+        "config.yaml: key policies.hitl_7d_90d: the policy named hitl_7d_90d is hitl P = 1d, "
+        "N = 15d, but its name says hitl P = 7d, N = 90d (expected a name that says what the "
+        "policy is, such as hitl_1d_15d, or a name that is not a preset name: ideal, delay_<D>, "
+        "verification_<W>, hitl_<P>_<N>)"
+    )
+    for name, other in [
+        ("verification_90d", {"preset": "delay", "window": "90d"}),
+        ("ideal", {"preset": "delay", "window": "1d"}),
+        ("delay_3d", {"preset": "delay", "window": "3d", "inspection_error": 0.1}),
+    ]:
+        assert error_of(with_changes(policies={name: other})).location == f"key policies.{name}"
+    # names that are not preset names are labels; names that agree are fine
+    config = load_config(
+        with_changes(
+            policies={
+                "fast": spec,
+                "hitl_24h_15d": spec,
+                "delay_7s": {"preset": "delay", "window": "7s"},
+            }
+        ),
+        learners=False,
+    )
+    assert {"fast", "hitl_24h_15d", "delay_7s"} <= set(config["policies"])
+
+
+def test_yaml_merge_keys_may_override_what_they_merge(tmp_path):
+    path = tmp_path / "merge.yaml"
+    path.write_text("base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  x: 3\n")
+    assert read_yaml(path) == {"base": {"x": 1, "y": 2}, "d": {"x": 3, "y": 2}}
+
+
+def test_helpers_give_the_library_arguments():
+    config = load_config(with_changes(estimator={"kind": "window", "width": 50}))
+    assert estimator_spec(config) == {"kind": "sliding", "width": 50}
+    assert policy_spec(config, "hitl_7d_90d")["name"] == "hitl_7d_90d"
+    assert learner_spec(config, "nb") == {"class": "river.naive_bayes.GaussianNB"}
+    assert evaluation_options(config)["every"] == 100
+    with pytest.raises(ConfigError, match="no learner named 'x'"):
+        learner_spec(config, "x")
+
+
+def test_the_sliding_estimator_is_named_sliding():
+    config = load_config(with_changes(estimator={"kind": "sliding", "width": 50}))
+    assert config["estimator"] == {"kind": "sliding", "width": 50}
+    assert estimator_spec(config) == {"kind": "sliding", "width": 50}
+
+
+def test_the_old_estimator_kind_window_is_read_as_sliding_with_a_warning(tmp_path, caplog):
+    """``window`` (the old spelling) still loads, as ``sliding``, the run key unchanged; the
+    warning (logger delaycv.study) names the file, the line and column of the key, and the new
+    kind."""
+    study = with_changes(estimator={"kind": "window", "width": 50})
+    path = write(tmp_path / "old.yaml", study)
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        config = load_study([path], learners=False)
+    line = path.read_text().splitlines().index("  kind: window") + 1
+    [record] = [r for r in caplog.records if r.name == "delaycv.study"]
+    assert record.getMessage() == (
+        f"{path}:{line}:3: key estimator.kind: the estimator kind 'window' is deprecated, read "
+        "as 'sliding' (expected kind: sliding, the same estimator with the same parameter)"
+    )
+    assert config["estimator"] == {"kind": "sliding", "width": 50}
+    new = load_config(with_changes(estimator={"kind": "sliding", "width": 50}), learners=False)
+    assert run_key(config, "tiny", "nb", "ideal") == run_key(new, "tiny", "nb", "ideal")
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        load_config(with_changes(estimator={"kind": "sliding"}), learners=False)
+    assert not caplog.records
+
+
+def test_delaycv_check_prints_the_deprecation_as_a_warning(tmp_path, capsys, monkeypatch):
+    from delaycv.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path / "old.yaml", with_changes(estimator={"kind": "window"}))
+    assert main(["check", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "valid" in captured.out
+    assert "delaycv: warning: " in captured.err
+    assert "key estimator.kind: the estimator kind 'window' is deprecated" in captured.err
+
+
+def test_the_workflow_logs_the_deprecation_as_a_configuration_warning(tmp_path):
+    """The workflow loads a study with ``kind: window`` and says so in its log (Snakemake's
+    logger), with the file, line and column of the key."""
+    import subprocess
+    import sys
+
+    write(tmp_path / "old.yaml", with_changes(estimator={"kind": "window", "width": 50}))
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--dry-run", "--cores", "1"]
+        + ["--snakefile", str(REPO / "Snakefile"), "--configfile", "old.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert re.search(
+        r"^configuration warning: old\.yaml:\d+:3: key estimator\.kind: the estimator kind "
+        r"'window' is deprecated, read as 'sliding'",
+        proc.stdout + proc.stderr,
+        re.M,
+    ), proc.stderr[-2000:]
+
+
+# --------------------------------------------------------------------------- the study's files
+
+
+def write(path: Path, config: dict) -> Path:
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def study_error(files, **options) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        load_study(files, **options)
+    return info.value
+
+
+def at(path: Path, pattern: str) -> str:
+    """``line:column`` of the first match of ``pattern`` in file ``path`` (of its group, if any)."""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        found = re.search(pattern, line)
+        if found:
+            return f"{number}:{found.start(found.re.groups and 1) + 1}"
+    raise AssertionError(f"{pattern!r} is not in {path}")
+
+
+def test_a_study_file_gets_the_schema_defaults_not_another_files_values(tmp_path):
+    mine = write(
+        tmp_path / "my.yaml",
+        {
+            "datasets": {"d": {"generate": {"rows": 50}}},
+            "learners": {"nb": {"class": "naive_bayes.GaussianNB"}},
+            "policies": {"ideal": {"preset": "ideal"}},
+            "seeds": [1],
+        },
+    )
+    study = load_study([mine])
+    assert list(study["learners"]) == ["nb"] and list(study["policies"]) == ["ideal"]
+    assert study["checkpoints"] == {"every": 500}  # the schema's, not config.yaml's 250
+    assert study["tests"]["metrics"] == ["gmean", "recall_1", "fpr_1"]
+
+
+def test_several_files_merge_in_order_and_errors_name_the_file_of_the_key(tmp_path):
+    base = write(tmp_path / "base.yaml", with_changes(checkpoints={"every": 7}))
+    extra = write(
+        tmp_path / "extra.yaml",
+        {"learners": {"ht": {"class": "tree.HoeffdingTreeClassifier"}}, "seeds": [1, 2]},
+    )
+    study = load_study([base, extra])
+    assert list(study["learners"]) == ["nb", "lr", "ht"] and study["seeds"] == [1, 2]
+    assert study["checkpoints"] == {"every": 7}
+    study = load_study([base, extra], overrides={"seeds": [5]})
+    assert study["seeds"] == [5]
+
+    bad_base = with_changes(checkpoints={"every": 0})
+    write(base, bad_base)
+    err = study_error([base, extra])
+    assert str(err).startswith(f"{base}:{at(base, 'every:')}: key checkpoints.every: "), str(err)
+    # a key written in the later file (a learner among the first file's learners)
+    write(base, SMALL)
+    write(extra, {"learners": {"ht": {"class": "tree.NoSuchTree"}}})
+    err = study_error([base, extra])
+    assert str(err).startswith(f"{extra}:3:5: key learners.ht.class: unknown learner"), str(err)
+    # a key given with --config, and a key that no file has (named after the last file)
+    err = study_error([base], overrides={"validation": {"folds": 0}})
+    assert str(err).startswith("--config: key validation.folds"), str(err)
+    write(base, {k: v for k, v in SMALL.items() if k != "seeds"})
+    err = study_error([base, extra])
+    # in file order: the learner's line first, then the key no file has
+    assert str(err).splitlines()[-1].startswith(f"{extra}: key seeds: missing"), str(err)
+
+
+def test_dataset_names_with_dots_find_their_file(tmp_path):
+    first = write(tmp_path / "a.yaml", with_changes(datasets={"v1.2": {"path": "x.csv"}}))
+    second = write(tmp_path / "b.yaml", {"seeds": [3]})
+    err = study_error([first, second])
+    where = at(first, "v1.2:")
+    assert str(err).startswith(f"{first}:{where}: key datasets.v1.2: a raw file needs a preset")
+
+
+def test_paths_inside_the_working_directory_are_shown_relative(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "my.yaml", with_changes(seeds=["x"]))
+    err = study_error([tmp_path / "my.yaml"])
+    assert str(err).startswith(f"my.yaml:{at(tmp_path / 'my.yaml', '- (x)')}: key seeds.0"), err
+
+
+# --------------------------------------------------------------------------- every mistake at load
+
+
+@pytest.fixture
+def files(tmp_path) -> Path:
+    """A working directory with a raw CSV file, a canonical stream and a Parquet table."""
+    (tmp_path / "raw.csv").write_text("t,y,f\n1,0,0.5\n2,1,0.25\n")
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
+
+    write_stream(generate_stream(rows=20, seed=1), tmp_path / "stream.parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"learner": ["nb"], "gmean": [0.5]}), tmp_path / "table.parquet")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "changes, location, words",
+    [
+        (
+            {"learners": {"x": {"class": "river.tree.NoSuchTree"}}},
+            "key learners.x.class",
+            "unknown learner 'river.tree.NoSuchTree'",
+        ),
+        (
+            {"learners": {"ht": {"class": "tree.HoeffdingTreeClassifier", "params": {"gp": 1}}}},
+            "key learners.ht.params.gp",
+            "tree.HoeffdingTreeClassifier has no parameter 'gp' (expected one of ",
+        ),
+        (  # a value of the wrong type for the parameter's annotation: named with its key
+            {"learners": {"arf": {"class": "forest.ARFClassifier", "params": {"n_models": "x"}}}},
+            "key learners.arf.params.n_models",
+            "forest.ARFClassifier: n_models='x' has the wrong type (expected an integer)",
+        ),
+        (  # river would take the value and fail only on the first instance
+            {
+                "learners": {
+                    "ht": {"class": "tree.HoeffdingTreeClassifier", "params": {"grace_period": "9"}}
+                }
+            },
+            "key learners.ht.params.grace_period",
+            "tree.HoeffdingTreeClassifier: grace_period='9' has the wrong type (expected an integer)",
+        ),
+        (
+            {
+                "learners": {
+                    "p": {
+                        "pipeline": [
+                            {"class": "preprocessing.StandardScaler"},
+                            {"class": "linear_model.LogisticRegression", "params": {"l2": "x"}},
+                        ]
+                    }
+                }
+            },
+            "key learners.p.pipeline[1].params.l2",
+            "linear_model.LogisticRegression: l2='x' has the wrong type (expected a number)",
+        ),
+        (
+            {"datasets": {"d": {"path": "raw.csv", "preset": "commit-gru"}}},
+            "key datasets.d.preset",
+            "unknown preset 'commit-gru' (expected one of commit-guru, spdisc)",
+        ),
+        (
+            {"datasets": {"d": {"path": "nope.csv", "preset": "commit-guru"}}},
+            "key datasets.d.path",
+            "no such file 'nope.csv' (expected an existing file; paths are relative to",
+        ),
+        (
+            {"datasets": {"d": {"path": "raw.csv"}}},
+            "key datasets.d",
+            "a raw file needs a preset or a mapping",
+        ),
+        (
+            {"datasets": {"d": {"path": "raw.csv", "mapping": {"time": "t", "lable": "y"}}}},
+            "key datasets.d.mapping.lable",
+            "unknown mapping key 'lable'",
+        ),
+        (
+            {"datasets": {"d": {"path": "raw.csv", "mapping": {"time": "t", "label": "y"}}}},
+            "key datasets.d.mapping.positive",
+            "missing mapping key 'positive'",
+        ),
+        (
+            {
+                "datasets": {
+                    "d": {
+                        "path": "raw.csv",
+                        "preset": "commit-guru",
+                        "mapping": {"time_unit": "sec"},
+                    }
+                }
+            },
+            "key datasets.d.mapping.time_unit",
+            "unknown time unit 'sec'",
+        ),
+        (
+            {
+                "datasets": {
+                    "d": {
+                        "path": "raw.csv",
+                        "preset": "commit-guru",
+                        "mapping": {"delimiter": ";;"},
+                    }
+                }
+            },
+            "key datasets.d.mapping.delimiter",
+            "bad delimiter",
+        ),
+        (
+            {"datasets": {"d": {"path": "stream.parquet", "preset": "commit-guru"}}},
+            "key datasets.d.preset",
+            "a canonical stream (.parquet) is used as it is",
+        ),
+        (
+            {"datasets": {"d": {"path": "table.parquet"}}},
+            "key datasets.d.path",
+            "table.parquet: not a delaycv stream: missing column(s) time, label, label_time",
+        ),
+        (
+            {"datasets": {"d": {"path": "raw.csv.gz", "preset": "commit-guru"}}},
+            "key datasets.d.path",
+            "cannot tell the format of 'raw.csv.gz'",
+        ),
+        (
+            {"tests": {"metrics": ["gmean", "gmeen"]}},
+            "key tests.metrics.1",
+            "unknown metric 'gmeen' (expected a metric of docs/metrics.md, such as gmean",
+        ),
+        (
+            {"figures": {"metric": "recall1"}},
+            "key figures.metric",
+            "unknown metric 'recall1' (expected a metric of docs/metrics.md, such as recall_1",
+        ),
+    ],
+)
+def test_every_mistake_is_found_when_the_config_loads(files, changes, location, words):
+    if "raw.csv.gz" in str(changes):
+        (files / "raw.csv.gz").write_bytes(b"")
+    path = write(files / "my.yaml", with_changes(**changes))
+    err = study_error([path], cwd=files)
+    assert err.file == str(path) and err.path == f"{path}:{err.line}:{err.column}", str(err)
+    assert err.location.startswith(location), str(err)
+    assert words in str(err), str(err)
+    assert len(err.errors) == 1, str(err)
+
+
+def test_files_are_checked_only_given_the_working_directory(files):
+    config = with_changes(datasets={"d": {"path": "nope.csv", "preset": "commit-guru"}})
+    assert "d" in load_config(config)["datasets"]
+    with pytest.raises(ConfigError, match="no such file 'nope.csv'"):
+        load_config(config, cwd=files)
+
+
+def test_a_canonical_stream_is_a_dataset_used_as_it_is(files):
+    config = with_changes(datasets={"s": {"path": "stream.parquet"}, "t": {"generate": {}}})
+    study = load_config(config, cwd=files)
+    assert stream_file(study["datasets"]["s"]) == "stream.parquet"
+    assert stream_file(study["datasets"]["t"]) is None
+    assert stream_file({"path": "raw.csv"}) is None
+
+
+def test_a_canonical_stream_of_milliseconds_fails_when_the_config_loads(files):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"time": [1_600_000_000_000], "label": [0], "label_time": [None]})
+    pq.write_table(table, files / "ms.parquet")
+    with pytest.raises(ConfigError) as info:
+        load_config(with_changes(datasets={"s": {"path": "ms.parquet"}}), cwd=files)
+    assert "stream time 1600000000000 (row group 0) is after 9999-12-31" in str(info.value)
+    assert "it looks like milliseconds" in str(info.value)
+    assert info.value.location.startswith("key datasets.s.path")
+
+
+def test_learners_are_not_built_when_told_not_to():
+    config = with_changes(learners={"x": {"class": "river.tree.NoSuchTree"}})
+    assert "x" in load_config(config, learners=False)["learners"]
+
+
+# --------------------------------------------------------------------------- rankings, folders
+
+
+def test_rankings_version_defaults_to_np_and_accepts_p():
+    assert load_config(with_changes())["rankings"] == {"version": "np"}
+    assert load_config(with_changes(rankings={"version": "p"}))["rankings"] == {"version": "p"}
+
+
+@pytest.mark.parametrize("version", ["P", "parametric", 1, None])
+def test_a_bad_rankings_version_is_refused_naming_the_key(version):
+    err = error_of(with_changes(rankings={"version": version}))
+    assert err.location == "key rankings.version", str(err)
+    assert str(err).startswith("config.yaml: key rankings.version")
+
+
+def test_results_and_runs_default_and_runs_follows_results():
+    out = load_config(with_changes())
+    assert (out["results"], out["runs"]) == ("results", "results/runs")
+    out = load_config(with_changes(results="results/s1"))
+    assert (out["results"], out["runs"]) == ("results/s1", "results/s1/runs")
+    out = load_config(with_changes(results="results/s1/", runs="results/shared//runs"))
+    assert (out["results"], out["runs"]) == ("results/s1", "results/shared/runs")
+    out = load_config(with_changes(results="./s2"))
+    assert (out["results"], out["runs"]) == ("s2", "s2/runs")
+
+
+@pytest.mark.parametrize(
+    "changes, key, words",
+    [
+        ({"results": "/tmp/study"}, "results", "not a folder inside the working directory"),
+        ({"results": "../elsewhere"}, "results", "without '..'"),
+        ({"results": "results/../../x"}, "results", "not a folder inside"),
+        ({"runs": "/data/runs"}, "runs", "not a folder inside the working directory"),
+        ({"runs": "../runs"}, "runs", "without '..'"),
+        ({"results": "results/s1", "runs": "results/s1"}, "runs", "share one folder"),
+        ({"results": "results/s1", "runs": "results/s1/"}, "runs", "share one folder"),
+        ({"runs": "results"}, "runs", "a folder other than results (results)"),
+        ({"results": "has space"}, "results", ""),
+    ],
+)
+def test_bad_results_or_runs_folders_are_refused_naming_the_key(changes, key, words):
+    err = error_of(with_changes(**changes))
+    assert err.location == f"key {key}", str(err)
+    assert str(err).startswith(f"config.yaml: key {key}") and words in str(err)
+
+
+# --------------------------------------------------------------------------- effort
+
+
+@pytest.mark.parametrize("effort", ["la", ["la", "ld"], None, "none"])
+def test_a_raw_dataset_takes_an_effort(effort):
+    datasets = {"d": {"path": "x.csv", "preset": "commit-guru", "effort": effort}}
+    study = load_config(with_changes(datasets=datasets))
+    assert study["datasets"]["d"]["effort"] == effort  # passed to the convert job as written
+
+
+@pytest.mark.parametrize(
+    "dataset, location, words",
+    [
+        (
+            {"generate": {"rows": 50}, "effort": "la"},
+            "key datasets.d.effort",
+            "a generated stream's effort is la + ld, not 'la' (expected effort: null (a stream "
+            "without effort), or no effort key (la + ld))",
+        ),
+        (
+            {"path": "x.csv", "preset": "commit-guru", "effort": ["la", "la"]},
+            "key datasets.d.effort",
+            "column 'la' is named twice",
+        ),
+        (
+            {"path": "x.csv", "preset": "commit-guru", "effort": "la", "mapping": {"effort": "ld"}},
+            "key datasets.d.effort",
+            "the effort is given twice (effort and mapping.effort)",
+        ),
+        (
+            {"path": "x.csv", "preset": "commit-guru", "mapping": {"effort": []}},
+            "key datasets.d.mapping.effort",
+            "bad value []",
+        ),
+        ({"path": "x.csv", "preset": "commit-guru", "effort": []}, "key datasets.d.effort", ""),
+        ({"path": "x.csv", "preset": "commit-guru", "effort": 3}, "key datasets.d.effort", ""),
+        (
+            {"path": "s.parquet", "effort": None},
+            "key datasets.d.effort",
+            "a canonical stream (.parquet) has the effort its file holds: the effort is set when "
+            "the stream is converted",
+        ),
+    ],
+)
+def test_bad_dataset_efforts_are_refused_naming_the_key(dataset, location, words):
+    err = error_of(with_changes(datasets={"d": dataset}))
+    assert err.location == location, str(err)
+    assert words in str(err), str(err)
+
+
+@pytest.fixture
+def effort_files(files) -> Path:
+    """``files`` with a canonical stream without effort (stream.parquet has one: la + ld)."""
+    from delaycv.data.stream import write_stream
+    from delaycv.data.synthetic import generate_stream
+
+    write_stream(generate_stream(rows=20, seed=1, effort=False), files / "bare.parquet")
+    (files / "cg.csv").write_text("author_date_unix_timestamp,contains_bug,la,ld\n1,1,2,3\n")
+    return files
+
+
+@pytest.mark.parametrize(
+    "datasets",
+    [
+        {"g": {"generate": {"rows": 50}}},
+        {"s": {"path": "stream.parquet"}},
+        {"c": {"path": "cg.csv", "preset": "commit-guru"}},
+        {"c": {"path": "cg.csv", "preset": "spdisc", "effort": "la"}},
+        {
+            "c": {
+                "path": "raw.csv",
+                "mapping": {"time": "t", "label": "y", "positive": 1},
+                "effort": "f",
+            }
+        },
+        {
+            "c": {
+                "path": "raw.csv",
+                "mapping": {"time": "t", "label": "y", "positive": 1, "effort": "f"},
+            }
+        },
+    ],
+)
+def test_effort_metrics_are_accepted_when_every_dataset_has_an_effort(effort_files, datasets):
+    config = with_changes(datasets=datasets, tests={"metrics": ["gmean", "popt", "ifa"]})
+    config["figures"] = {"metric": "effort_recall_20"}
+    study = load_config(config, cwd=effort_files, learners=False)
+    assert study["tests"]["metrics"] == ["gmean", "popt", "ifa"]
+
+
+@pytest.mark.parametrize(
+    "dataset, name, how",
+    [
+        ({"generate": {"rows": 50}, "effort": None}, "g", "no datasets.g.effort: null"),
+        ({"path": "bare.parquet"}, "b", "a .parquet converted with an effort"),
+        ({"path": "cg.csv", "preset": "commit-guru", "effort": None}, "c", "datasets.c.effort"),
+        ({"path": "cg.csv", "preset": "commit-guru", "effort": "none"}, "c", "datasets.c.effort"),
+        (
+            {"path": "raw.csv", "mapping": {"time": "t", "label": "y", "positive": 1}},
+            "r",
+            "datasets.r.effort: the raw file's columns, e.g. [la, ld]",
+        ),
+    ],
+)
+def test_an_effort_metric_on_a_dataset_without_effort_names_the_key_metric_and_dataset(
+    effort_files, dataset, name, how
+):
+    datasets = {"s": {"path": "stream.parquet"}, name: dataset}
+    config = with_changes(datasets=datasets, tests={"metrics": ["gmean", "popt"]})
+    path = write(effort_files / "my.yaml", config)
+    err = study_error([path], cwd=effort_files, learners=False)
+    assert err.location == "key tests.metrics.1", str(err)
+    text = str(err)
+    assert text.startswith(
+        f"{path}:{at(path, '- (popt)')}: key tests.metrics.1: the effort-aware metric 'popt' "
+        "needs each instance's "
+        f"effort, and dataset {name!r} has none (expected an effort for every dataset ("
+    ), text
+    assert how in text and "\n" not in text
+    # figures.metric is checked the same way
+    config = with_changes(datasets=datasets, figures={"metric": "effort_f1_20"})
+    with pytest.raises(ConfigError) as info:
+        load_config(config, cwd=effort_files, learners=False)
+    assert info.value.location == "key figures.metric"
+    assert f"'effort_f1_20' needs each instance's effort, and dataset {name!r}" in str(info.value)
+
+
+def test_a_parquet_effort_is_known_only_given_the_working_directory(effort_files):
+    config = with_changes(datasets={"b": {"path": "bare.parquet"}}, tests={"metrics": ["popt"]})
+    assert load_config(config, learners=False)["tests"]["metrics"] == ["popt"]
+    with pytest.raises(ConfigError, match="dataset 'b' has none"):
+        load_config(config, cwd=effort_files, learners=False)
+
+
+def test_an_unknown_metric_may_be_close_to_an_effort_metric():
+    err = error_of(with_changes(tests={"metrics": ["pop"]}))
+    assert "unknown metric 'pop'" in str(err) and "popt" in str(err)
