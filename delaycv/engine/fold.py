@@ -590,17 +590,19 @@ class FoldLoop:
             efforts = curve.snapshots(effort_base + ends)
             n_effort = efforts.shape[2]
             values = tuple(np.hstack((values[r], efforts[:, r])) for r in (0, 1))
+        corrected = None
+        if self.corrected is not None:
+            at = [(corrected_base + int(end), c[0], c[1]) for end, c in marks]
+            corrected = self.corrected.values_at(at)
+            if n_effort:  # the effort-aware measures have no corrected value
+                corrected = np.hstack((corrected, np.full((len(at), n_effort), np.nan)))
         for k, (_, c) in enumerate(marks):
             counts = [*c[:6], trained + n_trained[k], float(weight + w_sum[k]), *c[6:]]
             # metric values as one float array per row, in METRICS order (then EFFORT_METRICS)
             self.rows.append((self.fold, "observed", counts, values[0][k]))
             self.rows.append((self.fold, "true", counts, values[1][k]))
-            if self.corrected is not None:
-                m, t = c[0], c[1]
-                value = self.corrected.values(corrected_base + int(ends[k]), m, t)
-                if n_effort:
-                    value = np.concatenate((value, np.full(n_effort, np.nan)))
-                self.rows.append((self.fold, "corrected", counts, value))
+            if corrected is not None:
+                self.rows.append((self.fold, "corrected", counts, corrected[k]))
 
     def take_rows(self) -> list:
         """The table rows made since the last call (and forget them)."""

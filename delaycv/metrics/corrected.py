@@ -89,6 +89,8 @@ _NAN_ROWS = np.array(
     [i for name, i in R.items() if name.startswith("z_") or name.endswith(("_nc", "_maj"))]
     + [R["b_info"]]
 )
+#: Every evaluation of a scope, each counted once.
+_WHOLE = make_estimator("cumulative")
 #: The count rows (never faded) and the unknown rows (no abstentions in the engine).
 _COUNT_ROWS = ("a_w", "a_tp", "a_fp", "a_fn", "a_tn", "u0_unk", "u1_unk")
 
@@ -324,15 +326,16 @@ def expected_sums(estimator, pred, weight, proba, q, clock=None):
 
 def values_of_sums(estimator, sums, counts) -> np.ndarray:
     """Every metric of :data:`~delaycv.metrics.formulas.METRICS` from corrected sums (NaN for
-    :data:`UNCORRECTED`): the unfaded sums serve the counts under ``Fading``."""
+    :data:`UNCORRECTED`): the unfaded sums serve the counts under ``Fading``. One state (sums of
+    shape ``(N_ROWS,)``; None: no value yet) or many (one row each)."""
     if sums is None:
         return np.full(len(METRICS), math.nan)
-    sums = sums.copy()
-    sums[_NAN_ROWS] = math.nan
+    sums = np.array(sums, dtype=np.float64)
+    sums[..., _NAN_ROWS] = math.nan
     at = [R[k] for k in _COUNT_ROWS]
     c = sums.copy()
     if isinstance(make_estimator(estimator), Fading):
-        c[at] = counts[at]
+        c[..., at] = np.asarray(counts)[..., at]
     with np.errstate(invalid="ignore", divide="ignore"):
         return compute_many(sums, c, math.nan)
 
@@ -542,6 +545,12 @@ _ROWS = {
 #: The fading groups: a own events are the active evaluations (also the probability metrics'),
 #: p0/p1 those predicted 0/1, t0/t1 those whose expected label is 0/1 (their clock).
 GROUPS = ("a", "p0", "p1", "t0", "t1")
+#: :data:`_ROWS` as arrays: each row's place in ``rows.R``, its group, and the coefficients of
+#: its label-0 terms and of its q-terms over :data:`FEATURES`.
+_ROW_AT = np.array([R[name] for name in _ROWS])
+_ROW_GROUP = np.array([GROUPS.index(group) for group, _, _ in _ROWS.values()])
+_ROW_ZERO = np.array([[terms.get(f, 0) for f in FEATURES] for _, terms, _ in _ROWS.values()], float)
+_ROW_Q = np.array([[terms.get(f, 0) for f in FEATURES] for _, _, terms in _ROWS.values()], float)
 
 
 def _features(pred, proba) -> np.ndarray:
@@ -644,17 +653,12 @@ class _Sums:
             ages = g_unfixed[s][today::-1]  # arrival days 0 .. today
             ones += (ages @ self.unfixed[s].upto(today + 1)).reshape(g, f)
             counts_ones += ages @ self.counts_unfixed[s].upto(today + 1)
-        now = np.exp((self.clock - self.base) * self.log_alpha) if self.alpha != 1.0 else None
+        now = np.exp((self.clock - self.base) * self.log_alpha)[_ROW_GROUP]
         sums = np.full(N_ROWS, math.nan)
         counts = np.full(N_ROWS, math.nan)
-        for name, (group, zero_terms, q_terms) in _ROWS.items():
-            k = GROUPS.index(group)
-            value = sum(c * self.zero[k, FEATURES.index(f)] for f, c in zero_terms.items())
-            value += sum(c * ones[k, FEATURES.index(f)] for f, c in q_terms.items())
-            sums[R[name]] = value * now[k] if now is not None else value
-            count = sum(c * self.counts_zero[FEATURES.index(f)] for f, c in zero_terms.items())
-            count += sum(c * counts_ones[FEATURES.index(f)] for f, c in q_terms.items())
-            counts[R[name]] = count
+        zero, ones = self.zero[_ROW_GROUP], ones[_ROW_GROUP]
+        sums[_ROW_AT] = now * ((zero * _ROW_ZERO).sum(axis=1) + (ones * _ROW_Q).sum(axis=1))
+        counts[_ROW_AT] = _ROW_ZERO @ self.counts_zero + _ROW_Q @ counts_ones
         return sums, counts
 
 
@@ -735,6 +739,21 @@ class CorrectedState:
     def values(self, bound: int, m: int, t: float) -> np.ndarray:
         """The corrected metrics (``METRICS`` order) after the first ``bound`` evaluations, at the
         checkpoint of instance ``m`` at time ``t`` (checkpoints in order)."""
+        return self.values_at([(bound, m, t)])[0]
+
+    def values_at(self, checkpoints) -> np.ndarray:
+        """:meth:`values` at each of several checkpoints ``(bound, m, t)``, in order: one row
+        each."""
+        sums = np.full((len(checkpoints), N_ROWS), math.nan)
+        counts = sums.copy()
+        for k, (bound, m, t) in enumerate(checkpoints):
+            s, c = self._sums_at(int(bound), int(m), float(t))
+            if s is not None:
+                sums[k], counts[k] = s, c
+        return values_of_sums(self.estimator, sums, counts).reshape(len(checkpoints), -1)
+
+    def _sums_at(self, bound: int, m: int, t: float) -> tuple:
+        """The state brought to the checkpoint, and its sums and unfaded sums."""
         today = int(self.arrivals.day(t))
         self._arrive(m)
         self._fix(self.arrivals.newly_fixed(m, t))
@@ -748,9 +767,8 @@ class CorrectedState:
         self.included = bound
         self.sums.rebase()
         q_inspected, g_unfixed = model
-        members = [self.n_unfixed[s] > 0 for s in (0, 1)]
-        g_unfixed = [g if has else None for g, has in zip(g_unfixed, members, strict=True)]
-        return values_of_sums(self.estimator, *self.sums.rows(q_inspected, g_unfixed, today))
+        g_unfixed = [g if n > 0 else None for g, n in zip(g_unfixed, self.n_unfixed, strict=True)]
+        return self.sums.rows(q_inspected, g_unfixed, today)
 
     def _log_slice(self, lo: int, hi: int) -> dict:
         return {k: c.values[lo:hi] for k, c in self.log.items()}
@@ -967,7 +985,7 @@ class CorrectedState:
         """Sliding and tumbling: the scope's evaluations scored with their q now."""
         scope = _scope(self.estimator, bound)
         if scope is None:
-            return np.full(len(METRICS), math.nan)
+            return None, None
         log = self._log_slice(scope.start, scope.stop)
         at = log["instance"] - 1
         category = np.where(self.fixed.data[at], SETTLED_1, log["category"])
@@ -979,10 +997,5 @@ class CorrectedState:
             *model,
             today,
         )
-        estimator = self.estimator
-        if isinstance(estimator, Tumbling):
-            estimator = make_estimator("cumulative")  # the scope is the chunk
-        elif isinstance(estimator, Sliding):
-            estimator = make_estimator("cumulative")  # the scope is the window
-        weight = np.ones(q.size)
-        return corrected_values(estimator, log["pred"], weight, log["proba"], q)
+        # the scope is the window (Sliding) or the chunk (Tumbling): all of it counts
+        return expected_sums(_WHOLE, log["pred"], np.ones(q.size), log["proba"], q)
