@@ -59,6 +59,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from delaycv.common import native
+from delaycv.metrics import corrected_kernel
 from delaycv.metrics.estimators import Fading, Sliding, Tumbling, make_estimator
 from delaycv.metrics.formulas import METRICS, compute_many
 from delaycv.metrics.rows import N_ROWS, R
@@ -194,54 +196,6 @@ def cdf_at(times: np.ndarray, cdf: np.ndarray, x) -> np.ndarray:
     hit = k > 0
     out[hit] = cdf[k[hit] - 1]
     return out
-
-
-def grid_cdf(events: np.ndarray, censored: np.ndarray) -> np.ndarray:
-    """:func:`kaplan_meier` on a grid of whole units: ``events[d]`` the weight of the events at
-    d, ``censored[d]`` that of the durations censored at d (both of one length). Returns F at
-    every d of the grid (censored at d are at risk at d: events first).
-
-    >>> grid_cdf(np.array([0, 1, 1, 1, 0, 0.]), np.array([0, 0, 1, 0, 0, 1.])).round(4).tolist()
-    [0.0, 0.2, 0.4, 0.7, 0.7, 0.7]
-    """
-    at_risk = np.cumsum((events + censored)[::-1])[::-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        factor = np.where(events > 0, 1.0 - events / at_risk, 1.0)
-    return 1.0 - np.cumprod(factor)
-
-
-def defect_chance(pi: float, F: np.ndarray) -> np.ndarray:
-    """The chance that an instance unfixed at each age is defective, for a side with defect
-    rate ``pi`` and the fix delay distribution ``F`` (by age): pi (1 - F) / (pi (1 - F) + 1 - pi);
-    0 where every defect is fixed by that age."""
-    left = pi * (1.0 - F)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(F < 1.0, left / (left + 1.0 - pi), 0.0)
-
-
-def fixes_to_come(H: np.ndarray) -> np.ndarray:
-    """The chance of a fix still to come for an instance unfixed at each age, from the
-    distribution H of the delay to a fix over all the side's instances (by age; its last value
-    the longest delay seen): (H_max - H) / (1 - H)."""
-    top = H[-1] if H.size else 0.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(H < 1.0, (top - H) / (1.0 - H), 0.0)
-
-
-def inspected_posterior(r: float, e: float) -> tuple[float, float]:
-    """(P(defect | inspected label 0), P(defect | inspected label 1)) for inspections with error
-    rate ``e`` < 1/2 and a share ``r`` of labels 1: the defect rate (r - e) / (1 - 2 e), clipped
-    to [0, 1]. NaN for e >= 1/2 or no labels.
-
-    >>> [round(p, 4) for p in inspected_posterior(0.4, 0.1)]
-    [0.0455, 0.9643]
-    """
-    if not 0 <= e < 0.5 or not math.isfinite(r):
-        return math.nan, math.nan
-    pi = min(1.0, max(0.0, (r - e) / (1.0 - 2.0 * e)))
-    one = pi * (1 - e) / (pi * (1 - e) + (1 - pi) * e) if pi > 0 else 0.0
-    zero = pi * e / (pi * e + (1 - pi) * (1 - e)) if pi < 1 else 1.0
-    return zero, one
 
 
 # ---------------------------------------------------------------------- direct sums
@@ -390,33 +344,6 @@ class _Column:
         return self.data[: self.n]
 
 
-class _Grid:
-    """Growable float arrays over whole units (days) from the stream's first, ``cols`` wide."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, cols: int = 0) -> None:
-        self.data = np.zeros((256, cols) if cols else 256)
-
-    def reserve(self, size: int) -> None:
-        if size > self.data.shape[0]:
-            shape = (max(size, 2 * self.data.shape[0]), *self.data.shape[1:])
-            grown = np.zeros(shape)
-            grown[: self.data.shape[0]] = self.data
-            self.data = grown
-
-    def add(self, at: np.ndarray, values) -> None:
-        if not np.size(at):
-            return
-        self.reserve(int(at.max()) + 1)
-        np.add.at(self.data, at, values)
-
-    def upto(self, size: int) -> np.ndarray:
-        """The first ``size`` units (zeros beyond what was added)."""
-        self.reserve(size)
-        return self.data[:size]
-
-
 # ---------------------------------------------------------------------- arrivals
 
 
@@ -504,237 +431,93 @@ class Arrivals:
 
 # ---------------------------------------------------------------------- the fold's state
 
-#: Categories of an evaluation in :class:`CorrectedState`: q settled to 0 or 1 for good; an
-#: inspected label with errors (q by side and label); unfixed on a clean-assumption side (q by
-#: side and age).
-SETTLED_0, SETTLED_1, INSPECTED, UNFIXED = 0, 1, 2, 3
-#: The features of an evaluation whose (clock-weighted) sums give every row: the weights of the
-#: predictions 0 and 1, and for the probability metrics, w p^2 and -w log(1 - p) (the label 0's
-#: terms) and w (1 - 2 p) and w log((1 - p) / p) (what the label 1 adds).
-FEATURES = ("w_p0", "w_p1", "brier_0", "logloss_0", "brier_d", "logloss_d")
-#: Each row as its fading group, its terms of the label 0 and its terms times q.
+#: Each row of ``rows.R`` with a corrected value as its fading group (a: every evaluation, also
+#: the probability metrics'; p0/p1: those predicted 0/1; t0/t1: those whose label is 0/1, also
+#: the unknown rates'), its label-0 terms (over the features prediction 0, prediction 1, p^2,
+#: -log(1 - p)) and its terms times q (over prediction 0, prediction 1, 1 - 2 p,
+#: log((1 - p) / p)): :mod:`delaycv.metrics.corrected_kernel` keeps the features' sums.
 _ROWS = {
-    "a_w": ("a", {"w_p0": 1, "w_p1": 1}, {}),
-    "a_correct": ("a", {"w_p0": 1}, {"w_p1": 1, "w_p0": -1}),
-    "a_p0": ("a", {"w_p0": 1}, {}),
-    "a_p1": ("a", {"w_p1": 1}, {}),
-    "a_t0": ("a", {"w_p0": 1, "w_p1": 1}, {"w_p0": -1, "w_p1": -1}),
-    "a_t1": ("a", {}, {"w_p0": 1, "w_p1": 1}),
-    "a_tp": ("a", {}, {"w_p1": 1}),
-    "a_fp": ("a", {"w_p1": 1}, {"w_p1": -1}),
-    "a_fn": ("a", {}, {"w_p0": 1}),
-    "a_tn": ("a", {"w_p0": 1}, {"w_p0": -1}),
-    "p0_w": ("p0", {"w_p0": 1}, {}),
-    "p0_hit": ("p0", {"w_p0": 1}, {"w_p0": -1}),
-    "p1_w": ("p1", {"w_p1": 1}, {}),
-    "p1_hit": ("p1", {}, {"w_p1": 1}),
-    "t0_w": ("t0", {"w_p0": 1, "w_p1": 1}, {"w_p0": -1, "w_p1": -1}),
-    "t0_hit": ("t0", {"w_p0": 1}, {"w_p0": -1}),
-    "t0_fpr": ("t0", {"w_p1": 1}, {"w_p1": -1}),
-    "t1_w": ("t1", {}, {"w_p0": 1, "w_p1": 1}),
-    "t1_hit": ("t1", {}, {"w_p1": 1}),
-    "t1_fpr": ("t1", {}, {"w_p0": 1}),
-    "u0_w": ("t0", {"w_p0": 1, "w_p1": 1}, {"w_p0": -1, "w_p1": -1}),
+    "a_w": ("a", {"p0": 1, "p1": 1}, {}),
+    "a_correct": ("a", {"p0": 1}, {"p1": 1, "p0": -1}),
+    "a_p0": ("a", {"p0": 1}, {}),
+    "a_p1": ("a", {"p1": 1}, {}),
+    "a_t0": ("a", {"p0": 1, "p1": 1}, {"p0": -1, "p1": -1}),
+    "a_t1": ("a", {}, {"p0": 1, "p1": 1}),
+    "a_tp": ("a", {}, {"p1": 1}),
+    "a_fp": ("a", {"p1": 1}, {"p1": -1}),
+    "a_fn": ("a", {}, {"p0": 1}),
+    "a_tn": ("a", {"p0": 1}, {"p0": -1}),
+    "p0_w": ("p0", {"p0": 1}, {}),
+    "p0_hit": ("p0", {"p0": 1}, {"p0": -1}),
+    "p1_w": ("p1", {"p1": 1}, {}),
+    "p1_hit": ("p1", {}, {"p1": 1}),
+    "t0_w": ("t0", {"p0": 1, "p1": 1}, {"p0": -1, "p1": -1}),
+    "t0_hit": ("t0", {"p0": 1}, {"p0": -1}),
+    "t0_fpr": ("t0", {"p1": 1}, {"p1": -1}),
+    "t1_w": ("t1", {}, {"p0": 1, "p1": 1}),
+    "t1_hit": ("t1", {}, {"p1": 1}),
+    "t1_fpr": ("t1", {}, {"p0": 1}),
+    "u0_w": ("t0", {"p0": 1, "p1": 1}, {"p0": -1, "p1": -1}),
     "u0_unk": ("t0", {}, {}),
-    "u1_w": ("t1", {}, {"w_p0": 1, "w_p1": 1}),
+    "u1_w": ("t1", {}, {"p0": 1, "p1": 1}),
     "u1_unk": ("t1", {}, {}),
-    "b_w": ("a", {"w_p0": 1, "w_p1": 1}, {}),
-    "b_brier": ("a", {"brier_0": 1}, {"brier_d": 1}),
-    "b_logloss": ("a", {"logloss_0": 1}, {"logloss_d": 1}),
+    "b_w": ("a", {"p0": 1, "p1": 1}, {}),
+    "b_brier": ("a", {"brier": 1}, {"brier": 1}),
+    "b_logloss": ("a", {"logloss": 1}, {"logloss": 1}),
 }
-#: The fading groups: a own events are the active evaluations (also the probability metrics'),
-#: p0/p1 those predicted 0/1, t0/t1 those whose expected label is 0/1 (their clock).
-GROUPS = ("a", "p0", "p1", "t0", "t1")
-#: :data:`_ROWS` as arrays: each row's place in ``rows.R``, its group, and the coefficients of
-#: its label-0 terms and of its q-terms over :data:`FEATURES`.
+_GROUPS = ("a", "p0", "p1", "t0", "t1")
+_TERMS = ("p0", "p1", "brier", "logloss")
 _ROW_AT = np.array([R[name] for name in _ROWS])
-_ROW_GROUP = np.array([GROUPS.index(group) for group, _, _ in _ROWS.values()])
-_ROW_ZERO = np.array([[terms.get(f, 0) for f in FEATURES] for _, terms, _ in _ROWS.values()], float)
-_ROW_Q = np.array([[terms.get(f, 0) for f in FEATURES] for _, _, terms in _ROWS.values()], float)
+_ROW_GROUP = np.array([_GROUPS.index(group) for group, _, _ in _ROWS.values()])
+_ROW_ZERO = np.array([[z.get(f, 0) for f in _TERMS] for _, z, _ in _ROWS.values()], float)
+_ROW_Q = np.array([[q.get(f, 0) for f in _TERMS] for _, _, q in _ROWS.values()], float)
 
-
-def _features(pred, proba) -> np.ndarray:
-    """The :data:`FEATURES` of engine evaluations (a known prediction, weight 1: the engine
-    scores every evaluation once; the training weight is the learner's)."""
-    p = np.asarray(pred)
-    pr = np.asarray(proba, dtype=np.float64)
-    pc = np.clip(pr, _EPS, 1.0 - _EPS)
-    out = np.empty((p.size, len(FEATURES)))
-    out[:, 0] = p == 0
-    out[:, 1] = p == 1
-    out[:, 2] = pr**2
-    out[:, 3] = -np.log(1.0 - pc)
-    out[:, 4] = 1.0 - 2.0 * pr
-    out[:, 5] = np.log(1.0 - pc) - np.log(pc)
-    return out
-
-
-class _Sums:
-    """The clock-weighted sums of one fold's evaluations, by category (see
-    :class:`CorrectedState`). Per group g, quantities are kept times alpha ** -(c - base[g])
-    (c an evaluation's clock), so that alpha ** (clock[g] - base[g]) brings them to now; every
-    group shares clock 0 and alpha 1 under ``Cumulative``."""
-
-    def __init__(self, alpha: float) -> None:
-        self.alpha = float(alpha)
-        self.log_alpha = math.log(self.alpha)
-        #: alpha ** -(c - base) stays finite for c - base up to span
-        self.span = math.inf if self.alpha == 1.0 else 600.0 / -self.log_alpha
-        g, f = len(GROUPS), len(FEATURES)
-        self.clock = np.zeros(g)  # each group's own events so far (its clock)
-        self.base = np.zeros(g)
-        self.zero = np.zeros((g, f))  # the label-0 terms of every evaluation
-        self.ones = np.zeros((g, f))  # the q-terms of the evaluations settled to 1
-        self.inspected = np.zeros((2, 2, g, f))  # by side and inspected label
-        self.unfixed = (_Grid(g * f), _Grid(g * f))  # by side, by arrival day
-        self.counts_zero = np.zeros(f)  # unfaded: the label-0 terms
-        self.counts_ones = np.zeros(f)  # unfaded: the q-terms settled to 1
-        self.counts_inspected = np.zeros((2, 2, f))
-        self.counts_unfixed = (_Grid(f), _Grid(f))
-
-    def factors(self, clocks: np.ndarray) -> np.ndarray:
-        """alpha ** -(c - base) per evaluation (rows of ``clocks``) and group."""
-        if self.alpha == 1.0:
-            return np.ones(clocks.shape)
-        return np.exp(-(clocks - self.base) * self.log_alpha)
-
-    def rebase(self) -> None:
-        """Bring the groups whose clock ran ``span`` past their base back to a base of now."""
-        far = self.clock - self.base > self.span
-        if not far.any():
-            return
-        shrink = np.where(far, np.exp((self.clock - self.base) * self.log_alpha), 1.0)
-        self.base = np.where(far, self.clock, self.base)
-        self.zero *= shrink[:, None]
-        self.ones *= shrink[:, None]
-        self.inspected *= shrink[None, None, :, None]
-        col = np.repeat(shrink, len(FEATURES))
-        for grid in self.unfixed:
-            grid.data *= col
-
-    def add(self, what: int, phi, fac, side, label, day) -> None:
-        """Add evaluations (their features ``phi``, group factors ``fac``) whose q-terms go to
-        ``what`` (a category) by side, label and day."""
-        terms = fac[:, :, None] * phi[:, None, :]  # evaluations x groups x features
-        if what == SETTLED_1:
-            self.ones += terms.sum(axis=0)
-            self.counts_ones += phi.sum(axis=0)
-        elif what == INSPECTED:
-            np.add.at(self.inspected, (side, label), terms)
-            np.add.at(self.counts_inspected, (side, label), phi)
-        elif what == UNFIXED:
-            for s in (0, 1):
-                mine = side == s
-                if not mine.any():
-                    continue
-                flat = terms[mine].reshape(int(mine.sum()), -1)
-                self.unfixed[s].add(day[mine], flat)
-                self.counts_unfixed[s].add(day[mine], phi[mine])
-
-    def remove(self, what: int, phi, fac, side, label, day) -> None:
-        """Take evaluations back out of ``what`` (before they settle to 1)."""
-        self.add(what, -phi, fac, side, label, day)
-
-    def rows(self, q_inspected: np.ndarray, g_unfixed: list, today: int) -> tuple:
-        """The sums and unfaded sums of every row now: ``q_inspected[s, o]`` the expected label
-        of an inspected label o on side s, ``g_unfixed[s]`` that of an unfixed instance on side
-        s by age (None: the side has none), ``today`` the checkpoint's day."""
-        g, f = len(GROUPS), len(FEATURES)
-        ones = self.ones.copy()
-        counts_ones = self.counts_ones.copy()
-        for s in (0, 1):
-            for o in (0, 1):
-                q = q_inspected[s, o]
-                if self.counts_inspected[s, o].any():
-                    ones += q * self.inspected[s, o]
-                    counts_ones += q * self.counts_inspected[s, o]
-            if g_unfixed[s] is None:
-                continue
-            ages = g_unfixed[s][today::-1]  # arrival days 0 .. today
-            ones += (ages @ self.unfixed[s].upto(today + 1)).reshape(g, f)
-            counts_ones += ages @ self.counts_unfixed[s].upto(today + 1)
-        now = np.exp((self.clock - self.base) * self.log_alpha)[_ROW_GROUP]
-        sums = np.full(N_ROWS, math.nan)
-        counts = np.full(N_ROWS, math.nan)
-        zero, ones = self.zero[_ROW_GROUP], ones[_ROW_GROUP]
-        sums[_ROW_AT] = now * ((zero * _ROW_ZERO).sum(axis=1) + (ones * _ROW_Q).sum(axis=1))
-        counts[_ROW_AT] = _ROW_ZERO @ self.counts_zero + _ROW_Q @ counts_ones
-        return sums, counts
+#: The kernel of :class:`CorrectedState`: compiled where it is built, else its numpy twin.
+KERNEL, KERNEL_STATUS = native.load("delaycv.metrics._corrected_kernel", corrected_kernel)
 
 
 class CorrectedState:
     """One fold's corrected reference, fed by the engine: the predicted side of every instance
     read (:meth:`add_sides`), the fold's evaluations in order (:meth:`add_evaluations`), and the
-    values at each checkpoint in turn (:meth:`values`), from what the fold knows then.
+    values at the checkpoints in turn (:meth:`values_at`), from what the fold knows then. The
+    state is a :class:`~delaycv.metrics.corrected_kernel.Kernel` (``kernel``: the module that
+    holds it, default :data:`KERNEL`); under ``Sliding`` and ``Tumbling`` the scope's evaluations
+    are scored with their q now (:func:`expected_sums`)."""
 
-    The label model (steps 1-3 of the module docstring) is kept by arrival day: per side, its
-    instances and its fixes seen; for the inspected side, the Kaplan-Meier sample of its
-    defective instances whose window has ended (events by delay, censored by arrival day and
-    label). The sums are :class:`_Sums` under ``Cumulative`` and ``Fading``; under ``Sliding`` and
-    ``Tumbling`` the scope's evaluations are scored directly (:func:`corrected_values`)."""
-
-    def __init__(self, estimator, disclosure: Disclosure, arrivals: Arrivals) -> None:
+    def __init__(self, estimator, disclosure: Disclosure, arrivals: Arrivals, kernel=None) -> None:
         self.estimator = make_estimator(estimator)
         self.disclosure = disclosure
         self.arrivals = arrivals
         self.direct = isinstance(self.estimator, Sliding | Tumbling)
         alpha = self.estimator.alpha if isinstance(self.estimator, Fading) else 1.0
-        self.sums = _Sums(alpha)
+        inspected = disclosure.inspected
+        self.kernel = (kernel or KERNEL).Kernel(
+            alpha,
+            disclosure.truth,
+            -1 if inspected is None else inspected,
+            disclosure.inspection_error,
+            tuple(amount for amount, _ in disclosure.window),
+            tuple(count for _, count in disclosure.window),
+        )
         self.sides = _Column(np.int8)
-        self.eval_of = _Column(np.int64, -1)  # per instance: its evaluation (-1: none yet)
-        self.log = {
-            name: _Column(dtype)
-            for name, dtype in (
-                ("instance", np.int64),
-                ("side", np.int8),
-                ("pred", np.int8),
-                ("proba", np.float64),
-                ("observed", np.int8),
-                ("category", np.int8),
-            )
-        }
-        self.clocks = _Column(np.float64)  # per evaluation and group, flattened (Fading)
-        self.included = 0  # evaluations folded into the model and the sums
-        self.arrived = 0  # instances folded into the model
-        self.fixed = _Column(bool)  # per instance: its fix seen
-        # the label model by side: instances and fixes seen, by arrival day and by delay
-        self.by_day = (_Grid(), _Grid())
-        self.unfixed_by_day = (_Grid(), _Grid())
-        self.fix_delays = (_Grid(), _Grid())
-        self.n_fixed = np.zeros(2)
-        # the inspected side's sample: events by delay, censored by arrival day and label
-        self.sampled = 0  # instances of the inspected side considered so far (arrival order)
-        self.in_sample = _Column(np.int8, -1)  # per instance: -1 not sampled, 0/1 label, 2 event
-        self.sample_events = _Grid()
-        self.sample_censored = (_Grid(), _Grid())
-        # inspected labels with errors by side and label, unfixed evaluations by side
-        self.n_inspected = np.zeros((2, 2))
-        self.n_unfixed = np.zeros(2)
-
-    # ------------------------------------------------------------------ feeding
+        self.log = tuple(
+            _Column(dtype) for dtype in (np.int64, np.int8, np.int8, np.float64, np.int8)
+        )  # instance, side, pred, proba, observed
 
     def add_sides(self, sides) -> None:
         """The predicted sides of the next instances read."""
         self.sides.extend(sides)
-        for column in (self.eval_of, self.fixed, self.in_sample):
-            column.resize(self.sides.n)
 
     def add_evaluations(self, instance, side, pred, proba, observed) -> None:
         """The next evaluations, in evaluation order: the instance (1-based), its predicted side,
-        the scored prediction, P(1) and the observed label (each scored once, weight 1)."""
-        n = np.size(instance)
-        for name, values in zip(
-            ("instance", "side", "pred", "proba", "observed", "category"),
-            (instance, side, pred, proba, observed, np.zeros(n)),
-            strict=True,
-        ):
-            self.log[name].extend(values)
+        the scored prediction, P(1) and the observed label (each scored once, weight 1: the
+        training weight is the learner's)."""
+        for column, values in zip(self.log, (instance, side, pred, proba, observed), strict=True):
+            column.extend(values)
 
     @property
     def evaluated(self) -> int:
-        return self.log["instance"].n
-
-    # ------------------------------------------------------------------ a checkpoint
+        return self.log[0].n
 
     def values(self, bound: int, m: int, t: float) -> np.ndarray:
         """The corrected metrics (``METRICS`` order) after the first ``bound`` evaluations, at the
@@ -744,258 +527,55 @@ class CorrectedState:
     def values_at(self, checkpoints) -> np.ndarray:
         """:meth:`values` at each of several checkpoints ``(bound, m, t)``, in order: one row
         each."""
-        sums = np.full((len(checkpoints), N_ROWS), math.nan)
+        k = len(checkpoints)
+        bounds = np.array([c[0] for c in checkpoints], dtype=np.int64)
+        ms = np.array([c[1] for c in checkpoints], dtype=np.int64)
+        ts = np.array([c[2] for c in checkpoints], dtype=np.float64)
+        todays = self.arrivals.day(ts)
+        fixed = [self.arrivals.newly_fixed(int(m), float(t)) for m, t in zip(ms, ts, strict=True)]
+        ptr = np.zeros(k + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum([f.size for f in fixed])
+        fixed_inst = np.concatenate(fixed) if k else np.zeros(0, dtype=np.int64)
+        a = self.arrivals
+        stream = (self.sides.values, a.days, a.delays, a.times)
+        log = tuple(c.values for c in self.log)
+        g = len(_GROUPS)
+        out = {
+            "now": np.zeros((k, g)),
+            "zero": np.zeros((k, g, len(_TERMS))),
+            "ones": np.zeros((k, g, len(_TERMS))),
+            "counts_zero": np.zeros((k, len(_TERMS))),
+            "counts_ones": np.zeros((k, len(_TERMS))),
+        }
+        sums = np.full((k, N_ROWS), math.nan)
         counts = sums.copy()
-        for k, (bound, m, t) in enumerate(checkpoints):
-            s, c = self._sums_at(int(bound), int(m), float(t))
-            if s is not None:
-                sums[k], counts[k] = s, c
-        return values_of_sums(self.estimator, sums, counts).reshape(len(checkpoints), -1)
-
-    def _sums_at(self, bound: int, m: int, t: float) -> tuple:
-        """The state brought to the checkpoint, and its sums and unfaded sums."""
-        today = int(self.arrivals.day(t))
-        self._arrive(m)
-        self._fix(self.arrivals.newly_fixed(m, t))
-        new = self._register(bound)
-        self._sample(m, t)
-        model = self._model(today)
         if self.direct:
-            self.included = bound
-            return self._direct(bound, model, today)
-        self._add_terms(new, model, today)
-        self.included = bound
-        self.sums.rebase()
-        q_inspected, g_unfixed = model
-        g_unfixed = [g if n > 0 else None for g, n in zip(g_unfixed, self.n_unfixed, strict=True)]
-        return self.sums.rows(q_inspected, g_unfixed, today)
-
-    def _log_slice(self, lo: int, hi: int) -> dict:
-        return {k: c.values[lo:hi] for k, c in self.log.items()}
-
-    def _arrive(self, m: int) -> None:
-        """Fold the instances up to m into the label model (their sides by arrival day)."""
-        lo = self.arrived
-        if m <= lo:
-            return
-        side = self.sides.values[lo:m]
-        day = self.arrivals.days[lo:m]
-        for s in (0, 1):
-            mine = side == s
-            self.by_day[s].add(day[mine], 1.0)
-            self.unfixed_by_day[s].add(day[mine], 1.0)
-        self.arrived = m
-
-    def _fix(self, instances: np.ndarray) -> None:
-        """The fixes seen now: the model's counts, the sample, and the evaluations they settle."""
-        if not instances.size:
-            return
-        at = instances - 1
-        self.fixed.data[at] = True
-        side = self.sides.values[at]
-        day = self.arrivals.days[at]
-        delay = self.arrivals.delays[at]
-        for s in (0, 1):
-            mine = side == s
-            self.n_fixed[s] += np.count_nonzero(mine)
-            self.unfixed_by_day[s].add(day[mine], -1.0)
-            self.fix_delays[s].add(delay[mine], 1.0)
-        sampled = self.in_sample.data[at]
-        for o in (0, 1):
-            was = sampled == o
-            self.sample_censored[o].add(day[was], -1.0)
-            self.sample_events.add(delay[was], 1.0)
-        self.in_sample.data[at[(sampled == 0) | (sampled == 1)]] = 2
-        ev = self.eval_of.data[at]
-        ev = ev[(ev >= 0) & (ev < self.included)]
-        if not ev.size:
-            return
-        category = self.log["category"].data[ev]
-        moving = ev[(category == INSPECTED) | (category == UNFIXED)]
-        if moving.size:
-            what = self.log["category"].data[moving]
-            for c in (INSPECTED, UNFIXED):
-                pick = moving[what == c]
-                if pick.size:
-                    self._move(pick, c)
-            self.log["category"].data[moving] = SETTLED_1
-
-    def _move(self, ev: np.ndarray, category: int) -> None:
-        """Evaluations ``ev`` of ``category`` settle to q = 1 (a late fix)."""
-        log = self.log
-        phi = _features(log["pred"].data[ev], log["proba"].data[ev])
-        fac = self.sums.factors(self._clocks_of(ev))
-        side = log["side"].data[ev].astype(np.int64)
-        label = log["observed"].data[ev].astype(np.int64)
-        day = self.arrivals.days[log["instance"].data[ev] - 1]
-        if category == INSPECTED:
-            np.add.at(self.n_inspected, (side, label), -1)
+            for j in range(k):
+                one = slice(j, j + 1)
+                at = slice(int(ptr[j]), int(ptr[j + 1]))
+                self.kernel.advance(
+                    bounds[one], ms[one], ts[one], todays[one], fixed_inst[at],
+                    np.array([0, at.stop - at.start], dtype=np.int64), stream, log,
+                    {key: value[one] for key, value in out.items()},
+                )  # fmt: skip
+                s, c = self._direct(int(bounds[j]), int(todays[j]), log)
+                if s is not None:
+                    sums[j], counts[j] = s, c
         else:
-            np.add.at(self.n_unfixed, side, -1)
-        if self.direct:
-            return
-        self.sums.remove(category, phi, fac, side, label, day)
-        self.sums.add(SETTLED_1, phi, fac, side, label, day)
+            self.kernel.advance(bounds, ms, ts, todays, fixed_inst, ptr, stream, log, out)
+            now = out["now"][:, _ROW_GROUP]
+            zero = (out["zero"][:, _ROW_GROUP] * _ROW_ZERO).sum(axis=2)
+            ones = (out["ones"][:, _ROW_GROUP] * _ROW_Q).sum(axis=2)
+            sums[:, _ROW_AT] = now * (zero + ones)
+            counts[:, _ROW_AT] = out["counts_zero"] @ _ROW_ZERO.T + out["counts_ones"] @ _ROW_Q.T
+        return values_of_sums(self.estimator, sums, counts).reshape(k, -1)
 
-    def _clocks_of(self, ev: np.ndarray) -> np.ndarray:
-        g = len(GROUPS)
-        if self.sums.alpha == 1.0:
-            return np.zeros((ev.size, g))
-        flat = self.clocks.values.reshape(-1, g)
-        return flat[ev]
-
-    def _sample(self, m: int, t: float) -> None:
-        """The inspected side's instances whose window has ended by the checkpoint join the
-        Kaplan-Meier sample: an event (their fix seen) or censored (by label)."""
-        s = self.disclosure.inspected
-        if s is None:
-            return
-        amount, is_count = self.disclosure.window[s]
-        if is_count:
-            upto = max(0, min(m, int(m - amount)))
-        else:
-            upto = int(np.searchsorted(self.arrivals.times[:m], t - amount, "right"))
-        lo = self.sampled
-        if upto <= lo:
-            return
-        at = np.arange(lo, upto)
-        ev = self.eval_of.data[at]
-        pick = (self.sides.values[at] == s) & (ev >= 0)
-        at, ev = at[pick], ev[pick]
-        fixed = self.fixed.data[at]
-        self.sample_events.add(self.arrivals.delays[at[fixed]], 1.0)
-        self.in_sample.data[at[fixed]] = 2
-        label = self.log["observed"].data[ev[~fixed]]
-        day = self.arrivals.days[at[~fixed]]
-        for o in (0, 1):
-            self.sample_censored[o].add(day[label == o], 1.0)
-        self.in_sample.data[at[~fixed]] = label
-        self.sampled = upto
-
-    def _model(self, today: int) -> tuple[np.ndarray, list]:
-        """The expected labels now: of an inspected label by side and label, and of an unfixed
-        instance by side and age (None for a side whose window ends in the truth)."""
-        disc = self.disclosure
-        size = today + 1
-        e = disc.inspection_error
-        q_inspected = np.array([[0.0, 1.0], [0.0, 1.0]])
-        if e > 0:
-            for s in (0, 1):
-                n0, n1 = self.n_inspected[s]
-                r = n1 / (n0 + n1) if n0 + n1 else math.nan
-                q_inspected[s] = inspected_posterior(r, e)
-        F = None
-        s_in = disc.inspected
-        if s_in is not None:
-            events = self.sample_events.upto(size)
-            if events.any():
-                w0, w1 = q_inspected[s_in]
-                censored = (
-                    w0 * self.sample_censored[0].upto(size)[::-1]
-                    + w1 * self.sample_censored[1].upto(size)[::-1]
-                )
-                F = grid_cdf(events, censored)
-        g_unfixed: list = [None, None]
-        for s in (0, 1):
-            if disc.truth[s]:
-                continue
-            g_unfixed[s] = self._unfixed_chance(s, F, size)
-        return q_inspected, g_unfixed
-
-    def _unfixed_chance(self, s: int, F, size: int) -> np.ndarray:
-        """The expected label of an unfixed instance of side s by age (0 .. size - 1)."""
-        if F is not None:
-            spent = float(self.by_day[s].upto(size)[::-1] @ F)
-            if spent > 0:
-                pi = min(1.0, self.n_fixed[s] / spent)
-                return defect_chance(pi, F)
-        if not self.n_fixed[s]:
-            return np.full(size, math.nan)
-        H = grid_cdf(self.fix_delays[s].upto(size), self.unfixed_by_day[s].upto(size)[::-1])
-        return fixes_to_come(H)
-
-    def _register(self, bound: int) -> dict:
-        """The evaluations up to ``bound`` not yet included: their instances' evaluation, their
-        category (the fixes seen now), the counts of the inspected labels and unfixed ones."""
-        new = self._log_slice(self.included, bound)
-        at = new["instance"] - 1
-        self.eval_of.data[at] = np.arange(self.included, bound)
-        side = new["side"].astype(np.int64)
-        label = new["observed"].astype(np.int64)
-        truth = np.array(self.disclosure.truth)[side]
-        noisy = self.disclosure.inspection_error > 0
-        category = np.where(
-            self.fixed.data[at],
-            SETTLED_1,
-            np.where(truth, np.where(noisy, INSPECTED, label), UNFIXED),
-        ).astype(np.int8)
-        new["category"][:] = category
-        inspected = category == INSPECTED
-        np.add.at(self.n_inspected, (side[inspected], label[inspected]), 1)
-        np.add.at(self.n_unfixed, side[category == UNFIXED], 1)
-        return new
-
-    def _add_terms(self, new: dict, model, today: int) -> None:
-        """The new evaluations' clocks (``Fading``) and their terms in the sums."""
-        if not new["instance"].size:
-            return
-        category = new["category"]
-        side = new["side"].astype(np.int64)
-        label = new["observed"].astype(np.int64)
-        day = self.arrivals.days[new["instance"] - 1]
-        q = self._expected(category, side, label, day, *model, today)
-        phi = _features(new["pred"], new["proba"])
-        fac = self._tick(new, np.where(np.isnan(q), label, q))
-        # the label-0 terms of every evaluation; the q-terms by category
-        self.sums.zero += np.einsum("eg,ef->gf", fac, phi)
-        self.sums.counts_zero += phi.sum(axis=0)
-        for what in (SETTLED_1, INSPECTED, UNFIXED):
-            pick = category == what
-            if pick.any():
-                self.sums.add(what, phi[pick], fac[pick], side[pick], label[pick], day[pick])
-
-    def _tick(self, new: dict, q: np.ndarray) -> np.ndarray:
-        """The new evaluations' clocks (``Fading``: each group's own events up to each, the
-        label's groups counting the expected labels now) and their factors."""
-        if self.sums.alpha == 1.0:
-            return np.ones((q.size, len(GROUPS)))
-        active = np.ones(q.size)
-        p = new["pred"]
-        ticks = np.column_stack(
-            (active, active * (p == 0), active * (p == 1), active * (1.0 - q), active * q)
-        )
-        clocks = self.sums.clock + np.cumsum(ticks, axis=0)
-        self.sums.clock = clocks[-1].copy()
-        self.clocks.extend(clocks.reshape(-1))
-        return self.sums.factors(clocks)
-
-    def _expected(self, category, side, label, day, q_inspected, g_unfixed, today):
-        """q of evaluations of the given categories now."""
-        q = np.where(category == SETTLED_1, 1.0, 0.0)
-        q = np.where(category == SETTLED_0, label.astype(np.float64), q)
-        inspected = category == INSPECTED
-        q[inspected] = q_inspected[side[inspected], label[inspected]]
-        for s in (0, 1):
-            pick = (category == UNFIXED) & (side == s)
-            if pick.any():
-                q[pick] = g_unfixed[s][today - day[pick]]
-        return q
-
-    def _direct(self, bound: int, model, today: int) -> np.ndarray:
+    def _direct(self, bound: int, today: int, log) -> tuple:
         """Sliding and tumbling: the scope's evaluations scored with their q now."""
         scope = _scope(self.estimator, bound)
         if scope is None:
             return None, None
-        log = self._log_slice(scope.start, scope.stop)
-        at = log["instance"] - 1
-        category = np.where(self.fixed.data[at], SETTLED_1, log["category"])
-        q = self._expected(
-            category,
-            log["side"].astype(np.int64),
-            log["observed"].astype(np.int64),
-            self.arrivals.days[at],
-            *model,
-            today,
-        )
+        q = self.kernel.expected(scope.start, scope.stop, today, self.arrivals.days, log)
+        pred, proba = log[2][scope], log[3][scope]
         # the scope is the window (Sliding) or the chunk (Tumbling): all of it counts
-        return expected_sums(_WHOLE, log["pred"], np.ones(q.size), log["proba"], q)
+        return expected_sums(_WHOLE, pred, np.ones(q.size), proba, q)

@@ -18,10 +18,10 @@ from delaycv.metrics.corrected import (
     UNCORRECTED,
     cdf_at,
     corrected_values,
-    grid_cdf,
-    inspected_posterior,
     kaplan_meier,
 )
+from delaycv.metrics.corrected_kernel import grid_cdf
+from delaycv.metrics.corrected_kernel import posterior as inspected_posterior
 
 ESTIMATORS = [Cumulative(), Sliding(7), Fading(0.9), Fading(0.99), Tumbling(6)]
 AT = [METRICS.index(m) for m in CORRECTED_METRICS]
