@@ -5,13 +5,22 @@ and, through the engine, what it may know at a checkpoint."""
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from delaycv.metrics import METRICS, Cumulative, Fading, Metrics, Sliding, Tumbling
+from delaycv.metrics import (
+    METRICS,
+    Cumulative,
+    Fading,
+    Metrics,
+    Sliding,
+    Tumbling,
+    corrected_kernel,
+)
 from delaycv.metrics import corrected as corrected_module
 from delaycv.metrics.corrected import (
     CORRECTED_METRICS,
@@ -261,12 +270,23 @@ class Spy(corrected_module.CorrectedState):
         return out
 
 
-def run_spied(monkeypatch, stream, policy, estimator, **options):
+#: The kernels of the corrected state: the numpy twin, and the compiled one where it is built
+#: (required where DELAYCV_REQUIRE_COMPILED_LOOP is set, as in CI).
+KERNELS = {"numpy": corrected_kernel}
+if corrected_module.KERNEL is not corrected_kernel:
+    KERNELS["compiled"] = corrected_module.KERNEL
+elif os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") not in ("", "0"):
+    raise RuntimeError(f"the compiled kernel is required: {corrected_module.KERNEL_STATUS}")
+
+
+def run_spied(monkeypatch, stream, policy, estimator, kernel=None, **options):
     import delaycv
     from delaycv.engine import fold
 
     Spy.made = []
     monkeypatch.setattr(fold, "CorrectedState", Spy)
+    if kernel is not None:
+        monkeypatch.setattr(corrected_module, "KERNEL", kernel)
     result = delaycv.evaluate(
         stream, "naive_bayes.GaussianNB", validation="bootstrap", folds=2, estimator=estimator,
         progress=False, **policy, **options,
@@ -300,6 +320,7 @@ def small_stream():
     return generate_stream(rows=1200, seed=3)
 
 
+@pytest.mark.parametrize("kernel", list(KERNELS))
 @pytest.mark.parametrize("policy", list(POLICIES))
 @pytest.mark.parametrize(
     "estimator",
@@ -311,10 +332,14 @@ def small_stream():
     ],  # fmt: skip
     ids=["cumulative", "fading", "sliding", "tumbling"],
 )
-def test_the_engines_state_equals_the_definition(monkeypatch, small_stream, policy, estimator):
+def test_the_engines_state_equals_the_definition(
+    monkeypatch, small_stream, kernel, policy, estimator
+):
     """Every corrected value of a run (both folds, every checkpoint) equals the definition
-    computed from scratch from what the state was fed."""
-    _, states = run_spied(monkeypatch, small_stream, POLICIES[policy], estimator, every=100)
+    computed from scratch from what the state was fed, with either kernel."""
+    _, states = run_spied(
+        monkeypatch, small_stream, POLICIES[policy], estimator, KERNELS[kernel], every=100
+    )
     assert len(states) == 2
     for state in states:
         sides = np.concatenate(state.fed_sides).astype(np.int8)
