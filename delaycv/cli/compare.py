@@ -51,7 +51,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="append",
         dest="references",
         choices=REFERENCES,
-        help="labels to score against (repeat; both)",
+        help="labels to score against (repeat; all three: observed, true, corrected)",
     )
     options.add_checkpoint_options(parser, "tested")
     parser.add_argument(

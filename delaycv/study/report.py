@@ -225,9 +225,10 @@ def bias_html(
     bias: pd.DataFrame, *, title: str, alpha: float, metrics: Sequence[str] | None = None
 ) -> str:
     """A page of the bias of realistic evaluation (:func:`delaycv.stats.bias.bias_tests`): one section
-    per (metric, estimator), in the order of ``metrics`` when given, one row per (policy,
-    checkpoint, learner); a row is bold, and read as optimistic (the observed labels overstate the
-    learner) or pessimistic, when its Holm-adjusted p is at most ``alpha``."""
+    per (metric, estimator, estimate), in the order of ``metrics`` when given, one row per
+    (policy, checkpoint, learner); a row is bold, and read as optimistic (the estimate overstates
+    the learner) or pessimistic, when its Holm-adjusted p is at most ``alpha``. The estimate is
+    the observed labels' value, or the corrected one (what the correction leaves of the bias)."""
 
     def reading(row: pd.Series) -> str:
         p = float(row["p_holm"])
@@ -245,7 +246,7 @@ def bias_html(
         ("learner", lambda r: str(r["learner"]), False),
         ("n", lambda r: str(int(r["n"])), True),
         (
-            "observed − true [95 % CI]",
+            "estimate − true [95 % CI]",
             lambda r: _interval(r["mean_bias"], r["ci_low"], r["ci_high"]),
             True,
         ),
@@ -255,14 +256,18 @@ def bias_html(
         *_note_column(bias),
     ]
     sections = []
-    for key, rows in _groups(bias, ["metric", "estimator"], metrics):
+    if "estimate" not in bias.columns:  # a table written before the corrected reference
+        bias = bias.assign(estimate="observed")
+    for key, rows in _groups(bias, ["metric", "estimator", "estimate"], metrics):
+        estimate = str(key["estimate"])
         heading = (
-            f"{key['metric']} ({key['estimator']} estimator; "
+            f"{key['metric']}, {estimate} − true ({key['estimator']} estimator; "
             f"{'higher' if higher_is_better(key['metric']) else 'lower'} is better)"
         )
         up = higher_is_better(key["metric"])
+        labels = "observed labels" if estimate == "observed" else "corrected estimate"
         direction = (
-            f'<p class="direction">observed − true: a positive value means the observed labels '
+            f'<p class="direction">{estimate} − true: a positive value means the {labels} '
             f"score the learner higher than the true labels, which is "
             f"{'optimistic' if up else 'pessimistic'} ({escape(key['metric'])}: "
             f"{'higher' if up else 'lower'} is better).</p>"
@@ -275,6 +280,8 @@ def bias_html(
         "with a sign-flip permutation test of zero mean bias, Holm-adjusted over the learners of "
         f"each (policy, checkpoint, metric). <b>Bold</b>: p (Holm) ≤ α = {alpha:g}; "
         "<i>optimistic</i>: the observed labels overstate the learner's true performance. "
+        "The sections of the corrected estimate (the true-label value estimated from what a "
+        "practitioner knows: corrected − true) show what the correction leaves of the bias. "
         "Every column at full precision: bias.csv."
     )
     return _page(title, intro, sections + gaps)
