@@ -22,7 +22,7 @@ endif
 # MOA learners (optional, docs/moa-learners.md): the pinned MOA jar (downloaded from PyPI into the
 # user's cache; a failure is reported, not fatal: river learners need none of it) and, with a JDK,
 # the Java fold loop
-$(STAMP): requirements.lock pyproject.toml setup.py delaycv/engine/_loop.pyx delaycv/metrics/_effort_loop.pyx delaycv/jvm/java/delaycv/jvm/FoldRows.java
+$(STAMP): requirements.lock pyproject.toml setup.py delaycv/engine/_loop.pyx delaycv/metrics/_effort_loop.pyx delaycv/metrics/_corrected_kernel.pyx delaycv/jvm/java/delaycv/jvm/FoldRows.java
 	@echo "delaycv: setting up $(VENV): Python, then the pinned packages of requirements.lock"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -r requirements.lock

@@ -26,6 +26,7 @@ def compiled(name: str, macro: str) -> Extension:
 EXTENSIONS = [
     compiled("delaycv.engine._loop", "DELAYCV_LOOP_SOURCE"),
     compiled("delaycv.metrics._effort_loop", "DELAYCV_EFFORT_SOURCE"),
+    compiled("delaycv.metrics._corrected_kernel", "DELAYCV_CORRECTED_SOURCE"),
 ]
 
 

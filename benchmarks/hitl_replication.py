@@ -164,6 +164,7 @@ def blocks(study: pd.DataFrame, contrasts: pd.DataFrame, out: Path) -> dict[str,
     contrasts = contrasts.drop_duplicates(keys)  # ideal-based rows of runs both studies share
     observed = rep.delaycv_validity(contrasts, reference="observed")
     true = rep.delaycv_validity(contrasts, reference="true")
+    corrected = rep.delaycv_validity(contrasts, reference="corrected")
     study = study[study["policy"].isin(set(observed["policy"]))]
     both = rep.side_by_side(study, observed)
     out.mkdir(parents=True, exist_ok=True)
@@ -184,8 +185,11 @@ def blocks(study: pd.DataFrame, contrasts: pd.DataFrame, out: Path) -> dict[str,
     found.update(settings_blocks(study, observed, out, "settings"))
 
     rows = []
+    sources = [("study", study), ("delaycv", observed), ("delaycv true", true)]
+    if not corrected.empty:
+        sources.append(("delaycv corrected", corrected))
     for metric in rep.METRICS:
-        for name, validity in (("study", study), ("delaycv", observed), ("delaycv true", true)):
+        for name, validity in sources:
             rows.append(rep.findings(validity, metric).assign(metric=metric, source=name))
     answers = pd.concat(rows, ignore_index=True)
     answers.to_csv(out / "findings.csv", index=False)
@@ -274,6 +278,63 @@ def moa_blocks(
     return found
 
 
+def conclusion(frame: pd.DataFrame, alpha: float = 0.05) -> pd.Series:
+    """What a contrast row concludes: ``worse``/``better`` than ideal (Holm-adjusted p <=
+    ``alpha``, by the sign of the difference) or ``n.s.``."""
+    sign = np.where(frame["difference"] < 0, "below", "above")
+    return pd.Series(np.where(frame["p_holm"] <= alpha, sign, "n.s."), index=frame.index)
+
+
+def corrected_block(contrasts: pd.DataFrame) -> str:
+    """Per setting and metric, over the projects and key commits: the median gap to ideal of the
+    policy's estimate (observed labels), of its corrected estimate and of its true value (in
+    percentage points), and how often the estimate's and the corrected estimate's conclusion
+    (below ideal, above, or no significant difference; Holm over the policies) is the true
+    value's."""
+    keys = ["dataset", "learner", "policy", "at", "metric"]
+    rows = contrasts[contrasts["checkpoint"].notna() & (contrasts["reference_policy"] == "ideal")]
+    rows = rows.drop_duplicates([*keys, "reference"])
+    wide = {
+        r: rows[rows["reference"] == r].set_index(keys) for r in ("observed", "corrected", "true")
+    }
+    both = wide["true"].index.intersection(wide["observed"].index)
+    both = both.intersection(wide["corrected"].index)
+    table = pd.DataFrame(index=both)
+    for r, frame in wide.items():
+        frame = frame.loc[both]
+        table[f"{r} - ideal"] = 100.0 * frame["difference"]
+        table[f"_{r}"] = conclusion(frame)
+    table["estimate as true (%)"] = 100.0 * (table["_observed"] == table["_true"])
+    table["corrected as true (%)"] = 100.0 * (table["_corrected"] == table["_true"])
+    table = table.reset_index()
+    table["setting"] = [rep.study_policy(p) for p in table["policy"]]
+    columns = [
+        "observed - ideal",
+        "corrected - ideal",
+        "true - ideal",
+        "estimate as true (%)",
+        "corrected as true (%)",
+    ]
+    out = table.groupby(["metric", "setting"], sort=False)[columns].agg(
+        {c: ("median" if c.endswith("ideal") else "mean") for c in columns}
+    )
+    pooled = table.groupby("metric", sort=False)[columns].agg(
+        {c: ("median" if c.endswith("ideal") else "mean") for c in columns}
+    )
+    pooled.index = pd.MultiIndex.from_arrays([pooled.index, ["all"] * len(pooled)])
+    out = pd.concat([out, pooled]).rename(
+        columns={
+            "observed - ideal": "estimate - ideal",
+            "corrected - ideal": "corrected estimate - ideal",
+        }
+    )
+    order = {m: i for i, m in enumerate(rep.METRICS)}
+    out = out.reset_index().sort_values(
+        ["metric", "setting"], key=lambda c: c.map(order) if c.name == "metric" else c
+    )
+    return markdown(out[out["metric"].isin(rep.METRICS)])
+
+
 def write_doc(doc: Path, found: dict[str, str]) -> None:
     """Replace each block of ``doc`` between ``<!-- replication: NAME -->`` and
     ``<!-- /replication: NAME -->`` by the block ``NAME`` (every block must have its markers)."""
@@ -332,6 +393,14 @@ def main() -> int:
                 f"hitl_replication: skipped {section} ({names}): no contrasts under "
                 + ", ".join(f"{folders[n]}/tests/ (run config/hitl-{n}.yaml)" for n in absent)
             )
+    for key, name in (("rq1", "rq1"), ("rq1_moa", "rq1-moa")):
+        table = contrasts[name]
+        if table is None:
+            continue
+        if "corrected" in set(table["reference"]):
+            found[f"corrected_{key}"] = corrected_block(table)
+        else:
+            print(f"hitl_replication: {folders[name]} has no contrasts on the corrected reference")
     for name, block in found.items():
         print(f"## {name}\n\n{block}\n")
     if args.doc is not None:

@@ -14,15 +14,18 @@
 ...     validation="bootstrap", folds=5, progress=False,
 ... )
 >>> result
-EvaluationResult(dataset='dataframe', learner='HoeffdingTreeClassifier', policy='hitl_7d_90d', seed=1, folds=5, checkpoints=4, rows=40)
+EvaluationResult(dataset='dataframe', learner='HoeffdingTreeClassifier', policy='hitl_7d_90d', seed=1, folds=5, checkpoints=4, rows=60)
 >>> gmean = result.summary.query("metric == 'gmean' and checkpoint == 2000")
 >>> print(gmean[["reference", "n_folds", "mean", "ci_low", "ci_high"]].round(3).to_string(index=False))
 reference  n_folds  mean  ci_low  ci_high
  observed        5 0.622   0.501    0.743
      true        5 0.566   0.445    0.687
+corrected        5 0.570   0.448    0.691
 
 The G-mean a practitioner would report (against the labels observed under the policy) is higher
-than what the model achieved (against the true labels): the bias of realistic evaluation.
+than what the model achieved (against the true labels): the bias of realistic evaluation. The
+corrected estimate, computed from what the practitioner knows, is close to the true value
+(docs/corrected.md).
 
 ``result.folds`` is the per-fold checkpoint table, ``result.summary`` the summary over folds (mean,
 std, 95 % interval), ``result.predictions`` the prediction log (with ``predictions=True``), all

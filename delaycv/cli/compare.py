@@ -73,7 +73,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="append",
         dest="references",
         choices=REFERENCES,
-        help="labels to score against (repeat; both: tests.references)",
+        help="labels to score against (repeat; all three: tests.references)",
     )
     options.add_checkpoint_options(parser, "tested")
     contrasts = parser.add_mutually_exclusive_group()

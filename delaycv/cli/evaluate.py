@@ -213,6 +213,12 @@ def _metric_options(g) -> None:
         help="prediction noise (the MOA extension's -n)",
     )
     g.add_argument("--flush", action="store_true", help="release pending labels at the end")
+    g.add_argument(
+        "--no-corrected",
+        action="store_true",
+        help="no rows of the corrected reference (the true-label value estimated from what is "
+        "known at each checkpoint: docs/corrected.md)",
+    )
 
 
 def _output_options(g) -> None:
@@ -415,6 +421,7 @@ def settings_from(args):
         same_learner_seed=args.same_learner_seed,
         measure_memory=args.memory,
         timing=not args.no_timing,
+        corrected=not args.no_corrected,
         jobs=args.jobs,
         run_keys={"dataset": args.dataset, "learner": args.learner_name},
     )

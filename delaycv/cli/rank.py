@@ -66,7 +66,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="append",
         dest="references",
         choices=REFERENCES,
-        help="labels to score against (repeat; both: tests.references)",
+        help="labels to score against (repeat; all three: tests.references)",
     )
     options.add_checkpoint_options(parser, "ranked")
     parser.add_argument(

@@ -9,9 +9,12 @@ checks them, without importing any of those.
 """
 
 #: The labels every metric is computed against: the observed label (the estimate a practitioner
-#: reports) and the true label (what the model achieved); their gap is the bias of realistic
-#: evaluation.
-REFERENCES = ("observed", "true")
+#: reports), the true label (what the model achieved; their gap is the bias of realistic
+#: evaluation) and the corrected one (the true-label value estimated from what a practitioner
+#: knows at the checkpoint: docs/corrected.md).
+REFERENCES = ("observed", "true", "corrected")
+#: The references a practitioner can compute: estimates of the true value.
+ESTIMATES = ("observed", "corrected")
 #: The validation schemes (:mod:`delaycv.protocol.validation`) and the estimator kinds
 #: (:mod:`delaycv.metrics.estimators`).
 SCHEMES = ("prequential", "cv", "split", "bootstrap")

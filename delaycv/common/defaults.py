@@ -67,6 +67,10 @@ METRIC = "gmean"
 THRESHOLD = 0.5
 PREDICTION_NOISE = 0.0
 
+#: Every checkpoint is scored against the ``corrected`` reference too (the true-label value
+#: estimated from what is known then; ``evaluation.corrected``, ``--no-corrected``).
+CORRECTED = True
+
 
 def folds_for(scheme: str) -> int:
     """The default number of folds of ``scheme``: 1 for ``prequential``, else :data:`FOLDS`."""

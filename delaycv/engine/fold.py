@@ -44,6 +44,7 @@ from delaycv.engine import compiled
 from delaycv.engine.chunk import ChunkView, Slots, at_once
 from delaycv.engine.learners import make_learner
 from delaycv.engine.progress import PROGRESS_BLOCK
+from delaycv.metrics.corrected import Arrivals, CorrectedState, Disclosure
 from delaycv.metrics.effort import EffortCurve
 from delaycv.protocol.learner_contract import positive_probability, trainer
 from delaycv.protocol.validation import INSPECTION, NOISE, fold_rng, learner_seed
@@ -114,6 +115,7 @@ class FoldLoop:
         observer_factory: Callable | None,
         progress: Callable[[int], None] | None,
         effort: bool = False,
+        arrivals: Arrivals | None = None,
     ) -> None:
         c0 = _time.process_time()
         self.cpu = 0.0
@@ -129,6 +131,11 @@ class FoldLoop:
         self.metrics_true = _metrics.Metrics(settings.estimator)
         # the effort-aware measures (both references), on a stream with an effort
         self.effort_curve = EffortCurve(settings.effort_scope) if effort else None
+        # the corrected reference (with the run's arrivals and fix times)
+        self.corrected = None
+        if arrivals is not None:
+            disclosure = Disclosure.of(settings.policy)
+            self.corrected = CorrectedState(settings.estimator, disclosure, arrivals)
         # the evaluations since the last drain, in release order: the key 2 i + s of the
         # released label (instance i, predicted side s), as machine values
         self.ev_key = array("q")
@@ -486,6 +493,9 @@ class FoldLoop:
         c0 = _time.process_time()
         start, k = view.start, view.k
         j0 = start - slots.off
+        if self.corrected is not None:  # the sides the fold predicted (before the rows)
+            p1 = np.frombuffer(self.p1, dtype=np.float64)[j0 + 1 : j0 + 1 + k]
+            self.corrected.add_sides(p1 > self.threshold)
         if self.marks:
             self.table_rows(slots)
         if self.buffered + len(self.ev_key) > FLUSH_EVERY:
@@ -550,6 +560,8 @@ class FoldLoop:
             )
         self.metrics_observed.add_many(pe_a, p1_a, ob_a)
         self.metrics_true.add_many(pe_a, p1_a, y_a)
+        if self.corrected is not None:
+            self.corrected.add_evaluations(at, side, pe_a, p1_a, ob_a)
         if self.effort_curve is not None:
             effort = np.frombuffer(slots.effort, dtype=np.float64)[jj]
             self.effort_curve.add_many(p1_a, effort, ob_a, y_a)
@@ -566,6 +578,7 @@ class FoldLoop:
         base = self.metrics_observed.buffered  # handed over before, not yet folded in
         curve = self.effort_curve
         effort_base = curve.buffered if curve is not None else 0
+        corrected_base = self.corrected.evaluated if self.corrected is not None else 0
         w_a = self.drain(slots, int(ends[-1]))
         self.buffered = 0
         if w_a is None:
@@ -576,15 +589,25 @@ class FoldLoop:
             self.metrics_observed.snapshots(base + ends),
             self.metrics_true.snapshots(base + ends),
         )
+        n_effort = 0
         if curve is not None:
             # the effort-aware measures follow METRICS in each row's values
             efforts = curve.snapshots(effort_base + ends)
+            n_effort = efforts.shape[2]
             values = tuple(np.hstack((values[r], efforts[:, r])) for r in (0, 1))
+        corrected = None
+        if self.corrected is not None:
+            at = [(corrected_base + int(end), c[0], c[1]) for end, c in marks]
+            corrected = self.corrected.values_at(at)
+            if n_effort:  # the effort-aware measures have no corrected value
+                corrected = np.hstack((corrected, np.full((len(at), n_effort), np.nan)))
         for k, (_, c) in enumerate(marks):
             counts = [*c[:6], trained + n_trained[k], float(weight + w_sum[k]), *c[6:]]
             # metric values as one float array per row, in METRICS order (then EFFORT_METRICS)
             self.rows.append((self.fold, "observed", counts, values[0][k]))
             self.rows.append((self.fold, "true", counts, values[1][k]))
+            if corrected is not None:
+                self.rows.append((self.fold, "corrected", counts, corrected[k]))
 
     def take_rows(self) -> list:
         """The table rows made since the last call (and forget them)."""

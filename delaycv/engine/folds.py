@@ -19,6 +19,7 @@ from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.data.stream import has_effort
 from delaycv.engine.chunk import ChunkView, Slots
 from delaycv.engine.fold import INSTANCE, FoldLoop, FoldOutput
+from delaycv.metrics.corrected import DAY, Arrivals
 from delaycv.protocol.learner_contract import PROBABILITY_EXPECTED, UnusableProbability
 from delaycv.protocol.learners import for_stream, learner_label
 from delaycv.protocol.releases import Releases
@@ -45,7 +46,13 @@ def run_folds(
     slots = Slots()
     positions = [*checkpoints.tolist(), -1]  # -1: no checkpoint left
     effort = has_effort(stream.metadata)  # the effort-aware measures too
-    loops = [FoldLoop(settings, f, n, positions, observer_factory, progress, effort) for f in folds]
+    arrivals = None  # the corrected reference's: days of the stream's clock (or positions)
+    if settings.corrected:
+        arrivals = Arrivals(unit=1 if stream.metadata.get("time") == "position" else DAY)
+    loops = [
+        FoldLoop(settings, f, n, positions, observer_factory, progress, effort, arrivals)
+        for f in folds
+    ]
     encode = _chunk_encoder(stream, loops, own_loop=observer_factory is None)
     keep = settings.keep_predictions
     times: list = []
@@ -61,6 +68,8 @@ def run_folds(
             chunk = replace(chunk, records=encode(chunk))
         # the chunk's slots, its releases, and the view the folds read
         slots.extend(chunk, effort)
+        if arrivals is not None:
+            arrivals.extend(chunk.time, chunk.label_time)
         for loop in loops:
             loop.extend(start, stop)
         view, cand_slots = _chunk_view(chunk, slots, releases, n, settings.flush)

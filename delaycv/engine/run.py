@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import ConfigError, DelaycvError
@@ -26,6 +27,7 @@ from delaycv.engine.windows import (
     time_warnings,
     window_keys,
 )
+from delaycv.metrics.corrected import Disclosure
 from delaycv.protocol.learner_contract import (
     NO_PROBABILITY_WARN,
     PROBABILITY_EXPECTED,
@@ -85,6 +87,37 @@ def no_probability_share(outputs) -> float | None:
     seen = sum(o.info.get("seen", 0) for o in outputs)
     missing = sum(o.info.get("no_probability", 0) for o in outputs)
     return missing / seen if seen else None
+
+
+def corrected_record(stream, settings: RunSettings) -> dict:
+    """What ``run.json`` says of the corrected reference: whether it is computed, how the
+    policy's labels are corrected, and its notes (a stream without fix times, a policy without
+    inspected labels: docs/corrected.md)."""
+    if not settings.corrected:
+        return {"computed": False}
+    disclosure = Disclosure.of(settings.policy)
+    if disclosure.exact:
+        how = "every released label is the true label: corrected equals true"
+    elif any(disclosure.truth):
+        how = (
+            "late fixes; the labels still clean from the fix delays of inspected defects "
+            "(Kaplan-Meier) and the side's defect rate"
+        )
+        if disclosure.inspection_error:
+            how += "; the inspected labels from the declared inspection error rate"
+    else:
+        how = "late fixes; the fixes still to come from the delays of the fixes seen (Kaplan-Meier)"
+    fixes = stream_has_fixes(stream)
+    return {"computed": True, "method": how, "notes": disclosure.notes(has_fixes=fixes)}
+
+
+def stream_has_fixes(stream) -> bool:
+    """Whether any instance of the stream has a fix time (``label_time``)."""
+    positives = stream.metadata.get("positives_with_label_time")
+    if positives is not None:
+        return int(positives) > 0
+    label_time = getattr(stream, "label_time", None)
+    return label_time is not None and bool(np.isfinite(np.asarray(label_time, float)).any())
 
 
 def learner_warnings(outputs, settings: RunSettings, n: int) -> list[str]:
@@ -286,11 +319,13 @@ def _run_info(stream, settings: RunSettings, outputs, keys: dict, positions, bef
         "effort": effort_record(stream.metadata, settings.effort_scope),
         # the predictions without a probability (each read as P(1) = 0.5), of every fold's
         "no_probability_share": no_probability_share(outputs),
+        "corrected": corrected_record(stream, settings),
         "warnings": before,
     }
     after = learner_warnings(outputs, settings, len(stream)) + released_nothing(
         outputs, settings.policy
     )
+    after += [n for n in info["corrected"].get("notes", ()) if "is NaN" in n]
     for text in after:
         log.warning("%s", text)
     info["warnings"] = before + after

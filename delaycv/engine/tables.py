@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv import metrics as _metrics
+from delaycv.common.choices import REFERENCES
 from delaycv.common.columns import RUN_KEYS
 from delaycv.metrics.effort_names import EFFORT_SCOPE_COLUMN
 
@@ -155,7 +156,12 @@ def summarize(folds: pd.DataFrame) -> pd.DataFrame:
     res["ci_high"] = mean + half
     order = {name: i for i, name in enumerate(names)}
     res["_m"] = res["metric"].map(order)
-    res = res.sort_values(["reference", "checkpoint", "_m"], kind="stable").drop(columns="_m")
+    # references in the order of REFERENCES (observed, true, corrected), then any other
+    res["_r"] = (
+        res["reference"].map({r: i for i, r in enumerate(REFERENCES)}).fillna(len(REFERENCES))
+    )
+    res = res.sort_values(["_r", "reference", "checkpoint", "_m"], kind="stable")
+    res = res.drop(columns=["_m", "_r"])
     res = res.reset_index(drop=True)
     for c in ("dataset", "learner", "policy", "reference", "estimator", "metric"):
         res[c] = res[c].astype(object)

@@ -2,7 +2,8 @@
 
 This module owns :func:`bias_curves`: the observed-label estimate minus the true-label value of a
 metric over stream time, per learner (mean over the (seed, fold) pairs, ±1 SD), one panel per
-policy.
+policy; where the table has the corrected reference, what the correction leaves of it (corrected
+estimate minus true-label value, the mean: a dotted line of the learner's colour).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from delaycv.common import defaults
 from delaycv.figures.rows import (
@@ -37,8 +39,10 @@ from delaycv.metrics.properties import has_direction, higher_is_better
 from delaycv.stats.bias import bias_table
 
 
-def _bias_panel(ax, *, policy, bias, agg, rows_, learners, styles, metric, x) -> None:
-    """The bias of one policy: the zero line, a line and band per learner, the panel's labels."""
+def _bias_panel(ax, *, policy, bias, agg, left, rows_, learners, styles, metric, x) -> None:
+    """The bias of one policy: the zero line, a line and band per learner, a dotted line per
+    learner of what the correction leaves (``left``, None: no corrected rows), the panel's
+    labels."""
     ax.axhline(0.0, color="#444444", lw=0.8)
     if not np.isfinite(bias.loc[bias["policy"] == policy, "bias"].to_numpy(float)).any():
         reason = no_value_reason(rows_[rows_["policy"] == policy], metric)
@@ -47,6 +51,11 @@ def _bias_panel(ax, *, policy, bias, agg, rows_, learners, styles, metric, x) ->
         cur = agg[(agg["policy"] == policy) & (agg["learner"] == learner)]
         xs = to_dates(cur["time"]) if x == "time" else cur["checkpoint"].to_numpy(float)
         mean_band(ax, xs, cur, styles[learner])
+        if left is None:
+            continue
+        cur = left[(left["policy"] == policy) & (left["learner"] == learner)]
+        xs = to_dates(cur["time"]) if x == "time" else cur["checkpoint"].to_numpy(float)
+        ax.plot(xs, cur["mean"], color=styles[learner]["color"], linestyle=":", lw=1.4)
     ax.set_title(f"policy {policy}")
 
 
@@ -85,6 +94,10 @@ def bias_curves(
     learners = sorted(bias["learner"].unique())
     styles = learner_styles(learners)
     agg = fold_stats(bias, "bias", ["policy", "learner", "checkpoint", "time"])
+    left = None
+    if "corrected" in set(rows_["reference"]):
+        corrected = bias_table(rows_, metric, "corrected")
+        left = fold_stats(corrected, "bias", ["policy", "learner", "checkpoint", "time"])
     rows, cols = grid_shape(len(policies))
     axes_style, context = figure_style()
     with axes_style, context:
@@ -98,6 +111,7 @@ def bias_curves(
                 policy=policy,
                 bias=bias,
                 agg=agg,
+                left=left,
                 rows_=rows_,
                 learners=learners,
                 styles=styles,
@@ -113,7 +127,12 @@ def bias_curves(
             date_axis(axes[0][0])
         for j in range(len(policies), rows * cols):
             axes[j // cols][j % cols].set_visible(False)
-        legend(fig, learner_handles(styles, learners), "learner")
+        handles = learner_handles(styles, learners)
+        if left is not None:
+            handles.append(
+                Line2D([], [], color="#555555", linestyle=":", label="corrected − true (mean)")
+            )
+        legend(fig, handles, "learner")
         if not has_direction(metric):
             direction = "above 0: observed higher; no direction"
         elif higher_is_better(metric):

@@ -61,7 +61,7 @@ PRESET_MARKERS = {"delay": "o", "verification": "^", "hitl": "s", "general": "D"
 #: Dash patterns of the families of one preset, in the order of their fixed window (hitl with
 #: N = 15d solid, N = 90d dashed, ...).
 _FAMILY_DASHES = ["-", "--", "-.", ":"]
-_CONTRAST_ORDER = {"observed": 0, "true": 1}
+_CONTRAST_ORDER = {"observed": 0, "corrected": 1, "true": 2}
 
 
 def family_styles(placed: pd.DataFrame) -> dict[str, tuple[str, object]]:

@@ -50,7 +50,7 @@ PLACE_HINT = (
     "run.json), or a window, windows={policy: window} or delaycv plot --window POLICY=WINDOW"
 )
 #: The line style of each reference (another reference: dotted).
-_REF_STYLE = {"true": "-", "observed": "--"}
+_REF_STYLE = {"true": "-", "observed": "--", "corrected": "-."}
 
 
 class NoPolicyGrid(DelaycvError):
@@ -314,7 +314,7 @@ def sensitivity(
     metric: str,
     estimator: str | None = None,
     windows: Mapping[str, str | int] | None = None,
-    references: Sequence[str] = ("true", "observed"),
+    references: Sequence[str] = ("true", "observed", "corrected"),
     policy_specs: Mapping[str, object] | None = None,
 ) -> Figure:
     """Figure 5: ``metric`` at the last checkpoint against the waiting window.
@@ -337,8 +337,8 @@ def sensitivity(
         The estimator drawn; None: the only one of the dataset.
     windows : mapping of str to str or int, optional
         policy -> its window, used as given (:func:`window_placement`).
-    references : sequence of str, default ``("true", "observed")``
-        The references drawn.
+    references : sequence of str, default ``("true", "observed", "corrected")``
+        The references drawn (those the table has).
     policy_specs : mapping of str to spec, optional
         policy -> the spec the runs used.
 

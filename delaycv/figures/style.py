@@ -195,19 +195,20 @@ def reference_marker(reference: str) -> str:
     Parameters
     ----------
     reference : str
-        ``"true"`` or ``"observed"``.
+        ``"true"``, ``"observed"`` or ``"corrected"``.
 
     Returns
     -------
     str
-        ``"o"`` (circles) for true labels, ``"s"`` (squares) otherwise.
+        ``"o"`` (circles) for true labels, ``"^"`` (triangles) for the corrected estimate,
+        ``"s"`` (squares) otherwise.
 
     Examples
     --------
-    >>> reference_marker("true"), reference_marker("observed")
-    ('o', 's')
+    >>> reference_marker("true"), reference_marker("observed"), reference_marker("corrected")
+    ('o', 's', '^')
     """
-    return "o" if reference == "true" else "s"
+    return {"true": "o", "corrected": "^"}.get(reference, "s")
 
 
 def figure_style():

@@ -4,7 +4,9 @@
 gives every metric of ``METRICS`` under the estimator at ``snapshot()``. Estimators:
 ``Cumulative()``, ``Sliding(width)``, ``Fading(alpha)``, ``Tumbling(size)`` (``make_estimator``
 builds one from a config value; each keeps its sums in its own state class, ``states``).
-``REFERENCES``: the labels a metric is computed against. ``MOA_MEASUREMENTS`` rebuilds MOA's 41
+``REFERENCES``: the labels a metric is computed against (``corrected``: the true-label value
+estimated from what is known at a checkpoint, :mod:`delaycv.metrics.corrected`).
+``MOA_MEASUREMENTS`` rebuilds MOA's 41
 measurements from a snapshot. ``EFFORT_METRICS``: the effort-aware measures of a stream with an
 effort (``effort``: :class:`~delaycv.metrics.effort.EffortCurve`, imported where it is used).
 

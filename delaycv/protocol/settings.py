@@ -90,6 +90,9 @@ class RunSettings:
         The model's memory at every checkpoint (``model_bytes``).
     timing : bool
         CPU and wall times (False: NaN, byte-reproducible outputs).
+    corrected : bool
+        Score every checkpoint against the ``corrected`` reference too (the true-label value
+        estimated from what is known then: :mod:`delaycv.metrics.corrected`).
     jobs : int
         Folds in that many processes (the same result).
     folds : tuple of int
@@ -114,6 +117,7 @@ class RunSettings:
     same_learner_seed: bool = False
     measure_memory: bool = False
     timing: bool = True
+    corrected: bool = _defaults.CORRECTED
     jobs: int = 1
     folds: tuple[int, ...] = ()
     names: Mapping[str, str] | None = None
@@ -226,6 +230,7 @@ def make_settings(
     same_learner_seed: bool = False,
     measure_memory: bool = False,
     timing: bool = True,
+    corrected: bool = _defaults.CORRECTED,
     jobs: int = 1,
     folds_subset: Iterable[int] | None = None,
     run_keys: Mapping[str, str] | None = None,
@@ -249,7 +254,7 @@ def make_settings(
         ``"cumulative"`` (``None``: the default), ``"sliding"`` (width 1000) or ``{"kind":
         "sliding", "width": 500}`` (:func:`delaycv.metrics.effort_scope.make_effort_scope`).
     seed, every, checkpoints, threshold, prediction_noise, flush, keep_predictions, \
-same_learner_seed, measure_memory, timing, jobs
+same_learner_seed, measure_memory, timing, corrected, jobs
         As in :class:`RunSettings`.
     folds_subset : iterable of int or None
         Run only these folds (``None``: all).
@@ -313,6 +318,7 @@ same_learner_seed, measure_memory, timing, jobs
         same_learner_seed=check_flag(same_learner_seed, "same_learner_seed"),
         measure_memory=check_flag(measure_memory, "measure_memory"),
         timing=check_flag(timing, "timing"),
+        corrected=check_flag(corrected, "corrected"),
         jobs=int(jobs),
         folds=_folds(folds_subset, validation.folds),
         names=names,

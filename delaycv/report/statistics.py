@@ -255,9 +255,10 @@ def bias_html(
     effort_scope: str | None = None,
 ) -> str:
     """A page of the bias of realistic evaluation (:func:`delaycv.stats.bias.bias_tests`): one section
-    per (metric, estimator), in the order of ``metrics`` when given, one row per (policy,
-    checkpoint, learner); a row is bold, and read as optimistic (the observed labels overstate the
-    learner) or pessimistic, when its Holm-adjusted p is at most ``alpha``."""
+    per (metric, estimator, estimate), in the order of ``metrics`` when given, one row per
+    (policy, checkpoint, learner); a row is bold, and read as optimistic (the estimate overstates
+    the learner) or pessimistic, when its Holm-adjusted p is at most ``alpha``. The estimate is
+    the observed labels' value, or the corrected one (what the correction leaves of the bias)."""
 
     def reading(row: pd.Series) -> str:
         p = float(row["p_holm"])
@@ -266,7 +267,8 @@ def bias_html(
         if p > alpha or row["mean_bias"] == 0:
             return "n.s."
         if not has_direction(row["metric"]):  # neither optimistic nor pessimistic
-            return "observed higher" if row["mean_bias"] > 0 else "observed lower"
+            side = str(row.get("estimate", "observed"))
+            return f"{side} higher" if row["mean_bias"] > 0 else f"{side} lower"
         overstated = (row["mean_bias"] > 0) == higher_is_better(row["metric"])
         return "optimistic" if overstated else "pessimistic"
 
@@ -277,7 +279,7 @@ def bias_html(
         ("learner", lambda r: str(r["learner"]), False),
         ("n", lambda r: str(int(r["n"])), True),
         (
-            "observed − true [95 % CI]",
+            "estimate − true [95 % CI]",
             lambda r: _interval(r["mean_bias"], r["ci_low"], r["ci_high"]),
             True,
         ),
@@ -287,20 +289,25 @@ def bias_html(
         *_note_column(bias),
     ]
     sections = []
-    for key, rows in _groups(bias, ["metric", "estimator"], metrics):
+    if "estimate" not in bias.columns:  # a table written before the corrected reference
+        bias = bias.assign(estimate="observed")
+    for key, rows in _groups(bias, ["metric", "estimator", "estimate"], metrics):
+        estimate = str(key["estimate"])
         heading = (
-            f"{key['metric']} ({_window(key, effort_scope)}; {direction_words(key['metric'])})"
+            f"{key['metric']}, {estimate} − true ({_window(key, effort_scope)}; "
+            f"{direction_words(key['metric'])})"
         )
+        labels = "observed labels" if estimate == "observed" else "corrected estimate"
         if has_direction(key["metric"]):
             up = higher_is_better(key["metric"])
             direction = (
-                f'<p class="direction">observed − true: a positive value means the observed '
-                f"labels score the learner higher than the true labels, which is "
+                f'<p class="direction">{estimate} − true: a positive value means the {labels} '
+                f"score the learner higher than the true labels, which is "
                 f"{'optimistic' if up else 'pessimistic'} ({escape(key['metric'])}: "
                 f"{'higher' if up else 'lower'} is better).</p>"
             )
         else:
-            direction = _direction(key["metric"], "observed − true", "observed", "true")
+            direction = _direction(key["metric"], f"{estimate} − true", f"the {labels}", "true")
         bold = rows.apply(lambda r: reading(r) not in ("n.s.", "no test"), axis=1)
         sections.append((heading, direction + _table(rows, columns, bold.astype(bool))))
     intro = (
@@ -309,6 +316,8 @@ def bias_html(
         "with a sign-flip permutation test of zero mean bias, Holm-adjusted over the learners of "
         f"each (policy, checkpoint, metric). <b>Bold</b>: p (Holm) ≤ α = {alpha:g}; "
         "<i>optimistic</i>: the observed labels overstate the learner's true performance. "
+        "The sections of the corrected estimate (the true-label value estimated from what a "
+        "practitioner knows: corrected − true) show what the correction leaves of the bias. "
         "Every column at full precision: bias.csv."
     )
     return _page(title, intro, sections + gaps)

@@ -2,7 +2,8 @@
 checkpoint, metric), the paired differences ``observed - true`` of a learner's observed-label and
 true-label values over the ``(seed, fold)`` pairs, tested against a zero mean bias by the
 sign-flip test (:func:`bias_tests`; columns :data:`BIAS_COLUMNS`); :func:`bias_table` gives the
-per-fold bias itself.
+per-fold bias itself. The same for the corrected estimate (``corrected - true``, the column
+``estimate``: what the correction leaves of the bias; docs/corrected.md) where the table has it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import pandas as pd
 
 from delaycv.common import defaults
+from delaycv.common.choices import ESTIMATES
 from delaycv.common.errors import InputError
 from delaycv.stats.checkpoints import (
     at_checkpoints,
@@ -25,8 +27,9 @@ from delaycv.stats.paired import PAIR, paired_table
 from delaycv.stats.permutation import sign_flip_pvalues
 
 
-def bias_table(table: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """The per-fold bias of realistic evaluation: ``observed - true`` of one metric.
+def bias_table(table: pd.DataFrame, metric: str, estimate: str = "observed") -> pd.DataFrame:
+    """The per-fold bias of realistic evaluation: ``observed - true`` of one metric (or
+    ``corrected - true``, with ``estimate="corrected"``).
 
     Per (dataset, policy, estimator, learner, seed, fold, checkpoint): the observed-label value of
     ``metric``, its true-label value and ``bias = observed - true`` (the error of realistic
@@ -39,17 +42,19 @@ def bias_table(table: pd.DataFrame, metric: str) -> pd.DataFrame:
         A per-fold table with the keys above, ``reference``, ``time`` and ``metric``.
     metric : str
         The metric column.
+    estimate : {"observed", "corrected"}, default "observed"
+        The estimate held against the true value.
 
     Returns
     -------
     pandas.DataFrame
-        The keys above and ``time``, ``observed``, ``true``, ``bias`` and ``metric``, sorted by
-        the keys.
+        The keys above and ``time``, the estimate's column (``observed`` or ``corrected``),
+        ``true``, ``bias`` and ``metric``, sorted by the keys.
 
     Raises
     ------
     InputError
-        ``table`` lacks a column, or has no rows of one of the references ``observed`` and
+        ``table`` lacks a column, or has no rows of one of the references ``estimate`` and
         ``true``.
 
     Examples
@@ -69,16 +74,16 @@ def bias_table(table: pd.DataFrame, metric: str) -> pd.DataFrame:
         .first()
         .unstack("reference")
     )
-    if not {"observed", "true"} <= set(wide.columns):
+    if not {estimate, "true"} <= set(wide.columns):
         raise InputError(
             f"bias of {metric} needs both references",
             path=table.attrs.get("path", "<table>"),
             location="column reference",
-            expected="rows with reference 'observed' and rows with reference 'true'",
+            expected=f"rows with reference {estimate!r} and rows with reference 'true'",
         )
-    out = wide[["observed", "true"]].reset_index()
+    out = wide[[estimate, "true"]].reset_index()
     out.columns.name = None
-    out["bias"] = out["observed"] - out["true"]
+    out["bias"] = out[estimate] - out["true"]
     out["metric"] = metric
     return out
 
@@ -92,6 +97,7 @@ BIAS_COLUMNS = [
     "checkpoint",
     "learner",
     "metric",
+    "estimate",
     "n",
     "n_duplicates",
     "mean_bias",
@@ -113,12 +119,13 @@ def bias_tests(
     checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "last",
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
-    """Is realistic evaluation biased? One sign-flip test of ``observed - true`` per learner.
+    """Is realistic evaluation biased? One sign-flip test of ``observed - true`` per learner (and
+    of ``corrected - true``, what the correction leaves, where the table has the corrected rows).
 
-    Per (dataset, policy, estimator, learner, checkpoint, metric): a sign-flip test
+    Per (dataset, policy, estimator, learner, checkpoint, metric, estimate): a sign-flip test
     (:func:`~delaycv.stats.permutation.sign_flip_pvalues`, two-sided) of ``observed - true`` over
     the (seed, fold) pairs (H0: zero mean bias), the mean bias with its 95 % t-interval, and Holm
-    over the learners of each (dataset, policy, estimator, checkpoint, metric). As in
+    over the learners of each (dataset, policy, estimator, checkpoint, metric, estimate). As in
     :func:`~delaycv.stats.learner_tests.run_tests`, a seed whose fold-by-fold observed and true
     values both repeat an earlier seed's is left out
     (:func:`~delaycv.stats.paired.replicate_seeds`).
@@ -142,7 +149,8 @@ def bias_tests(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`BIAS_COLUMNS`: the keys, ``at``, ``n`` (pairs used), ``n_duplicates``
+        Columns :data:`BIAS_COLUMNS`: the keys (``estimate``: ``observed`` or ``corrected``),
+        ``at``, ``n`` (pairs used), ``n_duplicates``
         (pairs of repeated seeds left out), ``mean_bias``, ``ci_low``/``ci_high``, ``p_value``,
         ``exact``, ``p_holm`` and ``note`` (why a row has no test, or which checkpoint answered the
         request). Rows by dataset, metric (as requested), policy (reading order), estimator,
@@ -174,15 +182,20 @@ def bias_tests(
     sub = at_checkpoints(table, chosen)
     index = ["dataset", "policy", "estimator", "checkpoint", "learner", *PAIR]
     pair = list(PAIR)
-    for metric in dict.fromkeys(metrics) if not sub.empty else ():
-        bias = bias_table(sub, metric).set_index(index)
-        pairs = paired_table(bias["observed"].unstack(pair), bias["true"].unstack(pair))
+    present = set(sub["reference"]) if not sub.empty else set()
+    estimates = [e for e in ESTIMATES if e == "observed" or e in present]
+    for metric, estimate in (
+        ((m, e) for m in dict.fromkeys(metrics) for e in estimates) if not sub.empty else ()
+    ):
+        bias = bias_table(sub, metric, estimate).set_index(index)
+        pairs = paired_table(bias[estimate].unstack(pair), bias["true"].unstack(pair))
         obs, tru, duplicates = pairs.a, pairs.b, pairs.duplicates
         d = obs - tru
         p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
         mean, low, high = mean_ci(d)
         frame = pairs.rows
         frame["metric"] = metric
+        frame["estimate"] = estimate
         frame["n"] = n
         frame["n_duplicates"] = duplicates
         frame["mean_bias"] = mean
@@ -193,7 +206,10 @@ def bias_tests(
         groups = frame.groupby(["dataset", "policy", "estimator", "checkpoint"]).ngroup()
         frame["p_holm"] = holm_by_group(p, groups.to_numpy())
         frames.append(frame)
-        say(f"bias of {metric}: {len(frame)} tests, {int(frame['n_duplicates'].sum())} duplicates")
+        say(
+            f"bias of {metric} ({estimate}): {len(frame)} tests, "
+            f"{int(frame['n_duplicates'].sum())} duplicates"
+        )
     if not frames:
         empty = {c: pd.Series(dtype=object) for c in BIAS_COLUMNS if c not in ("at", "note")}
         return label_checkpoints(pd.DataFrame(empty), chosen, BIAS_COLUMNS)
@@ -202,7 +218,7 @@ def bias_tests(
         out,
         table,
         lambda r: (
-            f"no (seed, fold) pair with both an observed and a true value of "
+            f"no (seed, fold) pair with both an {r['estimate']} and a true value of "
             f"{r['metric']} (undefined there), no test"
         ),
     )
@@ -213,6 +229,7 @@ def _sort_bias(out: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     """Bias rows by dataset, metric (as requested), policy (reading order), estimator,
     checkpoint, ``at`` and learner."""
     rank = {m: i for i, m in enumerate(dict.fromkeys(metrics))}
-    out = out.assign(_metric=out["metric"].map(rank))
-    keys = ["dataset", "_metric", "policy", "estimator", "checkpoint", "at", "learner"]
-    return sort_by_policy(out, keys).drop(columns="_metric")
+    estimate = {e: i for i, e in enumerate(ESTIMATES)}
+    out = out.assign(_metric=out["metric"].map(rank), _estimate=out["estimate"].map(estimate))
+    keys = ["dataset", "_metric", "_estimate", "policy", "estimator", "checkpoint", "at", "learner"]
+    return sort_by_policy(out, keys).drop(columns=["_metric", "_estimate"])

@@ -7,14 +7,17 @@ validation seed, the run seed and the fold, and its learner seed from the run se
 never from the policy (docs/engine.md, "Pairs across policies"), so fold i of seed s trains the
 same learner on the same instance weights under every policy; only the labels it sees differ.
 
-Two contrasts, told apart by the column ``reference`` (the labels that score P) and spelled out in
-``contrast``:
+Three contrasts, told apart by the column ``reference`` (the labels that score P) and spelled out
+in ``contrast``:
 
 * ``observed`` ("estimate vs R"): P's observed-label value (what a practitioner under P would
   report) minus R's true-label value. Against ``ideal`` (whose observed labels are the true ones)
   this is what the HITL study measured: the evaluation's error plus the model's loss.
 * ``true`` ("true value vs R"): P's true-label value minus R's: what the delay costs the model
   alone.
+* ``corrected`` ("corrected estimate vs R"): P's corrected value (its true-label value estimated
+  from what a practitioner under P knows: docs/corrected.md) minus R's true-label value: what a
+  practitioner would conclude with the corrected estimate, to be held against the ``true`` row.
 
 The difference of the two rows of one policy is P's bias (observed minus true,
 :func:`delaycv.stats.bias.bias_tests`). R's side is always its true-label value.
@@ -92,13 +95,19 @@ CONTRAST_COLUMNS = [
 FAMILY = ("dataset", "learner", "estimator", "reference", "checkpoint", "metric")
 
 
+#: The contrast of each reference, as its rows name it.
+CONTRASTS = {"observed": "estimate", "true": "true value", "corrected": "corrected estimate"}
+
+
 def contrast_label(reference: str, reference_policy: str) -> str:
-    """The ``contrast`` text of a row: ``"estimate vs <R>"`` or ``"true value vs <R>"``.
+    """The ``contrast`` text of a row: ``"estimate vs <R>"``, ``"true value vs <R>"`` or
+    ``"corrected estimate vs <R>"``.
 
     Parameters
     ----------
     reference : str
-        The labels that score the policy: ``"observed"`` (its estimate) or ``"true"``.
+        The labels that score the policy: ``"observed"`` (its estimate), ``"true"`` or
+        ``"corrected"`` (its corrected estimate).
     reference_policy : str
         R, the policy contrasted with.
 
@@ -110,8 +119,10 @@ def contrast_label(reference: str, reference_policy: str) -> str:
     --------
     >>> contrast_label("observed", "ideal"), contrast_label("true", "ideal")
     ('estimate vs ideal', 'true value vs ideal')
+    >>> contrast_label("corrected", "ideal")
+    'corrected estimate vs ideal'
     """
-    return f"{'estimate' if reference == 'observed' else 'true value'} vs {reference_policy}"
+    return f"{CONTRASTS[reference]} vs {reference_policy}"
 
 
 def _wide(frame: pd.DataFrame, index: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
@@ -142,8 +153,9 @@ def policy_contrasts(
         R, the policy every other policy is contrasted with (its true-label values).
     metrics : sequence of str
         The metric columns; repeats are contrasted once.
-    references : sequence of str, default ``("observed", "true")``
-        Which contrasts: ``observed`` = P's estimate vs R, ``true`` = P's true value vs R.
+    references : sequence of str, default ``("observed", "true", "corrected")``
+        Which contrasts: ``observed`` = P's estimate vs R, ``true`` = P's true value vs R,
+        ``corrected`` = P's corrected estimate vs R.
     checkpoints : str, int, iterable of int or mapping, default "last"
         Any request of :func:`delaycv.stats.checkpoints.choose_checkpoints`; ``at`` names it, a
         position beyond a stream is a row with ``note`` and no test.

@@ -80,6 +80,11 @@ def mcnemar(
     >>> mcnemar(a, b, method="chi2").round(4).to_numpy().tolist()  # (3 - 1)² / 3
     [[0, 5, 3, 0, 1.3333, 0.2482, 'chi2']]
     """
+    if reference == "corrected":
+        raise DelaycvError(
+            "McNemar's test counts the instances each learner predicted right, and a corrected "
+            "label is an expected label, not a 0 or 1 (expected reference 'observed' or 'true')"
+        )
     if reference not in REFERENCES:
         raise DelaycvError(f"reference {reference!r} unknown (expected {REFERENCES})")
     if method not in ("exact", "chi2"):

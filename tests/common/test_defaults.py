@@ -49,6 +49,7 @@ def test_the_schema_repeats_the_defaults():
     assert schema_default("checkpoints", "every") == defaults.EVERY
     assert schema_default("evaluation", "threshold") == defaults.THRESHOLD
     assert schema_default("evaluation", "prediction_noise") == defaults.PREDICTION_NOISE
+    assert schema_default("evaluation", "corrected") == defaults.CORRECTED
 
 
 def test_the_workflow_config_fills_the_defaults():
@@ -108,6 +109,7 @@ def test_the_settings_and_api_defaults():
     assert make_effort_scope("sliding").width == defaults.WIDTH
     assert settings.threshold == defaults.THRESHOLD
     assert settings.prediction_noise == defaults.PREDICTION_NOISE
+    assert settings.corrected is defaults.CORRECTED
     assert settings.validation == make_validation({})
     api = inspect.signature(delaycv.evaluate).parameters
     assert api["policy"].default == defaults.POLICY and api["validation"].default is None

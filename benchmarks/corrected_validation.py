@@ -1,0 +1,244 @@
+"""The corrected reference checked against the truth on the HITL study: the tables of
+docs/corrected.md, from the workflow's outputs and the streams.
+
+Run the RQ1 replication configs first (river's HoeffdingTree and MOA's; they share their run
+directories and evaluate every checkpoint against ``observed``, ``true`` and ``corrected``):
+
+    snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq1.yaml
+    snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq1-moa.yaml
+    python benchmarks/corrected_validation.py [--out results/corrected] [--doc docs/corrected.md]
+
+Reads each study's merged fold tables (``<results>/merged/<dataset>.parquet``) and prints, as
+Markdown, for G-mean, recall_1 and FPR_1 at the study's key commits (1,000 ... 5,000) of every
+HITL policy, fold and project:
+
+* ``error``: the median |observed - true| and |corrected - true| per policy family (the waiting
+  time N of the predicted negatives) and pooled, the share of the observed error the correction
+  removes (1 - median |corrected - true| / median |observed - true|), the share of cells where
+  the correction is further from the truth than the observed estimate, and the mean signed
+  errors;
+* ``coverage``: how often the 95 % interval over the folds of the corrected values
+  (mean -/+ t sd / sqrt(k), the runs' summary) holds the mean over the folds of the true values;
+* ``by_window``: the median errors by the inspection time P;
+* ``by_project``: the median errors per project (where the correction falls short);
+* ``assumptions``: per project, what the replay knows and a practitioner does not: the share of
+  defects a fix reveals within 90 days among the defects a learner predicted positive and among
+  those it predicted negative (the correction assumes they are equal), and the same share in the
+  first and the second half of the stream (it assumes the delays do not drift).
+
+``--doc`` writes each table into the doc's marked block (``<!-- corrected: NAME -->`` ...
+``<!-- /corrected: NAME -->``), so that the doc's tables are the numbers' own; ``--out`` keeps
+the cells as CSV.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.special import stdtrit
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from delaycv.tables.results import read_table  # noqa: E402
+
+STUDIES = {
+    "river HoeffdingTree": REPO / "results" / "hitl-rq1",
+    "MOA HoeffdingTree": REPO / "results" / "hitl-rq1-moa",
+}
+METRICS = ("gmean", "recall_1", "fpr_1")
+KEY_COMMITS = (1000, 2000, 3000, 4000, 5000)
+CUT2YEARS = REPO.parent / "shared" / "datasets" / "commit_guru_dataset" / "cut2years"
+
+
+def read_study(root: Path) -> pd.DataFrame:
+    """The study's merged fold tables: HITL policies and ideal, at the key commits."""
+    paths = sorted((root / "merged").glob("*.parquet"))
+    if not paths:
+        raise FileNotFoundError(f"no merged tables under {root}/merged/ (run the config first)")
+    keep = ["dataset", "learner", "seed", "policy", "fold", "reference", "checkpoint", *METRICS]
+    frame = pd.concat([read_table(p)[keep] for p in paths], ignore_index=True)
+    return frame[frame["checkpoint"].isin(KEY_COMMITS)]
+
+
+def cells(frame: pd.DataFrame, study: str) -> pd.DataFrame:
+    """One row per (run, fold, checkpoint, metric) of a HITL policy: observed, true, corrected."""
+    hitl = frame[frame["policy"].str.startswith("hitl_")]
+    keys = ["dataset", "learner", "seed", "policy", "fold", "checkpoint"]
+    long = hitl.melt(id_vars=[*keys, "reference"], value_vars=list(METRICS), var_name="metric")
+    wide = long.pivot_table(
+        index=[*keys, "metric"], columns="reference", values="value", dropna=False
+    ).reset_index()
+    windows = wide["policy"].str.extract(r"hitl_(?P<P>[^_]+)_(?P<N>[^_]+)")
+    wide["family"] = "hitl, N = " + windows["N"]
+    wide["P"] = windows["P"]
+    wide["study"] = study
+    wide["err_observed"] = (wide["observed"] - wide["true"]).abs()
+    wide["err_corrected"] = (wide["corrected"] - wide["true"]).abs()
+    return wide
+
+
+def error_table(data: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Median errors, the share of the error removed, the share of cells made worse, the signed
+    means."""
+    ok = data.dropna(subset=["observed", "true", "corrected"])
+    g = ok.groupby(by, sort=False)
+    out = pd.DataFrame(
+        {
+            "cells": g.size(),
+            "median |obs - true|": g["err_observed"].median(),
+            "median |corr - true|": g["err_corrected"].median(),
+            "mean obs - true": g.apply(lambda x: (x["observed"] - x["true"]).mean()),
+            "mean corr - true": g.apply(lambda x: (x["corrected"] - x["true"]).mean()),
+            "worse (%)": g.apply(lambda x: 100 * (x["err_corrected"] > x["err_observed"]).mean()),
+        }
+    )
+    out["removed (%)"] = 100 * (1 - out["median |corr - true|"] / out["median |obs - true|"])
+    missing = data.groupby(by, sort=False)["corrected"].apply(lambda x: x.isna().mean() * 100)
+    out["no estimate (%)"] = missing
+    cols = [
+        "cells",
+        "median |obs - true|",
+        "median |corr - true|",
+        "removed (%)",
+        "worse (%)",
+        "mean obs - true",
+        "mean corr - true",
+        "no estimate (%)",
+    ]
+    return out[cols].reset_index()
+
+
+def coverage_table(data: pd.DataFrame) -> pd.DataFrame:
+    """How often the 95 % interval over folds of corrected holds the mean over folds of true."""
+    keys = ["study", "metric", "family", "dataset", "learner", "seed", "policy", "checkpoint"]
+    g = data.dropna(subset=["corrected", "true"]).groupby(keys, sort=False)
+    n = g["corrected"].count()
+    mean = g["corrected"].mean()
+    sd = g["corrected"].std(ddof=1)
+    half = stdtrit(np.maximum(n - 1, 1), 0.975) * sd / np.sqrt(n)
+    truth = g["true"].mean()
+    held = ((truth >= mean - half) & (truth <= mean + half)).rename("held")
+    width = (2 * half).rename("width")
+    per = pd.concat([held, width, n.rename("folds")], axis=1).reset_index()
+    per = per[per["folds"] >= 2]
+    out = per.groupby(["study", "metric", "family"], sort=False).agg(
+        intervals=("held", "size"),
+        coverage=("held", lambda x: 100 * x.mean()),
+        median_width=("width", "median"),
+    )
+    out = out.rename(columns={"coverage": "coverage (%)", "median_width": "median width"})
+    return out.reset_index()
+
+
+def fix_shares(dataset_path: Path, learner="moa:trees.HoeffdingTree", window_days=90):
+    """What the replay knows of the correction's assumptions on one stream: among the defective
+    instances, the share whose fix comes within ``window_days``, for those the learner predicted
+    positive and negative (fold 0 of a hitl 7d/90d run), and in each half of the stream."""
+    import delaycv
+    from delaycv.data.convert import load_stream
+
+    stream = load_stream(dataset_path, preset="commit-guru")
+    run = delaycv.evaluate(
+        stream, learner, policy="hitl", pos_window="7d", neg_window="90d",
+        validation="bootstrap", folds=1, predictions=True, progress=False, corrected=False,
+    )  # fmt: skip
+    log = run.predictions
+    defect = stream.label == 1
+    within = (stream.label_time - stream.time) <= window_days * 86400
+    pred = log["pred"].to_numpy()
+    half = np.arange(len(stream)) < len(stream) // 2
+    return {
+        "defects": int(defect.sum()),
+        "ever fixed (%)": 100 * np.isfinite(stream.label_time[defect]).mean(),
+        "fixed in 90 d, pred. 1 (%)": 100 * within[defect & (pred == 1)].mean(),
+        "fixed in 90 d, pred. 0 (%)": 100 * within[defect & (pred == 0)].mean(),
+        "fixed in 90 d, 1st half (%)": 100 * within[defect & half].mean(),
+        "fixed in 90 d, 2nd half (%)": 100 * within[defect & ~half].mean(),
+    }
+
+
+def assumptions_table(datasets: list[str]) -> pd.DataFrame:
+    rows = []
+    for name in datasets:
+        path = next(CUT2YEARS.glob(f"0_{name}*.arff"), None)
+        if path is None:
+            continue
+        rows.append({"project": name, **fix_shares(path)})
+    return pd.DataFrame(rows)
+
+
+def markdown(frame: pd.DataFrame, digits: int = 3) -> str:
+    def cell(v) -> str:
+        if isinstance(v, float | np.floating):
+            if np.isnan(v):
+                return ""
+            return f"{v:.1f}" if abs(v) >= 10 else f"{v:.{digits}f}"
+        return str(v)
+
+    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.to_numpy()]
+    return "\n".join([header, rule, *body])
+
+
+def write_doc(doc: Path, tables: dict[str, str]) -> None:
+    text = doc.read_text()
+    for name, table in tables.items():
+        pattern = re.compile(
+            rf"(<!-- corrected: {name} -->\n).*?(<!-- /corrected: {name} -->)", re.S
+        )
+        if not pattern.search(text):
+            sys.exit(f"corrected_validation: {doc} has no block <!-- corrected: {name} -->")
+        text = pattern.sub(lambda m, t=table: m.group(1) + t + "\n" + m.group(2), text)
+    doc.write_text(text)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, help="folder for the cells and tables as CSV")
+    parser.add_argument("--doc", type=Path, help="write the tables into this doc's blocks")
+    parser.add_argument(
+        "--no-assumptions", action="store_true", help="skip the replay of the assumptions"
+    )
+    args = parser.parse_args(argv)
+    found = {}
+    for study, root in STUDIES.items():
+        try:
+            found[study] = cells(read_study(root), study)
+        except FileNotFoundError as err:
+            print(f"corrected_validation: skipped {study}: {err}", file=sys.stderr)
+    if not found:
+        sys.exit("corrected_validation: no study has run (see the usage above)")
+    data = pd.concat(found.values(), ignore_index=True)
+    data["pooled"] = "pooled"
+    family = error_table(data, ["study", "metric", "family"])
+    pooled = error_table(data, ["study", "metric", "pooled"]).rename(columns={"pooled": "family"})
+    tables = {
+        "error": pd.concat([family, pooled]).sort_values(["study", "metric"], kind="stable"),
+        "coverage": coverage_table(data),
+        "by_window": error_table(data[data["metric"] == "gmean"], ["study", "family", "P"]),
+        "by_project": error_table(data[data["metric"] == "gmean"], ["study", "dataset"]),
+    }
+    if not args.no_assumptions:
+        tables["assumptions"] = assumptions_table(sorted(data["dataset"].unique()))
+    text = {name: markdown(table) for name, table in tables.items()}
+    for name, table in text.items():
+        print(f"## {name}\n\n{table}\n")
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        data.to_csv(args.out / "cells.csv", index=False)
+        for name, table in tables.items():
+            table.to_csv(args.out / f"{name}.csv", index=False)
+    if args.doc:
+        write_doc(args.doc, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
