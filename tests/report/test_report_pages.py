@@ -169,17 +169,17 @@ def test_bias_page_reads_the_direction_of_significant_biases():
     )
     parsed = Tables(statistics.bias_html(bias, title="bias", alpha=0.05))
     assert [h for h, _, _ in parsed.sections] == [
-        "gmean (fading estimator; higher is better)",
-        "brier (fading estimator; lower is better)",
+        "gmean, observed − true (fading estimator; higher is better)",
+        "brier, observed − true (fading estimator; lower is better)",
     ]
     readings = {
-        h.split()[0]: [(bold, cells[-1]) for bold, cells in rows] for h, _, rows in parsed.sections
+        h.split(",")[0]: [(bold, cells[-1]) for bold, cells in rows] for h, _, rows in parsed.sections
     }
     # gmean: observed above true overstates (optimistic); brier (a loss): observed below true does
     assert readings["gmean"] == [(True, "optimistic"), (True, "pessimistic"), (False, "n.s.")]
     assert readings["brier"] == [(True, "pessimistic"), (True, "optimistic"), (False, "n.s.")]
     _, head, rows = parsed.sections[0]
-    assert dict(zip(head, rows[0][1], strict=True))["observed − true [95 % CI]"] == (
+    assert dict(zip(head, rows[0][1], strict=True))["estimate − true [95 % CI]"] == (
         "+0.040 [+0.030, +0.050]"
     )
     assert re.search(r"α = 0\.05", statistics.bias_html(bias, title="b", alpha=0.05))
