@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 
 from delaycv.common.atomic import atomic_dir
+from delaycv.common.choices import REFERENCES
 from delaycv.engine import summarize
 from delaycv.tables.results import (
     FOLDS_FILE,
@@ -32,12 +33,14 @@ from delaycv.tables.results import (
 
 class _Parts:
     """One table written as parts, an Arrow IPC file per key (in a folder), then joined into one
-    Parquet file in the keys' order: rows that arrive interleaved (a run's pieces hold every
+    Parquet file in the keys' order (``order``: a sort key of the keys; the references' order
+    is :data:`delaycv.common.choices.REFERENCES`'s, not the alphabet's): rows that arrive interleaved (a run's pieces hold every
     fold's rows of a few checkpoints) end up grouped by key, in the order they came within each
     key."""
 
-    def __init__(self, folder: Path, name: str, row_group: int) -> None:
+    def __init__(self, folder: Path, name: str, row_group: int, order=None) -> None:
         self.folder, self.name, self.row_group = folder, name, row_group
+        self.order = order
         self.writers: dict[Any, TableWriter] = {}
         self.stack = contextlib.ExitStack()
         self.schema: pa.Schema | None = None  # of the table, from its first piece
@@ -74,7 +77,7 @@ class _Parts:
         """Close the parts, write them one after the other into ``path`` (row groups of about
         ``row_group`` rows: what is held), and remove them."""
         self.stack.close()
-        parts = [self.writers[key].path for key in sorted(self.writers)]
+        parts = [self.writers[key].path for key in sorted(self.writers, key=self.order)]
         writer = None
         try:
             for part in parts:
@@ -156,7 +159,7 @@ class RunWriter:
             return
         if self._folds is None:
             self._folds = _Parts(self._tmp, "folds", self.FOLD_ROW_GROUP)
-            self._summary = _Parts(self._tmp, "summary", 16_384)
+            self._summary = _Parts(self._tmp, "summary", 16_384, order=REFERENCES.index)
         self._folds.add("fold", piece)
         self.rows += len(piece)
         self._unsummarised.append(piece)

@@ -565,7 +565,7 @@ def test_engine_runs_with_two_seeds_count_each_distinct_pair_once(learners):
     table = pd.concat(runs, ignore_index=True)
     metrics = ["gmean", "recall_1", "fpr_1"]
     out = run_tests(table, metrics=metrics, checkpoints="all")
-    assert len(out) == 2 * table.checkpoint.nunique() * 3
+    assert len(out) == table.reference.nunique() * table.checkpoint.nunique() * 3
     wide = table.set_index(["reference", "checkpoint", "learner", "seed", "fold"])[metrics]
     for row in out.itertuples():
         cell = wide.xs((row.reference, row.checkpoint), level=("reference", "checkpoint"))
