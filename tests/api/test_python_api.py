@@ -65,7 +65,7 @@ def test_same_fold_table_as_the_cli_for_every_form_of_stream(stream_path, tmp_pa
         "--param",
         "grace_period=30",
     )
-    assert len(cli) == 3 * 4 * 2  # folds x checkpoints (200, 400, 600, 700) x references
+    assert len(cli) == 3 * 4 * 3  # folds x checkpoints (200, 400, 600, 700) x references
     model = tree.HoeffdingTreeClassifier(grace_period=30)
     # the canonical Parquet path
     pd.testing.assert_frame_equal(api_folds(str(stream_path), model), cli)
@@ -341,5 +341,5 @@ def test_the_readme_example_runs(tmp_path, monkeypatch):
     namespace: dict = {}
     exec("\n".join(body), namespace)  # noqa: S102 (our own README)
     shown = eval(last, namespace)  # noqa: S307
-    assert set(shown["reference"]) == {"observed", "true"} and set(shown["checkpoint"]) == {600}
+    assert set(shown["reference"]) == {"observed", "true", "corrected"} and set(shown["checkpoint"]) == {600}
     assert (shown["n_folds"] == 3).all() and shown["mean"].between(0, 1).all()
