@@ -37,6 +37,7 @@ from delaycv.figures.rows import one_estimator, select_rows
 from delaycv.figures.style import (
     DPI,
     FORMATS,
+    MAX_COLUMNS,
     TITLE_SIZE,
     figure_style,
     figure_width,
@@ -358,8 +359,11 @@ def contrast_figure(
         specs=specs,
     )
     # a row per kind of window (P, N, W, D), a column per contrast: at most two panels side by
-    # side, so that the figure reads in the report at its width
-    rows, cols = len(c.axes_keys), len(c.references)
+    # side, so that the figure reads in the report at its width (three contrasts, with the
+    # corrected estimate's: two rows of panels per kind of window)
+    cols = min(len(c.references), MAX_COLUMNS)
+    per_kind = -(-len(c.references) // cols)
+    rows = len(c.axes_keys) * per_kind
     labels = {
         r: str(c.data.loc[c.data["reference"] == r, "contrast"].iloc[0]) for r in c.references
     }
@@ -370,11 +374,13 @@ def contrast_figure(
         for j, (varies, unit) in enumerate(c.axes_keys):
             on_axis = c.placed[(c.placed["varies"] == varies) & (c.placed["unit"] == unit)]
             for i, reference in enumerate(c.references):
-                ax = axes[j][i]
+                ax = axes[j * per_kind + i // cols][i % cols]
                 _contrast_panel(ax, c, on_axis, reference, varies, unit)
-                if i == 0:
+                if i % cols == 0:
                     ax.set_ylabel(f"{metric}: policy − {c.reference_policy}")
                 ax.set_title(labels[reference])
+            for i in range(len(c.references), per_kind * cols):
+                axes[j * per_kind + i // cols][i % cols].set_visible(False)
         legend(
             fig, _contrast_handles(c), "learner / policies / bars: 95 % CI over (seed, fold) pairs"
         )

@@ -375,7 +375,7 @@ def _odd(table: pd.DataFrame, kind: str) -> pd.DataFrame:
         ("infinite-metric", "odd.parquet: column gmean is infinite in 1 rows (the first: row 3)"),
         ("empty-dataset", "odd.parquet: column dataset is empty in 1 rows (the first: row 7)"),
         ("one-fold-twice", "two rows for one run, fold, checkpoint and reference"),
-        ("rows-twice", "odd.parquet: row 36: "),
+        ("rows-twice", "odd.parquet: row 54: "),  # the copy after the table's 54 rows
         ("no-checkpoint", "odd.parquet: no column 'checkpoint'"),
     ],
 )

@@ -64,13 +64,16 @@ def test_the_summary_line_gives_the_headline_number(stream_file, tmp_path, capsy
     line = capsys.readouterr().out.strip().splitlines()[-1]
     folds = pd.read_parquet(out / "folds.parquet")
     last = folds[folds["checkpoint"] == 120]
-    observed, true = (last.loc[last["reference"] == r, "gmean"] for r in ("observed", "true"))
-    assert observed.notna().sum() == true.notna().sum() == 3
+    observed, true, corrected = (
+        last.loc[last["reference"] == r, "gmean"] for r in ("observed", "true", "corrected")
+    )
+    assert observed.notna().sum() == true.notna().sum() == corrected.notna().sum() == 3
     assert line.startswith(
         "delaycv: HoeffdingTreeClassifier on random under hitl_3s_10s, 3 folds, "
     )
     assert (
-        f"checkpoints: gmean observed {observed.mean():.3f}, true {true.mean():.3f} at instance "
+        f"checkpoints: gmean observed {observed.mean():.3f}, true {true.mean():.3f}, corrected "
+        f"{corrected.mean():.3f} at instance "
         "120 (fading estimator; mean of 3 folds) -> "
     ) in line
 

@@ -135,17 +135,18 @@ def test_the_real_runs_of_delay_3000d_released_nothing(real):
 def test_a_policy_that_releases_nothing_is_a_note_in_every_table(one):
     tests = run_tests(one, metrics=METRICS, checkpoints="last", resamples=200)
     gone = tests[tests["policy"] == "delay_3000d"]
-    # 1 learner pair x 2 metrics x 2 references, each a row with no test and the reason
-    assert len(gone) == 4 and (gone["n"] == 0).all() and gone["p_value"].isna().all()
+    # 1 learner pair x 2 metrics x 3 references, each a row with no test and the reason
+    assert len(gone) == 6 and (gone["n"] == 0).all() and gone["p_value"].isna().all()
     assert set(gone["note"]) == {NOTHING}
     assert set(tests.loc[tests["policy"] != "delay_3000d", "note"]) == {""}
-    # the bias tests keep the policy (its rows were dropped: observed and true both NaN)
+    # the bias tests keep the policy (its rows were dropped: observed and true both NaN), for
+    # each estimate (observed, corrected)
     bias = bias_tests(one, metrics=METRICS, resamples=200)
     gone = bias[bias["policy"] == "delay_3000d"]
-    assert len(gone) == 2 * 2 and set(gone["note"]) == {NOTHING} and (gone["n"] == 0).all()
+    assert len(gone) == 2 * 2 * 2 and set(gone["note"]) == {NOTHING} and (gone["n"] == 0).all()
     contrasts = policy_contrasts(one, metrics=METRICS, resamples=200)
     gone = contrasts[contrasts["policy"] == "delay_3000d"]
-    assert len(gone) == 2 * 2 * 2 and set(gone["note"]) == {NOTHING}
+    assert len(gone) == 2 * 3 * 2 and set(gone["note"]) == {NOTHING}
     assert gone["difference"].isna().all() and not gone["significant"].any()
     tested = contrasts[contrasts["policy"] != "delay_3000d"]
     assert (tested["n"] == 3).all() and set(tested["note"]) == {""}
@@ -156,7 +157,7 @@ def test_a_policy_that_releases_nothing_is_a_note_in_every_table(one):
         statistics.contrasts_html(contrasts, title="c", alpha=0.05, metrics=METRICS),
     ):
         assert "<th>note</th>" in page and f'<td class="note">{NOTHING}</td>' in page
-    assert untested_notes(tests) == [(NOTHING, 4)]
+    assert untested_notes(tests) == [(NOTHING, 6)]
 
 
 def test_an_earlier_checkpoint_says_by_which_checkpoint(real):
@@ -177,8 +178,8 @@ def test_the_compare_and_plot_commands_go_on(one, tmp_path, capsys, caplog):
     argv = ["compare", str(merged), "--out", str(tmp_path / "t"), "--metric", "gmean"]
     assert main([*argv, "--resamples", "200"]) == 0
     err = capsys.readouterr().err
-    assert f"delaycv: note: learner tests (2): {NOTHING}" in err
-    assert f"delaycv: note: bias tests (2): {NOTHING}" in err
+    assert f"delaycv: note: learner tests (3): {NOTHING}" in err
+    assert f"delaycv: note: bias tests (4): {NOTHING}" in err  # 2 learners x 2 estimates
     code = main(
         ["plot", str(merged), "--tests", str(tmp_path / "t"), "--out", str(tmp_path / "f")]
         + ["--metric", "gmean", "--reference", "true", "--format", "png", "--dpi", "60"]
@@ -234,7 +235,7 @@ def test_every_figure_says_why_a_policy_has_nothing_to_draw(one):
     contrasts = policy_contrasts(one, metrics=["gmean"], resamples=200)
     fig = contrast_figure(contrasts, dataset="gerrit", metric="gmean")
     notes = [panel_texts(ax) for ax in fig.axes if ax.get_xlabel().startswith("D, ")]
-    assert len(notes) == 2  # estimate vs ideal, true value vs ideal
+    assert len(notes) == 3  # estimate, true value and corrected estimate vs ideal
     for note in notes:
         assert note.startswith("no value at delay_3000d (D = 3000 days): policy delay_3000d ")
 
@@ -744,7 +745,10 @@ def test_the_captions_show_the_settings_readably():
     assert "checkpoints positions 1000, 2000, 3000, 4000, 5000." in tests
     assert "favours a when higher is better" in tests
     rankings = render(
-        "rankings.rst", "config/hitl-rq1.yaml", {}, {"datasets": 8, "alpha": 0.05, "version": "np"}
+        "rankings.rst",
+        "config/hitl-rq1.yaml",
+        {},
+        {"datasets": 8, "alpha": 0.05, "version": "np", "figure_metrics": "gmean"},
     )
     assert "checkpoints positions 1000, 2000, 3000, 4000, 5000; alpha 0.05" in rankings
     for caption in ("bias.rst", "contrasts.rst", "runs.rst"):
