@@ -45,7 +45,7 @@ _ROLE = re.compile(r":\w+:`~?(.+?)`", re.S)
 
 
 def description(doc: str | None) -> str | None:
-    """A subcommand's ``--help`` description: its module's docstring after the first paragraph,
+    r"""A subcommand's ``--help`` description: its module's docstring after the first paragraph,
     the docstring's reST markup written as plain text (``x``, :func:`x` read x in a terminal).
 
     Examples

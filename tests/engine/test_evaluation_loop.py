@@ -17,7 +17,8 @@ from delaycv.engine import (
     checkpoint_positions,
     summarize,
 )
-from delaycv.metrics import EFFORT_METRICS, METRICS
+from delaycv.metrics import METRICS
+from delaycv.metrics.effort_names import EFFORT_COLUMNS
 from delaycv.protocol.settings import workflow_settings
 from tests.support.engine_bruteforce import OrderLearner, random_stream
 from tests.support.engine_runs import evaluate, evaluate_dicts
@@ -142,7 +143,7 @@ def test_hitl_on_real_data_keeps_the_invariant(brackets_arff):
     )
     f = result.folds
     # la + ld is the effort of a commit-guru stream: the effort-aware measures follow METRICS
-    assert list(f.columns) == [*FOLD_COLUMNS, *METRICS, *EFFORT_METRICS]
+    assert list(f.columns) == [*FOLD_COLUMNS, *METRICS, *EFFORT_COLUMNS]
     assert (f["seen"] == f["checkpoint"]).all()
     assert (f["seen"] == f["evaluated"] + f["pending"] + f["skipped"]).all()
     assert (f["skipped"] == 0).all()

@@ -183,7 +183,7 @@ def test_each_stage_is_a_module_of_delaycv_stages():
     # one name per stage: the rule's script and the digest key
     for stage in modules:
         assert (REPO / "scripts" / f"{stage}.py").is_file()
-        assert f'check_code("{stage}"' in (REPO / "scripts" / f"{stage}.py").read_text()
+        assert f'stage_job(snakemake, "{stage}"' in (REPO / "scripts" / f"{stage}.py").read_text()
 
 
 def test_compare_and_rank_refuse_a_checkpoint_no_table_has(workdir, tmp_path, capsys):

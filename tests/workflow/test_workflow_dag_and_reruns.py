@@ -783,9 +783,10 @@ with atomic_dir(sys.argv[1]) as tmp:
 
 def test_a_rule_script_stopped_by_sigterm_leaves_no_temporary(tmp_path):
     """Issue 22: every rule script turns SIGTERM into an exception (the temporaries beside its
-    outputs are removed) and the job ends with status 143, without a traceback."""
+    outputs are removed) and the job ends with status 143, without a traceback: each runs in the
+    frame of delaycv.study.job.stage_job, which does it first (tests/workflow/test_job_frame.py)."""
     for script in sorted((REPO / "scripts").glob("*.py")):
-        assert "\nterminate_on_sigterm()" in script.read_text(), script.name
+        assert "\nwith stage_job(snakemake, " in script.read_text(), script.name
     done = subprocess.run(
         [sys.executable, "-c", STOPPED_SCRIPT, str(tmp_path / "out")],
         capture_output=True,
