@@ -45,6 +45,7 @@ from scipy.special import stdtrit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from delaycv.stats.checkpoints import at_checkpoints, choose_checkpoints  # noqa: E402
 from delaycv.tables.results import read_table  # noqa: E402
 
 STUDIES = {
@@ -57,13 +58,16 @@ CUT2YEARS = REPO.parent / "shared" / "datasets" / "commit_guru_dataset" / "cut2y
 
 
 def read_study(root: Path) -> pd.DataFrame:
-    """The study's merged fold tables: HITL policies and ideal, at the key commits."""
+    """The study's merged fold tables: HITL policies and ideal, at the key commits (each the first
+    checkpoint at or after it, as the study's tests and contrasts read them:
+    :func:`delaycv.stats.checkpoints.choose_checkpoints`)."""
     paths = sorted((root / "merged").glob("*.parquet"))
     if not paths:
         raise FileNotFoundError(f"no merged tables under {root}/merged/ (run the config first)")
     keep = ["dataset", "learner", "seed", "policy", "fold", "reference", "checkpoint", *METRICS]
     frame = pd.concat([read_table(p)[keep] for p in paths], ignore_index=True)
-    return frame[frame["checkpoint"].isin(KEY_COMMITS)]
+    chosen = choose_checkpoints(frame, {"positions": list(KEY_COMMITS)})
+    return at_checkpoints(frame, chosen)
 
 
 def cells(frame: pd.DataFrame, study: str) -> pd.DataFrame:

@@ -321,7 +321,9 @@ def corrected_block(contrasts: pd.DataFrame) -> str:
     pooled = table.groupby("metric", sort=False)[columns].agg(
         {c: ("median" if c.endswith("ideal") else "mean") for c in columns}
     )
-    pooled.index = pd.MultiIndex.from_arrays([pooled.index, ["all"] * len(pooled)])
+    pooled.index = pd.MultiIndex.from_arrays(
+        [pooled.index, ["all"] * len(pooled)], names=["metric", "setting"]
+    )
     out = pd.concat([out, pooled]).rename(
         columns={
             "observed - ideal": "estimate - ideal",
