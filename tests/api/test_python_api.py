@@ -341,5 +341,7 @@ def test_the_readme_example_runs(tmp_path, monkeypatch):
     namespace: dict = {}
     exec("\n".join(body), namespace)  # noqa: S102 (our own README)
     shown = eval(last, namespace)  # noqa: S307
-    assert set(shown["reference"]) == {"observed", "true", "corrected"} and set(shown["checkpoint"]) == {600}
+    assert set(shown["reference"]) == {"observed", "true", "corrected"} and set(
+        shown["checkpoint"]
+    ) == {600}
     assert (shown["n_folds"] == 3).all() and shown["mean"].between(0, 1).all()

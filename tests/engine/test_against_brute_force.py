@@ -179,6 +179,7 @@ def test_no_label_trained_before_due(recording, data_seed, n, policy_spec, valid
         every=n,
         flush=flush,
         keep_predictions=True,
+        corrected=False,  # (the metrics are recorded, not computed)
     )
     learners = OrderLearner.registry[-validation.folds :]
     log = result.predictions

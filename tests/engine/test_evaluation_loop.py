@@ -169,8 +169,8 @@ def test_trained_only_skips_untrained_instances():
     )
     f = result.folds
     end = f[f["checkpoint"] == 30]
-    assert end["skipped"].tolist() == [20] * 6  # each split fold trains a third of 30
-    assert end["evaluated"].tolist() == [10] * 6
+    assert end["skipped"].tolist() == [20] * 9  # each split fold trains a third of 30
+    assert end["evaluated"].tolist() == [10] * 9  # (3 folds x 3 references)
     assert (f["seen"] == f["evaluated"] + f["pending"] + f["skipped"]).all()
     log = result.predictions
     assert ((log["observed"] == -1) == (log["weight"] == 0)).all()
@@ -183,7 +183,7 @@ def test_trained_only_skips_untrained_instances():
         seed=1,
     )
     end = full.folds
-    assert end["evaluated"].tolist() == [30] * 6 and end["trained"].tolist() == [10] * 6
+    assert end["evaluated"].tolist() == [30] * 9 and end["trained"].tolist() == [10] * 9
 
 
 def test_noise_flips_scored_predictions_only():
@@ -402,7 +402,8 @@ def test_jobs_give_the_same_result_and_return_the_observers():
     assert [o.evaluations for o in two.observers] == [o.evaluations for o in one.observers]
     assert [o.instances for o in two.observers] == [80, 80, 80]
     end = one.folds[one.folds["checkpoint"] == 80]
-    assert [len(o.evaluations) for o in one.observers] == end["evaluated"].tolist()[::2]
+    observed = end[end["reference"] == "observed"]
+    assert [len(o.evaluations) for o in one.observers] == observed["evaluated"].tolist()
 
 
 def test_timing_and_memory_columns():

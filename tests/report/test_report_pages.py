@@ -173,7 +173,8 @@ def test_bias_page_reads_the_direction_of_significant_biases():
         "brier, observed − true (fading estimator; lower is better)",
     ]
     readings = {
-        h.split(",")[0]: [(bold, cells[-1]) for bold, cells in rows] for h, _, rows in parsed.sections
+        h.split(",")[0]: [(bold, cells[-1]) for bold, cells in rows]
+        for h, _, rows in parsed.sections
     }
     # gmean: observed above true overstates (optimistic); brier (a loss): observed below true does
     assert readings["gmean"] == [(True, "optimistic"), (True, "pessimistic"), (False, "n.s.")]

@@ -622,9 +622,8 @@ def test_a_cd_diagram_of_many_treatments_writes_every_name_in_black():
 def test_the_rankings_say_a_requested_position_in_words(table, tmp_path, monkeypatch):
     """The figures' titles and the page's headings read "at position 5000", never the key
     position_5000."""
-    from delaycv.report.statistics import rankings_html
-
     import delaycv.figures.rankings as drawing
+    from delaycv.report.statistics import rankings_html
 
     rows = table[table["checkpoint"] == table["checkpoint"].max()].assign(at="position_5000")
     out = rank_across(rows, ["gmean"], ranked=["policy"])
