@@ -168,7 +168,7 @@ def kaplan_meier(durations, events, weights=None) -> tuple[np.ndarray, np.ndarra
     first). Ties: events before censorings at the same duration.
 
     >>> times, F = kaplan_meier([1, 2, 2, 3, 5], [True, True, False, True, False])
-    >>> times.tolist(), [round(f, 4) for f in F]
+    >>> times.tolist(), [round(float(f), 4) for f in F]
     ([1.0, 2.0, 3.0], [0.2, 0.4, 0.7])
     """
     d = np.asarray(durations, dtype=np.float64)

@@ -15,7 +15,7 @@ plain data (the workflow rule's params, which Snakemake tracks) and
 
 >>> settings = make_compare_settings(metrics=["gmean"], resamples=999)
 >>> settings.metrics, settings.resamples, settings.alpha, settings.references
-(('gmean',), 999, 0.05, ('observed', 'true'))
+(('gmean',), 999, 0.05, ('observed', 'true', 'corrected'))
 >>> CompareSettings.from_record(settings.record()) == settings
 True
 >>> make_compare_settings(alpha=5)

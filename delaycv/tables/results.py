@@ -127,12 +127,13 @@ class TableWriter:
     ...         folds=2, every=100, progress=False, on_rows=write,
     ...     )
     >>> len(result.folds), write.rows  # the rows went to the file, none is held
-    (0, 12)
+    (0, 18)
     >>> table = pd.read_parquet(path)
     >>> sorted(table["checkpoint"].unique().tolist())
     [100, 200, 300]
-    >>> table.groupby(["fold", "reference"]).size().to_dict()
-    {(0, 'observed'): 3, (0, 'true'): 3, (1, 'observed'): 3, (1, 'true'): 3}
+    >>> table.groupby(["fold", "reference"]).size().to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {(0, 'corrected'): 3, (0, 'observed'): 3, (0, 'true'): 3, (1, 'corrected'): 3,
+     (1, 'observed'): 3, (1, 'true'): 3}
     >>> folder.cleanup()
     """
 

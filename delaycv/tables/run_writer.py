@@ -123,7 +123,7 @@ class RunWriter:
     ...         )
     ...     )
     >>> sorted(p.name for p in (Path(folder.name) / "a").iterdir()), run.rows
-    (['folds.parquet', 'run.json', 'summary.parquet'], 12)
+    (['folds.parquet', 'run.json', 'summary.parquet'], 18)
     >>> folder.cleanup()
     """
 
