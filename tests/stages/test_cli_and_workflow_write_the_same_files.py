@@ -60,6 +60,8 @@ def test_cli_merge_compare_rank_and_plot_write_the_workflow_s_files(workdir, tmp
 
     tests = tmp_path / "tests"
     options = ["--metric", "gmean", "--metric", "accuracy", "--resamples", "200", "--seed", "1"]
+    references = ["--reference", "observed", "--reference", "true"]  # (test-small.yaml's)
+    options += references
     args = ["compare", str(merged), "--out", str(tests), *options, *checkpoint_options()]
     assert main([*args, "--contrasts-reference", "ideal"]) == 0
     workflow_tests = results / "tests" / "tiny"
@@ -71,6 +73,7 @@ def test_cli_merge_compare_rank_and_plot_write_the_workflow_s_files(workdir, tmp
     ranks = tmp_path / "rankings"
     tables = [str(results / "merged" / f"{d}.parquet") for d in ("tiny", "other", "third")]
     args = ["rank", *tables, "--out", str(ranks), "--metric", "gmean", "--metric", "accuracy"]
+    args += references
     assert main([*args, *checkpoint_options(), "--figure-metric", "gmean", "--quiet"]) == 0
     workflow_ranks = results / "rankings"
     files = sorted(p.name for p in workflow_ranks.iterdir() if p.is_file())
