@@ -48,7 +48,7 @@ def test_the_pipeline_writes_every_output(workdir):
     merged = pd.read_parquet(workdir / "results" / "merged.parquet")
     assert set(merged["learner"]) == {"nb", "lr"}
     assert set(merged["policy"]) == {"ideal", "hitl_7d_90d"}
-    assert set(merged["fold"]) == {0, 1} and set(merged["reference"]) == {"observed", "true"}
+    assert set(merged["fold"]) == {0, 1} and set(merged["reference"]) == {"observed", "true", "corrected"}
     assert merged["dataset"].unique().tolist() == ["tiny"]
     per_dataset = pd.read_parquet(workdir / "results" / "merged" / "tiny.parquet")
     pd.testing.assert_frame_equal(per_dataset, merged)
@@ -171,7 +171,7 @@ def test_the_report_has_figures_and_test_tables(workdir):
     # the tables are HTML pages shown inside the report (and CSV downloads)
     for name, heading in (
         ("tests.html", "gmean on observed labels"),
-        ("bias.html", "gmean (fading estimator"),
+        ("bias.html", "gmean, observed − true (fading estimator"),
     ):
         entry = results[name]
         assert entry["mime_type"] == "text/html" and entry["labels"]["format"] == "HTML"
