@@ -48,7 +48,11 @@ def test_the_pipeline_writes_every_output(workdir):
     merged = pd.read_parquet(workdir / "results" / "merged.parquet")
     assert set(merged["learner"]) == {"nb", "lr"}
     assert set(merged["policy"]) == {"ideal", "hitl_7d_90d"}
-    assert set(merged["fold"]) == {0, 1} and set(merged["reference"]) == {"observed", "true", "corrected"}
+    assert set(merged["fold"]) == {0, 1} and set(merged["reference"]) == {
+        "observed",
+        "true",
+        "corrected",
+    }
     assert merged["dataset"].unique().tolist() == ["tiny"]
     per_dataset = pd.read_parquet(workdir / "results" / "merged" / "tiny.parquet")
     pd.testing.assert_frame_equal(per_dataset, merged)
