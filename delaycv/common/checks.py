@@ -186,3 +186,40 @@ def _name(key: str) -> str:
     """The last part of a key that is not a position (``tests.metrics.1`` -> ``metrics``)."""
     parts = [part for part in key.split(".") if not part.isdigit()]
     return parts[-1] if parts else key
+
+
+def kind_spec(spec: Any, *, default: str, key: str, what: str, kinds: str) -> tuple[str, dict]:
+    """A spec of a kind with at most one parameter (an estimator, an effort scope) as its kind and
+    the rest of its keys: ``None`` is the ``default`` kind, a string a kind's name, a mapping
+    ``{kind: ..., <parameter>: ...}``. Anything else is a ``ConfigError`` naming ``key``
+    (``kinds``: the kinds in words, for the message).
+
+    >>> kind_spec({"kind": "sliding", "width": 5}, default="fading", key="estimator",
+    ...     what="estimator", kinds="fading, sliding")
+    ('sliding', {'width': 5})
+    """
+    if spec is None:
+        spec = {"kind": default}
+    if isinstance(spec, str):
+        spec = {"kind": spec}
+    if not isinstance(spec, dict):
+        raise ConfigError(
+            f"{what} spec is {type(spec).__name__}",
+            location=f"key {key}",
+            expected=f"a kind ({kinds}) or a mapping with kind",
+        )
+    rest = dict(spec)
+    return rest.pop("kind", default), rest
+
+
+def check_parameter_keys(rest: dict, parameter: str | None, *, key: str, what: str) -> None:
+    """Refuse a key of ``rest`` (a kind's spec without its kind) other than the kind's one
+    ``parameter`` (None: it takes none), naming ``key.<the key>``; ``what``: the kind in words
+    (``the sliding estimator``)."""
+    extra = sorted(set(rest) - ({parameter} if parameter else set()), key=str)
+    if extra:
+        raise ConfigError(
+            f"key {extra[0]!r} does not apply to {what}",
+            location=f"key {key}.{extra[0]}",
+            expected=parameter or "no parameter",
+        )

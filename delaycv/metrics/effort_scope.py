@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from delaycv.common import defaults as _defaults
-from delaycv.common.checks import is_integer
+from delaycv.common.checks import check_parameter_keys, is_integer, kind_spec
 from delaycv.common.choices import EFFORT_SCOPES
 from delaycv.common.errors import ConfigError
 
@@ -89,18 +89,13 @@ def make_effort_scope(spec: Any = None) -> EffortScope:
     effort_scope.width``; ``option --effort-width`` on the command line)."""
     if isinstance(spec, EffortScope):
         return spec
-    if spec is None:
-        spec = {"kind": _defaults.EFFORT_SCOPE}
-    if isinstance(spec, str):
-        spec = {"kind": spec}
-    if not isinstance(spec, dict):
-        raise ConfigError(
-            f"effort scope spec is {type(spec).__name__}",
-            location="key effort_scope",
-            expected=f"a kind ({' or '.join(EFFORT_SCOPES)}) or a mapping with kind",
-        )
-    spec = dict(spec)
-    kind = spec.pop("kind", _defaults.EFFORT_SCOPE)
+    kind, spec = kind_spec(
+        spec,
+        default=_defaults.EFFORT_SCOPE,
+        key="effort_scope",
+        what="effort scope",
+        kinds=" or ".join(EFFORT_SCOPES),
+    )
     if kind not in EFFORT_SCOPES:
         raise ConfigError(
             f"unknown effort scope {kind!r}",
@@ -110,13 +105,7 @@ def make_effort_scope(spec: Any = None) -> EffortScope:
         )
     parameter = _defaults.EFFORT_SCOPE_PARAMS[kind]
     need = parameter[0] if parameter else None
-    extra = sorted(set(spec) - ({need} if need else set()), key=str)
-    if extra:
-        raise ConfigError(
-            f"key {extra[0]!r} does not apply to the {kind} effort scope",
-            location=f"key effort_scope.{extra[0]}",
-            expected=need or "no parameter",
-        )
+    check_parameter_keys(spec, need, key="effort_scope", what=f"the {kind} effort scope")
     if parameter is None:
         return EffortScope(kind)
     width = spec.get(need, parameter[1])

@@ -29,7 +29,7 @@ from typing import Any
 
 from delaycv.common import defaults as _defaults
 from delaycv.common.bounds import check_size
-from delaycv.common.checks import is_integer, is_number
+from delaycv.common.checks import check_parameter_keys, is_integer, is_number, kind_spec
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
 from delaycv.metrics.states import CumulativeState, FadingState, SlidingState, TumblingState
@@ -195,18 +195,13 @@ def make_estimator(spec: dict | str | Estimator | None = None) -> Estimator:
     """
     if isinstance(spec, Cumulative | Sliding | Fading | Tumbling):
         return spec
-    if spec is None:
-        spec = {"kind": _defaults.ESTIMATOR}
-    if isinstance(spec, str):
-        spec = {"kind": spec}
-    if not isinstance(spec, dict):
-        raise ConfigError(
-            f"estimator spec is {type(spec).__name__}",
-            location="key estimator",
-            expected=f"a kind ({', '.join(ESTIMATORS)}) or a mapping with kind",
-        )
-    spec = dict(spec)
-    kind = spec.pop("kind", _defaults.ESTIMATOR)
+    kind, spec = kind_spec(
+        spec,
+        default=_defaults.ESTIMATOR,
+        key="estimator",
+        what="estimator",
+        kinds=", ".join(ESTIMATORS),
+    )
     if kind in DEPRECATED_ESTIMATORS:
         warnings.warn(
             f"the estimator kind {kind!r} is deprecated: use {DEPRECATED_ESTIMATORS[kind]!r} "
@@ -224,13 +219,7 @@ def make_estimator(spec: dict | str | Estimator | None = None) -> Estimator:
     cls = CLASSES[kind]
     parameter = _defaults.ESTIMATOR_PARAMS[kind]  # (name, default) or None
     need = parameter[0] if parameter else None
-    extra = sorted(set(spec) - ({need} if need else set()))
-    if extra:
-        raise ConfigError(
-            f"key {extra[0]!r} does not apply to the {kind} estimator",
-            location=f"key estimator.{extra[0]}",
-            expected=need or "no parameter",
-        )
+    check_parameter_keys(spec, need, key="estimator", what=f"the {kind} estimator")
     if parameter is None:
         return cls()
     return cls.from_config(spec.get(need, parameter[1]))
