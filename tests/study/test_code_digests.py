@@ -3,7 +3,7 @@
 Comments, blank lines, line breaks, quoting and docstrings cannot change results, so they leave
 every stage's digest (and so every job) alone; a change of behaviour changes exactly the digests of
 the stages whose modules (or what they import) changed. The workflow-level consequence (which jobs a
-dry run plans) is tested in tests/workflow/test_workflow_dag_and_reruns.py.
+dry run plans) is tested in tests/workflow/test_reruns.py.
 """
 
 from __future__ import annotations

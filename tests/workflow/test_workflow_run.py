@@ -239,7 +239,7 @@ def test_changing_a_learner_reruns_its_jobs_and_the_aggregation_only(workdir):
 def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
     """`delaycv convert` writes a stream; a study file of its own (nothing else than its keys)
     evaluates it as it is beside a raw file the workflow converts. (The same raw file under both
-    names is one stream counted twice, refused: test_workflow_dag_and_reruns.py.)"""
+    names is one stream counted twice, refused: test_workflow_plans.py.)"""
     workdir = copy_workflow(tmp_path / "wf", REPO / "config.yaml")  # the default: not used
     write_commit_guru_csv(workdir / "data" / "mine.csv", rows=300, seed=5)
     raw = write_commit_guru_csv(workdir / "data" / "raw.csv", rows=300, seed=6)
