@@ -3,7 +3,7 @@ bootstrap folds, GaussianNB, hitl 7d/90d (targets, issue 14: at most 1 GiB, and 
 the same run on 1,000,000 instances).
 
 Each measurement is a fresh subprocess (``resource.getrusage`` peak RSS) that opens the stream
-file (:class:`delaycv.data.stream.StreamFile`: read chunk by chunk), runs :func:`delaycv.engine.evaluate`
+file (:class:`delaycv.data.stream_file.StreamFile`: read chunk by chunk), runs :func:`delaycv.engine.evaluate`
 with the default estimator (fading 0.99) and a checkpoint every 1,000 instances, and writes the
 run directory as the run goes (``on_rows`` into :class:`delaycv.tables.run_writer.RunWriter`: the fold
 table and its summary written in row groups of 16,384 rows from column buffers allocated once)
@@ -35,7 +35,7 @@ from pathlib import Path
 GENERATE = r"""
 import sys
 from delaycv.data.synthetic import generate_stream
-from delaycv.data.stream import write_stream
+from delaycv.data.stream_file import write_stream
 rows = int(sys.argv[1])
 write_stream(generate_stream(rows, seed=1, days=rows / 100.0), sys.argv[2])
 """
@@ -45,7 +45,7 @@ import json, resource, sys, time
 from delaycv.engine import evaluate
 from delaycv.tables.run_writer import RunWriter
 from delaycv.protocol.settings import make_settings
-from delaycv.data.stream import open_stream
+from delaycv.data.stream_file import open_stream
 import river.naive_bayes
 path, out, evaluate_it, learner = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 stream = open_stream(path)

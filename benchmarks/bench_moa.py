@@ -46,7 +46,8 @@ TARGET = 2.0
 def streams(tmp: Path) -> dict[str, Path]:
     """The two benchmark streams as Parquet (delaycv) and ARFF (MOA), written into ``tmp``."""
     from delaycv.data.convert import convert_file
-    from delaycv.data.stream import Stream, read_stream, write_stream
+    from delaycv.data.stream import Stream
+    from delaycv.data.stream_file import read_stream, write_stream
     from delaycv.jvm.task import write_arff
 
     read = {}

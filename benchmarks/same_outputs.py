@@ -176,7 +176,7 @@ def study_runs(brackets: Path) -> list[tuple[str, list[str]]]:
 def write(out: Path, quick: bool) -> int:
     from delaycv.cli import main
     from delaycv.data.convert import convert_file
-    from delaycv.data.stream import write_stream
+    from delaycv.data.stream_file import write_stream
     from delaycv.data.synthetic import generate_stream
 
     out.mkdir(parents=True, exist_ok=True)

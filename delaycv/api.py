@@ -2,7 +2,7 @@
 
 >>> import delaycv
 >>> from river import tree
->>> from delaycv.data.stream import to_table
+>>> from delaycv.data.stream_file import to_table
 >>> from delaycv.data.synthetic import generate_stream
 >>> frame = to_table(generate_stream(rows=2000, seed=1)).to_pandas()  # or pd.read_parquet(...)
 >>> list(frame.columns[:5])
@@ -238,7 +238,7 @@ def _input_stream(
     """The stream :func:`evaluate` runs on: a Parquet path opened to be read chunk by chunk
     (no ``effort`` option then), anything else through :func:`as_stream`."""
     if isinstance(stream, str | os.PathLike):
-        from delaycv.data.stream import open_stream
+        from delaycv.data.stream_file import open_stream
 
         _no_effort_option(effort)
         return open_stream(stream)  # read chunk by chunk: memory independent of its length
@@ -332,7 +332,8 @@ def as_stream(
     dataset: str | None = None,
 ):
     """A :class:`~delaycv.data.stream.Stream` from any form :func:`evaluate` accepts (see there)."""
-    from delaycv.data.stream import Stream, read_stream
+    from delaycv.data.stream import Stream
+    from delaycv.data.stream_file import read_stream
 
     _check_time_unit(time_unit)
     if isinstance(stream, Stream | str | os.PathLike) and time_unit != "s":

@@ -512,7 +512,7 @@ def _evaluate(args, meter) -> int:
     settings = settings_from(args)  # every check before any work: the run, the output, the stream
 
     from delaycv.common.atomic import check_output
-    from delaycv.data.stream import open_stream
+    from delaycv.data.stream_file import open_stream
     from delaycv.engine import probe_learner
     from delaycv.stages.evaluate import evaluate
 

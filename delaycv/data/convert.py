@@ -68,7 +68,8 @@ from delaycv.data.readers import (
     RawTable,
     parse_dates,
 )
-from delaycv.data.stream import BASE_COLUMNS, EFFORT_COLUMN, Stream, bad_efforts, write_stream
+from delaycv.data.stream import BASE_COLUMNS, EFFORT_COLUMN, Stream, bad_efforts
+from delaycv.data.stream_file import write_stream
 from delaycv.data.timeunits import (
     EARLIEST,
     FACTORS,

@@ -10,7 +10,7 @@ missing value apart). The effort and the metadata are left out: they leave the i
 they are. The digest is the same whatever the chunks it is fed in (a file read batch by batch
 or a stream in memory).
 
-:func:`delaycv.data.stream.write_stream` records it in the stream file's metadata
+:func:`delaycv.data.stream_file.write_stream` records it in the stream file's metadata
 (``content_sha256``); a run records its stream's in ``run.json`` (``stream_sha256``) and in its
 table's Parquet metadata (:mod:`delaycv.tables.results`); ``delaycv check``, ``merge`` and
 ``rank`` refuse two dataset names with one content, naming both.

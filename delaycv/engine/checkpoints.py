@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from delaycv.common.errors import ConfigError
-from delaycv.data.stream import StreamFile
+from delaycv.data.stream_file import StreamFile
 from delaycv.protocol.checkpoints import fraction_position
 
 
@@ -19,7 +19,7 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
     ``fractions`` (in (0, 1]: position
     :func:`~delaycv.protocol.checkpoints.fraction_position`) and ``times`` (Unix s: the last instance
     with time <= T). ``time``: the stream's times, or a
-    :class:`~delaycv.data.stream.StreamFile` (its times are read only for ``times``). ``every``
+    :class:`~delaycv.data.stream_file.StreamFile` (its times are read only for ``times``). ``every``
     and ``checkpoints`` are those of a :class:`~delaycv.protocol.settings.RunSettings`, checked
     where it is made (:func:`~delaycv.protocol.settings.make_settings`, the one place for a run's
     checks); here only what needs the stream: a position beyond its length, and a time before

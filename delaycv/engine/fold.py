@@ -9,7 +9,7 @@ For each instance m of a chunk, in stream order (the engine's docstring states t
    counted in ``no_probability``), positive iff ``P1 > threshold``; an answer the engine cannot score
    (``None``, NaN, a value outside [0, 1], a key other than the labels 0 and 1) raises
    :class:`~delaycv.protocol.learner_contract.UnusableProbability` (:func:`~delaycv.protocol.learner_contract.positive_probability`
-   decides; the loop's fast path computes the same value for the usual answers);
+   decides; :func:`read_probability`'s fast path computes the same value for the usual answers);
 3. applies the policy's outcome for the predicted side: released at once (scored, trained) or
    left pending in the fold's slot (the side it waits on);
 4. at a checkpoint, :meth:`~FoldLoop.checkpoint` marks the counts (the metric values of all the
@@ -61,6 +61,27 @@ def note_instance(err: BaseException, m: int) -> None:
     not for an exception that takes no attributes)."""
     with contextlib.suppress(AttributeError, TypeError):
         setattr(err, INSTANCE, m)
+
+
+def read_probability(proba: Any, m: int) -> float | None:
+    """P(1) of the answer ``proba`` of ``predict_proba_one`` on instance ``m``: ``p(1) / sum(p)``,
+    or None when it gives no probability (the loop reads 0.5). The usual answers (a dict or
+    Counter keyed by 0/1 with numbers in [0, 1] summing to a float) on a fast path, all others
+    checked by :func:`~delaycv.protocol.learner_contract.positive_probability` (the same value,
+    or an error)."""
+    total = None
+    tp = type(proba)
+    if tp is dict or tp is Counter:
+        try:
+            p0 = proba.get(0, 0.0)
+            p1 = proba.get(1, 0.0)
+            if 0.0 <= p0 <= 1.0 and 0.0 <= p1 <= 1.0 and len(proba) == (0 in proba) + (1 in proba):
+                total = sum(proba.values())
+        except Exception:  # values that do not compare or add: checked below
+            total = None
+    if type(total) is float:
+        return p1 / total if total > 0 else None
+    return positive_probability(proba, m)
 
 
 @dataclass(slots=True)
@@ -315,13 +336,13 @@ class FoldLoop:
     def _python_chunk(
         self, view: ChunkView, slots: Slots, j0: int, observed: tuple, block: int, c0: float
     ) -> None:
-        """The chunk in Python, instance by instance (the loop that serves observers; kept in
-        one piece: it is the hot loop)."""
+        """The chunk in Python, instance by instance (the loop that serves observers), in the
+        four steps of the module docstring; P(1) read by :func:`read_probability`."""
         start, k, progress = view.start, view.k, self.progress
         at_once_n, at_once_p, cand_observed = observed
         # locals for the hot loop
         threshold, trained_only = self.threshold, self.trained_only
-        predict = self.learner.predict_proba_one
+        predict, probability = self.learner.predict_proba_one, read_probability
         learn = self.learner.learn_one
         train_weighted = self.train_weighted
         put_key = self.ev_key.append
@@ -357,35 +378,11 @@ class FoldLoop:
                                 )
                         c += 1
                         due = cand_at[c]
-                    # 2. predict m: P1 = p(1) / sum(p); the usual answers (a dict or Counter
-                    # keyed by 0/1 with numbers in [0, 1] summing to a float) on this path, all
-                    # others checked by positive_probability (the same value, or an error)
-                    proba = predict(x)
-                    total = None
-                    tp = type(proba)
-                    if tp is dict or tp is Counter:
-                        try:
-                            p0 = proba.get(0, 0.0)
-                            p1 = proba.get(1, 0.0)
-                            if (
-                                0.0 <= p0 <= 1.0
-                                and 0.0 <= p1 <= 1.0
-                                and len(proba) == (0 in proba) + (1 in proba)
-                            ):
-                                total = sum(proba.values())
-                        except Exception:  # values that do not compare or add: checked below
-                            total = None
-                    if type(total) is float:
-                        if total > 0:
-                            p1 = p1 / total
-                        else:
-                            p1 = 0.5
-                            no_probability += 1
-                    else:
-                        p1 = positive_probability(proba, m)
-                        if p1 is None:
-                            p1 = 0.5
-                            no_probability += 1
+                    # 2. predict m: P1 = p(1) / sum(p), 0.5 without a probability
+                    p1 = probability(predict(x), m)
+                    if p1 is None:
+                        p1 = 0.5
+                        no_probability += 1
                     p1_of[j] = p1
                     if p1 > threshold:
                         pred, observed = 1, now_p

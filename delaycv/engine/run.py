@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import ConfigError, DelaycvError
-from delaycv.data.stream import StreamFile, has_effort
+from delaycv.data.stream import has_effort
+from delaycv.data.stream_file import StreamFile
 from delaycv.engine.checkpoints import checkpoint_positions
 from delaycv.engine.folds import one_line, run_folds
 from delaycv.engine.learners import make_learner
@@ -176,7 +177,7 @@ def evaluate(
     Parameters
     ----------
     stream : Stream or StreamFile
-        A :class:`~delaycv.data.stream.Stream`, or a :class:`~delaycv.data.stream.StreamFile` read chunk
+        A :class:`~delaycv.data.stream.Stream`, or a :class:`~delaycv.data.stream_file.StreamFile` read chunk
         by chunk: what a run holds grows with the labels waiting, not with the stream
         (:mod:`delaycv.protocol.releases`), apart from the table rows (see ``on_rows``) and the
         prediction log.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from delaycv.common.errors import ConfigError
-from delaycv.data.stream import StreamFile
+from delaycv.data.stream_file import StreamFile
 
 #: A window this many times shorter than the typical gap between instances waits for nothing.
 GAP_FACTOR = 1000

@@ -290,18 +290,7 @@ same_learner_seed, measure_memory, timing, corrected, jobs
     estimator = make_estimator(estimator)
     effort_scope = make_effort_scope(effort_scope)
 
-    from delaycv.protocol.learners import validate_learner
-    from delaycv.protocol.moa_spec import is_moa_spec
-
-    if measure_memory is True and is_moa_spec(learner):
-        raise ConfigError(
-            "a MOA learner's model size is not measured: MOA measures it with its SizeOfAgent "
-            "Java agent, which delaycv does not load",
-            location="key measure_memory",
-            expected="measure_memory off with a MOA learner (run.json's peak memory and "
-            "RAM-hours count the JVM's)",
-        )
-    learner = validate_learner(learner)  # (a MOA learner's spec in its normal form)
+    learner = _checked_learner(learner, measure_memory)
     return RunSettings(
         learner=learner,
         policy=policy,
@@ -323,6 +312,23 @@ same_learner_seed, measure_memory, timing, corrected, jobs
         folds=_folds(folds_subset, validation.folds),
         names=names,
     )
+
+
+def _checked_learner(learner: Any, measure_memory: Any) -> Any:
+    """The learner checked (:func:`~delaycv.protocol.learners.validate_learner`; a MOA learner's
+    spec in its normal form); a MOA learner whose model size would be measured is refused."""
+    from delaycv.protocol.learners import validate_learner
+    from delaycv.protocol.moa_spec import is_moa_spec
+
+    if measure_memory is True and is_moa_spec(learner):
+        raise ConfigError(
+            "a MOA learner's model size is not measured: MOA measures it with its SizeOfAgent "
+            "Java agent, which delaycv does not load",
+            location="key measure_memory",
+            expected="measure_memory off with a MOA learner (run.json's peak memory and "
+            "RAM-hours count the JVM's)",
+        )
+    return validate_learner(learner)
 
 
 #: The keywords of :func:`make_settings` (what the API and the workflow may pass through).

@@ -3,7 +3,7 @@ canonical stream (Parquet).
 
 :func:`convert` is what the workflow's ``convert`` rule (``scripts/convert.py``), ``delaycv
 convert`` and ``delaycv generate`` run. The stream is written atomically (by
-:func:`delaycv.data.convert.convert_file` and :func:`delaycv.data.stream.write_stream`).
+:func:`delaycv.data.convert.convert_file` and :func:`delaycv.data.stream_file.write_stream`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from delaycv.data.convert import convert_file
-from delaycv.data.stream import write_stream
+from delaycv.data.stream_file import write_stream
 from delaycv.data.synthetic import generate_stream
 
 #: the keys of a dataset spec that :func:`delaycv.data.convert.convert_file` takes

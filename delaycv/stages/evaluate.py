@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from delaycv.data.stream import open_stream
+from delaycv.data.stream_file import open_stream
 from delaycv.engine import evaluate as evaluate_stream
 from delaycv.tables.run_writer import RunWriter
 

@@ -177,34 +177,11 @@ def bias_tests(
     [['last', 4, 0.25, 0.045, 0.455, 0.125, 0.125]]
     """
     say = _stage_clock(progress)
-    frames = []
     chosen = choose_checkpoints(table, checkpoints)
     sub = at_checkpoints(table, chosen)
-    index = ["dataset", "policy", "estimator", "checkpoint", "learner", *PAIR]
-    pair = list(PAIR)
-    present = set(sub["reference"]) if not sub.empty else set()
-    estimates = [e for e in ESTIMATES if e == "observed" or e in present]
-    for metric, estimate in (
-        ((m, e) for m in dict.fromkeys(metrics) for e in estimates) if not sub.empty else ()
-    ):
-        bias = bias_table(sub, metric, estimate).set_index(index)
-        pairs = paired_table(bias[estimate].unstack(pair), bias["true"].unstack(pair))
-        obs, tru, duplicates = pairs.a, pairs.b, pairs.duplicates
-        d = obs - tru
-        p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
-        mean, low, high = mean_ci(d)
-        frame = pairs.rows
-        frame["metric"] = metric
-        frame["estimate"] = estimate
-        frame["n"] = n
-        frame["n_duplicates"] = duplicates
-        frame["mean_bias"] = mean
-        frame["ci_low"] = low
-        frame["ci_high"] = high
-        frame["p_value"] = p
-        frame["exact"] = exact
-        groups = frame.groupby(["dataset", "policy", "estimator", "checkpoint"]).ngroup()
-        frame["p_holm"] = holm_by_group(p, groups.to_numpy())
+    frames = []
+    for metric, estimate in _tested_estimates(sub, metrics):
+        frame = _bias_rows(sub, metric, estimate, resamples=resamples, seed=seed)
         frames.append(frame)
         say(
             f"bias of {metric} ({estimate}): {len(frame)} tests, "
@@ -214,15 +191,55 @@ def bias_tests(
         empty = {c: pd.Series(dtype=object) for c in BIAS_COLUMNS if c not in ("at", "note")}
         return label_checkpoints(pd.DataFrame(empty), chosen, BIAS_COLUMNS)
     out = label_checkpoints(pd.concat(frames, ignore_index=True), chosen, BIAS_COLUMNS)
-    out = note_empty_tests(
-        out,
-        table,
-        lambda r: (
-            f"no (seed, fold) pair with both an {r['estimate']} and a true value of "
-            f"{r['metric']} (undefined there), no test"
-        ),
-    )
+    out = note_empty_tests(out, table, _untested_bias_note)
     return _sort_bias(out, metrics)
+
+
+def _tested_estimates(sub: pd.DataFrame, metrics: Sequence[str]) -> list[tuple[str, str]]:
+    """The (metric, estimate) pairs tested on the rows ``sub``: each metric once, in the order
+    given, with ``observed`` and, where ``sub`` has its rows, ``corrected``; none without rows."""
+    if sub.empty:
+        return []
+    present = set(sub["reference"])
+    estimates = [e for e in ESTIMATES if e == "observed" or e in present]
+    return [(m, e) for m in dict.fromkeys(metrics) for e in estimates]
+
+
+def _bias_rows(
+    sub: pd.DataFrame, metric: str, estimate: str, *, resamples: int, seed: int
+) -> pd.DataFrame:
+    """The bias tests of one metric and estimate: per (dataset, policy, estimator, checkpoint,
+    learner), the sign-flip test of ``estimate - true`` over the (seed, fold) pairs, the mean bias
+    with its 95 % t-interval, and Holm over the learners of each (dataset, policy, estimator,
+    checkpoint)."""
+    index = ["dataset", "policy", "estimator", "checkpoint", "learner", *PAIR]
+    pair = list(PAIR)
+    bias = bias_table(sub, metric, estimate).set_index(index)
+    pairs = paired_table(bias[estimate].unstack(pair), bias["true"].unstack(pair))
+    d = pairs.a - pairs.b
+    p, n, exact = sign_flip_pvalues(d, resamples=resamples, seed=seed)
+    mean, low, high = mean_ci(d)
+    frame = pairs.rows
+    frame["metric"] = metric
+    frame["estimate"] = estimate
+    frame["n"] = n
+    frame["n_duplicates"] = pairs.duplicates
+    frame["mean_bias"] = mean
+    frame["ci_low"] = low
+    frame["ci_high"] = high
+    frame["p_value"] = p
+    frame["exact"] = exact
+    groups = frame.groupby(["dataset", "policy", "estimator", "checkpoint"]).ngroup()
+    frame["p_holm"] = holm_by_group(p, groups.to_numpy())
+    return frame
+
+
+def _untested_bias_note(row: pd.Series) -> str:
+    """The note of a bias test with no pair where both the estimate and the true value exist."""
+    return (
+        f"no (seed, fold) pair with both an {row['estimate']} and a true value of "
+        f"{row['metric']} (undefined there), no test"
+    )
 
 
 def _sort_bias(out: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:

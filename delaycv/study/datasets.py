@@ -137,7 +137,8 @@ def _stream_effort(
         )
     if cwd is None:
         return None
-    from delaycv.data.stream import check_stream_file, has_effort
+    from delaycv.data.stream import has_effort
+    from delaycv.data.stream_file import check_stream_file
 
     try:
         return has_effort(check_stream_file(Path(cwd) / path))
@@ -350,7 +351,7 @@ def _stream_digest(dataset: Mapping, full: Path, other: Mapping, other_full: Pat
     """The content digest of ``dataset``'s stream; a raw file's only when ``other`` is a canonical
     stream converted from its bytes, or from them with other line endings (else None, or an
     object equal to nothing: not the same stream)."""
-    from delaycv.data.stream import open_stream
+    from delaycv.data.stream_file import open_stream
 
     key = ("content", full, canonical_json(_conversion_options(dataset)))
     if key in digests:

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from delaycv.common.atomic import atomic_path
 from delaycv.common.columns import RUN_KEYS
 from delaycv.common.errors import InputError
-from delaycv.data.stream import parquet_error
+from delaycv.data.stream_file import parquet_error
 from delaycv.metrics.effort_names import EFFORT_COLUMNS
 from delaycv.tables.results import (
     FOLDS_FILE,

@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from delaycv import __version__
 from delaycv.common.atomic import atomic_dir, atomic_path
 from delaycv.common.errors import InputError
-from delaycv.data.stream import parquet_error
+from delaycv.data.stream_file import parquet_error
 
 FOLDS_FILE = "folds.parquet"
 SUMMARY_FILE = "summary.parquet"

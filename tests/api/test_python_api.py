@@ -19,7 +19,8 @@ from delaycv import api
 from delaycv.cli import main
 from delaycv.common import defaults as defaults_module
 from delaycv.common.errors import ConfigError, InputError
-from delaycv.data.stream import Stream, read_stream, write_stream
+from delaycv.data.stream import Stream
+from delaycv.data.stream_file import read_stream, write_stream
 from delaycv.data.synthetic import generate_stream
 from tests.support.engine_runs import evaluate as engine_evaluate
 from tests.support.paths import REPO

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from delaycv.cli import main
-from delaycv.data.stream import write_stream
+from delaycv.data.stream_file import write_stream
 from tests.support.engine_bruteforce import random_stream
 from tests.support.paths import REPO
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from delaycv.cli import main
-from delaycv.data.stream import write_stream
+from delaycv.data.stream_file import write_stream
 from delaycv.tables.moa_export import read_moa_csv
 from tests.support.engine_bruteforce import random_stream
 
@@ -232,7 +232,7 @@ def test_the_command_line_sets_the_scope(tmp_path, capsys):
     import json
 
     from delaycv.cli import main
-    from delaycv.data.stream import write_stream
+    from delaycv.data.stream_file import write_stream
     from delaycv.data.synthetic import generate_stream
 
     write_stream(generate_stream(rows=400, seed=2), tmp_path / "s.parquet")

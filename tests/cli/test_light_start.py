@@ -203,7 +203,7 @@ def test_the_evaluate_job_imports_nothing_it_does_not_need():
             "modules"
         ]
     )
-    assert {"delaycv.engine", "delaycv.tables.run_writer", "delaycv.data.stream"} <= modules
+    assert {"delaycv.engine", "delaycv.tables.run_writer", "delaycv.data.stream_file"} <= modules
     unneeded = {
         "delaycv.study.loading",
         "delaycv.study.schema",

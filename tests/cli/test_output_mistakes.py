@@ -16,7 +16,7 @@ import delaycv
 from delaycv.cli import main
 from delaycv.common.errors import ConfigError, InputError
 from delaycv.data.csv import read_csv
-from delaycv.data.stream import write_stream
+from delaycv.data.stream_file import write_stream
 from delaycv.data.synthetic import generate_stream
 from delaycv.protocol.settings import make_settings
 from delaycv.tables.run_writer import RunWriter

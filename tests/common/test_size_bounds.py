@@ -13,7 +13,7 @@ import delaycv
 from delaycv.cli import main
 from delaycv.common.bounds import BOUNDS, COUNT_MAX, check_size
 from delaycv.common.errors import ConfigError, DelaycvError
-from delaycv.data.stream import write_stream
+from delaycv.data.stream_file import write_stream
 from delaycv.study.checks import SIZE_KEYS
 from delaycv.study.loading import load_study
 from delaycv.study.schema import SCHEMA_PATH

@@ -15,7 +15,7 @@ from delaycv.cli import main
 from delaycv.common.errors import ConfigError, InputError
 from delaycv.data.convert import METADATA_KEYS, _link_label_time, convert_file, load_stream
 from delaycv.data.mapping import PRESETS, Mapping
-from delaycv.data.stream import read_stream
+from delaycv.data.stream_file import read_stream
 
 NAN = np.nan
 

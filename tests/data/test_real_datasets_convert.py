@@ -11,7 +11,7 @@ import pytest
 from delaycv.common.errors import InputError
 from delaycv.data.arff import read_arff
 from delaycv.data.convert import convert_file, load_stream
-from delaycv.data.stream import read_stream
+from delaycv.data.stream_file import read_stream
 from tests.support.paths import SPDISC, shared_file
 
 pytestmark = pytest.mark.realdata

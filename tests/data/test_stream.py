@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from delaycv.common.errors import DelaycvError, InputError
-from delaycv.data.stream import Stream, check_stream_file, read_stream, write_stream
+from delaycv.data.stream import Stream
+from delaycv.data.stream_file import check_stream_file, read_stream, write_stream
 
 
 def small_stream() -> Stream:
@@ -344,7 +345,7 @@ def _random_stream(rows: int = 5000) -> Stream:
 
 
 def test_a_flipped_byte_in_a_data_page_is_an_error_naming_the_file(tmp_path):
-    from delaycv.data.stream import open_stream, to_table
+    from delaycv.data.stream_file import open_stream, to_table
     from tests.support.parquet import flip_page_byte
 
     stream = _random_stream()
@@ -384,7 +385,7 @@ def test_times_not_plausible_as_seconds_are_an_error_naming_the_row():
 
 
 def test_a_stream_file_with_milliseconds_is_an_error_naming_the_file(tmp_path):
-    from delaycv.data.stream import open_stream
+    from delaycv.data.stream_file import open_stream
 
     bad = tmp_path / "ms.parquet"
     table = pa.table(
@@ -486,7 +487,7 @@ def test_effort_round_trip_layout_and_byte_identical(tmp_path):
 
 
 def test_effort_in_subsets_and_chunks(tmp_path):
-    from delaycv.data.stream import open_stream
+    from delaycv.data.stream_file import open_stream
 
     s = effort_stream()
     sub = s.subset(1, 3)
@@ -547,7 +548,7 @@ def test_a_feature_named_effort_reads_back_as_a_feature(tmp_path):
 
 
 def test_effort_column_and_metadata_must_agree(tmp_path):
-    from delaycv.data.stream import open_stream, to_table
+    from delaycv.data.stream_file import open_stream, to_table
 
     table = to_table(effort_stream())
     meta = json.loads(table.schema.metadata[b"delaycv"])
@@ -584,7 +585,7 @@ def test_effort_column_and_metadata_must_agree(tmp_path):
 
 
 def test_a_bad_effort_on_disk_names_the_file_and_the_row(tmp_path):
-    from delaycv.data.stream import open_stream, to_table
+    from delaycv.data.stream_file import open_stream, to_table
 
     rows = 5000
     stream = _random_stream(rows)

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from delaycv.cli import main
 from delaycv.data.convert import load_stream
 from delaycv.data.identity import ContentDigest
-from delaycv.data.stream import Stream, open_stream, read_stream, write_stream
+from delaycv.data.stream import Stream
+from delaycv.data.stream_file import open_stream, read_stream, write_stream
 from delaycv.data.synthetic import generate_stream
 
 

@@ -12,7 +12,7 @@ import pytest
 from delaycv.cli import main
 from delaycv.common.errors import DelaycvError
 from delaycv.data.convert import METADATA_KEYS
-from delaycv.data.stream import read_stream, write_stream
+from delaycv.data.stream_file import read_stream, write_stream
 from delaycv.data.synthetic import FEATURES, START, generate_stream
 
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from delaycv import engine
 from delaycv.common.errors import InputError
-from delaycv.data.stream import StreamFile, open_stream, read_stream, write_stream
+from delaycv.data.stream_file import StreamFile, open_stream, read_stream, write_stream
 from delaycv.data.synthetic import generate_stream
 from delaycv.engine import folds as _folds  # noqa: F401 (engine.folds.CHUNK)
 from delaycv.metrics import METRICS

@@ -10,7 +10,8 @@ import pytest
 from scipy import stats
 
 from delaycv.common.errors import ConfigError
-from delaycv.data.stream import Stream, open_stream, write_stream
+from delaycv.data.stream import Stream
+from delaycv.data.stream_file import open_stream, write_stream
 from delaycv.engine import (
     FOLD_COLUMNS,
     PREDICTION_COLUMNS,

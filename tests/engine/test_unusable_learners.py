@@ -20,7 +20,7 @@ import pytest
 import delaycv
 from delaycv.cli import main
 from delaycv.common.errors import ConfigError
-from delaycv.data.stream import write_stream
+from delaycv.data.stream_file import write_stream
 from delaycv.data.synthetic import generate_stream
 from delaycv.engine import compiled
 from delaycv.protocol.learner_contract import UnusableProbability, positive_probability

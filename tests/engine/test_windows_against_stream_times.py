@@ -12,7 +12,7 @@ from river import datasets, tree
 
 import delaycv
 from delaycv.common.errors import ConfigError
-from delaycv.data.stream import open_stream, to_table, write_stream
+from delaycv.data.stream_file import open_stream, to_table, write_stream
 from delaycv.data.synthetic import generate_stream
 from delaycv.engine.windows import TimeProfile, time_profile, time_warnings
 from delaycv.protocol.policies import make_policy

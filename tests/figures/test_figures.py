@@ -598,7 +598,7 @@ def test_draw_figures_passes_the_specs_to_the_sensitivity_figure(named_table, tm
 
 def test_cli_plot_reads_the_specs_of_the_runs(named_table, tmp_path, capsys, caplog):
     from delaycv.cli.plot import _policy_specs
-    from delaycv.data.stream import write_stream
+    from delaycv.data.stream_file import write_stream
     from delaycv.data.synthetic import generate_stream
 
     write_stream(generate_stream(rows=200, seed=1), tmp_path / "s.parquet")

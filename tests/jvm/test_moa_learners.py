@@ -42,7 +42,7 @@ HITL = {
 @pytest.fixture(scope="module")
 def brackets(tmp_path_factory):
     from delaycv.data.convert import convert_file
-    from delaycv.data.stream import read_stream
+    from delaycv.data.stream_file import read_stream
 
     dest = tmp_path_factory.mktemp("moa") / "brackets.parquet"
     convert_file(shared_file(f"commit_guru_dataset/{BRACKETS}"), dest, preset="commit-guru")
@@ -430,7 +430,7 @@ def run_cli(*args, env=None, cwd=None):
 )
 def test_bad_specs_are_one_line_before_any_work(moa, brackets, tmp_path, learner, expected):
     stream = tmp_path / "s.parquet"
-    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
+    delaycv.data.stream_file.write_stream(brackets.subset(0, 50), stream)
     out = tmp_path / "run"
     done = run_cli("evaluate", str(stream), "--learner", learner, "--out", str(out))
     assert done.returncode == 2, done.stderr
@@ -442,7 +442,7 @@ def test_bad_specs_are_one_line_before_any_work(moa, brackets, tmp_path, learner
 
 def test_param_is_for_river_learners(moa, brackets, tmp_path):
     stream = tmp_path / "s.parquet"
-    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
+    delaycv.data.stream_file.write_stream(brackets.subset(0, 50), stream)
     done = run_cli(
         "evaluate",
         str(stream),
@@ -459,7 +459,7 @@ def test_param_is_for_river_learners(moa, brackets, tmp_path):
 
 def test_a_jar_of_another_release_or_none_is_refused(moa, brackets, tmp_path):
     stream = tmp_path / "s.parquet"
-    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
+    delaycv.data.stream_file.write_stream(brackets.subset(0, 50), stream)
     other = tmp_path / "moa.jar"
     other.write_bytes(b"PK\x03\x04 not the pinned jar")
     for jar, words in (
@@ -478,7 +478,7 @@ def test_a_jar_of_another_release_or_none_is_refused(moa, brackets, tmp_path):
 def test_no_java_says_what_to_install(moa, brackets, tmp_path):
     """A machine without Java (JPype finds no JVM library: simulated, this one has Java)."""
     stream = tmp_path / "s.parquet"
-    delaycv.data.stream.write_stream(brackets.subset(0, 50), stream)
+    delaycv.data.stream_file.write_stream(brackets.subset(0, 50), stream)
     code = (
         "import sys, jpype\n"
         "def missing():\n"

@@ -32,7 +32,7 @@ BRACKETS = "commit_guru_dataset/cut2years/0_brackets.arff"
 def streams(tmp_path_factory) -> dict[int, Path]:
     """The first 600 and 3000 commits of brackets as canonical streams."""
     from delaycv.data.convert import convert_file
-    from delaycv.data.stream import read_stream, write_stream
+    from delaycv.data.stream_file import read_stream, write_stream
 
     folder = tmp_path_factory.mktemp("moa_checks")
     whole = folder / "brackets.parquet"
@@ -305,7 +305,8 @@ def test_a_jvm_out_of_heap_is_one_line_naming_the_heap(moa, tmp_path):
     """A heap of 16m and a stream whose chunk of instances (4096 rows of 500 numbers: 16 MB)
     does not fit: Java's OutOfMemoryError becomes one line naming the heap and where it came
     from, and what to do."""
-    from delaycv.data.stream import Stream, write_stream
+    from delaycv.data.stream import Stream
+    from delaycv.data.stream_file import write_stream
 
     rng = np.random.default_rng(3)
     n, width = 5000, 500

@@ -361,7 +361,7 @@ def test_bounds_of_the_measures():
 def test_the_api_takes_the_effort_of_a_dataframe_or_of_x_dicts(tmp_path):
     import delaycv
     from delaycv.common.errors import ConfigError, InputError
-    from delaycv.data.stream import to_table, write_stream
+    from delaycv.data.stream_file import to_table, write_stream
     from delaycv.data.synthetic import generate_stream
 
     stream = generate_stream(rows=500, seed=2)

@@ -141,7 +141,7 @@ def test_a_run_s_outputs_name_the_sliding_estimator_sliding(tmp_path, capsys, ki
     import pandas as pd
 
     from delaycv.cli import main
-    from delaycv.data.stream import write_stream
+    from delaycv.data.stream_file import write_stream
 
     stream = tmp_path / "s.parquet"
     write_stream(generate_stream(rows=300, seed=1), stream)

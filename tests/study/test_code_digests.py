@@ -156,6 +156,7 @@ def test_stage_digests_change_exactly_with_the_code_they_run(package):
         "data/synthetic.py"
     )
     assert changed("data/stream.py") >= {"convert", "evaluate"}
+    assert changed("data/stream_file.py") >= {"convert", "evaluate"}
     assert changed("cli/__init__.py") == set()
     for module in STUDY_CONFIG_MODULES:  # the config loader: its results reach the jobs as params
         assert changed(f"study/{module}.py") == set(), module

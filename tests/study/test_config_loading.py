@@ -562,7 +562,7 @@ def test_paths_inside_the_working_directory_are_shown_relative(tmp_path, monkeyp
 def files(tmp_path) -> Path:
     """A working directory with a raw CSV file, a canonical stream and a Parquet table."""
     (tmp_path / "raw.csv").write_text("t,y,f\n1,0,0.5\n2,1,0.25\n")
-    from delaycv.data.stream import write_stream
+    from delaycv.data.stream_file import write_stream
     from delaycv.data.synthetic import generate_stream
 
     write_stream(generate_stream(rows=20, seed=1), tmp_path / "stream.parquet")
@@ -835,7 +835,7 @@ def test_bad_dataset_efforts_are_refused_naming_the_key(dataset, location, words
 @pytest.fixture
 def effort_files(files) -> Path:
     """``files`` with a canonical stream without effort (stream.parquet has one: la + ld)."""
-    from delaycv.data.stream import write_stream
+    from delaycv.data.stream_file import write_stream
     from delaycv.data.synthetic import generate_stream
 
     # another stream than stream.parquet's (one stream under two names is refused, effort aside)

@@ -302,7 +302,7 @@ def test_a_path_longer_than_path_max_is_refused(work):
     ids=["same-path", "same-content", "generated-defaults", "generated-days", "parquet"],
 )
 def test_one_stream_under_two_names_is_refused_naming_both(work, datasets, key, words):
-    from delaycv.data.stream import write_stream
+    from delaycv.data.stream_file import write_stream
     from delaycv.data.synthetic import generate_stream
 
     write_stream(generate_stream(rows=30, seed=1), work / "s.parquet")

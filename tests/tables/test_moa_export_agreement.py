@@ -221,7 +221,7 @@ def test_engine_with_river_learners_reproduces_the_moa_extension(
     brackets_rows, brackets_parquet, tmp_path, scheme, learner
 ):
     """The engine (ideal policy, evaluate trained only) + MoaExport, files written and read back."""
-    from delaycv.data.stream import read_stream
+    from delaycv.data.stream_file import read_stream
     from delaycv.protocol.validation import Validation
     from delaycv.tables.moa_export import MoaExport
     from tests.support.engine_runs import evaluate
@@ -250,7 +250,7 @@ def test_engine_with_worker_processes_gives_the_same_files(
     brackets_rows, brackets_parquet, tmp_path
 ):
     """``jobs=2``: observers run in worker processes and come back pickled in the result."""
-    from delaycv.data.stream import read_stream
+    from delaycv.data.stream_file import read_stream
     from delaycv.tables.moa_export import MoaExport
     from tests.support.engine_runs import evaluate
 

@@ -22,7 +22,7 @@ import pytest
 
 from delaycv.cli import main
 from delaycv.common.errors import InputError
-from delaycv.data.stream import write_stream
+from delaycv.data.stream_file import write_stream
 from delaycv.report.runs import runs_html
 from delaycv.stages.merge import merge
 from delaycv.tables import usage

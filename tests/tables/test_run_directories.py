@@ -335,7 +335,7 @@ def test_merge_files_equals_merge_tables_written(tmp_path):
 def test_merge_refuses_a_stream_and_a_run_twice(tmp_path, merge):
     """Issue 22: the library merges (the command's and the workflow's) refuse a stream file, the
     same table twice and a run's keys in two tables, naming the paths, before writing."""
-    from delaycv.data.stream import write_stream
+    from delaycv.data.stream_file import write_stream
 
     def merged(paths):
         if merge == "tables":
