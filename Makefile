@@ -43,12 +43,12 @@ run: $(STAMP)
 
 ## test: lint, format and workflow checks, then the test suite: in parallel on $(CORES) cores
 ## (pytest-xdist; each test module on one worker, so that its tests share its fixtures and keep
-## their order), then the tests marked `serial` (timings, the SLURM cluster) alone; both passes
-## run, and the target fails if either did
+## their order; the longest modules first, tests/conftest.py), then the tests marked `serial`
+## (timings) alone; both passes run, and the target fails if either did
 PYTEST := PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest
 test: $(STAMP) lint
 	status=0; \
-	$(PYTEST) -n $(CORES) --dist loadscope -m "not serial" || status=$$?; \
+	$(PYTEST) -n $(CORES) --dist loadscope --no-loadscope-reorder -m "not serial" || status=$$?; \
 	$(PYTEST) -m serial || status=$$?; \
 	exit $$status
 

@@ -22,8 +22,9 @@ import pytest
 from tests.support.workflow_copy import REPO, copy_workflow, read_config, run
 from tests.workflow.slurm_cluster import Cluster, ClusterUnavailable, missing_programs
 
-# (serial: the cluster's jobs take the machine's cores, and /etc/slurm/slurm.conf is one file)
-pytestmark = [pytest.mark.slurm, pytest.mark.slow, pytest.mark.serial]
+# (one module: /etc/slurm/slurm.conf is one file; the cluster's jobs share the cores with the other
+# worker's tests, which only makes them slower: its memory and time limits leave room for that)
+pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
 SMALL = REPO / "config" / "test-small.yaml"
 #: site options of this test cluster (no accounting database, no account); quick status checks
