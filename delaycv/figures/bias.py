@@ -38,6 +38,19 @@ from delaycv.figures.style import (
 from delaycv.metrics.properties import has_direction, higher_is_better
 from delaycv.stats.bias import bias_table
 
+#: The y axis spans at least this much (in the metric's units) around 0: a bias that is 0 up to
+#: floating-point rounding (1e-16, the corrected reference under ideal) is drawn flat, not
+#: stretched over the whole panel.
+MIN_SPAN = 0.02
+
+
+def _at_least_min_span(ax) -> None:
+    """Widen the (shared) y axis to :data:`MIN_SPAN` around its middle when it spans less."""
+    low, high = ax.get_ylim()
+    if high - low < MIN_SPAN:
+        middle = 0.0 if low <= 0.0 <= high else (low + high) / 2
+        ax.set_ylim(middle - MIN_SPAN / 2, middle + MIN_SPAN / 2)
+
 
 def _bias_panel(ax, *, policy, bias, agg, left, rows_, learners, styles, metric, x) -> None:
     """The bias of one policy: the zero line, a line and band per learner, a dotted line per
@@ -125,6 +138,7 @@ def bias_curves(
             ax.set_xlabel("stream time (date)" if x == "time" else "stream position (instances)")
         if x == "time" and policies:
             date_axis(axes[0][0])
+        _at_least_min_span(axes[0][0])
         for j in range(len(policies), rows * cols):
             axes[j // cols][j % cols].set_visible(False)
         handles = learner_handles(styles, learners)

@@ -9,7 +9,7 @@ from matplotlib.colors import to_hex
 
 from delaycv.cli import main
 from delaycv.common.errors import DelaycvError
-from delaycv.figures.bias import bias_curves
+from delaycv.figures.bias import MIN_SPAN, bias_curves
 from delaycv.figures.figure_set import draw_figures
 from delaycv.figures.final import final_distributions
 from delaycv.figures.learning import learning_curves, strip_labels
@@ -106,6 +106,22 @@ def test_bias_curves_show_observed_minus_true(table):
     np.testing.assert_allclose(by_title["policy hitl_1d_90d"].get_lines()[1].get_ydata(), 0.06)
     np.testing.assert_allclose(by_title["policy ideal"].get_lines()[1].get_ydata(), 0.0, atol=1e-12)
     assert by_title["policy ideal"].get_ylabel() == "observed − true accuracy"
+
+
+def test_a_bias_of_rounding_alone_is_drawn_flat(table):
+    """Under ideal, observed - true is 0 up to rounding (1e-16): the y axis spans at least
+    MIN_SPAN around 0, so that rounding is not stretched over the panel."""
+    ideal = table[table["policy"] == "ideal"].copy()
+    noise = np.random.default_rng(1).normal(0.0, 1e-16, len(ideal))
+    ideal.loc[ideal["reference"] == "observed", "accuracy"] += noise[
+        ideal["reference"] == "observed"
+    ]
+    fig = bias_curves(ideal, dataset="synth", metric="accuracy")
+    ax = next(a for a in fig.axes if a.get_title() == "policy ideal")
+    low, high = ax.get_ylim()
+    assert high - low >= MIN_SPAN and low < 0.0 < high
+    for line in ax.get_lines():
+        assert np.all(np.abs(line.get_ydata()) < 1e-12)
 
 
 def test_pairwise_heatmap_cells_are_oriented_cliffs_delta(tests_all):
