@@ -155,3 +155,13 @@ def write_commit_guru_csv(path: Path, rows: int = 300, seed: int = 3) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(path, index=False)
     return path
+
+
+def convert_commit_guru(workdir: Path, raw: str | Path, stream: str) -> None:
+    """``delaycv convert RAW STREAM --preset commit-guru`` in ``workdir`` (the checkout's command)."""
+    subprocess.run(
+        [str(BIN / "delaycv"), "convert", str(raw), stream, "--preset", "commit-guru", "--quiet"],
+        cwd=workdir,
+        env=env(),
+        check=True,
+    )

@@ -18,8 +18,8 @@ from tests.support.paths import SHARED_DATASETS, shared_file
 from tests.support.workflow_copy import (
     BIN,
     REPO,
+    convert_commit_guru,
     copy_workflow,
-    env,
     missing_outputs,
     planned_jobs,
     read_config,
@@ -57,22 +57,6 @@ def test_snakefmt_check_passes():
 def test_snakemake_lint_is_clean():
     proc = run(REPO, "--lint", "--cores", "1")
     assert "Congratulations, your workflow is in a good condition!" in proc.stdout + proc.stderr
-
-
-def test_default_config_dag(tmp_path):
-    workdir = copy_workflow(tmp_path / "wf", REPO / "config.yaml", library=False)
-    counts = rules_of(planned_jobs(workdir))
-    # 1 dataset x 3 learners x 2 seeds x 5 policies (ideal, verification_90d, 3 hitl windows)
-    assert counts == {
-        "convert": 1,
-        "evaluate": 30,
-        "merge": 1,
-        "merge_all": 1,
-        "compare": 1,
-        "rankings": 1,
-        "figures": 1,
-        "all": 1,
-    }
 
 
 def test_hitl_study_dag(tmp_path):
@@ -249,15 +233,17 @@ def test_every_rule_has_a_log_and_evaluate_a_benchmark(tmp_path):
 @pytest.mark.parametrize(
     "configfile, evaluate, convert",
     [
-        ("config.yaml", 1 * 3 * 2 * 5, 1),  # 3 learners x 2 seeds x 5 policies
+        # the default config.yaml, named or not: 1 dataset x 3 learners x 2 seeds x 5 policies
+        # (ideal, verification_90d, 3 hitl windows)
+        (None, 1 * 3 * 2 * 5, 1),
+        ("config.yaml", 1 * 3 * 2 * 5, 1),
         ("config/test-small.yaml", 1 * 2 * 1 * 2, 1),  # 2 learners x 1 seed x 2 policies
     ],
 )
-def test_a_shipped_config_named_with_configfile_plans_its_own_jobs(
-    tmp_path, configfile, evaluate, convert
-):
+def test_a_shipped_config_plans_its_own_jobs(tmp_path, configfile, evaluate, convert):
     workdir = with_configs(tmp_path)
-    counts = rules_of(planned_jobs(workdir, "--configfile", configfile))
+    args = ("--configfile", configfile) if configfile else ()
+    counts = rules_of(planned_jobs(workdir, *args))
     assert counts == {
         "convert": convert,
         "evaluate": evaluate,
@@ -312,13 +298,7 @@ def test_a_converted_stream_is_a_dataset_used_as_it_is(tmp_path):
     workdir = with_configs(tmp_path)
     mine = write_commit_guru_csv(workdir / "data" / "mine.csv", rows=50)
     write_commit_guru_csv(workdir / "data" / "raw.csv", rows=50, seed=4)
-    subprocess.run(
-        [str(BIN / "delaycv"), "convert", str(mine), "resources/mine.parquet"]
-        + ["--preset", "commit-guru", "--quiet"],
-        cwd=workdir,
-        env=env(),
-        check=True,
-    )
+    convert_commit_guru(workdir, mine, "resources/mine.parquet")
     study = {
         **ONE_LEARNER,
         "datasets": {

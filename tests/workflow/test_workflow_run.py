@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -14,10 +13,9 @@ import pytest
 import yaml
 
 from tests.support.workflow_copy import (
-    BIN,
     REPO,
+    convert_commit_guru,
     copy_workflow,
-    env,
     read_config,
     run,
     write_commit_guru_csv,
@@ -243,13 +241,7 @@ def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
     workdir = copy_workflow(tmp_path / "wf", REPO / "config.yaml")  # the default: not used
     write_commit_guru_csv(workdir / "data" / "mine.csv", rows=300, seed=5)
     raw = write_commit_guru_csv(workdir / "data" / "raw.csv", rows=300, seed=6)
-    subprocess.run(
-        [str(BIN / "delaycv"), "convert", "data/mine.csv", "resources/mine.parquet"]
-        + ["--preset", "commit-guru", "--quiet"],
-        cwd=workdir,
-        env=env(),
-        check=True,
-    )
+    convert_commit_guru(workdir, "data/mine.csv", "resources/mine.parquet")
     study = {
         "datasets": {
             "mine": {"path": "resources/mine.parquet"},
