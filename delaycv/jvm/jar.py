@@ -32,6 +32,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from delaycv.common.cache import cache_dir
 from delaycv.common.errors import ConfigError
 
 MOA_VERSION = "2024.07"
@@ -48,8 +49,7 @@ INSTALL_COMMAND = f"{Path(sys.executable).name} -m delaycv.jvm.jar install"
 
 def default_path() -> Path:
     """Where ``install`` puts the jar (under the user's cache directory)."""
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "delaycv" / f"moa-{MOA_VERSION}" / "moa.jar"
+    return cache_dir() / f"moa-{MOA_VERSION}" / "moa.jar"
 
 
 def _stamp(path: Path) -> Path:

@@ -9,16 +9,25 @@ call :func:`check_code` (in their frame, :func:`delaycv.study.job.stage_job`) be
 anything else of delaycv, so that a job never runs other code than the code whose digest decides
 reruns.
 
+What a digest needs of a source file (its imports and its meaning) is kept in the user's cache
+folder (:func:`delaycv.common.cache.cache_dir`, ``code-facts/``), keyed by the SHA-256 of the
+file's bytes, the Python version and this module's own source: each Snakemake invocation otherwise
+parses every module again. An entry that does not match its checksum is learnt again and
+replaced; a cache folder that cannot be written costs time, nothing else.
+
 This module is in no stage's digest (it changes no result), and imports nothing but the standard
-library and :mod:`delaycv.common.errors`: a job pays nothing for it before its own imports.
+library, :mod:`delaycv.common.cache` and :mod:`delaycv.common.errors`: a job pays nothing for it
+before its own imports.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
 import importlib.util
+import marshal
 import os
 import re
 import sys
@@ -26,6 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from delaycv.common.cache import cache_dir
 from delaycv.common.errors import ConfigError
 
 #: the package of the workflow's stages: one module each (delaycv.stages.<stage>)
@@ -200,9 +210,11 @@ def check_code(stage: str, expected: str) -> None:
 
 
 def clear_digest_caches() -> None:
-    """Forget every file read for digests (files are otherwise re-read when their stamp changes)."""
+    """Forget every file read for digests in this process (files are otherwise re-read when their
+    stamp changes); the cache folder's entries stay (they are keyed by content)."""
     _digest.cache_clear()
     _facts_of.cache_clear()
+    _facts_tag.cache_clear()
 
 
 @dataclass(frozen=True)
@@ -230,8 +242,68 @@ _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 @functools.lru_cache(maxsize=512)
 def _facts_of(path: str, stamp: tuple) -> _FileFacts:
-    """One parse and one walk: imports, reads of ``__doc__``, the tree without docstrings."""
+    """The facts of one file: from the cache folder if known there, else learnt and stored."""
     source = Path(path).read_bytes()
+    entry = _cache_entry(source)
+    facts = _load_facts(entry)
+    if facts is None:
+        facts = _learn_facts(source)
+        _store_facts(entry, facts)
+    return facts
+
+
+#: the cache folder's subfolder of file facts (module docstring)
+FACTS_FOLDER = "code-facts"
+
+
+@functools.cache
+def _facts_tag() -> str:
+    """What the facts of a file depend on besides its bytes: the Python version (its syntax
+    trees) and this module's code (how facts are learnt)."""
+    own = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    return "python{}.{}.{}-{}".format(*sys.version_info[:3], own)
+
+
+def _cache_entry(source: bytes) -> Path:
+    key = hashlib.sha256(source).hexdigest()
+    return cache_dir() / FACTS_FOLDER / _facts_tag() / key[:2] / key
+
+
+def _load_facts(entry: Path) -> _FileFacts | None:
+    """The facts stored at ``entry``, or None: no entry, or one that fails its checksum or
+    does not hold facts (it is then learnt again and replaced)."""
+    try:
+        data = entry.read_bytes()
+    except OSError:
+        return None
+    checksum, payload = data[:32], data[32:]
+    if hashlib.sha256(payload).digest() != checksum:
+        return None
+    try:
+        imports, reads_docstrings, meaning = marshal.loads(payload)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if not (isinstance(reads_docstrings, bool) and isinstance(meaning, bytes)):
+        return None
+    return _FileFacts(imports, reads_docstrings, meaning)
+
+
+def _store_facts(entry: Path, facts: _FileFacts) -> None:
+    """Write ``facts`` at ``entry`` (write, then rename: readers never see a part); a folder
+    that cannot be written is skipped."""
+    payload = marshal.dumps((facts.imports, facts.reads_docstrings, facts.meaning))
+    part = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        part.write_bytes(hashlib.sha256(payload).digest() + payload)
+        os.replace(part, entry)
+    except OSError:
+        with contextlib.suppress(OSError):
+            part.unlink()
+
+
+def _learn_facts(source: bytes) -> _FileFacts:
+    """One parse and one walk: imports, reads of ``__doc__``, the tree without docstrings."""
     tree = _parse(source)
     if tree is None:
         return _FileFacts((), False, _unparsed(source))

@@ -8,6 +8,8 @@ dry run plans) is tested in tests/workflow/test_reruns.py.
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import shutil
 import sys
 from pathlib import Path
@@ -349,3 +351,70 @@ def test_a_compiled_module_loaded_by_name_counts_with_its_loader(tmp_path):
     closure = digests.module_closure(["delaycv.pkg.user"], root)
     assert closure["delaycv.pkg._fast"] == root / "pkg" / "_fast.pyx"
     assert "delaycv.other" not in closure
+
+
+# --------------------------------------------------------------------------- the cache folder
+
+
+@pytest.fixture
+def facts_cache(tmp_path, monkeypatch) -> Path:
+    """An empty cache folder of this test (``$XDG_CACHE_HOME``); its file facts' folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    digests.clear_digest_caches()
+    yield tmp_path / "cache" / "delaycv" / digests.FACTS_FOLDER
+    digests.clear_digest_caches()
+
+
+def stored_entries(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file())
+
+
+def test_what_one_process_learnt_of_a_file_the_next_reads_from_the_cache(
+    facts_cache, package, monkeypatch
+):
+    before = all_digests(package)
+    stored = stored_entries(facts_cache)
+    sources = {p.read_bytes() for p in package.rglob("*.py")}
+    # one entry per content of the stages' closures (files with equal bytes share one), no part
+    assert 0 < len(stored) <= len(sources)
+    assert not [p for p in stored if p.name.endswith(".tmp")]
+
+    def never(source):
+        raise AssertionError("a file was parsed again")
+
+    monkeypatch.setattr(digests, "_learn_facts", never)
+    assert all_digests(package) == before  # all_digests forgets what this process read
+
+
+def test_an_entry_that_was_damaged_is_learnt_again_and_replaced(facts_cache, package):
+    before = all_digests(package)
+    truncated, foreign, not_facts = stored_entries(facts_cache)[:3]
+    truncated.write_bytes(truncated.read_bytes()[:-7])
+    data = foreign.read_bytes()
+    foreign.write_bytes(data[:40] + bytes([data[40] ^ 1]) + data[41:])  # one bit of the payload
+    payload = marshal.dumps(("imports", 1, "meaning"))  # its checksum holds, its content not
+    not_facts.write_bytes(hashlib.sha256(payload).digest() + payload)
+    for entry in (truncated, foreign, not_facts):
+        assert digests._load_facts(entry) is None
+    assert all_digests(package) == before
+    for entry in (truncated, foreign, not_facts):
+        assert digests._load_facts(entry) is not None
+
+
+def test_an_edited_file_is_a_new_entry(facts_cache, package):
+    before = all_digests(package)
+    count = len(stored_entries(facts_cache))
+    run = package / "engine" / "run.py"
+    run.write_text(run.read_text() + "\n_CHANGED = 1\n")
+    after = all_digests(package)
+    assert after["evaluate"] != before["evaluate"]
+    assert len(stored_entries(facts_cache)) == count + 1
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_only_time(tmp_path, monkeypatch, package):
+    expected = all_digests(package)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # no folder can be made below a file
+    assert all_digests(package) == expected
+    assert blocker.read_text() == ""
