@@ -236,7 +236,12 @@ def _output_options(g) -> None:
         action="store_true",
         help="no CPU/wall times, no peak memory or RAM-hours (byte-reproducible outputs)",
     )
-    g.add_argument("--jobs", type=int, default=1, help="folds in N processes (same output)")
+    g.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="folds in N at once: threads for MOA learners, processes for river learners (same output)",
+    )
     g.add_argument(
         "--quiet", action="store_true", help="no progress on stderr, no summary on stdout"
     )

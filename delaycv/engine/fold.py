@@ -103,7 +103,7 @@ class RowState:
     observed labels of the chunk (``at_once_n``, ``at_once_p``: released at once when predicted
     on side 0, 1, else -1; ``cand_observed``: the candidates'), the next candidate ``c``, the
     counts ``evaluated``, ``skipped`` and ``no_probability`` (predictions without a
-    probability), the ``checkpoint`` position to come, and the fold's process time ``c0`` when
+    probability), the ``checkpoint`` position to come, and the fold's CPU time ``c0`` when
     the chunk began."""
 
     at_once_n: list
@@ -137,8 +137,11 @@ class FoldLoop:
         progress: Callable[[int], None] | None,
         effort: bool = False,
         arrivals: Arrivals | None = None,
+        clock: Callable[[], float] = _time.process_time,
     ) -> None:
-        c0 = _time.process_time()
+        c0 = clock()
+        #: the fold's CPU clock: the process's, or its thread's when the folds run in threads
+        self.clock = clock
         self.cpu = 0.0
         self.fold = fold
         self.n = n
@@ -181,7 +184,7 @@ class FoldLoop:
         self.no_probability = 0  # predictions without a probability (read as 0.5)
         self.weight_sum = 0.0
         self.rows: list = []
-        self.cpu += _time.process_time() - c0
+        self.cpu += self.clock() - c0
 
     def _choose_loop(self, settings) -> None:
         """Which loop runs the fold's chunks: the compiled loop (``compiled``) where it is
@@ -272,7 +275,7 @@ class FoldLoop:
         """Process the instances of one chunk: release, predict, apply the policy, checkpoint;
         by blocks of the compiled loop (``run_rows``) where it runs, else in Python
         (:meth:`_python_chunk`)."""
-        c0 = _time.process_time()
+        c0 = self.clock()
         j0 = view.start - slots.off  # the slot of instance start + 1, minus 1
         if self.insp is None:
             at_once_n, at_once_p = view.at_once
@@ -284,7 +287,7 @@ class FoldLoop:
             self._compiled_chunk(view, slots, observed, block, c0)
         else:
             self._python_chunk(view, slots, j0, observed, block, c0)
-        self.cpu += _time.process_time() - c0
+        self.cpu += self.clock() - c0
 
     def _compiled_chunk(
         self, view: ChunkView, slots: Slots, observed: tuple, block: int, c0: float
@@ -439,7 +442,7 @@ class FoldLoop:
         evaluated_now = evaluated > evaluated_before
         if self.observer is not None:
             self.observe_instance(m, t, c0)
-        cpu = self.cpu + _time.process_time() - c0 if self.timing else math.nan
+        cpu = self.cpu + self.clock() - c0 if self.timing else math.nan
         mem = float(self.learner._raw_memory_usage) if self.measure_memory else math.nan
         counts = [m, t, m, evaluated, m - evaluated - skipped, skipped, evaluated_now, cpu, mem]
         self.marks.append((len(self.ev_key), counts))
@@ -449,7 +452,7 @@ class FoldLoop:
     def observe_instance(self, m: int, t: int, c0: float) -> None:
         """The observer's call after instance m (with the fold's CPU time if it takes it)."""
         if self.observer_cpu:
-            cpu = self.cpu + _time.process_time() - c0
+            cpu = self.cpu + self.clock() - c0
             self.observer.on_instance(m, t, cpu_seconds=cpu)
         else:
             self.observer.on_instance(m, t)
@@ -487,7 +490,7 @@ class FoldLoop:
         """After the chunk ``view`` (:meth:`run_chunk`): the rows of its checkpoints; the
         buffered evaluations folded into the metric states after a long stretch without
         checkpoints; the chunk's probabilities logged. Its CPU time is the fold's."""
-        c0 = _time.process_time()
+        c0 = self.clock()
         start, k = view.start, view.k
         j0 = start - slots.off
         if self.corrected is not None:  # the sides the fold predicted (before the rows)
@@ -507,7 +510,7 @@ class FoldLoop:
             self.log_p1[start : start + k] = np.frombuffer(self.p1, dtype=np.float64)[
                 j0 + 1 : j0 + 1 + k
             ]
-        self.cpu += _time.process_time() - c0
+        self.cpu += self.clock() - c0
 
     # ------------------------------------------------------------------ metrics and rows
 

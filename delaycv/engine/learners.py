@@ -3,6 +3,7 @@
 A river learner is made by :func:`delaycv.protocol.learners.make_river_learner`; a MOA learner by
 :class:`delaycv.jvm.learner.MoaClassifier`, imported only when a MOA learner is asked for, so that
 a run of river learners imports neither :mod:`delaycv.jvm` nor JPype and starts no JVM.
+:func:`folds_in_threads` says whether a learner's folds run in threads or in processes.
 """
 
 from __future__ import annotations
@@ -22,3 +23,16 @@ def make_learner(spec: Any, seed: int | None = None, *, where: str = "learner") 
 
         return MoaClassifier(spec, seed, where=where)
     return make_river_learner(spec, seed, where=where)
+
+
+def folds_in_threads(spec: Any, observed: bool = False) -> bool:
+    """Whether the folds of ``spec`` run in parallel in threads of this process rather than in
+    processes: a MOA learner whose Java loop runs (not ``observed``: the Python loop serves
+    observers). The Java loop lets go of the interpreter's lock while Java runs, and one JVM
+    then serves every fold: no second JVM start, no second JIT warm-up, no stream pickled and no
+    table sent between processes. River learners hold the lock, and run in processes."""
+    if observed or not is_moa_spec(spec):
+        return False
+    from delaycv.jvm import rows
+
+    return rows.USABLE

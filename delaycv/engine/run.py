@@ -17,7 +17,7 @@ from delaycv.data.stream import has_effort
 from delaycv.data.stream_file import StreamFile
 from delaycv.engine.checkpoints import checkpoint_positions
 from delaycv.engine.folds import one_line, run_folds
-from delaycv.engine.learners import make_learner
+from delaycv.engine.learners import folds_in_threads, make_learner
 from delaycv.engine.parallel import run_parallel
 from delaycv.engine.progress import Progress
 from delaycv.engine.tables import RUN_KEYS, folds_table, summarize
@@ -210,12 +210,16 @@ def evaluate(
     effort = has_effort(stream.metadata)
     wall0, cpu0 = _time.monotonic(), _time.process_time()
     reporter = Progress(len(stream) * len(settings.folds)) if progress is True else progress or None
+    # folds in parallel: in threads of this process or in worker processes
     parallel = settings.jobs > 1 and len(settings.folds) > 1
+    threads = parallel and folds_in_threads(settings.learner, observer_factory is not None)
+    processes = parallel and not threads
     outputs = _fold_outputs(
         stream,
         settings,
         positions,
-        parallel=parallel,
+        processes=processes,
+        threads=settings.jobs if threads else 1,
         observer_factory=observer_factory,
         reporter=reporter,
         on_rows=on_rows,
@@ -229,7 +233,7 @@ def evaluate(
     if settings.keep_predictions:
         predictions = pd.concat([o.predictions for o in outputs], ignore_index=True)
     info = _run_info(stream, settings, outputs, keys, positions, before)
-    _timings(info, settings.timing, outputs, parallel, wall0, cpu0)
+    _timings(info, settings.timing, outputs, processes, wall0, cpu0)
     observers = [o.observer for o in outputs] if observer_factory is not None else None
     return EvaluationResult(table, predictions, summarize(table), observers, info)
 
@@ -261,11 +265,22 @@ def _warnings_before(stream, settings: RunSettings) -> list[str]:
 
 
 def _fold_outputs(
-    stream, settings, positions, *, parallel, observer_factory, reporter, on_rows, keys, effort
+    stream,
+    settings,
+    positions,
+    *,
+    processes,
+    threads,
+    observer_factory,
+    reporter,
+    on_rows,
+    keys,
+    effort,
 ) -> list:
-    """The folds' outputs, in fold order: from worker processes (``parallel``; their rows come
-    back at their end), else from this one, handing ``on_rows`` each chunk's fold table."""
-    if parallel:
+    """The folds' outputs, in fold order: from worker processes (``processes``; their rows come
+    back at their end), else from this one (in ``threads`` threads), handing ``on_rows`` each
+    chunk's fold table."""
+    if processes:
         return run_parallel(
             stream, settings, positions, observer_factory=observer_factory, reporter=reporter
         )
@@ -283,6 +298,7 @@ def _fold_outputs(
                 rows, keys, settings.estimator.kind, settings.effort_scope.label if effort else None
             )
         ),
+        threads=threads,
     )
 
 
@@ -333,9 +349,10 @@ def _run_info(stream, settings: RunSettings, outputs, keys: dict, positions, bef
     return info
 
 
-def _timings(info: dict, timing: bool, outputs, parallel: bool, wall0: float, cpu0: float) -> None:
+def _timings(info: dict, timing: bool, outputs, processes: bool, wall0: float, cpu0: float) -> None:
     """With ``timing``, add the run's wall and CPU seconds to ``info`` (the CPU of this process
-    since ``cpu0``, plus the workers' when ``parallel``); without, drop the folds' CPU seconds."""
+    since ``cpu0``, plus the workers' when the folds ran in ``processes``); without, drop the
+    folds' CPU seconds."""
     if not timing:
         for f in info["folds"]:
             f.pop("cpu_seconds", None)
@@ -344,7 +361,7 @@ def _timings(info: dict, timing: bool, outputs, parallel: bool, wall0: float, cp
     info["cpu_seconds"] = (
         _time.process_time()
         - cpu0
-        + (sum(o.info["cpu_seconds"] for o in outputs) if parallel else 0.0)
+        + (sum(o.info["cpu_seconds"] for o in outputs) if processes else 0.0)
     )
 
 

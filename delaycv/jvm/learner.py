@@ -273,6 +273,8 @@ class MoaClassifier:
 
         #: the Java fold loop (delaycv.jvm.rows), or None: the engine's loops call this object
         self.run_rows = rows.run_rows if rows.usable() else None
+        #: what the folds' Java loops share of a chunk, made once before they run it in threads
+        self.prepare_rows = rows.prepare_chunk if self.run_rows is not None else None
 
     @property
     def spec(self) -> dict:

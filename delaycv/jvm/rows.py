@@ -143,6 +143,13 @@ def _chunk_arrays(view, slots) -> dict:
     return arrays
 
 
+def prepare_chunk(view, slots) -> None:
+    """Make the Java record of the chunk ``view`` that every fold's loop reads (a learner's
+    ``prepare_rows``: called once before the folds run the chunk in threads, which then only
+    read it)."""
+    _chunk_arrays(view, slots)
+
+
 def _labels(arrays: dict, values: list):
     got = arrays["labels"].get(id(values))
     if got is None or got[0] is not values:

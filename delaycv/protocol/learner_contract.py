@@ -25,6 +25,11 @@ the engine passes in. Besides the fold's arrays and settings (``learner``, ``thr
 calls the fold's hooks: ``fold.checkpoint(...)`` at each checkpoint it reaches, and
 ``fold.note_instance(err, m)`` on an exception raised while instance m was processed (the engine
 then names the learner, the fold and the instance); it imports nothing of the engine.
+
+Folds may run ``run_rows`` in threads of one process, each fold in one thread at a time
+(:func:`delaycv.engine.folds.run_folds`): a loop changes nothing but its fold, and reads the chunk.
+A learner whose loop shares something of the chunk between folds makes it in
+``prepare_rows(view, slots)``, which the engine calls once per chunk before the threads start.
 """
 
 from __future__ import annotations

@@ -188,6 +188,7 @@ def test_scripts_import_only_the_frame_before_it_checks_the_code(script):
         "delaycv.study.digests",
         "delaycv.study.job",
         "delaycv.common",
+        "delaycv.common.cache",
         "delaycv.common.errors",
         "delaycv.common.interrupt",
     }

@@ -407,6 +407,20 @@ def test_jobs_give_the_same_result_and_return_the_observers():
     assert [len(o.evaluations) for o in one.observers] == observed["evaluated"].tolist()
 
 
+def test_folds_in_threads_give_the_same_result(monkeypatch):
+    """Threads run the folds of MOA learners (their Java loop lets go of Python's lock); with
+    any learner they give one thread's result: a fold shares only the chunk, which it reads."""
+    stream = random_stream(np.random.default_rng(12), 300)
+    args = ("naive_bayes.GaussianNB", "hitl_4s_9s", {"scheme": "bootstrap", "folds": 3})
+    kw = dict(seed=1, every=25, timing=False, keep_predictions=True)
+    one = evaluate(stream, *args, **kw)
+    monkeypatch.setattr("delaycv.engine.run.folds_in_threads", lambda *args: True)
+    reported = []
+    threads = evaluate(stream, *args, jobs=2, progress=reported.append, **kw)
+    assert one.folds.equals(threads.folds) and one.predictions.equals(threads.predictions)
+    assert sum(reported) == 3 * 300
+
+
 def test_timing_and_memory_columns():
     stream = random_stream(np.random.default_rng(1), 20)
     r = evaluate(stream, "tree.HoeffdingTreeClassifier", "ideal", {}, seed=1, every=10)

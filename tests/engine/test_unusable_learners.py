@@ -465,3 +465,13 @@ def test_api(caplog):
         delaycv.evaluate(stream, spec(NoneFromTheStart), progress=False)
     with pytest.raises(ConfigError, match="on fold 0 at instance 100: its predict_proba_one"):
         delaycv.evaluate(stream, spec(NanLater), folds=2, progress=False)
+
+
+def test_a_failure_in_a_fold_s_thread_is_the_same_error(monkeypatch):
+    """Folds in threads (MOA learners' --jobs; any learner gives the same result there): a
+    learner's failure in its thread names its fold and instance as in one thread."""
+    stream = generate_stream(rows=300, seed=5)
+    monkeypatch.setattr("delaycv.engine.run.folds_in_threads", lambda *args: True)
+    for jobs in (1, 2):
+        with pytest.raises(ConfigError, match="on fold 0 at instance 100: its predict_proba_one"):
+            delaycv.evaluate(stream, spec(NanLater), folds=2, jobs=jobs, progress=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import zipfile
 
 import numpy as np
@@ -270,14 +271,34 @@ def test_seeds_make_independent_replicates(moa, brackets):
     assert np.array_equal(p1(tree, 1), p1(tree, 2))
 
 
-def test_worker_processes_give_the_same_files(moa, brackets, tmp_path):
-    """--jobs 2: a JVM per worker; the outputs equal one process's."""
+def test_folds_in_threads_and_in_processes_give_the_same_tables(moa, brackets, monkeypatch):
+    """--jobs 2 with a MOA learner: the folds run in two threads of this process, which has one
+    JVM (the Java loop lets go of Python's lock); in worker processes, a JVM each. Both give the
+    tables of one thread, and count each CPU second once."""
+    from delaycv.jvm import rows
+
     stream = brackets.subset(0, 3000)
-    common = {**HITL, "folds": 4, "every": 250}
+    common = {**HITL, "folds": 4, "every": 250, "predictions": True}
     spec = "moa:meta.OzaBag -l trees.HoeffdingTree -s 3"
-    one = delaycv.evaluate(stream, spec, jobs=1, **common).folds
-    two = delaycv.evaluate(stream, spec, jobs=2, **common).folds
-    pd.testing.assert_frame_equal(one, two)
+    one = delaycv.evaluate(stream, spec, jobs=1, **common)
+    ran_in = set()
+    java_loop = rows.run_rows
+
+    def recorded(*args):
+        ran_in.add(threading.current_thread().name)
+        return java_loop(*args)
+
+    monkeypatch.setattr(rows, "run_rows", recorded)
+    threads = delaycv.evaluate(stream, spec, jobs=2, **common)
+    assert len(ran_in) == 2 and all(name.startswith("delaycv-fold") for name in ran_in)
+    monkeypatch.setattr("delaycv.engine.run.folds_in_threads", lambda *args: False)
+    processes = delaycv.evaluate(stream, spec, jobs=2, **common)
+    for other in (threads, processes):
+        pd.testing.assert_frame_equal(one.folds, other.folds)
+        pd.testing.assert_frame_equal(one.predictions, other.predictions)
+    # a fold's CPU is its thread's: the folds' seconds are within the process's
+    timed = delaycv.evaluate(stream.subset(0, 1000), spec, jobs=2, **{**common, "timing": True})
+    assert 0 < sum(f["cpu_seconds"] for f in timed.info["folds"]) <= timed.info["cpu_seconds"]
 
 
 def test_a_learner_object(moa, brackets):
