@@ -1,32 +1,33 @@
-"""delaycv with a MOA learner against MOA's own ``EvaluatePrequentialDelayedCV``, whole processes.
+"""delaycv with MOA learners against MOA's own ``EvaluatePrequentialDelayedCV``, whole processes.
 
-The same stream for both: the Commit Guru project git(master) (43.7k rows), and git(master) then
-gimp(master) (90.4k rows, gimp's times shifted to follow git's), converted by delaycv from
-``../shared/datasets/`` and handed to MOA as the ARFF of the features delaycv's MOA learners see
-(:func:`delaycv.jvm.task.write_arff`). HoeffdingTree with its defaults, 10 folds, bootstrap, a
-delay of 100 instances, a row every 500 instances:
+The same stream for both: the Commit Guru project git(master) (43.7k rows; with ``--long`` also
+git(master) then gimp(master), 90.4k rows, gimp's times shifted to follow git's), converted by
+delaycv from ``../shared/datasets/`` and handed to MOA as the ARFF of the features delaycv's MOA
+learners see (:func:`delaycv.jvm.task.write_arff`). Bootstrap with 10 folds, a delay of 100
+instances, a row every 500 instances, for HoeffdingTree and OzaBag of 10 HoeffdingTrees:
 
     delaycv evaluate STREAM --learner "moa:trees.HoeffdingTree" --validation bootstrap --folds 10 \\
-        --policy delay --window 100i --every 500 --out DIR --quiet
+        --policy delay --window 100i --every 500 --out DIR --quiet [--jobs 2]
     java -cp moa.jar moa.DoTask "EvaluatePrequentialDelayedCV -l (trees.HoeffdingTree) \\
-        -s (ArffFileStream -f STREAM.arff -c -1) -w 10 -a Bootstrap-Validation -k 100 -f 500"
+        -s (ArffFileStream -f STREAM.arff -c -1) -w 10 -a Bootstrap-Validation -k 100 -f 500" -S
 
 (bootstrap: each draws its own weights, so the numbers differ; the tests check exactness where a
-mapping exists). MOA runs twice: as above, and with DoTask's ``-S`` (no status lines): without it,
-DoTask's main thread checks for the task's end once a second while it prints the status, so its
-wall time is the JVM's start plus whole seconds. The commands run interleaved, ``--runs`` times
-each; printed per stream: the median wall time and CPU time (user + system of the process and its
-threads) of each, the ratios (delaycv / MOA) against both, and the machine's load average before
-and after. Target (issue 30): every ratio at most 2; the exit status is 1 when one is above.
+mapping exists). DoTask's ``-S`` skips its status lines: without it, DoTask's main thread checks
+for the task's end once a second while it prints the status, so its wall time is the JVM's start
+plus whole seconds. The commands run interleaved, ``--runs`` times each. Printed per stream and
+learner: the median wall time, CPU time (user + system of the process and its threads) and peak
+resident set (the process's ``ru_maxrss``, from ``wait4``) of delaycv with ``--jobs 1`` and
+``--jobs 2`` and of MOA's task, and the ratios that issue 40 sets targets for; then the whole
+process of a 200-row run (MOA's NaiveBayes and river's GaussianNB) and of ``delaycv --help``. The
+exit status is 1 when a ratio misses its target.
 
-    python benchmarks/bench_moa.py [--runs 5]
+    python benchmarks/bench_moa.py [--runs 5] [--long]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -40,11 +41,28 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "datasets" / "commit_guru_dataset" / "cut2years"
 PROJECTS = {"git": "0_git(master).arff", "gimp": "0_gimp(master).arff"}
-TARGET = 2.0
+LEARNERS = {
+    "HoeffdingTree": "trees.HoeffdingTree",
+    "OzaBag(10)": "meta.OzaBag -l trees.HoeffdingTree -s 10",
+}
+#: (what, learner, target): the most each ratio may be (issue 40)
+TARGETS = (
+    ("--jobs 2 / --jobs 1, wall", "OzaBag(10)", 0.65),
+    ("--jobs 2 / --jobs 1, wall", "HoeffdingTree", 0.85),
+    ("--jobs 2 / --jobs 1, CPU", "OzaBag(10)", 1.15),
+    ("--jobs 2 / --jobs 1, CPU", "HoeffdingTree", 1.15),
+    ("--jobs 2 / MOA -S, wall", "OzaBag(10)", 0.7),
+    ("--jobs 2 / MOA -S, wall", "HoeffdingTree", 1.2),
+    ("--jobs 1 / MOA -S, wall", "HoeffdingTree", 1.5),
+    ("--jobs 1 / MOA -S, peak RSS", "HoeffdingTree", 1.0),
+    ("--jobs 1 / MOA -S, peak RSS", "OzaBag(10)", 1.1),
+)
+#: the most a 200-row run of a MOA learner may take, whole process (seconds)
+SMALL_RUN_TARGET = 0.5
 
 
-def streams(tmp: Path) -> dict[str, Path]:
-    """The two benchmark streams as Parquet (delaycv) and ARFF (MOA), written into ``tmp``."""
+def streams(tmp: Path, long: bool) -> dict[str, Path]:
+    """The benchmark streams as Parquet (delaycv) and ARFF (MOA), written into ``tmp``."""
     from delaycv.data.convert import convert_file
     from delaycv.data.stream import Stream
     from delaycv.data.stream_file import read_stream, write_stream
@@ -57,86 +75,135 @@ def streams(tmp: Path) -> dict[str, Path]:
         convert_file(DATA / file, tmp / f"{name}.parquet", preset="commit-guru")
         read[name] = read_stream(tmp / f"{name}.parquet")
     git, gimp = read["git"], read["gimp"]
-    shift = int(git.time[-1]) - int(gimp.time[0]) + 1
-    both = Stream(
-        time=np.concatenate([git.time, gimp.time + shift]),
-        label=np.concatenate([git.label, gimp.label]),
-        label_time=np.concatenate([git.label_time, gimp.label_time + shift]),
-        features=pd.concat([git.features, gimp.features], ignore_index=True),
-        metadata={**git.metadata, "dataset": "git_gimp"},
-        effort=np.concatenate([git.effort, gimp.effort]),
-    )
-    write_stream(both, tmp / "git_gimp.parquet")
+    chosen = {"git(master)": ("git", git)}
+    if long:
+        shift = int(git.time[-1]) - int(gimp.time[0]) + 1
+        both = Stream(
+            time=np.concatenate([git.time, gimp.time + shift]),
+            label=np.concatenate([git.label, gimp.label]),
+            label_time=np.concatenate([git.label_time, gimp.label_time + shift]),
+            features=pd.concat([git.features, gimp.features], ignore_index=True),
+            metadata={**git.metadata, "dataset": "git_gimp"},
+            effort=np.concatenate([git.effort, gimp.effort]),
+        )
+        write_stream(both, tmp / "git_gimp.parquet")
+        chosen["git(master)+gimp"] = ("git_gimp", both)
     out = {}
-    for name, stream in (("git(master)", git), ("git(master)+gimp", both)):
-        stem = "git" if stream is git else "git_gimp"
+    for name, (stem, stream) in chosen.items():
         write_arff(stream, tmp / f"{stem}.arff")
         out[name] = tmp / stem
+    # the 200-row stream of the small runs
+    write_stream(git.subset(0, 200), tmp / "small.parquet")
     return out
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds (the child's user + system, threads included) of one process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def timed(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system, threads included) and peak RSS (MiB) of one
+    process."""
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"bench_moa: {cmd[0]} failed: {done.stderr.strip()[-500:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read()
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise SystemExit(f"bench_moa: {' '.join(cmd[:3])} failed: {err.strip()[-500:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def medians(commands: dict[str, list[str]], runs: int) -> dict[str, tuple[float, float, float]]:
+    """Each command once to warm the file cache, then ``runs`` interleaved rounds: the medians."""
+    for cmd in commands.values():
+        timed(cmd)
+    times: dict[str, list] = {k: [] for k in commands}
+    for _ in range(runs):
+        for key, cmd in commands.items():
+            times[key].append(timed(cmd))
+    return {
+        k: tuple(statistics.median(r[i] for r in v) for i in range(3)) for k, v in times.items()
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--long", action="store_true", help="also git(master) then gimp")
     args = parser.parse_args()
     from delaycv.jvm import rows
     from delaycv.jvm.jar import locate
     from delaycv.jvm.task import task_command
 
     jar = locate()
-    print(f"bench_moa: MOA learners run {rows.status()}; load {os.getloadavg()[0]:.2f}")
-    delaycv = [str(Path(sys.executable).with_name("delaycv"))]
-    failed = False
+    print(f"bench_moa: MOA learners run {rows.status()}; {os.cpu_count()} cores; "
+          f"load {os.getloadavg()[0]:.2f}")  # fmt: skip
+    delaycv = str(Path(sys.executable).with_name("delaycv"))
+    missed = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, stem in streams(Path(tmp)).items():
-            ours = [
-                *delaycv, "evaluate", f"{stem}.parquet", "--learner", "moa:trees.HoeffdingTree",
-                "--validation", "bootstrap", "--folds", "10", "--policy", "delay",
-                "--window", "100i", "--every", "500", "--out", f"{tmp}/run", "--quiet",
-            ]  # fmt: skip
-            task = task_command(
-                Path(f"{stem}.arff"), "trees.HoeffdingTree", folds=10, method="bootstrap",
-                delay=100, every=500,
-            )  # fmt: skip
-            commands = {
-                "delaycv": ours,
-                "MOA": ["java", "-cp", str(jar), "moa.DoTask", task],
-                "MOA -S": ["java", "-cp", str(jar), "moa.DoTask", task, "-S"],
-            }
-            times: dict[str, list] = {k: [] for k in commands}
-            for cmd in commands.values():
-                timed(cmd)  # warm the file cache and the JVM's class data
-            for _ in range(args.runs):
-                for key, cmd in commands.items():
-                    times[key].append(timed(cmd))
-            med = {
-                k: [statistics.median(r[i] for r in v) for i in (0, 1)] for k, v in times.items()
-            }
-            line = f"{name}: delaycv {med['delaycv'][0]:.2f} s wall, {med['delaycv'][1]:.2f} s CPU"
-            for moa in ("MOA", "MOA -S"):
-                wall = med["delaycv"][0] / med[moa][0]
-                cpu = med["delaycv"][1] / med[moa][1]
-                failed |= wall > TARGET or cpu > TARGET
-                line += (
-                    f"; {moa} {med[moa][0]:.2f} s wall, {med[moa][1]:.2f} s CPU: ratios "
-                    f"wall {wall:.2f}, CPU {cpu:.2f}"
+        for name, stem in streams(Path(tmp), args.long).items():
+            for label, learner in LEARNERS.items():
+                ours = [
+                    delaycv, "evaluate", f"{stem}.parquet", "--learner", f"moa:{learner}",
+                    "--validation", "bootstrap", "--folds", "10", "--policy", "delay",
+                    "--window", "100i", "--every", "500", "--out", f"{tmp}/run", "--quiet",
+                ]  # fmt: skip
+                task = task_command(
+                    Path(f"{stem}.arff"), learner, folds=10, method="bootstrap", delay=100,
+                    every=500,
+                )  # fmt: skip
+                med = medians(
+                    {
+                        "--jobs 1": ours,
+                        "--jobs 2": [*ours, "--jobs", "2"],
+                        "MOA -S": ["java", "-cp", str(jar), "moa.DoTask", task, "-S"],
+                    },
+                    args.runs,
                 )
-            print(f"{line} (target <= {TARGET:g})")
-    print(f"bench_moa: load {os.getloadavg()[0]:.2f} after")
-    return 1 if failed else 0
+                print(f"\n{name}, {label}: medians of {args.runs} (wall s, CPU s, peak RSS MiB)")
+                for key, (wall, cpu, rss) in med.items():
+                    print(f"  {key:9} {wall:7.2f} {cpu:7.2f} {rss:8.0f}")
+                ratios = {
+                    "--jobs 2 / --jobs 1, wall": med["--jobs 2"][0] / med["--jobs 1"][0],
+                    "--jobs 2 / --jobs 1, CPU": med["--jobs 2"][1] / med["--jobs 1"][1],
+                    "--jobs 1 / MOA -S, wall": med["--jobs 1"][0] / med["MOA -S"][0],
+                    "--jobs 1 / MOA -S, CPU": med["--jobs 1"][1] / med["MOA -S"][1],
+                    "--jobs 2 / MOA -S, wall": med["--jobs 2"][0] / med["MOA -S"][0],
+                    "--jobs 1 / MOA -S, peak RSS": med["--jobs 1"][2] / med["MOA -S"][2],
+                }
+                for what, value in ratios.items():
+                    target = next((t for w, lr, t in TARGETS if w == what and lr == label), None)
+                    verdict = ""
+                    if target is not None and name == "git(master)":
+                        ok = value <= target
+                        verdict = f"  (target <= {target:g}: {'met' if ok else 'MISSED'})"
+                        if not ok:
+                            missed.append(f"{name}, {label}: {what} {value:.2f}")
+                    print(f"  {what:28} {value:5.2f}{verdict}")
+        small = f"{tmp}/small.parquet"
+        base = [delaycv, "evaluate", small, "--out", f"{tmp}/small", "--quiet"]
+        med = medians(
+            {
+                "MOA NaiveBayes": [*base, "--learner", "moa:bayes.NaiveBayes"],
+                "river GaussianNB": [*base, "--learner", "naive_bayes.GaussianNB"],
+                "delaycv --help": [delaycv, "--help"],
+            },
+            args.runs,
+        )
+        print(
+            f"\na 200-row run, whole process: medians of {args.runs} (wall s, CPU s, peak RSS MiB)"
+        )
+        for key, (wall, cpu, rss) in med.items():
+            verdict = ""
+            if key.startswith("MOA"):
+                ok = wall <= SMALL_RUN_TARGET
+                verdict = f"  (target <= {SMALL_RUN_TARGET:g} s: {'met' if ok else 'MISSED'})"
+                if not ok:
+                    missed.append(f"a 200-row run of {key}: {wall:.2f} s")
+            print(f"  {key:17} {wall:6.2f} {cpu:6.2f} {rss:7.0f}{verdict}")
+    print(f"\nbench_moa: load {os.getloadavg()[0]:.2f} after; targets missed: {len(missed)}")
+    for line in missed:
+        print(f"  {line}")
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":

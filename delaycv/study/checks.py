@@ -26,6 +26,7 @@ from delaycv.protocol.checkpoints import check_checkpoint_request
 from delaycv.study.datasets import check_dataset_file, check_same_streams, stream_file
 from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
 from delaycv.study.mistakes import Mistakes, with_source
+from delaycv.study.passed_checks import passed_before, remember_passed
 from delaycv.study.policy_grids import all_policies, resolve_contrasts
 from delaycv.study.stage_settings import figure_metrics
 
@@ -354,8 +355,9 @@ _FIRST_INSTANCES = (({"a": 0.0, "b": 1.0}, 0), ({"a": 1.0, "b": 0.5}, 1))
 def _check_learner_runs(name: str, spec: dict, source: str) -> None:
     """Build the learner (its class exists, river accepts its parameters), then let it predict and
     learn two numeric instances: river checks few parameter types when it builds a learner, and
-    a value of the wrong type (``grace_period: "200"``) fails on its first instance. A MOA
-    learner: MOA builds it and it runs two instances, in this process's JVM
+    a value of the wrong type (``grace_period: "200"``) fails on its first instance; a spec that
+    passed with the same river and delaycv is not built again (:mod:`delaycv.study.passed_checks`).
+    A MOA learner: MOA builds it and it runs two instances, in this process's JVM
     (:func:`delaycv.jvm.learner.check_learner`)."""
     from delaycv.protocol.learners import learner_label, make_river_learner
     from delaycv.protocol.moa_spec import is_moa_spec
@@ -365,6 +367,8 @@ def _check_learner_runs(name: str, spec: dict, source: str) -> None:
         from delaycv.jvm.learner import check_learner
 
         with_source(check_learner, spec, where=key, source=source)
+        return
+    if passed_before(spec):
         return
     model = with_source(make_river_learner, copy.deepcopy(spec), where=key, source=source)
     try:
@@ -378,6 +382,7 @@ def _check_learner_runs(name: str, spec: dict, source: str) -> None:
             location=f"key {key}" + ("" if "pipeline" in spec else ".params"),
             expected="parameter values of the types the learner takes",
         ) from None
+    remember_passed(spec)
 
 
 def _check_metrics(

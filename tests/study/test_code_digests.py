@@ -28,6 +28,7 @@ STUDY_CONFIG_MODULES = (
     "loading",
     "mistakes",
     "overrides",
+    "passed_checks",
     "policy_grids",
     "runs",
     "schema",

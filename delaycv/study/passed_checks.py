@@ -1,0 +1,59 @@
+"""River learner specs whose load-time check passed, remembered in the user's cache folder.
+
+A study's load-time check builds each river learner and lets it run two instances
+(:func:`delaycv.study.checks.check_study`); that imports river (and scipy with it), about 1.8 s of
+CPU at every Snakemake start. A spec that passed is remembered as an empty file in
+``<cache>/delaycv/learner-checks/`` (:func:`delaycv.common.cache.cache_dir`), named by the SHA-256
+of what the outcome depends on: the spec (as JSON), the installed river's version, the Python
+version, and the code digest of the check and of the learner builder (:data:`CHECK_MODULES`,
+:func:`delaycv.study.digests.source_digest`). A new spec, another river or another delaycv checks
+again. A spec that failed is never remembered, so that its error is made afresh each time. A
+cache folder that cannot be read or written only costs the check's time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from delaycv.common.cache import cache_dir
+from delaycv.study.digests import source_digest
+
+#: the cache folder's subfolder of the specs that passed
+FOLDER = "learner-checks"
+#: the modules whose code decides whether a spec passes (their imports are followed)
+CHECK_MODULES = ("delaycv.study.checks", "delaycv.protocol.learners")
+
+
+def _entry(spec: Any) -> Path | None:
+    """The file that says ``spec`` passed, or None when ``spec`` cannot be named (not JSON) or
+    river is not installed."""
+    try:
+        text = json.dumps(spec, sort_keys=True, allow_nan=False)
+        river = importlib.metadata.version("river")
+    except (TypeError, ValueError, importlib.metadata.PackageNotFoundError):
+        return None
+    code = source_digest(CHECK_MODULES)
+    key = hashlib.sha256(f"{text}\0{river}\0{sys.version}\0{code}".encode()).hexdigest()
+    return cache_dir() / FOLDER / key
+
+
+def passed_before(spec: Any) -> bool:
+    """Whether ``spec`` passed the check before, with this river, Python and delaycv."""
+    entry = _entry(spec)
+    return entry is not None and entry.is_file()
+
+
+def remember_passed(spec: Any) -> None:
+    """Remember that ``spec`` passed (nothing if the cache folder cannot be written)."""
+    entry = _entry(spec)
+    if entry is None:
+        return
+    with contextlib.suppress(OSError):
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.touch()
