@@ -240,7 +240,7 @@ def _output_options(g) -> None:
         "--jobs",
         type=int,
         default=1,
-        help="folds in N at once: threads for MOA learners, processes for river learners (same output)",
+        help="folds in N at once: threads with a MOA learner, processes with river's (same output)",
     )
     g.add_argument(
         "--quiet", action="store_true", help="no progress on stderr, no summary on stdout"
