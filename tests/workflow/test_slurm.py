@@ -143,13 +143,12 @@ def test_a_job_killed_for_memory_is_retried_with_more_and_completes_with_the_loc
 
 
 def test_moa_learners_run_as_slurm_jobs_with_the_local_results(cluster, moa, tmp_path):
-    """A study with MOA learners beside a river one (a JVM in every evaluate job, the jar from
-    the user's cache) through the SLURM profile: the same tables as a local run."""
+    """A study with a MOA learner beside a river one (a JVM in every evaluate job of it, the jar
+    from the user's cache) through the SLURM profile: the same tables as a local run."""
     config = read_config(SMALL)
     config["learners"] = {
         "nb": config["learners"]["nb"],
         "ht_moa": {"moa": "trees.HoeffdingTree -g 50"},
-        "bag_moa": {"moa": "meta.OzaBag -l trees.HoeffdingTree -s 3"},
     }
     local = copy_workflow(tmp_path / "local", config)
     run(local, "--cores", "2")
@@ -158,7 +157,7 @@ def test_moa_learners_run_as_slurm_jobs_with_the_local_results(cluster, moa, tmp
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:] + cluster.logs()
     slurm = pd.read_parquet(workdir / "results" / "merged.parquet")
     here = pd.read_parquet(local / "results" / "merged.parquet")
-    assert set(slurm["learner"]) == {"nb", "ht_moa", "bag_moa"}
+    assert set(slurm["learner"]) == {"nb", "ht_moa"}
     pd.testing.assert_frame_equal(
         slurm.drop(columns="cpu_seconds"), here.drop(columns="cpu_seconds")
     )
