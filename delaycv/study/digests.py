@@ -16,8 +16,9 @@ parses every module again. An entry that does not match its checksum is learnt a
 replaced; a cache folder that cannot be written costs time, nothing else.
 
 This module is in no stage's digest (it changes no result), and imports nothing but the standard
-library, :mod:`delaycv.common.cache` and :mod:`delaycv.common.errors`: a job pays nothing for it
-before its own imports.
+library, :mod:`delaycv.common.cache` and :mod:`delaycv.common.errors` (and
+:mod:`delaycv.common.atomic` when it stores facts): a job pays nothing for it before its own
+imports.
 """
 
 from __future__ import annotations
@@ -289,17 +290,14 @@ def _load_facts(entry: Path) -> _FileFacts | None:
 
 
 def _store_facts(entry: Path, facts: _FileFacts) -> None:
-    """Write ``facts`` at ``entry`` (write, then rename: readers never see a part); a folder
-    that cannot be written is skipped."""
+    """Write ``facts`` at ``entry`` all or nothing (:func:`delaycv.common.atomic.atomic_path`,
+    imported here: only a file not seen before pays for it); a folder that cannot be written is
+    skipped."""
+    from delaycv.common.atomic import atomic_path
+
     payload = marshal.dumps((facts.imports, facts.reads_docstrings, facts.meaning))
-    part = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError), atomic_path(entry) as part:
         part.write_bytes(hashlib.sha256(payload).digest() + payload)
-        os.replace(part, entry)
-    except OSError:
-        with contextlib.suppress(OSError):
-            part.unlink()
 
 
 def _learn_facts(source: bytes) -> _FileFacts:
