@@ -26,7 +26,7 @@ from delaycv.protocol.checkpoints import check_checkpoint_request
 from delaycv.study.datasets import check_dataset_file, check_same_streams, stream_file
 from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
 from delaycv.study.mistakes import Mistakes, with_source
-from delaycv.study.passed_checks import passed_before, remember_passed
+from delaycv.study.passed_checks import passed_before, passed_entry, remember_passed
 from delaycv.study.policy_grids import all_policies, resolve_contrasts
 from delaycv.study.stage_settings import figure_metrics
 
@@ -368,7 +368,8 @@ def _check_learner_runs(name: str, spec: dict, source: str) -> None:
 
         with_source(check_learner, spec, where=key, source=source)
         return
-    if passed_before(spec):
+    passed = passed_entry(spec)
+    if passed_before(passed):
         return
     model = with_source(make_river_learner, copy.deepcopy(spec), where=key, source=source)
     try:
@@ -382,7 +383,7 @@ def _check_learner_runs(name: str, spec: dict, source: str) -> None:
             location=f"key {key}" + ("" if "pipeline" in spec else ".params"),
             expected="parameter values of the types the learner takes",
         ) from None
-    remember_passed(spec)
+    remember_passed(passed)
 
 
 def _check_metrics(

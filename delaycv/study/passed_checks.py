@@ -30,9 +30,10 @@ FOLDER = "learner-checks"
 CHECK_MODULES = ("delaycv.study.checks", "delaycv.protocol.learners")
 
 
-def _entry(spec: Any) -> Path | None:
-    """The file that says ``spec`` passed, or None when ``spec`` cannot be named (not JSON) or
-    river is not installed."""
+def passed_entry(spec: Any) -> Path | None:
+    """The file that says ``spec`` passed (whether or not it exists), or None when ``spec``
+    cannot be named (not JSON) or river is not installed. Made once per check: it reads the
+    check's code digest and river's version."""
     try:
         text = json.dumps(spec, sort_keys=True, allow_nan=False)
         river = importlib.metadata.version("river")
@@ -43,15 +44,15 @@ def _entry(spec: Any) -> Path | None:
     return cache_dir() / FOLDER / key
 
 
-def passed_before(spec: Any) -> bool:
-    """Whether ``spec`` passed the check before, with this river, Python and delaycv."""
-    entry = _entry(spec)
+def passed_before(entry: Path | None) -> bool:
+    """Whether the spec of ``entry`` (:func:`passed_entry`) passed the check before, with this
+    river, Python and delaycv."""
     return entry is not None and entry.is_file()
 
 
-def remember_passed(spec: Any) -> None:
-    """Remember that ``spec`` passed (nothing if the cache folder cannot be written)."""
-    entry = _entry(spec)
+def remember_passed(entry: Path | None) -> None:
+    """Remember that the spec of ``entry`` passed (nothing if the cache folder cannot be
+    written)."""
     if entry is None:
         return
     with contextlib.suppress(OSError):

@@ -36,17 +36,21 @@ def cache(tmp_path, monkeypatch):
     return built
 
 
+def passed(spec) -> bool:
+    return passed_checks.passed_before(passed_checks.passed_entry(spec))
+
+
 def study(**learners) -> dict:
     return {**copy.deepcopy(SMALL), "learners": learners}
 
 
 def test_a_spec_that_passed_is_not_built_again(cache):
     load_config(study(nb=NB), name="config.yaml")
-    assert len(cache) == 1 and passed_checks.passed_before(NB)
+    assert len(cache) == 1 and passed(NB)
     load_config(study(nb=NB, other_name=NB), name="config.yaml")  # the spec, not its name
     assert len(cache) == 1
     with_params = {"class": "river.linear_model.LogisticRegression", "params": {"l2": 0.1}}
-    assert not passed_checks.passed_before(with_params)
+    assert not passed(with_params)
     load_config(study(nb=with_params), name="config.yaml")
     assert len(cache) == 2
 
@@ -56,23 +60,23 @@ def test_a_spec_that_failed_is_checked_again_each_time(cache):
     for attempt in (1, 2):
         with pytest.raises(ConfigError, match="grace_period"):
             load_config(study(ht=wrong), name="config.yaml")
-        assert len(cache) == attempt and not passed_checks.passed_before(wrong)
+        assert len(cache) == attempt and not passed(wrong)
 
 
 def test_another_river_or_delaycv_checks_again(cache, monkeypatch):
     load_config(study(nb=NB), name="config.yaml")
-    assert passed_checks.passed_before(NB)
+    assert passed(NB)
     version = passed_checks.importlib.metadata.version
     monkeypatch.setattr(
         passed_checks.importlib.metadata,
         "version",
         lambda name: "0.0.1" if name == "river" else version(name),
     )
-    assert not passed_checks.passed_before(NB)
+    assert not passed(NB)
     monkeypatch.undo()
     monkeypatch.setenv("XDG_CACHE_HOME", str(passed_checks.cache_dir().parent))
     monkeypatch.setattr(passed_checks, "source_digest", lambda modules: "another delaycv")
-    assert not passed_checks.passed_before(NB)
+    assert not passed(NB)
 
 
 def test_a_cache_folder_that_cannot_be_written_only_costs_time(tmp_path, monkeypatch):
@@ -80,4 +84,4 @@ def test_a_cache_folder_that_cannot_be_written_only_costs_time(tmp_path, monkeyp
     blocker.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     load_config(study(nb=NB), name="config.yaml")
-    assert not passed_checks.passed_before(NB)
+    assert not passed(NB)
