@@ -72,6 +72,13 @@ def _grow(array, size, axis=-1, fill=0):
     return grown
 
 
+cdef (double, double) censored_weights(double e):
+    """(weight of an inspected label 0, of a label 1) in F's risk sets: corrected_kernel's."""
+    if not (0 <= e < 0.5):
+        return NAN, NAN
+    return -e / (1.0 - 2.0 * e), (1.0 - e) / (1.0 - 2.0 * e)
+
+
 def posterior(double r, double e):
     """(P(defect | inspected label 0), P(defect | inspected label 1)): corrected_kernel's."""
     cdef double pi, one, zero
@@ -379,7 +386,7 @@ cdef class Kernel:
         cdef double[:, ::1] censored = self.sample_censored
         cdef double[:, ::1] g = self.g
         cdef double[::1] risk = self.work
-        cdef double n0, n1, r, w0, w1, acc, surv, spent, pi, left
+        cdef double n0, n1, r, w0, w1, acc, acc_censored, surv, spent, pi, left
         cdef bint has_F = False
         qi[0, 0] = qi[1, 0] = 0.0
         qi[0, 1] = qi[1, 1] = 1.0
@@ -394,12 +401,14 @@ cdef class Kernel:
                     has_F = True
                     break
         if has_F:
-            # F by delay in risk (in place): at risk from the longest duration down, then F
-            w0, w1 = qi[s_in, 0], qi[s_in, 1]
-            acc = 0.0
+            # F by delay in risk (in place): at risk from the longest duration down (the
+            # censored at least 0), then F
+            w0, w1 = censored_weights(self.error)
+            acc = acc_censored = 0.0
             for d in range(size - 1, -1, -1):
-                acc += events[d] + (w0 * censored[0, today - d] + w1 * censored[1, today - d])
-                risk[d] = acc
+                acc += events[d]
+                acc_censored += w0 * censored[0, today - d] + w1 * censored[1, today - d]
+                risk[d] = acc + (0.0 if acc_censored < 0.0 else acc_censored)
             surv = 1.0
             for d in range(size):
                 if events[d] > 0:

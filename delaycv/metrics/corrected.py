@@ -23,7 +23,9 @@ Each evaluated instance gets an *expected true label* q in [0, 1]:
    ``g(a) = pi (1 - F(a)) / (pi (1 - F(a)) + 1 - pi)``. F is the distribution of the delay from
    an instance to its fix among defective ones (never fixed included): the Kaplan-Meier estimate
    (right-censored at t) from the defective instances of the side whose labels come from an
-   inspection, once its window has ended (their true labels are known whatever their fixes).
+   inspection, once its window has ended (their true labels are known whatever their fixes;
+   with inspection errors the unfixed count in the risk sets with the Rogan-Gladen weights of
+   their labels, :func:`~delaycv.metrics.corrected_kernel.censored_weights`).
    pi is the side's defect rate: its fixes seen over the sum of F at its instances' ages. Without
    an inspected side (or before it has a fix), the Kaplan-Meier estimate H of the delay to a fix
    over the side's own instances gives only the fixes still to come,
@@ -163,9 +165,11 @@ class Disclosure:
 def kaplan_meier(durations, events, weights=None) -> tuple[np.ndarray, np.ndarray]:
     """The Kaplan-Meier estimate of the distribution function F(d) = P(D <= d) of right-censored
     durations: ``durations`` (>= 0), ``events`` (True: the event happened at the duration;
-    False: censored there), ``weights`` (frequency weights, default 1). Returns the distinct
-    event times, ascending, and F at each (a step function, right-continuous; 0 before the
-    first). Ties: events before censorings at the same duration.
+    False: censored there), ``weights`` (frequency weights, default 1; a censored weight may be
+    negative, an unbiased count of defects among noisy labels: the censored at risk at d count at
+    least 0). Returns the distinct event times (of positive weight), ascending, and F at each (a
+    step function, right-continuous; 0 before the first). Ties: events before censorings at the
+    same duration.
 
     >>> times, F = kaplan_meier([1, 2, 2, 3, 5], [True, True, False, True, False])
     >>> times.tolist(), [round(float(f), 4) for f in F]
@@ -174,19 +178,20 @@ def kaplan_meier(durations, events, weights=None) -> tuple[np.ndarray, np.ndarra
     d = np.asarray(durations, dtype=np.float64)
     e = np.asarray(events, dtype=bool)
     w = np.ones(d.size) if weights is None else np.asarray(weights, dtype=np.float64)
-    keep = w > 0
-    d, e, w = d[keep], e[keep], w[keep]
-    if not e.any():
+    event = e & (w > 0)
+    if not event.any():
         return np.zeros(0), np.zeros(0)
-    order = np.lexsort((~e, d))
-    d, e, w = d[order], e[order], w[order]
-    at_risk = np.cumsum(w[::-1])[::-1]
-    # one factor per event (tied events in turn: the product telescopes to 1 - d/n)
-    factor = np.where(e, 1.0 - w / at_risk, 1.0)
-    survival = np.cumprod(factor)[e]
-    times = d[e]
-    last = np.append(times[1:] != times[:-1], True)
-    return times[last], 1.0 - survival[last]
+    times, at = np.unique(d[event], return_inverse=True)
+    happened = np.bincount(at, w[event], minlength=times.size)
+
+    def at_risk(mine: np.ndarray) -> np.ndarray:
+        """The weight of the durations ``mine`` at least each event time."""
+        order = np.argsort(d[mine], kind="stable")
+        tail = np.append(np.cumsum(w[mine][order][::-1])[::-1], 0.0)
+        return tail[np.searchsorted(d[mine][order], times, "left")]
+
+    risk = at_risk(event) + np.maximum(at_risk(~e), 0.0)
+    return times, 1.0 - np.cumprod(1.0 - happened / risk)
 
 
 def cdf_at(times: np.ndarray, cdf: np.ndarray, x) -> np.ndarray:

@@ -282,7 +282,7 @@ class Kernel:
         if s_in >= 0:
             events = self.sample_events[:size]
             if events.any():
-                w0, w1 = self.q_inspected[s_in]
+                w0, w1 = censored_weights(e)
                 censored = (
                     w0 * self.sample_censored[0, :size][::-1]
                     + w1 * self.sample_censored[1, :size][::-1]
@@ -400,11 +400,27 @@ class Kernel:
 def grid_cdf(events: np.ndarray, censored: np.ndarray) -> np.ndarray:
     """The Kaplan-Meier distribution function on a grid of whole units: ``events[d]`` the weight
     of the events at d, ``censored[d]`` that of the durations censored at d (both of one length);
-    censored at d are at risk at d (events first)."""
-    at_risk = np.cumsum((events + censored)[::-1])[::-1]
+    censored at d are at risk at d (events first). A censored weight may be negative (an unbiased
+    count, :func:`censored_weights`): the censored at risk at d, their sum over d' >= d, count
+    at least 0."""
+    censored_at_risk = np.maximum(np.cumsum(censored[::-1])[::-1], 0.0)
+    at_risk = np.cumsum(events[::-1])[::-1] + censored_at_risk
     with np.errstate(invalid="ignore", divide="ignore"):
         factor = np.where(events > 0, 1.0 - events / at_risk, 1.0)
     return 1.0 - np.cumprod(factor)
+
+
+def censored_weights(e: float) -> tuple[float, float]:
+    """(weight of an inspected label 0, of a label 1) as a defect censored in F's risk sets, for
+    inspections with error rate ``e`` < 1/2 (NaN otherwise). The Rogan-Gladen count, linear in
+    the labels: among any n inspected instances, n1 of them labelled 1, the expected number of
+    defects is ``((1 - e) n1 - e (n - n1)) / (1 - 2 e)``, whatever their share. So the censored
+    defects at risk at every delay are estimated without bias, although the old unfixed instances
+    are less often defects than the young ones (a posterior of the label, one for every age,
+    would count them alike). ``e = 0``: (0, 1)."""
+    if not 0 <= e < 0.5:
+        return math.nan, math.nan
+    return -e / (1.0 - 2.0 * e), (1.0 - e) / (1.0 - 2.0 * e)
 
 
 def posterior(r: float, e: float) -> tuple[float, float]:

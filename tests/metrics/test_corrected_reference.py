@@ -31,7 +31,7 @@ from delaycv.metrics.corrected import (
     corrected_values,
     kaplan_meier,
 )
-from delaycv.metrics.corrected_kernel import grid_cdf
+from delaycv.metrics.corrected_kernel import censored_weights, grid_cdf
 from delaycv.metrics.corrected_kernel import posterior as inspected_posterior
 
 ESTIMATORS = [Cumulative(), Sliding(7), Fading(0.9), Fading(0.99), Tumbling(6)]
@@ -163,6 +163,64 @@ def test_grid_cdf_is_kaplan_meier_on_whole_days():
     np.testing.assert_allclose(grid_cdf(events, censored), cdf_at(times, F, np.arange(30)))
 
 
+def test_grid_cdf_takes_signed_censored_weights_as_kaplan_meier_does():
+    # durations 1 (event), 2 (censored, weight 1.25), 3 (event), 4 (censored, weight -0.5), 5
+    # (censored, weight -0.5): at risk at 1: 2 events + max(0, 0.25) = 2.25; at 3: the event +
+    # max(0, -1) = 1. F(1) = 1 / 2.25, F(3) = 1.
+    d = np.array([1, 2, 3, 4, 5])
+    e = np.array([True, False, True, False, False])
+    w = np.array([1.0, 1.25, 1.0, -0.5, -0.5])
+    times, F = kaplan_meier(d, e, w)
+    assert times.tolist() == [1.0, 3.0]
+    np.testing.assert_allclose(F, [1 / 2.25, 1.0])
+    events = np.bincount(d[e], w[e], minlength=7)
+    censored = np.bincount(d[~e], w[~e], minlength=7)
+    np.testing.assert_allclose(grid_cdf(events, censored), cdf_at(times, F, np.arange(7)))
+    rng = np.random.default_rng(6)
+    d = rng.integers(0, 30, 300)
+    e = rng.random(300) < 0.3
+    w = np.where(e, 1.0, np.array(censored_weights(0.2))[rng.integers(0, 2, 300)])
+    times, F = kaplan_meier(d, e, w)
+    events = np.bincount(d[e], w[e], minlength=30)
+    censored = np.bincount(d[~e], w[~e], minlength=30)
+    np.testing.assert_allclose(grid_cdf(events, censored), cdf_at(times, F, np.arange(30)))
+
+
+@given(st.integers(0, 60), st.integers(0, 60), st.sampled_from([0.0, 0.05, 0.1, 0.3, 0.45]))
+def test_censored_weights_count_the_defects_among_noisy_labels_without_bias(defects, clean, e):
+    # Labels flipped with probability e: expected labels 1 = defects (1 - e) + clean e, whatever
+    # the share of defects (so in every age class of the risk sets).
+    w0, w1 = censored_weights(e)
+    ones = defects * (1 - e) + clean * e
+    zeros = defects + clean - ones
+    assert w0 * zeros + w1 * ones == pytest.approx(defects, abs=1e-9)
+    if e == 0:
+        assert (w0, w1) == (0.0, 1.0)
+    assert all(np.isnan(censored_weights(0.5)))
+
+
+def test_noisy_censored_labels_give_the_fix_delays_of_the_defects_at_every_age():
+    """Expected counts of an inspected side: a cohort of 100 instances a day for 400 days, 40 of
+    them defects, whose fixes come after a delay drawn from F (80 % ever fixed), inspected with
+    error rate 0.2. Kaplan-Meier over the fixes and the unfixed labels, weighted by
+    censored_weights, is F exactly: the weights count the unfixed defects of every age without
+    bias, although fewer of the old unfixed instances are defects. One posterior of the label
+    for every age (pooled over the unfixed) counts the old ones as defects too often: F too low."""
+    days, n, defects, e = 400, 100.0, 40.0, 0.2
+    d = np.arange(days)
+    F = 0.8 * (1.0 - np.exp(-d / 30.0))  # P(fixed within d days | defect)
+    f = np.diff(F, prepend=0.0)
+    events = defects * f * (days - d)  # the cohorts of age >= d have seen their fixes at d
+    unfixed = defects * (1.0 - F)  # by age
+    ones = (1 - e) * unfixed + e * (n - defects)
+    zeros = e * unfixed + (1 - e) * (n - defects)
+    w0, w1 = censored_weights(e)
+    np.testing.assert_allclose(grid_cdf(events, w0 * zeros + w1 * ones), F, rtol=0, atol=1e-12)
+    p0, p1 = inspected_posterior(ones.sum() / (ones.sum() + zeros.sum()), e)
+    pooled = grid_cdf(events, p0 * zeros + p1 * ones)
+    assert (F - pooled)[-1] > 0.02
+
+
 def test_inspected_posterior_by_hand():
     # e = 0.1, r = 0.4: pi = 0.3 / 0.8 = 0.375; P(1 | label 1) = 0.3375 / (0.3375 + 0.0625)
     zero, one = inspected_posterior(0.4, 0.1)
@@ -207,7 +265,7 @@ def reference_values(disclosure, estimator, arrivals, sides, log, checkpoints):
             ended = inst + 1 + amount <= m if is_count else times[inst] + amount <= t
             sample = (side == s_in) & ended
             events = fixed[sample]
-            weight = np.where(events, 1.0, q[sample])
+            weight = np.where(events, 1.0, np.array(censored_weights(e))[label[sample]])
             dur = np.where(events, delay[inst[sample]], age[inst[sample]])
             km = kaplan_meier(dur, events, weight)
             if km[0].size:
@@ -450,31 +508,32 @@ def test_labels_and_events_unknown_at_t_change_nothing_at_t(seed, m, data):
 
 # ---------------------------------------------------------------------- unbiased where it holds
 
+#: the metrics whose bias the simulated streams measure
+METRICS_CHECKED = ["gmean", "recall_1", "fpr_1"]
+
 
 @pytest.mark.slow
-@pytest.mark.parametrize("error", [0.0, 0.1])
+@pytest.mark.parametrize("error", [0.0, 0.2])
 def test_unbiased_on_streams_whose_fix_delays_are_stationary(error):
     """Synthetic streams whose fix delays are drawn alike for every instance (log-normal, 80 %
-    of the defects ever fixed) and inspections with a declared error rate: over seeds, observed
-    is biased by many standard errors (G-mean, recall_1, fpr_1 at the last checkpoint). Without
-    inspection errors the mean error of corrected against true is within 2 standard errors of 0;
-    with a declared rate of 0.1 a small bias remains (G-mean -0.005, about 3 standard errors,
-    against observed's +0.056: docs/corrected.md), so there corrected removes at least 80 % of
-    observed's mean error."""
+    of the defects ever fixed), inspections without errors and with a declared error rate of
+    0.2, 24 seeds: the mean error of corrected against true (G-mean, recall_1, fpr_1 at the last
+    checkpoint) is within 2 standard errors of 0, while observed is biased by many
+    (docs/corrected.md gives the same on 48 seeds and rates 0, 0.1, 0.2, 0.3)."""
     import delaycv
     from delaycv.data.synthetic import generate_stream
 
     policy = {"preset": "hitl", "pos_window": "7d", "neg_window": "60d", "inspection_error": error}
     errors = []
-    for seed in range(1, 13):
+    for seed in range(1, 25):
         result = delaycv.evaluate(
-            generate_stream(rows=2000, seed=seed), "naive_bayes.GaussianNB", policy=policy,
-            validation="bootstrap", folds=2, estimator="cumulative", progress=False,
+            generate_stream(rows=2000, seed=seed, effort=False), "naive_bayes.GaussianNB",
+            policy=policy, validation="bootstrap", folds=2, estimator="cumulative", progress=False,
         )  # fmt: skip
         f = result.folds
         last = f[f["checkpoint"] == f["checkpoint"].max()]
-        wide = last.pivot_table(index="fold", columns="reference", values=["gmean", "recall_1"])
-        for metric in ("gmean", "recall_1"):
+        wide = last.pivot_table(index="fold", columns="reference", values=METRICS_CHECKED)
+        for metric in METRICS_CHECKED:
             w = wide[metric]
             errors.append((metric, (w["observed"] - w["true"]).mean(),
                            (w["corrected"] - w["true"]).mean()))  # fmt: skip
@@ -482,9 +541,5 @@ def test_unbiased_on_streams_whose_fix_delays_are_stationary(error):
     for metric, g in table.groupby("metric"):
         g = g.drop(columns="metric")
         se = g.std(ddof=1) / math.sqrt(len(g))
-        if error == 0:
-            assert abs(g["corrected"].mean()) <= 2 * se["corrected"], (metric, g.mean(), se)
-        else:
-            worst = max(2 * se["corrected"], 0.2 * abs(g["observed"].mean()))
-            assert abs(g["corrected"].mean()) <= worst, (metric, g.mean(), se)
+        assert abs(g["corrected"].mean()) <= 2 * se["corrected"], (metric, g.mean(), se)
         assert abs(g["observed"].mean()) >= 4 * se["observed"], (metric, g.mean(), se)
