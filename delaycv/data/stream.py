@@ -23,7 +23,7 @@ learners see only the features an instance has. The engine reads a stream chunk 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -265,16 +265,42 @@ def _effort_description(meta: dict, has_effort: bool) -> None:
         )
 
 
+class ChunkRecords(Sequence):
+    """The river ``x`` dicts of rows ``lo .. hi - 1`` of a stream (:meth:`Stream.records`),
+    made when first read: a MOA learner reads a chunk's feature matrix and never needs them."""
+
+    __slots__ = ("_stream", "_lo", "_hi", "_made")
+
+    def __init__(self, stream: Stream, lo: int, hi: int) -> None:
+        self._stream, self._lo, self._hi = stream, lo, hi
+        self._made: list | None = None
+
+    def _list(self) -> list:
+        if self._made is None:
+            self._made = self._stream.records(self._lo, self._hi)
+        return self._made
+
+    def __len__(self) -> int:
+        return self._hi - self._lo
+
+    def __getitem__(self, i):
+        return self._list()[i]
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter(self._list())
+
+
 @dataclass(frozen=True)
 class StreamChunk:
     """Instances ``start + 1 .. start + len(time)`` of a stream (1-based): their arrays, as in
-    :class:`Stream`, and their river ``x`` dicts (``records``)."""
+    :class:`Stream`, and their river ``x`` dicts (``records``: :class:`ChunkRecords`, or what a
+    learner made of them)."""
 
     start: int
     time: np.ndarray
     label: np.ndarray
     label_time: np.ndarray
-    records: list
+    records: Sequence
     #: the chunk's effort (float64), None when the stream has none
     effort: np.ndarray | None = None
     #: the chunk's features as a float64 matrix (NaN: missing), when every feature is numeric
@@ -407,7 +433,7 @@ class Stream:
             self.time[sl],
             self.label[sl],
             self.label_time[sl],
-            self.records(lo, hi),
+            ChunkRecords(self, lo, hi),
             None if self.effort is None else self.effort[sl],
             None if self._matrix is None else self._matrix[sl],
         )

@@ -137,7 +137,7 @@ class ChunkView:
             k=len(chunk),
             times=chunk.time.tolist(),
             labels=chunk.label.tolist(),
-            records=chunk.records,
+            records=chunk.records if isinstance(chunk.records, list) else list(chunk.records),
             at_once=tuple(at_once(releases, s) for s in (0, 1)),
             cand_at=[*cand["r"].tolist(), n + 2],
             cand_slot=cand_slots.tolist(),
