@@ -15,7 +15,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "generate",
         help="write the seeded synthetic default stream",
         description=(
-            "Write the embedded default stream (commit-like arrivals, ~30 %% positives, delayed "
+            "Write the embedded default stream (commit-like arrivals, ~30 % positives, delayed "
             "fix events, one concept drift, 13 numeric features) as a Parquet stream. The same "
             "arguments always give a byte-identical file."
         ),
