@@ -16,12 +16,20 @@ mapping exists). DoTask's ``-S`` skips its status lines: without it, DoTask's ma
 for the task's end once a second while it prints the status, so its wall time is the JVM's start
 plus whole seconds. The commands run interleaved, ``--runs`` times each. Printed per stream and
 learner: the median wall time, CPU time (user + system of the process and its threads) and peak
-resident set (the process's ``ru_maxrss``, from ``wait4``) of delaycv with ``--jobs 1`` and
-``--jobs 2`` and of MOA's task, and the ratios that issue 40 sets targets for; then the whole
-process of a 200-row run (MOA's NaiveBayes and river's GaussianNB) and of ``delaycv --help``. The
-exit status is 1 when a ratio misses its target.
+resident set (``ru_maxrss`` from ``wait4``, in a small launcher: :data:`LAUNCHER`) of delaycv with
+``--jobs 1`` and ``--jobs 2`` and of MOA's task, and the ratios that issue 40 sets targets for;
+then the whole process of a 200-row run (MOA's NaiveBayes and river's GaussianNB) and of
+``delaycv --help``. The exit status is 1 when a ratio misses its target.
 
-    python benchmarks/bench_moa.py [--runs 5] [--long]
+``--model`` adds how ``--jobs N`` scales, in this process (imports and the JVM's start aside, the
+JVM warmed on 3,000 rows first): for each learner on git(master), ``--runs`` rounds of one thread
+and two, timing the Java loop (``delaycv.jvm.rows.run_rows``, summed over the threads) apart from
+the rest of the evaluation (Python's side: the chunks, the releases, the checkpoints' metrics,
+which run in the main thread). With one thread these give S (the rest) and J (the Java loop), and
+the model T(N) = S + J ceil(K / N) / K for K = 10 folds (each chunk's folds shared out among N
+threads; Python's side serial), printed for N = 1, 2, 4, 8 and 16 beside the measured T(2).
+
+    python benchmarks/bench_moa.py [--runs 5] [--long] [--model]
 """
 
 from __future__ import annotations
@@ -97,19 +105,38 @@ def streams(tmp: Path, long: bool) -> dict[str, Path]:
     return out
 
 
+#: A small process that runs the command and reports its rusage on the pipe whose fd it is given. Linux keeps a process's
+#: peak RSS across exec, and a fork copies the parent's: a command forked from this benchmark
+#: (a few hundred MiB of pandas and the streams) would report at least that much. Forked from
+#: this launcher, its peak is its own.
+LAUNCHER = """import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+os.write(int(sys.argv[1]), f"{usage.ru_utime} {usage.ru_stime} {usage.ru_maxrss}".encode())
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def timed(cmd: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system, threads included) and peak RSS (MiB) of one
-    process."""
+    process (run by :data:`LAUNCHER`; its own start, about 10 ms, is in the wall time only)."""
+    read, write = os.pipe()
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.Popen(
+        [sys.executable, "-S", "-c", LAUNCHER, str(write), *cmd],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, pass_fds=(write,),
+    )  # fmt: skip
+    os.close(write)
+    _, err = proc.communicate()
     wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read()
-    proc.stderr.close()
-    if proc.returncode != 0:
+    with os.fdopen(read) as report:
+        usage = report.read().split()
+    if proc.returncode != 0 or len(usage) != 3:
         raise SystemExit(f"bench_moa: {' '.join(cmd[:3])} failed: {err.strip()[-500:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    user, system, maxrss = map(float, usage)
+    return wall, user + system, maxrss / 1024
 
 
 def medians(commands: dict[str, list[str]], runs: int) -> dict[str, tuple[float, float, float]]:
@@ -125,10 +152,66 @@ def medians(commands: dict[str, list[str]], runs: int) -> dict[str, tuple[float,
     }
 
 
+def scaling_model(stream_path: Path, runs: int) -> None:
+    """The ``--model`` part (module docstring), printed."""
+    import math
+    import threading
+
+    import delaycv
+    from delaycv.data.stream_file import read_stream
+    from delaycv.jvm import rows
+
+    stream = read_stream(stream_path)
+    options = dict(
+        validation="bootstrap", folds=10, policy="delay", window="100i", every=500, progress=False
+    )
+    java = [0.0]
+    lock = threading.Lock()
+    java_loop = rows.run_rows
+
+    def timed(*args):
+        t0 = time.perf_counter()
+        try:
+            return java_loop(*args)
+        finally:
+            with lock:
+                java[0] += time.perf_counter() - t0
+
+    rows.run_rows = timed
+    try:
+        print(f"\nhow --jobs N scales, in one process (git(master), medians of {runs}; seconds)")
+        for label, learner in LEARNERS.items():
+            spec = f"moa:{learner}"
+            delaycv.evaluate(stream.subset(0, 3000), spec, **options)  # the JVM warmed
+            measured: dict[int, list] = {1: [], 2: []}
+            for _ in range(runs):
+                for jobs in (1, 2):
+                    java[0] = 0.0
+                    t0 = time.perf_counter()
+                    delaycv.evaluate(stream, spec, jobs=jobs, **options)
+                    measured[jobs].append((time.perf_counter() - t0, java[0]))
+            wall1 = statistics.median(w for w, _ in measured[1])
+            loop = statistics.median(j for _, j in measured[1])
+            rest = wall1 - loop
+            wall2 = statistics.median(w for w, _ in measured[2])
+            loop2 = statistics.median(j for _, j in measured[2])
+            model = {n: rest + loop * math.ceil(10 / n) / 10 for n in (1, 2, 4, 8, 16)}
+            print(f"  {label}: S (Python's side) {rest:.2f}, J (the Java loop) {loop:.2f}; "
+                  f"two threads: T(2) {wall2:.2f} (the Java loop summed {loop2:.2f})")  # fmt: skip
+            print("    model T(N):  " + "  ".join(
+                f"N={n} {t:.2f} ({t / model[1]:.2f})" for n, t in model.items()
+            ))  # fmt: skip
+            print(f"    measured T(2) / modelled T(2): {wall2 / model[2]:.2f}; "
+                  f"bound (N -> inf): {rest / model[1]:.2f} of T(1)")  # fmt: skip
+    finally:
+        rows.run_rows = java_loop
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--long", action="store_true", help="also git(master) then gimp")
+    parser.add_argument("--model", action="store_true", help="also how --jobs N scales")
     args = parser.parse_args()
     from delaycv.jvm import rows
     from delaycv.jvm.jar import locate
@@ -140,7 +223,9 @@ def main() -> int:
     delaycv = str(Path(sys.executable).with_name("delaycv"))
     missed = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, stem in streams(Path(tmp), args.long).items():
+        chosen = streams(Path(tmp), args.long)
+        chosen_git = chosen["git(master)"]
+        for name, stem in chosen.items():
             for label, learner in LEARNERS.items():
                 ours = [
                     delaycv, "evaluate", f"{stem}.parquet", "--learner", f"moa:{learner}",
@@ -200,6 +285,8 @@ def main() -> int:
                 if not ok:
                     missed.append(f"a 200-row run of {key}: {wall:.2f} s")
             print(f"  {key:17} {wall:6.2f} {cpu:6.2f} {rss:7.0f}{verdict}")
+        if args.model:
+            scaling_model(Path(f"{chosen_git}.parquet"), args.runs)
     print(f"\nbench_moa: load {os.getloadavg()[0]:.2f} after; targets missed: {len(missed)}")
     for line in missed:
         print(f"  {line}")
