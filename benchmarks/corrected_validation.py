@@ -59,6 +59,7 @@ sys.path.insert(0, str(REPO))
 
 from delaycv.stats.checkpoints import at_checkpoints, choose_checkpoints  # noqa: E402
 from delaycv.tables.results import read_table  # noqa: E402
+from tests.support.simulated_bias import simulated_errors  # noqa: E402
 
 STUDIES = {
     "river HoeffdingTree": REPO / "results" / "hitl-rq1",
@@ -194,28 +195,8 @@ SIMULATED_RATES = (0.0, 0.1, 0.2, 0.3)
 
 
 def simulated_run(rate: float, seed: int) -> list[tuple]:
-    """(rate, seed, metric, observed - true, corrected - true) at the last checkpoint, mean
-    over the two folds, of one synthetic stream."""
-    import delaycv
-    from delaycv.data.synthetic import generate_stream
-
-    policy = {"preset": "hitl", "pos_window": "7d", "neg_window": "60d", "inspection_error": rate}
-    result = delaycv.evaluate(
-        generate_stream(rows=2000, seed=seed, effort=False), "naive_bayes.GaussianNB",
-        policy=policy, validation="bootstrap", folds=2, estimator="cumulative", progress=False,
-    )  # fmt: skip
-    folds = result.folds
-    last = folds[folds["checkpoint"] == folds["checkpoint"].max()]
-    wide = last.pivot_table(index="fold", columns="reference", values=list(METRICS))
-    return [
-        (
-            rate,
-            seed,
-            m,
-            *((wide[m][ref] - wide[m]["true"]).mean() for ref in ("observed", "corrected")),
-        )
-        for m in METRICS
-    ]
+    """(rate, seed, metric, observed - true, corrected - true) of one simulated stream."""
+    return [(rate, seed, *row) for row in simulated_errors(rate, seed)]
 
 
 def simulated_table(seeds: int) -> pd.DataFrame:

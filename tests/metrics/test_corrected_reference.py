@@ -33,6 +33,7 @@ from delaycv.metrics.corrected import (
 )
 from delaycv.metrics.corrected_kernel import censored_weights, grid_cdf
 from delaycv.metrics.corrected_kernel import posterior as inspected_posterior
+from tests.support.simulated_bias import simulated_errors
 
 ESTIMATORS = [Cumulative(), Sliding(7), Fading(0.9), Fading(0.99), Tumbling(6)]
 AT = [METRICS.index(m) for m in CORRECTED_METRICS]
@@ -508,9 +509,6 @@ def test_labels_and_events_unknown_at_t_change_nothing_at_t(seed, m, data):
 
 # ---------------------------------------------------------------------- unbiased where it holds
 
-#: the metrics whose bias the simulated streams measure
-METRICS_CHECKED = ["gmean", "recall_1", "fpr_1"]
-
 
 @pytest.mark.slow
 @pytest.mark.parametrize("error", [0.0, 0.2])
@@ -520,23 +518,7 @@ def test_unbiased_on_streams_whose_fix_delays_are_stationary(error):
     0.2, 24 seeds: the mean error of corrected against true (G-mean, recall_1, fpr_1 at the last
     checkpoint) is within 2 standard errors of 0, while observed is biased by many
     (docs/corrected.md gives the same on 48 seeds and rates 0, 0.1, 0.2, 0.3)."""
-    import delaycv
-    from delaycv.data.synthetic import generate_stream
-
-    policy = {"preset": "hitl", "pos_window": "7d", "neg_window": "60d", "inspection_error": error}
-    errors = []
-    for seed in range(1, 25):
-        result = delaycv.evaluate(
-            generate_stream(rows=2000, seed=seed, effort=False), "naive_bayes.GaussianNB",
-            policy=policy, validation="bootstrap", folds=2, estimator="cumulative", progress=False,
-        )  # fmt: skip
-        f = result.folds
-        last = f[f["checkpoint"] == f["checkpoint"].max()]
-        wide = last.pivot_table(index="fold", columns="reference", values=METRICS_CHECKED)
-        for metric in METRICS_CHECKED:
-            w = wide[metric]
-            errors.append((metric, (w["observed"] - w["true"]).mean(),
-                           (w["corrected"] - w["true"]).mean()))  # fmt: skip
+    errors = [row for seed in range(1, 25) for row in simulated_errors(error, seed)]
     table = pd.DataFrame(errors, columns=["metric", "observed", "corrected"])
     for metric, g in table.groupby("metric"):
         g = g.drop(columns="metric")
