@@ -32,7 +32,7 @@ from delaycv.stats.friedman import (
     _result,
     block_ranks,
 )
-from delaycv.stats.scott_knott import SK_COLUMNS, _sk_core, check_version
+from delaycv.stats.scott_knott import SK_COLUMNS, check_version, partition_columns
 
 #: Keys of a ranking family besides the ranked treatments (rank_across / rank_within tables).
 FAMILY = ("ranked", "within", "reference", "estimator", "at", "metric")
@@ -249,7 +249,7 @@ def _add_sk(
             note=note,
         )
         return
-    core = _sk_core(matrix, treatments, version, higher_is_better(family["metric"]))
+    core = partition_columns(matrix, treatments, version, higher_is_better(family["metric"]))
     into.add(family, k, note="", **{c: list(v) for c, v in core.items()})
 
 

@@ -137,8 +137,10 @@ SK_COLUMNS = {
 }
 
 
-def _sk_core(raw: np.ndarray, names: Sequence[str], version: str, up: bool) -> dict:
-    """The columns of :func:`scott_knott_esd` (best first) from a complete (n x k) array."""
+def partition_columns(raw: np.ndarray, names: Sequence[str], version: str, up: bool) -> dict:
+    """The columns of :func:`scott_knott_esd` (best first) from a complete (n x k) array with the
+    treatments' ``names`` (what :func:`scott_knott_esd` computes after its checks; also
+    :mod:`delaycv.stats.families`, which holds the array already)."""
     n, k = raw.shape
     data = raw if up else -raw  # larger = better from here on
     # Every statistic of the partition is unpaired: it sees each treatment's values, not their
@@ -270,7 +272,7 @@ def scott_knott_esd(
     if n == 0:
         raise DelaycvError("no observation: Scott-Knott ESD needs at least one row")
     names = [str(c) for c in values.columns]
-    core = _sk_core(values.to_numpy(dtype=np.float64), names, version, higher_is_better)
+    core = partition_columns(values.to_numpy(dtype=np.float64), names, version, higher_is_better)
     return pd.DataFrame(core)[SK_COLUMNS[version]]
 
 
