@@ -27,10 +27,10 @@ from delaycv.stats.checkpoints import RELEASE_COLUMN, last_checkpoints
 from delaycv.stats.friedman import (
     FRIEDMAN_TABLE_COLUMNS,
     FriedmanResult,
-    _friedman_core,
-    _no_test_note,
-    _result,
     block_ranks,
+    friedman_core,
+    friedman_result,
+    no_test_note,
 )
 from delaycv.stats.scott_knott import SK_COLUMNS, check_version, partition_columns
 
@@ -354,7 +354,7 @@ class Rankings:
             "note": first["note"],
         }
         up = higher_is_better(key["metric"])
-        return _result(core, names, range(int(first["n"])), self.alpha, up)
+        return friedman_result(core, names, range(int(first["n"])), self.alpha, up)
 
 
 def _add_absent(
@@ -402,7 +402,7 @@ def _add_friedman(
     k = len(treatments)
     note = _missing_note(matrix, blocks, treatments, "dataset")
     complete = matrix[~np.isnan(matrix).any(axis=1)] if note else matrix
-    core = _friedman_core(complete, alpha, up)
+    core = friedman_core(complete, alpha, up)
     note = note or core["note"]
     with np.errstate(all="ignore"):
         means = np.nanmean(matrix, axis=0) if len(matrix) else np.full(k, np.nan)
@@ -714,7 +714,7 @@ def rank_within(
             keep = ~np.isnan(matrix).any(axis=1)
             dropped = int((~keep).sum())
             if len(treatments) < 2:  # nothing to rank: no group 1 that means nothing
-                _add_sk(sk, family, treatments, matrix, version, _no_test_note(1, 0))
+                _add_sk(sk, family, treatments, matrix, version, no_test_note(1, 0))
                 continue
             if keep.sum() < min_observations:
                 note = (

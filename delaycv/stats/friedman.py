@@ -31,7 +31,7 @@ from delaycv.common.errors import DelaycvError
 MIN_BLOCKS = 3
 
 
-def _check_complete(values: pd.DataFrame, what: str = "block") -> None:
+def check_complete(values: pd.DataFrame, what: str = "block") -> None:
     """Refuse a missing cell, naming the row and the treatment."""
     missing = values.isna().to_numpy()
     if missing.any():
@@ -305,7 +305,8 @@ def _friedman_statistic(ranks: np.ndarray) -> float:
     return (12.0 / (n * k * (k + 1)) * ssbn - 3.0 * n * (k + 1)) / c if c > 0 else math.nan
 
 
-def _no_test_note(k: int, n: int) -> str:
+def no_test_note(k: int, n: int) -> str:
+    """Why ``k`` treatments over ``n`` blocks get no test ("" when they get one)."""
     if k < 2:
         return f"{k} treatment{'s' if k != 1 else ''}: nothing to rank"
     if n < MIN_BLOCKS:
@@ -313,7 +314,7 @@ def _no_test_note(k: int, n: int) -> str:
     return ""
 
 
-def _friedman_core(matrix: np.ndarray, alpha: float, up: bool) -> dict:
+def friedman_core(matrix: np.ndarray, alpha: float, up: bool) -> dict:
     """The numbers of :func:`friedman_nemenyi` from a complete (n blocks x k) array."""
     n, k = matrix.shape
     if n >= 1 and k >= 1:
@@ -329,7 +330,7 @@ def _friedman_core(matrix: np.ndarray, alpha: float, up: bool) -> dict:
         "p_value": math.nan,
         "nemenyi": None,
         "cd": math.nan,
-        "note": _no_test_note(k, n),
+        "note": no_test_note(k, n),
     }
     if out["note"]:
         return out
@@ -345,7 +346,9 @@ def _friedman_core(matrix: np.ndarray, alpha: float, up: bool) -> dict:
     return out
 
 
-def _result(core: dict, treatments, blocks, alpha: float, up: bool) -> FriedmanResult:
+def friedman_result(core: dict, treatments, blocks, alpha: float, up: bool) -> FriedmanResult:
+    """The :class:`FriedmanResult` of :func:`friedman_core`'s numbers, named by ``treatments``
+    and ``blocks``."""
     names = [str(t) for t in treatments]
     nemenyi = (
         pd.DataFrame(core["nemenyi"], index=names, columns=names)
@@ -419,6 +422,6 @@ def friedman_nemenyi(
     """
     if not 0.0 < alpha < 1.0:
         raise DelaycvError(f"alpha {alpha} is not in (0, 1)")
-    _check_complete(values)
-    core = _friedman_core(values.to_numpy(dtype=np.float64), alpha, higher_is_better)
-    return _result(core, values.columns, values.index, alpha, higher_is_better)
+    check_complete(values)
+    core = friedman_core(values.to_numpy(dtype=np.float64), alpha, higher_is_better)
+    return friedman_result(core, values.columns, values.index, alpha, higher_is_better)

@@ -58,7 +58,7 @@ from scipy import stats
 
 from delaycv.common.errors import DelaycvError
 from delaycv.stats.companions import cliffs_delta
-from delaycv.stats.friedman import _check_complete, block_ranks, cohens_d
+from delaycv.stats.friedman import block_ranks, check_complete, cohens_d
 
 #: Cliff's |delta| below this is negligible (Romano et al. 2006; R's effsize::cliff.delta).
 CLIFF_NEGLIGIBLE = 0.147
@@ -265,7 +265,7 @@ def scott_knott_esd(
     [['c', 1, 1], ['b', 2, 2], ['a', 2, 3]]
     """
     check_version(version)
-    _check_complete(values, what="row")
+    check_complete(values, what="row")
     n, k = values.shape
     if k == 0:
         return pd.DataFrame({c: [] for c in SK_COLUMNS[version]})
