@@ -35,6 +35,7 @@ threads; Python's side serial), printed for N = 1, 2, 4, 8 and 16 beside the mea
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import statistics
 import subprocess
@@ -178,6 +179,10 @@ def scaling_model(stream_path: Path, runs: int) -> None:
                 java[0] += time.perf_counter() - t0
 
     rows.run_rows = timed
+    engine_log = logging.getLogger("delaycv.engine")
+    level = engine_log.level
+    # the runs' warnings (OzaBag's votes) would repeat at every run
+    engine_log.setLevel(logging.ERROR)
     try:
         print(f"\nhow --jobs N scales, in one process (git(master), medians of {runs}; seconds)")
         for label, learner in LEARNERS.items():
@@ -205,6 +210,7 @@ def scaling_model(stream_path: Path, runs: int) -> None:
                   f"bound (N -> inf): {rest / model[1]:.2f} of T(1)")  # fmt: skip
     finally:
         rows.run_rows = java_loop
+        engine_log.setLevel(level)
 
 
 def main() -> int:
