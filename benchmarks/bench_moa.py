@@ -68,6 +68,8 @@ TARGETS = (
 )
 #: the most a 200-row run of a MOA learner may take, whole process (seconds)
 SMALL_RUN_TARGET = 0.5
+#: the runs of both tools: bootstrap with FOLDS folds, a delay of DELAY instances, a row every EVERY
+FOLDS, DELAY, EVERY = 10, 100, 500
 
 
 def streams(tmp: Path, long: bool) -> dict[str, Path]:
@@ -106,10 +108,10 @@ def streams(tmp: Path, long: bool) -> dict[str, Path]:
     return out
 
 
-#: A small process that runs the command and reports its rusage on the pipe whose fd it is given. Linux keeps a process's
-#: peak RSS across exec, and a fork copies the parent's: a command forked from this benchmark
-#: (a few hundred MiB of pandas and the streams) would report at least that much. Forked from
-#: this launcher, its peak is its own.
+#: A small process that runs the command and reports its rusage on the pipe whose fd it is
+#: given. Linux keeps a process's peak RSS across exec, and a fork copies the parent's: a command
+#: forked from this benchmark (a few hundred MiB of pandas and the streams) would report at least
+#: that much. Forked from this launcher, its peak is its own.
 LAUNCHER = """import os, sys
 pid = os.fork()
 if pid == 0:
@@ -164,13 +166,14 @@ def scaling_model(stream_path: Path, runs: int) -> None:
 
     stream = read_stream(stream_path)
     options = dict(
-        validation="bootstrap", folds=10, policy="delay", window="100i", every=500, progress=False
-    )
+        validation="bootstrap", folds=FOLDS, policy="delay", window=f"{DELAY}i", every=EVERY,
+        progress=False,
+    )  # fmt: skip
     java = [0.0]
     lock = threading.Lock()
     java_loop = rows.run_rows
 
-    def timed(*args):
+    def java_loop_timed(*args):
         t0 = time.perf_counter()
         try:
             return java_loop(*args)
@@ -178,7 +181,7 @@ def scaling_model(stream_path: Path, runs: int) -> None:
             with lock:
                 java[0] += time.perf_counter() - t0
 
-    rows.run_rows = timed
+    rows.run_rows = java_loop_timed
     engine_log = logging.getLogger("delaycv.engine")
     level = engine_log.level
     # the runs' warnings (OzaBag's votes) would repeat at every run
@@ -200,7 +203,7 @@ def scaling_model(stream_path: Path, runs: int) -> None:
             rest = wall1 - loop
             wall2 = statistics.median(w for w, _ in measured[2])
             loop2 = statistics.median(j for _, j in measured[2])
-            model = {n: rest + loop * math.ceil(10 / n) / 10 for n in (1, 2, 4, 8, 16)}
+            model = {n: rest + loop * math.ceil(FOLDS / n) / FOLDS for n in (1, 2, 4, 8, 16)}
             print(f"  {label}: S (Python's side) {rest:.2f}, J (the Java loop) {loop:.2f}; "
                   f"two threads: T(2) {wall2:.2f} (the Java loop summed {loop2:.2f})")  # fmt: skip
             print("    model T(N):  " + "  ".join(
@@ -235,12 +238,13 @@ def main() -> int:
             for label, learner in LEARNERS.items():
                 ours = [
                     delaycv, "evaluate", f"{stem}.parquet", "--learner", f"moa:{learner}",
-                    "--validation", "bootstrap", "--folds", "10", "--policy", "delay",
-                    "--window", "100i", "--every", "500", "--out", f"{tmp}/run", "--quiet",
+                    "--validation", "bootstrap", "--folds", str(FOLDS), "--policy", "delay",
+                    "--window", f"{DELAY}i", "--every", str(EVERY), "--out", f"{tmp}/run",
+                    "--quiet",
                 ]  # fmt: skip
                 task = task_command(
-                    Path(f"{stem}.arff"), learner, folds=10, method="bootstrap", delay=100,
-                    every=500,
+                    Path(f"{stem}.arff"), learner, folds=FOLDS, method="bootstrap",
+                    delay=DELAY, every=EVERY,
                 )  # fmt: skip
                 med = medians(
                     {
