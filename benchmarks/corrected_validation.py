@@ -223,6 +223,24 @@ def simulated_table(seeds: int) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def study_tables(data: pd.DataFrame, assumptions: bool) -> dict[str, pd.DataFrame]:
+    """The tables of the studies' ``cells`` (with the column ``pooled``, one value) of the module
+    docstring: error, coverage, by_window, by_project and, with ``assumptions``, the replay of the
+    assumptions."""
+    family = error_table(data, ["study", "metric", "family"])
+    pooled = error_table(data, ["study", "metric", "pooled"]).rename(columns={"pooled": "family"})
+    gmean = data[data["metric"] == "gmean"]
+    tables = {
+        "error": pd.concat([family, pooled]).sort_values(["study", "metric"], kind="stable"),
+        "coverage": coverage_table(data),
+        "by_window": error_table(gmean, ["study", "family", "P"]),
+        "by_project": error_table(gmean, ["study", "dataset"]),
+    }
+    if assumptions:
+        tables["assumptions"] = assumptions_table(sorted(data["dataset"].unique()))
+    return tables
+
+
 def markdown(frame: pd.DataFrame, digits: int = 3) -> str:
     def cell(v) -> str:
         if isinstance(v, float | np.floating):
@@ -272,26 +290,15 @@ def main(argv=None) -> int:
             print(f"corrected_validation: skipped {study}: {err}", file=sys.stderr)
     if not found and not tables:
         sys.exit("corrected_validation: no study has run (see the usage above)")
-    data = pd.concat(found.values(), ignore_index=True) if found else pd.DataFrame()
-    if found:
-        data["pooled"] = "pooled"
-        family = error_table(data, ["study", "metric", "family"])
-        pooled = error_table(data, ["study", "metric", "pooled"])
-        pooled = pooled.rename(columns={"pooled": "family"})
-        tables |= {
-            "error": pd.concat([family, pooled]).sort_values(["study", "metric"], kind="stable"),
-            "coverage": coverage_table(data),
-            "by_window": error_table(data[data["metric"] == "gmean"], ["study", "family", "P"]),
-            "by_project": error_table(data[data["metric"] == "gmean"], ["study", "dataset"]),
-        }
-        if not args.no_assumptions:
-            tables["assumptions"] = assumptions_table(sorted(data["dataset"].unique()))
+    data = pd.concat(found.values(), ignore_index=True).assign(pooled="pooled") if found else None
+    if data is not None:
+        tables |= study_tables(data, assumptions=not args.no_assumptions)
     text = {name: markdown(table) for name, table in tables.items()}
     for name, table in text.items():
         print(f"## {name}\n\n{table}\n")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        if found:
+        if data is not None:
             data.to_csv(args.out / "cells.csv", index=False)
         for name, table in tables.items():
             table.to_csv(args.out / f"{name}.csv", index=False)
