@@ -216,9 +216,16 @@ def scaling_model(stream_path: Path, runs: int) -> None:
         engine_log.setLevel(level)
 
 
+def run_count(text: str) -> int:
+    """``--runs``'s value: a count of rounds, at least 1 (each figure is a median of them)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a count of rounds >= 1")
+    return int(text)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=run_count, default=5, help="rounds of each command (5)")
     parser.add_argument("--long", action="store_true", help="also git(master) then gimp")
     parser.add_argument("--model", action="store_true", help="also how --jobs N scales")
     args = parser.parse_args()

@@ -199,6 +199,19 @@ def simulated_run(rate: float, seed: int) -> list[tuple]:
     return [(rate, seed, *row) for row in simulated_errors(rate, seed)]
 
 
+def seed_count(text: str) -> int:
+    """``--simulated``'s value: 0 (no table) or at least 2 seeds (a standard error needs two)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n != 0 and n < 2:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected 0 (no table) or a count of seeds >= 2"
+        )
+    return n
+
+
 def simulated_table(seeds: int) -> pd.DataFrame:
     """The ``simulated`` table (module docstring) over seeds 1 .. ``seeds``."""
     jobs = [(rate, seed) for rate in SIMULATED_RATES for seed in range(1, seeds + 1)]
@@ -275,7 +288,7 @@ def main(argv=None) -> int:
         "--no-assumptions", action="store_true", help="skip the replay of the assumptions"
     )
     parser.add_argument(
-        "--simulated", type=int, default=0, metavar="N",
+        "--simulated", type=seed_count, default=0, metavar="N",
         help="add the simulated streams' table over N seeds (48 for the doc; 0: none)",
     )  # fmt: skip
     args = parser.parse_args(argv)
