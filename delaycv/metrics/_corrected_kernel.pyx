@@ -7,6 +7,8 @@ was built from this file (``SOURCE_DIGEST``)."""
 
 import numpy as np
 
+from delaycv.metrics.corrected_kernel import BY_DAY
+
 from libc.math cimport NAN, exp, isnan, log
 from libc.stdint cimport int64_t
 
@@ -106,6 +108,8 @@ cdef class Kernel:
     cdef public long arrived, included, sampled
     cdef double[::1] work  # at risk by day (the model)
     cdef bint used[2][GF + F]  # per side: the unfixed sums' columns (then the counts') in use
+    cdef int row[2]  # a side's row in the clean-assumption sides' arrays (-1: its truth is known)
+    cdef bint fading
 
     def __init__(self, alpha, truth, inspected, error, amount, count):
         self.alpha = float(alpha)
@@ -116,20 +120,25 @@ cdef class Kernel:
         self.error = float(error)
         self.amount[0], self.amount[1] = float(amount[0]), float(amount[1])
         self.count[0], self.count[1] = bool(count[0]), bool(count[1])
+        self.fading = self.alpha != 1.0
+        self.row[0] = -1 if self.truth[0] else 0
+        self.row[1] = -1 if self.truth[1] else (0 if self.truth[0] else 1)
+        clean = (not self.truth[0]) + (not self.truth[1])
+        sampled = 1 if self.inspected_side >= 0 else 0
         self.eval_of = np.full(1024, -1, dtype=np.int64)
         self.fixed = np.zeros(1024, dtype=np.int8)
         self.in_sample = np.full(1024, -1, dtype=np.int8)
         self.category = np.zeros(1024, dtype=np.int8)
         self.clocks = np.zeros((1024, G))
         days = 256
-        self.by_day = np.zeros((2, days))
-        self.unfixed_by_day = np.zeros((2, days))
-        self.fix_delays = np.zeros((2, days))
-        self.sample_events = np.zeros(days)
-        self.sample_censored = np.zeros((2, days))
-        self.unfixed = np.zeros((2, GF, days))
-        self.counts_unfixed = np.zeros((2, F, days))
-        self.g = np.zeros((2, days))
+        self.by_day = np.zeros((clean, days))
+        self.unfixed_by_day = np.zeros((clean, days))
+        self.fix_delays = np.zeros((clean, days))
+        self.sample_events = np.zeros(sampled * days)
+        self.sample_censored = np.zeros((2, sampled * days))
+        self.unfixed = np.zeros((clean, GF, days if self.fading else 0))
+        self.counts_unfixed = np.zeros((clean, F, days))
+        self.g = np.zeros((clean, days))
         self.work = np.zeros(days)
         self.n_fixed = np.zeros(2)
         self.n_inspected = np.zeros((2, 2))
@@ -155,8 +164,7 @@ cdef class Kernel:
         self.in_sample = _grow(self.in_sample, instances, fill=-1)
         self.category = _grow(self.category, evaluations)
         self.clocks = _grow(self.clocks, evaluations, axis=0)
-        for name in ("by_day", "unfixed_by_day", "fix_delays", "sample_events",
-                     "sample_censored", "unfixed", "counts_unfixed", "g"):
+        for name in BY_DAY[self.inspected_side >= 0, self.fading]:
             setattr(self, name, _grow(getattr(self, name), days))
         if self.work.shape[0] < days:
             self.work = np.zeros(max(days, 2 * self.work.shape[0]))
@@ -228,15 +236,18 @@ cdef class Kernel:
             return <double>o
         if c == C_INSPECTED:
             return qi[s, o]
-        return g[s, today - day]
+        return g[self.row[s], today - day]
 
     cdef void _arrive(self, long m, const signed char[::1] sides, const int64_t[::1] days):
         cdef double[:, ::1] by_day = self.by_day
         cdef double[:, ::1] unfixed_by_day = self.unfixed_by_day
         cdef long i
+        cdef int r
         for i in range(self.arrived, m):
-            by_day[sides[i], days[i]] += 1.0
-            unfixed_by_day[sides[i], days[i]] += 1.0
+            r = self.row[sides[i]]
+            if r >= 0:
+                by_day[r, days[i]] += 1.0
+                unfixed_by_day[r, days[i]] += 1.0
         if m > self.arrived:
             self.arrived = m
 
@@ -255,14 +266,16 @@ cdef class Kernel:
         cdef double[:, ::1] sample_censored = self.sample_censored
         cdef double[::1] sample_events = self.sample_events
         cdef long x, i, e
-        cdef int s, was
+        cdef int s, r, was
         for x in range(lo, hi):
             i = fixed_inst[x] - 1
             fixed[i] = 1
             s = sides[i]
             n_fixed[s] += 1.0
-            unfixed_by_day[s, days[i]] -= 1.0
-            fix_delays[s, delays[i]] += 1.0
+            r = self.row[s]
+            if r >= 0:
+                unfixed_by_day[r, days[i]] -= 1.0
+                fix_delays[r, delays[i]] += 1.0
             was = in_sample[i]
             if was == 0 or was == 1:
                 sample_censored[was, days[i]] -= 1.0
@@ -286,7 +299,7 @@ cdef class Kernel:
         cdef double[:, :, ::1] counts_unfixed = self.counts_unfixed
         cdef double[:, ::1] n_inspected = self.n_inspected
         cdef double[::1] n_unfixed = self.n_unfixed
-        cdef int gi, f
+        cdef int gi, f, r = self.row[s]
         _features(p, pr, zero_f, q_f)
         self._factors_of(e, fac)
         if category[e] == C_INSPECTED:
@@ -298,11 +311,12 @@ cdef class Kernel:
                 counts_inspected[s, o, f] -= q_f[f]
         else:
             n_unfixed[s] -= 1.0
-            for gi in range(G):
-                for f in range(F):
-                    unfixed[s, gi * F + f, day] -= fac[gi] * q_f[f]
+            if self.fading:
+                for gi in range(G):
+                    for f in range(F):
+                        unfixed[r, gi * F + f, day] -= fac[gi] * q_f[f]
             for f in range(F):
-                counts_unfixed[s, f, day] -= q_f[f]
+                counts_unfixed[r, f, day] -= q_f[f]
         for gi in range(G):
             for f in range(F):
                 ones[gi, f] += fac[gi] * q_f[f]
@@ -428,35 +442,36 @@ cdef class Kernel:
         cdef double[::1] n_fixed = self.n_fixed
         cdef double spent = 0.0, pi, left, acc, surv, top
         cdef long d
+        cdef int r = self.row[s]
         if has_F:
             for d in range(size):
-                spent += by_day[s, today - d] * cdf[d]
+                spent += by_day[r, today - d] * cdf[d]
             if spent > 0:
                 pi = min(1.0, n_fixed[s] / spent)
                 for d in range(size):
                     if cdf[d] < 1.0:
                         left = pi * (1.0 - cdf[d])
-                        g[s, d] = left / (left + 1.0 - pi)
+                        g[r, d] = left / (left + 1.0 - pi)
                     else:
-                        g[s, d] = 0.0
+                        g[r, d] = 0.0
                 return
         if n_fixed[s] == 0:
             for d in range(size):
-                g[s, d] = NAN
+                g[r, d] = NAN
             return
         # the delay to a fix over the side's instances (g as the work space of at risk, then H)
         acc = 0.0
         for d in range(size - 1, -1, -1):
-            acc += fix_delays[s, d] + unfixed_by_day[s, today - d]
-            g[s, d] = acc
+            acc += fix_delays[r, d] + unfixed_by_day[r, today - d]
+            g[r, d] = acc
         surv = 1.0
         for d in range(size):
-            if fix_delays[s, d] > 0:
-                surv *= 1.0 - fix_delays[s, d] / g[s, d]
-            g[s, d] = 1.0 - surv
-        top = g[s, size - 1]
+            if fix_delays[r, d] > 0:
+                surv *= 1.0 - fix_delays[r, d] / g[r, d]
+            g[r, d] = 1.0 - surv
+        top = g[r, size - 1]
         for d in range(size):
-            g[s, d] = (top - g[s, d]) / (1.0 - g[s, d]) if g[s, d] < 1.0 else 0.0
+            g[r, d] = (top - g[r, d]) / (1.0 - g[r, d]) if g[r, d] < 1.0 else 0.0
 
     cdef void _add_terms(self, long bound, long today, const int64_t[::1] days,
                          const int64_t[::1] instance, const signed char[::1] side,
@@ -482,7 +497,7 @@ cdef class Kernel:
         cdef double[:, ::1] g = self.g
         cdef bint fading = self.alpha != 1.0
         cdef long e, i, day
-        cdef int s, o, c, gi, f
+        cdef int s, o, c, gi, f, r
         cdef double q
         for e in range(self.included, bound):
             i = instance[e] - 1
@@ -523,14 +538,16 @@ cdef class Kernel:
                 for f in range(F):
                     counts_inspected[s, o, f] += q_f[f]
             elif c == C_UNFIXED:
-                for gi in range(G):
-                    for f in range(F):
-                        if q_f[f] != 0.0 and NEEDED[gi][f]:
-                            unfixed[s, gi * F + f, day] += fac[gi] * q_f[f]
-                            self.used[s][gi * F + f] = True
+                r = self.row[s]
+                if fading:
+                    for gi in range(G):
+                        for f in range(F):
+                            if q_f[f] != 0.0 and NEEDED[gi][f]:
+                                unfixed[r, gi * F + f, day] += fac[gi] * q_f[f]
+                                self.used[s][gi * F + f] = True
                 for f in range(F):
                     if q_f[f] != 0.0:
-                        counts_unfixed[s, f, day] += q_f[f]
+                        counts_unfixed[r, f, day] += q_f[f]
                         self.used[s][GF + f] = True
 
     cdef void _rebase(self):
@@ -540,7 +557,7 @@ cdef class Kernel:
         cdef double[:, ::1] ones = self.ones
         cdef double[:, :, :, ::1] inspected = self.inspected
         cdef double[:, :, ::1] unfixed = self.unfixed
-        cdef int gi, f, s, o
+        cdef int gi, f, s, o, r
         cdef long d, days = unfixed.shape[2]
         cdef double shrink
         for gi in range(G):
@@ -554,8 +571,9 @@ cdef class Kernel:
                 for s in range(2):
                     for o in range(2):
                         inspected[s, o, gi, f] *= shrink
+                for r in range(unfixed.shape[0]):
                     for d in range(days):
-                        unfixed[s, gi * F + f, d] *= shrink
+                        unfixed[r, gi * F + f, d] *= shrink
 
     cdef void _rows(self, long today, Py_ssize_t j, double[:, ::1] o_now,
                     double[:, :, ::1] o_zero, double[:, :, ::1] o_ones,
@@ -574,10 +592,10 @@ cdef class Kernel:
         cdef double[:, ::1] g = self.g
         cdef double[::1] clock = self.clock
         cdef double[::1] base = self.base
-        cdef int gi, f, s, o, col
+        cdef int gi, f, s, o, col, r
         cdef long d
         cdef double q, acc
-        cdef bint fading = self.alpha != 1.0
+        cdef bint fading = self.fading
         for gi in range(G):
             o_now[j, gi] = exp((clock[gi] - base[gi]) * self.log_alpha)
             for f in range(F):
@@ -597,11 +615,12 @@ cdef class Kernel:
                         o_cones[j, f] += q * counts_inspected[s, o, f]
             if self.truth[s] or not n_unfixed[s]:
                 continue
+            r = self.row[s]
             for f in range(F):
                 acc = 0.0
                 if self.used[s][F * G + f]:
                     for d in range(today + 1):
-                        acc += counts_unfixed[s, f, d] * g[s, today - d]
+                        acc += counts_unfixed[r, f, d] * g[r, today - d]
                 o_cones[j, f] += acc
                 if not fading:  # every group's factor is 1: its terms are the counts'
                     for gi in range(G):
@@ -613,5 +632,5 @@ cdef class Kernel:
                     continue
                 acc = 0.0
                 for d in range(today + 1):
-                    acc += unfixed[s, col, d] * g[s, today - d]
+                    acc += unfixed[r, col, d] * g[r, today - d]
                 o_ones[j, col // F, col % F] += acc

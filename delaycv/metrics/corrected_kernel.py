@@ -12,10 +12,13 @@ inspected label, 2 an event). Per evaluation: its category (``category``: 0/1 se
 q, 2 an inspected label with errors, 3 unfixed on a clean-assumption side) and, under ``Fading``,
 its clock in each group (``clocks``).
 
-Per arrival day, by side: the instances (``by_day``), those unfixed (``unfixed_by_day``), the
-fixes by delay (``fix_delays``); the sample's events by delay (``sample_events``) and censored by
-arrival day and label (``sample_censored``); the unfixed evaluations' q-terms (``unfixed``: side
-x (group, feature) x day) and their unfaded terms (``counts_unfixed``: side x feature x day).
+Per arrival day, for each clean-assumption side (its row: ``row``; a side whose truth is known
+has none): the instances (``by_day``), those unfixed (``unfixed_by_day``), the fixes by delay
+(``fix_delays``), the unfixed evaluations' unfaded q-terms (``counts_unfixed``: row x feature x
+day), their chance by age (``g``) and, under ``Fading`` only, their q-terms (``unfixed``: row x
+(group, feature) x day); with an inspected side, the sample's events by delay
+(``sample_events``) and censored by arrival day and label (``sample_censored``). Only these grow
+with the days of the stream (:data:`BY_DAY`).
 
 The sums: per group, its clock and base (quantities kept times alpha ** -(c - base), c an
 evaluation's clock); the label-0 terms of every evaluation (``zero``), the q-terms of those
@@ -39,6 +42,17 @@ SETTLED_0, SETTLED_1, INSPECTED, UNFIXED = 0, 1, 2, 3
 _EPS = float(np.finfo(np.float64).eps)
 #: clocks' factors stay finite within this many own events of their base
 SPAN_EXPONENT = 600.0
+#: the arrays kept by arrival day, by (a side is inspected, fading): the clean-assumption sides'
+#: (their rows only), the sample's with an inspected side, the unfixed faded sums under fading
+BY_DAY = {
+    (sampled, fading): (
+        "by_day", "unfixed_by_day", "fix_delays", "counts_unfixed", "g",
+        *(("sample_events", "sample_censored") if sampled else ()),
+        *(("unfixed",) if fading else ()),
+    )
+    for sampled in (False, True)
+    for fading in (False, True)
+}  # fmt: skip
 
 
 def features(pred, proba) -> tuple[np.ndarray, np.ndarray]:
@@ -86,19 +100,24 @@ class Kernel:
         self.error = float(error)
         self.amount = tuple(float(x) for x in amount)
         self.count = tuple(bool(x) for x in count)
+        self.fading = self.alpha != 1.0
+        #: each side's row in the clean-assumption sides' arrays (-1: its truth is known)
+        self.row = (-1 if self.truth[0] else 0, -1 if self.truth[1] else int(not self.truth[0]))
+        clean = self.truth.count(False)
+        sampled = int(self.inspected_side >= 0)
         self.eval_of = np.full(1024, -1, dtype=np.int64)
         self.fixed = np.zeros(1024, dtype=bool)
         self.in_sample = np.full(1024, -1, dtype=np.int8)
         self.category = np.zeros(1024, dtype=np.int8)
         self.clocks = np.zeros((1024, N_GROUPS))
         days = 256
-        self.by_day = np.zeros((2, days))
-        self.unfixed_by_day = np.zeros((2, days))
-        self.fix_delays = np.zeros((2, days))
-        self.sample_events = np.zeros(days)
-        self.sample_censored = np.zeros((2, days))
-        self.unfixed = np.zeros((2, N_GROUPS * N_FEATURES, days))
-        self.counts_unfixed = np.zeros((2, N_FEATURES, days))
+        self.by_day = np.zeros((clean, days))
+        self.unfixed_by_day = np.zeros((clean, days))
+        self.fix_delays = np.zeros((clean, days))
+        self.sample_events = np.zeros(sampled * days)
+        self.sample_censored = np.zeros((2, sampled * days))
+        self.unfixed = np.zeros((clean, N_GROUPS * N_FEATURES, days if self.fading else 0))
+        self.counts_unfixed = np.zeros((clean, N_FEATURES, days))
         self.n_fixed = np.zeros(2)
         self.n_inspected = np.zeros((2, 2))
         self.n_unfixed = np.zeros(2)
@@ -113,7 +132,7 @@ class Kernel:
         self.arrived = self.included = self.sampled = 0
         # the model at the last checkpoint
         self.q_inspected = np.array([[0.0, 1.0], [0.0, 1.0]])
-        self.g = np.zeros((2, days))
+        self.g = np.zeros((clean, days))
 
     # ------------------------------------------------------------------ room
 
@@ -123,9 +142,7 @@ class Kernel:
         self.in_sample = _grow(self.in_sample, instances, fill=-1)
         self.category = _grow(self.category, evaluations)
         self.clocks = _grow(self.clocks, evaluations, axis=0)
-        for name in ("by_day", "unfixed_by_day", "fix_delays", "sample_events"):
-            setattr(self, name, _grow(getattr(self, name), days))
-        for name in ("sample_censored", "unfixed", "counts_unfixed", "g"):
+        for name in BY_DAY[self.inspected_side >= 0, self.fading]:
             setattr(self, name, _grow(getattr(self, name), days))
 
     # ------------------------------------------------------------------ a chunk of checkpoints
@@ -167,10 +184,10 @@ class Kernel:
         if m <= lo:
             return
         side, day = sides[lo:m], days[lo:m]
-        for s in (0, 1):
+        for s, r in self._clean():
             counts = np.bincount(day[side == s], minlength=0)
-            self.by_day[s, : counts.size] += counts
-            self.unfixed_by_day[s, : counts.size] += counts
+            self.by_day[r, : counts.size] += counts
+            self.unfixed_by_day[r, : counts.size] += counts
         self.arrived = m
 
     def _fix(self, at: np.ndarray, sides, days, delays, log) -> None:
@@ -178,11 +195,11 @@ class Kernel:
             return
         self.fixed[at] = True
         side, day, delay = sides[at], days[at], delays[at]
-        for s in (0, 1):
+        np.add.at(self.n_fixed, side, 1.0)
+        for s, r in self._clean():
             mine = side == s
-            self.n_fixed[s] += np.count_nonzero(mine)
-            np.add.at(self.unfixed_by_day[s], day[mine], -1.0)
-            np.add.at(self.fix_delays[s], delay[mine], 1.0)
+            np.add.at(self.unfixed_by_day[r], day[mine], -1.0)
+            np.add.at(self.fix_delays[r], delay[mine], 1.0)
         sampled = self.in_sample[at]
         for o in (0, 1):
             was = sampled == o
@@ -211,12 +228,13 @@ class Kernel:
         else:
             np.add.at(self.n_unfixed, side, -1.0)
             day = days[instance - 1]
-            for s in (0, 1):
+            for s, r in self._clean():
                 mine = side == s
                 if mine.any():
-                    flat = terms[mine].reshape(int(mine.sum()), -1)
-                    np.add.at(self.unfixed[s].T, day[mine], -flat)
-                    np.add.at(self.counts_unfixed[s].T, day[mine], -phi[mine])
+                    if self.fading:
+                        flat = terms[mine].reshape(int(mine.sum()), -1)
+                        np.add.at(self.unfixed[r].T, day[mine], -flat)
+                    np.add.at(self.counts_unfixed[r].T, day[mine], -phi[mine])
         self.ones += terms.sum(axis=0)
         self.counts_ones += phi.sum(axis=0)
         self.category[ev] = SETTLED_1
@@ -288,13 +306,16 @@ class Kernel:
                     + w1 * self.sample_censored[1, :size][::-1]
                 )
                 F = grid_cdf(events, censored)
-        for s in (0, 1):
-            if not self.truth[s]:
-                self.g[s, :size] = self._chance(s, F, size)
+        for s, r in self._clean():
+            self.g[r, :size] = self._chance(s, r, F, size)
 
-    def _chance(self, s: int, F, size: int) -> np.ndarray:
+    def _clean(self) -> list[tuple[int, int]]:
+        """(side, its row) of each clean-assumption side."""
+        return [(s, r) for s, r in enumerate(self.row) if r >= 0]
+
+    def _chance(self, s: int, r: int, F, size: int) -> np.ndarray:
         if F is not None:
-            spent = float(self.by_day[s, :size][::-1] @ F)
+            spent = float(self.by_day[r, :size][::-1] @ F)
             if spent > 0:
                 pi = min(1.0, self.n_fixed[s] / spent)
                 left = pi * (1.0 - F)
@@ -302,7 +323,7 @@ class Kernel:
                     return np.where(F < 1.0, left / (left + 1.0 - pi), 0.0)
         if not self.n_fixed[s]:
             return np.full(size, math.nan)
-        H = grid_cdf(self.fix_delays[s, :size], self.unfixed_by_day[s, :size][::-1])
+        H = grid_cdf(self.fix_delays[r, :size], self.unfixed_by_day[r, :size][::-1])
         top = H[-1]
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(H < 1.0, (top - H) / (1.0 - H), 0.0)
@@ -313,7 +334,7 @@ class Kernel:
         inspected = category == INSPECTED
         q[inspected] = self.q_inspected[side[inspected], label[inspected]]
         unfixed = category == UNFIXED
-        q[unfixed] = self.g[side[unfixed], today - day[unfixed]]
+        q[unfixed] = self.g[np.take(self.row, side[unfixed]), today - day[unfixed]]
         return q
 
     def _add_terms(self, new: slice, today: int, days, log) -> None:
@@ -342,13 +363,14 @@ class Kernel:
                 np.add.at(self.inspected, (side[pick], label[pick]), t)
                 np.add.at(self.counts_inspected, (side[pick], label[pick]), f)
             else:
-                for s in (0, 1):
+                for s, r in self._clean():
                     mine = side[pick] == s
                     if not mine.any():
                         continue
                     d = day[pick][mine]
-                    np.add.at(self.unfixed[s].T, d, t[mine].reshape(int(mine.sum()), -1))
-                    np.add.at(self.counts_unfixed[s].T, d, f[mine])
+                    if self.fading:
+                        np.add.at(self.unfixed[r].T, d, t[mine].reshape(int(mine.sum()), -1))
+                    np.add.at(self.counts_unfixed[r].T, d, f[mine])
 
     def _tick(self, new: slice, pred, q) -> np.ndarray:
         n = q.size
@@ -385,11 +407,16 @@ class Kernel:
                     q = self.q_inspected[s, o]
                     ones += q * self.inspected[s, o]
                     counts_ones += q * self.counts_inspected[s, o]
-            if self.truth[s] or not self.n_unfixed[s]:
+            r = self.row[s]
+            if r < 0 or not self.n_unfixed[s]:
                 continue
-            chance = self.g[s, today::-1]  # by arrival day 0 .. today
-            ones += (self.unfixed[s, :, : today + 1] @ chance).reshape(N_GROUPS, N_FEATURES)
-            counts_ones += self.counts_unfixed[s, :, : today + 1] @ chance
+            chance = self.g[r, today::-1]  # by arrival day 0 .. today
+            counts = self.counts_unfixed[r, :, : today + 1] @ chance
+            counts_ones += counts
+            if self.fading:
+                ones += (self.unfixed[r, :, : today + 1] @ chance).reshape(N_GROUPS, N_FEATURES)
+            else:  # every group's factor is 1: its terms are the counts'
+                ones += counts
         out["now"][j] = np.exp((self.clock - self.base) * self.log_alpha)
         out["zero"][j] = self.zero
         out["ones"][j] = ones

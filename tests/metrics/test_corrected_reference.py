@@ -416,6 +416,34 @@ def test_the_engines_state_equals_the_definition(
         assert np.isfinite([v[METRICS.index("gmean")] for _, v in state.asked[-3:]]).all()
 
 
+@pytest.mark.parametrize("kernel", list(KERNELS))
+@pytest.mark.parametrize(
+    "policy, clean, inspected",
+    [("hitl", 1, True), ("counts", 1, True), ("verification", 2, False), ("delay", 0, False)],
+)
+@pytest.mark.parametrize("fading", [False, True], ids=["cumulative", "fading"])
+def test_only_the_sides_that_need_them_keep_sums_by_day(
+    monkeypatch, small_stream, kernel, policy, clean, inspected, fading
+):
+    """What grows with the stream's days: the clean-assumption sides' sums (a side whose truth
+    is known keeps none), the sample's with an inspected side, the faded sums under fading."""
+    estimator = {"kind": "fading", "alpha": 0.98} if fading else "cumulative"
+    _, states = run_spied(
+        monkeypatch, small_stream, POLICIES[policy], estimator, KERNELS[kernel], every=300
+    )
+    span = int((small_stream.time[-1] - small_stream.time[0]) // 86400)
+    assert span > 150
+    for state in states:
+        k = state.kernel
+        for name in ("by_day", "unfixed_by_day", "fix_delays", "g", "counts_unfixed"):
+            assert getattr(k, name).shape[0] == clean, name
+            assert getattr(k, name).shape[-1] > span, name
+        assert (k.sample_events.shape[-1] > span) == inspected
+        assert (k.sample_censored.shape[-1] > span) == inspected
+        assert (k.unfixed.shape[-1] > span) == fading
+        assert k.unfixed.shape[:2] == (clean, 20)
+
+
 def test_exact_policies_give_the_true_values(small_stream):
     """Ideal and delay: every released label is true, so corrected equals true."""
     import delaycv
