@@ -3,9 +3,10 @@
 :class:`Blocks` do exactly what ``effort_loop.py`` does (see its docstring), in the same order of
 floating-point operations, with C doubles: the same values bit for bit
 (``tests/metrics/test_effort_measures.py``). An element's two defect flags are one byte here (bit 0: observed,
-bit 1: true). Two things only the compiled loop does, which change no value: it finds a slot
-through ``summary`` (every STRIDE-th slot's first key) before the slots themselves, and it asks
-the memory for the block where the evaluation AHEAD places on goes before it gets there.
+bit 1: true). Three things only the compiled loop does, which change no value: it finds a slot
+through ``summary`` (every STRIDE-th slot's first key) before the slots themselves, it asks the
+memory for the block where the evaluation AHEAD places on goes before it gets there, and the
+list of the defective by effort keeps each effort once, as its key.
 ``delaycv.common.native`` loads it only when it was built from this file (``SOURCE_DIGEST``)."""
 
 import numpy as np
@@ -66,7 +67,8 @@ cdef inline bint _within(double t, double target, bint strict) noexcept nogil:
 
 cdef class Blocks:
     """As ``effort_loop.Blocks``: the elements of block ``b`` are rows ``b`` of ``key``, ``eff``
-    and ``flags`` (``count[b]`` of them); the blocks sit in key order in ``nslots`` slots with gaps
+    and ``flags`` (``count[b]`` of them; by effort, ``eff`` is not kept: an element's key is its
+    effort); the blocks sit in key order in ``nslots`` slots with gaps
     (``slot_block``: a block id or -1; ``first``: a block's first key, a gap the first key of the
     next block or +inf), with Fenwick trees ``tree[q, f]`` of the slots' sums."""
 
@@ -99,7 +101,8 @@ cdef class Blocks:
         """Room for ``capacity`` blocks (and their slots); the rows kept."""
         cdef Py_ssize_t old = self.capacity, slots = 2 * capacity + 4, old_slots = 2 * old + 4
         key = np.zeros((capacity, C_CAPACITY))
-        eff = np.zeros((capacity, C_CAPACITY))
+        # the defective by effort keep no efforts of their own: an element's key is its effort
+        eff = np.zeros((capacity if self.mode == 0 else 1, C_CAPACITY))
         flags = np.zeros((capacity, C_CAPACITY), dtype=np.uint8)
         count = np.zeros(capacity, dtype=np.intp)
         sums = np.zeros((capacity, 4))
@@ -112,7 +115,8 @@ cdef class Blocks:
         tree = np.zeros((slots + 1, 4))
         if old:
             key[:old] = self.key
-            eff[:old] = self.eff
+            if self.mode == 0:
+                eff[:old] = self.eff
             flags[:old] = self.flags
             count[:old] = self.count
             sums[:old] = self.sums
@@ -201,7 +205,8 @@ cdef class Blocks:
         t = 0
         while t < C_CAPACITY:
             DELAYCV_PREFETCH(&self.key[b, t])
-            DELAYCV_PREFETCH(&self.eff[b, t])
+            if self.mode == 0:
+                DELAYCV_PREFETCH(&self.eff[b, t])
             t += 8
         DELAYCV_PREFETCH(&self.flags[b, 0])
 
@@ -250,10 +255,10 @@ cdef class Blocks:
                 f = self.flags[b, t]
                 if f & 1:
                     c0 += 1
-                    s0 += self.eff[b, t]
+                    s0 += self.key[b, t]
                 if f >> 1:
                     c1 += 1
-                    s1 += self.eff[b, t]
+                    s1 += self.key[b, t]
             out[0] = <double>c0
             out[1] = s0
             out[2] = <double>c1
@@ -359,7 +364,8 @@ cdef class Blocks:
         if self.nblocks == 0:
             b = self.new_block()
             self.key[b, 0] = x
-            self.eff[b, 0] = e
+            if self.mode == 0:
+                self.eff[b, 0] = e
             self.flags[b, 0] = f
             self.count[b] = 1
             self.span(b, 0, 1, &self.sums[b, 0])
@@ -371,10 +377,12 @@ cdef class Blocks:
         b = self.slot_block[j]
         n = self.count[b]
         memmove(&self.key[b, i + 1], &self.key[b, i], (n - i) * sizeof(double))
-        memmove(&self.eff[b, i + 1], &self.eff[b, i], (n - i) * sizeof(double))
+        if self.mode == 0:
+            memmove(&self.eff[b, i + 1], &self.eff[b, i], (n - i) * sizeof(double))
         memmove(&self.flags[b, i + 1], &self.flags[b, i], (n - i) * sizeof(unsigned char))
         self.key[b, i] = x
-        self.eff[b, i] = e
+        if self.mode == 0:
+            self.eff[b, i] = e
         self.flags[b, i] = f
         self.count[b] = n + 1
         for g in range(4):
@@ -397,7 +405,8 @@ cdef class Blocks:
         for g in range(4):
             old[g] = self.sums[b, g]
         memmove(&self.key[c, 0], &self.key[b, half], rest * sizeof(double))
-        memmove(&self.eff[c, 0], &self.eff[b, half], rest * sizeof(double))
+        if self.mode == 0:
+            memmove(&self.eff[c, 0], &self.eff[b, half], rest * sizeof(double))
         memmove(&self.flags[c, 0], &self.flags[b, half], rest * sizeof(unsigned char))
         self.count[c] = rest
         self.count[b] = half
@@ -439,9 +448,10 @@ cdef class Blocks:
         self.lower(x, &j, &i)
         b = self.slot_block[j]
         n = self.count[b]
-        _weights(self.mode, self.eff[b, i], self.flags[b, i], w)
+        _weights(self.mode, self.effort_of(b, i), self.flags[b, i], w)
         memmove(&self.key[b, i], &self.key[b, i + 1], (n - i - 1) * sizeof(double))
-        memmove(&self.eff[b, i], &self.eff[b, i + 1], (n - i - 1) * sizeof(double))
+        if self.mode == 0:
+            memmove(&self.eff[b, i], &self.eff[b, i + 1], (n - i - 1) * sizeof(double))
         memmove(&self.flags[b, i], &self.flags[b, i + 1], (n - i - 1) * sizeof(unsigned char))
         self.count[b] = n - 1
         for g in range(4):
@@ -490,7 +500,7 @@ cdef class Blocks:
             if b < 0:
                 continue
             for i in range(self.count[b]):
-                _weights(self.mode, self.eff[b, i], self.flags[b, i], w)
+                _weights(self.mode, self.effort_of(b, i), self.flags[b, i], w)
                 t = acc[f] + w[f]
                 if not _within(t, target, strict):
                     jj[0] = j
@@ -502,7 +512,11 @@ cdef class Blocks:
         ii[0] = 0
 
     cdef double effort_at(self, Py_ssize_t j, Py_ssize_t i) noexcept nogil:
-        return self.eff[self.slot_block[j], i]
+        return self.effort_of(self.slot_block[j], i)
+
+    cdef inline double effort_of(self, Py_ssize_t b, Py_ssize_t t) noexcept nogil:
+        """The effort of element ``t`` of block ``b`` (by effort: its key)."""
+        return self.eff[b, t] if self.mode == 0 else self.key[b, t]
 
 
 cdef class Ranking:
