@@ -9,6 +9,7 @@ import pandas as pd
 from delaycv import metrics as _metrics
 from delaycv.common.choices import REFERENCES
 from delaycv.common.columns import RUN_KEYS
+from delaycv.engine.t_quantile import t975
 from delaycv.metrics.effort_names import EFFORT_SCOPE_COLUMN
 
 #: Columns of the per-fold checkpoint table before the metrics, in order.
@@ -111,10 +112,6 @@ def summarize(folds: pd.DataFrame) -> pd.DataFrame:
     Metrics are every column of :data:`delaycv.metrics.METRICS` and
     :data:`delaycv.metrics.EFFORT_METRICS` present, plus the counts :data:`SUMMARY_COUNTS`.
     """
-    # the t quantile from scipy.special (scipy.stats.t.ppf's own kernel, the same values): an
-    # evaluate job does not pay for importing scipy.stats (0.3-0.6 s)
-    from scipy.special import stdtrit
-
     names = [
         c
         for c in (*SUMMARY_COUNTS, *_metrics.METRICS, *_metrics.EFFORT_METRICS)
@@ -148,7 +145,7 @@ def summarize(folds: pd.DataFrame) -> pd.DataFrame:
     std = np.where(nf >= 2, std, np.nan)
     tq = np.full(len(res), np.nan)
     ok = nf >= 2
-    tq[ok] = stdtrit(nf[ok] - 1, 0.975)
+    tq[ok] = t975(nf[ok] - 1)
     half = tq * std / np.sqrt(np.where(nf > 0, nf, 1))
     mean = res["mean"].to_numpy(dtype=np.float64)
     res["std"] = std
