@@ -18,7 +18,9 @@ with stage_job(snakemake, "evaluate", label=str(wildcards)):
     meter = Meter()  # (the span before this line counts at the first sample's memory)
 
     from delaycv.protocol.settings import workflow_settings
-    from delaycv.stages.evaluate import evaluate
+    from delaycv.stages.evaluate import evaluate, use_system_allocator
+
+    use_system_allocator()  # before the stream's first buffer
 
     settings = workflow_settings(
         json.loads(params.options),

@@ -516,10 +516,13 @@ def _evaluate(args, meter) -> int:
     stage; then its note and a summary line (:func:`_tell`)."""
     settings = settings_from(args)  # every check before any work: the run, the output, the stream
 
+    from delaycv.stages.evaluate import evaluate, use_system_allocator
+
+    use_system_allocator()  # before the stream's first buffer
+
     from delaycv.common.atomic import check_output
     from delaycv.data.stream_file import open_stream
     from delaycv.engine import probe_learner
-    from delaycv.stages.evaluate import evaluate
 
     folds = settings.validation.folds
     export = _moa_export(args, folds)
