@@ -11,14 +11,11 @@ The times are measured by benchmarks/bench_startup.py; these tests check the mod
 from __future__ import annotations
 
 import ast
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.fresh_python import imported_after
 from tests.support.paths import REPO
 
 SCRIPTS = sorted((REPO / "scripts").glob("*.py"))
@@ -37,30 +34,6 @@ HEAVY = (
 )
 #: what only a MOA learner may import: the JVM's modules
 JAVA = ("jpype", "_jpype")
-
-
-def imported_after(code: str, cwd: Path | None = None) -> dict:
-    """Run ``code`` in a fresh interpreter (this checkout first on the path); what it left in
-    ``RESULT`` and the names of sys.modules at its end."""
-    probe = (
-        "import json, sys\n"
-        "RESULT = None\n"
-        f"{code}\n"
-        "print(json.dumps({'result': RESULT, 'modules': sorted(sys.modules)}))\n"
-    )
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
-    env["DELAYCV_KEEP_TEARDOWN"] = "1"  # the command returns to the probe instead of ending
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
 
 
 def heavy_in(modules: list[str]) -> list[str]:

@@ -4,45 +4,30 @@
 from __future__ import annotations
 
 import ast
-import json
-import os
-import subprocess
-import sys
 
+import pyarrow as pa
 import pytest
 
 from delaycv.data.stream_file import write_stream
 from delaycv.data.synthetic import generate_stream
 from delaycv.stages.evaluate import ARROW_POOL_VARIABLE
+from tests.support.fresh_python import imported_after
 from tests.support.paths import REPO
 
-PROBE = """
-import contextlib, io, json, os
+EVALUATE = f"""
+import contextlib, io, os
 import pyarrow as pa
 from delaycv.cli import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     status = main(["evaluate", "s.parquet", "--learner", "Prior", "--out", "run", "--quiet"])
-print(json.dumps([status, pa.default_memory_pool().backend_name, os.environ.get("{var}")]))
+RESULT = [status, pa.default_memory_pool().backend_name, os.environ.get("{ARROW_POOL_VARIABLE}")]
 """
 
 
 def evaluate_in_a_fresh_process(tmp_path, pool: str | None) -> list:
     write_stream(generate_stream(rows=300, seed=3), tmp_path / "s.parquet")
-    env = {k: v for k, v in os.environ.items() if k != ARROW_POOL_VARIABLE}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
-    env["DELAYCV_KEEP_TEARDOWN"] = "1"  # main returns to the probe
-    if pool is not None:
-        env[ARROW_POOL_VARIABLE] = pool
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE.replace("{var}", ARROW_POOL_VARIABLE)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    found = imported_after(EVALUATE, tmp_path, environment={ARROW_POOL_VARIABLE: pool})
+    return found["result"]
 
 
 def test_the_evaluate_command_allocates_with_the_system_allocator(tmp_path):
@@ -54,8 +39,6 @@ def test_the_evaluate_command_allocates_with_the_system_allocator(tmp_path):
 
 @pytest.mark.parametrize("pool", ["mimalloc", "jemalloc"])
 def test_the_users_allocator_is_kept(tmp_path, pool):
-    import pyarrow as pa
-
     if pool not in pa.supported_memory_backends():
         pytest.skip(f"this pyarrow has no {pool}")
     status, backend, variable = evaluate_in_a_fresh_process(tmp_path, pool)
