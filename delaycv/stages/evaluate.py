@@ -31,7 +31,7 @@ ARROW_POOL_VARIABLE = "ARROW_DEFAULT_MEMORY_POOL"
 def use_system_allocator() -> None:
     """Make this evaluate job's Arrow buffers (the stream's chunks, the tables written) come from
     the system's allocator, unless ``ARROW_DEFAULT_MEMORY_POOL`` names one: Arrow's default,
-    mimalloc, keeps freed buffers for the process's life, about 45 MiB of a HoeffdingTree run's
+    mimalloc, keeps freed buffers for the process's life, 45 to 80 MiB of a HoeffdingTree run's
     peak memory on git(master), for no gain in its time. The variable is set too, so the
     ``--jobs`` workers started later allocate the same way. The CLI's ``evaluate`` and the
     workflow's evaluate jobs call it first; a program that runs the stage keeps its own
