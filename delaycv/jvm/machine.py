@@ -6,6 +6,9 @@ so each worker starts its own). Its heap is Java's default (a quarter of the mac
 unless asked: the learner key ``heap`` (``{moa: "...", heap: 4g}``) or the environment variable
 ``DELAYCV_JVM_HEAP`` sets ``-Xmx``, each checked before the JVM starts
 (:func:`delaycv.protocol.moa_spec.check_heap`: a size Java reads, at most the machine's memory).
+Within that maximum the heap is sized to the run (:func:`sizing_options`): it starts at
+:data:`INITIAL_HEAP` and grows only where the collections would otherwise take a larger share of
+the time than :data:`GC_TIME_RATIO` allows.
 The heap is part of the process's resident memory, so a run's peak memory and RAM-hours
 (``run.json``) count it. A JVM that runs out of it is one line naming the heap and where it came
 from (:func:`out_of_memory`).
@@ -17,9 +20,10 @@ a MOA learner's failure is one line with MOA's own messages, made by :mod:`delay
 from __future__ import annotations
 
 import os
+import re
 
 from delaycv.common.errors import ConfigError
-from delaycv.protocol.moa_spec import HEAP_ENV, check_heap, gib, machine_memory
+from delaycv.protocol.moa_spec import HEAP_ENV, check_heap, gib, heap_bytes, machine_memory
 
 JPYPE_VERSION = "1.7.1"
 #: what to install for Java, in the error of a machine without it
@@ -29,6 +33,23 @@ JAVA_EXPECTED = (
 )
 #: where a heap comes from when the environment variable sets it
 HEAP_VARIABLE = f"environment variable {HEAP_ENV}"
+
+#: The heap's size when the JVM starts (Java's default: 1/64 of the machine's memory, 384 MiB on
+#: 24 GiB, all of which its collector G1 fills with young objects before it collects), or the
+#: maximum heap asked for where that is smaller.
+INITIAL_HEAP = "128m"
+#: G1 grows the heap where its collections take more than 1 / (1 + ratio) of the time (Java's
+#: default 12: 1/13), a share it scales down, to 1 %, while the heap is less than half its maximum
+#: (by default a quarter of the machine's memory): with Java's ratio, the heap of a learner that
+#: allocates much and keeps little (OzaBag's copies of each instance) grows to 700 MiB around
+#: 30 MiB of live objects. With 2 (1/3) it grows where the collections cost, as the model's own
+#: size makes them (docs/moa-learners.md, "The peak resident set").
+GC_TIME_RATIO = 2
+#: Java's options that size the heap or choose the collector: JAVA_TOOL_OPTIONS with one of them
+#: are the user's sizing, and the JVM gets no option of :func:`sizing_options`
+USER_SIZING = re.compile(r"-Xm[sx]|HeapSize|RAMPercentage|RAMFraction|GCTimeRatio|-XX:\+Use\w+GC")
+#: where a user's options for every JVM come from (Java reads them when it starts)
+TOOL_OPTIONS = "JAVA_TOOL_OPTIONS"
 
 #: the JVM of this process once started: (its heap or None for Java's default, where the heap
 #: came from: a key, the environment variable, or None)
@@ -88,6 +109,7 @@ def start(heap: str | None = None, where: str = "key learner.heap") -> None:
             expected=JAVA_EXPECTED,
         ) from None
     args = [f"-Xmx{heap}"] if heap else []
+    args += sizing_options(heap, os.environ.get(TOOL_OPTIONS))
     # -Xrs: the JVM leaves Ctrl-C and SIGTERM to Python (the run's own handling: a stopped job
     # says so, leaves nothing partial). -XX:+DisableExplicitGC: JPype asks Java for a full
     # collection whenever Python's memory grows (9 on a 44k-row run, 0.4 s of CPU); delaycv
@@ -110,6 +132,26 @@ def start(heap: str | None = None, where: str = "key learner.heap") -> None:
         ) from None
     _started[:] = [(heap, source)]
     _quiet_java()
+
+
+def sizing_options(heap: str | None, tool_options: str | None = None) -> list[str]:
+    """The options that size the heap to the run: it starts at :data:`INITIAL_HEAP` (``heap``,
+    the maximum asked for, if that is smaller) and grows under :data:`GC_TIME_RATIO`. None where
+    ``tool_options`` (``JAVA_TOOL_OPTIONS``) size the heap or choose the collector
+    (:data:`USER_SIZING`): Java gives the options it is started with precedence over those, so the
+    user's would not apply.
+
+    >>> sizing_options(None), sizing_options("24m")
+    (['-Xms128m', '-XX:GCTimeRatio=2'], ['-Xms24m', '-XX:GCTimeRatio=2'])
+    >>> sizing_options("4g", "-XX:+UseSerialGC"), sizing_options(None, "-Xss2m")
+    ([], ['-Xms128m', '-XX:GCTimeRatio=2'])
+    """
+    if tool_options and USER_SIZING.search(tool_options):
+        return []
+    initial = INITIAL_HEAP
+    if heap is not None and heap_bytes(heap) < heap_bytes(INITIAL_HEAP):
+        initial = heap
+    return [f"-Xms{initial}", f"-XX:GCTimeRatio={GC_TIME_RATIO}"]
 
 
 def _quiet_java() -> None:

@@ -8,6 +8,7 @@ MOA's delay maps onto (:func:`delaycv.jvm.task.count_window`, which says why).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -679,6 +680,50 @@ def test_the_heap_key_sets_the_jvm_s_maximum_heap(moa, tmp_path):
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert 150 <= int(done.stdout.strip()) <= 200
+
+
+def _jvm_arguments(heap: str | None, tool_options: str | None) -> tuple[list[str], int]:
+    """The options a fresh process's JVM started with (Java's own list, JAVA_TOOL_OPTIONS' first)
+    and its initial heap in MiB, with the learner key ``heap`` and JAVA_TOOL_OPTIONS."""
+    spec = {"moa": "trees.HoeffdingTree", **({"heap": heap} if heap else {})}
+    code = (
+        "import json\n"
+        "from jpype import JClass\n"
+        "from delaycv.jvm.learner import MoaClassifier\n"
+        f"MoaClassifier({spec!r})\n"
+        "bean = JClass('java.lang.management.ManagementFactory').getMemoryMXBean()\n"
+        "arguments = JClass('java.lang.management.ManagementFactory').getRuntimeMXBean()"
+        ".getInputArguments()\n"
+        "print(json.dumps([[str(a) for a in arguments], "
+        "int(bean.getHeapMemoryUsage().getInit()) // 2**20]))\n"
+    )
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("JAVA_TOOL_OPTIONS", "DELAYCV_JVM_HEAP")
+    }
+    if tool_options:
+        env["JAVA_TOOL_OPTIONS"] = tool_options
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    arguments, initial = json.loads(done.stdout.strip().splitlines()[-1])
+    return arguments, initial
+
+
+def test_the_heap_starts_small_and_grows_with_the_run_unless_the_user_sizes_it(moa):
+    """The JVM starts with a heap of 128m (or the maximum asked for, if smaller) and G1's time
+    ratio 2 (machine.sizing_options); JAVA_TOOL_OPTIONS that size the heap or choose the
+    collector replace both (Java would give delaycv's options precedence over the user's)."""
+    arguments, initial = _jvm_arguments(None, None)
+    assert "-Xms128m" in arguments and "-XX:GCTimeRatio=2" in arguments
+    assert initial == 128
+    arguments, initial = _jvm_arguments("24m", "-Xss4m")  # an option of another kind
+    assert {"-Xmx24m", "-Xms24m", "-XX:GCTimeRatio=2", "-Xss4m"} <= set(arguments)
+    assert initial == 24
+    arguments, initial = _jvm_arguments(None, "-XX:+UseSerialGC -Xms64m")
+    assert not any(a.startswith("-Xms1") or "GCTimeRatio" in a for a in arguments), arguments
+    assert initial == 64
+    arguments, _ = _jvm_arguments(None, "-XX:GCTimeRatio=9")
+    assert "-XX:GCTimeRatio=9" in arguments and "-Xms128m" not in arguments
 
 
 def test_install_into_a_place_that_cannot_be_written_names_it(tmp_path, monkeypatch, capsys):
