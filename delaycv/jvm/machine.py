@@ -139,7 +139,9 @@ def sizing_options(heap: str | None, tool_options: str | None = None) -> list[st
     the maximum asked for, if that is smaller) and grows under :data:`GC_TIME_RATIO`. None where
     ``tool_options`` (``JAVA_TOOL_OPTIONS``) size the heap or choose the collector
     (:data:`USER_SIZING`): Java gives the options it is started with precedence over those, so the
-    user's would not apply.
+    user's would not apply. Where no maximum is asked and Java's default one is smaller than
+    :data:`INITIAL_HEAP` (Java sees less than 512 MiB of memory, too little for a MOA learner's
+    run: Python and the JVM alone hold about 300 MiB), Java raises its maximum to the initial heap.
 
     >>> sizing_options(None), sizing_options("24m")
     (['-Xms128m', '-XX:GCTimeRatio=2'], ['-Xms24m', '-XX:GCTimeRatio=2'])
