@@ -35,7 +35,7 @@ JAVA_EXPECTED = (
 HEAP_VARIABLE = f"environment variable {HEAP_ENV}"
 
 #: The heap's size when the JVM starts (Java's default: 1/64 of the machine's memory, 384 MiB on
-#: 24 GiB, all of which its collector G1 fills with young objects before it collects), or the
+#: 24 GiB, most of which its collector G1 lets young objects fill between collections), or the
 #: maximum heap asked for where that is smaller.
 INITIAL_HEAP = "128m"
 #: G1 grows the heap where its collections take more than 1 / (1 + ratio) of the time (Java's
@@ -136,7 +136,7 @@ def start(heap: str | None = None, where: str = "key learner.heap") -> None:
 
 def sizing_options(heap: str | None, tool_options: str | None = None) -> list[str]:
     """The options that size the heap to the run: it starts at :data:`INITIAL_HEAP` (``heap``,
-    the maximum asked for, if that is smaller) and grows under :data:`GC_TIME_RATIO`. None where
+    the maximum asked for, if that is smaller) and grows under :data:`GC_TIME_RATIO`. No option where
     ``tool_options`` (``JAVA_TOOL_OPTIONS``) size the heap or choose the collector
     (:data:`USER_SIZING`): Java gives the options it is started with precedence over those, so the
     user's would not apply. Where no maximum is asked and Java's default one is smaller than

@@ -8,7 +8,6 @@ MOA's delay maps onto (:func:`delaycv.jvm.task.count_window`, which says why).
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from delaycv.jvm.learner import ABOVE_HALF
 from delaycv.jvm.task import count_window
 from delaycv.metrics.auc import auc_value, pair_sums
 from tests.jvm.moa_task import moa_auc, task_run, task_votes, write_arff
+from tests.support.fresh_python import imported_after
 from tests.support.paths import shared_file
 
 FOLDS = 10
@@ -687,25 +687,15 @@ def _jvm_arguments(heap: str | None, tool_options: str | None) -> tuple[list[str
     and its initial heap in MiB, with the learner key ``heap`` and JAVA_TOOL_OPTIONS."""
     spec = {"moa": "trees.HoeffdingTree", **({"heap": heap} if heap else {})}
     code = (
-        "import json\n"
         "from jpype import JClass\n"
         "from delaycv.jvm.learner import MoaClassifier\n"
         f"MoaClassifier({spec!r})\n"
-        "bean = JClass('java.lang.management.ManagementFactory').getMemoryMXBean()\n"
-        "arguments = JClass('java.lang.management.ManagementFactory').getRuntimeMXBean()"
-        ".getInputArguments()\n"
-        "print(json.dumps([[str(a) for a in arguments], "
-        "int(bean.getHeapMemoryUsage().getInit()) // 2**20]))\n"
+        "factory = JClass('java.lang.management.ManagementFactory')\n"
+        "RESULT = [[str(a) for a in factory.getRuntimeMXBean().getInputArguments()],\n"
+        "          int(factory.getMemoryMXBean().getHeapMemoryUsage().getInit()) // 2**20]\n"
     )
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("JAVA_TOOL_OPTIONS", "DELAYCV_JVM_HEAP")
-    }
-    if tool_options:
-        env["JAVA_TOOL_OPTIONS"] = tool_options
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
-    )
-    arguments, initial = json.loads(done.stdout.strip().splitlines()[-1])
+    environment = {"JAVA_TOOL_OPTIONS": tool_options, "DELAYCV_JVM_HEAP": None}
+    arguments, initial = imported_after(code, environment=environment)["result"]
     return arguments, initial
 
 
