@@ -592,9 +592,11 @@ cdef class Kernel:
         cdef double[:, ::1] g = self.g
         cdef double[::1] clock = self.clock
         cdef double[::1] base = self.base
-        cdef int gi, f, s, o, col, r
+        cdef int gi, f, s, o, col, r, c, n
         cdef long d
-        cdef double q, acc
+        cdef double q, acc, chance
+        cdef const double* rows[GF + F]  # the columns in use of a side's unfixed sums, by day
+        cdef double sums[GF + F]
         cdef bint fading = self.fading
         for gi in range(G):
             o_now[j, gi] = exp((clock[gi] - base[gi]) * self.log_alpha)
@@ -616,11 +618,31 @@ cdef class Kernel:
             if self.truth[s] or not n_unfixed[s]:
                 continue
             r = self.row[s]
+            # the columns in use (the counts', then under fading the terms') are summed over
+            # the days in one pass, side by side: each sum adds its days in the order a pass of
+            # its own would (the same value), and the sums no longer wait on one another
+            n = 0
+            for f in range(F):
+                if self.used[s][GF + f]:
+                    rows[n] = &counts_unfixed[r, f, 0]
+                    n += 1
+            if fading:
+                for col in range(GF):
+                    if self.used[s][col]:
+                        rows[n] = &unfixed[r, col, 0]
+                        n += 1
+            for c in range(n):
+                sums[c] = 0.0
+            for d in range(today + 1):
+                chance = g[r, today - d]
+                for c in range(n):
+                    sums[c] += rows[c][d] * chance
+            c = 0
             for f in range(F):
                 acc = 0.0
-                if self.used[s][F * G + f]:
-                    for d in range(today + 1):
-                        acc += counts_unfixed[r, f, d] * g[r, today - d]
+                if self.used[s][GF + f]:
+                    acc = sums[c]
+                    c += 1
                 o_cones[j, f] += acc
                 if not fading:  # every group's factor is 1: its terms are the counts'
                     for gi in range(G):
@@ -628,9 +650,6 @@ cdef class Kernel:
             if not fading:
                 continue
             for col in range(GF):
-                if not self.used[s][col]:
-                    continue
-                acc = 0.0
-                for d in range(today + 1):
-                    acc += unfixed[r, col, d] * g[r, today - d]
-                o_ones[j, col // F, col % F] += acc
+                if self.used[s][col]:
+                    o_ones[j, col // F, col % F] += sums[c]
+                    c += 1
