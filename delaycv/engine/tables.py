@@ -57,6 +57,8 @@ PREDICTION_COLUMNS = (
 #: Columns of the fold summary before the statistics.
 SUMMARY_KEYS = (*RUN_KEYS, "reference", "estimator", "checkpoint", "time", "metric")
 SUMMARY_STATS = ("n_folds", "mean", "std", "ci_low", "ci_high")
+#: the summary's key columns of text (object dtype, as in the fold table)
+_TEXT_KEYS = ("dataset", "learner", "policy", "reference", "estimator")
 #: Count columns summarised along with the metrics.
 SUMMARY_COUNTS = ("evaluated", "pending", "skipped", "trained", "weight")
 
@@ -130,36 +132,42 @@ def summarize(folds: pd.DataFrame) -> pd.DataFrame:
     count = g.count().to_numpy()
     mean = g.mean().to_numpy()
     sd = g.std().to_numpy()
-    n_groups = count.shape[0]
-    first = np.unique(gid, return_index=True)[1]
-    group_keys = folds[keys].iloc[first].reset_index(drop=True)
-    # metric-major, groups in order of first appearance (the order of the long table)
-    res = group_keys.iloc[np.tile(np.arange(n_groups), len(names))].reset_index(drop=True)
-    res["metric"] = np.repeat(np.array(names, dtype=object), n_groups)
-    res["n_folds"] = count.T.reshape(-1).astype(np.int64)
-    res["mean"] = mean.T.reshape(-1)
-    res["std"] = sd.T.reshape(-1)
-    res["n_folds"] = res["n_folds"].fillna(0).astype(np.int64)
-    nf = res["n_folds"].to_numpy()
-    std = res["std"].to_numpy(dtype=np.float64)
-    std = np.where(nf >= 2, std, np.nan)
-    tq = np.full(len(res), np.nan)
+    first = np.unique(gid, return_index=True)[1]  # each group's first row
+    group, metric = _summary_order(folds, first, len(names))
+    nf = count[group, metric].astype(np.int64)
+    std = np.where(nf >= 2, sd[group, metric], np.nan)
+    tq = np.full(nf.size, np.nan)
     ok = nf >= 2
     tq[ok] = t975(nf[ok] - 1)
     half = tq * std / np.sqrt(np.where(nf > 0, nf, 1))
-    mean = res["mean"].to_numpy(dtype=np.float64)
-    res["std"] = std
-    res["ci_low"] = mean - half
-    res["ci_high"] = mean + half
-    order = {name: i for i, name in enumerate(names)}
-    res["_m"] = res["metric"].map(order)
-    # references in the order of REFERENCES (observed, true, corrected), then any other
-    res["_r"] = (
-        res["reference"].map({r: i for i, r in enumerate(REFERENCES)}).fillna(len(REFERENCES))
-    )
-    res = res.sort_values(["_r", "reference", "checkpoint", "_m"], kind="stable")
-    res = res.drop(columns=["_m", "_r"])
-    res = res.reset_index(drop=True)
-    for c in ("dataset", "learner", "policy", "reference", "estimator", "metric"):
-        res[c] = res[c].astype(object)
-    return res[[*SUMMARY_KEYS, *SUMMARY_STATS]]
+    mean = mean[group, metric]
+    rows = first[group]
+    columns = {}
+    for c in SUMMARY_KEYS[:-1]:
+        column = folds[c].to_numpy()[rows]
+        columns[c] = pd.Series(column, dtype=object) if c in _TEXT_KEYS else column
+    columns["metric"] = pd.Series(np.array(names, dtype=object)[metric], dtype=object)
+    stats = {"n_folds": nf, "mean": mean, "std": std, "ci_low": mean - half, "ci_high": mean + half}
+    return pd.DataFrame({**columns, **stats}, copy=False)
+
+
+def _summary_order(folds: pd.DataFrame, first: np.ndarray, n_metrics: int) -> tuple:
+    """(group, metric) of each row of the summary, in its order: the references in the order of
+    REFERENCES (observed, true, corrected; any other after them, by name), then by checkpoint,
+    then the metrics in order, then the groups in order of first appearance (``first``: each
+    group's first row of ``folds``)."""
+    reference = folds["reference"].to_numpy()[first]
+    known = {r: i for i, r in enumerate(REFERENCES)}
+    rank = np.array([known.get(r, len(REFERENCES)) for r in reference.tolist()], dtype=np.int64)
+    by_name = np.unique(reference.astype(object), return_inverse=True)[1]
+    checkpoint = folds["checkpoint"].to_numpy()[first]
+    groups = np.lexsort((np.arange(first.size), checkpoint, by_name, rank))
+    # blocks of groups with one reference and checkpoint: every metric of a block, in turn
+    key = np.column_stack((rank, by_name, checkpoint))[groups]
+    starts = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]).any(axis=1)])
+    sizes = np.diff(np.r_[starts, groups.size])  # groups per block
+    rows = sizes * n_metrics  # summary rows per block
+    block = np.repeat(np.arange(starts.size), rows)
+    at = np.arange(block.size) - np.repeat(np.cumsum(rows) - rows, rows)  # row within its block
+    size = sizes[block]
+    return groups[starts[block] + at % size], at // size
