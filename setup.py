@@ -1,9 +1,13 @@
 """The compiled loops (``delaycv/engine/_loop.pyx``, the fold loop; ``delaycv/metrics/_effort_loop.pyx``,
-the effort-aware measures); the rest of the build is pyproject.toml.
+the effort-aware measures; ``delaycv/metrics/_corrected_kernel.pyx``, the corrected reference's
+fold state; ``delaycv/metrics/_fading_sums.pyx``, the fading estimator's running sums); the rest
+of the build is pyproject.toml.
 
 The extensions are optional: without a C compiler the install goes on and delaycv runs their
 Python twins (``delaycv.common.native``). Each module records the SHA-256 of the source it was built
-from, so that an edited source is never shadowed by an older build.
+from, so that an edited source is never shadowed by an older build. They are compiled without
+fused multiply-adds (``-ffp-contract=off``; a compiler forms them where the processor has them,
+e.g. on ARM), which round once where their twins round twice: the values stay the twins' own.
 """
 
 import hashlib
@@ -27,6 +31,7 @@ EXTENSIONS = [
     compiled("delaycv.engine._loop", "DELAYCV_LOOP_SOURCE"),
     compiled("delaycv.metrics._effort_loop", "DELAYCV_EFFORT_SOURCE"),
     compiled("delaycv.metrics._corrected_kernel", "DELAYCV_CORRECTED_SOURCE"),
+    compiled("delaycv.metrics._fading_sums", "DELAYCV_FADING_SOURCE"),
 ]
 
 
@@ -37,6 +42,9 @@ class OptionalBuildExt(build_ext):
 
     def build_extensions(self):
         self.check_extensions_list(self.extensions)
+        if self.compiler.compiler_type != "msvc":  # (MSVC does not contract by default)
+            for ext in self.extensions:
+                ext.extra_compile_args = [*ext.extra_compile_args, "-ffp-contract=off"]
         built = []
         for ext in self.extensions:
             try:

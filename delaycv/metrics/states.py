@@ -40,6 +40,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from delaycv.common import native
+from delaycv.metrics import fading_sums
 from delaycv.metrics.auc import CumulativeAUC, auc_value, pair_sums
 from delaycv.metrics.formulas import METRICS, compute, compute_many
 from delaycv.metrics.rows import (
@@ -96,8 +98,10 @@ _B_AT = _FROM_SEQ[_IB:]
 _TERMS = N_ROWS + COUNTS.size
 _LUT_TERMS = np.ascontiguousarray(np.hstack((_LUT_BY_SEQ, LUT[:, COUNTS])))
 _WEIGHTED_AT = np.concatenate((_FROM_SEQ[:N_LUT_ROWS], np.arange(N_ROWS, _TERMS)))
-#: Rows of terms per block of ``FadingState._running_sums`` (its buffer: ~400 KiB).
-_BLOCK = 1024
+#: Where those terms sit, for :func:`delaycv.metrics.fading_sums.running_sums`.
+_LAYOUT = fading_sums.Layout(_LUT_TERMS, _SEQ_WIDTH, _B_AT, _WEIGHTED_AT)
+#: The running sums of the terms: compiled where they are built, else their numpy twin.
+SUMS, SUMS_STATUS = native.load("delaycv.metrics._fading_sums", fading_sums)
 
 
 class EstimatorState(ABC):
@@ -318,7 +322,7 @@ class FadingState(EstimatorState):
         self._pw = self.alpha ** np.arange(1025, dtype=np.float64)
         self.span = 10**18 if self.alpha == 1.0 else max(1, int(600.0 / -math.log(self.alpha)))
         self.prefix_span = self.span
-        self._block: np.ndarray | None = None  # the buffer of _running_sums
+        self._block: np.ndarray | None = None  # the buffer of the numpy running sums
         self._ipw = np.power(self.alpha, -np.arange(min(1025, self.span + 1), dtype=np.float64))
 
     def _inverse_powers(self, n: int) -> np.ndarray:
@@ -457,41 +461,11 @@ class FadingState(EstimatorState):
     def _running_sums(self, code, vb, w, unit: bool, scale, bounds) -> np.ndarray:
         """Per bound b: the sum of the first b terms, added one after the other from zero (the
         terms: the rows of each evaluation in fading-sequence order, times its ``scale``,
-        then the unfaded counts: ``_TERMS`` columns).
-
-        The terms are built block by block in a buffer kept by the state (``_BLOCK`` rows: a
-        batch's full matrix is megabytes, and a fresh one costs a page fault per 4 KiB); at
-        each bound the running sum is reduced from the previous bound's sum and the terms in
-        between, row after row (``np.add.reduce`` over the rows of a C-ordered block adds them
-        in order, column by column: the same additions, in the same order, as a cumulative sum
-        of every row, which this does not write)."""
-        out = np.empty((bounds.size, _TERMS))
-        buf = self._block
-        if buf is None:
-            buf = self._block = np.empty((_BLOCK + 1, _TERMS))
-        buf[0] = 0.0  # row 0: the running sum so far
-        ends = bounds.tolist()
-        i, k = 0, len(ends)
-        end = ends[-1]
-        for lo in range(0, end, _BLOCK):
-            hi = min(lo + _BLOCK, end)
-            rows = buf[1 : hi - lo + 1]
-            np.take(_LUT_TERMS, code[lo:hi], axis=0, out=rows)
-            if not unit:
-                rows[:, _WEIGHTED_AT] *= w[lo:hi, None]
-            rows[:, _B_AT] = vb[lo:hi]
-            # each row's fading factor: its sequence's scale (one product per term, as before)
-            rows[:, :N_ROWS] *= np.repeat(scale[:, lo:hi].T, _SEQ_WIDTH, axis=1)
-            first = 0  # the row holding the running sum
-            while i < k and ends[i] <= hi:
-                r = ends[i] - lo
-                out[i] = np.add.reduce(buf[first : r + 1], axis=0)
-                buf[r] = out[i]  # the running sum goes on from there
-                first = r
-                i += 1
-            buf[0] = np.add.reduce(buf[first : hi - lo + 1], axis=0)
-        out[i:] = buf[0]  # bounds at 0 (an empty batch)
-        return out
+        then the unfaded counts: ``_TERMS`` columns): :func:`delaycv.metrics.fading_sums.running_sums`,
+        compiled where it is built (:data:`SUMS`)."""
+        if self._block is None and SUMS is fading_sums:
+            self._block = np.empty((fading_sums.BLOCK + 1, _TERMS))
+        return SUMS.running_sums(_LAYOUT, code, vb, w, unit, scale, bounds, self._block)
 
     def prior_step(self, b: float, s0: float, s1: float, w: float, t: int) -> tuple:
         a = self.alpha
