@@ -20,8 +20,6 @@ cdef extern from *:
 #: SHA-256 of the ``_fading_sums.pyx`` this module was compiled from (set by ``setup.py``)
 SOURCE_DIGEST = DELAYCV_FADING_SOURCE.decode("ascii")
 
-BLOCK = 1024
-
 
 def running_sums(layout, code, vb, w, bint unit, scale, bounds, buffer=None):
     """``fading_sums.running_sums`` (``buffer`` is not needed here)."""
