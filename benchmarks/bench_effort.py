@@ -95,7 +95,9 @@ def curve_once(rows: int, folds: int, scope: dict) -> dict:
     }
 
 
-def curve(args) -> None:
+def curve(args) -> float | None:
+    """Print the curve's cost per length; return the ratio at 1,000,000 against the first length
+    (git(master)'s), or None where those lengths were not run."""
     scope = (
         {"kind": args.scope}
         if args.scope == "cumulative"
@@ -123,12 +125,14 @@ def curve(args) -> None:
         peak = statistics.median(r["peak_mib"] for r in found[n])
         runs = ", ".join(f"{r['us']:.2f}" for r in found[n])
         print(f"  {n:>10,} {us:>12.2f} ({runs:>13}) {us / base:>7.2f} {peak:>9.0f} MiB")
+    ratio = None
     if 1_000_000 in found and args.rows[0] == LENGTHS[0]:
         ratio = statistics.median(r["us"] for r in found[1_000_000]) / base
         print(
             f"  target: at most {TARGET:.2f} at 1,000,000: {'met' if ratio <= TARGET else 'NOT met'}"
         )
     print(f"  load average at end: {os.getloadavg()[0]:.2f}")
+    return ratio
 
 
 def in_run(args) -> None:

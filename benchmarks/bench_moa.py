@@ -23,6 +23,18 @@ then the whole process of a 200-row run (MOA's NaiveBayes and river's GaussianNB
 compiled to bytecode first (:func:`write_bytecode`), as a package's first import writes it, so
 that no timed process compiles the package's sources.
 
+``--million`` adds part 5 of the issue: a million synthetic commits with an effort (``delaycv
+generate --rows 1000000``) in one run of the command below (HoeffdingTree, hitl 7d/90d, bootstrap
+with 10 folds, the default effort scope, progress on stderr), once, and git(master) with the same
+command (``--quiet``, medians of ``--runs``): wall, CPU and peak RSS, the progress lines the run
+printed, and its time per fold and instance against git(master)'s (target: at most 1.3).
+
+    delaycv evaluate STREAM --learner "moa:trees.HoeffdingTree" --policy hitl --pos-window 7d \\
+        --neg-window 90d --validation bootstrap --folds 10 --out DIR
+
+``--effort`` adds part 3: the effort-aware measures alone at 43,772 to 3,000,000 evaluations
+(``benchmarks/bench_effort.py curve``, its defaults; target: at most 1.2 at 1,000,000).
+
 ``--model`` adds how ``--jobs N`` scales, in this process (imports and the JVM's start aside, the
 JVM warmed on 3,000 rows first): for each learner on git(master), ``--runs`` rounds of one thread
 and two, timing the Java loop (``delaycv.jvm.rows.run_rows``, summed over the threads) apart from
@@ -31,7 +43,7 @@ which run in the main thread). With one thread these give S (the rest) and J (th
 the model T(N) = S + J ceil(K / N) / K for K = 10 folds (each chunk's folds shared out among N
 threads; Python's side serial), printed for N = 1, 2, 4, 8 and 16 beside the measured T(2).
 
-    python benchmarks/bench_moa.py [--runs 5] [--long] [--model]
+    python benchmarks/bench_moa.py [--runs 5] [--long] [--model] [--million] [--effort]
 """
 
 from __future__ import annotations
@@ -72,6 +84,9 @@ TARGETS = (
 SMALL_RUN_TARGET = 0.5
 #: the runs of both tools: bootstrap with FOLDS folds, a delay of DELAY instances, a row every EVERY
 FOLDS, DELAY, EVERY = 10, 100, 500
+#: part 5: the synthetic stream's length, and the most its time per fold and instance may be
+#: against git(master)'s
+MILLION, MILLION_TARGET = 1_000_000, 1.3
 
 
 def streams(tmp: Path, long: bool) -> dict[str, Path]:
@@ -135,9 +150,10 @@ def write_bytecode() -> None:
         raise SystemExit("bench_moa: delaycv's modules did not compile (above)")
 
 
-def timed(cmd: list[str]) -> tuple[float, float, float]:
+def timed(cmd: list[str], stderr: list[str] | None = None) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system, threads included) and peak RSS (MiB) of one
-    process (run by :data:`LAUNCHER`; its own start, about 10 ms, is in the wall time only)."""
+    process (run by :data:`LAUNCHER`; its own start, about 10 ms, is in the wall time only);
+    what it printed on stderr is appended to ``stderr`` if given."""
     read, write = os.pipe()
     t0 = time.perf_counter()
     proc = subprocess.Popen(
@@ -152,6 +168,8 @@ def timed(cmd: list[str]) -> tuple[float, float, float]:
     if proc.returncode != 0 or len(usage) != 3:
         raise SystemExit(f"bench_moa: {' '.join(cmd[:3])} failed: {err.strip()[-500:]}")
     user, system, maxrss = map(float, usage)
+    if stderr is not None:
+        stderr.append(err)
     return wall, user + system, maxrss / 1024
 
 
@@ -229,6 +247,45 @@ def scaling_model(stream_path: Path, runs: int) -> None:
         engine_log.setLevel(level)
 
 
+def million(delaycv: str, tmp: Path, git: Path, runs: int) -> float:
+    """Part 5 (module docstring): print the million commits' run beside git(master)'s; return the
+    ratio of their times per fold and instance."""
+    import pyarrow.parquet as pq
+
+    stream = tmp / "s1m.parquet"
+    subprocess.run(
+        [delaycv, "generate", "--rows", str(MILLION), str(stream)], check=True, capture_output=True
+    )
+
+    def command(path: Path, out: str) -> list[str]:
+        return [
+            delaycv, "evaluate", str(path), "--learner", "moa:trees.HoeffdingTree", "--policy",
+            "hitl", "--pos-window", "7d", "--neg-window", "90d", "--validation", "bootstrap",
+            "--folds", str(FOLDS), "--out", out,
+        ]  # fmt: skip
+
+    small = medians({"git": [*command(git, f"{tmp}/git-hitl"), "--quiet"]}, runs)["git"]
+    printed: list[str] = []
+    big = timed(command(stream, f"{tmp}/million"), stderr=printed)
+    progress = [line for line in printed[0].splitlines() if "ETA" in line]
+    rows = pq.ParquetFile(git).metadata.num_rows
+    per = {"git": small[0] / (rows * FOLDS) * 1e6, "million": big[0] / (MILLION * FOLDS) * 1e6}
+    ratio = per["million"] / per["git"]
+    print(f"\na million commits, HoeffdingTree, hitl 7d/90d, bootstrap {FOLDS} folds (wall s, CPU s, "
+          "peak RSS MiB, us per fold and instance)")  # fmt: skip
+    print(f"  git(master), {rows:,} rows (median of {runs}) {small[0]:7.2f} {small[1]:7.2f} "
+          f"{small[2]:7.0f} {per['git']:6.2f}")  # fmt: skip
+    print(f"  {MILLION:,} synthetic rows (one run)    {big[0]:7.2f} {big[1]:7.2f} {big[2]:7.0f} "
+          f"{per['million']:6.2f}")  # fmt: skip
+    print(
+        f"  progress on stderr: {len(progress)} lines, the last: {progress[-1] if progress else '-'}"
+    )
+    verdict = "met" if ratio <= MILLION_TARGET else "MISSED"
+    print(f"  per fold and instance, against git(master): {ratio:.2f} "
+          f"(target <= {MILLION_TARGET:g}: {verdict})")  # fmt: skip
+    return ratio
+
+
 def run_count(text: str) -> int:
     """``--runs``'s value: a count of rounds, at least 1 (each figure is a median of them)."""
     if not text.isdigit() or int(text) < 1:
@@ -241,6 +298,8 @@ def main() -> int:
     parser.add_argument("--runs", type=run_count, default=5, help="rounds of each command (5)")
     parser.add_argument("--long", action="store_true", help="also git(master) then gimp")
     parser.add_argument("--model", action="store_true", help="also how --jobs N scales")
+    parser.add_argument("--million", action="store_true", help="also a million commits (part 5)")
+    parser.add_argument("--effort", action="store_true", help="also the effort curve (part 3)")
     args = parser.parse_args()
     from delaycv.jvm import rows
     from delaycv.jvm.jar import locate
@@ -318,6 +377,22 @@ def main() -> int:
             print(f"  {key:17} {wall:6.2f} {cpu:6.2f} {rss:7.0f}{verdict}")
         if args.model:
             scaling_model(Path(f"{chosen_git}.parquet"), args.runs)
+        if args.million:
+            ratio = million(delaycv, Path(tmp), Path(f"{chosen_git}.parquet"), args.runs)
+            if ratio > MILLION_TARGET:
+                missed.append(f"a million commits, per fold and instance: {ratio:.2f}")
+    if args.effort:
+        import bench_effort
+
+        print()
+        ratio = bench_effort.curve(
+            argparse.Namespace(
+                rows=list(bench_effort.LENGTHS), folds=FOLDS, repeats=3, scope="cumulative",
+                width=1000,
+            )
+        )  # fmt: skip
+        if ratio is not None and ratio > bench_effort.TARGET:
+            missed.append(f"the effort curve at 1,000,000 against 43,772: {ratio:.2f}")
     print(f"\nbench_moa: load {os.getloadavg()[0]:.2f} after; targets missed: {len(missed)}")
     for line in missed:
         print(f"  {line}")
