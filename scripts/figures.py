@@ -19,5 +19,6 @@ with stage_job(snakemake, "figures"):
         tests=snakemake.input.strip,
         contrasts=getattr(snakemake.input, "contrasts", None),  # when the study has contrasts
         policy_specs=json.loads(snakemake.params.policies),  # the specs the runs used: the windows
+        jobs=snakemake.threads,
     )
     print(f"{len(written)} files -> {snakemake.output.figures}")

@@ -120,6 +120,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         type=options.seed,
         help=f"seed of the final distributions' point jitter ({defaults.JITTER_SEED})",
     )
+    parser.add_argument(
+        "--jobs",
+        type=options.jobs,
+        default=1,
+        help="processes that draw the metrics' figures side by side (1; the same files)",
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -253,6 +259,7 @@ def _run(args) -> int:
         windows=windows,
         policy_specs=policy_specs,
         replace=False,
+        jobs=args.jobs,
     )
     for path in written:
         print(path, file=sys.stdout)

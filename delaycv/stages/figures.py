@@ -9,19 +9,26 @@ contrasts the figure of the difference to the reference policy
 take each policy's windows from its spec (names are labels). Every figure is drawn before any
 file is moved into the folder. Warnings (a policy the sensitivity figure cannot place, a dataset
 with no sensitivity figure) go to the logger ``delaycv.figures``.
+
+With ``jobs`` > 1 the metrics' figure sets are drawn in that many processes forked from this one
+(on Linux; elsewhere in this process): matplotlib draws in one thread, and a figure set takes
+seconds. The files are the same (each figure's jitter comes from its own seeded generator).
 """
 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pandas as pd
 
 from delaycv.common.atomic import atomic_dir, temporary
-from delaycv.common.errors import InputError
+from delaycv.common.errors import ConfigError, InputError
 from delaycv.figures.contrasts import draw_contrast_figures
 from delaycv.figures.figure_set import draw_figures
 from delaycv.figures.settings import FigureSettings, make_figure_settings
@@ -39,6 +46,7 @@ def figures(
     windows: Mapping[str, str | int] | None = None,
     policy_specs: Mapping[str, object] | None = None,
     replace: bool = True,
+    jobs: int = 1,
 ) -> list[Path]:
     """Draw the figures of the merged per-fold table ``merged`` into the folder ``out``.
 
@@ -64,12 +72,17 @@ def figures(
         (``{policy: window}``), else from each policy's spec (the workflow's policies, or the
         specs in the runs' ``run.json``), else from its name
         (:func:`delaycv.figures.figure_set.draw_figures`).
+    jobs
+        Processes that draw the metrics' figure sets side by side (module docstring; 1: this
+        process alone). The same files whatever the number.
 
     Returns
     -------
     list of pathlib.Path
         The files written, in ``out``.
     """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError(f"{jobs!r}", location="argument jobs", expected="an integer >= 1")
     settings = settings if settings is not None else make_figure_settings()
     table = read_merged(merged, settings.metrics)
     baseline = settings.baseline
@@ -84,7 +97,7 @@ def figures(
     out = Path(out)
 
     def draw(folder: Path) -> list[Path]:
-        return _draw(folder, table, strip, contrast_table, settings, windows, policy_specs)
+        return _draw(folder, table, strip, contrast_table, settings, windows, policy_specs, jobs)
 
     if replace:
         return _draw_replacing(out, draw)
@@ -99,12 +112,25 @@ def _draw(
     settings: FigureSettings,
     windows: Mapping[str, str | int] | None,
     policy_specs: Mapping[str, object] | None,
+    jobs: int = 1,
 ) -> list[Path]:
     """Draw the figure set of each metric (and, with a contrasts table, its contrast figures)
-    into ``folder``; return the files drawn."""
-    written = []
-    for metric in settings.metrics:
-        written += draw_figures(
+    into ``folder``, these parts in ``jobs`` processes (:func:`_in_processes`); return the files
+    drawn, in the metrics' order."""
+
+    def one(part: tuple[str, str]) -> list[Path]:
+        metric, kind = part
+        if kind == "contrasts":
+            return draw_contrast_figures(
+                contrast_table,
+                folder,
+                metric=metric,
+                windows=windows,
+                specs=policy_specs,
+                formats=settings.formats,
+                dpi=settings.dpi,
+            )
+        return draw_figures(
             table,
             strip,
             folder,
@@ -121,17 +147,35 @@ def _draw(
             dpi=settings.dpi,
             seed=settings.seed,
         )
-        if contrast_table is not None:
-            written += draw_contrast_figures(
-                contrast_table,
-                folder,
-                metric=metric,
-                windows=windows,
-                specs=policy_specs,
-                formats=settings.formats,
-                dpi=settings.dpi,
-            )
-    return written
+
+    kinds = ("set", "contrasts") if contrast_table is not None else ("set",)
+    parts = [(metric, kind) for metric in settings.metrics for kind in kinds]
+    return [path for drawn in _in_processes(one, parts, jobs) for path in drawn]
+
+
+#: what forked workers draw (:func:`_in_processes`): set before they fork, so that they inherit it
+#: (the tables, the settings) and nothing is pickled but a part's name and its files' paths
+_FORKED: list[Callable] = []
+
+
+def _forked(part):
+    return _FORKED[0](part)
+
+
+def _in_processes(one: Callable, parts: list, jobs: int) -> list:
+    """``[one(p) for p in parts]``, in up to ``jobs`` processes forked from this one (Linux;
+    elsewhere, and with one job or one part, in this process), in the parts' order. A worker's
+    error is raised here."""
+    workers = min(jobs, len(parts))
+    if workers <= 1 or not sys.platform.startswith("linux"):
+        return [one(part) for part in parts]
+    _FORKED[:] = [one]
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            return list(pool.map(_forked, parts))
+    finally:
+        _FORKED.clear()
 
 
 def _draw_replacing(out: Path, draw: Callable[[Path], list[Path]]) -> list[Path]:

@@ -646,3 +646,36 @@ def test_cli_plot_reads_the_specs_of_the_runs(named_table, tmp_path, capsys, cap
     assert main([*argv, "--runs", str(tmp_path / "runs"), "--runs", str(other.parent)]) == 2
     err = capsys.readouterr().err
     assert f"{other}: policy 'fast' has another spec than in {tmp_path / 'runs' / 'fast'}" in err
+
+
+def test_figures_in_two_processes_are_the_files_of_one(table, tmp_path, capsys):
+    """``delaycv plot --jobs 2`` (the workflow's rule: two threads) draws the metrics' figure sets
+    and contrast figures in forked processes: the same files, byte for byte, listed in the same
+    order, and the same warnings; ``--jobs 0`` is refused."""
+    merged = tmp_path / "merged.parquet"
+    table.to_parquet(merged)
+    tests = tmp_path / "tests"
+    compare = ["compare", str(merged), "--out", str(tests), "--resamples", "100"]
+    assert main([*compare, "--metric", "accuracy", "--metric", "brier"]) == 0
+    capsys.readouterr()
+    drawn = {}
+    for jobs in ("1", "2"):
+        figs = tmp_path / f"figs{jobs}"
+        argv = ["plot", str(merged), "--tests", str(tests), "--out", str(figs), "--jobs", jobs]
+        argv += ["--metric", "accuracy", "--metric", "brier", "--format", "png", "--dpi", "40"]
+        argv += ["--contrasts", str(tests / "contrasts.parquet")]
+        assert main(argv) == 0
+        out, err = capsys.readouterr()
+        listed = [line.rpartition("/")[2] for line in out.splitlines()]
+        drawn[jobs] = (
+            listed,
+            {p.name: p.read_bytes() for p in figs.iterdir()},
+            sorted(err.splitlines()),
+        )
+    assert drawn["1"][0] == drawn["2"][0] and len(drawn["1"][0]) == 12
+    assert drawn["1"][1] == drawn["2"][1]
+    assert drawn["1"][2] == drawn["2"][2]
+    argv = ["plot", str(merged), "--out", str(tmp_path / "f"), "--jobs", "0"]
+    assert main(argv) == 2
+    assert "argument --jobs: '0' is not a number of jobs" in capsys.readouterr().err
+    assert not (tmp_path / "f").exists()

@@ -275,8 +275,8 @@ def test_rankings_go_on_and_name_what_they_do_not_rank(real, tmp_path):
 
 
 def run_script(script: str, job: dict, tmp_path: Path) -> str:
-    """Run a rule script as Snakemake would (its ``snakemake`` object built from ``job``), in its
-    own process; return its log."""
+    """Run a rule script as Snakemake would (its ``snakemake`` object built from ``job``; its
+    ``threads`` 1 unless ``job`` gives them), in its own process; return its log."""
     log = tmp_path / f"{Path(script).stem}.log"
     job = {**job, "log": [str(log)]}
     driver = (
@@ -288,7 +288,8 @@ def run_script(script: str, job: dict, tmp_path: Path) -> str:
         "        if isinstance(value, dict):\n"
         "            for k, v in value.items(): setattr(self, k, v)\n"
         "job = json.loads(sys.argv[2])\n"
-        "sm = types.SimpleNamespace(**{k: Files(v) for k, v in job.items()})\n"
+        "threads = job.pop('threads', 1)\n"
+        "sm = types.SimpleNamespace(threads=threads, **{k: Files(v) for k, v in job.items()})\n"
         "runpy.run_path(sys.argv[1], init_globals={'snakemake': sm}, run_name='__main__')\n"
     )
     env = {**os.environ, "DELAYCV_PACKAGE": str(REPO / "delaycv")}

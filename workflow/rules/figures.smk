@@ -20,6 +20,9 @@ rule figures:
         f"{STUDY_LOGS}/figures/{{dataset}}.log",
     conda:
         "../../envs/plots.yaml"
+    # the metrics' figures drawn in two processes (the same files): the job that ends a study of
+    # one dataset takes about half the time on two cores
+    threads: 2
     resources:
         mem_mb=by_attempt(4000),
         runtime=by_attempt(30),
