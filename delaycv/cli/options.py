@@ -21,19 +21,6 @@ def seed(text: str) -> int:
     return value
 
 
-def jobs(text: str) -> int:
-    """A number of processes or threads: an integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or value < 1:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number of jobs (expected an integer >= 1)"
-        )
-    return value
-
-
 def add_checkpoint_options(parser: argparse.ArgumentParser, verb: str) -> None:
     """``--checkpoint``, ``--checkpoint-position`` and ``--checkpoint-fraction``: the config's
     ``tests.checkpoints``, read by :func:`checkpoint_request`. ``verb``: what is done at a

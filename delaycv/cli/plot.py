@@ -43,6 +43,7 @@ OPTIONS = {
     "seed": "--seed",
     "estimator": "--estimator",
     "datasets": "--dataset",
+    "jobs": "--jobs",
 }
 
 
@@ -122,7 +123,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--jobs",
-        type=options.jobs,
+        type=int,
         default=1,
         help="processes that draw the metrics' figures side by side (1; the same files)",
     )

@@ -54,7 +54,9 @@ BOUNDS: dict[str, Bound] = {
     "position": Bound(1, COUNT_MAX, EXACT),
     "window": Bound(0, COUNT_MAX, EXACT),
     "folds": Bound(1, 10**4, "each fold is a learner and its state held in memory"),
-    "jobs": Bound(1, 10**4, "processes; more than the folds are never started"),
+    "jobs": Bound(
+        1, 10**4, "processes; no more start than there are folds or figure sets to share out"
+    ),
     "resamples": Bound(
         1, 10**6, "the random sign flips are drawn at once: 8 bytes per pair and flip"
     ),

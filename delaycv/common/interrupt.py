@@ -115,3 +115,13 @@ def terminate_on_sigterm() -> None:
     """For the rest of the process (a rule script), SIGTERM raises :class:`Terminated` and
     SIGINT ``KeyboardInterrupt``."""
     _install()
+
+
+def stop_workers(pool) -> None:
+    """End the worker processes of ``pool`` (a ``concurrent.futures.ProcessPoolExecutor``) at once
+    when this process stops (an error, Ctrl-C, SIGTERM): leaving the pool would otherwise wait for
+    every task its workers run, and start those still queued."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -30,7 +29,7 @@ _WORKER: dict = {}
 
 def _worker_init(stream, settings, checkpoints, observer_factory, counter) -> None:
     # Ctrl-C reaches every process of the terminal's group: the parent alone answers it (it ends
-    # the workers, _stop_workers), so that a worker prints no traceback of its own
+    # the workers, interrupt.stop_workers), so that a worker prints no traceback of its own
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER.update(
         stream=stream,
@@ -91,7 +90,7 @@ def run_parallel(stream, settings, checkpoints, *, observer_factory=None, report
         try:
             groups = [folds[g::workers] for g in range(workers)]
             # the workers start here: Ctrl-C or SIGTERM acts once each is known to the pool (one
-            # being started would be left running, unknown to _stop_workers)
+            # being started would be left running, unknown to stop_workers)
             _interrupt.hold()
             try:
                 futures = [pool.submit(_worker_folds, group) for group in groups]
@@ -101,7 +100,7 @@ def run_parallel(stream, settings, checkpoints, *, observer_factory=None, report
                 _report(futures, counter, reporter)
             outputs = [out for f in futures for out in f.result()]
         except BaseException:
-            _stop_workers(pool)
+            _interrupt.stop_workers(pool)
             raise
     return sorted(outputs, key=lambda out: out.fold)
 
@@ -118,12 +117,3 @@ def _report(futures, counter, reporter) -> None:
         else:
             reporter(value - done)
             done = value
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """End the workers at once when this process stops (an error, Ctrl-C, SIGTERM): leaving the
-    pool would otherwise wait for every fold they are running."""
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        with contextlib.suppress(OSError, ValueError):
-            process.terminate()
-    pool.shutdown(wait=True, cancel_futures=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -27,8 +28,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from delaycv.common import interrupt
 from delaycv.common.atomic import atomic_dir, temporary
-from delaycv.common.errors import ConfigError, InputError
+from delaycv.common.bounds import check_size
+from delaycv.common.errors import InputError
 from delaycv.figures.contrasts import draw_contrast_figures
 from delaycv.figures.figure_set import draw_figures
 from delaycv.figures.settings import FigureSettings, make_figure_settings
@@ -81,8 +84,7 @@ def figures(
     list of pathlib.Path
         The files written, in ``out``.
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ConfigError(f"{jobs!r}", location="argument jobs", expected="an integer >= 1")
+    jobs = check_size("jobs", jobs, "key jobs")
     settings = settings if settings is not None else make_figure_settings()
     table = read_merged(merged, settings.metrics)
     baseline = settings.baseline
@@ -162,18 +164,37 @@ def _forked(part):
     return _FORKED[0](part)
 
 
+def _worker_init() -> None:
+    # Ctrl-C reaches every process of the terminal's group: this one answers it (it ends the
+    # workers, interrupt.stop_workers), so that a worker prints no traceback of its own; and a
+    # worker forked from a process whose SIGTERM raises (delaycv.common.interrupt) would take the
+    # SIGTERM of stop_workers as one task's error and go on to the next: it ends instead
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _in_processes(one: Callable, parts: list, jobs: int) -> list:
     """``[one(p) for p in parts]``, in up to ``jobs`` processes forked from this one (Linux;
     elsewhere, and with one job or one part, in this process), in the parts' order. A worker's
-    error is raised here."""
+    error is raised here; an error, Ctrl-C or SIGTERM ends the workers at once."""
     workers = min(jobs, len(parts))
     if workers <= 1 or not sys.platform.startswith("linux"):
         return [one(part) for part in parts]
     _FORKED[:] = [one]
     try:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            return list(pool.map(_forked, parts))
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init) as pool:
+            try:
+                # the workers start here: a signal acts once each is known to the pool
+                interrupt.hold()
+                try:
+                    futures = [pool.submit(_forked, part) for part in parts]
+                finally:
+                    interrupt.release()
+                return [future.result() for future in futures]
+            except BaseException:
+                interrupt.stop_workers(pool)
+                raise
     finally:
         _FORKED.clear()
 

@@ -677,5 +677,38 @@ def test_figures_in_two_processes_are_the_files_of_one(table, tmp_path, capsys):
     assert drawn["1"][2] == drawn["2"][2]
     argv = ["plot", str(merged), "--out", str(tmp_path / "f"), "--jobs", "0"]
     assert main(argv) == 2
-    assert "argument --jobs: '0' is not a number of jobs" in capsys.readouterr().err
+    assert "option --jobs: jobs 0 is too small (expected an integer from 1 to 10,000" in (
+        capsys.readouterr().err
+    )
     assert not (tmp_path / "f").exists()
+
+
+def test_sigterm_ends_plot_with_jobs_at_once_and_leaves_nothing(table, tmp_path):
+    """A SIGTERM while ``delaycv plot --jobs 2`` draws ends its workers at once (forked from a
+    process whose SIGTERM raises, they would take it as one figure set's error and draw the rest):
+    one line, status 143, no temporary, no figure."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    merged = tmp_path / "merged.parquet"
+    table.to_parquet(merged)
+    out = tmp_path / "figs"
+    out.mkdir()
+    argv = [sys.executable, "-m", "delaycv", "plot", str(merged), "--out", str(out)]
+    argv += ["--jobs", "2", "--format", "png", "pdf"]
+    for metric in ("accuracy", "brier", "gmean", "kappa", "recall_1", "fpr_1"):
+        argv += ["--metric", metric]  # (about 15 s of drawing in one process)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not any(p.name.startswith(".plot.") for p in out.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.02)
+    time.sleep(1.0)  # the workers draw
+    proc.send_signal(signal.SIGTERM)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    assert time.monotonic() - sent < 3.0
+    assert (proc.returncode, err.decode().splitlines()[-1]) == (143, "delaycv: terminated")
+    assert list(out.iterdir()) == []
