@@ -713,8 +713,11 @@ def test_the_report_home_page_says_policies_seeds_and_folds():
     small = render("workflow.rst", "config/test-small.yaml")
     assert "2 learners (nb, lr) on 1 dataset (tiny) under 2 label policies" in small
     assert "with 1 seed (1): 4 runs" in small and "2 fold copies" in small
-    # no space before a comma ("checkpoint , every"); one dataset is not ranked across datasets
+    # no space before a comma ("checkpoint , every"), one before a parenthesis after a tag that
+    # ends its line ("so far(effort scope"); one dataset is not ranked across datasets
     assert " ," not in small and " ," not in text
+    assert "every evaluation so far (effort scope cumulative)." in text
+    assert "every evaluation so far (effort scope cumulative)." in small
     assert (
         "at the last checkpoint, every policy against ideal, and ranked within the dataset over "
         "its (seed, fold) pairs" in small
