@@ -15,6 +15,7 @@ import pandas as pd
 from delaycv.common import defaults
 from delaycv.common.choices import ESTIMATES
 from delaycv.common.errors import InputError
+from delaycv.metrics.corrected import uncorrected
 from delaycv.stats.checkpoints import (
     at_checkpoints,
     choose_checkpoints,
@@ -236,6 +237,9 @@ def _bias_rows(
 
 def _untested_bias_note(row: pd.Series) -> str:
     """The note of a bias test with no pair where both the estimate and the true value exist."""
+    reason = uncorrected(row["estimate"], row["metric"])
+    if reason:
+        return f"{reason} (docs/corrected.md), no test"
     return (
         f"no (seed, fold) pair with both an {row['estimate']} and a true value of "
         f"{row['metric']} (undefined there), no test"

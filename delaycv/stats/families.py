@@ -21,6 +21,7 @@ import pandas as pd
 
 from delaycv.common import defaults
 from delaycv.common.errors import DelaycvError
+from delaycv.metrics.corrected import uncorrected
 from delaycv.metrics.properties import higher_is_better, require_direction
 from delaycv.protocol.policy_windows import policy_ranks
 from delaycv.stats.checkpoints import RELEASE_COLUMN, last_checkpoints
@@ -167,6 +168,9 @@ def _missing_note(matrix: np.ndarray, blocks, treatments, what: str) -> str:
 def _absent_note(rows: pd.DataFrame, family: dict, treatment: str, what: str) -> str:
     """Why ``treatment`` has no value in ``family``: its policy released no label (every fold's
     ``evaluated`` is 0 there: every evaluation pending), else the metric is undefined."""
+    reason = uncorrected(family["reference"], family["metric"])
+    if reason:
+        return f"no value at any {what}: {reason} (docs/corrected.md): not ranked"
     ranked = family["ranked"]
     policy = treatment if ranked == "policy" else family["within"]
     if RELEASE_COLUMN in rows.columns:

@@ -160,6 +160,43 @@ def test_a_policy_that_releases_nothing_is_a_note_in_every_table(one):
     assert untested_notes(tests) == [(NOTHING, 6)]
 
 
+def test_the_corrected_reference_without_an_effort_measure_says_why(real):
+    """popt on real streams with an effort: the observed and true labels give it, the corrected
+    reference has none (docs/corrected.md). Its tests, contrasts, bias tests and rankings say so,
+    not "undefined there, e.g. an FPR before any negative label" (what a study of three Commit
+    Guru projects showed)."""
+    why = (
+        "the corrected reference has no popt: its inspection curve is not estimated from expected "
+        "labels (docs/corrected.md)"
+    )
+    rows = real[real["policy"] != "delay_3000d"]
+    last = rows[rows["checkpoint"] == ROWS]
+    assert last.loc[last["reference"] == "corrected", "popt"].isna().all()
+    assert last.loc[last["reference"] != "corrected", "popt"].notna().all()
+    tests = run_tests(rows, metrics=["popt"], checkpoints="last", resamples=200)
+    corrected = tests["reference"] == "corrected"
+    assert set(tests.loc[corrected, "note"]) == {f"{why}, no test"}
+    assert set(tests.loc[~corrected, "note"]) == {""} and tests.loc[~corrected, "n"].gt(0).all()
+    contrasts = policy_contrasts(rows, metrics=["popt"], resamples=200)
+    corrected = contrasts["reference"] == "corrected"
+    assert corrected.any() and set(contrasts.loc[corrected, "note"]) == {f"{why}, no test"}
+    assert set(contrasts.loc[~corrected, "note"]) == {""}
+    bias = bias_tests(rows, metrics=["popt"], resamples=200)
+    corrected = bias["estimate"] == "corrected"
+    assert corrected.any() and set(bias.loc[corrected, "note"]) == {f"{why}, no test"}
+    assert set(bias.loc[~corrected, "note"]) == {""}
+    ranked = rows.assign(at="last")[rows["checkpoint"] == ROWS]
+    across = rank_across(ranked, ["popt"]).friedman
+    corrected = across["reference"] == "corrected"
+    assert set(across.loc[corrected, "note"]) == {f"no value at any dataset: {why}: not ranked"}
+    assert across.loc[~corrected, "p_value"].notna().all()
+    within = rank_within(ranked, ["popt"])
+    corrected = within["reference"] == "corrected"
+    assert set(within.loc[corrected, "note"]) == {
+        f"no value at any (seed, fold) pair: {why}: not ranked"
+    }
+
+
 def test_an_earlier_checkpoint_says_by_which_checkpoint(real):
     """gerrit's first 300 commits span less than 90 days: hitl's negatives are not released yet,
     but its positives are; delay_3000d has released nothing at any checkpoint."""

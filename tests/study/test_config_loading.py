@@ -910,6 +910,30 @@ def test_an_effort_metric_on_a_dataset_without_effort_names_the_key_metric_and_d
     assert f"'effort_f1_20' needs each instance's effort, and dataset {name!r}" in str(info.value)
 
 
+def test_figures_of_the_corrected_reference_need_a_metric_it_estimates(effort_files):
+    """The corrected reference has no popt and no AUC (docs/corrected.md): figures of them
+    against it would be empty panels. The key figures.reference is refused, naming the metric;
+    tests of them against it are not (their rows say why there is no test)."""
+    datasets = {"s": {"path": "stream.parquet"}}
+    config = with_changes(datasets=datasets, tests={"metrics": ["gmean", "popt"]})
+    config["figures"] = {"reference": "corrected"}
+    path = write(effort_files / "my.yaml", config)
+    err = study_error([path], cwd=effort_files, learners=False)
+    assert err.location == "key figures.reference", str(err)
+    assert (
+        "the corrected reference has no popt: its inspection curve is not estimated from "
+        "expected labels, so its figures would have nothing to draw (expected observed or true "
+        "for popt"
+    ) in str(err)
+    config["figures"] = {"reference": "corrected", "metric": ["gmean", "auc"]}
+    with pytest.raises(ConfigError, match="key figures.reference.*no auc: a ranking"):
+        load_config(config, cwd=effort_files, learners=False)
+    for figures in ({"reference": "corrected", "metric": "gmean"}, {"reference": "true"}):
+        config["figures"] = figures
+        study = load_config(config, cwd=effort_files, learners=False)
+        assert study["figures"]["reference"] == figures["reference"]
+
+
 def test_a_parquet_effort_is_known_only_given_the_working_directory(effort_files):
     config = with_changes(datasets={"b": {"path": "bare.parquet"}}, tests={"metrics": ["popt"]})
     assert load_config(config, learners=False)["tests"]["metrics"] == ["popt"]
