@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import DelaycvError
-from delaycv.metrics.corrected import uncorrected
 from delaycv.protocol.policy_windows import policy_order as compare_policy_order
 from delaycv.stats.checkpoints import RELEASE_COLUMN
 
@@ -150,10 +149,8 @@ def no_value_reason(data: pd.DataFrame, metric: str) -> str:
     Returns
     -------
     str
-        ``""`` when some value is finite; else that the corrected reference has no such metric
-        (:func:`delaycv.metrics.corrected.uncorrected`), that the policy released no label (every
-        fold's ``evaluated`` is 0: every evaluation pending), or else that the metric is undefined
-        there.
+        ``""`` when some value is finite; else that the policy released no label (every fold's
+        ``evaluated`` is 0: every evaluation pending), or else that the metric is undefined there.
 
     Examples
     --------
@@ -161,16 +158,10 @@ def no_value_reason(data: pd.DataFrame, metric: str) -> str:
     ''
     >>> no_value_reason(pd.DataFrame({"gmean": [float("nan")]}), "gmean")
     'no value of gmean (undefined here), nothing to draw'
-    >>> no_value_reason(pd.DataFrame({"reference": ["corrected"], "auc": [float("nan")]}), "auc")
-    'the corrected reference has no auc: a ranking of expected labels is not estimated, nothing to draw'
     """
     values = data[metric].to_numpy(dtype=float) if metric in data else np.array([])
     if np.isfinite(values).any():
         return ""
-    references = set(data["reference"]) if "reference" in data.columns else set()
-    reason = uncorrected(references.pop(), metric) if len(references) == 1 else None
-    if reason:
-        return f"{reason}, nothing to draw"
     if RELEASE_COLUMN in data.columns and len(data) and not (data[RELEASE_COLUMN] > 0).any():
         return (
             "no label released: every evaluation pending "

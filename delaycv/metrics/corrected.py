@@ -41,8 +41,8 @@ Under ``Fading`` each group of sums fades on its own events; a group whose event
 the label (recall, FPR, the unknown rates) counts each evaluation's expected label *as estimated
 at the first checkpoint that scored it* (its fading clock, fixed then), and weighs it by its
 expected label now. Metrics that need the order of the labels (the NoChange and majority
-classifiers of the kappa variants), the information score, the AUC and the effort-aware measures
-have no corrected value: NaN (:data:`UNCORRECTED`).
+classifiers of the kappa variants), the information score and the AUC have no corrected value:
+NaN (:data:`UNCORRECTED`).
 
 :class:`CorrectedState` (one per fold, fed by the engine) keeps the sums incrementally: what is
 settled (q = 0 or 1 for good) in running sums, the inspected labels with errors by side and label,
@@ -63,7 +63,6 @@ import numpy as np
 
 from delaycv.common import native
 from delaycv.metrics import corrected_kernel
-from delaycv.metrics.effort_names import EFFORT_METRICS
 from delaycv.metrics.estimators import Fading, Sliding, Tumbling, make_estimator
 from delaycv.metrics.formulas import METRICS, compute_many
 from delaycv.metrics.rows import N_ROWS, R
@@ -77,29 +76,9 @@ UNCORRECTED: dict[str, str] = {
     },
     "info_score": "its prior follows the order of the labels",
     "auc": "a ranking of expected labels is not estimated",
-    **{
-        name: "its inspection curve is not estimated from expected labels"
-        for name in EFFORT_METRICS
-    },
 }
 #: The metrics of :data:`~delaycv.metrics.formulas.METRICS` with a corrected value.
 CORRECTED_METRICS: tuple[str, ...] = tuple(m for m in METRICS if m not in UNCORRECTED)
-
-
-def uncorrected(reference: str, metric: str) -> str | None:
-    """Why ``reference`` has no value of ``metric`` in any run (the ``corrected`` reference and a
-    metric of :data:`UNCORRECTED`), as the notes of the tests and rankings say it; else None.
-
-    >>> uncorrected("corrected", "popt")
-    'the corrected reference has no popt: its inspection curve is not estimated from expected labels'
-    >>> uncorrected("true", "popt") is None, uncorrected("corrected", "gmean") is None
-    (True, True)
-    """
-    if reference != "corrected" or metric not in UNCORRECTED:
-        return None
-    return f"the corrected reference has no {metric}: {UNCORRECTED[metric]}"
-
-
 #: One day in seconds: the unit of ages and delays on a stream with real times.
 DAY = 86400
 #: Under ``Fading``, :func:`expected_sums` leaves out an evaluation whose weight alpha ** k is

@@ -35,6 +35,7 @@ from delaycv.common.errors import InputError
 from delaycv.figures.contrasts import draw_contrast_figures
 from delaycv.figures.figure_set import draw_figures
 from delaycv.figures.settings import FigureSettings, make_figure_settings
+from delaycv.metrics.uncorrected import check_figure_reference
 from delaycv.stages._tables import read_merged
 from delaycv.tables.results import read_table
 
@@ -86,6 +87,7 @@ def figures(
     """
     jobs = check_size("jobs", jobs, "key jobs")
     settings = settings if settings is not None else make_figure_settings()
+    check_figure_reference(settings.reference, settings.metrics)
     table = read_merged(merged, settings.metrics)
     baseline = settings.baseline
     if baseline is not None and baseline not in set(table["learner"]):

@@ -15,7 +15,7 @@ import pandas as pd
 from delaycv.common import defaults
 from delaycv.common.choices import ESTIMATES
 from delaycv.common.errors import InputError
-from delaycv.metrics.corrected import uncorrected
+from delaycv.metrics.uncorrected import uncorrected
 from delaycv.stats.checkpoints import (
     at_checkpoints,
     choose_checkpoints,

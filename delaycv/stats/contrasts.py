@@ -44,8 +44,8 @@ import pandas as pd
 from delaycv.common import defaults
 from delaycv.common.choices import REFERENCES
 from delaycv.common.errors import DelaycvError, InputError
-from delaycv.metrics.corrected import uncorrected
 from delaycv.metrics.properties import is_fraction
+from delaycv.metrics.uncorrected import uncorrected
 from delaycv.protocol.policy_windows import policy_ranks
 from delaycv.stats.checkpoints import (
     at_checkpoints,

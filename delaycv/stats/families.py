@@ -21,8 +21,8 @@ import pandas as pd
 
 from delaycv.common import defaults
 from delaycv.common.errors import DelaycvError
-from delaycv.metrics.corrected import uncorrected
 from delaycv.metrics.properties import higher_is_better, require_direction
+from delaycv.metrics.uncorrected import uncorrected
 from delaycv.protocol.policy_windows import policy_ranks
 from delaycv.stats.checkpoints import RELEASE_COLUMN, last_checkpoints
 from delaycv.stats.friedman import (

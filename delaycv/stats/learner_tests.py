@@ -15,8 +15,8 @@ import pandas as pd
 
 from delaycv.common import defaults
 from delaycv.common.choices import REFERENCES
-from delaycv.metrics.corrected import uncorrected
 from delaycv.metrics.properties import has_direction, higher_is_better
+from delaycv.metrics.uncorrected import uncorrected
 from delaycv.stats.checkpoints import (
     at_checkpoints,
     checkpoint_times,

@@ -91,7 +91,9 @@ def check_study(
         _check_metrics(config, source, efforts, mistakes, "figures")
     if not figures_broken and ("tests",) not in broken and ("tests", "metrics") not in broken:
         with mistakes.guard():
-            _check_figure_reference(config, source)
+            from delaycv.metrics.uncorrected import check_figure_reference
+
+            check_figure_reference(config["figures"]["reference"], figure_metrics(config), source)
     if cwd is not None:
         with mistakes.guard():
             from delaycv.common.native import pure_python
@@ -387,25 +389,6 @@ def _check_learner_runs(name: str, spec: dict, source: str) -> None:
             expected="parameter values of the types the learner takes",
         ) from None
     remember_passed(passed)
-
-
-def _check_figure_reference(config: dict, source: str) -> None:
-    """``figures.reference`` gives a value of every metric drawn: the corrected reference has
-    none of those of :data:`delaycv.metrics.corrected.UNCORRECTED` (the AUC, the effort-aware
-    measures, ...), whose figures would have nothing to draw."""
-    from delaycv.metrics.corrected import uncorrected
-
-    reference = config["figures"]["reference"]
-    for metric in figure_metrics(config):
-        reason = uncorrected(reference, metric)
-        if reason:
-            raise ConfigError(
-                f"{reason}, so its figures would have nothing to draw",
-                path=source,
-                location="key figures.reference",
-                expected=f"observed or true for {metric} (docs/corrected.md), or figures.metric "
-                "naming metrics the corrected reference estimates",
-            )
 
 
 def _check_metrics(

@@ -395,6 +395,10 @@ def test_a_merged_table_that_cannot_be_right(merged, capsys, command, kind, word
         (["plot", "merged.parquet", "--out", "f", "--baseline", "Nope"], ["baseline 'Nope'"]),
         (["plot", "merged.parquet", "--out", "f", "--format", "xyz"], ["--format", "'xyz'"]),
         (["rank", "merged.parquet", "--out", "f", "--format", "xyz"], ["--format", "'xyz'"]),
+        (
+            ["plot", "merged.parquet", "--out", "f", "--reference", "corrected", "--metric", "auc"],
+            ["option --reference", "the corrected reference has no auc", "nothing to draw"],
+        ),
         (evaluate_args("--dataset="), ["option --dataset", "name ''"]),
         (evaluate_args("--dataset", "a/b"), ["option --dataset", "name 'a/b'"]),
         (evaluate_args("--learner-name", "x y"), ["option --learner-name", "name 'x y'"]),
@@ -402,7 +406,8 @@ def test_a_merged_table_that_cannot_be_right(merged, capsys, command, kind, word
 )
 def test_options_that_named_nothing(merged, capsys, argv, words):
     """A strip baseline no table has drew no strip without a word; an unknown figure format was
-    a traceback (plot) or nothing (rank); a run named '' or 'a/b' was written."""
+    a traceback (plot) or nothing (rank); a run named '' or 'a/b' was written; figures of the AUC
+    against the corrected reference, which has none, were empty panels."""
     fails(argv, capsys, merged.parent, *words)
 
 
