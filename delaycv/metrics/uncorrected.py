@@ -1,5 +1,6 @@
-"""The metrics the corrected reference has no value of, and why: the reasons the notes of the
-tests, contrasts, bias tests, rankings and figures give for its empty rows (docs/corrected.md).
+"""The metrics the corrected reference has no value of, and why: the reason the notes of the
+tests, contrasts, bias tests and rankings give for its empty rows, and the refusal of figures of
+them against it (docs/corrected.md).
 
 Those of :data:`~delaycv.metrics.formulas.METRICS` are :data:`delaycv.metrics.corrected.UNCORRECTED`
 (the corrected state leaves them NaN); the effort-aware measures
@@ -27,18 +28,20 @@ NO_CORRECTED_VALUE: dict[str, str] = {
 
 def uncorrected(reference: str, metric: str) -> str | None:
     """Why ``reference`` has no value of ``metric`` in any run (the ``corrected`` reference and a
-    metric of :data:`NO_CORRECTED_VALUE`), as the notes say it; else None.
+    metric of :data:`NO_CORRECTED_VALUE`), as the notes say it (naming the doc); else None.
 
     >>> uncorrected("corrected", "popt")
-    'the corrected reference has no popt: its inspection curve is not estimated from expected labels'
+    'the corrected reference has no popt: its inspection curve is not estimated from expected labels (docs/corrected.md)'
     >>> uncorrected("corrected", "auc")
-    'the corrected reference has no auc: a ranking of expected labels is not estimated'
+    'the corrected reference has no auc: a ranking of expected labels is not estimated (docs/corrected.md)'
     >>> uncorrected("true", "popt") is None, uncorrected("corrected", "gmean") is None
     (True, True)
     """
     if reference != "corrected" or metric not in NO_CORRECTED_VALUE:
         return None
-    return f"the corrected reference has no {metric}: {NO_CORRECTED_VALUE[metric]}"
+    return (
+        f"the corrected reference has no {metric}: {NO_CORRECTED_VALUE[metric]} (docs/corrected.md)"
+    )
 
 
 def check_figure_reference(reference: str, metrics: Iterable[str], path: str | None = None) -> None:
@@ -48,7 +51,7 @@ def check_figure_reference(reference: str, metrics: Iterable[str], path: str | N
     >>> check_figure_reference("corrected", ["gmean", "auc"])
     Traceback (most recent call last):
     ...
-    delaycv.common.errors.ConfigError: key figures.reference: the corrected reference has no auc: a ranking of expected labels is not estimated, so its figures would have nothing to draw (expected observed or true for auc (docs/corrected.md), or metrics the corrected reference estimates)
+    delaycv.common.errors.ConfigError: key figures.reference: the corrected reference has no auc: a ranking of expected labels is not estimated (docs/corrected.md), so its figures would have nothing to draw (expected observed or true for auc, or metrics the corrected reference estimates)
     """
     for metric in metrics:
         reason = uncorrected(reference, metric)
@@ -57,6 +60,6 @@ def check_figure_reference(reference: str, metrics: Iterable[str], path: str | N
                 f"{reason}, so its figures would have nothing to draw",
                 path=path,
                 location="key figures.reference",
-                expected=f"observed or true for {metric} (docs/corrected.md), or metrics the "
-                "corrected reference estimates",
+                expected=f"observed or true for {metric}, or metrics the corrected reference "
+                "estimates",
             )

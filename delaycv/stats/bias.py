@@ -239,7 +239,7 @@ def _untested_bias_note(row: pd.Series) -> str:
     """The note of a bias test with no pair where both the estimate and the true value exist."""
     reason = uncorrected(row["estimate"], row["metric"])
     if reason:
-        return f"{reason} (docs/corrected.md), no test"
+        return f"{reason}, no test"
     return (
         f"no (seed, fold) pair with both an {row['estimate']} and a true value of "
         f"{row['metric']} (undefined there), no test"

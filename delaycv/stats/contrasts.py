@@ -329,7 +329,7 @@ def _untested_contrast_note(row: pd.Series) -> str:
     """The note of a contrast with no pair where both policies have a value."""
     reason = uncorrected(row["reference"], row["metric"])
     if reason:
-        return f"{reason} (docs/corrected.md), no test"
+        return f"{reason}, no test"
     return (
         f"no (seed, fold) pair where both {row['policy']} and {row['reference_policy']} "
         f"have a value of {row['metric']} (undefined there), no test"

@@ -170,7 +170,7 @@ def _absent_note(rows: pd.DataFrame, family: dict, treatment: str, what: str) ->
     ``evaluated`` is 0 there: every evaluation pending), else the metric is undefined."""
     reason = uncorrected(family["reference"], family["metric"])
     if reason:
-        return f"no value at any {what}: {reason} (docs/corrected.md): not ranked"
+        return f"no value at any {what}: {reason}: not ranked"
     ranked = family["ranked"]
     policy = treatment if ranked == "policy" else family["within"]
     if RELEASE_COLUMN in rows.columns:

@@ -187,7 +187,7 @@ def _untested_pair_note(row: pd.Series) -> str:
     """The note of a learner test with no pair where both learners have a value."""
     reason = uncorrected(row["reference"], row["metric"])
     if reason:
-        return f"{reason} (docs/corrected.md), no test"
+        return f"{reason}, no test"
     return (
         f"no (seed, fold) pair where both {row['learner_a']} and {row['learner_b']} have "
         f"a value of {row['metric']} (undefined there), no test"

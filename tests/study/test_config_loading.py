@@ -922,8 +922,8 @@ def test_figures_of_the_corrected_reference_need_a_metric_it_estimates(effort_fi
     assert err.location == "key figures.reference", str(err)
     assert (
         "the corrected reference has no popt: its inspection curve is not estimated from "
-        "expected labels, so its figures would have nothing to draw (expected observed or true "
-        "for popt"
+        "expected labels (docs/corrected.md), so its figures would have nothing to draw (expected "
+        "observed or true for popt"
     ) in str(err)
     config["figures"] = {"reference": "corrected", "metric": ["gmean", "auc"]}
     with pytest.raises(ConfigError, match="key figures.reference.*no auc: a ranking"):
