@@ -16,7 +16,9 @@ study (:data:`PRESET_MARKERS`), and the families of one preset one dash each, by
 window. Windows come from :func:`delaycv.protocol.policy_windows.window_table`, as in the sensitivity figure; a
 policy it cannot place is named in the title, and a placed policy with no value (e.g. one that
 released no label before the end of the stream) is named in its panel with the reason: never
-dropped silently.
+dropped silently. A contrast with no value at all while another has some (the corrected estimate
+of a metric it does not estimate, such as popt) gets no panels: the title says so with the
+tables' note.
 """
 
 from __future__ import annotations
@@ -165,6 +167,7 @@ class _Contrasts:
     unplaced: list[str]
     axes_keys: np.ndarray  # (varies, unit) of each panel row
     references: list[str]  # the contrasts, one per panel column
+    without: dict[str, str]  # contrasts with no value at all, not drawn -> the tables' note
     learners: list[str]
     styles: dict[str, dict]
     family_style: dict[str, tuple[str, object]]
@@ -194,6 +197,8 @@ def _contrasts(contrasts, *, dataset, metric, estimator, at, windows, specs) -> 
             f"no policy of dataset {dataset!r} has a known waiting window: {', '.join(unplaced)}"
         )
     learners = sorted(data["learner"].unique())
+    references = sorted(set(data["reference"]), key=lambda r: _CONTRAST_ORDER.get(r, 2))
+    without = _without_values(data, references)
     return _Contrasts(
         data=data,
         estimator=estimator,
@@ -203,7 +208,8 @@ def _contrasts(contrasts, *, dataset, metric, estimator, at, windows, specs) -> 
         placed=placed,
         unplaced=unplaced,
         axes_keys=axes_keys,
-        references=sorted(set(data["reference"]), key=lambda r: _CONTRAST_ORDER.get(r, 2)),
+        references=[r for r in references if r not in without],
+        without=without,
         learners=learners,
         styles=learner_styles(learners),
         family_style=family_styles(placed),
@@ -290,6 +296,25 @@ def _contrast_handles(c: _Contrasts) -> list:
     return handles
 
 
+def _without_values(data: pd.DataFrame, references: list[str]) -> dict[str, str]:
+    """The contrasts (references) with no value for any policy and learner while another has
+    some (the corrected estimate of a metric it does not estimate): not drawn, each with the
+    note of its rows (the one they share, else a general one). When none has a value (no policy
+    released a label), every panel is drawn with its own notes."""
+    finite = np.isfinite(data["difference"].to_numpy(float))
+    empty = [r for r in references if not finite[(data["reference"] == r).to_numpy()].any()]
+    if len(empty) == len(references):
+        return {}
+    without = {}
+    for r in empty:
+        rows = data[data["reference"] == r]
+        notes = set(rows["note"]) if "note" in rows.columns else set()
+        label = str(rows["contrast"].iloc[0])
+        note = notes.pop() if len(notes) == 1 and "" not in notes else "no value in any contrast"
+        without[r] = f"{label} not drawn: {note}"
+    return without
+
+
 def _contrast_title(fig, c: _Contrasts, dataset: str, metric: str) -> str:
     """The title: what is drawn, where, and the policies not on a window axis."""
     where = (
@@ -303,6 +328,8 @@ def _contrast_title(fig, c: _Contrasts, dataset: str, metric: str) -> str:
     )
     if c.unplaced:
         title += title_note(fig, f"not on a window axis: {', '.join(c.unplaced)}")
+    for note in c.without.values():
+        title += title_note(fig, note)
     return title
 
 

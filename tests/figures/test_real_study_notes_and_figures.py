@@ -181,6 +181,16 @@ def test_the_corrected_reference_without_an_effort_measure_says_why(real):
     corrected = contrasts["reference"] == "corrected"
     assert corrected.any() and set(contrasts.loc[corrected, "note"]) == {f"{why}, no test"}
     assert set(contrasts.loc[~corrected, "note"]) == {""}
+    # its contrast figure has no empty column of panels: the title says why
+    fig = contrast_figure(contrasts, dataset="gerrit", metric="popt")
+    titles = {ax.get_title() for ax in fig.axes if ax.get_visible()}
+    assert titles == {"estimate vs ideal", "true value vs ideal"}, titles
+    title = " ".join(fig._suptitle.get_text().split())
+    assert f"corrected estimate vs ideal not drawn: {why}, no test" in title, title
+    gmean = policy_contrasts(rows, metrics=["gmean"], resamples=200)
+    fig = contrast_figure(gmean, dataset="gerrit", metric="gmean")
+    assert "corrected estimate vs ideal" in {ax.get_title() for ax in fig.axes}
+    assert "not drawn" not in fig._suptitle.get_text()
     bias = bias_tests(rows, metrics=["popt"], resamples=200)
     corrected = bias["estimate"] == "corrected"
     assert corrected.any() and set(bias.loc[corrected, "note"]) == {f"{why}, no test"}
