@@ -33,6 +33,7 @@ from delaycv.figures.style import (
     mean_band,
     new_figure,
     panel_note,
+    title_note,
     to_dates,
 )
 from delaycv.metrics.properties import has_direction, higher_is_better
@@ -107,10 +108,12 @@ def bias_curves(
     learners = sorted(bias["learner"].unique())
     styles = learner_styles(learners)
     agg = fold_stats(bias, "bias", ["policy", "learner", "checkpoint", "time"])
-    left = None
+    left, no_left = None, False
     if "corrected" in set(rows_["reference"]):
         corrected = bias_table(rows_, metric, "corrected")
         left = fold_stats(corrected, "bias", ["policy", "learner", "checkpoint", "time"])
+        if not np.isfinite(left["mean"].to_numpy(float)).any():  # (popt: none to draw)
+            left, no_left = None, True
     rows, cols = grid_shape(len(policies))
     axes_style, context = figure_style()
     with axes_style, context:
@@ -153,9 +156,13 @@ def bias_curves(
             direction = "above 0: optimistic"
         else:
             direction = "below 0: optimistic"
-        fig.suptitle(
+        title = (
             f"{dataset}: bias of realistic evaluation in {metric}\n"
-            f"(observed-label estimate − true-label value; {direction}; {estimator} estimator)",
-            fontsize=TITLE_SIZE,
+            f"(observed-label estimate − true-label value; {direction}; {estimator} estimator)"
         )
+        if no_left:
+            title += title_note(
+                fig, f"no corrected − true line: the corrected reference has no value of {metric}"
+            )
+        fig.suptitle(title, fontsize=TITLE_SIZE)
     return fig

@@ -191,6 +191,13 @@ def test_the_corrected_reference_without_an_effort_measure_says_why(real):
     fig = contrast_figure(gmean, dataset="gerrit", metric="gmean")
     assert "corrected estimate vs ideal" in {ax.get_title() for ax in fig.axes}
     assert "not drawn" not in fig._suptitle.get_text()
+    # its bias figure draws no corrected line and lists none in its legend
+    for metric, drawn in (("popt", False), ("gmean", True)):
+        fig = bias_curves(rows, dataset="gerrit", metric=metric)
+        entries = [text.get_text() for text in fig.legends[0].get_texts()]
+        assert ("corrected − true (mean)" in entries) is drawn, entries
+        note = f"no corrected − true line: the corrected reference has no value of {metric}"
+        assert (note in " ".join(fig._suptitle.get_text().split())) is not drawn
     bias = bias_tests(rows, metrics=["popt"], resamples=200)
     corrected = bias["estimate"] == "corrected"
     assert corrected.any() and set(bias.loc[corrected, "note"]) == {f"{why}, no test"}
