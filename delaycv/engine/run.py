@@ -23,6 +23,7 @@ from delaycv.engine.progress import Progress
 from delaycv.engine.tables import RUN_KEYS, folds_table, summarize
 from delaycv.engine.windows import (
     check_position_times,
+    only_clean_labels,
     released_nothing,
     time_profile,
     time_warnings,
@@ -259,6 +260,7 @@ def _warnings_before(stream, settings: RunSettings) -> list[str]:
     before = []
     if window_keys(settings.policy):
         before = time_warnings(time_profile(stream), settings.policy, stream.metadata)
+    before += only_clean_labels(settings.policy, stream_has_fixes(stream))
     for text in before:
         log.warning("%s", text)
     return before

@@ -203,6 +203,20 @@ def _unit_warning(profile: TimeProfile, policy, sides: dict[str, str], where: st
     return f"{'keys' if ',' in keys else 'key'} {keys}: {what} (expected {expected})"
 
 
+def only_clean_labels(policy, has_fixes: bool) -> list[str]:
+    """A warning where every label the policy can release is 0: both of its windows end in the
+    clean assumption (``verification``), so only a fix seen (``label_time``) gives a 1, and the
+    stream has no fix time (an spdisc file, a stream converted without a fix-link column)."""
+    if has_fixes or policy.pos_expiry == "truth" or policy.neg_expiry == "truth":
+        return []
+    return [
+        f"key policy: the policy {policy.name} gives a label 1 only where a fix is seen "
+        "(label_time), and the stream has no fix time: every label it releases is 0, so no fold "
+        "learns a defect and the observed metrics of class 1 are undefined or 0 (expected a "
+        "stream with fix times, or a policy whose window ends in the truth: hitl, delay)"
+    ]
+
+
 def released_nothing(outputs, policy) -> list[str]:
     """A warning naming the folds in which the policy released (evaluated) no label."""
     empty = [o.fold for o in outputs if o.info.get("evaluated", 1) == 0]

@@ -4,6 +4,7 @@ positions is refused; windows that cannot work on the stream's times are warning
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -69,6 +70,35 @@ def test_a_window_longer_than_the_stream_can_release_nothing(caplog):
     assert [f["evaluated"] for f in result.info["folds"]] == [0, 0]
     logged = [r.getMessage() for r in caplog.records]
     assert warnings[0] in logged and warnings[-1] in logged
+
+
+def test_a_policy_that_can_release_only_clean_labels_says_so(caplog):
+    """verification on a stream without fix times (an spdisc file): every label it releases is
+    0, which a study of such a file showed only as "observed n/a". One warning, before the run,
+    logged and recorded; none with fix times, none for hitl (its positives are inspected)."""
+    stream = generate_stream(rows=1200, seed=1)
+    bare = replace(
+        stream,
+        label_time=np.full(len(stream), np.nan),
+        metadata={**stream.metadata, "positives_with_label_time": 0},
+    )
+    with caplog.at_level(logging.WARNING, logger="delaycv.engine"):
+        result = run(bare, policy="verification", window="30d")
+    expected = (
+        "key policy: the policy verification_30d gives a label 1 only where a fix is seen "
+        "(label_time), and the stream has no fix time: every label it releases is 0, so no fold "
+        "learns a defect and the observed metrics of class 1 are undefined or 0 (expected a "
+        "stream with fix times, or a policy whose window ends in the truth: hitl, delay)"
+    )
+    assert expected in result.info["warnings"]
+    assert expected in [r.getMessage() for r in caplog.records]
+    last = result.folds[result.folds["checkpoint"] == len(stream)]
+    assert last.loc[last["reference"] == "observed", "recall_1"].isna().all()
+    assert "gives a label 1 only" not in " ".join(
+        run(stream, policy="verification", window="30d").info["warnings"]
+    )
+    hitl = run(bare, policy="hitl", pos_window="7d", neg_window="30d").info["warnings"]
+    assert "gives a label 1 only" not in " ".join(hitl)
 
 
 def test_the_same_check_reads_a_stream_file(tmp_path):
