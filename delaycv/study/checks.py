@@ -21,9 +21,14 @@ from collections.abc import Mapping
 from delaycv.common import defaults
 from delaycv.common.bounds import check_size
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
-from delaycv.common.errors import ConfigError
+from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.protocol.checkpoints import check_checkpoint_request
-from delaycv.study.datasets import check_dataset_file, check_same_streams, stream_file
+from delaycv.study.datasets import (
+    check_dataset_file,
+    check_same_streams,
+    has_fix_times,
+    stream_file,
+)
 from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
 from delaycv.study.mistakes import Mistakes, with_source
 from delaycv.study.passed_checks import passed_before, passed_entry, remember_passed
@@ -77,6 +82,8 @@ def check_study(
                 with mistakes.guard(skip_learners, name):
                     _check_learner_runs(name, spec, source)
     efforts = _dataset_efforts(config, source, cwd, mistakes, skip_datasets)
+    if ("policies",) not in broken:
+        _warn_only_clean_labels(config, source, cwd, mistakes, skip_datasets)
     with mistakes.guard():
         check_same_streams(config, source, cwd, skip_datasets, mistakes)
     if ("tests", "metrics") not in broken and ("tests",) not in broken:
@@ -221,6 +228,45 @@ def _check_names_and_folders(
         resolve_folders(config, source, cwd, broken, mistakes)
     with mistakes.guard():
         check_name_lengths(config, source, mistakes)
+
+
+def _warn_only_clean_labels(
+    config: dict,
+    source: str,
+    cwd: str | os.PathLike | None,
+    mistakes: Mistakes,
+    skip_datasets: set,
+) -> None:
+    """A warning for each policy whose windows both end in the clean assumption (a 1 only where a
+    fix is seen: ``verification``) beside datasets known to have no fix time (an spdisc file):
+    every label it releases there is 0 (the run warns too: ``only_clean_labels``)."""
+    from delaycv.protocol.policies import make_policy
+
+    bare = [
+        name
+        for name, dataset in config["datasets"].items()
+        if name not in skip_datasets and has_fix_times(name, dataset, cwd) is False
+    ]
+    if not bare:
+        return
+    for name, spec in config["policies"].items():
+        try:
+            policy = make_policy(spec, where=f"policies.{name}")
+        except DelaycvError:
+            continue  # (refused where the policies are checked)
+        if policy.pos_expiry == "negative" and policy.neg_expiry == "negative":
+            mistakes.warnings.append(
+                ConfigError(
+                    f"the policy {name} gives a label 1 only where a fix is seen (label_time), "
+                    f"and dataset{'s' if len(bare) > 1 else ''} {', '.join(bare)} "
+                    f"{'have' if len(bare) > 1 else 'has'} no fix time: every label it releases "
+                    "there is 0, so no fold learns a defect",
+                    path=source,
+                    location=f"key policies.{name}",
+                    expected="datasets with fix times (a fix-link column), or a policy whose "
+                    "window ends in the truth: hitl, delay",
+                )
+            )
 
 
 def _dataset_efforts(

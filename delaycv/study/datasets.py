@@ -89,6 +89,27 @@ def check_dataset_file(
     return _raw_effort(key, dataset, source)
 
 
+def has_fix_times(name: str, dataset: Mapping, cwd: str | os.PathLike | None) -> bool | None:
+    """Whether the dataset's stream has fix times (``label_time``), as far as its spec and file
+    tell without reading the data: a generated stream has; a raw file has where its mapping
+    names a fix-link column (the ``commit-guru`` preset does, ``spdisc`` does not); a canonical
+    stream as its file's metadata says. None: not known (no working directory, a file the other
+    checks refuse)."""
+    if "path" not in dataset:
+        return True
+    try:
+        if stream_file(dataset):
+            if cwd is None:
+                return None
+            from delaycv.data.stream_file import check_stream_file
+
+            found = check_stream_file(Path(cwd) / dataset["path"]).get("positives_with_label_time")
+            return None if found is None else int(found) > 0
+        return _raw_mapping(f"datasets.{name}", dataset, "").link is not None
+    except (DelaycvError, OSError, ValueError):
+        return None
+
+
 def _check_readable(key: str, path: str, source: str, cwd: str | os.PathLike) -> None:
     """The dataset's file exists (a file, not a folder) and can be read."""
     full = Path(cwd) / path

@@ -934,6 +934,46 @@ def test_figures_of_the_corrected_reference_need_a_metric_it_estimates(effort_fi
         assert study["figures"]["reference"] == figures["reference"]
 
 
+def test_a_policy_of_clean_labels_beside_a_dataset_without_fix_times_warns(files, caplog):
+    """verification gives a 1 only where a fix is seen: on a dataset without fix times (a raw
+    file whose mapping names no fix link, as spdisc's; a canonical stream whose metadata counts
+    none) every label it releases is 0. A warning naming the policy and the datasets, with the
+    key's line; none for a dataset with fix times or a policy that inspects a side."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from delaycv.data.stream_file import write_stream
+    from delaycv.data.synthetic import generate_stream
+
+    stream = generate_stream(rows=60, seed=3)
+    bare = replace(stream, label_time=np.full(len(stream), np.nan))
+    write_stream(bare, files / "bare.parquet")
+    raw = {"path": "raw.csv", "mapping": {"time": "t", "label": "y", "positive": 1}}
+    datasets = {"r": raw, "b": {"path": "bare.parquet"}, "g": {"generate": {"rows": 50}}}
+    policies = {
+        "ideal": {"preset": "ideal"},
+        "hitl_7d_30d": {"preset": "hitl", "pos_window": "7d", "neg_window": "30d"},
+        "verification_30d": {"preset": "verification", "window": "30d"},
+    }
+    path = write(files / "v.yaml", with_changes(datasets=datasets, policies=policies))
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        load_study([path], cwd=files, learners=False)
+    line = path.read_text().splitlines().index("  verification_30d:") + 1
+    assert [r.getMessage() for r in caplog.records if r.name == "delaycv.study"] == [
+        f"{path}:{line}:3: key policies.verification_30d: the policy verification_30d gives a "
+        "label 1 only where a fix is seen (label_time), and datasets r, b have no fix time: "
+        "every label it releases there is 0, so no fold learns a defect (expected datasets with "
+        "fix times (a fix-link column), or a policy whose window ends in the truth: hitl, delay)"
+    ]
+    caplog.clear()
+    linked = {**raw, "mapping": {**raw["mapping"], "link": "f"}}
+    path = write(files / "w.yaml", with_changes(datasets={"r": linked}, policies=policies))
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        load_study([path], cwd=files, learners=False)
+    assert not [r for r in caplog.records if r.name == "delaycv.study"]
+
+
 def test_a_parquet_effort_is_known_only_given_the_working_directory(effort_files):
     config = with_changes(datasets={"b": {"path": "bare.parquet"}}, tests={"metrics": ["popt"]})
     assert load_config(config, learners=False)["tests"]["metrics"] == ["popt"]
