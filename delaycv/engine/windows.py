@@ -207,7 +207,7 @@ def only_clean_labels(policy, has_fixes: bool) -> list[str]:
     """A warning where every label the policy can release is 0: both of its windows end in the
     clean assumption (``verification``), so only a fix seen (``label_time``) gives a 1, and the
     stream has no fix time (an spdisc file, a stream converted without a fix-link column)."""
-    if has_fixes or policy.pos_expiry == "truth" or policy.neg_expiry == "truth":
+    if has_fixes or not policy.ones_need_fixes:
         return []
     return [
         f"key policy: the policy {policy.name} gives a label 1 only where a fix is seen "

@@ -359,6 +359,13 @@ class Policy:
             named = lookup_preset(self.preset, location="key preset").name_of(self)
             object.__setattr__(self, "name", named)
 
+    @property
+    def ones_need_fixes(self) -> bool:
+        """Whether a label 1 comes only from a fix seen (``label_time``): both windows end in
+        the clean assumption (``verification``), so on a stream without fix times every label
+        it releases is 0."""
+        return self.pos_expiry == "negative" and self.neg_expiry == "negative"
+
     def behaves_as(self, other: Policy) -> bool:
         """The same windows, expiries, feedback and inspection error as ``other`` (whatever the
         names and presets)."""

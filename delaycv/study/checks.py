@@ -254,7 +254,7 @@ def _warn_only_clean_labels(
             policy = make_policy(spec, where=f"policies.{name}")
         except DelaycvError:
             continue  # (refused where the policies are checked)
-        if policy.pos_expiry == "negative" and policy.neg_expiry == "negative":
+        if policy.ones_need_fixes:
             mistakes.warnings.append(
                 ConfigError(
                     f"the policy {name} gives a label 1 only where a fix is seen (label_time), "
