@@ -32,7 +32,7 @@ from delaycv.study.datasets import (
 from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
 from delaycv.study.mistakes import Mistakes, with_source
 from delaycv.study.passed_checks import passed_before, passed_entry, remember_passed
-from delaycv.study.policy_grids import all_policies, resolve_contrasts
+from delaycv.study.policy_grids import all_policies, expand_policy_grid, resolve_contrasts
 from delaycv.study.stage_settings import figure_metrics
 
 
@@ -249,6 +249,12 @@ def _warn_only_clean_labels(
     ]
     if not bare:
         return
+    grid_of = {}  # a grid's policy -> the grid's key (its own line in the file)
+    for grid_name, grid in (config.get("policy_grids") or {}).items():
+        try:
+            grid_of.update(dict.fromkeys(expand_policy_grid(grid), f"policy_grids.{grid_name}"))
+        except (DelaycvError, KeyError, TypeError):
+            continue  # (refused where the grids are checked)
     for name, spec in config["policies"].items():
         try:
             policy = make_policy(spec, where=f"policies.{name}")
@@ -262,7 +268,7 @@ def _warn_only_clean_labels(
                     f"{'have' if len(bare) > 1 else 'has'} no fix time: every label it releases "
                     "there is 0, so no fold learns a defect",
                     path=source,
-                    location=f"key policies.{name}",
+                    location=f"key {grid_of.get(name, f'policies.{name}')}",
                     expected="datasets with fix times (a fix-link column), or a policy whose "
                     "window ends in the truth: hitl, delay",
                 )

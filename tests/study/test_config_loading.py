@@ -967,6 +967,18 @@ def test_a_policy_of_clean_labels_beside_a_dataset_without_fix_times_warns(files
         "fix times (a fix-link column), or a policy whose window ends in the truth: hitl, delay)"
     ]
     caplog.clear()
+    # a grid's policy is placed at its grid (it has no line of its own)
+    grids = {"v": {"preset": "verification", "window": ["7d"]}}
+    config = with_changes(datasets={"r": raw}, policies={"ideal": {"preset": "ideal"}})
+    path = write(files / "g.yaml", {**config, "policy_grids": grids})
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        load_study([path], cwd=files, learners=False)
+    line = path.read_text().splitlines().index("  v:") + 1
+    [message] = [r.getMessage() for r in caplog.records if r.name == "delaycv.study"]
+    assert message.startswith(
+        f"{path}:{line}:3: key policy_grids.v: the policy verification_7d gives a label 1 only "
+    ), message
+    caplog.clear()
     linked = {**raw, "mapping": {**raw["mapping"], "link": "f"}}
     path = write(files / "w.yaml", with_changes(datasets={"r": linked}, policies=policies))
     with caplog.at_level("WARNING", logger="delaycv.study"):
