@@ -15,7 +15,6 @@ import pandas as pd
 from delaycv.common import defaults
 from delaycv.common.choices import ESTIMATES
 from delaycv.common.errors import InputError
-from delaycv.metrics.uncorrected import uncorrected
 from delaycv.stats.checkpoints import (
     at_checkpoints,
     choose_checkpoints,
@@ -192,7 +191,7 @@ def bias_tests(
         empty = {c: pd.Series(dtype=object) for c in BIAS_COLUMNS if c not in ("at", "note")}
         return label_checkpoints(pd.DataFrame(empty), chosen, BIAS_COLUMNS)
     out = label_checkpoints(pd.concat(frames, ignore_index=True), chosen, BIAS_COLUMNS)
-    out = note_empty_tests(out, table, _untested_bias_note)
+    out = note_empty_tests(out, table, _untested_bias_note, reference="estimate")
     return _sort_bias(out, metrics)
 
 
@@ -237,9 +236,6 @@ def _bias_rows(
 
 def _untested_bias_note(row: pd.Series) -> str:
     """The note of a bias test with no pair where both the estimate and the true value exist."""
-    reason = uncorrected(row["estimate"], row["metric"])
-    if reason:
-        return f"{reason}, no test"
     return (
         f"no (seed, fold) pair with both an {row['estimate']} and a true value of "
         f"{row['metric']} (undefined there), no test"

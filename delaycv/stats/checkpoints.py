@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import InputError
+from delaycv.metrics.uncorrected import uncorrected
 from delaycv.protocol.checkpoints import (
     check_checkpoint_request,
     fraction_position,
@@ -487,19 +488,22 @@ def note_empty_tests(
     table: pd.DataFrame,
     undefined: Callable[[pd.Series], str],
     policies: Callable[[pd.Series], Sequence[str]] = lambda row: [row["policy"]],
+    reference: str = "reference",
 ) -> pd.DataFrame:
     """Give every row of ``out`` that has a checkpoint but no pair to test (``n == 0``) its reason.
 
     The reason is joined (by :func:`join_notes`) to the note the row has: a policy of
     ``policies(row)`` that released no label by that checkpoint (:func:`nothing_released_note`,
-    when ``table`` has :data:`RELEASE_COLUMN`; the first such policy), else ``undefined(row)`` (the
-    metric has no value on both sides of any pair).
+    when ``table`` has :data:`RELEASE_COLUMN`; the first such policy), else that the row's
+    reference (its column ``reference``) has no value of the metric in any run
+    (:func:`delaycv.metrics.uncorrected.uncorrected`: the corrected reference and popt), else
+    ``undefined(row)`` (the metric has no value on both sides of any pair).
 
     Parameters
     ----------
     out : pandas.DataFrame
-        A result table with ``dataset``, ``estimator``, ``checkpoint``, ``n``, ``note`` and what
-        ``policies`` and ``undefined`` read.
+        A result table with ``dataset``, ``estimator``, ``checkpoint``, ``metric``, ``n``,
+        ``note``, the column ``reference`` and what ``policies`` and ``undefined`` read.
     table : pandas.DataFrame
         The per-fold table the results come from (its ``dataset`` and ``checkpoint``, and
         :data:`RELEASE_COLUMN` when present).
@@ -507,6 +511,8 @@ def note_empty_tests(
         A row -> the note when no policy explains the gap.
     policies : callable, optional
         A row -> the policies whose releases it depends on; default its ``policy``.
+    reference : str, optional
+        The column naming the row's reference (``estimate`` in the bias tests).
 
     Returns
     -------
@@ -516,12 +522,15 @@ def note_empty_tests(
     Examples
     --------
     >>> t = pd.DataFrame({"dataset": "a", "policy": "p", "estimator": "e",
-    ...                   "checkpoint": [1, 2], "evaluated": [0, 3]})
-    >>> out = t[["dataset", "policy", "estimator", "checkpoint"]].assign(n=0, note="")
+    ...                   "checkpoint": [1, 2, 2], "evaluated": [0, 3, 3]})
+    >>> out = t[["dataset", "policy", "estimator", "checkpoint"]].assign(
+    ...     n=0, note="", reference=["true", "true", "corrected"], metric=["gmean", "gmean", "popt"])
     >>> notes = note_empty_tests(out, t, lambda row: "undefined")["note"].tolist()
     >>> notes  # doctest: +NORMALIZE_WHITESPACE
     ['policy p released no label by checkpoint 1: every evaluation pending, no value to test',
-     'undefined']
+     'undefined',
+     'the corrected reference has no popt: its inspection curve is not estimated from expected
+     labels (docs/corrected.md), no test']
     """
     if out.empty:
         return out
@@ -546,7 +555,10 @@ def note_empty_tests(
                     )
                 why = cache[key]
                 break
-        notes[i] = join_notes(str(notes[i] or ""), why or undefined(row))
+        if not why:
+            missing = uncorrected(row[reference], row["metric"])
+            why = f"{missing}, no test" if missing else undefined(row)
+        notes[i] = join_notes(str(notes[i] or ""), why)
     out = out.copy()
     out["note"] = notes
     return out

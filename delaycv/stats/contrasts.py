@@ -45,7 +45,6 @@ from delaycv.common import defaults
 from delaycv.common.choices import REFERENCES
 from delaycv.common.errors import DelaycvError, InputError
 from delaycv.metrics.properties import is_fraction
-from delaycv.metrics.uncorrected import uncorrected
 from delaycv.protocol.policy_windows import policy_ranks
 from delaycv.stats.checkpoints import (
     at_checkpoints,
@@ -327,9 +326,6 @@ def _contrast_rows(
 
 def _untested_contrast_note(row: pd.Series) -> str:
     """The note of a contrast with no pair where both policies have a value."""
-    reason = uncorrected(row["reference"], row["metric"])
-    if reason:
-        return f"{reason}, no test"
     return (
         f"no (seed, fold) pair where both {row['policy']} and {row['reference_policy']} "
         f"have a value of {row['metric']} (undefined there), no test"

@@ -16,7 +16,6 @@ import pandas as pd
 from delaycv.common import defaults
 from delaycv.common.choices import REFERENCES
 from delaycv.metrics.properties import has_direction, higher_is_better
-from delaycv.metrics.uncorrected import uncorrected
 from delaycv.stats.checkpoints import (
     at_checkpoints,
     checkpoint_times,
@@ -185,9 +184,6 @@ def _judge(out: pd.DataFrame, alpha: float) -> pd.DataFrame:
 
 def _untested_pair_note(row: pd.Series) -> str:
     """The note of a learner test with no pair where both learners have a value."""
-    reason = uncorrected(row["reference"], row["metric"])
-    if reason:
-        return f"{reason}, no test"
     return (
         f"no (seed, fold) pair where both {row['learner_a']} and {row['learner_b']} have "
         f"a value of {row['metric']} (undefined there), no test"
