@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from delaycv.common import defaults
 from delaycv.common.bounds import check_size
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
-from delaycv.common.errors import ConfigError, DelaycvError
+from delaycv.common.errors import ConfigError
 from delaycv.protocol.checkpoints import check_checkpoint_request
 from delaycv.study.datasets import (
     check_dataset_file,
@@ -83,7 +83,7 @@ def check_study(
                     _check_learner_runs(name, spec, source)
     efforts = _dataset_efforts(config, source, cwd, mistakes, skip_datasets)
     if ("policies",) not in broken:
-        _warn_only_clean_labels(config, source, cwd, mistakes, skip_datasets)
+        _warn_only_clean_labels(config, source, cwd, broken, mistakes, skip_datasets)
     with mistakes.guard():
         check_same_streams(config, source, cwd, skip_datasets, mistakes)
     if ("tests", "metrics") not in broken and ("tests",) not in broken:
@@ -234,6 +234,7 @@ def _warn_only_clean_labels(
     config: dict,
     source: str,
     cwd: str | os.PathLike | None,
+    broken: set[tuple],
     mistakes: Mistakes,
     skip_datasets: set,
 ) -> None:
@@ -249,18 +250,16 @@ def _warn_only_clean_labels(
     ]
     if not bare:
         return
-    grid_of = {}  # a grid's policy -> the grid's key (its own line in the file)
-    for grid_name, grid in (config.get("policy_grids") or {}).items():
-        try:
-            grid_of.update(dict.fromkeys(expand_policy_grid(grid), f"policy_grids.{grid_name}"))
-        except (DelaycvError, KeyError, TypeError):
-            continue  # (refused where the grids are checked)
+    grid_of = {  # a grid's policy -> the grid's key (its own line in the file)
+        policy: f"policy_grids.{grid_name}"
+        for grid_name, grid in config["policy_grids"].items()
+        if not {("policy_grids",), ("policy_grids", grid_name)} & broken  # (reported)
+        for policy in expand_policy_grid(grid)
+    }
     for name, spec in config["policies"].items():
-        try:
-            policy = make_policy(spec, where=f"policies.{name}")
-        except DelaycvError:
-            continue  # (refused where the policies are checked)
-        if policy.ones_need_fixes:
+        if ("policies", name) in broken:  # (a refused policy is reported)
+            continue
+        if make_policy(spec, where=f"policies.{name}").ones_need_fixes:
             mistakes.warnings.append(
                 ConfigError(
                     f"the policy {name} gives a label 1 only where a fix is seen (label_time), "
