@@ -37,7 +37,8 @@ The stream may be
 - a :class:`delaycv.data.stream.Stream`;
 - a pandas DataFrame with a ``time`` column (Unix seconds or datetimes, non-decreasing), a
   ``label`` column (0/1 or booleans; other values with ``positive=``) and optionally a
-  ``label_time`` column (the time an external event reveals a positive label; NaN/NaT: never);
+  ``label_time`` column (the time an external event reveals a positive label; NaN/NaT: never,
+  and on every row of label 0: a value there is an ``InputError`` naming the row);
   ``time=``, ``label=``, ``label_time=`` name other columns; a column ``effort`` is the
   instance's effort (the effort-aware measures, docs/metrics.md), ``effort=`` names another column
   or a list of columns to add (``["la", "ld"]``: they stay features); every other column is a

@@ -6,7 +6,9 @@ A :class:`Stream` holds, for instances n = 1..len(stream) in arrival order,
   (a time outside is an error naming the row and the likely unit: milliseconds, ...);
 - ``label[n]``: the true label, 0 or 1 (int8; 1 is the positive class named in the metadata);
 - ``label_time[n]``: the time an external event (the fixing commit) reveals the positive label,
-  float64 Unix seconds, NaN when no event ever does;
+  float64 Unix seconds, NaN when no event ever does, and NaN on every instance of label 0 (a
+  value there is an error naming the row: it would make a policy observe a 1 for a clean
+  instance, docs/data.md);
 - ``effort[n]`` (optional: ``effort`` is None when the stream has none): the cost of inspecting
   instance n for the effort-aware measures (by default its changed lines, la + ld), float64,
   finite and >= 0; ``metadata["effort"]`` says where it comes from (e.g. ``"la + ld"``);
@@ -169,6 +171,24 @@ def _check_time_order(time: np.ndarray, first_row: int) -> None:
             raise DelaycvError(
                 f"stream time decreases at row {i + first_row} ({time[i]} after {time[i - 1]})"
             )
+
+
+def _check_reveals(label: np.ndarray, label_time: np.ndarray, first_row: int) -> None:
+    """A ``label_time`` reveals a positive label, so no instance of label 0 has one: a policy
+    would observe it as 1 (often a column that is no reveal time, such as Commit Guru's fix link
+    ``fix_unix_timestamp`` with its ``-1``); DelaycvError naming the first such row."""
+    clean = (label == 0) & ~np.isnan(label_time)
+    if clean.any():
+        rows = np.flatnonzero(clean)
+        i = int(rows[0])
+        raise DelaycvError(
+            f"stream label_time at row {i + first_row} is {float(label_time[i])!r} on an instance of "
+            f"label 0 ({rows.size} such row{'s' if rows.size > 1 else ''}): a label_time is "
+            "when the positive label is revealed, and a policy would observe a 1 for it "
+            "(expected no label_time, NaN or null, on label-0 rows; a column of fix links, such "
+            "as Commit Guru's fix_unix_timestamp, is no label_time: delaycv convert's preset "
+            "commit-guru turns the links into label times)"
+        )
 
 
 def _feature_columns(features: pd.DataFrame) -> list[np.ndarray]:
@@ -349,6 +369,7 @@ class Stream:
             raise DelaycvError(f"stream label_time has shape {label_time.shape}, expected ({n},)")
         _check_time_order(time, self.first_row)
         _check_times(time, label_time, self.first_row)
+        _check_reveals(label, label_time, self.first_row)
         features = _as_feature_frame(self.features, n)
         if len(features) != n:
             raise DelaycvError(f"stream features have {len(features)} rows, time has {n}")

@@ -286,6 +286,28 @@ def test_bad_streams_and_models_are_named():
         delaycv.evaluate(frame, preprocessing.StandardScaler())
 
 
+def test_a_fix_link_column_given_as_label_time_is_refused(brackets_csv):
+    # Commit Guru's fix_unix_timestamp is a link on the fixing commit (-1: none), not the reveal
+    # time of the row's own label: every clean commit would be observed as 1 at its arrival
+    frame = pd.read_csv(brackets_csv)
+    names = {"time": "author_date_unix_timestamp", "label": "contains_bug"}
+    with pytest.raises(InputError) as err:
+        delaycv.evaluate(
+            frame, "NoChange", label_time="fix_unix_timestamp", policy="hitl_7d_90d", **names
+        )
+    clean = int((frame["contains_bug"] == 0).sum())
+    first = int((frame["contains_bug"] == 0).to_numpy().argmax()) + 1
+    assert str(err.value).startswith(
+        f"argument stream: stream label_time at row {first} is -1.0 on an instance of label 0 "
+        f"({clean} such rows)"
+    )
+    assert "fix_unix_timestamp, is no label_time" in str(err.value)
+    # the same pairs, as a river dataset gives them, are refused alike
+    pairs = [({"time": 10, "label_time": 15}, 1), ({"time": 20, "label_time": 25}, 0)]
+    with pytest.raises(InputError, match="label_time at row 2 is 25.0 on an instance of label 0"):
+        delaycv.evaluate(pairs, "NoChange", policy="hitl_7d_90d", progress=False)
+
+
 def test_time_units_of_a_dataframe():
     frame = pd.read_parquet(_tiny_parquet())
     from delaycv.api import as_stream

@@ -439,6 +439,36 @@ def test_a_stream_in_milliseconds_or_corrupt_fails_naming_the_file(work, capsys)
     fails(argv, capsys, work, "bad.parquet: corrupt Parquet file: a page checksum does not match")
 
 
+def test_a_reveal_time_on_a_clean_instance_fails_naming_the_file_and_row(work, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # a file of another tool: every positive has its reveal time, and so has one clean instance
+    # of a later chunk, which a policy would observe as a 1
+    rows = 9000
+    label = [int(i % 3 == 0) for i in range(rows)]
+    reveal = [1_600_000_000 + 60 * i + 3600 if y else None for i, y in enumerate(label)]
+    reveal[7000] = 1_600_500_000  # row 7,001, label 0
+    table = pa.table(
+        {
+            "time": [1_600_000_000 + 60 * i for i in range(rows)],
+            "label": pa.array(label, pa.int8()),
+            "label_time": pa.array(reveal, pa.int64()),
+            "x": np.random.default_rng(1).random(rows),
+        }
+    )
+    pq.write_table(table, work / "other.parquet")
+    argv = ["evaluate", "other.parquet", "--learner", "NoChange", "--out", "run", "--quiet"]
+    fails(
+        argv,
+        capsys,
+        work,
+        "other.parquet: stream label_time at row 7001 is 1600500000.0 on an instance of label 0 "
+        "(1 such row)",
+        "expected no label_time",
+    )
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [

@@ -288,6 +288,24 @@ def test_check_stream_file_checks_the_layout_from_the_schema_alone(tmp_path):
         check_stream_file(tmp_path / "missing.parquet")
 
 
+def test_a_reveal_time_on_a_label_0_instance_is_refused():
+    # label_time reveals a positive label: on a clean instance a policy would observe a 1
+    with pytest.raises(DelaycvError) as err:
+        Stream(
+            time=[10, 20, 30, 40],
+            label=[1, 0, 0, 1],
+            label_time=[15.0, -1.0, 35.0, np.nan],
+            features=pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]}),
+            first_row=11,
+        )
+    assert str(err.value).startswith(
+        "stream label_time at row 12 is -1.0 on an instance of label 0 (2 such rows)"
+    )
+    # NaN there is no reveal time; a reveal before arrival of a positive is kept (rebased commits)
+    s = Stream(time=[10, 20], label=[0, 1], label_time=[np.nan, 5.0], features=None)
+    assert s.metadata["positives_with_label_time"] == 1
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(
@@ -306,7 +324,7 @@ def test_round_trip_property(tmp_path_factory, rows):
     s = Stream(
         time=[r[0] for r in rows],
         label=[r[1] for r in rows],
-        label_time=[np.nan if r[2] is None else float(r[2]) for r in rows],
+        label_time=[np.nan if r[2] is None or r[1] == 0 else float(r[2]) for r in rows],
         features=pd.DataFrame(
             {
                 "x": pd.Series([r[3] for r in rows], dtype=float),

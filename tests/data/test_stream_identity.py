@@ -30,10 +30,11 @@ def _stream(n: int, seed: int, categorical: bool = False) -> Stream:
     features = {"x": rng.normal(size=n), "y": np.where(rng.random(n) < 0.1, np.nan, 1.0)}
     if categorical:
         features["c"] = pd.Categorical(rng.choice(["a", "bb", None], n))
+    label = rng.integers(0, 2, n)
     return Stream(
         time=np.sort(rng.integers(1_500_000_000, 1_500_100_000, n)),
-        label=rng.integers(0, 2, n),
-        label_time=np.where(rng.random(n) < 0.5, np.nan, 1_600_000_000.0),
+        label=label,
+        label_time=np.where((label == 1) & (rng.random(n) < 0.5), 1_600_000_000.0, np.nan),
         features=pd.DataFrame(features),
         effort=rng.integers(0, 100, n).astype(float),
     )
@@ -81,9 +82,10 @@ def test_what_changes_the_digest_and_what_does_not(tmp_path):
         elif change == "time":
             time[-1] += 1
         elif change == "label":
-            label[3] = 1 - label[3]
+            label[3], label_time[3] = 1 - label[3], np.nan  # (a label 0 has no reveal time)
         elif change == "label_time":
-            label_time[0] = 1_600_000_001.0 if label_time[0] == label_time[0] else 1.6e9
+            i = int(np.flatnonzero(label == 1)[0])
+            label_time[i] = 1_600_000_001.0 if label_time[i] == label_time[i] else 1.6e9
         else:
             features = features.rename(columns={"y": "z"})
         changed = Stream(time, label, label_time, features)
