@@ -15,7 +15,8 @@ Writes into --out, each file atomically and only after every test has been compu
   named ideal, or with ``--contrasts-reference POLICY``; none with ``--no-contrasts``): every
   policy against that policy, at the same checkpoints;
 * ``mcnemar.parquet`` + ``mcnemar.csv`` (with ``--predictions RUN_DIR ...``): McNemar's test per
-  fold for every learner pair of the same (dataset, policy, seed), from the prediction logs.
+  fold for every learner pair of the same (dataset, policy, seed), from the prediction logs,
+  against the requested references of 0/1 labels (observed, true; not corrected).
 
 The checkpoints: ``--checkpoint`` (``last``, ``all`` or a checkpoint of the table), or positions
 and fractions of each stream (``--checkpoint-position``, ``--checkpoint-fraction``: the config's
@@ -161,6 +162,13 @@ def _run(args) -> int:
         reference = defaults.contrast_reference(present["policy"].unique())
         settings = settings_from(args, reference)
     result = compare(args.merged, out, settings, predictions=args.predictions or ())
+    if args.predictions and "corrected" in settings.references:
+        from delaycv.stats.mcnemar import NOT_CORRECTED
+
+        print(
+            f"delaycv: note: McNemar's tests: not of the corrected reference: {NOT_CORRECTED}",
+            file=sys.stderr,
+        )
     tests = result.tests
     # a test with no value is a row with a note, and said here
     labels = {"tests": "learner tests", "bias": "bias tests", "contrasts": "policy contrasts"}

@@ -36,7 +36,7 @@ from delaycv.stats.bias import bias_tests
 from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer, untested_notes
 from delaycv.stats.contrasts import policy_contrasts
 from delaycv.stats.learner_tests import run_tests
-from delaycv.stats.mcnemar import mcnemar_tests
+from delaycv.stats.mcnemar import mcnemar_references, mcnemar_tests
 from delaycv.stats.settings import CompareSettings, make_compare_settings
 from delaycv.tables.results import read_table
 
@@ -91,7 +91,9 @@ def compare(
         None: the defaults. Every table uses the same checkpoints.
     predictions
         Run directories with ``predictions.parquet``: McNemar's tests (the settings'
-        ``mcnemar_method``); none when empty.
+        ``mcnemar_method``) against the settings' references of 0/1 labels (observed, true; not
+        the corrected one: :func:`~delaycv.stats.mcnemar.mcnemar_references`, checked before
+        any test); none when empty.
     dataset
         The name in the pages' titles (default: the table's datasets).
     progress
@@ -108,6 +110,7 @@ def compare(
     table = read_merged(merged, metrics)
     say(f"read {merged}: {len(table)} rows")
     require_an_answer(choose_checkpoints(table, settings.checkpoints), str(merged))  # first
+    mcnemar_refs = mcnemar_references(settings.references) if predictions else ()
     strip, tests = _learner_tests(table, settings, say)
     result = Comparison(tests=tests, strip=strip)
     bias = settings.bias
@@ -121,7 +124,7 @@ def compare(
         say(f"mcnemar: {len(predictions)} run directories")
         result.mcnemar = mcnemar_from_runs(
             predictions,
-            references=settings.references,
+            references=mcnemar_refs,
             method=settings.mcnemar_method,
             alpha=settings.alpha,
         )

@@ -6,7 +6,7 @@ over the pairs of each fold (:func:`mcnemar_tests`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -14,11 +14,39 @@ from scipy import stats
 
 from delaycv.common import defaults
 from delaycv.common.choices import REFERENCES
-from delaycv.common.errors import DelaycvError, InputError
+from delaycv.common.errors import ConfigError, DelaycvError, InputError
 from delaycv.stats.companions import holm
 from delaycv.stats.frames import _require_columns
 
 MCNEMAR_COLUMNS = ["fold", "n", "a_only", "b_only", "statistic", "p_value", "method"]
+
+#: the references whose labels are 0 or 1, against which a prediction is right or wrong
+MCNEMAR_REFERENCES = ("observed", "true")
+
+#: why McNemar's test leaves out the corrected reference
+NOT_CORRECTED = (
+    "McNemar's test counts the instances each learner predicted right, and a corrected label is "
+    "an expected label, not a 0 or 1"
+)
+
+
+def mcnemar_references(references: Sequence[str], key: str = "tests.references") -> tuple:
+    """The references among ``references`` that McNemar's test takes (observed, true: those of
+    0/1 labels), in their order; the corrected reference is left out (:data:`NOT_CORRECTED`).
+
+    Raises ConfigError at ``key`` when none is left (only the corrected reference).
+
+    >>> mcnemar_references(("observed", "true", "corrected"))
+    ('observed', 'true')
+    """
+    kept = tuple(r for r in references if r in MCNEMAR_REFERENCES)
+    if not kept:
+        raise ConfigError(
+            f"{NOT_CORRECTED}: no reference to test",
+            location=f"key {key}",
+            expected="reference observed or true beside McNemar's test",
+        )
+    return kept
 
 
 def mcnemar(
@@ -81,10 +109,7 @@ def mcnemar(
     [[0, 5, 3, 0, 1.3333, 0.2482, 'chi2']]
     """
     if reference == "corrected":
-        raise DelaycvError(
-            "McNemar's test counts the instances each learner predicted right, and a corrected "
-            "label is an expected label, not a 0 or 1 (expected reference 'observed' or 'true')"
-        )
+        raise DelaycvError(f"{NOT_CORRECTED} (expected reference 'observed' or 'true')")
     if reference not in REFERENCES:
         raise DelaycvError(f"reference {reference!r} unknown (expected {REFERENCES})")
     if method not in ("exact", "chi2"):

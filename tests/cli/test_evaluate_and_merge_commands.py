@@ -192,6 +192,41 @@ def test_merge_command(stream_file, tmp_path):
     assert set(pd.read_parquet(summary)["learner"]) == {"NoChange", "Prior"}
 
 
+def test_compare_with_prediction_logs_tests_the_0_1_references(stream_file, tmp_path, capsys):
+    # the default references are all three: McNemar's test takes observed and true, and says it
+    # leaves the corrected one out (it failed after every other test, so --predictions needed
+    # --reference each time)
+    from delaycv.stats.mcnemar import mcnemar_tests
+
+    runs = []
+    for learner in ("NoChange", "Prior"):
+        runs.append(str(tmp_path / learner))
+        args = ["evaluate", str(stream_file), "--learner", learner, "--policy", "delay"]
+        args += ["--window", "2i", "--folds", "2", "--every", "50", "--quiet", "--predictions"]
+        assert main([*args, "--out", runs[-1]]) == 0
+    merged = str(tmp_path / "merged.parquet")
+    assert main(["merge", *runs, "--out", merged, "--quiet"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "cmp"
+    assert main(["compare", merged, "--out", str(out), "--predictions", *runs]) == 0
+    assert "note: McNemar's tests: not of the corrected reference" in capsys.readouterr().err
+    got = pd.read_parquet(out / "mcnemar.parquet")
+    logs = {
+        name: pd.read_parquet(tmp_path / name / "predictions.parquet")
+        for name in ("NoChange", "Prior")
+    }
+    for reference in ("observed", "true"):
+        want = mcnemar_tests(logs, reference=reference)
+        rows = got[got["reference"] == reference].drop(columns=["dataset", "policy", "seed"])
+        pd.testing.assert_frame_equal(rows.reset_index(drop=True), want, check_dtype=False)
+    # only the corrected reference: refused before any output, naming the option
+    argv = ["compare", merged, "--out", str(tmp_path / "c2"), "--predictions", *runs]
+    assert main([*argv, "--reference", "corrected"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("delaycv: error: option --reference: McNemar's test counts"), err
+    assert not (tmp_path / "c2").exists()
+
+
 def test_the_engine_s_warnings_name_the_options_on_the_command_line(stream_file, tmp_path, capsys):
     """A warning the engine words with keys (``key policy.window``) names the option on stderr
     (``option --window``); run.json keeps the engine's words."""
