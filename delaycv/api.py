@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common import defaults
-from delaycv.common.errors import ConfigError, DelaycvError, InputError
+from delaycv.common.errors import ConfigError, DelaycvError, InputError, shown
 
 __all__ = ["evaluate", "as_stream"]
 
@@ -378,7 +378,7 @@ def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
         raw = pd.to_numeric(values).to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
         raise InputError(
-            f"{what} holds {values.dtype} values such as {values.iloc[0]!r}",
+            f"values of dtype {values.dtype} such as {shown(values.iloc[0])!r}",
             location=what,
             expected="Unix seconds (numbers, in time_unit) or datetimes",
         ) from None
@@ -403,12 +403,17 @@ def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
     return np.where(finite, whole.astype(np.float64), raw)
 
 
+def _value_text(value: Any) -> str:
+    """A column's value as an error names it: ``value 0.5``, or ``a missing value``."""
+    return "a missing value" if pd.isna(value) else f"value {shown(value)!r}"
+
+
 def _times(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
     seconds = _seconds(values, what, unit)
     bad = np.flatnonzero(~np.isfinite(seconds) | (seconds != np.floor(seconds)))
     if bad.size:
         raise InputError(
-            f"{what} is {values.iloc[bad[0]]!r} at row {bad[0] + 1}",
+            f"{_value_text(values.iloc[bad[0]])} at row {bad[0] + 1}",
             location=what,
             expected="whole Unix seconds or datetimes, none missing",
         )
@@ -424,7 +429,7 @@ def _labels(values: pd.Series, positive: Any, what: str) -> np.ndarray:
     if not ok.all():
         row = int(np.flatnonzero(~ok.to_numpy())[0])
         raise InputError(
-            f"{what} is {values.iloc[row]!r} at row {row + 1}",
+            f"{_value_text(values.iloc[row])} at row {row + 1}",
             location=what,
             expected="labels 0/1 or booleans, or positive= naming the positive class",
         )
@@ -474,7 +479,7 @@ def _effort_values(columns: dict, where: str) -> np.ndarray:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise InputError(
-                f"effort {where} {name!r} is {list(values)[i]!r} at row {i + 1}",
+                f"effort {where} {name!r} is {shown(list(values)[i])!r} at row {i + 1}",
                 location="argument stream",
                 expected=f"{EFFORT_EXPECTED} for every instance",
             )

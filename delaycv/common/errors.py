@@ -38,3 +38,15 @@ class InputError(DelaycvError):
 
 class ConfigError(InputError):
     """A bad configuration value; ``location`` is the key, e.g. ``"key learners.ht.params"``."""
+
+
+def shown(value: object) -> object:
+    """``value`` as an error message shows it with ``!r``: a numpy scalar as the Python number
+    it holds (``2``, not ``np.int64(2)``), anything else as it is.
+
+    >>> import numpy as np
+    >>> f"{shown(np.float64(0.5))!r} {shown(np.int8(2))!r} {shown('yes')!r}"
+    "0.5 2 'yes'"
+    """
+    item = getattr(value, "item", None)
+    return item() if callable(item) and getattr(value, "shape", None) == () else value

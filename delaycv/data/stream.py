@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.checks import EFFORT_EXPECTED, EFFORT_MAX, EFFORT_MIN
-from delaycv.common.errors import DelaycvError
+from delaycv.common.errors import DelaycvError, shown
 from delaycv.data.identity import ContentDigest
 from delaycv.data.timeunits import implausible, implausible_message
 
@@ -157,7 +157,7 @@ def _checked_time_and_label(
     if n and not np.isin(label_in, (0, 1)).all():
         bad = int(np.flatnonzero(~np.isin(label_in, (0, 1)))[0])
         raise DelaycvError(
-            f"stream label at row {bad + first_row} is {label_in[bad]!r}, not 0 or 1"
+            f"stream label at row {bad + first_row} is {shown(label_in[bad])!r}, not 0 or 1"
         )
     return time, np.ascontiguousarray(label_in, dtype=np.int8)
 

@@ -286,6 +286,32 @@ def test_bad_streams_and_models_are_named():
         delaycv.evaluate(frame, preprocessing.StandardScaler())
 
 
+@pytest.mark.parametrize(
+    "change, text",
+    [
+        ({"time": lambda f: f["time"] + 0.5}, "column time: value 1600000000.5 at row 1"),
+        (
+            {"time": lambda f: f["time"].where(f.index != 3)},
+            "column time: a missing value at row 4",
+        ),
+        ({"time": "x"}, "column time: values of dtype str such as 'x'"),
+        ({"label": lambda f: f["label"].where(f.index != 1, 2)}, "column label: value 2 at row 2"),
+        (
+            {"label": lambda f: f["label"].where(f.index != 2)},
+            "column label: a missing value at row 3",
+        ),
+    ],
+)
+def test_a_bad_value_of_a_dataframe_is_shown_as_it_is(change, text):
+    # the value as the user wrote it: no numpy repr (np.float64(...)), no column named twice
+    frame = pd.DataFrame(
+        {"time": 1_600_000_000 + 60 * np.arange(20), "label": [0, 1] * 10, "a": np.arange(20.0)}
+    )
+    with pytest.raises(InputError) as err:
+        delaycv.evaluate(frame.assign(**change), "NoChange", progress=False)
+    assert str(err.value).startswith(f"{text} (expected "), str(err.value)
+
+
 def test_a_fix_link_column_given_as_label_time_is_refused(brackets_csv):
     # Commit Guru's fix_unix_timestamp is a link on the fixing commit (-1: none), not the reveal
     # time of the row's own label: every clean commit would be observed as 1 at its arrival
