@@ -180,11 +180,11 @@ def _check_reveals(label: np.ndarray, label_time: np.ndarray, first_row: int) ->
     clean = (label == 0) & ~np.isnan(label_time)
     if clean.any():
         rows = np.flatnonzero(clean)
-        i = int(rows[0])
+        i, many = int(rows[0]), "s" if rows.size > 1 else ""
         raise DelaycvError(
-            f"stream label_time at row {i + first_row} is {float(label_time[i])!r} on an instance of "
-            f"label 0 ({rows.size} such row{'s' if rows.size > 1 else ''}): a label_time is "
-            "when the positive label is revealed, and a policy would observe a 1 for it "
+            f"stream label_time at row {i + first_row} is {float(label_time[i])!r} on an "
+            f"instance of label 0 ({rows.size} such row{many}): a label_time is when the "
+            "positive label is revealed, and a policy would observe a 1 for it "
             "(expected no label_time, NaN or null, on label-0 rows; a column of fix links, such "
             "as Commit Guru's fix_unix_timestamp, is no label_time: delaycv convert's preset "
             "commit-guru turns the links into label times)"

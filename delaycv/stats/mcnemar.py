@@ -30,11 +30,12 @@ NOT_CORRECTED = (
 )
 
 
-def mcnemar_references(references: Sequence[str], key: str = "tests.references") -> tuple:
+def mcnemar_references(references: Sequence[str]) -> tuple:
     """The references among ``references`` that McNemar's test takes (observed, true: those of
     0/1 labels), in their order; the corrected reference is left out (:data:`NOT_CORRECTED`).
 
-    Raises ConfigError at ``key`` when none is left (only the corrected reference).
+    Raises ConfigError at the key ``tests.references`` when none is left (only the corrected
+    reference).
 
     >>> mcnemar_references(("observed", "true", "corrected"))
     ('observed', 'true')
@@ -43,7 +44,7 @@ def mcnemar_references(references: Sequence[str], key: str = "tests.references")
     if not kept:
         raise ConfigError(
             f"{NOT_CORRECTED}: no reference to test",
-            location=f"key {key}",
+            location="key tests.references",
             expected="reference observed or true beside McNemar's test",
         )
     return kept
