@@ -209,6 +209,7 @@ def write(out: Path, quick: bool) -> int:
 #: case a folder was written without it)
 VOLATILE = {
     "versions",
+    "loops",  # (which loops ran: the machine's build, DELAYCV_PURE_PYTHON)
     "wall_seconds",
     "cpu_seconds",
     "process_wall_seconds",

@@ -17,7 +17,9 @@ loaded (another platform), the Python loop runs.
 
 The rules are :mod:`delaycv.common.native`'s, shared with the effort-aware measures' compiled loop.
 
-:func:`status` says which loop runs and why (``make venv`` prints it).
+:func:`status` says which loop runs and why (``make venv`` prints it); :func:`run_loops` says it
+of every loop a run runs (its fold loop and the metrics' loops: ``run.json``'s ``loops``), and
+:func:`slow_loops` warns where one runs without its compiled loop unasked.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from delaycv.common.native import PURE_PYTHON
 #: The source of the compiled loop.
 SOURCE = Path(__file__).with_name("_loop.pyx")
 
-__all__ = ["LOOP", "PURE_PYTHON", "SOURCE", "source_digest", "status"]
+__all__ = ["LOOP", "PURE_PYTHON", "SOURCE", "run_loops", "slow_loops", "source_digest", "status"]
 
 
 def source_digest(path: Path = SOURCE) -> str:
@@ -50,3 +52,74 @@ LOOP, _STATUS = _load()
 def status() -> str:
     """Which fold loop runs, and why."""
     return _STATUS
+
+
+#: a MOA learner's folds without the Java loop: the compiled loop calls MOA for each instance
+INSTANCE_BY_INSTANCE = "MOA's learner called instance by instance through JPype"
+
+#: the words of a compiled loop's status (delaycv.common.native, delaycv.jvm.build) where it is
+#: missing: not built, or built for another platform (one built from another source than the one
+#: beside it warns on its own, asking for a rebuild)
+MISSING = ("is not built", "cannot be loaded")
+
+#: where a loop is named in a run's record (``run.json``'s ``loops``) and in its warning
+LOOP_NAMES = {
+    "fold": "the folds",
+    "effort": "the effort-aware measures",
+    "corrected": "the corrected reference",
+    "fading": "the fading estimator's sums",
+}
+
+
+def run_loops(moa: bool, observed: bool) -> dict[str, str]:
+    """Which loop each part of a run runs, and why (``run.json``'s ``loops``): the fold loop (a
+    MOA learner's Java loop, :mod:`delaycv.jvm.rows`; river's compiled loop; the Python loop for
+    an observer, ``observed``), and the compiled loops of the metrics (each the compiled module
+    with its file, or "the Python loop: why")."""
+    from delaycv.metrics import corrected, effort, states
+
+    if observed:
+        fold = "the Python loop: it serves the observers (the MOA export)"
+    elif moa:
+        from delaycv.jvm import rows
+
+        fold = rows.status()
+        if not rows.USABLE and LOOP is not None:  # (river's loop then calls MOA's learner)
+            fold = f"{INSTANCE_BY_INSTANCE}: {fold.removeprefix('the Python loop: ')}"
+    else:
+        fold = status()
+    return {
+        "fold": fold,
+        "effort": effort.LOOP_STATUS,
+        "corrected": corrected.KERNEL_STATUS,
+        "fading": states.SUMS_STATUS,
+    }
+
+
+def slow_loops(loops: dict[str, str]) -> list[str]:
+    """A warning when a part of :func:`run_loops` runs without its compiled loop (in Python, or a
+    MOA learner called instance by instance) because that loop is missing (:data:`MISSING`; not
+    when ``DELAYCV_PURE_PYTHON`` asks for the Python loops, nor for an observer): the same
+    numbers, several times slower (a MOA learner's run on git(master), a checkpoint every 30 or
+    500: 3.6 and 3.1 times)."""
+    if native.pure_python():
+        return []
+    groups: dict[str, list[str]] = {}  # why -> the loops that run in Python for it
+    for part, why in loops.items():
+        slow = why.startswith(("the Python loop", INSTANCE_BY_INSTANCE))
+        if slow and any(words in why for words in MISSING):
+            reason = why.removeprefix("the Python loop: ").split(" (to build it")[0]
+            reason = reason.removeprefix(f"{INSTANCE_BY_INSTANCE}: ")
+            groups.setdefault(reason, []).append(LOOP_NAMES[part])
+    if not groups:
+        return []
+    said = "; ".join(f"{_listed(names)} ({reason})" for reason, names in groups.items())
+    return [
+        f"delaycv runs without their compiled loops {said}: the same numbers, several times "
+        "slower (a MOA learner's run on git(master) 3 to 4 times); make venv builds the compiled "
+        "loops (with a C compiler, and a JDK for MOA's)"
+    ]
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

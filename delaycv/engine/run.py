@@ -16,6 +16,7 @@ from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.data.stream import has_effort
 from delaycv.data.stream_file import StreamFile
 from delaycv.engine.checkpoints import checkpoint_positions
+from delaycv.engine.compiled import run_loops, slow_loops
 from delaycv.engine.folds import one_line, run_folds
 from delaycv.engine.learners import folds_in_threads, make_learner
 from delaycv.engine.parallel import run_parallel
@@ -37,6 +38,7 @@ from delaycv.protocol.learner_contract import (
     positive_probability,
 )
 from delaycv.protocol.learners import for_stream, learner_label
+from delaycv.protocol.moa_spec import is_moa_spec
 from delaycv.protocol.settings import RunSettings
 
 #: The engine's warnings (also in ``result.info["warnings"]``): the command line shows them as
@@ -206,7 +208,8 @@ def evaluate(
         settings.every,
         settings.checkpoints,
     )
-    before = _warnings_before(stream, settings)
+    moa, observed = is_moa_spec(settings.learner), observer_factory is not None
+    before = _warnings_before(stream, settings, run_loops(moa, observed))
     keys = run_keys(stream, settings)
     effort = has_effort(stream.metadata)
     wall0, cpu0 = _time.monotonic(), _time.process_time()
@@ -234,6 +237,11 @@ def evaluate(
     if settings.keep_predictions:
         predictions = pd.concat([o.predictions for o in outputs], ignore_index=True)
     info = _run_info(stream, settings, outputs, keys, positions, before)
+    info["loops"] = run_loops(moa, observed)  # (after the run: the JVM's class is checked)
+    if moa:  # (beside delaycv's, Python's and the libraries': delaycv.tables.results.versions)
+        from delaycv.jvm.machine import versions
+
+        info["versions"] = versions()
     _timings(info, settings.timing, outputs, processes, wall0, cpu0)
     observers = [o.observer for o in outputs] if observer_factory is not None else None
     return EvaluationResult(table, predictions, summarize(table), observers, info)
@@ -254,13 +262,15 @@ def _check_run(stream, settings) -> None:
     check_position_times(stream, settings.policy)
 
 
-def _warnings_before(stream, settings: RunSettings) -> list[str]:
+def _warnings_before(stream, settings: RunSettings, loops: dict[str, str]) -> list[str]:
     """The warnings known before the run (about the stream's times under a policy with time
-    windows), logged as they are found."""
+    windows, a policy that can release only labels 0, the Python loops run unasked: ``loops``,
+    :func:`~delaycv.engine.compiled.run_loops`), logged as they are found."""
     before = []
     if window_keys(settings.policy):
         before = time_warnings(time_profile(stream), settings.policy, stream.metadata)
     before += only_clean_labels(settings.policy, stream_has_fixes(stream))
+    before += slow_loops(loops)
     for text in before:
         log.warning("%s", text)
     return before

@@ -173,6 +173,17 @@ def _heap_words(heap: str | None, source: str | None) -> str:
     return f"the heap {heap} ({source})"
 
 
+def versions() -> dict[str, str]:
+    """The versions a MOA learner's numbers depend on (``run.json``'s ``versions``): MOA's pinned
+    release, the running JVM's Java and JPype."""
+    from jpype import JClass, __version__
+
+    from delaycv.jvm.jar import MOA_VERSION
+
+    java = str(JClass("java.lang.System").getProperty("java.version"))
+    return {"moa": MOA_VERSION, "java": java, "jpype": __version__}
+
+
 def describe_heap() -> str:
     """The running JVM's heap in words: ``the heap 24m (environment variable
     DELAYCV_JVM_HEAP)``, or ``Java's default heap of 5.9 GiB``."""

@@ -246,7 +246,7 @@ def run_info(result, extra: dict | None = None) -> dict:
     info = dict(result.info)
     out: dict[str, Any] = {
         "run_keys": info.pop("run_keys", {}),
-        "versions": versions(),
+        "versions": {**versions(), **info.pop("versions", {})},  # (a MOA learner's: the engine's)
         **info,
     }
     if extra:

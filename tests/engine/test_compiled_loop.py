@@ -11,6 +11,7 @@ sets it): then a missing build fails.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import warnings
 from types import SimpleNamespace
@@ -246,3 +247,99 @@ def test_an_error_of_the_loop_itself_is_not_blamed_on_the_learner(monkeypatch, e
     policy = {"preset": "hitl", "pos_window": "1d", "neg_window": "30d"}
     with pytest.raises(TypeError):
         evaluate(stream, {"class": "NoChange"}, policy, every=100)
+
+
+def test_a_run_records_its_loops_and_warns_of_python_loops_run_unasked(monkeypatch):
+    from delaycv.metrics import corrected, effort, states
+
+    monkeypatch.delenv(compiled.PURE_PYTHON, raising=False)
+    stream = generate_stream(rows=300, seed=2)
+    # where they are built and loaded: the compiled loops, named, and no warning
+    monkeypatch.setattr(compiled, "status", lambda: "the compiled loop (_loop.so)")
+    for module, name in ((effort, "LOOP_STATUS"), (corrected, "KERNEL_STATUS")):
+        monkeypatch.setattr(module, name, "the compiled loop (x.so)")
+    monkeypatch.setattr(states, "SUMS_STATUS", "the compiled loop (x.so)")
+    info = evaluate(
+        stream, HoeffdingTreeClassifier(), validation={"scheme": "bootstrap", "folds": 2}
+    ).info
+    assert info["loops"]["fold"] == "the compiled loop (_loop.so)"
+    assert not [w for w in info["warnings"] if "without their compiled loops" in w]
+    # not built: one warning naming the parts and why, before the run; the record says so
+    unbuilt = "the Python loop: the compiled loop is not built (to build it: a C compiler, ...)"
+    monkeypatch.setattr(compiled, "status", lambda: unbuilt)
+    monkeypatch.setattr(effort, "LOOP_STATUS", unbuilt)
+    info = evaluate(
+        stream, HoeffdingTreeClassifier(), validation={"scheme": "bootstrap", "folds": 2}
+    ).info
+    assert info["loops"]["effort"] == unbuilt
+    (warning,) = [w for w in info["warnings"] if "without their compiled loops" in w]
+    assert warning.startswith(
+        "delaycv runs without their compiled loops the folds and the effort-aware measures (the "
+        "compiled loop is not built): the same numbers, several times slower"
+    )
+    # asked for (DELAYCV_PURE_PYTHON=1), or serving an observer: no warning
+    monkeypatch.setenv(compiled.PURE_PYTHON, "1")
+    assert compiled.slow_loops(info["loops"]) == []
+    monkeypatch.delenv(compiled.PURE_PYTHON)
+    monkeypatch.setattr(effort, "LOOP_STATUS", "the compiled loop (x.so)")
+    observed = compiled.run_loops(moa=False, observed=True)
+    assert observed["fold"].startswith("the Python loop: it serves the observers")
+    assert compiled.slow_loops(observed) == []
+    # a MOA learner without the Java loop: river's loop calls MOA for each instance, and says so
+    from delaycv.jvm import rows
+
+    unbuilt_java = "the Python loop: the Java fold loop is not built (python -m delaycv.jvm.build)"
+    monkeypatch.setattr(rows, "USABLE", False)
+    monkeypatch.setattr(rows, "STATUS", unbuilt_java)
+    monkeypatch.setattr(compiled, "LOOP", object())  # (river's compiled loop is built)
+    moa = compiled.run_loops(moa=True, observed=False)
+    assert moa["fold"] == (
+        "MOA's learner called instance by instance through JPype: the Java fold loop is not "
+        "built (python -m delaycv.jvm.build)"
+    )
+    assert compiled.slow_loops(moa) == [
+        "delaycv runs without their compiled loops the folds (the Java fold loop is not built "
+        "(python -m delaycv.jvm.build)): the same numbers, several times slower (a MOA learner's "
+        "run on git(master) 3 to 4 times); make venv builds the compiled loops (with a C "
+        "compiler, and a JDK for MOA's)"
+    ]
+
+
+def test_a_checkout_without_its_build_warns_at_the_run(tmp_path):
+    # the package on the PYTHONPATH without its compiled modules (a checkout run from another
+    # checkout's environment): the run warns on stderr, and run.json records why
+    import shutil
+    import subprocess
+    import sys
+
+    from delaycv.data.stream_file import write_stream
+    from tests.support.paths import REPO
+
+    shutil.copytree(
+        REPO / "delaycv",
+        tmp_path / "pkg" / "delaycv",
+        ignore=shutil.ignore_patterns("*.so", "__pycache__"),
+    )
+    write_stream(generate_stream(rows=200, seed=1), tmp_path / "s.parquet")
+    argv = ["evaluate", "s.parquet", "--learner", "NoChange", "--folds", "2", "--out", "run"]
+    env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON}
+    done = subprocess.run(
+        [sys.executable, "-m", "delaycv", *argv, "--quiet"],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(tmp_path / "pkg")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        "delaycv: warning: delaycv runs without their compiled loops the folds, the effort-aware "
+        "measures, the corrected reference and the fading estimator's sums (the compiled loop is "
+        "not built)"
+    ) in done.stderr
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert set(info["loops"]) == {"fold", "effort", "corrected", "fading"}
+    assert all(
+        why.startswith("the Python loop: the compiled loop is not built")
+        for why in info["loops"].values()
+    )

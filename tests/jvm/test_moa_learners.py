@@ -8,7 +8,9 @@ MOA's delay maps onto (:func:`delaycv.jvm.task.count_window`, which says why).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -473,6 +475,25 @@ def test_bad_specs_are_one_line_before_any_work(moa, brackets, tmp_path, learner
     assert len(lines) == 1 and lines[0].startswith("delaycv: error: option --learner"), done.stderr
     assert expected in lines[0]
     assert not out.exists()
+
+
+def test_a_moa_run_records_moa_java_and_its_loops(moa, brackets, tmp_path):
+    # the numbers of a MOA learner depend on MOA's release and Java's: run.json says which
+    import jpype
+
+    from delaycv.jvm.jar import MOA_VERSION
+
+    stream = tmp_path / "s.parquet"
+    delaycv.data.stream_file.write_stream(brackets.subset(0, 200), stream)
+    out = tmp_path / "run"
+    argv = ["--learner", "moa:bayes.NaiveBayes", "--folds", "2", "--out", str(out)]
+    done = run_cli("evaluate", str(stream), *argv)
+    assert done.returncode == 0, done.stderr
+    info = json.loads((out / "run.json").read_text())
+    versions = info["versions"]
+    assert versions["moa"] == MOA_VERSION == "2024.07" and versions["jpype"] == jpype.__version__
+    assert re.fullmatch(r"\d+(\.\d+)*([._+-]\w+)*", versions["java"]), versions["java"]
+    assert info["loops"]["fold"] == "the Java fold loop (fold_rows.jar)"
 
 
 def test_param_is_for_river_learners(moa, brackets, tmp_path):
