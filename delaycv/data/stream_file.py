@@ -335,7 +335,14 @@ def _read_parquet(path: str | os.PathLike, read):
     try:
         return p, read(p)
     except (pa.ArrowInvalid, OSError) as err:
-        raise parquet_error(err, p, "a stream written by delaycv convert") from None
+        raw = p.suffix.lower() in (".csv", ".arff")  # (a raw file given where a stream goes)
+        expected = (
+            f"a stream: convert the {p.suffix.lstrip('.').upper()} file first, delaycv convert "
+            f"{p.name} {p.stem}.parquet (with --preset or --mapping)"
+            if raw
+            else "a stream written by delaycv convert"
+        )
+        raise parquet_error(err, p, expected) from None
 
 
 def read_stream(path: str | os.PathLike) -> Stream:

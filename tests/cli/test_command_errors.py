@@ -439,6 +439,21 @@ def test_a_stream_in_milliseconds_or_corrupt_fails_naming_the_file(work, capsys)
     fails(argv, capsys, work, "bad.parquet: corrupt Parquet file: a page checksum does not match")
 
 
+def test_a_raw_file_given_as_the_stream_says_to_convert_it(work, capsys, brackets_csv):
+    import shutil
+
+    shutil.copy(brackets_csv, work / "brackets.csv")
+    argv = ["evaluate", "brackets.csv", "--learner", "NoChange", "--out", "run", "--quiet"]
+    fails(
+        argv,
+        capsys,
+        work,
+        "brackets.csv: not a readable Parquet file",
+        "(expected a stream: convert the CSV file first, delaycv convert brackets.csv "
+        "brackets.parquet (with --preset or --mapping))",
+    )
+
+
 def test_a_reveal_time_on_a_clean_instance_fails_naming_the_file_and_row(work, capsys):
     import pyarrow as pa
     import pyarrow.parquet as pq
