@@ -35,6 +35,26 @@ from delaycv.common.errors import ConfigError
 #: The environment variable that selects the Python loops.
 PURE_PYTHON = "DELAYCV_PURE_PYTHON"
 
+#: the words of a status (:func:`load_compiled`'s, and the Java fold loop's,
+#: ``delaycv.jvm.build.jar_status``) whose compiled loop is missing: not built, or built for
+#: another platform or Python
+MISSING = ("is not built", "cannot be loaded")
+
+
+def missing(status: str) -> str | None:
+    """Why the compiled loop of ``status`` is missing (:data:`MISSING`), without the advice on
+    building it; None when it runs, was not asked for (:data:`PURE_PYTHON`), or was built from
+    another source (which :func:`load_compiled` warns about itself).
+
+    >>> missing("the Python loop: the compiled loop is not built (to build it: a C compiler, ...)")
+    'the compiled loop is not built'
+    >>> missing("the Python loop: DELAYCV_PURE_PYTHON=1") is None
+    True
+    """
+    if not any(words in status for words in MISSING):
+        return None
+    return status.removeprefix("the Python loop: ").split(" (to build it")[0]
+
 
 def source_digest(path: Path) -> str:
     """SHA-256 (hex) of a compiled module's source, as the build records it in the module."""

@@ -57,11 +57,6 @@ def status() -> str:
 #: a MOA learner's folds without the Java loop: the compiled loop calls MOA for each instance
 INSTANCE_BY_INSTANCE = "MOA's learner called instance by instance through JPype"
 
-#: the words of a compiled loop's status (delaycv.common.native, delaycv.jvm.build) where it is
-#: missing: not built, or built for another platform (one built from another source than the one
-#: beside it warns on its own, asking for a rebuild)
-MISSING = ("is not built", "cannot be loaded")
-
 #: where a loop is named in a run's record (``run.json``'s ``loops``) and in its warning
 LOOP_NAMES = {
     "fold": "the folds",
@@ -98,7 +93,7 @@ def run_loops(moa: bool, observed: bool) -> dict[str, str]:
 
 def slow_loops(loops: dict[str, str]) -> list[str]:
     """A warning when a part of :func:`run_loops` runs without its compiled loop (in Python, or a
-    MOA learner called instance by instance) because that loop is missing (:data:`MISSING`; not
+    MOA learner called instance by instance) because that loop is missing (``native.missing``; not
     when ``DELAYCV_PURE_PYTHON`` asks for the Python loops, nor for an observer): the same
     numbers, several times slower (a MOA learner's run on git(master), a checkpoint every 30 or
     500: 3.6 and 3.1 times)."""
@@ -106,10 +101,8 @@ def slow_loops(loops: dict[str, str]) -> list[str]:
         return []
     groups: dict[str, list[str]] = {}  # why -> the loops that run in Python for it
     for part, why in loops.items():
-        slow = why.startswith(("the Python loop", INSTANCE_BY_INSTANCE))
-        if slow and any(words in why for words in MISSING):
-            reason = why.removeprefix("the Python loop: ").split(" (to build it")[0]
-            reason = reason.removeprefix(f"{INSTANCE_BY_INSTANCE}: ")
+        reason = native.missing(why.removeprefix(f"{INSTANCE_BY_INSTANCE}: "))
+        if reason is not None:
             groups.setdefault(reason, []).append(LOOP_NAMES[part])
     if not groups:
         return []
