@@ -24,9 +24,10 @@ from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
 from delaycv.protocol.checkpoints import check_checkpoint_request
 from delaycv.study.datasets import (
+    UNKNOWN,
+    StreamFacts,
     check_dataset_file,
     check_same_streams,
-    has_fix_times,
     stream_file,
 )
 from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
@@ -81,9 +82,10 @@ def check_study(
             if name not in skip_learners:
                 with mistakes.guard(skip_learners, name):
                     _check_learner_runs(name, spec, source)
-    efforts = _dataset_efforts(config, source, cwd, mistakes, skip_datasets)
+    facts = _dataset_facts(config, source, cwd, mistakes, skip_datasets)
+    efforts = {name: fact.effort for name, fact in facts.items()}
     if ("policies",) not in broken:
-        _warn_only_clean_labels(config, source, cwd, broken, mistakes, skip_datasets)
+        _warn_only_clean_labels(config, source, facts, broken, mistakes)
     with mistakes.guard():
         check_same_streams(config, source, cwd, skip_datasets, mistakes)
     if ("tests", "metrics") not in broken and ("tests",) not in broken:
@@ -233,21 +235,16 @@ def _check_names_and_folders(
 def _warn_only_clean_labels(
     config: dict,
     source: str,
-    cwd: str | os.PathLike | None,
+    facts: dict[str, StreamFacts],
     broken: set[tuple],
     mistakes: Mistakes,
-    skip_datasets: set,
 ) -> None:
     """A warning for each policy whose windows both end in the clean assumption (a 1 only where a
-    fix is seen: ``verification``) beside datasets known to have no fix time (an spdisc file):
-    every label it releases there is 0 (the run warns too: ``only_clean_labels``)."""
+    fix is seen: ``verification``) beside datasets known to have no fix time (an spdisc file:
+    ``facts``): every label it releases there is 0 (the run warns too: ``only_clean_labels``)."""
     from delaycv.protocol.policies import make_policy
 
-    bare = [
-        name
-        for name, dataset in config["datasets"].items()
-        if name not in skip_datasets and has_fix_times(name, dataset, cwd) is False
-    ]
+    bare = [name for name, fact in facts.items() if fact.fix_times is False]
     if not bare:
         return
     grid_of = {  # a grid's policy -> the grid's key (its own line in the file)
@@ -274,26 +271,27 @@ def _warn_only_clean_labels(
             )
 
 
-def _dataset_efforts(
+def _dataset_facts(
     config: dict,
     source: str,
     cwd: str | os.PathLike | None,
     mistakes: Mistakes,
     skip_datasets: set,
-) -> dict[str, bool | None]:
-    """Check each dataset given by its file; return whether each dataset's stream has an effort
-    (None: not known)."""
-    efforts: dict[str, bool | None] = {}
+) -> dict[str, StreamFacts]:
+    """Check each dataset given by its file; return what is known of each dataset's stream
+    (whether it has an effort and fix times; :data:`~delaycv.study.datasets.UNKNOWN` for a
+    dataset refused or skipped)."""
+    facts: dict[str, StreamFacts] = {}
     for name, dataset in config["datasets"].items():
-        efforts[name] = None
+        facts[name] = UNKNOWN
         if name in skip_datasets:
             continue
         with mistakes.guard(skip_datasets, name):
             if "path" in dataset:
-                efforts[name] = check_dataset_file(name, dataset, source, cwd)
-            else:  # generated: la + ld, unless effort: null
-                efforts[name] = "effort" not in dataset
-    return efforts
+                facts[name] = check_dataset_file(name, dataset, source, cwd)
+            else:  # generated: la + ld, unless effort: null; and fix times
+                facts[name] = StreamFacts(effort="effort" not in dataset, fix_times=True)
+    return facts
 
 
 def _check_dataset_keys(name: str, dataset: dict, source: str) -> None:

@@ -3,7 +3,7 @@
 Given the working directory, every dataset file exists and can be read, a ``.parquet`` one being
 a canonical stream (as ``delaycv convert`` writes it, used as it is: :func:`stream_file`); a raw
 file (ARFF, CSV) needs a preset or a column mapping (:func:`check_dataset_file`, which says
-whether the stream has an effort). No stream may be given under two names
+whether the stream has an effort and fix times: :class:`StreamFacts`). No stream may be given under two names
 (:func:`check_same_streams`): it would count twice in the rankings.
 """
 
@@ -12,11 +12,30 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from delaycv.common.errors import ConfigError, DelaycvError, InputError
 from delaycv.study.mistakes import Mistakes, with_source
 from delaycv.study.runs import canonical_json
+
+
+@dataclass(frozen=True)
+class StreamFacts:
+    """What a dataset's spec and file tell of its stream without reading its data
+    (:func:`check_dataset_file`); None: not known (a ``.parquet`` not looked at without the
+    working directory, a file the checks refused)."""
+
+    #: whether the stream has an effort
+    effort: bool | None
+    #: whether it has fix times (``label_time``): a generated stream has; a raw file where its
+    #: mapping names a fix-link column (the ``commit-guru`` preset does, ``spdisc`` does not); a
+    #: canonical stream as its file's metadata says
+    fix_times: bool | None
+
+
+#: what is known of a dataset that was not checked
+UNKNOWN = StreamFacts(effort=None, fix_times=None)
 
 #: the options of a raw file's conversion (none applies to a canonical stream, used as it is)
 CONVERSION_KEYS: tuple[str, ...] = (
@@ -52,8 +71,9 @@ def stream_file(dataset: Mapping) -> str | None:
 
 def check_dataset_file(
     name: str, dataset: Mapping, source: str, cwd: str | os.PathLike | None
-) -> bool | None:
-    """Check a dataset given by its file, and say whether its stream has an effort.
+) -> StreamFacts:
+    """Check a dataset given by its file, and say whether its stream has an effort and fix
+    times.
 
     A canonical stream (``.parquet``) takes no conversion option and no effort (its file has
     one or not); a raw file (ARFF, CSV) needs a known format, and a preset or a mapping, whose
@@ -72,9 +92,8 @@ def check_dataset_file(
 
     Returns
     -------
-    bool or None
-        Whether the stream has an effort; None when not known (a ``.parquet`` not looked at
-        without the working directory).
+    StreamFacts
+        Whether the stream has an effort and fix times.
 
     Raises
     ------
@@ -85,29 +104,8 @@ def check_dataset_file(
     if cwd is not None:
         _check_readable(key, dataset["path"], source, cwd)
     if stream_file(dataset):
-        return _stream_effort(key, dataset, source, cwd)
-    return _raw_effort(key, dataset, source)
-
-
-def has_fix_times(name: str, dataset: Mapping, cwd: str | os.PathLike | None) -> bool | None:
-    """Whether the dataset's stream has fix times (``label_time``), as far as its spec and file
-    tell without reading the data: a generated stream has; a raw file has where its mapping
-    names a fix-link column (the ``commit-guru`` preset does, ``spdisc`` does not); a canonical
-    stream as its file's metadata says. None: not known (no working directory, a file the other
-    checks refuse)."""
-    if "path" not in dataset:
-        return True
-    try:
-        if stream_file(dataset):
-            if cwd is None:
-                return None
-            from delaycv.data.stream_file import check_stream_file
-
-            found = check_stream_file(Path(cwd) / dataset["path"]).get("positives_with_label_time")
-            return None if found is None else int(found) > 0
-        return _raw_mapping(f"datasets.{name}", dataset, "").link is not None
-    except (DelaycvError, OSError, ValueError):
-        return None
+        return _stream_facts(key, dataset, source, cwd)
+    return _raw_facts(key, dataset, source)
 
 
 def _check_readable(key: str, path: str, source: str, cwd: str | os.PathLike) -> None:
@@ -132,11 +130,11 @@ def _check_readable(key: str, path: str, source: str, cwd: str | os.PathLike) ->
         ) from None
 
 
-def _stream_effort(
+def _stream_facts(
     key: str, dataset: Mapping, source: str, cwd: str | os.PathLike | None
-) -> bool | None:
-    """A canonical stream's checks (no effort key, no conversion option, a stream file): whether
-    it has an effort (None without the working directory)."""
+) -> StreamFacts:
+    """A canonical stream's checks (no effort key, no conversion option, a stream file): what
+    its file's metadata says (nothing without the working directory)."""
     path = dataset["path"]
     if "effort" in dataset:
         raise ConfigError(
@@ -157,12 +155,14 @@ def _stream_effort(
             expected="only path, or the raw ARFF/CSV file with its conversion options",
         )
     if cwd is None:
-        return None
+        return UNKNOWN
     from delaycv.data.stream import has_effort
     from delaycv.data.stream_file import check_stream_file
 
     try:
-        return has_effort(check_stream_file(Path(cwd) / path))
+        meta = check_stream_file(Path(cwd) / path)
+        found = meta.get("positives_with_label_time")
+        return StreamFacts(has_effort(meta), None if found is None else int(found) > 0)
     except InputError as err:
         raise ConfigError(
             f"{path}: {err.message}",
@@ -172,9 +172,9 @@ def _stream_effort(
         ) from None
 
 
-def _raw_effort(key: str, dataset: Mapping, source: str) -> bool:
+def _raw_facts(key: str, dataset: Mapping, source: str) -> StreamFacts:
     """A raw file's checks (its format, its preset or mapping, its effort): whether its stream
-    will have an effort."""
+    will have an effort, and fix times (a fix-link column)."""
     from delaycv.data.mapping import effort_columns
 
     path = dataset["path"]
@@ -188,8 +188,9 @@ def _raw_effort(key: str, dataset: Mapping, source: str) -> bool:
             "or a .parquet stream written by delaycv convert",
         )
     mapping = _raw_mapping(key, dataset, source)
+    fix_times = mapping.link is not None
     if "effort" not in dataset:
-        return bool(mapping.effort)
+        return StreamFacts(bool(mapping.effort), fix_times)
     if "effort" in dataset.get("mapping", {}):
         raise ConfigError(
             "the effort is given twice (effort and mapping.effort)",
@@ -197,14 +198,13 @@ def _raw_effort(key: str, dataset: Mapping, source: str) -> bool:
             location=f"key {key}.effort",
             expected="one of the two",
         )
-    return bool(
-        with_source(
-            lambda value, where: effort_columns(value, where),
-            dataset["effort"],
-            where=f"{key}.effort",
-            source=source,
-        )
+    effort = with_source(
+        lambda value, where: effort_columns(value, where),
+        dataset["effort"],
+        where=f"{key}.effort",
+        source=source,
     )
+    return StreamFacts(bool(effort), fix_times)
 
 
 def _raw_mapping(key: str, dataset: Mapping, source: str):
