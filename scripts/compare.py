@@ -16,4 +16,6 @@ with stage_job(snakemake, "compare") as job:
     settings = CompareSettings.from_record(json.loads(snakemake.params.settings))
     outputs = Path(snakemake.output.tests).parent
     dataset = snakemake.wildcards.dataset
-    compare(snakemake.input.merged, outputs, settings, dataset=dataset, progress=job.say)
+    result = compare(snakemake.input.merged, outputs, settings, dataset=dataset, progress=job.say)
+    for line in [*result.notes(), result.summary()]:
+        job.say(line)

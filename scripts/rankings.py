@@ -15,4 +15,6 @@ with stage_job(snakemake, "rankings") as job:
 
     settings = RankingSettings.from_record(json.loads(snakemake.params.settings))
     outputs = Path(snakemake.output.friedman).parent
-    rankings(list(snakemake.input.merged), outputs, settings, progress=job.say)
+    result = rankings(list(snakemake.input.merged), outputs, settings, progress=job.say)
+    for line in [*result.notes(), result.summary()]:
+        job.say(line)

@@ -112,6 +112,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument(
         "--mcnemar-method", choices=MCNEMAR_METHODS, help=f"({defaults.MCNEMAR_METHOD})"
     )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress on stderr, no summary on stdout"
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -150,7 +153,6 @@ def _run(args) -> int:
     out = check_output(args.out, directory=True)
     # the options are checked: now the modules of the tests (numpy, pandas, scipy)
     from delaycv.stages.compare import compare
-    from delaycv.stats.checkpoints import untested_notes
     from delaycv.tables.results import read_table
 
     present = read_table(args.merged, ["checkpoint", "policy"])
@@ -161,7 +163,13 @@ def _run(args) -> int:
         # the workflow's rule: ideal when the study has it (delaycv.common.defaults)
         reference = defaults.contrast_reference(present["policy"].unique())
         settings = settings_from(args, reference)
-    result = compare(args.merged, out, settings, predictions=args.predictions or ())
+    result = compare(
+        args.merged,
+        out,
+        settings,
+        predictions=args.predictions or (),
+        progress=None if args.quiet else (lambda m: print(f"delaycv: {m}", file=sys.stderr)),
+    )
     if args.predictions and "corrected" in settings.references:
         from delaycv.stats.mcnemar import NOT_CORRECTED
 
@@ -169,16 +177,8 @@ def _run(args) -> int:
             f"delaycv: note: McNemar's tests: not of the corrected reference: {NOT_CORRECTED}",
             file=sys.stderr,
         )
-    tests = result.tests
-    # a test with no value is a row with a note, and said here
-    labels = {"tests": "learner tests", "bias": "bias tests", "contrasts": "policy contrasts"}
-    for name, label in labels.items():
-        frame = getattr(result, name)
-        for note, count in untested_notes(frame if frame is not None else tests.iloc[:0]):
-            print(f"delaycv: note: {label} ({count}): {note}", file=sys.stderr)
-    print(
-        f"{len(tests)} tests ({int(tests['significant'].sum())} significant after Holm at "
-        f"alpha={settings.alpha}), {len(result.strip)} strip tests -> {out}",
-        file=sys.stdout,
-    )
+    for note in result.notes():  # a test with no value is a row with a note, and said here
+        print(f"delaycv: note: {note}", file=sys.stderr)
+    if not args.quiet:
+        print(f"{result.summary()} -> {out}", file=sys.stdout)
     return 0

@@ -79,7 +79,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         f"({defaults.RANKING_VERSION}: rankings.version)",
     )
     _figure_options(parser)
-    parser.add_argument("--quiet", action="store_true", help="print no progress")
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress on stderr, no summary on stdout"
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -163,9 +165,8 @@ def _run(args) -> int:
         settings,
         progress=None if args.quiet else (lambda m: print(f"delaycv: {m}", file=sys.stderr)),
     )
-    print(
-        f"{len(result.across.families())} families across datasets, {len(result.within)} rows "
-        f"within datasets, {len(result.figures)} figure files -> {out}",
-        file=sys.stdout,
-    )
+    for note in result.notes():
+        print(f"delaycv: note: {note}", file=sys.stderr)
+    if not args.quiet:
+        print(f"{result.summary()} -> {out}", file=sys.stdout)
     return 0

@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from delaycv.common.atomic import atomic_path
+from delaycv.common.defaults import SIGNIFICANCE
 from delaycv.common.errors import InputError
 from delaycv.report.statistics import bias_html, contrasts_html, tests_html
 from delaycv.stages._tables import effort_scope_of, read_merged
@@ -60,11 +61,34 @@ class Comparison:
     contrasts: pd.DataFrame | None = None
     mcnemar: pd.DataFrame | None = None
     files: list[Path] = field(default_factory=list)
+    alpha: float = SIGNIFICANCE  #: the level of the tests' Holm adjustment
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The computed tables by name (those not computed left out), in the order written."""
         found = {name: getattr(self, name) for name in FILES}
         return {name: frame for name, frame in found.items() if frame is not None}
+
+    def notes(self) -> list[str]:
+        """Per table of tests, how many rows have no test and why (a test with no value is a row
+        with a note): the lines the workflow's log and ``delaycv compare`` show."""
+        return [
+            f"{what}: {count} rows without a test: {note}"
+            for what, frame in self.tables().items()
+            if what in ("tests", "bias", "contrasts")
+            for note, count in untested_notes(frame)
+        ]
+
+    def summary(self) -> str:
+        """The closing line: how many tests (and how many significant), strip tests, bias tests
+        and contrasts were computed."""
+        significant = int(self.tests["significant"].eq(True).sum())  # (no test: not True)
+        return (
+            f"{len(self.tests)} tests ({significant} significant after Holm at "
+            f"alpha={self.alpha}), {len(self.strip)} strip tests"
+            + (f", {len(self.bias)} bias tests" if self.bias is not None else "")
+            + (f", {len(self.contrasts)} contrasts" if self.contrasts is not None else "")
+            + (f", {len(self.mcnemar)} McNemar's tests" if self.mcnemar is not None else "")
+        )
 
 
 def compare(
@@ -102,17 +126,19 @@ def compare(
     Returns
     -------
     Comparison
-        The tables and the files written.
+        The tables and the files written; its rows without a test
+        (:meth:`~Comparison.notes`) and its closing line (:meth:`~Comparison.summary`) are for
+        the caller to show.
     """
     settings = settings if settings is not None else make_compare_settings()
     say = progress if progress is not None else (lambda message: None)
     metrics = list(settings.metrics)
+    mcnemar_refs = mcnemar_references(settings.references) if predictions else ()  # first
     table = read_merged(merged, metrics)
     say(f"read {merged}: {len(table)} rows")
-    require_an_answer(choose_checkpoints(table, settings.checkpoints), str(merged))  # first
-    mcnemar_refs = mcnemar_references(settings.references) if predictions else ()
+    require_an_answer(choose_checkpoints(table, settings.checkpoints), str(merged))  # then
     strip, tests = _learner_tests(table, settings, say)
-    result = Comparison(tests=tests, strip=strip)
+    result = Comparison(tests=tests, strip=strip, alpha=settings.alpha)
     bias = settings.bias
     if bias is None:
         bias = {"observed", "true"} <= set(table["reference"].unique())
@@ -131,8 +157,6 @@ def compare(
     name = dataset if dataset is not None else ", ".join(map(str, table["dataset"].unique()))
     scope = effort_scope_of([merged], settings.metrics)
     result.files = _write(result, Path(out), name, settings, scope)
-    _say_untested(result, say)
-    _say_counts(result, say)
     return result
 
 
@@ -218,27 +242,6 @@ def _policy_contrasts(
         checkpoints=checkpoints,
         progress=lambda m: say(f"contrasts: {m}"),
         **_common(settings),
-    )
-
-
-def _say_untested(result: Comparison, say: Callable[[str], None]) -> None:
-    """Say, per table of tests, how many rows have no test and why (a test with no value is a row
-    with a note)."""
-    for what, frame in result.tables().items():
-        if what in ("tests", "bias", "contrasts"):
-            for note, count in untested_notes(frame):
-                say(f"{what}: {count} rows without a test: {note}")
-
-
-def _say_counts(result: Comparison, say: Callable[[str], None]) -> None:
-    """Say the closing line: how many tests (and how many significant), strip tests, bias tests
-    and contrasts were computed."""
-    tests = result.tests
-    significant = int(tests["significant"].eq(True).sum())  # (rows with no test: not True)
-    say(
-        f"{len(tests)} tests ({significant} significant), {len(result.strip)} strip tests"
-        + (f", {len(result.bias)} bias tests" if result.bias is not None else "")
-        + (f", {len(result.contrasts)} contrasts" if result.contrasts is not None else "")
     )
 
 

@@ -17,7 +17,7 @@ position beyond a dataset's stream leaves that dataset out of the position's fam
 progress), and a position answered by a later checkpoint says so. Families with fewer than 3
 datasets carry a note instead of a test; a treatment with no value on any dataset (a policy that
 released no label before the end of the stream) is not ranked, with a note in the tables, on the
-pages, in its family's figures and in the progress.
+pages, in its family's figures and in :meth:`RankingResult.notes`.
 """
 
 from __future__ import annotations
@@ -49,6 +49,26 @@ class RankingResult:
     within: pd.DataFrame  #: within each dataset
     files: list[Path] = field(default_factory=list)  #: the tables and pages
     figures: list[Path] = field(default_factory=list)  #: the figure files (in their folder)
+
+    def notes(self) -> list[str]:
+        """The treatments not ranked across datasets, one line per note with how many rows carry
+        it: the lines the workflow's log and ``delaycv rank`` show."""
+        friedman = self.across.friedman
+        unranked = friedman[friedman["note"].str.endswith("not ranked")]
+        return [
+            f"not ranked ({count} rows across datasets): {note}"
+            for note, count in unranked["note"].value_counts(sort=False).items()
+        ]
+
+    def summary(self) -> str:
+        """The closing line: the families across datasets (and how many tested), the rows within
+        datasets and the figure files."""
+        families = self.across.friedman.groupby(list(FAMILY), sort=False)["note"]
+        tested = int(families.agg(lambda notes: bool((notes == "").any())).sum())
+        return (
+            f"{len(self.across.families())} families across datasets ({tested} tested), "
+            f"{len(self.within)} rows within datasets, {len(self.figures)} figure files"
+        )
 
 
 def ranked_rows(
@@ -152,7 +172,9 @@ def rankings(
     Returns
     -------
     RankingResult
-        The rows ranked, the rankings across and within datasets, the files written.
+        The rows ranked, the rankings across and within datasets, the files written; its
+        treatments not ranked (:meth:`~RankingResult.notes`) and its closing line
+        (:meth:`~RankingResult.summary`) are for the caller to show.
     """
     settings = settings if settings is not None else make_ranking_settings()
     say = progress if progress is not None else (lambda message: None)
@@ -179,7 +201,6 @@ def rankings(
     say("figures: critical-difference diagrams and Scott-Knott ESD box plots")
     written = _draw_figures(rows, across, out, settings)
     result.figures = [out / "figures" / path.name for path in written]
-    _say_counts(across, within, len(written), say)
     return result
 
 
@@ -259,19 +280,3 @@ def _draw_figures(
                 dpi=settings.dpi,
             )
     return written
-
-
-def _say_counts(
-    across: Rankings, within: pd.DataFrame, figures: int, say: Callable[[str], None]
-) -> None:
-    """Say the treatments not ranked (one line per note) and the closing line: the families
-    across datasets (and how many tested), the rows within datasets and the figure files."""
-    families = across.friedman.groupby(list(FAMILY), sort=False)["note"]
-    tested = int(families.agg(lambda notes: bool((notes == "").any())).sum())
-    unranked = across.friedman[across.friedman["note"].str.endswith("not ranked")]
-    for note, count in unranked["note"].value_counts(sort=False).items():
-        say(f"not ranked ({count} rows across datasets): {note}")
-    say(
-        f"{len(across.families())} families across datasets ({tested} tested), "
-        f"{len(within)} rows within datasets, {figures} figure files"
-    )

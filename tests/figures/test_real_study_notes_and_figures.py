@@ -230,10 +230,12 @@ def test_the_compare_and_plot_commands_go_on(one, tmp_path, capsys, caplog):
     merged = tmp_path / "merged.parquet"
     one.to_parquet(merged)
     argv = ["compare", str(merged), "--out", str(tmp_path / "t"), "--metric", "gmean"]
-    assert main([*argv, "--resamples", "200"]) == 0
-    err = capsys.readouterr().err
-    assert f"delaycv: note: learner tests (3): {NOTHING}" in err
-    assert f"delaycv: note: bias tests (4): {NOTHING}" in err  # 2 learners x 2 estimates
+    assert main([*argv, "--resamples", "200", "--quiet"]) == 0  # (the notes stay)
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("delaycv: note: ") == 3
+    assert f"delaycv: note: tests: 3 rows without a test: {NOTHING}" in err
+    assert f"delaycv: note: bias: 4 rows without a test: {NOTHING}" in err  # 2 learners x 2
+    assert f"delaycv: note: contrasts: 6 rows without a test: {NOTHING}" in err
     code = main(
         ["plot", str(merged), "--tests", str(tmp_path / "t"), "--out", str(tmp_path / "f")]
         + ["--metric", "gmean", "--reference", "true", "--format", "png", "--dpi", "60"]

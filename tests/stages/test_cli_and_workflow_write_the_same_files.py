@@ -63,7 +63,14 @@ def test_cli_merge_compare_rank_and_plot_write_the_workflow_s_files(workdir, tmp
     references = ["--reference", "observed", "--reference", "true"]  # (test-small.yaml's)
     options += references
     args = ["compare", str(merged), "--out", str(tests), *options, *checkpoint_options()]
+    capsys.readouterr()
     assert main([*args, "--contrasts-reference", "ideal"]) == 0
+    # progress on stderr; the closing line once, on stdout, as the workflow's log says it
+    out, err = capsys.readouterr()
+    summary = out.removesuffix(f" -> {tests}\n")
+    assert "\n" not in summary and summary.endswith("contrasts") and summary not in err
+    assert "delaycv: tests: at checkpoints" in err
+    assert summary in (workdir / "logs" / "results" / "compare" / "tiny.log").read_text()
     workflow_tests = results / "tests" / "tiny"
     files = sorted(p.name for p in workflow_tests.glob("[!.]*"))
     assert sorted(p.name for p in tests.iterdir()) == files
@@ -75,6 +82,13 @@ def test_cli_merge_compare_rank_and_plot_write_the_workflow_s_files(workdir, tmp
     args = ["rank", *tables, "--out", str(ranks), "--metric", "gmean", "--metric", "accuracy"]
     args += references
     assert main([*args, *checkpoint_options(), "--figure-metric", "gmean", "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")  # (no treatment goes unranked: no note)
+    assert main([*args, *checkpoint_options(), "--figure-metric", "gmean"]) == 0  # (again)
+    out, err = capsys.readouterr()
+    summary = out.removesuffix(f" -> {ranks}\n")
+    assert "\n" not in summary and summary.endswith("figure files") and summary not in err
+    assert "delaycv: within datasets: Scott-Knott ESD" in err
+    assert summary in (workdir / "logs" / "results" / "rankings.log").read_text()
     workflow_ranks = results / "rankings"
     files = sorted(p.name for p in workflow_ranks.iterdir() if p.is_file())
     assert sorted(p.name for p in ranks.iterdir() if p.is_file()) == files
