@@ -44,6 +44,7 @@ from delaycv.figures.style import (
     title_note,
     to_dates,
 )
+from delaycv.stats import permutation
 
 #: Height (inches) of one learner pair's row of the significance strip: its label, then its cells.
 STRIP_ROW = 0.3
@@ -102,8 +103,8 @@ def smallest_p(tests: pd.DataFrame) -> float:
     Returns
     -------
     float
-        1/2**n (2/2**n two-sided) for an exact test, 1/(R + 1) with R random sign vectors; the
-        smallest over the tests with a pair (NaN: none).
+        The smallest over the tests with a pair of
+        :func:`delaycv.stats.permutation.smallest_p` (NaN: none).
 
     Examples
     --------
@@ -116,10 +117,9 @@ def smallest_p(tests: pd.DataFrame) -> float:
     tests = tests[tests["n"] > 0]  # a row with no pair (no test) attains nothing
     if tests.empty:
         return float("nan")
-    two = (tests["alternative"] == "two-sided").to_numpy()
-    n = tests["n"].to_numpy(dtype=float)
-    exact_floor = np.where(two, 2.0, 1.0) / 2.0**n
-    floor = np.where(tests["exact"].to_numpy(bool), exact_floor, 1.0 / (tests["resamples"] + 1.0))
+    floor = permutation.smallest_p(
+        tests["n"], tests["exact"], tests["resamples"], tests["alternative"]
+    )
     return float(np.min(floor))
 
 

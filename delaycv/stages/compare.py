@@ -29,12 +29,16 @@ from pathlib import Path
 import pandas as pd
 
 from delaycv.common.atomic import atomic_path
-from delaycv.common.defaults import SIGNIFICANCE
 from delaycv.common.errors import InputError
 from delaycv.report.statistics import bias_html, contrasts_html, tests_html
 from delaycv.stages._tables import effort_scope_of, read_merged
 from delaycv.stats.bias import bias_tests
-from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer, untested_notes
+from delaycv.stats.checkpoints import (
+    choose_checkpoints,
+    out_of_reach_notes,
+    require_an_answer,
+    untested_notes,
+)
 from delaycv.stats.contrasts import policy_contrasts
 from delaycv.stats.learner_tests import run_tests
 from delaycv.stats.mcnemar import mcnemar_references, mcnemar_tests
@@ -61,7 +65,7 @@ class Comparison:
     contrasts: pd.DataFrame | None = None
     mcnemar: pd.DataFrame | None = None
     files: list[Path] = field(default_factory=list)
-    alpha: float = SIGNIFICANCE  #: the level of the tests' Holm adjustment
+    settings: CompareSettings = field(default_factory=make_compare_settings)  #: as tested
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The computed tables by name (those not computed left out), in the order written."""
@@ -70,13 +74,20 @@ class Comparison:
 
     def notes(self) -> list[str]:
         """Per table of tests, how many rows have no test and why (a test with no value is a row
-        with a note): the lines the workflow's log and ``delaycv compare`` show."""
-        return [
-            f"{what}: {count} rows without a test: {note}"
-            for what, frame in self.tables().items()
-            if what in ("tests", "bias", "contrasts")
-            for note, count in untested_notes(frame)
-        ]
+        with a note), and how many tests cannot be significant and why
+        (:func:`~delaycv.stats.checkpoints.out_of_reach_notes`): the lines the workflow's log and
+        ``delaycv compare`` show."""
+        lines = []
+        alpha, resamples = self.settings.alpha, self.settings.resamples
+        for what, frame in self.tables().items():
+            if what not in ("tests", "bias", "contrasts"):
+                continue
+            for note, count in untested_notes(frame):
+                lines.append(f"{what}: {count} rows without a test: {note}")
+            reach = pd.Series(out_of_reach_notes(frame, alpha=alpha, resamples=resamples))
+            for note, count in reach[reach != ""].value_counts(sort=False).items():
+                lines.append(f"{what}: {count} tests cannot be significant: {note}")
+        return lines
 
     def summary(self) -> str:
         """The closing line: how many tests (and how many significant), strip tests, bias tests
@@ -84,7 +95,7 @@ class Comparison:
         significant = int(self.tests["significant"].eq(True).sum())  # (no test: not True)
         return (
             f"{len(self.tests)} tests ({significant} significant after Holm at "
-            f"alpha={self.alpha}), {len(self.strip)} strip tests"
+            f"alpha={self.settings.alpha}), {len(self.strip)} strip tests"
             + (f", {len(self.bias)} bias tests" if self.bias is not None else "")
             + (f", {len(self.contrasts)} contrasts" if self.contrasts is not None else "")
             + (f", {len(self.mcnemar)} McNemar's tests" if self.mcnemar is not None else "")
@@ -138,7 +149,7 @@ def compare(
     say(f"read {merged}: {len(table)} rows")
     require_an_answer(choose_checkpoints(table, settings.checkpoints), str(merged))  # then
     strip, tests = _learner_tests(table, settings, say)
-    result = Comparison(tests=tests, strip=strip, alpha=settings.alpha)
+    result = Comparison(tests=tests, strip=strip, settings=settings)
     bias = settings.bias
     if bias is None:
         bias = {"observed", "true"} <= set(table["reference"].unique())
@@ -226,6 +237,7 @@ def _bias_tests(
         resamples=settings.resamples,
         seed=settings.seed,
         checkpoints=settings.checkpoints,
+        alpha=settings.alpha,
         progress=lambda m: say(f"bias: {m}"),
     )
 

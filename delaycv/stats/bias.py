@@ -20,10 +20,11 @@ from delaycv.stats.checkpoints import (
     choose_checkpoints,
     label_checkpoints,
     note_empty_tests,
+    note_out_of_reach,
 )
 from delaycv.stats.companions import holm_by_group, mean_ci
 from delaycv.stats.frames import _require_columns, _stage_clock, sort_by_policy
-from delaycv.stats.paired import PAIR, paired_table
+from delaycv.stats.paired import PAIR, check_alpha, paired_table
 from delaycv.stats.permutation import sign_flip_pvalues
 
 
@@ -117,6 +118,7 @@ def bias_tests(
     resamples: int = defaults.RESAMPLES,
     seed: int = defaults.TEST_SEED,
     checkpoints: str | int | Iterable[int] | Mapping[str, Sequence] = "last",
+    alpha: float = defaults.SIGNIFICANCE,
     progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Is realistic evaluation biased? One sign-flip test of ``observed - true`` per learner (and
@@ -143,6 +145,9 @@ def bias_tests(
     checkpoints : str, int, iterable of int or mapping, default "last"
         Any request of :func:`~delaycv.stats.checkpoints.choose_checkpoints`, as in
         :func:`~delaycv.stats.learner_tests.run_tests`.
+    alpha : float, default 0.05
+        The level at which ``p_holm`` is read: a test that cannot reach it (too few pairs) says
+        so in its note (:func:`~delaycv.stats.checkpoints.out_of_reach_notes`).
     progress : callable, optional
         Given one line per metric (what was done, elapsed seconds); None (default): silent.
 
@@ -159,7 +164,7 @@ def bias_tests(
     Raises
     ------
     DelaycvError
-        A malformed ``checkpoints`` request, ``resamples`` below 1.
+        A malformed ``checkpoints`` request, ``resamples`` below 1, ``alpha`` outside (0, 1).
     InputError
         ``table`` lacks a column, or one of the two references.
 
@@ -176,6 +181,7 @@ def bias_tests(
     >>> b[["at", "n", "mean_bias", "ci_low", "ci_high", "p_value", "p_holm"]].to_numpy().tolist()
     [['last', 4, 0.25, 0.045, 0.455, 0.125, 0.125]]
     """
+    check_alpha(alpha)
     say = _stage_clock(progress)
     chosen = choose_checkpoints(table, checkpoints)
     sub = at_checkpoints(table, chosen)
@@ -192,6 +198,7 @@ def bias_tests(
         return label_checkpoints(pd.DataFrame(empty), chosen, BIAS_COLUMNS)
     out = label_checkpoints(pd.concat(frames, ignore_index=True), chosen, BIAS_COLUMNS)
     out = note_empty_tests(out, table, _untested_bias_note, reference="estimate")
+    out = note_out_of_reach(out, alpha=alpha, resamples=resamples)
     return _sort_bias(out, metrics)
 
 

@@ -26,6 +26,7 @@ from delaycv.protocol.checkpoints import (
     fraction_position,
 )
 from delaycv.stats.frames import _require_columns
+from delaycv.stats.permutation import smallest_p
 
 
 def last_checkpoints(table: pd.DataFrame) -> pd.Series:
@@ -338,6 +339,35 @@ def at_checkpoints(table: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
     return table[here.isin(keys)]
 
 
+#: The kind of the result tables' columns that hold no number, for a row with no test in a table
+#: that has no test at all (its columns untyped): counts ``i`` (0), flags ``b`` (false), text
+#: ``O`` (empty); any other column is a number (NaN).
+_KINDS = {
+    **dict.fromkeys(("n", "n_duplicates", "family_size", "resamples"), "i"),
+    **dict.fromkeys(("exact", "significant"), "b"),
+    **dict.fromkeys(
+        (
+            "dataset",
+            "policy",
+            "estimator",
+            "reference",
+            "metric",
+            "learner",
+            "learner_a",
+            "learner_b",
+            "estimate",
+            "contrast",
+            "reference_policy",
+            "alternative",
+            "result",
+            "better",
+            "note",
+        ),
+        "O",
+    ),
+}
+
+
 def label_checkpoints(
     out: pd.DataFrame, chosen: pd.DataFrame, columns: Sequence[str]
 ) -> pd.DataFrame:
@@ -383,6 +413,8 @@ def label_checkpoints(
             if column in CHOSEN_COLUMNS:
                 continue
             kind = labelled[column].dtype.kind if column in labelled else "f"
+            if labelled.empty:  # (a table of no test has untyped columns)
+                kind = _KINDS.get(column, "f")
             if column == "time":  # the instant of a checkpoint that does not exist
                 kind = "f"
             filler[column] = {"b": False, "i": 0, "u": 0, "f": np.nan}.get(kind, "")
@@ -636,6 +668,71 @@ def untested_notes(frame: pd.DataFrame) -> list[tuple[str, int]]:
     rows = frame[frame["checkpoint"].notna() & frame["n"].eq(0)]
     counts = rows["note"].fillna("").astype(str).value_counts(sort=False)
     return [(note, int(count)) for note, count in counts.items() if note]
+
+
+def out_of_reach_notes(frame: pd.DataFrame, *, alpha: float, resamples: int) -> np.ndarray:
+    """The note of each tested row of a result table whose sign-flip test cannot reach ``alpha``
+    whatever the differences (too few pairs, or too few resamples: its smallest p,
+    :func:`~delaycv.stats.permutation.smallest_p`, is above it); ``""`` elsewhere.
+
+    Holm's adjustment only raises a p-value, so such a row is never significant: with 5 folds and
+    seeds whose folds repeat (a deterministic learner under ``cv``), every row of a study.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A result table with ``n`` and ``exact`` (and ``alternative``; two-sided without it).
+    alpha : float
+        The significance level.
+    resamples : int
+        R, the random sign vectors of a test that is not exact.
+
+    Returns
+    -------
+    numpy.ndarray of str
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"n": [5, 10, 0], "exact": [True, True, False]})
+    >>> out_of_reach_notes(f, alpha=0.05, resamples=5000).tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ['5 (seed, fold) pairs: no p below 0.0625 (2/2^5) is possible, above alpha = 0.05: not
+      significant whatever the differences (more folds, or seeds whose folds differ)', '', '']
+    >>> out_of_reach_notes(f.assign(exact=False), alpha=0.05, resamples=9)[0]
+    'R = 9 random sign vectors: no p below 0.1 (1/(R + 1)) is possible, above alpha = 0.05: not significant whatever the differences (more resamples)'
+    """
+    notes = np.full(len(frame), "", dtype=object)
+    if frame.empty:
+        return notes
+    n = frame["n"].to_numpy(dtype=np.float64)
+    exact = frame["exact"].fillna(False).to_numpy(dtype=bool)
+    alternative = frame.get("alternative", "two-sided")
+    floor = smallest_p(n, exact, resamples, alternative)
+    for i in np.flatnonzero(floor > alpha):  # (NaN: no pair, no test)
+        if exact[i]:
+            two = np.asarray(alternative if np.ndim(alternative) == 0 else alternative.iloc[i])
+            formula = f"{2 if two == 'two-sided' else 1}/2^{int(n[i])}"
+            why = f"{int(n[i])} (seed, fold) pairs: no p below {floor[i]:.3g} ({formula})"
+            remedy = "more folds, or seeds whose folds differ"
+        else:
+            why = f"R = {resamples} random sign vectors: no p below {floor[i]:.3g} (1/(R + 1))"
+            remedy = "more resamples"
+        notes[i] = (
+            f"{why} is possible, above alpha = {alpha:g}: not significant whatever the "
+            f"differences ({remedy})"
+        )
+    return notes
+
+
+def note_out_of_reach(out: pd.DataFrame, *, alpha: float, resamples: int) -> pd.DataFrame:
+    """``out`` with :func:`out_of_reach_notes` joined to the ``note`` of its rows (a copy when a
+    row gets one)."""
+    reach = out_of_reach_notes(out, alpha=alpha, resamples=resamples)
+    if not any(reach):
+        return out
+    out = out.copy()
+    notes = out["note"].fillna("").astype(str)
+    out["note"] = [join_notes(a, b) for a, b in zip(notes, reach, strict=True)]
+    return out
 
 
 def checkpoint_times(table: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray:

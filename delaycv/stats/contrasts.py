@@ -52,6 +52,7 @@ from delaycv.stats.checkpoints import (
     choose_checkpoints,
     label_checkpoints,
     note_empty_tests,
+    note_out_of_reach,
 )
 from delaycv.stats.companions import cliffs_delta, holm_by_group, mean_ci
 from delaycv.stats.frames import _stage_clock
@@ -237,6 +238,7 @@ def policy_contrasts(
         _untested_contrast_note,
         policies=lambda r: [r["policy"], r["reference_policy"]],
     )
+    out = note_out_of_reach(out, alpha=alpha, resamples=resamples)
     return _sort_contrasts(out, metrics, policies)
 
 

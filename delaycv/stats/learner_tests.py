@@ -22,6 +22,7 @@ from delaycv.stats.checkpoints import (
     choose_checkpoints,
     label_checkpoints,
     note_empty_tests,
+    note_out_of_reach,
 )
 from delaycv.stats.companions import (
     cliffs_delta,
@@ -318,4 +319,5 @@ def run_tests(
     say("Holm, intervals, Cliff's delta, Wilcoxon and sign tests")
     out = label_checkpoints(out, chosen, TEST_COLUMNS)
     out = note_empty_tests(out, table, _untested_pair_note)
+    out = note_out_of_reach(out, alpha=alpha, resamples=resamples)
     return sort_by_policy(out, TEST_ORDER)

@@ -309,9 +309,21 @@ def check_test_arguments(
     bad = [r for r in references if r not in REFERENCES]
     if bad:
         raise DelaycvError(f"reference(s) {bad} unknown (expected {REFERENCES})")
+    check_alpha(alpha)
+    return metrics
+
+
+def check_alpha(alpha: float) -> None:
+    """Refuse a significance level outside (0, 1) (:class:`~delaycv.common.errors.DelaycvError`).
+
+    >>> check_alpha(0.05)
+    >>> check_alpha(0)
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.DelaycvError: alpha 0 must lie in (0, 1)
+    """
     if not 0 < alpha < 1:
         raise DelaycvError(f"alpha {alpha} must lie in (0, 1)")
-    return metrics
 
 
 def wide_by_pair(

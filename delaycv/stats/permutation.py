@@ -116,6 +116,42 @@ def _by_valid_count(d: np.ndarray) -> Iterable[tuple[int, np.ndarray, np.ndarray
         yield int(k), rows, values
 
 
+def smallest_p(
+    n, exact, resamples, alternative: str | Sequence[str] = defaults.ALTERNATIVE
+) -> np.ndarray:
+    """The smallest p-value each sign-flip test could give, whatever its differences.
+
+    ``2 / 2**n`` (two-sided) or ``1 / 2**n`` for an exact test of n pairs, where only the
+    observed signs (and their mirror image) reach the observed statistic; ``1 / (R + 1)`` for one
+    over R random sign vectors; NaN with no pair.
+
+    Parameters
+    ----------
+    n, exact, resamples : array_like
+        Each test's pairs, whether it was exact, and R (ignored where exact); broadcast together.
+    alternative : str or sequence of str, default "two-sided"
+        Each test's alternative, or one for all.
+
+    Returns
+    -------
+    numpy.ndarray of float
+
+    Examples
+    --------
+    >>> smallest_p([5, 10, 20, 0], [True, True, False, False], 5000).tolist()
+    [0.0625, 0.001953125, 0.0001999600079984003, nan]
+    >>> smallest_p(5, True, 5000, "greater").tolist()
+    0.03125
+    """
+    n = np.asarray(n, dtype=np.float64)
+    two = np.asarray(alternative) == "two-sided"
+    exact_floor = np.where(two, 2.0, 1.0) / 2.0**n
+    floor = np.where(
+        np.asarray(exact, dtype=bool), exact_floor, 1.0 / (np.asarray(resamples) + 1.0)
+    )
+    return np.where(n > 0, floor, np.nan)
+
+
 def sign_flip_pvalues(
     d: np.ndarray,
     *,

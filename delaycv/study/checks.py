@@ -86,6 +86,7 @@ def check_study(
     efforts = {name: fact.effort for name, fact in facts.items()}
     if ("policies",) not in broken:
         _warn_only_clean_labels(config, source, facts, broken, mistakes)
+    _warn_tests_out_of_reach(config, source, broken, mistakes)
     with mistakes.guard():
         check_same_streams(config, source, cwd, skip_datasets, mistakes)
     if ("tests", "metrics") not in broken and ("tests",) not in broken:
@@ -269,6 +270,64 @@ def _warn_only_clean_labels(
                     "window ends in the truth: hitl, delay",
                 )
             )
+
+
+def _warn_tests_out_of_reach(
+    config: dict, source: str, broken: set[tuple], mistakes: Mistakes
+) -> None:
+    """A warning when the study's tests cannot be significant whatever its runs give: a
+    sign-flip test of n (seed, fold) pairs gives no p below 2/2**n (or 1/(R + 1) over R random
+    sign vectors: :func:`delaycv.stats.permutation.smallest_p`), and the folds and seeds give at
+    most ``folds x seeds`` pairs; or, when every seed has the same folds (any scheme but
+    ``bootstrap``, or ``fixed_split``), a learner that ignores its seed repeats its values under
+    each seed, which the tests count once: ``folds`` pairs."""
+    sections = ("validation", "seeds", "tests")
+    if any(key[:1] in {(s,) for s in sections} for key in broken):
+        return  # (a mistake of their own, reported)
+    from delaycv.stats.permutation import smallest_p
+
+    validation, tests = config["validation"], config["tests"]
+    folds, seeds = int(validation["folds"]), len(set(config["seeds"]))
+    alpha, resamples = float(tests["alpha"]), int(tests["resamples"])
+
+    def floor(n: int) -> float:
+        return float(smallest_p(n, 2**n <= resamples, resamples))
+
+    if floor(folds * seeds) > alpha:
+        pairs = folds * seeds
+        what = (
+            f"{folds} folds x {seeds} seed{'s' if seeds > 1 else ''} give at most {pairs} "
+            "(seed, fold) pairs per test"
+        )
+        who = "no learner test, bias test or contrast"
+    elif validation["scheme"] != "bootstrap" or validation.get("fixed_split"):
+        pairs = folds
+        if floor(pairs) <= alpha:
+            return
+        how = "the fixed split" if validation["scheme"] == "bootstrap" else validation["scheme"]
+        what = (
+            f"under {how} every seed has the same folds, so a learner that ignores its seed (a "
+            "deterministic one) repeats its values under each seed, which the tests count once: "
+            f"{pairs} (seed, fold) pairs per test"
+        )
+        who = "none of its tests"
+    else:
+        return
+    enough = next(n for n in range(1, 64) if floor(n) <= alpha) if floor(63) <= alpha else None
+    mistakes.warnings.append(
+        ConfigError(
+            f"{what}; a sign-flip test of {pairs} pairs gives no p below {floor(pairs):.3g}, above tests.alpha {alpha:g}: {who} can be "
+            "significant, whatever the differences",
+            path=source,
+            location=f"key {'validation.folds' if enough is not None else 'tests.resamples'}",
+            expected=(
+                f"at least {enough} (seed, fold) pairs per test: more folds, or seeds whose folds "
+                "differ (bootstrap without fixed_split)"
+                if enough is not None
+                else f"more tests.resamples than {resamples} (1/(R + 1) is above tests.alpha)"
+            ),
+        )
+    )
 
 
 def _dataset_facts(

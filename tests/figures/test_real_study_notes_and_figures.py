@@ -89,6 +89,11 @@ NOTHING = (
     "policy delay_3000d released no label before the end of the stream (n = 1200; e.g. a window "
     "longer than the stream): every evaluation pending, no value to test"
 )
+#: The note of every test of this study's 3 folds (no p below 2/8: never significant at 0.05).
+THREE_PAIRS = (
+    "3 (seed, fold) pairs: no p below 0.25 (2/2^3) is possible, above alpha = 0.05: not "
+    "significant whatever the differences (more folds, or seeds whose folds differ)"
+)
 METRICS = ["gmean", "fpr_1"]
 
 
@@ -138,7 +143,7 @@ def test_a_policy_that_releases_nothing_is_a_note_in_every_table(one):
     # 1 learner pair x 2 metrics x 3 references, each a row with no test and the reason
     assert len(gone) == 6 and (gone["n"] == 0).all() and gone["p_value"].isna().all()
     assert set(gone["note"]) == {NOTHING}
-    assert set(tests.loc[tests["policy"] != "delay_3000d", "note"]) == {""}
+    assert set(tests.loc[tests["policy"] != "delay_3000d", "note"]) == {THREE_PAIRS}
     # the bias tests keep the policy (its rows were dropped: observed and true both NaN), for
     # each estimate (observed, corrected)
     bias = bias_tests(one, metrics=METRICS, resamples=200)
@@ -149,7 +154,7 @@ def test_a_policy_that_releases_nothing_is_a_note_in_every_table(one):
     assert len(gone) == 2 * 3 * 2 and set(gone["note"]) == {NOTHING}
     assert gone["difference"].isna().all() and not gone["significant"].any()
     tested = contrasts[contrasts["policy"] != "delay_3000d"]
-    assert (tested["n"] == 3).all() and set(tested["note"]) == {""}
+    assert (tested["n"] == 3).all() and set(tested["note"]) == {THREE_PAIRS}
     # the pages show the note in a column of its own
     for page in (
         statistics.tests_html(tests, title="t", metrics=METRICS),
@@ -176,11 +181,12 @@ def test_the_corrected_reference_without_an_effort_measure_says_why(real):
     tests = run_tests(rows, metrics=["popt"], checkpoints="last", resamples=200)
     corrected = tests["reference"] == "corrected"
     assert set(tests.loc[corrected, "note"]) == {f"{why}, no test"}
-    assert set(tests.loc[~corrected, "note"]) == {""} and tests.loc[~corrected, "n"].gt(0).all()
+    assert set(tests.loc[~corrected, "note"]) == {THREE_PAIRS}
+    assert tests.loc[~corrected, "n"].gt(0).all()
     contrasts = policy_contrasts(rows, metrics=["popt"], resamples=200)
     corrected = contrasts["reference"] == "corrected"
     assert corrected.any() and set(contrasts.loc[corrected, "note"]) == {f"{why}, no test"}
-    assert set(contrasts.loc[~corrected, "note"]) == {""}
+    assert set(contrasts.loc[~corrected, "note"]) == {THREE_PAIRS}
     # its contrast figure has no empty column of panels: the title says why
     fig = contrast_figure(contrasts, dataset="gerrit", metric="popt")
     titles = {ax.get_title() for ax in fig.axes if ax.get_visible()}
@@ -201,7 +207,7 @@ def test_the_corrected_reference_without_an_effort_measure_says_why(real):
     bias = bias_tests(rows, metrics=["popt"], resamples=200)
     corrected = bias["estimate"] == "corrected"
     assert corrected.any() and set(bias.loc[corrected, "note"]) == {f"{why}, no test"}
-    assert set(bias.loc[~corrected, "note"]) == {""}
+    assert set(bias.loc[~corrected, "note"]) == {THREE_PAIRS}
     ranked = rows.assign(at="last")[rows["checkpoint"] == ROWS]
     across = rank_across(ranked, ["popt"]).friedman
     corrected = across["reference"] == "corrected"
@@ -232,7 +238,7 @@ def test_the_compare_and_plot_commands_go_on(one, tmp_path, capsys, caplog):
     argv = ["compare", str(merged), "--out", str(tmp_path / "t"), "--metric", "gmean"]
     assert main([*argv, "--resamples", "200", "--quiet"]) == 0  # (the notes stay)
     out, err = capsys.readouterr()
-    assert out == "" and err.count("delaycv: note: ") == 3
+    assert out == "" and err.count("delaycv: note: ") == 6  # (3 tables: no value, 3 pairs)
     assert f"delaycv: note: tests: 3 rows without a test: {NOTHING}" in err
     assert f"delaycv: note: bias: 4 rows without a test: {NOTHING}" in err  # 2 learners x 2
     assert f"delaycv: note: contrasts: 6 rows without a test: {NOTHING}" in err
@@ -490,7 +496,7 @@ def test_every_request_not_answered_exactly_says_so(one):
     tested = tests[tests["policy"] == "ideal"]
     assert (tested["n"] == 3).all() and (tested["checkpoint"] == 1200).all()
     assert set(tested["note"]) == {
-        "requested position 1000, tested at checkpoint 1200 (the next checkpoint)"
+        f"requested position 1000, tested at checkpoint 1200 (the next checkpoint); {THREE_PAIRS}"
     }
     page = statistics.tests_html(tests, title="t")
     assert "<th>note</th>" in page and "tested at checkpoint 1200 (the next checkpoint)" in page

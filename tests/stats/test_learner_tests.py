@@ -716,3 +716,39 @@ def test_a_difference_of_a_metric_without_direction_is_higher_or_lower_never_bet
     assert "effort_pci_20 on true labels (effort scope cumulative; no direction)" in page
     assert "popt on true labels (effort scope cumulative; higher is better)" in page
     assert "a higher" in page and "a better" in page
+
+
+def test_a_test_too_small_for_alpha_says_so():
+    """5 pairs give no two-sided p below 2/32 = 0.0625: a learner better on every fold is not
+    significant at 0.05, and its row says why; 6 pairs (2/64 = 0.031) reach it, and say
+    nothing. A one-sided test of 5 pairs reaches 1/32; alpha 0.1 is reached by 5 pairs."""
+    learners = {"a": 0.2, "b": 0.0}
+    five = run_tests(fold_table(folds=5, learners=learners), metrics=["gmean"])
+    assert set(five["p_value"]) == {0.0625} and not five["significant"].any()
+    assert set(five["note"]) == {
+        "5 (seed, fold) pairs: no p below 0.0625 (2/2^5) is possible, above alpha = 0.05: not "
+        "significant whatever the differences (more folds, or seeds whose folds differ)"
+    }
+    six = run_tests(fold_table(folds=6, learners=learners), metrics=["gmean"])
+    assert set(six["p_value"]) == {2 / 64} and six["significant"].all()
+    assert set(six["note"]) == {""}
+    one_sided = run_tests(
+        fold_table(folds=5, learners=learners), metrics=["gmean"], alternative="greater"
+    )
+    assert set(one_sided["note"]) == {""} and one_sided["significant"].all()
+    assert set(
+        run_tests(fold_table(folds=5, learners=learners), metrics=["gmean"], alpha=0.1)["note"]
+    ) == {""}
+    # random sign vectors: no p below 1/(R + 1)
+    few = run_tests(fold_table(folds=10, learners=learners), metrics=["gmean"], resamples=9)
+    assert not few["exact"].any() and not few["significant"].any()
+    assert set(few["note"]) == {
+        "R = 9 random sign vectors: no p below 0.1 (1/(R + 1)) is possible, above alpha = 0.05: "
+        "not significant whatever the differences (more resamples)"
+    }
+    # the bias tests say it too (observed - true = the policy's optimism, the same on every fold)
+    bias = bias_tests(fold_table(folds=5, learners=learners), metrics=["gmean"])
+    tested = bias[bias["n"] > 0]
+    assert set(tested["note"]) == set(five["note"])
+    with pytest.raises(DelaycvError, match="alpha 1.5 must lie in"):
+        bias_tests(fold_table(folds=5), metrics=["gmean"], alpha=1.5)

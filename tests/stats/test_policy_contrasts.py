@@ -57,7 +57,15 @@ def test_contrast_by_hand_estimate_vs_ideal():
     # one policy in the family: Holm leaves p as it is
     assert row["p_holm"] == row["p_value"] and row["family_size"] == 1
     assert not row["significant"]
-    assert (row["n"], row["n_duplicates"], row["note"]) == (4, 0, "")
+    assert (row["n"], row["n_duplicates"], row["note"]) == (4, 0, FOUR_PAIRS)
+
+
+#: The note of a test of 4 pairs at alpha 0.05: no p below 2/16 (only the observed signs and
+#: their mirror image can reach |mean(d)|).
+FOUR_PAIRS = (
+    "4 (seed, fold) pairs: no p below 0.125 (2/2^4) is possible, above alpha = 0.05: not "
+    "significant whatever the differences (more folds, or seeds whose folds differ)"
+)
 
 
 def test_contrast_by_hand_true_value_vs_ideal():
@@ -263,7 +271,7 @@ def test_tests_bias_and_contrasts_follow_the_chosen_checkpoints():
     bias = bias_tests(table, metrics=["gmean"], checkpoints=spec, resamples=200)
     contrasts = policy_contrasts(table, metrics=["gmean"], checkpoints=spec, resamples=200)
     for frame in (tests, bias, contrasts):
-        gap = frame[frame["note"] != ""]
+        gap = frame[frame["n"] == 0]
         assert len(gap) == 1, frame
         gap = gap.iloc[0]
         assert (gap["dataset"], gap["at"]) == ("short", "position_2000")
@@ -272,7 +280,8 @@ def test_tests_bias_and_contrasts_follow_the_chosen_checkpoints():
         assert gap["n"] == 0
         if "significant" in frame:
             assert not gap["significant"]
-        found = frame[frame["note"] == ""]
+        found = frame[frame["n"] > 0]
+        assert set(found["note"]) == {FOUR_PAIRS}  # (4 folds: never significant)
         assert set(zip(found["dataset"], found["at"], found["checkpoint"], strict=True)) == {
             ("long", "position_1000", 1000),
             ("long", "position_2000", 2000),
@@ -294,13 +303,13 @@ def test_tests_bias_and_contrasts_follow_the_chosen_checkpoints():
     assert one["checkpoint"].tolist() == [1000, 1000]
     assert one["p_value"].nunique() == 1
     assert sorted(one["note"]) == [
-        "",
-        "requested position 999, tested at checkpoint 1000 (the next checkpoint)",
+        FOUR_PAIRS,
+        f"requested position 999, tested at checkpoint 1000 (the next checkpoint); {FOUR_PAIRS}",
     ]
 
 
 def test_last_keeps_the_tests_as_before():
-    table = fold_table(folds=5, checkpoints=3)
+    table = fold_table(folds=6, checkpoints=3)
     tests = run_tests(table, metrics=["gmean"], checkpoints="last", resamples=200)
     assert set(tests["at"]) == {"last"} and set(tests["note"]) == {""}
     assert set(tests["checkpoint"]) == {int(table["checkpoint"].max())}
@@ -379,3 +388,22 @@ def test_contrast_figure_files_and_title(tmp_path, caplog):
     odd = contrasts[contrasts["policy"] == "mine"]
     assert draw_contrast_figures(odd, tmp_path / "c", metric="gmean", formats=["png"]) == []
     assert "no contrasts figure" in caplog.text
+
+
+def test_a_table_of_no_test_has_typed_columns():
+    """Every request beyond the stream: rows with a note and no test, whose counts are 0, flags
+    false and numbers NaN as in a table with tests (they were empty strings: a tests.parquet
+    whose ``n`` and ``p_value`` were text)."""
+    table = fold_table(folds=6, checkpoints=3)
+    spec = {"positions": [99_999]}
+    one_policy = table[table["policy"] == "ideal"]  # (no policy to contrast)
+    frames = {
+        "tests": run_tests(table, metrics=["gmean"], checkpoints=spec),
+        "bias": bias_tests(table, metrics=["gmean"], checkpoints=spec),
+        "contrasts": policy_contrasts(one_policy, metrics=["gmean"], checkpoints=spec),
+    }
+    for name, frame in frames.items():
+        assert len(frame) >= 1 and (frame["n"] == 0).all(), name
+        assert frame["n"].dtype == "int64" and frame["exact"].dtype == bool, name
+        assert frame["p_value"].dtype == "float64" and frame["p_value"].isna().all(), name
+        assert frame["note"].str.startswith("requested position 99999: beyond the stream").all()

@@ -416,7 +416,8 @@ def test_the_old_estimator_kind_window_is_read_as_sliding_with_a_warning(tmp_pat
     """``window`` (the old spelling) still loads, as ``sliding``, the run key unchanged; the
     warning (logger delaycv.study) names the file, the line and column of the key, and the new
     kind."""
-    study = with_changes(estimator={"kind": "window", "width": 50})
+    # (10 folds: the tests can be significant, no warning of their own)
+    study = with_changes(estimator={"kind": "window", "width": 50}, validation={"folds": 10})
     path = write(tmp_path / "old.yaml", study)
     with caplog.at_level("WARNING", logger="delaycv.study"):
         config = load_study([path], learners=False)
@@ -427,11 +428,14 @@ def test_the_old_estimator_kind_window_is_read_as_sliding_with_a_warning(tmp_pat
         "as 'sliding' (expected kind: sliding, the same estimator with the same parameter)"
     )
     assert config["estimator"] == {"kind": "sliding", "width": 50}
-    new = load_config(with_changes(estimator={"kind": "sliding", "width": 50}), learners=False)
+    new = with_changes(estimator={"kind": "sliding", "width": 50}, validation={"folds": 10})
+    new = load_config(new, learners=False)
     assert run_key(config, "tiny", "nb", "ideal") == run_key(new, "tiny", "nb", "ideal")
     caplog.clear()
     with caplog.at_level("WARNING", logger="delaycv.study"):
-        load_config(with_changes(estimator={"kind": "sliding"}), learners=False)
+        load_config(
+            with_changes(estimator={"kind": "sliding"}, validation={"folds": 10}), learners=False
+        )
     assert not caplog.records
 
 
@@ -956,7 +960,10 @@ def test_a_policy_of_clean_labels_beside_a_dataset_without_fix_times_warns(files
         "hitl_7d_30d": {"preset": "hitl", "pos_window": "7d", "neg_window": "30d"},
         "verification_30d": {"preset": "verification", "window": "30d"},
     }
-    path = write(files / "v.yaml", with_changes(datasets=datasets, policies=policies))
+    many = {"folds": 10}  # (the tests can be significant: no warning of their own)
+    path = write(
+        files / "v.yaml", with_changes(datasets=datasets, policies=policies, validation=many)
+    )
     with caplog.at_level("WARNING", logger="delaycv.study"):
         load_study([path], cwd=files, learners=False)
     line = path.read_text().splitlines().index("  verification_30d:") + 1
@@ -969,7 +976,9 @@ def test_a_policy_of_clean_labels_beside_a_dataset_without_fix_times_warns(files
     caplog.clear()
     # a grid's policy is placed at its grid (it has no line of its own)
     grids = {"v": {"preset": "verification", "window": ["7d"]}}
-    config = with_changes(datasets={"r": raw}, policies={"ideal": {"preset": "ideal"}})
+    config = with_changes(
+        datasets={"r": raw}, policies={"ideal": {"preset": "ideal"}}, validation=many
+    )
     path = write(files / "g.yaml", {**config, "policy_grids": grids})
     with caplog.at_level("WARNING", logger="delaycv.study"):
         load_study([path], cwd=files, learners=False)
@@ -980,10 +989,58 @@ def test_a_policy_of_clean_labels_beside_a_dataset_without_fix_times_warns(files
     ), message
     caplog.clear()
     linked = {**raw, "mapping": {**raw["mapping"], "link": "f"}}
-    path = write(files / "w.yaml", with_changes(datasets={"r": linked}, policies=policies))
+    path = write(
+        files / "w.yaml", with_changes(datasets={"r": linked}, policies=policies, validation=many)
+    )
     with caplog.at_level("WARNING", logger="delaycv.study"):
         load_study([path], cwd=files, learners=False)
     assert not [r for r in caplog.records if r.name == "delaycv.study"]
+
+
+def test_tests_that_cannot_be_significant_warn(tmp_path, caplog):
+    """A sign-flip test of n pairs gives no p below 2/2**n: with fewer (seed, fold) pairs than
+    alpha needs, no test of the study can be significant, and with folds every seed shares
+    (cv, split, prequential, a fixed split) a deterministic learner's seeds count once. A warning
+    with the key's line; none where the pairs suffice."""
+
+    def warnings_of(name: str, **changes) -> list[str]:
+        path = write(tmp_path / name, with_changes(**changes))
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="delaycv.study"):
+            load_study([path], learners=False)
+        return [r.getMessage() for r in caplog.records if r.name == "delaycv.study"]
+
+    # test-small's own: 2 bootstrap folds, 1 seed
+    [message] = warnings_of("small.yaml")
+    line = (tmp_path / "small.yaml").read_text().splitlines().index("validation:") + 1
+    assert message == (
+        f"{tmp_path / 'small.yaml'}:{line + 2}:3: key validation.folds: 2 folds x 1 seed give at "
+        "most 2 (seed, fold) pairs per test; a sign-flip test of 2 pairs gives no p below 0.5, "
+        "above tests.alpha 0.05: no learner test, bias test or contrast can be significant, "
+        "whatever the differences (expected at least 6 (seed, fold) pairs per test: more folds, "
+        "or seeds whose folds differ (bootstrap without fixed_split))"
+    )
+    # 5 cv folds x 2 seeds: 10 pairs at most, 5 for a deterministic learner (0.0625 > 0.05)
+    [message] = warnings_of("cv.yaml", validation={"scheme": "cv", "folds": 5}, seeds=[1, 2])
+    assert "under cv every seed has the same folds" in message
+    assert "5 (seed, fold) pairs per test; a sign-flip test of 5 pairs gives no p below 0.0625" in (
+        message
+    )
+    # the same under bootstrap: the seeds' folds differ, 10 pairs
+    assert warnings_of("b.yaml", validation={"folds": 5}, seeds=[1, 2]) == []
+    # a fixed split shares the folds as cv does
+    fixed = {"folds": 5, "fixed_split": True}
+    [message] = warnings_of("f.yaml", validation=fixed, seeds=[1, 2])
+    assert "under the fixed split every seed has the same folds" in message
+    # 6 pairs reach 2/64 = 0.031; and 0.0625 is significant at alpha 0.1
+    assert warnings_of("six.yaml", validation={"folds": 6}) == []
+    tests = {**SMALL["tests"], "alpha": 0.1}
+    assert warnings_of("a.yaml", validation={"scheme": "cv", "folds": 5}, tests=tests) == []
+    # too few resamples: no p below 1/(R + 1), whatever the folds; the key is tests.resamples
+    tests = {**SMALL["tests"], "resamples": 10}
+    [message] = warnings_of("r.yaml", validation={"folds": 10}, seeds=[1, 2], tests=tests)
+    assert "key tests.resamples: 10 folds x 2 seeds give at most 20" in message
+    assert "no p below 0.0909" in message and "(expected more tests.resamples than 10" in message
 
 
 def test_a_parquet_effort_is_known_only_given_the_working_directory(effort_files):
