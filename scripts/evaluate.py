@@ -36,4 +36,4 @@ with stage_job(snakemake, "evaluate", label=str(wildcards)):
     note = run.result.info["effort"].get("note")
     if note:  # a stream without an effort: no effort-aware measures
         print(f"{wildcards}: note: {note}", file=sys.stderr)
-    print(f"{wildcards}: {run.rows} rows -> {run_dir}")
+    print(run.summary())

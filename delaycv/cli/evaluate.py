@@ -524,8 +524,7 @@ def _evaluate(args, meter) -> int:
     from delaycv.data.stream_file import open_stream
     from delaycv.engine import probe_learner
 
-    folds = settings.validation.folds
-    export = _moa_export(args, folds)
+    export = _moa_export(args, settings.validation.folds)
     out = check_output(args.out, directory=True)
     stream = open_stream(args.stream)  # read chunk by chunk as the run goes
     if not args.dataset and "dataset" not in stream.metadata:
@@ -534,7 +533,7 @@ def _evaluate(args, meter) -> int:
     learner_from_file = Path(args.learner).suffix.lower() in (".json", ".yaml", ".yml")
     with _warnings_on_stderr(learner_from_file):
         probe_learner(stream, settings.learner)
-        result = evaluate(
+        run = evaluate(
             stream,
             settings,
             out,
@@ -543,8 +542,8 @@ def _evaluate(args, meter) -> int:
             export=export,
             extra={"stream": {"path": str(args.stream), "metadata": dict(stream.metadata)}},
             writing=lambda step: _writing(out, what[step]),
-        ).result
-    _tell(args, result, out, folds)
+        )
+    _tell(args, run)
     return 0
 
 
@@ -577,67 +576,11 @@ def _being_written(args, export) -> dict[str, str]:
     }
 
 
-def _tell(args, result, out: Path, folds: int) -> None:
-    """On stderr, the run's note about effort (if any); unless ``--quiet``, on stdout, a line
-    saying what ran, its headline number (:func:`headline`) and what the run directory holds."""
-    note = result.info["effort"].get("note")
+def _tell(args, run) -> None:
+    """On stderr, the run's note about effort (if any); unless ``--quiet``, on stdout, its
+    summary (:meth:`delaycv.stages.evaluate.Run.summary`)."""
+    note = run.result.info["effort"].get("note")
     if note:
         print(f"delaycv: note: {note}", file=sys.stderr)
     if not args.quiet:
-        from delaycv.tables.results import SUMMARY_FILE, read_table
-
-        keys = result.info["run_keys"]
-        files = ", ".join(sorted(p.name for p in out.iterdir()))
-        summary = read_table(out / SUMMARY_FILE, SUMMARY_COLUMNS)
-        print(
-            f"delaycv: {keys['learner']} on {keys['dataset']} under {keys['policy']}, "
-            f"{folds} folds, {result.info['checkpoints']} checkpoints: "
-            f"{headline(summary, defaults.METRIC, folds)} -> {out}/ ({files})"
-        )
-
-
-#: The columns of ``summary.parquet`` that :func:`headline` reads.
-SUMMARY_COLUMNS = ("reference", "estimator", "checkpoint", "metric", "n_folds", "mean")
-
-
-def headline(summary, metric: str, folds: int) -> str:
-    """``metric`` against each reference at the run's last checkpoint, the mean over its folds, in
-    words (``summary``: the run's ``summary.parquet``).
-
-    A reference whose value some folds lack (no label released by then, a metric undefined there)
-    says over how many folds it is the mean; one that no fold has reads n/a.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> rows = pd.DataFrame({"reference": ["observed", "true"] * 2, "estimator": "fading",
-    ...     "checkpoint": [500, 500, 1000, 1000], "metric": "gmean",
-    ...     "n_folds": [10, 10, 10, 10], "mean": [0.5, 0.4, 0.7123, 0.6549]})
-    >>> headline(rows, "gmean", 10)
-    'gmean observed 0.712, true 0.655 at instance 1,000 (fading estimator; mean of 10 folds)'
-    >>> partial = rows.assign(n_folds=[0, 0, 0, 8], mean=[None, None, None, 0.6])
-    >>> headline(partial, "gmean", 10).split(" at ")  # doctest: +NORMALIZE_WHITESPACE
-    ['gmean observed n/a (no fold has a value), true 0.600 (8 of 10 folds)',
-     'instance 1,000 (fading estimator; mean of the folds with a value)']
-    """
-    rows = summary[summary["metric"] == metric]
-    if rows.empty:
-        return f"no {metric} in the summary"
-    last = rows["checkpoint"].max()
-    rows = rows[rows["checkpoint"] == last]
-    every = bool((rows["n_folds"] == folds).all())
-    values = []
-    for row in rows.itertuples():
-        if row.n_folds == 0 or row.mean != row.mean:
-            values.append(f"{row.reference} n/a (no fold has a value)")
-        elif every:
-            values.append(f"{row.reference} {row.mean:.3f}")
-        else:
-            values.append(f"{row.reference} {row.mean:.3f} ({row.n_folds} of {folds} folds)")
-    over = (
-        f"mean of {folds} fold{'s' if folds != 1 else ''}"
-        if every
-        else ("mean of the folds with a value")
-    )
-    estimator = ", ".join(dict.fromkeys(rows["estimator"]))
-    return f"{metric} {', '.join(values)} at instance {int(last):,} ({estimator} estimator; {over})"
+        print(f"delaycv: {run.summary()}")

@@ -46,10 +46,75 @@ def use_system_allocator() -> None:
 
 @dataclass
 class Run:
-    """A run :func:`evaluate` wrote: the engine's result and the rows of its fold table."""
+    """A run :func:`evaluate` wrote: the engine's result, the rows of its fold table, its folder."""
 
     result: Any  #: the :class:`delaycv.engine.EvaluationResult` (``info``: run.json's)
     rows: int  #: rows of ``folds.parquet``
+    out: Path  #: the run directory
+
+    def summary(self) -> str:
+        """What ran, its headline number (:func:`headline`, of :data:`delaycv.common.defaults.METRIC`)
+        and what the run directory holds: the closing line of ``delaycv evaluate`` and of the
+        workflow's evaluate job's log."""
+        from delaycv.common.defaults import METRIC
+        from delaycv.tables.results import SUMMARY_FILE, read_table
+
+        info = self.result.info
+        keys, folds = info["run_keys"], int(info["specs"]["validation"]["folds"])
+        files = ", ".join(sorted(p.name for p in self.out.iterdir()))
+        summary = read_table(self.out / SUMMARY_FILE, SUMMARY_COLUMNS)
+        return (
+            f"{keys['learner']} on {keys['dataset']} under {keys['policy']}, {folds} folds, "
+            f"{info['checkpoints']} checkpoints: {headline(summary, METRIC, folds)} -> "
+            f"{self.out}/ ({files})"
+        )
+
+
+#: The columns of ``summary.parquet`` that :func:`headline` reads.
+SUMMARY_COLUMNS = ("reference", "estimator", "checkpoint", "metric", "n_folds", "mean")
+
+
+def headline(summary, metric: str, folds: int) -> str:
+    """``metric`` against each reference at the run's last checkpoint, the mean over its folds, in
+    words (``summary``: the run's ``summary.parquet``).
+
+    A reference whose value some folds lack (no label released by then, a metric undefined there)
+    says over how many folds it is the mean; one that no fold has reads n/a.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"reference": ["observed", "true"] * 2, "estimator": "fading",
+    ...     "checkpoint": [500, 500, 1000, 1000], "metric": "gmean",
+    ...     "n_folds": [10, 10, 10, 10], "mean": [0.5, 0.4, 0.7123, 0.6549]})
+    >>> headline(rows, "gmean", 10)
+    'gmean observed 0.712, true 0.655 at instance 1,000 (fading estimator; mean of 10 folds)'
+    >>> partial = rows.assign(n_folds=[0, 0, 0, 8], mean=[None, None, None, 0.6])
+    >>> headline(partial, "gmean", 10).split(" at ")  # doctest: +NORMALIZE_WHITESPACE
+    ['gmean observed n/a (no fold has a value), true 0.600 (8 of 10 folds)',
+     'instance 1,000 (fading estimator; mean of the folds with a value)']
+    """
+    rows = summary[summary["metric"] == metric]
+    if rows.empty:
+        return f"no {metric} in the summary"
+    last = rows["checkpoint"].max()
+    rows = rows[rows["checkpoint"] == last]
+    every = bool((rows["n_folds"] == folds).all())
+    values = []
+    for row in rows.itertuples():
+        if row.n_folds == 0 or row.mean != row.mean:
+            values.append(f"{row.reference} n/a (no fold has a value)")
+        elif every:
+            values.append(f"{row.reference} {row.mean:.3f}")
+        else:
+            values.append(f"{row.reference} {row.mean:.3f} ({row.n_folds} of {folds} folds)")
+    over = (
+        f"mean of {folds} fold{'s' if folds != 1 else ''}"
+        if every
+        else ("mean of the folds with a value")
+    )
+    estimator = ", ".join(dict.fromkeys(rows["estimator"]))
+    return f"{metric} {', '.join(values)} at instance {int(last):,} ({estimator} estimator; {over})"
 
 
 def evaluate(
@@ -123,4 +188,4 @@ def evaluate(
             extra.update(meter.stop())
         with guard("finish"):
             run.finish(result, moa_export=export, extra=extra)
-    return Run(result=result, rows=run.rows)
+    return Run(result=result, rows=run.rows, out=Path(out))

@@ -86,6 +86,19 @@ def test_the_pipeline_writes_every_output(workdir):
     logs = list((workdir / "logs").rglob("*.log"))
     # convert, evaluate, merge x2, tests, figures, rankings
     assert len(logs) == 1 + 4 + 2 + 1 + 1 + 1
+    # an evaluate job's log ends with what `delaycv evaluate` prints: the run, its G-mean
+    log = workdir / "logs" / "results" / "runs" / "tiny" / "nb" / "seed1" / "ideal.log"
+    last = log.read_text().strip().splitlines()[-1]
+    summary = pd.read_parquet(
+        workdir / "results" / "runs" / "tiny" / "nb" / "seed1" / "ideal" / "summary.parquet"
+    )
+    gmean = summary[(summary["metric"] == "gmean") & (summary["checkpoint"] == 400)]
+    true = gmean.loc[gmean["reference"] == "true", "mean"].iloc[0]
+    assert last.startswith("nb on tiny under ideal, 2 folds, 4 checkpoints: gmean observed "), last
+    assert (
+        f", true {true:.3f}" in last
+        and "at instance 400 (fading estimator; mean of 2 folds)" in last
+    )
     # one dataset: the rankings across datasets are notes, Scott-Knott ESD within it is computed
     friedman = pd.read_csv(workdir / "results" / "rankings" / "friedman.csv", keep_default_na=False)
     assert len(friedman) > 0 and friedman["note"].str.contains("at least 3").all()
