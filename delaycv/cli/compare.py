@@ -177,7 +177,7 @@ def _run(args) -> int:
             f"delaycv: note: McNemar's tests: not of the corrected reference: {NOT_CORRECTED}",
             file=sys.stderr,
         )
-    for note in result.notes():  # a test with no value is a row with a note, and said here
+    for note in result.notes():  # (rows without a test, tests that cannot be significant)
         print(f"delaycv: note: {note}", file=sys.stderr)
     if not args.quiet:
         print(f"{result.summary()} -> {out}", file=sys.stdout)

@@ -332,7 +332,8 @@ def _curves_title(fig, curves: _Curves, dataset, metric, reference, alpha) -> st
             title += title_note(
                 fig,
                 f"note: with these pairs the smallest attainable p is {floor:.3g} > α = "
-                f"{alpha:g}; no difference can be significant (use more folds or seeds)",
+                f"{alpha:g}; no difference can be significant (more folds, or seeds whose folds "
+                "differ)",
             )
     return title
 

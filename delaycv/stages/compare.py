@@ -137,9 +137,9 @@ def compare(
     Returns
     -------
     Comparison
-        The tables and the files written; its rows without a test
-        (:meth:`~Comparison.notes`) and its closing line (:meth:`~Comparison.summary`) are for
-        the caller to show.
+        The tables and the files written; its notes (rows without a test, tests that cannot be
+        significant: :meth:`~Comparison.notes`) and its closing line
+        (:meth:`~Comparison.summary`) are for the caller to show.
     """
     settings = settings if settings is not None else make_compare_settings()
     say = progress if progress is not None else (lambda message: None)

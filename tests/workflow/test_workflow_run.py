@@ -143,7 +143,10 @@ def check_toggles(html: str) -> None:
 
 
 def test_the_report_has_figures_and_test_tables(workdir):
-    run(workdir, "--cores", "1", "--report", "results/report.html")
+    proc = run(workdir, "--cores", "1", "--report", "results/report.html")
+    # (no RuntimeWarning per rule: the profile sets disk_mb, which Snakemake's default reads
+    # from the inputs' sizes without awaiting them under --report)
+    assert "RuntimeWarning" not in proc.stdout + proc.stderr, proc.stderr
     html = (workdir / "results" / "report.html").read_text(errors="replace")
     results = {r["name"]: r for r in report_results(html).values()}
     check_toggles(html)
