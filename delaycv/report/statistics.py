@@ -151,6 +151,18 @@ def _split_gaps(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str]
     return frame[~gap], [("Requested positions with no checkpoint (no test)", table)]
 
 
+def _hoist(frame: pd.DataFrame, shared_note: str | None) -> tuple[pd.DataFrame, str]:
+    """``frame`` without ``shared_note`` in its rows' notes (it ends them: :func:`join_notes`), and
+    the paragraph that says it once, above the tables; ``frame`` and "" without one."""
+    if not shared_note or "note" not in frame:
+        return frame, ""
+    notes = frame["note"].fillna("").astype(str)
+    notes = notes.str.replace(f"; {shared_note}", "", regex=False)
+    notes = notes.str.replace(shared_note, "", regex=False)
+    paragraph = f"</p><p><b>No test on this page can be significant:</b> {escape(shared_note)}."
+    return frame.assign(note=notes), paragraph
+
+
 def _groups(frame: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str] | None):
     """Sections in order of first appearance, metrics in the order of ``metrics`` when given."""
     if frame.empty:
@@ -176,13 +188,17 @@ def tests_html(
     title: str,
     metrics: Sequence[str] | None = None,
     effort_scope: str | None = None,
+    shared_note: str | None = None,
 ) -> str:
     """A page of the pairwise learner tests (:func:`delaycv.stats.learner_tests.run_tests`): one section per
     (metric, reference, estimator), in the order of ``metrics`` when given, one row per (policy,
     checkpoint, learner pair) in the table's order; significant rows in bold. Requested positions
     beyond a stream are listed at the end. ``effort_scope``: the scope of the effort-aware
-    measures, named in their sections' headings."""
+    measures, named in their sections' headings. ``shared_note``: a note every tested row carries
+    (that no test can be significant, :func:`~delaycv.stats.checkpoints.shared_note`), said once
+    above the tables instead of in each row."""
     tests, gaps = _split_gaps(tests)
+    tests, shared = _hoist(tests, shared_note)
     columns: list[Column] = [
         ("policy", lambda r: str(r["policy"]), False),
         *_at_columns(tests),
@@ -218,6 +234,7 @@ def tests_html(
         "way its numbers point). Wilcoxon and sign-test p-values are unadjusted companions. "
         + _READING
         + " Every column at full precision: tests.csv."
+        + shared
     )
     return _page(title, intro, sections + gaps)
 
@@ -253,12 +270,14 @@ def bias_html(
     alpha: float,
     metrics: Sequence[str] | None = None,
     effort_scope: str | None = None,
+    shared_note: str | None = None,
 ) -> str:
     """A page of the bias of realistic evaluation (:func:`delaycv.stats.bias.bias_tests`): one section
     per (metric, estimator, estimate), in the order of ``metrics`` when given, one row per
     (policy, checkpoint, learner); a row is bold, and read as optimistic (the estimate overstates
     the learner) or pessimistic, when its Holm-adjusted p is at most ``alpha``. The estimate is
-    the observed labels' value, or the corrected one (what the correction leaves of the bias)."""
+    the observed labels' value, or the corrected one (what the correction leaves of the bias).
+    ``shared_note``: as in :func:`tests_html`."""
 
     def reading(row: pd.Series) -> str:
         p = float(row["p_holm"])
@@ -273,6 +292,7 @@ def bias_html(
         return "optimistic" if overstated else "pessimistic"
 
     bias, gaps = _split_gaps(bias)
+    bias, shared = _hoist(bias, shared_note)
     columns: list[Column] = [
         ("policy", lambda r: str(r["policy"]), False),
         *_at_columns(bias),
@@ -318,7 +338,7 @@ def bias_html(
         "<i>optimistic</i>: the observed labels overstate the learner's true performance. "
         "The sections of the corrected estimate (the true-label value estimated from what a "
         "practitioner knows: corrected − true) show what the correction leaves of the bias. "
-        "Every column at full precision: bias.csv."
+        "Every column at full precision: bias.csv." + shared
     )
     return _page(title, intro, sections + gaps)
 
@@ -493,14 +513,16 @@ def contrasts_html(
     alpha: float,
     metrics: Sequence[str] | None = None,
     effort_scope: str | None = None,
+    shared_note: str | None = None,
 ) -> str:
     """A page of the policy contrasts (:func:`delaycv.stats.contrasts.policy_contrasts`): one section
     per (metric, contrast, estimator), in the order of ``metrics`` when given, the estimate's
     contrast before the true value's; one row per (learner, checkpoint, policy); a row is bold, and
     read as *worse* or *better* than the reference policy by the metric's direction, when its
     Holm-adjusted p is at most ``alpha``. Requested positions beyond a stream are listed at the
-    end."""
+    end. ``shared_note``: as in :func:`tests_html`."""
     contrasts, gaps = _split_gaps(contrasts)
+    contrasts, shared = _hoist(contrasts, shared_note)
 
     def reading(row: pd.Series) -> str:
         p = float(row["p_holm"])
@@ -536,7 +558,7 @@ def contrasts_html(
         "Validity = 100 − |difference| with the metric in percent (the HITL study's measure; "
         "n/a for metrics that are not fractions). p: paired sign-flip permutation test; Holm over "
         f"the policies of each (learner, checkpoint, contrast, metric). <b>Bold</b>: p (Holm) ≤ "
-        f"α = {alpha:g}. {_READING} Every column at full precision: contrasts.csv."
+        f"α = {alpha:g}. {_READING} Every column at full precision: contrasts.csv." + shared
     )
     return _page(title, intro, sections + gaps)
 

@@ -37,6 +37,7 @@ from delaycv.stats.checkpoints import (
     choose_checkpoints,
     out_of_reach_notes,
     require_an_answer,
+    shared_note,
     untested_notes,
 )
 from delaycv.stats.contrasts import policy_contrasts
@@ -267,7 +268,7 @@ def _write(
     """Write the tables of ``result`` (Parquet and CSV) and their pages into ``out`` (the
     effort-aware measures' scope, when given, in the pages' headings); return the files
     written."""
-    metrics, alpha = list(settings.metrics), settings.alpha
+    metrics, alpha, resamples = list(settings.metrics), settings.alpha, settings.resamples
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, frame in result.tables().items():
@@ -287,13 +288,19 @@ def _write(
                 title=f"Pairwise learner tests: dataset {dataset}",
                 metrics=metrics,
                 effort_scope=effort_scope,
+                shared_note=shared_note(result.tests, alpha=alpha, resamples=resamples),
             ),
         )
     ]
     if result.bias is not None:
         title = f"Bias of realistic evaluation: dataset {dataset}"
         page = bias_html(
-            result.bias, title=title, alpha=alpha, metrics=metrics, effort_scope=effort_scope
+            result.bias,
+            title=title,
+            alpha=alpha,
+            metrics=metrics,
+            effort_scope=effort_scope,
+            shared_note=shared_note(result.bias, alpha=alpha, resamples=resamples),
         )
         pages.append(("bias", page))
     if result.contrasts is not None:
@@ -309,6 +316,7 @@ def _write(
                     alpha=alpha,
                     metrics=metrics,
                     effort_scope=effort_scope,
+                    shared_note=shared_note(result.contrasts, alpha=alpha, resamples=resamples),
                 ),
             )
         )

@@ -723,6 +723,25 @@ def out_of_reach_notes(frame: pd.DataFrame, *, alpha: float, resamples: int) -> 
     return notes
 
 
+def shared_note(frame: pd.DataFrame, *, alpha: float, resamples: int) -> str:
+    """The note of :func:`out_of_reach_notes` when every tested row of ``frame`` has the same one
+    (a page then says it once), else "".
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"n": [5, 5, 0], "exact": [True, True, False]})
+    >>> shared_note(f, alpha=0.05, resamples=5000).startswith("5 (seed, fold) pairs")
+    True
+    >>> shared_note(f.assign(n=[5, 6, 0]), alpha=0.05, resamples=5000)
+    ''
+    """
+    if frame.empty or "n" not in frame:
+        return ""
+    tested = frame["n"].to_numpy() > 0
+    notes = set(out_of_reach_notes(frame, alpha=alpha, resamples=resamples)[tested])
+    return notes.pop() if len(notes) == 1 else ""
+
+
 def note_out_of_reach(out: pd.DataFrame, *, alpha: float, resamples: int) -> pd.DataFrame:
     """``out`` with :func:`out_of_reach_notes` joined to the ``note`` of its rows (a copy when a
     row gets one)."""

@@ -242,3 +242,29 @@ def test_contrasts_page_reads_each_policy_against_the_reference():
                 "requested position 2000: beyond the stream (n = 1200), no test",
             ]
         ]
+
+
+def test_a_note_every_test_carries_is_said_once_above_the_tables():
+    """4 folds: no test can be significant, and every row's note says so; the page says it once,
+    above its tables, and keeps the rest of each note (a request answered by a later
+    checkpoint); with 6 folds, no such paragraph."""
+    from delaycv.stats.checkpoints import shared_note
+    from delaycv.stats.contrasts import policy_contrasts
+
+    table = two_streams()  # 4 folds; long: checkpoints 500 .. 3000, short: 500, 1000, 1200
+    tests = run_tests(table, metrics=["gmean"], checkpoints={"positions": [1200]})
+    note = shared_note(tests, alpha=0.05, resamples=5000)
+    assert note.startswith("4 (seed, fold) pairs: no p below 0.125 (2/2^4) is possible")
+    page = statistics.tests_html(tests, title="t", shared_note=note)
+    text = " ".join(page.split())
+    assert f"<b>No test on this page can be significant:</b> {note}." in text
+    assert text.count(note) == 1
+    # the other part of a row's note stays in its row
+    assert "requested position 1200, tested at checkpoint 1500 (the next checkpoint)</td>" in text
+    contrasts = policy_contrasts(table, metrics=["gmean"])
+    note = shared_note(contrasts, alpha=0.05, resamples=5000)
+    page = statistics.contrasts_html(contrasts, title="c", alpha=0.05, shared_note=note)
+    assert "<th>note</th>" not in page and "No test on this page can be significant" in page
+    six = run_tests(fold_table(folds=6), metrics=["gmean"])
+    assert shared_note(six, alpha=0.05, resamples=5000) == ""
+    assert "No test on this page" not in statistics.tests_html(six, title="t", shared_note="")
