@@ -293,12 +293,12 @@ def _warn_tests_out_of_reach(
     def floor(n: int) -> float:
         return float(smallest_p(n, 2**n <= resamples, resamples))
 
+    def count(n: int, word: str) -> str:
+        return f"{n} {word}{'s' if n != 1 else ''}"
+
     if floor(folds * seeds) > alpha:
         pairs = folds * seeds
-        what = (
-            f"{folds} folds x {seeds} seed{'s' if seeds > 1 else ''} give at most {pairs} "
-            "(seed, fold) pairs per test"
-        )
+        what = f"{count(folds, 'fold')} x {count(seeds, 'seed')} give at most"
         who = "no learner test, bias test or contrast"
     elif validation["scheme"] != "bootstrap" or validation.get("fixed_split"):
         pairs = folds
@@ -307,8 +307,7 @@ def _warn_tests_out_of_reach(
         how = "the fixed split" if validation["scheme"] == "bootstrap" else validation["scheme"]
         what = (
             f"under {how} every seed has the same folds, so a learner that ignores its seed (a "
-            "deterministic one) repeats its values under each seed, which the tests count once: "
-            f"{pairs} (seed, fold) pairs per test"
+            "deterministic one) repeats its values under each seed, which the tests count once:"
         )
         who = "none of its tests"
     else:
@@ -316,8 +315,9 @@ def _warn_tests_out_of_reach(
     enough = next(n for n in range(1, 64) if floor(n) <= alpha) if floor(63) <= alpha else None
     mistakes.warnings.append(
         ConfigError(
-            f"{what}; a sign-flip test of {pairs} pairs gives no p below {floor(pairs):.3g}, above tests.alpha {alpha:g}: {who} can be "
-            "significant, whatever the differences",
+            f"{what} {count(pairs, '(seed, fold) pair')} per test; a sign-flip test of "
+            f"{count(pairs, 'pair')} gives no p below {floor(pairs):.3g}, above tests.alpha "
+            f"{alpha:g}: {who} can be significant, whatever the differences",
             path=source,
             location=f"key {'validation.folds' if enough is not None else 'tests.resamples'}",
             expected=(
