@@ -152,7 +152,8 @@ def _split_gaps(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str]
 
 
 def _hoist(frame: pd.DataFrame, shared_note: str | None) -> tuple[pd.DataFrame, str]:
-    """``frame`` without ``shared_note`` in its rows' notes (it ends them: :func:`join_notes`), and
+    """``frame`` without ``shared_note`` in its rows' notes (it ends them:
+    :func:`~delaycv.stats.checkpoints.note_out_of_reach` joins it last), and
     the paragraph that says it once, above the tables; ``frame`` and "" without one."""
     if not shared_note or "note" not in frame:
         return frame, ""
