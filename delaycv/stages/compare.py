@@ -280,50 +280,35 @@ def _write(
             with atomic_path(out / csv) as tmp:
                 frame.to_csv(tmp, index=False)
             written.append(out / csv)
-    pages = [
-        (
-            "tests",
-            tests_html(
-                result.tests,
-                title=f"Pairwise learner tests: dataset {dataset}",
-                metrics=metrics,
-                effort_scope=effort_scope,
-                shared_note=shared_note(result.tests, alpha=alpha, resamples=resamples),
-            ),
+
+    def page(make: Callable[..., str], frame: pd.DataFrame, title: str, **options) -> str:
+        """A page of ``frame`` (``make``: tests_html, bias_html or contrasts_html), the note every
+        test shares said once (:func:`~delaycv.stats.checkpoints.shared_note`)."""
+        shared = shared_note(frame, alpha=alpha, resamples=resamples)
+        return make(
+            frame,
+            title=title,
+            metrics=metrics,
+            effort_scope=effort_scope,
+            shared_note=shared,
+            **options,
         )
+
+    pages = [
+        ("tests", page(tests_html, result.tests, f"Pairwise learner tests: dataset {dataset}"))
     ]
     if result.bias is not None:
         title = f"Bias of realistic evaluation: dataset {dataset}"
-        page = bias_html(
-            result.bias,
-            title=title,
-            alpha=alpha,
-            metrics=metrics,
-            effort_scope=effort_scope,
-            shared_note=shared_note(result.bias, alpha=alpha, resamples=resamples),
-        )
-        pages.append(("bias", page))
+        pages.append(("bias", page(bias_html, result.bias, title, alpha=alpha)))
     if result.contrasts is not None:
         title = (
             f"Policy contrasts: dataset {dataset}, every policy against {settings.reference_policy}"
         )
-        pages.append(
-            (
-                "contrasts",
-                contrasts_html(
-                    result.contrasts,
-                    title=title,
-                    alpha=alpha,
-                    metrics=metrics,
-                    effort_scope=effort_scope,
-                    shared_note=shared_note(result.contrasts, alpha=alpha, resamples=resamples),
-                ),
-            )
-        )
-    for name, page in pages:
+        pages.append(("contrasts", page(contrasts_html, result.contrasts, title, alpha=alpha)))
+    for name, html in pages:
         path = out / FILES[name][2]
         with atomic_path(path) as tmp:
-            tmp.write_text(page, encoding="utf-8")
+            tmp.write_text(html, encoding="utf-8")
         written.append(path)
     return written
 
