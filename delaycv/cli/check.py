@@ -10,8 +10,10 @@ relative to the working directory (readable, one stream under one name), metrics
 ``results`` and ``runs`` folders, names that fit the file system and ``DELAYCV_PURE_PYTHON``.
 Snakemake reads a ``--configfile`` itself before the workflow loads, and its message for a file
 that is not YAML names no file: this command names the file, the line and the column. What is
-accepted but deprecated (the estimator kind ``window``, now ``sliding``) is a warning on stderr
-(``delaycv: warning: my.yaml:9:9: key estimator.kind: ...``), and the config is valid.
+accepted but deprecated (the estimator kind ``window``, now ``sliding``), or would give numbers
+that say less than a study expects (folds and seeds too few for any test to be significant), is a
+warning on stderr (``delaycv: warning: my.yaml:9:9: key estimator.kind: ...``), and the config is
+valid; the verdict counts them (``my.yaml: valid (1 warning): 4 evaluations (...)``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ def run(args) -> int:
     # one line each on stderr, as the others'
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("delaycv: warning: %(message)s"))
+    warned: list[logging.LogRecord] = []
+    handler.addFilter(lambda record: warned.append(record) or True)  # (counted for the verdict)
     loggers = [logging.getLogger(name) for name in ("delaycv.study", "delaycv.jvm")]
     propagate = [logger.propagate for logger in loggers]
     for logger in loggers:
@@ -67,9 +71,10 @@ def run(args) -> int:
         return f"{n} {forms[n != 1]}"
 
     parts = [count(len(study[key]), forms) for key, forms in nouns.items()]
+    verdict = f"valid ({count(len(warned), ('warning', 'warnings'))})" if warned else "valid"
     print(
-        f"{', '.join(args.files)}: valid: {count(len(runs(study)), ('evaluation', 'evaluations'))} "
-        f"({', '.join(parts)})",
+        f"{', '.join(args.files)}: {verdict}: "
+        f"{count(len(runs(study)), ('evaluation', 'evaluations'))} ({', '.join(parts)})",
         file=sys.stdout,
     )
     return 0

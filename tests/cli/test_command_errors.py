@@ -275,8 +275,19 @@ def test_check_accepts_a_valid_study(work, capsys):
 
     shutil.copy(REPO / "config" / "test-small.yaml", "small.yaml")
     assert main(["check", "small.yaml"]) == 0
-    assert capsys.readouterr().out == (
-        "small.yaml: valid: 4 evaluations (1 dataset, 2 learners, 1 seed, 2 policies)\n"
+    # (its 2 folds: a warning that no test can be significant, counted in the verdict)
+    out, err = capsys.readouterr()
+    assert out == (
+        "small.yaml: valid (1 warning): 4 evaluations (1 dataset, 2 learners, 1 seed, 2 policies)\n"
+    )
+    assert err.count("delaycv: warning: ") == 1 and "key validation.folds" in err
+    text = Path("small.yaml").read_text().replace("folds: 2,", "folds: 10,")
+    Path("ten.yaml").write_text(text)
+    assert main(["check", "ten.yaml"]) == 0
+    out, err = capsys.readouterr()
+    assert (out, err) == (
+        "ten.yaml: valid: 4 evaluations (1 dataset, 2 learners, 1 seed, 2 policies)\n",
+        "",
     )
 
 
