@@ -53,9 +53,9 @@ class Run:
     out: Path  #: the run directory
 
     def summary(self) -> str:
-        """What ran, its headline number (:func:`headline`, of :data:`delaycv.common.defaults.METRIC`)
-        and what the run directory holds: the closing line of ``delaycv evaluate`` and of the
-        workflow's evaluate job's log."""
+        """What ran, its headline number (:func:`headline`, of
+        :data:`delaycv.common.defaults.METRIC`) and what the run directory holds: the closing line
+        of ``delaycv evaluate`` and of the workflow's evaluate job's log."""
         from delaycv.common.defaults import METRIC
         from delaycv.tables.results import SUMMARY_FILE, read_table
 

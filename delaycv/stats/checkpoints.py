@@ -697,6 +697,9 @@ def out_of_reach_notes(frame: pd.DataFrame, *, alpha: float, resamples: int) -> 
     >>> out_of_reach_notes(f, alpha=0.05, resamples=5000).tolist()  # doctest: +NORMALIZE_WHITESPACE
     ['5 (seed, fold) pairs: no p below 0.0625 (2/2^5) is possible, above alpha = 0.05: not
       significant whatever the differences (more folds, or seeds whose folds differ)', '', '']
+    >>> one_sided = pd.DataFrame({"n": [4], "exact": [True], "alternative": ["greater"]})
+    >>> out_of_reach_notes(one_sided, alpha=0.05, resamples=5000)[0][:51]
+    '4 (seed, fold) pairs: no p below 0.0625 (1/2^4) is '
     >>> out_of_reach_notes(f.assign(exact=False), alpha=0.05, resamples=9)[0]
     'R = 9 random sign vectors: no p below 0.1 (1/(R + 1)) is possible, above alpha = 0.05: not significant whatever the differences (more resamples)'
     """
@@ -707,10 +710,10 @@ def out_of_reach_notes(frame: pd.DataFrame, *, alpha: float, resamples: int) -> 
     exact = frame["exact"].fillna(False).to_numpy(dtype=bool)
     alternative = frame.get("alternative", "two-sided")
     floor = smallest_p(n, exact, resamples, alternative)
+    two_sided = np.broadcast_to(np.asarray(alternative) == "two-sided", n.shape)
     for i in np.flatnonzero(floor > alpha):  # (NaN: no pair, no test)
         if exact[i]:
-            two = np.asarray(alternative if np.ndim(alternative) == 0 else alternative.iloc[i])
-            formula = f"{2 if two == 'two-sided' else 1}/2^{int(n[i])}"
+            formula = f"{2 if two_sided[i] else 1}/2^{int(n[i])}"
             why = f"{int(n[i])} (seed, fold) pairs: no p below {floor[i]:.3g} ({formula})"
             remedy = "more folds, or seeds whose folds differ"
         else:

@@ -3,8 +3,8 @@
 Given the working directory, every dataset file exists and can be read, a ``.parquet`` one being
 a canonical stream (as ``delaycv convert`` writes it, used as it is: :func:`stream_file`); a raw
 file (ARFF, CSV) needs a preset or a column mapping (:func:`check_dataset_file`, which says
-whether the stream has an effort and fix times: :class:`StreamFacts`). No stream may be given under two names
-(:func:`check_same_streams`): it would count twice in the rankings.
+whether the stream has an effort and fix times: :class:`StreamFacts`). No stream may be given
+under two names (:func:`check_same_streams`): it would count twice in the rankings.
 """
 
 from __future__ import annotations
