@@ -670,6 +670,16 @@ def untested_notes(frame: pd.DataFrame) -> list[tuple[str, int]]:
     return [(note, int(count)) for note, count in counts.items() if note]
 
 
+def more_pairs(repeated: bool) -> str:
+    """What gives a paired test more pairs, in the words of a note: more folds or seeds; where
+    seeds ``repeated`` an earlier seed's values (and counted once), seeds whose values differ.
+
+    >>> more_pairs(False), more_pairs(True)
+    ('more folds or seeds', 'more folds, or seeds whose values differ')
+    """
+    return "more folds, or seeds whose values differ" if repeated else "more folds or seeds"
+
+
 def out_of_reach_notes(frame: pd.DataFrame, *, alpha: float, resamples: int) -> np.ndarray:
     """The note of each tested row of a result table whose sign-flip test cannot reach ``alpha``
     whatever the differences (too few pairs, or too few resamples: its smallest p,
@@ -681,7 +691,8 @@ def out_of_reach_notes(frame: pd.DataFrame, *, alpha: float, resamples: int) -> 
     Parameters
     ----------
     frame : pandas.DataFrame
-        A result table with ``n`` and ``exact`` (and ``alternative``; two-sided without it).
+        A result table with ``n`` and ``exact`` (and ``alternative``, two-sided without it;
+        ``n_duplicates``, the pairs of repeated seeds left out, none without it).
     alpha : float
         The significance level.
     resamples : int
@@ -696,7 +707,16 @@ def out_of_reach_notes(frame: pd.DataFrame, *, alpha: float, resamples: int) -> 
     >>> f = pd.DataFrame({"n": [5, 10, 0], "exact": [True, True, False]})
     >>> out_of_reach_notes(f, alpha=0.05, resamples=5000).tolist()  # doctest: +NORMALIZE_WHITESPACE
     ['5 (seed, fold) pairs: no p below 0.0625 (2/2^5) is possible, above alpha = 0.05: not
-      significant whatever the differences (more folds, or seeds whose folds differ)', '', '']
+      significant whatever the differences (more folds or seeds)', '', '']
+
+    A second seed whose values repeat the first's (``n_duplicates``: a learner that ignores its
+    seed under ``cv``, or a metric that does not vary, such as a constant classifier's G-mean):
+
+    >>> out_of_reach_notes(f.assign(n_duplicates=[5, 0, 0]), alpha=0.05, resamples=5000)[0]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    "5 (seed, fold) pairs (5 more repeat an earlier seed's values and count once): no p below
+     0.0625 (2/2^5) is possible, above alpha = 0.05: not significant whatever the differences
+     (more folds, or seeds whose values differ)"
     >>> one_sided = pd.DataFrame({"n": [4], "exact": [True], "alternative": ["greater"]})
     >>> out_of_reach_notes(one_sided, alpha=0.05, resamples=5000)[0][:51]
     '4 (seed, fold) pairs: no p below 0.0625 (1/2^4) is '
@@ -711,11 +731,19 @@ def out_of_reach_notes(frame: pd.DataFrame, *, alpha: float, resamples: int) -> 
     alternative = frame.get("alternative", "two-sided")
     floor = smallest_p(n, exact, resamples, alternative)
     two_sided = np.broadcast_to(np.asarray(alternative) == "two-sided", n.shape)
+    repeated = (
+        frame["n_duplicates"].fillna(0).to_numpy(dtype=np.int64)
+        if "n_duplicates" in frame
+        else np.zeros(len(frame), dtype=np.int64)
+    )
     for i in np.flatnonzero(floor > alpha):  # (NaN: no pair, no test)
         if exact[i]:
             formula = f"{2 if two_sided[i] else 1}/2^{int(n[i])}"
-            why = f"{int(n[i])} (seed, fold) pairs: no p below {floor[i]:.3g} ({formula})"
-            remedy = "more folds, or seeds whose folds differ"
+            why = f"{int(n[i])} (seed, fold) pairs"
+            if repeated[i]:
+                why += f" ({repeated[i]} more repeat an earlier seed's values and count once)"
+            why += f": no p below {floor[i]:.3g} ({formula})"
+            remedy = more_pairs(bool(repeated[i]))
         else:
             why = f"R = {resamples} random sign vectors: no p below {floor[i]:.3g} (1/(R + 1))"
             remedy = "more resamples"

@@ -92,7 +92,7 @@ NOTHING = (
 #: The note of every test of this study's 3 folds (no p below 2/8: never significant at 0.05).
 THREE_PAIRS = (
     "3 (seed, fold) pairs: no p below 0.25 (2/2^3) is possible, above alpha = 0.05: not "
-    "significant whatever the differences (more folds, or seeds whose folds differ)"
+    "significant whatever the differences (more folds or seeds)"
 )
 METRICS = ["gmean", "fpr_1"]
 
@@ -754,7 +754,7 @@ def render(caption: str, config_file: str, wildcards=None, params=None) -> str:
     text = env.from_string((REPO / "workflow" / "report" / caption).read_text()).render(
         snakemake=sm, categories={}, files=[]
     )
-    body = publish_parts(text, writer_name="html", settings_overrides={"halt_level": 2})["body"]
+    body = publish_parts(text, writer="html", settings_overrides={"halt_level": 2})["body"]
     return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", "", body))).strip()
 
 

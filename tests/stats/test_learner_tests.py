@@ -727,7 +727,7 @@ def test_a_test_too_small_for_alpha_says_so():
     assert set(five["p_value"]) == {0.0625} and not five["significant"].any()
     assert set(five["note"]) == {
         "5 (seed, fold) pairs: no p below 0.0625 (2/2^5) is possible, above alpha = 0.05: not "
-        "significant whatever the differences (more folds, or seeds whose folds differ)"
+        "significant whatever the differences (more folds or seeds)"
     }
     six = run_tests(fold_table(folds=6, learners=learners), metrics=["gmean"])
     assert set(six["p_value"]) == {2 / 64} and six["significant"].all()
@@ -750,5 +750,15 @@ def test_a_test_too_small_for_alpha_says_so():
     bias = bias_tests(fold_table(folds=5, learners=learners), metrics=["gmean"])
     tested = bias[bias["n"] > 0]
     assert set(tested["note"]) == set(five["note"])
+    # a second seed that repeats the first's values (a learner that ignores its seed, folds every
+    # seed shares) counts once: the note says so, and more seeds of that kind would not help
+    once = fold_table(folds=5, learners=learners)
+    repeated = run_tests(pd.concat([once, once.assign(seed=2)]), metrics=["gmean"])
+    assert set(repeated["p_value"]) == {0.0625} and set(repeated["n_duplicates"]) == {5}
+    assert set(repeated["note"]) == {
+        "5 (seed, fold) pairs (5 more repeat an earlier seed's values and count once): no p "
+        "below 0.0625 (2/2^5) is possible, above alpha = 0.05: not significant whatever the "
+        "differences (more folds, or seeds whose values differ)"
+    }
     with pytest.raises(DelaycvError, match="alpha 1.5 must lie in"):
         bias_tests(fold_table(folds=5), metrics=["gmean"], alpha=1.5)

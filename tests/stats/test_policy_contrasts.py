@@ -64,7 +64,7 @@ def test_contrast_by_hand_estimate_vs_ideal():
 #: their mirror image can reach |mean(d)|).
 FOUR_PAIRS = (
     "4 (seed, fold) pairs: no p below 0.125 (2/2^4) is possible, above alpha = 0.05: not "
-    "significant whatever the differences (more folds, or seeds whose folds differ)"
+    "significant whatever the differences (more folds or seeds)"
 )
 
 
