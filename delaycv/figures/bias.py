@@ -36,7 +36,7 @@ from delaycv.figures.style import (
     title_note,
     to_dates,
 )
-from delaycv.metrics.properties import has_direction, higher_is_better
+from delaycv.metrics.properties import has_direction, higher_is_better, read_over
 from delaycv.stats.bias import bias_table
 
 #: The y axis spans at least this much (in the metric's units) around 0: a bias that is 0 up to
@@ -79,6 +79,7 @@ def bias_curves(
     dataset: str,
     metric: str,
     estimator: str | None = None,
+    effort_scope: str | None = None,
     x: str = defaults.X_AXIS,
 ) -> Figure:
     """Figure 2: the bias of realistic evaluation, ``observed - true`` of ``metric`` over the
@@ -94,6 +95,10 @@ def bias_curves(
         The metric drawn.
     estimator : str, optional
         The estimator drawn; None: the only one of the dataset.
+    effort_scope : str, optional
+        The scope of the effort-aware measures (the fold table's ``effort_scope`` column:
+        ``cumulative``, ``sliding(W)``), which the title names for such a ``metric`` instead
+        of the estimator (:func:`~delaycv.metrics.properties.read_over`); None: unnamed.
     x : {"time", "checkpoint"}, default ``"time"``
         The x axis: stream time (dates) or stream position (instances).
 
@@ -158,7 +163,7 @@ def bias_curves(
             direction = "below 0: optimistic"
         title = (
             f"{dataset}: bias of realistic evaluation in {metric}\n"
-            f"(observed-label estimate − true-label value; {direction}; {estimator} estimator)"
+            f"(observed-label estimate − true-label value; {direction}; {read_over(metric, estimator, effort_scope)})"
         )
         if no_left:
             title += title_note(

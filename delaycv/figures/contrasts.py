@@ -52,6 +52,7 @@ from delaycv.figures.style import (
     title_note,
     window_unit,
 )
+from delaycv.metrics.properties import read_over
 from delaycv.protocol.policy_windows import axis_names, window_table
 from delaycv.stats.checkpoints import describe_at
 
@@ -315,7 +316,7 @@ def _without_values(data: pd.DataFrame, references: list[str]) -> dict[str, str]
     return without
 
 
-def _contrast_title(fig, c: _Contrasts, dataset: str, metric: str) -> str:
+def _contrast_title(fig, c: _Contrasts, dataset: str, metric: str, effort_scope) -> str:
     """The title: what is drawn, where, and the policies not on a window axis."""
     where = (
         f"checkpoint {c.checkpoint}"
@@ -324,7 +325,7 @@ def _contrast_title(fig, c: _Contrasts, dataset: str, metric: str) -> str:
     )
     title = (
         f"{dataset}: {metric}, each policy minus {c.reference_policy} against the waiting window"
-        f"\n({where}; {c.estimator} estimator)"
+        f"\n({where}; {read_over(metric, c.estimator, effort_scope)})"
     )
     if c.unplaced:
         title += title_note(fig, f"not on a window axis: {', '.join(c.unplaced)}")
@@ -339,6 +340,7 @@ def contrast_figure(
     dataset: str,
     metric: str,
     estimator: str | None = None,
+    effort_scope: str | None = None,
     at: str | None = None,
     windows: Mapping[str, str | int] | None = None,
     specs: Mapping[str, object] | None = None,
@@ -357,6 +359,10 @@ def contrast_figure(
         The metric drawn.
     estimator : str, optional
         The estimator drawn; None: the only one of the dataset's contrasts.
+    effort_scope : str, optional
+        The scope of the effort-aware measures (the fold table's ``effort_scope`` column:
+        ``cumulative``, ``sliding(W)``), which the title names for such a ``metric`` instead
+        of the estimator (:func:`~delaycv.metrics.properties.read_over`); None: unnamed.
     at : str, optional
         The requested position drawn; None: :func:`last_at` (with ``"all"``, the last
         checkpoint).
@@ -411,7 +417,7 @@ def contrast_figure(
         legend(
             fig, _contrast_handles(c), "learner / policies / bars: 95 % CI over (seed, fold) pairs"
         )
-        fig.suptitle(_contrast_title(fig, c, dataset, metric), fontsize=TITLE_SIZE)
+        fig.suptitle(_contrast_title(fig, c, dataset, metric, effort_scope), fontsize=TITLE_SIZE)
     return fig
 
 
@@ -420,6 +426,7 @@ def draw_contrast_figures(
     out_dir: str | Path,
     *,
     metric: str,
+    effort_scope: str | None = None,
     windows: Mapping[str, str | int] | None = None,
     specs: Mapping[str, object] | None = None,
     formats: Sequence[str] = FORMATS,
@@ -440,6 +447,10 @@ def draw_contrast_figures(
         The folder the files are written into (it must exist).
     metric : str
         The metric drawn.
+    effort_scope : str, optional
+        The scope of the effort-aware measures (the fold table's ``effort_scope`` column:
+        ``cumulative``, ``sliding(W)``), which the titles name for such a ``metric`` instead
+        of the estimator (:func:`~delaycv.metrics.properties.read_over`); None: unnamed.
     windows : mapping of str to str or int, optional
         policy -> its window, used as given.
     specs : mapping of str to spec, optional
@@ -464,7 +475,13 @@ def draw_contrast_figures(
             tail = f"_{slug(est)}" if len(estimators) > 1 else ""
             try:
                 fig = contrast_figure(
-                    sub, dataset=dataset, metric=metric, estimator=est, windows=windows, specs=specs
+                    sub,
+                    dataset=dataset,
+                    metric=metric,
+                    estimator=est,
+                    effort_scope=effort_scope,
+                    windows=windows,
+                    specs=specs,
                 )
             except NoKnownWindow as err:
                 log.warning("no contrasts figure: %s", err)

@@ -30,7 +30,9 @@ from delaycv.stats.checkpoints import last_checkpoints
 log = logging.getLogger(__name__)
 
 
-def _sensitivity_figure(sub, stem, *, dataset, metric, estimator, windows, policy_specs):
+def _sensitivity_figure(
+    sub, stem, *, dataset, metric, estimator, effort_scope, windows, policy_specs
+):
     """``(stem, figure)`` of the sensitivity figure, with a warning per policy it cannot place;
     None (and a warning) when the dataset has no grid of windows."""
     try:
@@ -39,6 +41,7 @@ def _sensitivity_figure(sub, stem, *, dataset, metric, estimator, windows, polic
             dataset=dataset,
             metric=metric,
             estimator=estimator,
+            effort_scope=effort_scope,
             windows=windows,
             policy_specs=policy_specs,
         )
@@ -87,10 +90,16 @@ def _has_tests(tests, *, dataset, metric, reference, estimator) -> bool:
 
 def _dataset_figures(sub, tests, *, dataset, estimator, tail, options) -> list[tuple[str, Figure]]:
     """The figures of one dataset and estimator (``sub``: the dataset's rows), each with its
-    file's stem, in drawing order."""
+    file's stem, in drawing order (``one``: what each of them is given: what it draws and the
+    words of its title)."""
     metric, reference = options["metric"], options["reference"]
     name = f"{slug(dataset)}_{slug(metric)}"
-    one = {"dataset": dataset, "metric": metric, "estimator": estimator}
+    one = {
+        "dataset": dataset,
+        "metric": metric,
+        "estimator": estimator,
+        "effort_scope": options["effort_scope"],
+    }
     figs: list[tuple[str, Figure]] = []
     curves = learning_curves(
         sub,
@@ -106,7 +115,7 @@ def _dataset_figures(sub, tests, *, dataset, estimator, tail, options) -> list[t
         figs.append((f"bias_{name}{tail}", bias_curves(sub, **one, x=options["x"])))
     final = final_distributions(sub, **one, reference=reference, seed=options["seed"])
     figs.append((f"final_{name}_{reference}{tail}", final))
-    if _has_tests(tests, **one, reference=reference):
+    if _has_tests(tests, dataset=dataset, metric=metric, reference=reference, estimator=estimator):
         heatmap = pairwise_heatmap(tests, **one, reference=reference)
         figs.append((f"pairwise_{name}_{reference}{tail}", heatmap))
     drawn = _sensitivity_figure(
@@ -129,6 +138,7 @@ def draw_figures(
     metric: str,
     reference: str = defaults.FIGURE_REFERENCE,
     estimator: str | None = None,
+    effort_scope: str | None = None,
     datasets: Sequence[str] | None = None,
     windows: Mapping[str, str | int] | None = None,
     policy_specs: Mapping[str, object] | None = None,
@@ -169,6 +179,10 @@ def draw_figures(
     estimator : str, optional
         The estimator whose rows are drawn (``"fading"``, ...); None (default): each estimator of
         the dataset, in its own files.
+    effort_scope : str, optional
+        The scope of the effort-aware measures (the ``effort_scope`` column of the table:
+        ``cumulative``, ``sliding(W)``), which the titles name for such a ``metric`` instead of
+        the estimator (:func:`~delaycv.metrics.properties.read_over`); None: unnamed.
     datasets : sequence of str, optional
         The datasets drawn; None (default): every dataset of ``table``. A name that is not in
         ``table`` is an error.
@@ -216,6 +230,7 @@ def draw_figures(
     options = {
         "metric": metric,
         "reference": reference,
+        "effort_scope": effort_scope,
         "x": x,
         "baseline": baseline,
         "alpha": alpha,

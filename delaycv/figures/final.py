@@ -23,6 +23,7 @@ from delaycv.figures.style import (
     new_figure,
     panel_note,
 )
+from delaycv.metrics.properties import read_over
 from delaycv.stats.checkpoints import last_checkpoints
 
 
@@ -48,6 +49,7 @@ def final_distributions(
     metric: str,
     reference: str = defaults.FIGURE_REFERENCE,
     estimator: str | None = None,
+    effort_scope: str | None = None,
     seed: int = defaults.JITTER_SEED,
 ) -> Figure:
     """Figure 3: per-(seed, fold) values of ``metric`` at the last checkpoint, a box and the points
@@ -69,6 +71,10 @@ def final_distributions(
         The labels the metric is scored against.
     estimator : str, optional
         The estimator drawn; None: the only one of the dataset.
+    effort_scope : str, optional
+        The scope of the effort-aware measures (the fold table's ``effort_scope`` column:
+        ``cumulative``, ``sliding(W)``), which the title names for such a ``metric`` instead
+        of the estimator (:func:`~delaycv.metrics.properties.read_over`); None: unnamed.
     seed : int, default 0
         The seed of the jitter.
 
@@ -106,7 +112,7 @@ def final_distributions(
         n = data.groupby(["policy", "learner"]).size().max()
         fig.suptitle(
             f"{dataset}: {metric} on {reference} labels at the last checkpoint\n"
-            f"({last} instances; one point per (seed, fold), up to {n} per learner; {estimator} estimator)",
+            f"({last} instances; one point per (seed, fold), up to {n} per learner; {read_over(metric, estimator, effort_scope)})",
             fontsize=TITLE_SIZE,
         )
     return fig

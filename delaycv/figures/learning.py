@@ -44,7 +44,9 @@ from delaycv.figures.style import (
     title_note,
     to_dates,
 )
+from delaycv.metrics.properties import read_over
 from delaycv.stats import permutation
+from delaycv.stats.checkpoints import more_pairs
 
 #: Height (inches) of one learner pair's row of the significance strip: its label, then its cells.
 STRIP_ROW = 0.3
@@ -323,17 +325,18 @@ def _strip_handles(alpha: float | None) -> list:
     ]
 
 
-def _curves_title(fig, curves: _Curves, dataset, metric, reference, alpha) -> str:
+def _curves_title(fig, curves: _Curves, dataset, metric, reference, alpha, effort_scope) -> str:
     """The title, with a note when no difference of the strip can be significant at ``alpha``."""
-    title = f"{dataset}: {metric} on {reference} labels ({curves.estimator} estimator)"
+    over = read_over(metric, curves.estimator, effort_scope)
+    title = f"{dataset}: {metric} on {reference} labels ({over})"
     if curves.n_strip and alpha is not None:
         floor = smallest_p(curves.tests)
         if floor > alpha:
+            repeated = bool(curves.tests.get("n_duplicates", pd.Series(dtype=int)).gt(0).any())
             title += title_note(
                 fig,
                 f"note: with these pairs the smallest attainable p is {floor:.3g} > α = "
-                f"{alpha:g}; no difference can be significant (more folds, or seeds whose folds "
-                "differ)",
+                f"{alpha:g}; no difference can be significant ({more_pairs(repeated)})",
             )
     return title
 
@@ -346,6 +349,7 @@ def learning_curves(
     metric: str,
     reference: str = defaults.FIGURE_REFERENCE,
     estimator: str | None = None,
+    effort_scope: str | None = None,
     x: str = defaults.X_AXIS,
     baseline: str | None = None,
     alpha: float | None = None,
@@ -372,6 +376,10 @@ def learning_curves(
         The labels the metric is scored against.
     estimator : str, optional
         The estimator drawn; None: the only one of the dataset.
+    effort_scope : str, optional
+        The scope of the effort-aware measures (the fold table's ``effort_scope`` column:
+        ``cumulative``, ``sliding(W)``), which the title names for such a ``metric`` instead
+        of the estimator (:func:`~delaycv.metrics.properties.read_over`); None: unnamed.
     x : {"time", "checkpoint"}, default ``"time"``
         The x axis: stream time (dates) or stream position (instances).
     baseline : str, optional
@@ -416,6 +424,6 @@ def learning_curves(
         if curves.n_strip:
             handles += _strip_handles(alpha)
         legend(fig, handles, "learner")
-        title = _curves_title(fig, curves, dataset, metric, reference, alpha)
+        title = _curves_title(fig, curves, dataset, metric, reference, alpha, effort_scope)
         fig.suptitle(title, fontsize=TITLE_SIZE)
     return fig

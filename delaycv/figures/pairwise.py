@@ -26,7 +26,7 @@ from delaycv.figures.style import (
     panel_note,
     title_note,
 )
-from delaycv.metrics.properties import has_direction, higher_is_better
+from delaycv.metrics.properties import has_direction, higher_is_better, read_over
 
 
 def _p_text(p: float) -> str:
@@ -125,6 +125,7 @@ def pairwise_heatmap(
     metric: str,
     reference: str = defaults.FIGURE_REFERENCE,
     estimator: str | None = None,
+    effort_scope: str | None = None,
     checkpoint: int | None = None,
 ) -> Figure:
     """Figure 4: Cliff's delta and the Holm-adjusted p-value of each learner pair at one
@@ -146,6 +147,10 @@ def pairwise_heatmap(
         The labels the metric is scored against.
     estimator : str, optional
         The estimator drawn; None: the only one of the tests.
+    effort_scope : str, optional
+        The scope of the effort-aware measures (the fold table's ``effort_scope`` column:
+        ``cumulative``, ``sliding(W)``), which the title names for such a ``metric`` instead
+        of the estimator (:func:`~delaycv.metrics.properties.read_over`); None: unnamed.
     checkpoint : int, optional
         The checkpoint drawn; None: the last of the tests.
 
@@ -203,7 +208,7 @@ def pairwise_heatmap(
             + ("better" if directed else f"higher ({metric} has no direction)")
         )
         head = f"{dataset}: pairwise tests of {metric} on {reference} labels at checkpoint {checkpoint}"
-        cells = f"(cell: Cliff's δ and Holm-adjusted permutation p; * significant; {estimator} estimator)"
+        cells = f"(cell: Cliff's δ and Holm-adjusted permutation p; * significant; {read_over(metric, estimator, effort_scope)})"
         # (each part wrapped to the figure's width: a single column is 6 inches wide)
         fig.suptitle(
             title_note(fig, head).removeprefix("\n") + title_note(fig, cells), fontsize=TITLE_SIZE

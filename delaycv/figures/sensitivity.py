@@ -41,6 +41,7 @@ from delaycv.figures.style import (
     title_note,
     window_unit,
 )
+from delaycv.metrics.properties import read_over
 from delaycv.protocol.policy_windows import axis_names, policies_windows, window_table
 from delaycv.stats.checkpoints import last_checkpoints
 
@@ -313,6 +314,7 @@ def sensitivity(
     dataset: str,
     metric: str,
     estimator: str | None = None,
+    effort_scope: str | None = None,
     windows: Mapping[str, str | int] | None = None,
     references: Sequence[str] = ("true", "observed", "corrected"),
     policy_specs: Mapping[str, object] | None = None,
@@ -335,6 +337,10 @@ def sensitivity(
         The metric drawn.
     estimator : str, optional
         The estimator drawn; None: the only one of the dataset.
+    effort_scope : str, optional
+        The scope of the effort-aware measures (the fold table's ``effort_scope`` column:
+        ``cumulative``, ``sliding(W)``), which the title names for such a ``metric`` instead
+        of the estimator (:func:`~delaycv.metrics.properties.read_over`); None: unnamed.
     windows : mapping of str to str or int, optional
         policy -> its window, used as given (:func:`window_placement`).
     references : sequence of str, default ``("true", "observed", "corrected")``
@@ -382,7 +388,7 @@ def sensitivity(
         legend(fig, _sensitivity_handles(styles, learners, refs, has_ideal), "learner / reference")
         title = (
             f"{dataset}: sensitivity of {metric} to the waiting time\n"
-            f"(last checkpoint, {last} instances; {estimator} estimator)"
+            f"(last checkpoint, {last} instances; {read_over(metric, estimator, effort_scope)})"
         )
         if unplaced:
             title += title_note(fig, f"not on a window axis: {unplaced_text(unplaced)}")

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from delaycv.common.errors import ConfigError, DelaycvError
+from delaycv.metrics.effort_names import EFFORT_METRICS
 
 #: The kinds of metric (see the module docstring).
 KINDS = ("count", "rate", "score")
@@ -271,3 +272,20 @@ def is_fraction(metric: str) -> bool:
     """
     declared = PROPERTIES.get(metric)
     return declared is not None and declared.kind == "rate"
+
+
+def read_over(metric: str, estimator: str, effort_scope: str | None = None) -> str:
+    """What the values of ``metric`` are read over, in the words of a page's heading or a
+    figure's title: the estimator, or for an effort-aware measure its own scope (the
+    ``effort_scope`` column; several joined by ", "), which the estimator does not apply to.
+
+    >>> read_over("gmean", "tumbling", "sliding(2000)")
+    'tumbling estimator'
+    >>> read_over("popt", "tumbling", "sliding(2000)")
+    'effort scope sliding(2000)'
+    >>> read_over("popt", "fading")
+    'effort scope'
+    """
+    if metric in EFFORT_METRICS:
+        return f"effort scope {effort_scope}" if effort_scope else "effort scope"
+    return f"{estimator} estimator"

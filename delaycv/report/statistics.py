@@ -16,8 +16,7 @@ from html import escape
 
 import pandas as pd
 
-from delaycv.metrics.effort_names import EFFORT_METRICS
-from delaycv.metrics.properties import direction_words, has_direction, higher_is_better
+from delaycv.metrics.properties import direction_words, has_direction, higher_is_better, read_over
 from delaycv.report import pages
 from delaycv.stats.checkpoints import describe_at
 
@@ -109,11 +108,8 @@ def _note_column(frame: pd.DataFrame) -> list[Column]:
 
 
 def _window(key: dict, effort_scope: str | None) -> str:
-    """What a section's values are read over: the estimator, or for an effort-aware measure
-    its own scope (the ``effort_scope`` column of the tables: ``cumulative``, ``sliding(W)``)."""
-    if key["metric"] in EFFORT_METRICS:
-        return f"effort scope {effort_scope}" if effort_scope else "effort scope"
-    return f"{key['estimator']} estimator"
+    """What a section's values are read over (:func:`~delaycv.metrics.properties.read_over`)."""
+    return read_over(key["metric"], key["estimator"], effort_scope)
 
 
 def _direction(metric: str, difference: str, a: str, b: str) -> str:

@@ -36,7 +36,7 @@ from delaycv.figures.contrasts import draw_contrast_figures
 from delaycv.figures.figure_set import draw_figures
 from delaycv.figures.settings import FigureSettings, make_figure_settings
 from delaycv.metrics.uncorrected import check_figure_reference
-from delaycv.stages._tables import read_merged
+from delaycv.stages._tables import effort_scope_of, read_merged
 from delaycv.tables.results import read_table
 
 
@@ -100,8 +100,12 @@ def figures(
     contrast_table = read_table(contrasts) if contrasts is not None else None
     out = Path(out)
 
+    scope = effort_scope_of([merged], settings.metrics)
+
     def draw(folder: Path) -> list[Path]:
-        return _draw(folder, table, strip, contrast_table, settings, windows, policy_specs, jobs)
+        return _draw(
+            folder, table, strip, contrast_table, settings, windows, policy_specs, jobs, scope
+        )
 
     if replace:
         return _draw_replacing(out, draw)
@@ -117,10 +121,12 @@ def _draw(
     windows: Mapping[str, str | int] | None,
     policy_specs: Mapping[str, object] | None,
     jobs: int = 1,
+    effort_scope: str | None = None,
 ) -> list[Path]:
     """Draw the figure set of each metric (and, with a contrasts table, its contrast figures)
     into ``folder``, these parts in ``jobs`` processes (:func:`_in_processes`); return the files
-    drawn, in the metrics' order."""
+    drawn, in the metrics' order. ``effort_scope``: the scope the effort-aware measures' titles
+    name."""
 
     def one(part: tuple[str, str]) -> list[Path]:
         metric, kind = part
@@ -129,6 +135,7 @@ def _draw(
                 contrast_table,
                 folder,
                 metric=metric,
+                effort_scope=effort_scope,
                 windows=windows,
                 specs=policy_specs,
                 formats=settings.formats,
@@ -141,6 +148,7 @@ def _draw(
             metric=metric,
             reference=settings.reference,
             estimator=settings.estimator,
+            effort_scope=effort_scope,
             datasets=settings.datasets,
             windows=windows,
             policy_specs=policy_specs,

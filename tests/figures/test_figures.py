@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -26,6 +28,7 @@ from delaycv.figures.style import (
     to_dates,
 )
 from delaycv.protocol.policy_windows import policy_windows
+from delaycv.stages.figures import figures
 from delaycv.stats.learner_tests import TEST_COLUMNS, run_tests
 from tests.support.fold_tables import fold_table
 
@@ -712,3 +715,68 @@ def test_sigterm_ends_plot_with_jobs_at_once_and_leaves_nothing(table, tmp_path)
     assert time.monotonic() - sent < 3.0
     assert (proc.returncode, err.decode().splitlines()[-1]) == (143, "delaycv: terminated")
     assert list(out.iterdir()) == []
+
+
+def test_an_effort_aware_measure_s_titles_name_its_scope_not_the_estimator(tmp_path, monkeypatch):
+    """The effort-aware measures rank their own scope, whatever the estimator: every figure of
+    popt (curves, bias, final values, pairwise tests, sensitivity, contrasts) names the scope of
+    the runs' table, sliding(400), and no estimator; those of gmean name the estimator (found
+    in a study of a tumbling estimator and a sliding scope, whose popt figures said "tumbling
+    estimator")."""
+    import delaycv
+    import delaycv.figures.contrasts as contrast_module
+    import delaycv.figures.figure_set as figure_set_module
+    from delaycv.data.synthetic import generate_stream
+    from delaycv.figures.settings import make_figure_settings
+    from delaycv.stages.compare import compare
+    from delaycv.stats.settings import make_compare_settings
+
+    stream = generate_stream(rows=900, seed=3)
+    runs = [
+        delaycv.evaluate(
+            stream,
+            learner,
+            policy=policy,
+            folds=3,
+            every=300,
+            estimator={"kind": "tumbling", "size": 300},
+            effort_scope={"kind": "sliding", "width": 400},
+            progress=False,
+        ).folds
+        for learner in ("naive_bayes.GaussianNB", "Prior")
+        for policy in ("ideal", "delay_7d", "delay_30d")
+    ]
+    merged = tmp_path / "merged.parquet"
+    pd.concat(runs, ignore_index=True).to_parquet(merged)
+    metrics = ["gmean", "popt"]
+    compare(
+        merged, tmp_path / "tests", make_compare_settings(metrics=metrics, reference_policy="ideal")
+    )
+    titles: dict[str, str] = {}
+
+    def keep_title(fig, stem, formats, dpi):
+        titles[Path(stem).name] = fig._suptitle.get_text().replace("\n", " ")
+        return []
+
+    monkeypatch.setattr(figure_set_module, "save_figure", keep_title)
+    monkeypatch.setattr(contrast_module, "save_figure", keep_title)
+    figures(
+        merged,
+        tmp_path / "figures",
+        make_figure_settings(metrics=metrics),
+        tests=tmp_path / "tests" / "strip.parquet",
+        contrasts=tmp_path / "tests" / "contrasts.parquet",
+    )
+    kinds = ("learning_curves", "bias", "final", "pairwise", "sensitivity", "contrasts")
+    for metric, words in (("popt", "effort scope sliding(400)"), ("gmean", "tumbling estimator")):
+        drawn = {stem: title for stem, title in titles.items() if f"_{metric}" in stem}
+        assert {stem.split("_synthetic")[0] for stem in drawn} == set(kinds)
+        for stem, title in drawn.items():
+            assert words in title, (stem, title)
+        if metric == "popt":
+            assert not any("estimator" in title for title in drawn.values())
+    # 3 folds of one seed: no p below 2/2^3 in the strip, and the curves' title says so
+    assert titles["learning_curves_synthetic_gmean_observed"].endswith(
+        "the smallest attainable p is 0.25 > α = 0.05; no difference can be significant "
+        "(more folds or seeds)"
+    )
