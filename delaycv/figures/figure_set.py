@@ -158,7 +158,9 @@ def draw_figures(
     when the dataset has several estimators. Each file is written atomically, and the same inputs
     give byte-identical files. A policy that the sensitivity figure cannot put on a window axis
     is named in the figure and logged as a warning (logger ``delaycv.figures.figure_set``), as
-    is a dataset with no sensitivity figure and a policy with no value at the last checkpoint.
+    is a dataset with no sensitivity figure, a policy with no value at the last checkpoint, and
+    ``tests`` given without a test of ``metric`` on ``reference`` labels (no strip, no pairwise
+    figure).
 
     Parameters
     ----------
@@ -253,6 +255,20 @@ def draw_figures(
             _warn_empty_policies(
                 sub, dataset=dataset, metric=metric, reference=reference, estimator=est
             )
+            if tests is not None and not _has_tests(
+                tests, dataset=dataset, metric=metric, reference=reference, estimator=est
+            ):
+                log.warning(
+                    "%s: the tests hold no test of %s on %s labels (%s estimator): its learning "
+                    "curves have no significance strip and it has no pairwise figure (test it: "
+                    "delaycv compare --metric %s --reference %s)",
+                    dataset,
+                    metric,
+                    reference,
+                    est,
+                    metric,
+                    reference,
+                )
             for stem, fig in figs:
                 written.extend(save_figure(fig, out_dir / stem, formats, dpi))
     return written

@@ -182,7 +182,7 @@ def rankings(
     rows = ranked_rows(
         merged,
         metrics=metrics,
-        references=settings.references,
+        references=settings.ranked_references,
         checkpoints=settings.checkpoints,
         progress=say,
     )

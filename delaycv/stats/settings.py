@@ -180,7 +180,7 @@ class RankingSettings:
     figure_metrics : tuple of str
         The metrics of the ranking figures (ranked too); by default the ranked ones.
     figure_reference : str
-        The labels of the figures.
+        The labels of the figures (ranked too).
     formats : tuple of str
         The figures' file formats.
     dpi : int
@@ -223,6 +223,16 @@ class RankingSettings:
     def ranked_metrics(self) -> tuple[str, ...]:
         """Every metric ranked: the tested ones, then the figures' others."""
         return tuple(dict.fromkeys([*self.metrics, *self.figure_metrics]))
+
+    @property
+    def ranked_references(self) -> tuple[str, ...]:
+        """Every reference ranked: the tested ones, then the figures' if it is not one of them
+        (the figures draw the families of their reference).
+
+        >>> make_ranking_settings(references=["true"]).ranked_references
+        ('true', 'observed')
+        """
+        return tuple(dict.fromkeys([*self.references, self.figure_reference]))
 
 
 def make_ranking_settings(

@@ -4,9 +4,10 @@ rules as params (``settings.record()`` as canonical JSON, which Snakemake tracks
 scripts make again (``from_record``).
 
 Each reads the sections its stage uses, and only those, so that a change reruns exactly the
-jobs it concerns: the rankings use ``tests`` (not its resamples nor its seed), ``rankings`` and
-``figures`` (not its learner); the figures' metrics are ``figures.metric`` when the study names
-them, else the tested metrics (``tests.metrics``).
+jobs it concerns: the compare stage uses ``tests``, ``contrasts`` and the figures' metrics and
+reference (tested too); the rankings use ``tests`` (not its resamples nor its seed),
+``rankings`` and ``figures`` (not its learner); the figures' metrics are ``figures.metric``
+when the study names them, else the tested metrics (``tests.metrics``).
 
 >>> study = {"tests": {"metrics": ["gmean", "popt"], "references": ["observed", "true"],
 ...     "checkpoints": "last", "resamples": 5000, "alpha": 0.05, "seed": 1},
@@ -52,9 +53,22 @@ def _tests(config: dict, *keys: str) -> dict[str, Any]:
 
 def compare_settings(config: dict) -> CompareSettings:
     """The compare stage's settings: ``tests`` and ``contrasts.reference``, with the bias tests
-    (the rule writes their tables)."""
+    (the rule writes their tables). The figures' metrics and reference are tested too, after
+    the tested ones, as the rankings rank them: their figures' significance strip and pairwise
+    tests come from these tests.
+
+    >>> study = {"tests": {"metrics": ["gmean"], "references": ["true"], "checkpoints": "last",
+    ...     "resamples": 5000, "alpha": 0.05, "seed": 1}, "contrasts": {"reference": None},
+    ...     "figures": {"metric": ["popt", "gmean"], "reference": "observed"}}
+    >>> settings = compare_settings(study)
+    >>> settings.metrics, settings.references
+    (('gmean', 'popt'), ('true', 'observed'))
+    """
+    tests = config["tests"]
     return make_compare_settings(
-        **_tests(config, "metrics", "references", "checkpoints", "resamples", "alpha", "seed"),
+        **_tests(config, "checkpoints", "resamples", "alpha", "seed"),
+        metrics=list(dict.fromkeys([*tests["metrics"], *figure_metrics(config)])),
+        references=list(dict.fromkeys([*tests["references"], config["figures"]["reference"]])),
         reference_policy=config["contrasts"]["reference"],
         bias=True,
     )

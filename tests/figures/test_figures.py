@@ -780,3 +780,22 @@ def test_an_effort_aware_measure_s_titles_name_its_scope_not_the_estimator(tmp_p
         "the smallest attainable p is 0.25 > α = 0.05; no difference can be significant "
         "(more folds or seeds)"
     )
+
+
+def test_tests_without_the_metric_drawn_are_named_in_a_warning(table, tests_all, tmp_path, caplog):
+    """A strip of other metrics gives the curves of this one no strip and no pairwise figure:
+    said, not silent (the workflow tests the figures' metrics and reference too)."""
+    with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
+        paths = draw_figures(
+            table, tests_all, tmp_path, metric="recall_1", formats=("png",), dpi=30
+        )
+    assert not any(p.name.startswith("pairwise_") for p in paths)
+    assert (
+        "synth: the tests hold no test of recall_1 on observed labels (fading estimator): its "
+        "learning curves have no significance strip and it has no pairwise figure (test it: "
+        "delaycv compare --metric recall_1 --reference observed)"
+    ) in caplog.messages
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
+        draw_figures(table, tests_all, tmp_path, metric="accuracy", formats=("png",), dpi=30)
+    assert not any("hold no test" in m for m in caplog.messages)

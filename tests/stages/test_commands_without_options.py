@@ -115,3 +115,17 @@ def test_rank_and_plot_without_options_draw_the_workflow_s_figures(merged, defau
     drawn = files(tmp_path / "plot-command")
     assert drawn == files(tmp_path / "plot-stage")
     assert {f"learning_curves_d1_{m}_observed.png" for m in TEST_METRICS} <= set(drawn)
+
+
+def test_the_rankings_rank_the_figures_reference_too(merged, tmp_path):
+    """Ranked on true labels with figures on observed ones: the observed families are ranked
+    too, and drawn (as the figures' metrics are), rather than no figure and no word."""
+    from delaycv.stats.settings import make_ranking_settings
+
+    settings = make_ranking_settings(
+        metrics=["accuracy"], references=["true"], figure_reference="observed", formats=["png"]
+    )
+    result = rankings(merged, tmp_path, settings)
+    assert set(result.across.friedman["reference"]) == {"true", "observed"}
+    drawn = files(tmp_path / "figures")
+    assert "cd_learner_ideal_last_accuracy.png" in drawn
