@@ -102,3 +102,31 @@ def effort_scope_of(paths: Sequence[str | Path], metrics: Sequence[str]) -> str 
             continue
         found |= {str(v) for v in column.dropna().unique()}
     return ", ".join(sorted(found)) or None
+
+
+#: why a merged table has no row of a reference
+_WHY_ABSENT = {
+    "corrected": "its runs were scored without it: evaluation.corrected false, --no-corrected",
+}
+
+
+def absent_references(references: Sequence[str], table: pd.DataFrame) -> tuple[str, ...]:
+    """The ``references`` asked for that ``table`` (rows with a column ``reference``) has no
+    row of, in the order asked."""
+    present = set(table["reference"].unique())
+    return tuple(r for r in references if r not in present)
+
+
+def absent_notes(references: Sequence[str], nothing: str) -> list[str]:
+    """A note per reference asked for that the tables have no row of, saying that ``nothing``
+    of it is computed and why.
+
+    >>> absent_notes(["corrected"], "no test of it")  # doctest: +NORMALIZE_WHITESPACE
+    ['the tables have no row scored against the corrected reference: no test of it (its runs
+      were scored without it: evaluation.corrected false, --no-corrected)']
+    """
+    return [
+        f"the tables have no row scored against the {reference} reference: {nothing} "
+        f"({_WHY_ABSENT.get(reference, 'its runs were not scored against it')})"
+        for reference in references
+    ]

@@ -31,7 +31,12 @@ import pandas as pd
 from delaycv.common.atomic import atomic_path
 from delaycv.common.errors import InputError
 from delaycv.report.statistics import bias_html, contrasts_html, tests_html
-from delaycv.stages._tables import effort_scope_of, read_merged
+from delaycv.stages._tables import (
+    absent_notes,
+    absent_references,
+    effort_scope_of,
+    read_merged,
+)
 from delaycv.stats.bias import bias_tests
 from delaycv.stats.checkpoints import (
     choose_checkpoints,
@@ -67,6 +72,8 @@ class Comparison:
     mcnemar: pd.DataFrame | None = None
     files: list[Path] = field(default_factory=list)
     settings: CompareSettings = field(default_factory=make_compare_settings)  #: as tested
+    #: the references asked for that the table has no row of (no test of them)
+    absent_references: tuple[str, ...] = ()
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The computed tables by name (those not computed left out), in the order written."""
@@ -78,7 +85,7 @@ class Comparison:
         with a note), and how many tests cannot be significant and why
         (:func:`~delaycv.stats.checkpoints.out_of_reach_notes`): the lines the workflow's log and
         ``delaycv compare`` show."""
-        lines = []
+        lines = [f"tests: {n}" for n in absent_notes(self.absent_references, "no test of it")]
         alpha, resamples = self.settings.alpha, self.settings.resamples
         for what, frame in self.tables().items():
             if what not in ("tests", "bias", "contrasts"):
@@ -150,7 +157,8 @@ def compare(
     say(f"read {merged}: {len(table)} rows")
     require_an_answer(choose_checkpoints(table, settings.checkpoints), str(merged))  # then
     strip, tests = _learner_tests(table, settings, say)
-    result = Comparison(tests=tests, strip=strip, settings=settings)
+    absent = absent_references(settings.references, table)
+    result = Comparison(tests=tests, strip=strip, settings=settings, absent_references=absent)
     bias = settings.bias
     if bias is None:
         bias = {"observed", "true"} <= set(table["reference"].unique())

@@ -32,7 +32,12 @@ from delaycv.common.atomic import atomic_dir, atomic_path
 from delaycv.common.errors import InputError
 from delaycv.figures.rankings import draw_ranking_figures
 from delaycv.report.statistics import rankings_html
-from delaycv.stages._tables import effort_scope_of, read_merged
+from delaycv.stages._tables import (
+    absent_notes,
+    absent_references,
+    effort_scope_of,
+    read_merged,
+)
 from delaycv.stats.checkpoints import choose_checkpoints, require_an_answer
 from delaycv.stats.families import FAMILY, Rankings, rank_across, rank_within
 from delaycv.stats.settings import RankingSettings, make_ranking_settings
@@ -49,13 +54,16 @@ class RankingResult:
     within: pd.DataFrame  #: within each dataset
     files: list[Path] = field(default_factory=list)  #: the tables and pages
     figures: list[Path] = field(default_factory=list)  #: the figure files (in their folder)
+    #: the references asked for that the tables have no row of (nothing of them ranked)
+    absent_references: tuple[str, ...] = ()
 
     def notes(self) -> list[str]:
-        """The treatments not ranked across datasets, one line per note with how many rows carry
-        it: the lines the workflow's log and ``delaycv rank`` show."""
+        """The references asked for that the tables have no row of, then the treatments not
+        ranked across datasets, one line per note with how many rows carry it: the lines the
+        workflow's log and ``delaycv rank`` show."""
         friedman = self.across.friedman
         unranked = friedman[friedman["note"].str.endswith("not ranked")]
-        return [
+        return absent_notes(self.absent_references, "no ranking of it") + [
             f"not ranked ({count} rows across datasets): {note}"
             for note, count in unranked["note"].value_counts(sort=False).items()
         ]
@@ -194,7 +202,8 @@ def rankings(
     within = rank_within(rows, metrics, version=version)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    result = RankingResult(rows=rows, across=across, within=within)
+    absent = absent_references(settings.ranked_references, rows)
+    result = RankingResult(rows=rows, across=across, within=within, absent_references=absent)
     result.files += _write_tables(across, within, out)
     scope = effort_scope_of(merged, metrics)
     result.files += _write_pages(across, within, out, metrics, scope)

@@ -99,6 +99,7 @@ def check_study(
     # (without figures.metric the figures draw the tested metrics, checked above)
     if not figures_broken and config["figures"].get("metric") is not None:
         _check_metrics(config, source, efforts, mistakes, "figures")
+    _check_corrected_asked(config, source, broken, mistakes)
     if not figures_broken and ("tests",) not in broken and ("tests", "metrics") not in broken:
         with mistakes.guard():
             from delaycv.metrics.uncorrected import check_figure_reference
@@ -111,6 +112,33 @@ def check_study(
             pure_python()  # an evaluate job would stop on a value other than 1, 0 or nothing
     with mistakes.guard():
         check_path_lengths(config, source, cwd, broken, runs_given, mistakes)
+
+
+def _check_corrected_asked(
+    config: dict, source: str, broken: set[tuple], mistakes: Mistakes
+) -> None:
+    """An error at each key that asks for the corrected reference of runs scored without it
+    (``evaluation.corrected: false``): a test or figure of it would have no row to read. (The
+    default of ``tests.references`` leaves it out then: :mod:`delaycv.study.loading`.)"""
+    if ("evaluation",) in broken or config["evaluation"].get("corrected") is not False:
+        return
+    keys = []
+    if not broken & {("tests",), ("tests", "references")}:
+        references = config["tests"]["references"]
+        keys += [f"tests.references.{i}" for i, r in enumerate(references) if r == "corrected"]
+    figures_given = not broken & {("figures",), ("figures", "reference")}
+    if figures_given and config["figures"].get("reference") == "corrected":
+        keys.append("figures.reference")
+    for key in keys:
+        mistakes.errors.append(
+            ConfigError(
+                "the corrected reference, while evaluation.corrected is false: the runs are not "
+                "scored against it",
+                path=source,
+                location=f"key {key}",
+                expected="observed or 'true', or evaluation.corrected: true",
+            )
+        )
 
 
 def _skipped(broken: set[tuple], section: str) -> set:

@@ -376,7 +376,21 @@ def _validate(
     errors, broken = check_schema(config, rules, source)
     mistakes = Mistakes(lenient=bool(errors))
     mistakes.errors.extend(errors)
+    tests = config.get("tests")
+    references_given = isinstance(tests, Mapping) and "references" in tests
     with mistakes.guard():
         fill_defaults(config, rules)
+        if not references_given:
+            _default_references(config)
         check_study(config, source, cwd, learners, broken, mistakes)
     return config, mistakes.errors, mistakes.warnings
+
+
+def _default_references(config: dict) -> None:
+    """The default of ``tests.references``: every reference the runs are scored against (the
+    ``corrected`` one only when ``evaluation.corrected`` is on)."""
+    evaluation, tests = config.get("evaluation"), config.get("tests")
+    if not (isinstance(evaluation, dict) and isinstance(tests, dict)):
+        return
+    if evaluation.get("corrected") is False and isinstance(tests.get("references"), list):
+        tests["references"] = [r for r in tests["references"] if r != "corrected"]

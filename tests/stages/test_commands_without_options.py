@@ -129,3 +129,24 @@ def test_the_rankings_rank_the_figures_reference_too(merged, tmp_path):
     assert set(result.across.friedman["reference"]) == {"true", "observed"}
     drawn = files(tmp_path / "figures")
     assert "cd_learner_ideal_last_accuracy.png" in drawn
+
+
+def test_a_reference_asked_for_that_the_tables_lack_is_noted(merged, tmp_path):
+    """The default references include the corrected one; tables of runs scored without it
+    (these have observed and true rows) get no test or ranking of it, and the notes say so."""
+    from delaycv.stats.settings import make_compare_settings, make_ranking_settings
+
+    why = "(its runs were scored without it: evaluation.corrected false, --no-corrected)"
+    settings = make_compare_settings(metrics=["accuracy"])
+    assert "corrected" in settings.references
+    compared = compare(merged[0], tmp_path / "c", settings)
+    assert set(compared.tests["reference"]) == {"observed", "true"}
+    assert compared.notes()[0] == (
+        "tests: the tables have no row scored against the corrected reference: no test of it " + why
+    )
+    ranked = rankings(merged, tmp_path / "r", make_ranking_settings(metrics=["accuracy"]))
+    assert ranked.notes()[0] == (
+        "the tables have no row scored against the corrected reference: no ranking of it " + why
+    )
+    asked = make_compare_settings(metrics=["accuracy"], references=["observed", "true"])
+    assert not any("no row" in n for n in compare(merged[0], tmp_path / "d", asked).notes())

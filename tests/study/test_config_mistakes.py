@@ -503,3 +503,44 @@ def test_the_figures_may_show_several_metrics(tmp_path):
     study.write_text(base + "figures: {metric: [popt, gmeen]}\n")
     with pytest.raises(ConfigError, match=r"s.yaml:5:26: key figures.metric.1: unknown metric"):
         load_study([str(study)], cwd=tmp_path)
+
+
+def test_the_corrected_reference_of_runs_scored_without_it_is_refused_or_left_out(work):
+    """Runs made with ``evaluation.corrected: false`` have no corrected row: a test or figure
+    asking for it is refused at its key (its tables and figures would have nothing, silently);
+    the default references then leave it out."""
+    off = {"corrected": False}
+    (work / "asked.yaml").write_text(
+        yaml.safe_dump(
+            study(
+                evaluation=off,
+                tests={"references": ["observed", "corrected"]},
+                figures={"reference": "corrected", "metric": "gmean"},
+            )
+        )
+    )
+    lines = mistakes(work / "asked.yaml")
+    why = "the corrected reference, while evaluation.corrected is false: the runs are not scored"
+    # (in file order: safe_dump writes figures before tests)
+    assert [line.split(": ", 2)[1:] for line in lines] == [
+        [
+            "key figures.reference",
+            f"{why} against it (expected observed or 'true', or evaluation.corrected: true)",
+        ],
+        [
+            "key tests.references.1",
+            f"{why} against it (expected observed or 'true', or evaluation.corrected: true)",
+        ],
+    ]
+    tests = {k: v for k, v in SMALL["tests"].items() if k != "references"}  # the default
+    (work / "default.yaml").write_text(yaml.safe_dump(study(evaluation=off, tests=tests)))
+    assert load_study([work / "default.yaml"], learners=False)["tests"]["references"] == [
+        "observed",
+        "true",
+    ]
+    (work / "on.yaml").write_text(yaml.safe_dump(study(tests=tests)))
+    assert load_study([work / "on.yaml"], learners=False)["tests"]["references"] == [
+        "observed",
+        "true",
+        "corrected",
+    ]
