@@ -726,9 +726,9 @@ def test_the_within_page_is_not_across_and_its_columns_agree(real):
 # --------------------------------------------------------------------------- item 12: report
 
 
-def render(caption: str, config_file: str, wildcards=None, params=None) -> str:
+def render(caption: str, config_file: str, wildcards=None, params=None, overrides=None) -> str:
     """A report caption as Snakemake 9 renders it (its Jinja options, docutils), as plain text;
-    docutils warnings fail."""
+    docutils warnings fail. ``overrides``: values over the file's (``--config``)."""
     import re
     from html import unescape
 
@@ -740,7 +740,7 @@ def render(caption: str, config_file: str, wildcards=None, params=None) -> str:
     study = load_study(
         [str(REPO / config_file)],
         config={},
-        overrides={},
+        overrides=overrides or {},
         schema=str(REPO / "workflow" / "schemas" / "config.schema.yaml"),
         cwd=None,
         learners=False,
@@ -785,6 +785,61 @@ def test_the_report_home_page_says_policies_seeds_and_folds():
         "its (seed, fold) pairs" in small
     )
     assert "across and within" not in small
+
+
+@pytest.mark.parametrize(
+    "formats, home, png_caption",
+    [
+        (
+            "[png, pdf]",
+            "The format toggle above the list switches between the PNG and the zoomable PDF",
+            "to enlarge it, open this image in a new tab, or switch the format toggle above the "
+            "list to zoomable PDF (the report's PDF viewer zooms).",
+        ),
+        (
+            "[svg]",
+            "The figures are SVG files, vectors sharp at any zoom of the page (figures.formats), "
+            "and the files are under",
+            None,
+        ),
+        (
+            "[png]",
+            "The figures are PNG files (figures.formats); the PNG also opens in a new tab",
+            "to enlarge it, open this image in a new tab.",
+        ),
+        (
+            "[png, svg]",
+            "The format toggle above the list switches between the PNG and the SVG (vectors: "
+            "sharp at any zoom of the page); the PNG also opens",
+            "to enlarge it, open this image in a new tab, or switch the format toggle above the "
+            "list to SVG (vectors: sharp at any zoom of the page).",
+        ),
+        (
+            "[png, pdf, svg]",
+            "Each figure has a row per format: the PNG, the zoomable PDF (shown in a viewer that "
+            "zooms: the way to enlarge a figure in the report) and the SVG",
+            "to enlarge it, open this image in a new tab, or open the row of its zoomable PDF (the "
+            "report's PDF viewer zooms).",
+        ),
+    ],
+)
+def test_the_report_names_the_formats_the_study_draws(formats, home, png_caption):
+    """The home page and a PNG's caption speak of the formats of ``figures.formats`` only (they
+    spoke of a PNG and a zoomable PDF to a study that drew SVG files), and of a format toggle
+    only where the report makes one: two formats (with three, each format is a row)."""
+    overrides = {"figures": {"formats": formats.strip("[]").split(", ")}}
+    text = render("workflow.rst", "config/test-small.yaml", overrides=overrides)
+    assert home in text
+    assert ("dots per inch" in text) == ("png" in formats)
+    if png_caption is not None:
+        figure = {"figure": "sensitivity", "name": "tiny_gmean", "dataset": "tiny", "format": "png"}
+        params = {"metric": "gmean", "reference": "observed", "alpha": 0.05}
+        text = render("figures.rst", "config/test-small.yaml", figure, params, overrides)
+        assert png_caption in text
+        ranking = {"figure": "cd", "name": "learner_ideal_last_gmean", "format": "png"}
+        params = {"datasets": 1, "alpha": 0.05, "version": "np", "figure_metrics": "gmean"}
+        text = render("rankings.rst", "config/test-small.yaml", ranking, params, overrides)
+        assert png_caption in text
 
 
 def test_the_captions_show_the_settings_readably():
