@@ -161,9 +161,10 @@ def bias_curves(
             direction = "above 0: optimistic"
         else:
             direction = "below 0: optimistic"
+        over = read_over(metric, estimator, effort_scope)
         title = (
             f"{dataset}: bias of realistic evaluation in {metric}\n"
-            f"(observed-label estimate − true-label value; {direction}; {read_over(metric, estimator, effort_scope)})"
+            f"(observed-label estimate − true-label value; {direction}; {over})"
         )
         if no_left:
             title += title_note(

@@ -110,9 +110,10 @@ def final_distributions(
         for j in range(len(policies), rows * cols):
             axes[j // cols][j % cols].set_visible(False)
         n = data.groupby(["policy", "learner"]).size().max()
+        over = read_over(metric, estimator, effort_scope)
         fig.suptitle(
             f"{dataset}: {metric} on {reference} labels at the last checkpoint\n"
-            f"({last} instances; one point per (seed, fold), up to {n} per learner; {read_over(metric, estimator, effort_scope)})",
+            f"({last} instances; one point per (seed, fold), up to {n} per learner; {over})",
             fontsize=TITLE_SIZE,
         )
     return fig

@@ -208,7 +208,8 @@ def pairwise_heatmap(
             + ("better" if directed else f"higher ({metric} has no direction)")
         )
         head = f"{dataset}: pairwise tests of {metric} on {reference} labels at checkpoint {checkpoint}"
-        cells = f"(cell: Cliff's δ and Holm-adjusted permutation p; * significant; {read_over(metric, estimator, effort_scope)})"
+        over = read_over(metric, estimator, effort_scope)
+        cells = f"(cell: Cliff's δ and Holm-adjusted permutation p; * significant; {over})"
         # (each part wrapped to the figure's width: a single column is 6 inches wide)
         fig.suptitle(
             title_note(fig, head).removeprefix("\n") + title_note(fig, cells), fontsize=TITLE_SIZE
