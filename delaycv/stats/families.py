@@ -33,6 +33,7 @@ from delaycv.stats.friedman import (
     friedman_result,
     no_test_note,
 )
+from delaycv.stats.paired import replicate_seeds
 from delaycv.stats.scott_knott import SK_COLUMNS, check_version, partition_columns
 
 #: Keys of a ranking family besides the ranked treatments (rank_across / rank_within tables).
@@ -707,7 +708,7 @@ def rank_within(
     rows = _with_at(table)
     sk = _Columns(sk_columns(version, ("dataset",)))
     for r in ranked:
-        for family, _, treatments, matrix, absent in _wide_families(
+        for family, pairs, treatments, matrix, absent in _wide_families(
             rows, metrics, r, ("dataset",), ["seed", "fold"]
         ):
             if absent:  # not ranked, not lost: a row each with the reason
@@ -715,8 +716,10 @@ def rank_within(
                 _add_sk(sk, family, absent, np.full((0, len(absent)), np.nan), version, note)
             if not treatments:
                 continue
-            keep = ~np.isnan(matrix).any(axis=1)
-            dropped = int((~keep).sum())
+            complete = ~np.isnan(matrix).any(axis=1)
+            repeated = _repeated_seeds(pairs, matrix) & complete
+            keep = complete & ~repeated
+            dropped = int((~complete).sum())
             if len(treatments) < 2:  # nothing to rank: no group 1 that means nothing
                 _add_sk(sk, family, treatments, matrix, version, no_test_note(1, 0))
                 continue
@@ -729,8 +732,39 @@ def rank_within(
                 _add_sk(sk, family, treatments, matrix, version, note)
                 continue
             _add_sk(sk, family, treatments, matrix[keep], version, "")
+            notes = []
             if dropped:
-                sk.data["note"][-len(treatments) :] = [
+                notes.append(
                     f"{dropped} (seed, fold) pairs left out: a treatment has no value there"
-                ] * len(treatments)
+                )
+            if repeated.any():
+                notes.append(
+                    f"{int(repeated.sum())} (seed, fold) pairs counted once: their seed repeats an "
+                    "earlier seed's values"
+                )
+            if notes:
+                sk.data["note"][-len(treatments) :] = ["; ".join(notes)] * len(treatments)
     return sort_families(sk.frame(["group", "rank", "n"]), ("dataset",))
+
+
+def _repeated_seeds(pairs: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """Per (seed, fold) pair of a family (``pairs``: its labels, seed-major; ``matrix``: its
+    values, a column per treatment), whether its seed repeats an earlier seed's values for every
+    treatment (:func:`delaycv.stats.paired.replicate_seeds`): such a pair is an observation
+    already counted (a learner that ignores its seed, under folds every seed shares), left out as
+    the paired tests leave it out. Only where the pairs are every seed times every fold.
+
+    >>> pairs = np.array([(1, 0), (1, 1), (2, 0), (2, 1)])
+    >>> _repeated_seeds(pairs, np.array([[0.5, 0.1], [0.6, 0.2], [0.5, 0.1], [0.6, 0.2]])).tolist()
+    [False, False, True, True]
+    >>> _repeated_seeds(pairs, np.array([[0.5, 0.1], [0.6, 0.2], [0.5, 0.1], [0.6, 0.3]])).tolist()
+    [False, False, False, False]
+    """
+    none = np.zeros(len(matrix), dtype=bool)
+    if pairs.ndim != 2 or len(pairs) == 0:
+        return none
+    seeds, folds = np.unique(pairs[:, 0]), np.unique(pairs[:, 1])
+    grid = np.array([(s, f) for s in seeds for f in folds])
+    if len(seeds) < 2 or len(pairs) != len(grid) or not (pairs == grid).all():
+        return none
+    return replicate_seeds([column[None, :] for column in matrix.T], len(seeds))[0]

@@ -931,3 +931,25 @@ def test_effort_pci_20_has_no_direction_and_is_not_ranked(tmp_path, capsys):
         "delaycv: error: option --metric: metric 'effort_pci_20' has no direction"
     )
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("version", ["np", "p"])
+def test_within_a_seed_that_repeats_an_earlier_seed_counts_once(version):
+    """Learners that ignore their seed, under folds every seed shares (cv): seed 2's values are
+    seed 1's. Scott-Knott ESD within the dataset ranks the 5 distinct pairs, as the paired tests
+    count them, and gives what one seed gives (10 observations of 5 values would make its
+    Kruskal-Wallis or ANOVA see differences twice as surely); a seed that differs is kept."""
+    one = fold_table(learners={"a": 0.02, "b": 0.0, "c": -0.02}, folds=5, checkpoints=2, noise=0.03)
+    one = one[one["policy"] == "ideal"]
+    twice = pd.concat([one, one.assign(seed=2)], ignore_index=True)
+    alone = rank_within(one, "gmean", ranked=("learner",), version=version)
+    doubled = rank_within(twice, "gmean", ranked=("learner",), version=version)
+    columns = ["reference", "at", "treatment", "group", "n"]
+    pd.testing.assert_frame_equal(doubled[columns], alone[columns])
+    assert set(doubled["n"]) == {5}
+    assert set(doubled["note"]) == {
+        "5 (seed, fold) pairs counted once: their seed repeats an earlier seed's values"
+    }
+    other = one.assign(seed=2, gmean=one["gmean"] + 0.001)
+    kept = rank_within(pd.concat([one, other]), "gmean", ranked=("learner",), version=version)
+    assert set(kept["n"]) == {10} and set(kept["note"]) == {""}
