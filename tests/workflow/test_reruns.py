@@ -220,3 +220,25 @@ def test_a_moa_learner_reruns_on_its_meaning_only(done, moa):
     write_config(done, config)
     expected = {evaluate_job("ht_moa", "ideal"), evaluate_job("ht_moa", "hitl_7d_90d")}
     assert planned_jobs(done) == expected | AGGREGATION
+
+
+def test_a_raw_file_touched_or_copied_again_reruns_nothing_and_edited_reruns_its_jobs(tmp_path):
+    """A dataset file whose time changes but not its content (copied again, checked out again, a
+    mount that stamps every file) reruns nothing: the profile has Snakemake compare the
+    checksums of inputs up to 1 GB, not only of those up to its default 1 MB (a 1.6 MB file
+    here; the Commit Guru files are 1 to 11 MB, and RQ1's 120 evaluations reran for a new mount of
+    the same files). A changed content reruns the dataset's jobs."""
+    from tests.support.workflow_copy import write_commit_guru_csv
+
+    raw = write_commit_guru_csv(tmp_path / "data" / "raw.csv", rows=12_000)
+    assert raw.stat().st_size > 1_000_000  # beyond Snakemake's default checksum size
+    config = read_config(SMALL)
+    config["datasets"] = {"raw": {"path": str(raw), "preset": "commit-guru"}}
+    workdir = copy_workflow(tmp_path / "wf", config)
+    touch_outputs(workdir)
+    assert planned_jobs(workdir) == set()
+    raw.write_bytes(raw.read_bytes())  # the same bytes, a new time
+    assert planned_jobs(workdir) == set()
+    edit(raw, "\n")  # another content
+    planned = planned_jobs(workdir)
+    assert ("convert", (("dataset", "raw"),)) in without_keys(planned)
