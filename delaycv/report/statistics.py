@@ -463,7 +463,8 @@ def _family_test(rows: pd.DataFrame, *, across: bool) -> str:
     first = rows.iloc[0]
     if unranked.all():
         return ""
-    if first["note"]:
+    grouped = not across and pd.notna(first.get("group"))
+    if first["note"] and not grouped:
         return f"<p><em>No test: {escape(str(first['note']))}.</em></p>"
     if across:
         return (
@@ -472,7 +473,9 @@ def _family_test(rows: pd.DataFrame, *, across: bool) -> str:
             f"k = {int(first['k'])}; Nemenyi's critical difference CD = "
             f"{_number(float(first['cd']), 2)}: mean ranks further apart differ.</p>"
         )
-    return f"<p>Scott-Knott ESD over {_integer(first['n'])} (seed, fold) pairs.</p>"
+    # (a note beside the groups: pairs left out, or counted once, before the test)
+    said = f" ({escape(str(first['note']))})" if first["note"] else ""
+    return f"<p>Scott-Knott ESD over {_integer(first['n'])} (seed, fold) pairs{said}.</p>"
 
 
 _ACROSS_INTRO = (
@@ -498,8 +501,9 @@ _WITHIN_INTRO = (
     "best). It can order two treatments the other way than their medians (a treatment "
     "with the better median may lose more pairs), and it does not decide the groups. A "
     "note replaces the groups when a family has a single treatment or too few complete "
-    "pairs, and names a treatment that has no value (e.g. a policy that released no "
-    "label before the end of the stream)."
+    "pairs, says beside them which pairs were left out (a treatment without a value) or "
+    "counted once (a seed that repeats an earlier seed's values), and names a treatment "
+    "that has no value (e.g. a policy that released no label before the end of the stream)."
 )
 
 

@@ -953,3 +953,17 @@ def test_within_a_seed_that_repeats_an_earlier_seed_counts_once(version):
     other = one.assign(seed=2, gmean=one["gmean"] + 0.001)
     kept = rank_within(pd.concat([one, other]), "gmean", ranked=("learner",), version=version)
     assert set(kept["n"]) == {10} and set(kept["note"]) == {""}
+    # the page gives the groups with the note beside them (it said "No test: ..." above groups)
+    from delaycv.report.statistics import rankings_html
+
+    page = rankings_html(scott_knott=doubled, title="within")
+    assert (
+        "<p>Scott-Knott ESD over 5 (seed, fold) pairs (5 (seed, fold) pairs counted once: their "
+        "seed repeats an earlier seed&#x27;s values).</p>"
+    ) in page
+    assert "No test" not in page
+    # a note that replaces the groups is still said as such
+    few = rank_within(one, "gmean", ranked=("learner",), version=version, min_observations=6)
+    assert "No test: 5 complete (seed, fold) pairs: Scott-Knott ESD needs at least 6." in (
+        rankings_html(scott_knott=few, title="few")
+    )
