@@ -226,8 +226,8 @@ def test_a_raw_file_touched_or_copied_again_reruns_nothing_and_edited_reruns_its
     """A dataset file whose time changes but not its content (copied again, checked out again, a
     mount that stamps every file) reruns nothing: the profile has Snakemake compare the
     checksums of inputs up to 1 GB, not only of those up to its default 1 MB (a 1.6 MB file
-    here; the Commit Guru files are 1 to 11 MB, and RQ1's 120 evaluations reran for a new mount of
-    the same files). A changed content reruns the dataset's jobs."""
+    here; the Commit Guru files are 1 to 11 MB, and a study's evaluations all reran for a new
+    mount of the same files). A changed content reruns the dataset's jobs."""
     from tests.support.workflow_copy import write_commit_guru_csv
 
     raw = write_commit_guru_csv(tmp_path / "data" / "raw.csv", rows=12_000)
