@@ -118,6 +118,18 @@ def _dataset_figures(sub, tests, *, dataset, estimator, tail, options) -> list[t
     if _has_tests(tests, dataset=dataset, metric=metric, reference=reference, estimator=estimator):
         heatmap = pairwise_heatmap(tests, **one, reference=reference)
         figs.append((f"pairwise_{name}_{reference}{tail}", heatmap))
+    elif tests is not None:
+        log.warning(
+            "%s: the tests hold no test of %s on %s labels (%s estimator): its learning curves "
+            "have no significance strip and it has no pairwise figure (test it: delaycv compare "
+            "--metric %s --reference %s)",
+            dataset,
+            metric,
+            reference,
+            estimator,
+            metric,
+            reference,
+        )
     drawn = _sensitivity_figure(
         sub,
         f"sensitivity_{name}{tail}",
@@ -255,20 +267,6 @@ def draw_figures(
             _warn_empty_policies(
                 sub, dataset=dataset, metric=metric, reference=reference, estimator=est
             )
-            if tests is not None and not _has_tests(
-                tests, dataset=dataset, metric=metric, reference=reference, estimator=est
-            ):
-                log.warning(
-                    "%s: the tests hold no test of %s on %s labels (%s estimator): its learning "
-                    "curves have no significance strip and it has no pairwise figure (test it: "
-                    "delaycv compare --metric %s --reference %s)",
-                    dataset,
-                    metric,
-                    reference,
-                    est,
-                    metric,
-                    reference,
-                )
             for stem, fig in figs:
                 written.extend(save_figure(fig, out_dir / stem, formats, dpi))
     return written
