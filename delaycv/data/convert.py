@@ -716,14 +716,11 @@ def load_stream(
         m = dataclasses.replace(m, effort=effort_columns(effort, "effort"))
     drop = drop_truncated_last_line or (p is not None and p.drop_truncated_last_line)
     fmt = (format or Path(src).suffix.lstrip(".")).lower()
-    text_columns: list[str] = [m.label, *m.categorical]
-    if m.time_format is not None or m.time_unit == "datetime":
-        text_columns += [m.time] + ([m.link] if m.link else [])
     if fmt == "csv":
         from delaycv.data.csv import read_csv
 
         raw = read_csv(
-            src, text_columns=text_columns, drop_truncated_last_line=drop, delimiter=m.delimiter
+            src, text_columns=m.reads_as_text, drop_truncated_last_line=drop, delimiter=m.delimiter
         )
     else:
         raw = read_table(src, format=fmt, drop_truncated_last_line=drop)

@@ -16,6 +16,7 @@ import csv as pycsv
 import io
 import logging
 import os
+from collections.abc import Callable, Collection
 
 import numpy as np
 import pyarrow as pa
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 NULL_VALUES = ("", "?", "NA", "N/A", "null", "NULL", "NaN", "nan")
 _NULLS = frozenset(NULL_VALUES)
 _BOM = b"\xef\xbb\xbf"
+#: Text that a column of booleans holds (any case); see ``Mapping.boolean_as_number``.
+_BOOLEAN_WORDS = frozenset({"true", "false"})
 
 
 class _LineError(Exception):
@@ -132,8 +135,15 @@ def _convert_row(fields: list[str], columns: list[Column]) -> list:
             except ValueError:
                 raise _LineError(
                     f"text {value!r} in numeric column {col.name!r}",
-                    "a number or an empty field (name the column as text/categorical in the "
-                    "mapping if it is not numeric)",
+                    "a number or an empty field ("
+                    + (
+                        "a column of true/false values is read as 1/0 when the mapping names it "
+                        "in categorical, with boolean_as_number, the default"
+                        if value.strip().lower() in _BOOLEAN_WORDS
+                        else "name the column as text/categorical in the mapping if it is not "
+                        "numeric"
+                    )
+                    + ")",
                 ) from None
         else:
             out.append(value)
@@ -232,15 +242,17 @@ def _without_truncated_last_line(
 def read_csv(
     path: str | os.PathLike,
     *,
-    text_columns: tuple[str, ...] | list[str] = (),
+    text_columns: Collection[str] | Callable[[str], bool] = (),
     drop_truncated_last_line: bool = False,
     delimiter: str = ",",
 ) -> RawTable:
     """Read a CSV file with a header into a :class:`RawTable`.
 
     ``text_columns``: names of columns kept as text (labels such as ``True``/``False``,
-    categorical features, date strings); names not in the header are ignored here (the
-    converter reports mapped columns that do not exist). Every other column must hold numbers.
+    categorical features, date strings, columns that are no feature), or a function of a
+    column's name that says whether it is one (:meth:`delaycv.data.mapping.Mapping.reads_as_text`);
+    names not in the header are ignored here (the converter reports mapped columns that do not
+    exist). Every other column must hold numbers.
     ``drop_truncated_last_line``: when the last line has no newline and does not parse, drop it
     with a warning instead of raising an InputError.
     """
@@ -250,8 +262,8 @@ def read_csv(
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
     names = _header(data, where, delimiter)
-    text_set = set(text_columns)
-    columns = [Column(n, STRING if n in text_set else NUMERIC) for n in names]
+    is_text = text_columns if callable(text_columns) else set(text_columns).__contains__
+    columns = [Column(n, STRING if is_text(n) else NUMERIC) for n in names]
     data, dropped = _without_truncated_last_line(
         data, columns, where, delimiter, drop_truncated_last_line
     )

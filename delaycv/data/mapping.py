@@ -232,6 +232,20 @@ class Mapping:
             )
         return cls(**values)
 
+    def reads_as_text(self, name: str) -> bool:
+        """Whether a CSV reader keeps column ``name`` as text rather than parsing numbers: the
+        label, the categorical columns, the time and link when they hold dates, and every column
+        that is no feature (dropped, or left out of an explicit ``features``), so that an id or a
+        note there is never read as a number; an effort column stays numeric."""
+        dates = self.time_format is not None or self.time_unit == "datetime"
+        if name == self.label or name in self.categorical:
+            return True
+        if name in (self.time, self.link):
+            return dates
+        if name in self.effort:
+            return False
+        return name in self.drop or (self.features is not None and name not in self.features)
+
     def to_dict(self) -> dict:
         """Plain dict (JSON/YAML friendly); ``Mapping.from_dict(m.to_dict()) == m``."""
         out = {}

@@ -708,6 +708,37 @@ def test_a_raw_column_named_effort_may_be_the_effort_when_dropped(tmp_path):
     assert s.effort is None and s.feature_names == ["la", "effort"]
 
 
+def test_columns_that_are_no_feature_are_never_read_as_numbers(tmp_path):
+    """An id of text, dropped or left out of an explicit feature list, needs no categorical:
+    a column that is no feature is read as text; an effort column stays a number."""
+    src = write(tmp_path, "id,t,y,la,note\nT-1,1,1,3,x\nT-2,2,0,4,late fix\n")
+    mapping = {"time": "t", "label": "y", "positive": 1}
+    s = load_stream(src, mapping={**mapping, "drop": ["id", "note"]})
+    assert s.feature_names == ["la"] and s.metadata["dropped_columns"] == ["id", "note"]
+    s = load_stream(src, mapping={**mapping, "features": ["la"], "effort": "la"})
+    assert s.feature_names == ["la"]
+    np.testing.assert_array_equal(s.effort, [3.0, 4.0])
+    s = load_stream(src, mapping={**mapping, "drop": ["id", "note", "la"], "effort": "la"})
+    assert s.feature_names == [] and s.metadata["effort"] == "la"
+    # a feature of text is still refused, by its line and with what to do
+    with pytest.raises(InputError, match="text 'T-1' in numeric column 'id'") as info:
+        load_stream(src, mapping={**mapping, "drop": ["note"]})
+    assert "name the column as text/categorical" in str(info.value)
+    kept = Mapping.from_dict({**mapping, "drop": "id"})
+    assert kept.reads_as_text("id") and not kept.reads_as_text("la")
+
+
+def test_a_numeric_column_of_true_and_false_says_how_to_read_it(tmp_path):
+    src = write(tmp_path, "t,y,present\n1,1,TRUE\n2,0,false\n")
+    mapping = {"time": "t", "label": "y", "positive": 1}
+    with pytest.raises(InputError, match="text 'TRUE' in numeric column 'present'") as info:
+        load_stream(src, mapping=mapping)
+    hint = "a column of true/false values is read as 1/0 when the mapping names it in categorical"
+    assert hint in str(info.value), str(info.value)
+    s = load_stream(src, mapping={**mapping, "categorical": ["present"]})
+    np.testing.assert_array_equal(s.features["present"], [1.0, 0.0])
+
+
 def test_cli_convert_effort_option(tmp_path, capsys):
     src = write(tmp_path, EFFORT_CSV)
     out = tmp_path / "s.parquet"
