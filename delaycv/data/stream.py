@@ -412,6 +412,20 @@ class Stream:
         """Names of the feature columns, in order."""
         return list(self.metadata["features"])
 
+    def categories(self) -> dict[str, tuple[str, ...]]:
+        """Each categorical feature's values that the stream holds, sorted (by code point):
+        what a learner that must know a feature's values before its first instance is told (a
+        MOA learner's nominal attributes). The values of a stream file
+        (:meth:`~delaycv.data.stream_file.StreamFile.categories`) are the same."""
+        out: dict[str, tuple[str, ...]] = {}
+        for name in self.features.columns:
+            s = self.features[name]
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                codes = np.unique(s.cat.codes.to_numpy())
+                held = np.asarray(s.cat.categories, dtype=object)[codes[codes >= 0]]
+                out[str(name)] = tuple(sorted(str(v) for v in held))
+        return out
+
     def records(self, start: int = 0, stop: int | None = None) -> list[dict]:
         """River ``x`` dicts for instances ``start .. stop - 1`` (0-based, like a slice).
 

@@ -367,9 +367,37 @@ class StreamFile:
         self.metadata = _check_schema(parquet.schema_arrow, str(p))
         self.rows = int(parquet.metadata.num_rows)
         self._recorded = _recorded_digest(parquet.schema_arrow)
+        self._schema = parquet.schema_arrow
+        self._categories: dict[str, tuple[str, ...]] | None = None
 
     def __len__(self) -> int:
         return self.rows
+
+    def categories(self) -> dict[str, tuple[str, ...]]:
+        """Each categorical feature's values that the file holds, sorted (by code point), as
+        :meth:`~delaycv.data.stream.Stream.categories` gives them for the stream in memory: one
+        pass over the categorical columns alone, made once (none without such a column)."""
+        if self._categories is None:
+            schema = self._schema
+            features = set(self.metadata["features"])
+            names = [
+                f.name
+                for f in schema
+                if f.name in features and (pa.types.is_dictionary(f.type) or _is_text(f.type))
+            ]
+            held: dict[str, set] = {name: set() for name in names}
+            if names:
+                import pyarrow.compute as pc  # (only here: an evaluate run's imports stay few)
+
+                for batch in self._batches(names):
+                    for name in names:
+                        column = batch.column(name)
+                        if isinstance(column, pa.DictionaryArray):
+                            used = pc.unique(column.indices).drop_null()
+                            column = column.dictionary.take(used)
+                        held[name].update(pc.unique(column).drop_null().to_pylist())
+            self._categories = {name: tuple(sorted(held[name])) for name in names}
+        return dict(self._categories)
 
     def __repr__(self) -> str:
         return f"StreamFile({str(self.path)!r}, rows={self.rows})"

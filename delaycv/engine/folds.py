@@ -16,6 +16,8 @@ its loop only reads. A fold's CPU time is then its thread's.
 from __future__ import annotations
 
 import contextlib
+import functools
+import re
 import threading
 import time as _time
 from collections.abc import Callable, Iterator, Sequence
@@ -109,7 +111,11 @@ def _chunk_encoder(stream, loops: list[FoldLoop], own_loop: bool) -> Callable | 
     dicts serve): the encoder of the first fold's learner, over the stream's features, made
     once per chunk for every fold. ``own_loop`` is False when the Python loop serves observers."""
     features = list(stream.metadata.get("features") or ())
-    encoders = [for_stream(loop.learner, features, own_loop=own_loop) for loop in loops]
+    categories = functools.cache(stream.categories)  # (asked once, by a MOA learner)
+    encoders = [
+        for_stream(loop.learner, features, own_loop=own_loop, categories=categories)
+        for loop in loops
+    ]
     return encoders[0] if encoders else None
 
 
@@ -262,8 +268,21 @@ def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int
         f"the learner {label} failed on fold {fold} while processing instances "
         f"{start + 1}..{stop}{where}: {type(err).__name__}: {one_line(str(err))}",
         location="key learner",
-        expected="a learner whose parameters work on this stream",
+        expected=learner_expected(err),
     )
+
+
+def learner_expected(err: Exception) -> str:
+    """What a learner that failed on a stream's instances should have been; a type error about
+    text says what reads a categorical feature (its values are text)."""
+    expected = "a learner whose parameters work on this stream"
+    if isinstance(err, TypeError) and re.search(r"\bstr\b", str(err)):
+        expected += (
+            "; a text value reached its arithmetic: a categorical feature's values are text, "
+            "which a learner takes only if it reads text itself (river's Hoeffding trees and "
+            "forests do) or after a step that encodes it (river.preprocessing.OneHotEncoder)"
+        )
+    return expected
 
 
 def one_line(text: str, width: int = 300) -> str:

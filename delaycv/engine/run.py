@@ -17,7 +17,7 @@ from delaycv.data.stream import has_effort
 from delaycv.data.stream_file import StreamFile
 from delaycv.engine.checkpoints import checkpoint_positions
 from delaycv.engine.compiled import run_loops, slow_loops
-from delaycv.engine.folds import one_line, run_folds
+from delaycv.engine.folds import learner_expected, one_line, run_folds
 from delaycv.engine.learners import folds_in_threads, make_learner
 from delaycv.engine.parallel import run_parallel
 from delaycv.engine.progress import Progress
@@ -404,7 +404,8 @@ def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
     learner = make_learner(learner_spec, seed=0)
     if getattr(learner, "needs_no_probe", False):  # checked by its library when it was built
         return
-    encode = for_stream(learner, list(stream.metadata.get("features") or ()), own_loop=False)
+    features = list(stream.metadata.get("features") or ())
+    encode = for_stream(learner, features, own_loop=False, categories=stream.categories)
     records = first.records if encode is None else encode(first)
     try:
         for n, (x, y) in enumerate(zip(records, first.label.tolist(), strict=True), 1):
@@ -423,5 +424,5 @@ def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
             f"the learner {learner_label(learner_spec)} fails on the first instances of the "
             f"stream: {type(err).__name__}: {one_line(str(err))}",
             location="key learner",
-            expected="a learner whose parameters work on this stream",
+            expected=learner_expected(err),
         ) from err

@@ -15,9 +15,11 @@ interface as a river learner's (docs/moa-learners.md):
   (the fold's training weight is the instance's weight, as MOA's bagging gives it; MOA skips an
   instance of weight 0).
 
-The instances are MOA ``DenseInstance`` objects over a header of the stream's features (numeric
-attributes, in the stream's order) and a nominal class ``{0, 1}``; a missing value is NaN, MOA's
-missing value. :meth:`MoaClassifier.encode_records` makes them once per chunk for all folds, with the
+The instances are MOA ``DenseInstance`` objects over a header of the stream's features (in the
+stream's order: numeric attributes, and nominal ones for its categorical features, whose values
+are those the stream holds, sorted: :meth:`~delaycv.data.stream.Stream.categories`; an instance
+holds a value's index, as MOA's ARFF reader gives it) and a nominal class ``{0, 1}``; a missing
+value is NaN, MOA's missing value. :meth:`MoaClassifier.encode_records` makes them once per chunk for all folds, with the
 true label as their class; training on another label or weight trains a copy, so that an
 instance shared by the folds (and any MOA learner keeping it) never changes. A dict ``x`` (a
 river record) is accepted too, converted on each call.
@@ -58,6 +60,8 @@ DEEP_LEARNING = "moa.classifiers.deeplearning."
 
 _java: dict[str, Any] = {}  # the Java classes, once the JVM runs
 _headers: dict[tuple, Any] = {}  # the header of a feature list (shared by the folds' instances)
+#: a categorical feature's values, from the stream: {feature: (value, ...)}
+Categories = dict[str, tuple[str, ...]]
 
 
 def vote_probability(v0: float, v1: float) -> tuple[float | None, bool]:
@@ -216,21 +220,31 @@ def _option_learners(obj):
                     yield option, value
 
 
-def header(features: tuple[str, ...]):
-    """The MOA header of a stream with ``features`` (numeric) and the class ``{0, 1}`` last."""
-    got = _headers.get(features)
+def header(features: tuple[str, ...], categories: Categories | None = None):
+    """The MOA header of a stream with ``features`` and the class ``{0, 1}`` last: a feature of
+    ``categories`` is a nominal attribute of its values, in their order, any other numeric."""
+    categories = categories or {}
+    key = (features, tuple((name, categories[name]) for name in features if name in categories))
+    got = _headers.get(key)
     if got is None:
         j = java()
+
+        def nominal(values) -> Any:
+            out = j["ArrayList"]()
+            for value in values:
+                out.add(value)
+            return out
+
         atts = j["ArrayList"]()
         for name in features:
-            atts.add(j["Attribute"](name))
-        values = j["ArrayList"]()
-        values.add("0")
-        values.add("1")
-        atts.add(j["Attribute"]("class", values))
+            if name in categories:
+                atts.add(j["Attribute"](name, nominal(categories[name])))
+            else:
+                atts.add(j["Attribute"](name))
+        atts.add(j["Attribute"]("class", nominal(("0", "1"))))
         instances = j["Instances"]("delaycv", atts, 0)
         instances.setClassIndex(len(features))
-        got = _headers[features] = j["InstancesHeader"](instances)
+        got = _headers[key] = j["InstancesHeader"](instances)
     return got
 
 
@@ -266,6 +280,9 @@ class MoaClassifier:
                 raise
             raise moa_failure(err, f"MOA cannot prepare {self.text!r}", model_key) from None
         self.features: tuple[str, ...] | None = None
+        #: the values of the categorical features (:meth:`bind_features`) and their indices
+        self.categories: Categories = {}
+        self._codes: dict[str, dict[str, float]] = {}
         self.votes_as_class = 0  # votes that were no probabilities, read as the class MOA reads
         self._predict = self.model.getVotesForInstance
         self._train = self.model.trainOnInstance
@@ -286,11 +303,21 @@ class MoaClassifier:
 
     # ---------------------------------------------------------------- the stream's instances
 
-    def bind_features(self, features) -> None:
-        """Fix the header to the stream's ``features`` (before the first instance)."""
+    def bind_features(self, features, categories: Categories | None = None) -> None:
+        """Fix the header to the stream's ``features`` and the values of its categorical ones
+        (``categories``, :meth:`~delaycv.data.stream.Stream.categories`), before the first
+        instance."""
         self.features = tuple(features)
-        self.model.setModelContext(header(self.features))
+        self.categories = {n: tuple(v) for n, v in (categories or {}).items() if n in features}
+        self._codes = {
+            n: {value: float(i) for i, value in enumerate(values)}
+            for n, values in self.categories.items()
+        }
+        self.model.setModelContext(self._header())
         self.model.resetLearning()
+
+    def _header(self):
+        return header(self.features, self.categories)
 
     def encode_records(self, chunk) -> list:
         """The instances of a :class:`~delaycv.data.stream.StreamChunk` (its feature matrix, or its
@@ -307,7 +334,7 @@ class MoaClassifier:
             if self.run_rows is not None:  # one Java call for the chunk, no Python handles
                 from delaycv.jvm import rows
 
-                return rows.instances(header(self.features), values)
+                return rows.instances(self._header(), values)
             return self._python_instances(values)
         except Exception as err:
             if not _is_java_exception(err):
@@ -315,13 +342,13 @@ class MoaClassifier:
             raise moa_failure(err, "Java cannot make the stream's instances", self.where) from None
 
     def _matrix(self, records: list) -> np.ndarray:
-        names = self.features
-        rows = [[_number(x.get(name, math.nan), name) for name in names] for x in records]
+        names, codes = self.features, self._codes
+        rows = [[_number(x.get(name, math.nan), name, codes) for name in names] for x in records]
         return np.array(rows, dtype=np.float64).reshape(len(records), len(names))
 
     def _python_instances(self, values: np.ndarray) -> list:
         j = java()
-        make, doubles, head = j["DenseInstance"], j["doubles"], header(self.features)
+        make, doubles, head = j["DenseInstance"], j["doubles"], self._header()
         out = []
         for row in values.tolist():
             inst = make(1.0, doubles(row))
@@ -402,11 +429,17 @@ def check_learner(spec: Any, where: str = "learner") -> None:
         ) from None
 
 
-def _number(value, name: str) -> float:
+def _number(value, name: str, codes: dict[str, dict[str, float]]) -> float:
+    """A feature's value as MOA holds it: a number, or a category's index among its values."""
     if isinstance(value, str):
-        raise ConfigError(
-            f"feature {name!r} is categorical ({value!r}): MOA learners here take numeric features",
-            location="MOA learner",
-            expected="numeric features (encode the category as numbers in the stream's mapping)",
-        )
+        values = codes.get(name)
+        if values is None or value not in values:
+            raise ConfigError(
+                f"feature {name!r} has the category {value!r}, which is none of the values "
+                "the learner was told of for it",
+                location="MOA learner",
+                expected="categorical features of the stream the learner is evaluated on, whose "
+                "values it is told before the first instance (bind_features)",
+            )
+        return values[value]
     return float(value)

@@ -62,18 +62,38 @@ def task_command(
     )
 
 
+def _quoted(text: str) -> str:
+    """A name or nominal value as ARFF quotes it."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def write_arff(stream, path: Path) -> Path:
     """``stream``'s features and label as the ARFF MOA's ``ArffFileStream`` reads, with the class
-    ``{0,1}`` last: the attributes a MOA learner of delaycv sees, in their order (``?``: missing;
-    numbers written exactly, as Python's ``repr``)."""
+    ``{0,1}`` last: the attributes a MOA learner of delaycv sees, in their order (a categorical
+    feature nominal, its values those the stream holds, sorted, as delaycv's header lists them;
+    ``?``: missing; numbers written exactly, as Python's ``repr``)."""
     names = stream.feature_names
-    matrix = stream.features.to_numpy(dtype="float64")
+    categories = stream.categories()
     lines = ["@relation delaycv", ""]
-    lines += ["@attribute '{}' numeric".format(name.replace("'", "\\\\'")) for name in names]
+    for name in names:
+        kind = (
+            "{" + ",".join(_quoted(v) for v in categories[name]) + "}"
+            if name in categories
+            else "numeric"
+        )
+        lines.append(f"@attribute {_quoted(name)} {kind}")
     lines += ["@attribute class {0,1}", "", "@data"]
-    for row, y in zip(matrix.tolist(), stream.label.tolist(), strict=True):
-        cells = ["?" if math.isnan(v) else repr(v) for v in row]
-        lines.append(",".join([*cells, str(int(y))]))
+    columns = [
+        [
+            "?"
+            if v is None or (isinstance(v, float) and math.isnan(v))
+            else (_quoted(v) if name in categories else repr(float(v)))
+            for v in stream.features[name].astype(object).tolist()
+        ]
+        for name in names
+    ]
+    for i, y in enumerate(stream.label.tolist()):
+        lines.append(",".join([*(column[i] for column in columns), str(int(y))]))
     path = Path(path)
     path.write_text("\n".join(lines) + "\n")
     return path

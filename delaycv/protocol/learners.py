@@ -417,19 +417,25 @@ def make_river_learner(
 
 
 def for_stream(
-    learner: Any, features: list[str], *, own_loop: bool = True
+    learner: Any,
+    features: list[str],
+    *,
+    own_loop: bool = True,
+    categories: Callable[[], dict[str, tuple[str, ...]]] | None = None,
 ) -> Callable[[Any], list] | None:
-    """Tell ``learner`` the stream's feature names, if it asks for them (``bind_features``: a MOA
-    learner's header); return its record encoder (``encode_records(chunk)``: the instances of a
-    :class:`~delaycv.data.stream.StreamChunk` that it takes instead of river's x dicts, made once per
-    chunk for every fold), or None. ``own_loop=False``: the caller calls ``predict_proba_one``
-    and ``learn_one``, so a learner with a loop of its own (``run_rows``: a MOA learner's Java
-    loop) is told not to use it, and its instances are Python objects."""
+    """Tell ``learner`` the stream's feature names and the values of its categorical features
+    (``categories()``, asked only here: :meth:`~delaycv.data.stream.Stream.categories`), if it
+    asks for them (``bind_features``: a MOA learner's header); return its record encoder
+    (``encode_records(chunk)``: the instances of a :class:`~delaycv.data.stream.StreamChunk`
+    that it takes instead of river's x dicts, made once per chunk for every fold), or None.
+    ``own_loop=False``: the caller calls ``predict_proba_one`` and ``learn_one``, so a learner
+    with a loop of its own (``run_rows``: a MOA learner's Java loop) is told not to use it, and
+    its instances are Python objects."""
     if not own_loop and getattr(learner, "run_rows", None) is not None:
         learner.run_rows = None
     bind = getattr(learner, "bind_features", None)
     if callable(bind):
-        bind(features)
+        bind(features, {} if categories is None else categories())
     encode = getattr(learner, "encode_records", None)
     return encode if callable(encode) else None
 

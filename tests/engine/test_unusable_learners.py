@@ -357,6 +357,32 @@ def test_a_learner_that_raises_is_named_with_its_instance_on_one_line(either_loo
     )
 
 
+def test_a_learner_that_cannot_read_text_is_told_what_reads_a_categorical_feature():
+    """river's GaussianNB on a stream with a categorical feature (found on a stream of card
+    transactions): the error says what reads text, before any work (the trial run) and during
+    one (the fold loop, as a workflow job meets it)."""
+    from delaycv.engine.folds import learner_expected
+
+    frame = pd.DataFrame(
+        {"time": np.arange(60), "label": [0, 1, 1] * 20, "amount": np.arange(60) / 7.0}
+    )
+    frame["merchant"] = pd.Categorical(["fuel", "travel", "online"] * 20)
+    with pytest.raises(ConfigError) as info:
+        delaycv.evaluate(frame, "naive_bayes.GaussianNB", time="time", progress=False)
+    text = str(info.value)
+    assert "fails on the first instances of the stream: TypeError:" in text, text
+    assert "a text value reached its arithmetic: a categorical feature's values are text" in text
+    assert "river.preprocessing.OneHotEncoder" in text
+    # the fold loop's error says the same; any other error keeps the plain words
+    hint = learner_expected(TypeError("unsupported operand type(s) for -: 'str' and 'float'"))
+    assert hint.endswith("after a step that encodes it (river.preprocessing.OneHotEncoder)")
+    plain = "a learner whose parameters work on this stream"
+    assert learner_expected(TypeError("'<' not supported between 'int' and 'NoneType'")) == plain
+    assert learner_expected(ValueError("str")) == plain
+    # a learner that reads text runs
+    delaycv.evaluate(frame, "tree.HoeffdingTreeClassifier", time="time", progress=False)
+
+
 # --------------------------------------------------------------------------- real data
 
 

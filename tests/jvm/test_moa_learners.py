@@ -555,17 +555,90 @@ def test_no_java_says_what_to_install(moa, brackets, tmp_path):
     assert not (tmp_path / "r").exists()
 
 
-def test_categorical_features_are_refused_by_name(moa):
-    frame = pd.DataFrame(
-        {
-            "time": np.arange(40),
-            "label": [0, 1] * 20,
-            "lang": pd.Categorical(["c", "py"] * 20),
-            "a": 1.0,
-        }
+def with_categories(stream, seed: int = 3):
+    """``stream`` with two categorical features beside its own: the size of a change (from its
+    lines added, a tenth missing) and a team name with a space and a quote, so that both carry
+    some of the label."""
+    rng = np.random.default_rng(seed)
+    features = stream.features.copy()
+    size = pd.cut(features["la"], [-1, 10, 50, 200, np.inf], labels=["xs", "s", "m", "l"])
+    size = size.astype(object).where(rng.random(len(features)) >= 0.1, None)
+    features.insert(2, "size", pd.Categorical(size))
+    teams = np.array(["core", "web ui", "o'brien's"], dtype=object)
+    pick = np.where(
+        stream.label == 1, rng.integers(0, 2, len(features)), rng.integers(1, 3, len(features))
     )
-    with pytest.raises(ConfigError, match="feature 'lang' is categorical"):
-        delaycv.evaluate(frame, "moa:trees.HoeffdingTree", time="time", progress=False)
+    features["team"] = pd.Categorical(teams[pick])
+    return delaycv.data.stream.Stream(
+        time=stream.time,
+        label=stream.label,
+        label_time=stream.label_time,
+        features=features,
+        metadata=dict(stream.metadata),
+    )
+
+
+@pytest.mark.slow  # MOA's own task for exactness
+@pytest.mark.parametrize("learner", ["trees.HoeffdingTree -g 50", "bayes.NaiveBayes"])
+def test_categorical_features_are_moas_nominal_attributes(
+    moa, brackets, tmp_path, monkeypatch, learner
+):
+    """A categorical feature reaches MOA as a nominal attribute of the values the stream holds:
+    the same predictions, bit for bit, as MOA's own task reading them from an ARFF that declares
+    them (missing ones as '?'), under the Java loop and the Python one."""
+    stream = with_categories(brackets)
+    assert stream.categories() == {
+        "size": ("l", "m", "s", "xs"),
+        "team": ("core", "o'brien's", "web ui"),
+    }
+    arff = write_arff(stream, tmp_path / "nominal.arff")
+    assert "@attribute 'team' {'core','o\\'brien\\'s','web ui'}" in arff.read_text()
+    moa_class, moa_p1 = task_votes(arff, learner, folds=FOLDS, method="cv", delay=9)
+    pred, p1, _ = delaycv_predictions(stream, f"moa:{learner}", "cv", "11i")
+    assert np.array_equal(pred, moa_class)
+    finite = ~np.isnan(moa_p1)
+    assert np.array_equal(p1[finite], moa_p1[finite])
+    from delaycv.jvm import rows
+
+    if rows.USABLE:  # (the Java loop ran) the Python loop, which makes an instance per row
+        monkeypatch.setattr(rows, "USABLE", False)
+        assert moa.MoaClassifier("bayes.NaiveBayes").run_rows is None
+        pred_python, p1_python, _ = delaycv_predictions(stream, f"moa:{learner}", "cv", "11i")
+        assert np.array_equal(pred_python, pred) and np.array_equal(p1_python, p1)
+    # the nominal attributes are used: without them MOA's predictions differ
+    plain = write_arff(brackets, tmp_path / "plain.arff")
+    assert not np.array_equal(
+        task_votes(plain, learner, folds=FOLDS, method="cv", delay=9)[1], moa_p1
+    )
+
+
+def test_a_categorical_feature_s_values_come_from_the_stream_in_memory_or_in_its_file(
+    moa, brackets, tmp_path
+):
+    """The values a MOA learner is told are those the stream holds, the same read from its file
+    chunk by chunk as in memory; so are the run's tables."""
+    from delaycv.data.stream_file import StreamFile, write_stream
+
+    stream = with_categories(brackets.subset(0, 9000))  # (3 chunks of the engine)
+    path = tmp_path / "s.parquet"
+    write_stream(stream, path)
+    assert StreamFile(path).categories() == stream.categories()
+    options = dict(validation={"scheme": "bootstrap", "folds": 3}, **HITL)
+    spec = "moa:trees.HoeffdingTree -g 50"
+    in_memory = delaycv.evaluate(stream, spec, **options)
+    from_file = delaycv.evaluate(str(path), spec, **options)
+    pd.testing.assert_frame_equal(in_memory.folds, from_file.folds)
+
+
+def test_a_categorical_value_the_learner_was_not_told_of_is_named(moa):
+    from delaycv.jvm.learner import MoaClassifier
+
+    learner = MoaClassifier("bayes.NaiveBayes", 1)
+    learner.bind_features(["a", "lang"], {"lang": ("c", "py")})
+    learner.learn_one({"a": 1.0, "lang": "py"}, 1)
+    assert set(learner.predict_proba_one({"a": 1.0, "lang": "c"})) == {0, 1}
+    with pytest.raises(ConfigError, match="feature 'lang' has the category 'rust', which is none"):
+        learner.predict_proba_one({"a": 1.0, "lang": "rust"})
 
 
 def test_a_study_checks_moa_specs(moa, tmp_path):
