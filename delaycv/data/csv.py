@@ -42,6 +42,9 @@ _NULLS = frozenset(NULL_VALUES)
 _BOM = b"\xef\xbb\xbf"
 #: Text that a column of booleans holds (any case); see ``Mapping.boolean_as_number``.
 _BOOLEAN_WORDS = frozenset({"true", "false"})
+#: What a file holding ``true`` or ``false`` in its usual spellings holds (a quick look before a
+#: parse; other spellings are found by the line parser, when the quick parse fails on them)
+_BOOLEAN_HINTS = (b"rue", b"RUE", b"alse", b"ALSE")
 
 
 class _LineError(Exception):
@@ -121,6 +124,9 @@ def _header(data: bytes, path: str, delimiter: str) -> list[str]:
 
 
 def _convert_row(fields: list[str], columns: list[Column]) -> list:
+    """A line's values: numbers in numeric columns (``true``/``false``, any case, kept as text:
+    a column of them is one of booleans, :func:`_as_booleans`), text in the others, None where
+    missing."""
     if len(fields) != len(columns):
         raise _LineError(
             f"malformed line: {len(fields)} fields", f"{len(columns)} fields as in the header"
@@ -133,26 +139,43 @@ def _convert_row(fields: list[str], columns: list[Column]) -> list:
             try:
                 out.append(float(value))
             except ValueError:
+                if value.strip().lower() in _BOOLEAN_WORDS:
+                    out.append(value)
+                    continue
                 raise _LineError(
                     f"text {value!r} in numeric column {col.name!r}",
-                    "a number or an empty field ("
-                    + (
-                        "a column of true/false values is read as 1/0 when the mapping names it "
-                        "in categorical, with boolean_as_number, the default"
-                        if value.strip().lower() in _BOOLEAN_WORDS
-                        else "name the column as text/categorical in the mapping if it is not "
-                        "numeric"
-                    )
-                    + ")",
+                    "a number or an empty field (name the column as text/categorical in the "
+                    "mapping if it is not numeric)",
                 ) from None
         else:
             out.append(value)
     return out
 
 
+def _as_booleans(values: list, column: Column, lines: list[int], path: str) -> bool:
+    """Whether a numeric column's values (:func:`_convert_row`) are those of a column of
+    booleans: every one ``true`` or ``false`` (or missing). One that mixes them with numbers is
+    an InputError at the first such word's line."""
+    words = [i for i, v in enumerate(values) if isinstance(v, str)]
+    if not words:
+        return False
+    if any(isinstance(v, float) for v in values):
+        raise InputError(
+            f"text {values[words[0]]!r} in numeric column {column.name!r}",
+            path=path,
+            location=f"line {lines[words[0]]}",
+            expected="a number or an empty field (a column holding only true and false is read "
+            "as 1/0; this one holds numbers too)",
+        )
+    return True
+
+
 def _slow_parse(
     text: str, columns: list[Column], path: str, delimiter: str
-) -> tuple[pa.Table, np.ndarray]:
+) -> tuple[pa.Table, np.ndarray, set[str]]:
+    """``(table, lines, booleans)``: the file parsed line by line (the first bad line is an
+    InputError naming it), the first line of each row, and the numeric columns found to hold
+    booleans (text in the table)."""
     reader = pycsv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     cols: list[list] = [[] for _ in columns]
     lines: list[int] = []
@@ -180,9 +203,18 @@ def _slow_parse(
             location=f"line {reader.line_num}",
             expected="fields separated by commas, quotes closed",
         ) from None
-    types = [pa.float64() if c.kind == NUMERIC else pa.string() for c in columns]
+    booleans = {
+        c.name
+        for c, values in zip(columns, cols, strict=True)
+        if c.kind == NUMERIC and _as_booleans(values, c, lines, path)
+    }
+    types = [
+        pa.float64() if c.kind == NUMERIC and c.name not in booleans else pa.string()
+        for c in columns
+    ]
     arrays = [pa.array(v, type=t) for v, t in zip(cols, types, strict=True)]
-    return pa.Table.from_arrays(arrays, names=[c.name for c in columns]), np.asarray(lines)
+    table = pa.Table.from_arrays(arrays, names=[c.name for c in columns])
+    return table, np.asarray(lines), booleans
 
 
 def _fast_parse(data: bytes, columns: list[Column], delimiter: str) -> pa.Table | None:
@@ -207,6 +239,47 @@ def _fast_parse(data: bytes, columns: list[Column], delimiter: str) -> pa.Table 
         ).rename_columns(names)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
+
+
+def _boolean_columns(data: bytes, columns: list[Column], delimiter: str) -> set[str]:
+    """The numeric columns whose every value is ``true`` or ``false`` (any case; or missing):
+    read as text, which the converter's ``boolean_as_number`` makes 1/0 (a CSV written from a
+    column of booleans, ``True``/``False``). Looked for only when the file holds such a word, in
+    one more parse of it as text; a file that this parse cannot read has none here (the line
+    parser then finds them, or names the first bad line)."""
+    if not any(c.kind == NUMERIC for c in columns) or not any(h in data for h in _BOOLEAN_HINTS):
+        return set()
+    as_text = [Column(c.name, STRING) for c in columns]
+    table = _fast_parse(data, as_text, delimiter)
+    if table is None:
+        return set()
+    found = set()
+    for c in columns:
+        if c.kind != NUMERIC:
+            continue
+        values = table.column(c.name).drop_null().unique().to_pylist()
+        words = {v.strip().lower() for v in values if v.strip()}
+        if words and words <= _BOOLEAN_WORDS and all(v.strip() for v in values):
+            found.add(c.name)
+    return found
+
+
+def _check_booleans(
+    table: pa.Table, booleans: set[str], where: str, line_of_row: Callable[[int], int | None]
+) -> None:
+    """Every value of a column read as booleans is ``true`` or ``false`` (a last line the
+    search left out may hold another): else an InputError naming its line."""
+    for name in sorted(booleans):
+        for row, value in enumerate(table.column(name).to_pylist()):
+            if value is not None and value.strip().lower() not in _BOOLEAN_WORDS:
+                line = line_of_row(row)
+                raise InputError(
+                    f"text {value!r} in column {name!r}, whose other values are true and false",
+                    path=where,
+                    location=f"line {line}" if line is not None else f"row {row + 1}",
+                    expected="true or false (any case) or an empty field in every row of a "
+                    "column of booleans",
+                )
 
 
 def _without_truncated_last_line(
@@ -264,13 +337,18 @@ def read_csv(
     names = _header(data, where, delimiter)
     is_text = text_columns if callable(text_columns) else set(text_columns).__contains__
     columns = [Column(n, STRING if is_text(n) else NUMERIC) for n in names]
+    # (a last line without a newline is left out: it may be cut, _without_truncated_last_line)
+    booleans = _boolean_columns(split_last_line(data)[0], columns, delimiter)
+    columns = [Column(c.name, STRING) if c.name in booleans else c for c in columns]
     data, dropped = _without_truncated_last_line(
         data, columns, where, delimiter, drop_truncated_last_line
     )
     table = _fast_parse(data, columns, delimiter)
     line_numbers: np.ndarray | None = None
     if table is None:  # find the exact problem (or parse what pyarrow does not)
-        table, line_numbers = _slow_parse(_decode(data, where), columns, where, delimiter)
+        table, line_numbers, found = _slow_parse(_decode(data, where), columns, where, delimiter)
+        booleans |= found
+        columns = [Column(c.name, STRING) if c.name in booleans else c for c in columns]
     table = nan_to_null(table, columns)
     if table.num_rows == 0:
         raise InputError(
@@ -286,6 +364,7 @@ def read_csv(
             line_numbers = _slow_lines(_decode(data, where), delimiter)
         return int(line_numbers[row]) if 0 <= row < len(line_numbers) else None
 
+    _check_booleans(table, booleans, where, line_of_row)
     return RawTable(
         path=where,
         format="csv",

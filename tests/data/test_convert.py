@@ -728,15 +728,16 @@ def test_columns_that_are_no_feature_are_never_read_as_numbers(tmp_path):
     assert kept.reads_as_text("id") and not kept.reads_as_text("la")
 
 
-def test_a_numeric_column_of_true_and_false_says_how_to_read_it(tmp_path):
-    src = write(tmp_path, "t,y,present\n1,1,TRUE\n2,0,false\n")
+def test_a_column_of_true_and_false_is_a_feature_of_1_and_0(tmp_path):
+    """As pandas writes a column of booleans (True/False), with a missing value; named
+    categorical, the same; without boolean_as_number, a category."""
+    src = write(tmp_path, "t,y,present\n1,1,True\n2,0,False\n3,0,\n")
     mapping = {"time": "t", "label": "y", "positive": 1}
-    with pytest.raises(InputError, match="text 'TRUE' in numeric column 'present'") as info:
-        load_stream(src, mapping=mapping)
-    hint = "a column of true/false values is read as 1/0 when the mapping names it in categorical"
-    assert hint in str(info.value), str(info.value)
-    s = load_stream(src, mapping={**mapping, "categorical": ["present"]})
-    np.testing.assert_array_equal(s.features["present"], [1.0, 0.0])
+    for asked in (mapping, {**mapping, "categorical": ["present"]}):
+        s = load_stream(src, mapping=asked)
+        np.testing.assert_array_equal(s.features["present"], [1.0, 0.0, np.nan])
+    s = load_stream(src, mapping={**mapping, "boolean_as_number": False})
+    assert list(s.features["present"].astype(object)[:2]) == ["True", "False"]
 
 
 def test_cli_convert_effort_option(tmp_path, capsys):

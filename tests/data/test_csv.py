@@ -98,6 +98,34 @@ def test_other_delimiter(tmp_path):
     assert raw.table.column("x").to_pylist() == ["2,5"]
 
 
+@pytest.mark.parametrize("note", ["a", '"two\nlines"'])  # the fast path, the line parser
+def test_a_column_of_true_and_false_is_read_as_text_for_the_converter(tmp_path, note):
+    """A numeric column holding only true/false (any case; a CSV written from booleans) is read
+    as text, which the converter's boolean_as_number makes 1/0; a column that mixes them with
+    numbers, or a last line without a newline that holds another word, is refused at its line."""
+    text = f"t,present,note\n1,TRUE,{note}\n2,false,b\n3,,c\n4,True,d\n"
+    raw = read_csv(write(tmp_path, text), text_columns=["note"])
+    assert [c.kind for c in raw.columns] == ["numeric", "string", "string"]
+    assert raw.table.column("present").to_pylist() == ["TRUE", "false", None, "True"]
+    last = write(tmp_path, text + "5,false,e", name="last.csv")  # (no newline at its end)
+    assert read_csv(last, text_columns=["note"]).table.column("present")[-1].as_py() == "false"
+    for bad, line, words in [
+        (text + "5,maybe,e", 6, "text 'maybe' in column 'present', whose other values are true"),
+        (
+            text + "5,1,e\n",
+            2,
+            "'present' (expected a number or an empty field (a column holding "
+            "only true and false is read as 1/0; this one holds numbers too))",
+        ),
+        (text.replace(",b\n", ",b,extra\n"), 3, "malformed line: 4 fields"),
+    ]:
+        with pytest.raises(InputError) as info:
+            read_csv(write(tmp_path, bad, name="bad.csv"), text_columns=["note"])
+        shift = note.count("\n") if line > 2 else 0  # (a value over two lines in row 1)
+        assert info.value.location == f"line {line + shift}", str(info.value)
+        assert words in str(info.value), str(info.value)
+
+
 cell = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False))
 word = st.one_of(st.none(), st.text(alphabet='abc ,"', min_size=1, max_size=5))
 
@@ -114,7 +142,7 @@ def test_fast_path_equals_line_parser(tmp_path_factory, rows):
     path = tmp_path_factory.mktemp("c") / "p.csv"
     path.write_text("\n".join(lines) + "\n")
     raw = read_csv(path, text_columns=["w"])
-    slow, _ = _slow_parse(path.read_text(), raw.columns, str(path), ",")
+    slow, _, _ = _slow_parse(path.read_text(), raw.columns, str(path), ",")
     assert raw.table.equals(slow)
     got = raw.table.column("x").to_pylist()
     want = [r[0] for r in rows]
