@@ -26,8 +26,8 @@ from delaycv.protocol.checkpoints import check_checkpoint_request
 from delaycv.study.datasets import (
     UNKNOWN,
     StreamFacts,
-    check_dataset_file,
     check_same_streams,
+    dataset_facts,
     stream_file,
 )
 from delaycv.study.folders import check_name_lengths, check_path_lengths, resolve_folders
@@ -374,10 +374,7 @@ def _dataset_facts(
         if name in skip_datasets:
             continue
         with mistakes.guard(skip_datasets, name):
-            if "path" in dataset:
-                facts[name] = check_dataset_file(name, dataset, source, cwd)
-            else:  # generated: la + ld, unless effort: null; and fix times
-                facts[name] = StreamFacts(effort="effort" not in dataset, fix_times=True)
+            facts[name] = dataset_facts(name, dataset, source, cwd)
     return facts
 
 

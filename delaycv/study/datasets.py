@@ -69,6 +69,27 @@ def stream_file(dataset: Mapping) -> str | None:
     return path if isinstance(path, str) and path.lower().endswith(".parquet") else None
 
 
+def dataset_facts(
+    name: str, dataset: Mapping, source: str, cwd: str | os.PathLike | None
+) -> StreamFacts:
+    """Whether a dataset's stream has an effort and fix times: a generated one has both (its
+    effort la + ld, unless ``effort: null``), one given by its file is checked
+    (:func:`check_dataset_file`)."""
+    if "path" in dataset:
+        return check_dataset_file(name, dataset, source, cwd)
+    return StreamFacts(effort="effort" not in dataset, fix_times=True)
+
+
+def datasets_with_effort(config: Mapping, cwd: str | os.PathLike | None) -> list[str]:
+    """The names of a validated study's datasets whose stream has an effort (what the report
+    says the effort-aware metrics are computed for), in the config's order."""
+    return [
+        name
+        for name, dataset in config["datasets"].items()
+        if dataset_facts(name, dataset, "config", cwd).effort
+    ]
+
+
 def check_dataset_file(
     name: str, dataset: Mapping, source: str, cwd: str | os.PathLike | None
 ) -> StreamFacts:

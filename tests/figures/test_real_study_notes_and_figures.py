@@ -735,6 +735,7 @@ def render(caption: str, config_file: str, wildcards=None, params=None, override
     from docutils.core import publish_parts
     from jinja2 import Environment
 
+    from delaycv.study.datasets import datasets_with_effort
     from delaycv.study.loading import load_study
 
     study = load_study(
@@ -745,6 +746,8 @@ def render(caption: str, config_file: str, wildcards=None, params=None, override
         cwd=None,
         learners=False,
     )
+    # what the workflow adds for the report (workflow/rules/common.smk)
+    study["report_facts"] = {"datasets_with_effort": datasets_with_effort(study, None)}
     sm = types.SimpleNamespace(
         config=study,
         wildcards=types.SimpleNamespace(**(wildcards or {})),
@@ -785,6 +788,37 @@ def test_the_report_home_page_says_policies_seeds_and_folds():
         "its (seed, fold) pairs" in small
     )
     assert "across and within" not in small
+
+
+def test_the_report_home_page_speaks_of_effort_aware_metrics_where_a_stream_has_an_effort():
+    """A study none of whose streams has an effort is not told of the effort-aware metrics'
+    scope (found on a study of card transactions); one where some have one names them."""
+    generated = {"generate": {"rows": 400, "seed": 3}}
+    none = render(
+        "workflow.rst",
+        "config/test-small.yaml",
+        overrides={"datasets": {"tiny": {**generated, "effort": None}}},
+    )
+    assert "No dataset has an effort, so no effort-aware metric (popt, ifa, ...) is computed." in (
+        none
+    )
+    assert "effort scope" not in none
+    some = render(
+        "workflow.rst",
+        "config/test-small.yaml",
+        overrides={
+            "datasets": {
+                "tiny": generated,
+                "flat": {"generate": {"rows": 400, "seed": 4}, "effort": None},
+            }
+        },
+    )
+    assert (
+        "The effort-aware metrics of the dataset with an effort (tiny) (popt, ifa, "
+        "effort_recall_20, ...) rank, whatever the estimator, every evaluation so far" in some
+    )
+    every = render("workflow.rst", "config/test-small.yaml")
+    assert "The effort-aware metrics (popt, ifa, effort_recall_20, ...) rank" in every
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ if (WORKFLOW_ROOT / "delaycv" / "__init__.py").is_file():
         )
 
 from delaycv.common import choices
-from delaycv.study.datasets import stream_file
+from delaycv.study.datasets import datasets_with_effort, stream_file
 from delaycv.study.loading import check_study_file, load_study
 from delaycv.study.stage_settings import (
     compare_settings,
@@ -124,8 +124,15 @@ except ConfigError as err:
 # the digest of the run's settings (delaycv.study.runs.run_key), so that studies with other settings
 # for the same names never share one. Without `runs`, the run directories are the study's own.
 SHARED_RUNS = "runs" in config
-# `config` becomes the validated study, defaults filled in (the report's captions read it)
+# `config` becomes the validated study, defaults filled in (the report's captions read it), and
+# what the report says of its datasets that the config alone does not say: which streams have an
+# effort (a .parquet dataset's file says). The rules read CONFIG.
 config.update(copy.deepcopy(CONFIG))
+config["report_facts"] = (
+    {"datasets_with_effort": datasets_with_effort(CONFIG, os.getcwd())}
+    if workflow.is_main_process
+    else {}
+)
 
 DATASETS = list(CONFIG["datasets"])
 # a dataset given as a canonical stream (.parquet from `delaycv convert`) is used as it is
