@@ -413,18 +413,16 @@ class Stream:
         return list(self.metadata["features"])
 
     def categories(self) -> dict[str, tuple[str, ...]]:
-        """Each categorical feature's values that the stream holds, sorted (by code point):
-        what a learner that must know a feature's values before its first instance is told (a
-        MOA learner's nominal attributes). The values of a stream file
-        (:meth:`~delaycv.data.stream_file.StreamFile.categories`) are the same."""
-        out: dict[str, tuple[str, ...]] = {}
-        for name in self.features.columns:
-            s = self.features[name]
-            if isinstance(s.dtype, pd.CategoricalDtype):
-                codes = np.unique(s.cat.codes.to_numpy())
-                held = np.asarray(s.cat.categories, dtype=object)[codes[codes >= 0]]
-                out[str(name)] = tuple(sorted(str(v) for v in held))
-        return out
+        """Each categorical feature's categories, in their order: what a learner that must know
+        a feature's values before its first instance is told (a MOA learner's nominal
+        attributes). Those of an ARFF nominal attribute are its declared values in their order
+        (values no instance holds too), those of a CSV column its values sorted; the stream's
+        file keeps them (:meth:`~delaycv.data.stream_file.StreamFile.categories`)."""
+        return {
+            str(name): tuple(str(c) for c in self.features[name].cat.categories)
+            for name in self.features.columns
+            if isinstance(self.features[name].dtype, pd.CategoricalDtype)
+        }
 
     def records(self, start: int = 0, stop: int | None = None) -> list[dict]:
         """River ``x`` dicts for instances ``start .. stop - 1`` (0-based, like a slice).

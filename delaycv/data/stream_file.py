@@ -374,29 +374,31 @@ class StreamFile:
         return self.rows
 
     def categories(self) -> dict[str, tuple[str, ...]]:
-        """Each categorical feature's values that the file holds, sorted (by code point), as
-        :meth:`~delaycv.data.stream.Stream.categories` gives them for the stream in memory: one
-        pass over the categorical columns alone, made once (none without such a column)."""
+        """Each categorical feature's categories, in their order, as
+        :meth:`~delaycv.data.stream.Stream.categories` gives them for the stream read whole
+        (:func:`read_stream`): a dictionary column's dictionary (those of its row groups joined
+        in order of appearance, as Arrow joins them), a text column's values sorted. One pass
+        over the categorical columns alone, made once (none without such a column)."""
         if self._categories is None:
-            schema = self._schema
             features = set(self.metadata["features"])
             names = [
                 f.name
-                for f in schema
+                for f in self._schema
                 if f.name in features and (pa.types.is_dictionary(f.type) or _is_text(f.type))
             ]
-            held: dict[str, set] = {name: set() for name in names}
-            if names:
-                import pyarrow.compute as pc  # (only here: an evaluate run's imports stay few)
-
-                for batch in self._batches(names):
-                    for name in names:
-                        column = batch.column(name)
-                        if isinstance(column, pa.DictionaryArray):
-                            used = pc.unique(column.indices).drop_null()
-                            column = column.dictionary.take(used)
-                        held[name].update(pc.unique(column).drop_null().to_pylist())
-            self._categories = {name: tuple(sorted(held[name])) for name in names}
+            held: dict[str, dict] = {name: {} for name in names}  # (ordered sets)
+            for batch in self._batches(names) if names else ():
+                for name in names:
+                    column = batch.column(name)
+                    if isinstance(column, pa.DictionaryArray):
+                        column = column.dictionary
+                    held[name].update(dict.fromkeys(column.drop_null().to_pylist()))
+            self._categories = {
+                name: tuple(held[name])
+                if pa.types.is_dictionary(self._schema.field(name).type)
+                else tuple(sorted(held[name]))
+                for name in names
+            }
         return dict(self._categories)
 
     def __repr__(self) -> str:

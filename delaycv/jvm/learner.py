@@ -17,12 +17,13 @@ interface as a river learner's (docs/moa-learners.md):
 
 The instances are MOA ``DenseInstance`` objects over a header of the stream's features (in the
 stream's order: numeric attributes, and nominal ones for its categorical features, whose values
-are those the stream holds, sorted: :meth:`~delaycv.data.stream.Stream.categories`; an instance
-holds a value's index, as MOA's ARFF reader gives it) and a nominal class ``{0, 1}``; a missing
-value is NaN, MOA's missing value. :meth:`MoaClassifier.encode_records` makes them once per chunk for all folds, with the
-true label as their class; training on another label or weight trains a copy, so that an
-instance shared by the folds (and any MOA learner keeping it) never changes. A dict ``x`` (a
-river record) is accepted too, converted on each call.
+are the feature's categories in their order, an ARFF's declared values:
+:meth:`~delaycv.data.stream.Stream.categories`; an instance holds a value's index, as MOA's ARFF
+reader gives it) and a nominal class ``{0, 1}``; a missing
+value is NaN, MOA's missing value. :meth:`MoaClassifier.encode_records` makes them once per
+chunk for all folds, with the true label as their class; training on another label or weight
+trains a copy, so that an instance shared by the folds (and any MOA learner keeping it) never
+changes. A dict ``x`` (a river record) is accepted too, converted on each call.
 
 What cannot work here is refused when MOA builds the classifier (:func:`build`), with one line
 naming the key: a class that is no classifier of classes (a regressor, a clusterer), also inside

@@ -70,7 +70,7 @@ def _quoted(text: str) -> str:
 def write_arff(stream, path: Path) -> Path:
     """``stream``'s features and label as the ARFF MOA's ``ArffFileStream`` reads, with the class
     ``{0,1}`` last: the attributes a MOA learner of delaycv sees, in their order (a categorical
-    feature nominal, its values those the stream holds, sorted, as delaycv's header lists them;
+    feature nominal, its values its categories in their order, as delaycv's header lists them;
     ``?``: missing; numbers written exactly, as Python's ``repr``)."""
     names = stream.feature_names
     categories = stream.categories()

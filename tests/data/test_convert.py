@@ -740,6 +740,28 @@ def test_a_column_of_true_and_false_is_a_feature_of_1_and_0(tmp_path):
     assert list(s.features["present"].astype(object)[:2]) == ["True", "False"]
 
 
+def test_a_nominal_attribute_keeps_its_declared_values_in_their_order(tmp_path):
+    """An ARFF nominal feature's categories are its declared values in their order, one no
+    instance holds too, in memory and through the stream's file (what a MOA learner's header
+    declares, docs/moa-learners.md); a CSV column's are its values sorted."""
+    from delaycv.data.stream_file import StreamFile
+
+    src = tmp_path / "n.arff"
+    src.write_text(
+        "@relation t\n@attribute time numeric\n@attribute kind {zeta,alpha,mid,unused}\n"
+        "@attribute y {0,1}\n@data\n1,mid,0\n2,zeta,1\n3,alpha,0\n4,?,1\n"
+    )
+    mapping = {"time": "time", "label": "y", "positive": 1}
+    declared = {"kind": ("zeta", "alpha", "mid", "unused")}
+    assert load_stream(src, mapping=mapping).categories() == declared
+    out = tmp_path / "n.parquet"
+    convert_file(src, out, mapping=mapping)
+    assert StreamFile(out).categories() == read_stream(out).categories() == declared
+    csv = write(tmp_path, "t,y,kind\n1,0,mid\n2,1,zeta\n3,0,alpha\n")
+    got = load_stream(csv, mapping={**mapping, "time": "t", "categorical": ["kind"]})
+    assert got.categories() == {"kind": ("alpha", "mid", "zeta")}
+
+
 def test_cli_convert_effort_option(tmp_path, capsys):
     src = write(tmp_path, EFFORT_CSV)
     out = tmp_path / "s.parquet"

@@ -556,19 +556,19 @@ def test_no_java_says_what_to_install(moa, brackets, tmp_path):
 
 
 def with_categories(stream, seed: int = 3):
-    """``stream`` with two categorical features beside its own: the size of a change (from its
-    lines added, a tenth missing) and a team name with a space and a quote, so that both carry
-    some of the label."""
+    """``stream`` with two categorical features beside its own, both carrying some of the
+    label: the size of a change (from its lines added, a tenth missing), its categories in their
+    natural order, not sorted, and one no instance holds, as an ARFF may declare them; and a team
+    name with a space and a quote."""
     rng = np.random.default_rng(seed)
     features = stream.features.copy()
     size = pd.cut(features["la"], [-1, 10, 50, 200, np.inf], labels=["xs", "s", "m", "l"])
     size = size.astype(object).where(rng.random(len(features)) >= 0.1, None)
-    features.insert(2, "size", pd.Categorical(size))
-    teams = np.array(["core", "web ui", "o'brien's"], dtype=object)
-    pick = np.where(
-        stream.label == 1, rng.integers(0, 2, len(features)), rng.integers(1, 3, len(features))
-    )
-    features["team"] = pd.Categorical(teams[pick])
+    features.insert(2, "size", pd.Categorical(size, categories=["xs", "s", "m", "l", "xl"]))
+    teams = np.array(["web ui", "core", "o'brien's"], dtype=object)
+    n = len(features)
+    pick = np.where(stream.label == 1, rng.integers(0, 2, n), rng.integers(1, 3, n))
+    features["team"] = pd.Categorical(teams[pick], categories=list(teams))
     return delaycv.data.stream.Stream(
         time=stream.time,
         label=stream.label,
@@ -583,16 +583,18 @@ def with_categories(stream, seed: int = 3):
 def test_categorical_features_are_moas_nominal_attributes(
     moa, brackets, tmp_path, monkeypatch, learner
 ):
-    """A categorical feature reaches MOA as a nominal attribute of the values the stream holds:
-    the same predictions, bit for bit, as MOA's own task reading them from an ARFF that declares
-    them (missing ones as '?'), under the Java loop and the Python one."""
+    """A categorical feature reaches MOA as a nominal attribute of its categories in their order
+    (an ARFF's declared values): the same predictions, bit for bit, as MOA's own task reading
+    the ARFF that declares them (missing values as '?'), under the Java loop and the Python one.
+    The order counts: MOA's observers index a nominal attribute's values (declared in another
+    order, the same values give other predictions, below)."""
     stream = with_categories(brackets)
     assert stream.categories() == {
-        "size": ("l", "m", "s", "xs"),
-        "team": ("core", "o'brien's", "web ui"),
+        "size": ("xs", "s", "m", "l", "xl"),
+        "team": ("web ui", "core", "o'brien's"),
     }
     arff = write_arff(stream, tmp_path / "nominal.arff")
-    assert "@attribute 'team' {'core','o\\'brien\\'s','web ui'}" in arff.read_text()
+    assert "@attribute 'team' {'web ui','core','o\\'brien\\'s'}" in arff.read_text()
     moa_class, moa_p1 = task_votes(arff, learner, folds=FOLDS, method="cv", delay=9)
     pred, p1, _ = delaycv_predictions(stream, f"moa:{learner}", "cv", "11i")
     assert np.array_equal(pred, moa_class)
@@ -605,18 +607,29 @@ def test_categorical_features_are_moas_nominal_attributes(
         assert moa.MoaClassifier("bayes.NaiveBayes").run_rows is None
         pred_python, p1_python, _ = delaycv_predictions(stream, f"moa:{learner}", "cv", "11i")
         assert np.array_equal(pred_python, pred) and np.array_equal(p1_python, p1)
-    # the nominal attributes are used: without them MOA's predictions differ
+    # the nominal attributes are used, in their order: without them, or declared in another
+    # order, MOA's predictions differ
     plain = write_arff(brackets, tmp_path / "plain.arff")
     assert not np.array_equal(
         task_votes(plain, learner, folds=FOLDS, method="cv", delay=9)[1], moa_p1
+    )
+    features = stream.features.copy()
+    features["size"] = features["size"].cat.reorder_categories(["l", "m", "s", "xl", "xs"])
+    other = delaycv.data.stream.Stream(
+        time=stream.time, label=stream.label, label_time=stream.label_time, features=features
+    )
+    reordered = write_arff(other, tmp_path / "reordered.arff")
+    assert not np.array_equal(
+        task_votes(reordered, learner, folds=FOLDS, method="cv", delay=9)[1], moa_p1
     )
 
 
 def test_a_categorical_feature_s_values_come_from_the_stream_in_memory_or_in_its_file(
     moa, brackets, tmp_path
 ):
-    """The values a MOA learner is told are those the stream holds, the same read from its file
-    chunk by chunk as in memory; so are the run's tables."""
+    """The categories a MOA learner is told are the stream's, in their order (one no instance
+    holds too), the same read from its file chunk by chunk as in memory; so are the run's
+    tables."""
     from delaycv.data.stream_file import StreamFile, write_stream
 
     stream = with_categories(brackets.subset(0, 9000))  # (3 chunks of the engine)
