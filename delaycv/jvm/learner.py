@@ -411,12 +411,13 @@ class MoaClassifier:
 TRIAL = (({"a": 0.0, "b": 1.0}, 0), ({"a": 1.0, "b": 0.5}, 1))
 
 
-def check_learner(spec: Any, where: str = "learner") -> None:
+def check_learner(spec: Any, where: str = "learner") -> bool:
     """What ``delaycv check`` and the workflow's dry run ask of a MOA learner, in the JVM the
     process has, whatever its heap (a study's learners may each ask for their own, for their own
     jobs): MOA builds and prepares it (:class:`MoaClassifier`), then it predicts and learns the
     two instances of :data:`TRIAL`. A mistake, or a learner that fails, is one ConfigError at the
-    key ``where``, with MOA's messages."""
+    key ``where``, with MOA's messages. Returns whether its runs depend on the run's seed: a
+    randomisable classifier whose spec sets no ``seed`` of its own."""
     learner = MoaClassifier(spec, 0, where=where, own_heap=False)
     try:
         for x, y in TRIAL:
@@ -428,6 +429,7 @@ def check_learner(spec: Any, where: str = "learner") -> None:
         raise moa_failure(
             err, f"MOA's {moa_label(learner.moa_spec)} fails on its first instances", learner.where
         ) from None
+    return bool(learner.model.isRandomizable()) and "seed" not in learner.moa_spec
 
 
 def _number(value, name: str, codes: dict[str, dict[str, float]]) -> float:

@@ -416,6 +416,19 @@ def make_river_learner(
     return model
 
 
+def takes_run_seed(spec: dict | str | Any, where: str = "learner", one: Any = None) -> bool:
+    """Whether a river learner's runs depend on the run's seed: built with seeds 1 (``one``,
+    when given: the spec's learner with seed 1) and 2, its parameters differ (a component whose
+    class takes ``seed``, which the spec does not set). A learner that does not (a Hoeffding
+    tree, a spec that sets ``seed`` itself) gives the same evaluation under every seed that
+    shares the folds."""
+    if one is None:
+        one = make_river_learner(copy.deepcopy(spec), 1, where=where)
+    two = make_river_learner(copy.deepcopy(spec), 2, where=where)
+    params = getattr(one, "_get_params", None)
+    return not callable(params) or params() != two._get_params()
+
+
 def for_stream(
     learner: Any,
     features: list[str],

@@ -77,16 +77,17 @@ def check_study(
     refused = _check_sizes(config, source, broken, mistakes)
     _check_run_settings(config, source, broken | refused, mistakes)
     _check_names_and_folders(config, source, cwd, broken, mistakes)
+    seeded: dict[str, bool] = {}  # learner -> whether its runs depend on the run's seed
     if learners:
         for name, spec in config["learners"].items():
             if name not in skip_learners:
                 with mistakes.guard(skip_learners, name):
-                    _check_learner_runs(name, spec, source)
+                    seeded[name] = _check_learner_runs(name, spec, source)
     facts = _dataset_facts(config, source, cwd, mistakes, skip_datasets)
     efforts = {name: fact.effort for name, fact in facts.items()}
     if ("policies",) not in broken:
         _warn_only_clean_labels(config, source, facts, broken, mistakes)
-    _warn_tests_out_of_reach(config, source, broken, mistakes)
+    _warn_tests_out_of_reach(config, source, broken, mistakes, seeded)
     with mistakes.guard():
         check_same_streams(config, source, cwd, skip_datasets, mistakes)
     if ("tests", "metrics") not in broken and ("tests",) not in broken:
@@ -301,14 +302,16 @@ def _warn_only_clean_labels(
 
 
 def _warn_tests_out_of_reach(
-    config: dict, source: str, broken: set[tuple], mistakes: Mistakes
+    config: dict, source: str, broken: set[tuple], mistakes: Mistakes, seeded: dict[str, bool]
 ) -> None:
     """A warning when the study's tests cannot be significant whatever its runs give: a
     sign-flip test of n (seed, fold) pairs gives no p below 2/2**n (or 1/(R + 1) over R random
     sign vectors: :func:`delaycv.stats.permutation.smallest_p`), and the folds and seeds give at
     most ``folds x seeds`` pairs; or, when every seed has the same folds (any scheme but
     ``bootstrap``, or ``fixed_split``), a learner that ignores its seed repeats its values under
-    each seed, which the tests count once: ``folds`` pairs."""
+    each seed, which the tests count once: ``folds`` pairs. ``seeded``: whether each learner
+    checked takes the run's seed (those that do not are named; none: no such warning). A second
+    warning counts the evaluations such learners repeat."""
     sections = ("validation", "seeds", "tests")
     if any(key[:1] in {(s,) for s in sections} for key in broken):
         return  # (a mistake of their own, reported)
@@ -317,6 +320,11 @@ def _warn_tests_out_of_reach(
     validation, tests = config["validation"], config["tests"]
     folds, seeds = int(validation["folds"]), len(set(config["seeds"]))
     alpha, resamples = float(tests["alpha"]), int(tests["resamples"])
+    shared = validation["scheme"] != "bootstrap" or bool(validation.get("fixed_split"))
+    how = "the fixed split" if validation["scheme"] == "bootstrap" else validation["scheme"]
+    learners = list(config["learners"])
+    known = all(name in seeded for name in learners)
+    unseeded = [name for name in learners if seeded.get(name) is False]
 
     def floor(n: int) -> float:
         return float(smallest_p(n, 2**n <= resamples, resamples))
@@ -324,20 +332,36 @@ def _warn_tests_out_of_reach(
     def count(n: int, word: str) -> str:
         return f"{n} {word}{'s' if n != 1 else ''}"
 
+    def names(items: list[str]) -> str:
+        return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else items[0]
+
+    if shared and unseeded and seeds > 1:
+        _warn_repeated_runs(config, source, broken, mistakes, unseeded, how, seeds)
     if floor(folds * seeds) > alpha:
         pairs = folds * seeds
         what = f"{count(folds, 'fold')} x {count(seeds, 'seed')} give at most"
         who = "no learner test, bias test or contrast"
-    elif validation["scheme"] != "bootstrap" or validation.get("fixed_split"):
+    elif shared and (unseeded or not known):
         pairs = folds
         if floor(pairs) <= alpha:
             return
-        how = "the fixed split" if validation["scheme"] == "bootstrap" else validation["scheme"]
-        what = (
-            f"under {how} every seed has the same folds, so a learner that ignores its seed (a "
-            "deterministic one) repeats its values under each seed, which the tests count once:"
-        )
-        who = "none of its tests"
+        if unseeded:
+            one = len(unseeded) == 1
+            what = (
+                f"under {how} every seed has the same folds, so {names(unseeded)}, which "
+                f"{'ignores its' if one else 'ignore their'} seed, repeat{'s' if one else ''} "
+                f"{'its' if one else 'their'} values under each seed, which the tests count once:"
+            )
+            who = f"none of the bias tests and contrasts of {names(unseeded)}" + (
+                ", nor a test between two of them," if len(unseeded) > 1 else ""
+            )
+        else:
+            what = (
+                f"under {how} every seed has the same folds, so a learner that ignores its seed "
+                "(a deterministic one) repeats its values under each seed, which the tests count "
+                "once:"
+            )
+            who = "none of its tests"
     else:
         return
     enough = next(n for n in range(1, 64) if floor(n) <= alpha) if floor(63) <= alpha else None
@@ -354,6 +378,38 @@ def _warn_tests_out_of_reach(
                 if enough is not None
                 else f"more tests.resamples than {resamples} (1/(R + 1) is above tests.alpha)"
             ),
+        )
+    )
+
+
+def _warn_repeated_runs(
+    config: dict,
+    source: str,
+    broken: set[tuple],
+    mistakes: Mistakes,
+    unseeded: list[str],
+    how: str,
+    seeds: int,
+) -> None:
+    """A warning that learners which ignore their seed, under folds every seed shares, run the
+    same evaluation once per seed: how many of the study's evaluations repeat another."""
+    if ("policies",) in broken or ("datasets",) in broken:
+        return
+    per_seed = len(config["datasets"]) * len(config["policies"])
+    total = per_seed * len(config["learners"]) * seeds
+    repeated = per_seed * len(unseeded) * (seeds - 1)
+    listed = ", ".join(unseeded)
+    mistakes.warnings.append(
+        ConfigError(
+            f"the learner{'s' if len(unseeded) > 1 else ''} {listed} "
+            f"{'ignore their' if len(unseeded) > 1 else 'ignores its'} seed and under {how} every "
+            f"seed has the same folds: each of {'their' if len(unseeded) > 1 else 'its'} runs is "
+            f"the same under the {seeds} seeds, so {repeated} of the study's {total} evaluations "
+            "repeat another",
+            path=source,
+            location="key seeds",
+            expected="seeds that change the runs: folds that differ by seed (bootstrap without "
+            "fixed_split), or learners that take a seed; or one seed for a study of such learners",
         )
     )
 
@@ -490,26 +546,34 @@ def _check_learner(spec: dict, key: str, source: str) -> None:
 _FIRST_INSTANCES = (({"a": 0.0, "b": 1.0}, 0), ({"a": 1.0, "b": 0.5}, 1))
 
 
-def _check_learner_runs(name: str, spec: dict, source: str) -> None:
+#: what the check of a river spec that passed remembers (delaycv.study.passed_checks)
+_SEEDED, _UNSEEDED = "takes the run seed", "ignores the run seed"
+
+
+def _check_learner_runs(name: str, spec: dict, source: str) -> bool:
     """Build the learner (its class exists, river accepts its parameters), then let it predict and
     learn two numeric instances: river checks few parameter types when it builds a learner, and
     a value of the wrong type (``grace_period: "200"``) fails on its first instance; a spec that
     passed with the same river and delaycv is not built again (:mod:`delaycv.study.passed_checks`).
     A MOA learner: MOA builds it and it runs two instances, in this process's JVM
-    (:func:`delaycv.jvm.learner.check_learner`)."""
-    from delaycv.protocol.learners import learner_label, make_river_learner
+    (:func:`delaycv.jvm.learner.check_learner`). Returns whether the learner's runs depend on
+    the run's seed (:func:`delaycv.protocol.learners.takes_run_seed`), remembered with a river
+    spec that passed."""
+    from delaycv.protocol.learners import learner_label, make_river_learner, takes_run_seed
     from delaycv.protocol.moa_spec import is_moa_spec
 
     key = f"learners.{name}"
     if is_moa_spec(spec):
         from delaycv.jvm.learner import check_learner
 
-        with_source(check_learner, spec, where=key, source=source)
-        return
+        return with_source(check_learner, spec, where=key, source=source)
     passed = passed_entry(spec)
-    if passed_before(passed):
-        return
-    model = with_source(make_river_learner, copy.deepcopy(spec), where=key, source=source)
+    found = passed_before(passed)
+    if found in (_SEEDED, _UNSEEDED):
+        return found == _SEEDED
+    # (seed 1: the same learner tells whether the run's seed changes it, before it learns)
+    model = with_source(make_river_learner, copy.deepcopy(spec), 1, where=key, source=source)
+    seeded = takes_run_seed(spec, key, one=model)
     try:
         for x, y in _FIRST_INSTANCES:
             model.predict_proba_one(dict(x))
@@ -521,7 +585,8 @@ def _check_learner_runs(name: str, spec: dict, source: str) -> None:
             location=f"key {key}" + ("" if "pipeline" in spec else ".params"),
             expected="parameter values of the types the learner takes",
         ) from None
-    remember_passed(passed)
+    remember_passed(passed, _SEEDED if seeded else _UNSEEDED)
+    return seeded
 
 
 def _check_metrics(

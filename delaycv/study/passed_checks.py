@@ -44,17 +44,23 @@ def passed_entry(spec: Any) -> Path | None:
     return cache_dir() / FOLDER / key
 
 
-def passed_before(entry: Path | None) -> bool:
-    """Whether the spec of ``entry`` (:func:`passed_entry`) passed the check before, with this
-    river, Python and delaycv."""
-    return entry is not None and entry.is_file()
+def passed_before(entry: Path | None) -> str | None:
+    """What the check found of the spec of ``entry`` (:func:`passed_entry`) when it passed
+    before, with this river, Python and delaycv (the text :func:`remember_passed` kept); None
+    when it did not pass (or the entry cannot be read)."""
+    if entry is None:
+        return None
+    try:
+        return entry.read_text()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
-def remember_passed(entry: Path | None) -> None:
-    """Remember that the spec of ``entry`` passed (nothing if the cache folder cannot be
-    written)."""
+def remember_passed(entry: Path | None, found: str = "") -> None:
+    """Remember that the spec of ``entry`` passed, with what the check ``found`` (nothing if
+    the cache folder cannot be written)."""
     if entry is None:
         return
     with contextlib.suppress(OSError):
         entry.parent.mkdir(parents=True, exist_ok=True)
-        entry.touch()
+        entry.write_text(found)

@@ -654,6 +654,17 @@ def test_a_categorical_value_the_learner_was_not_told_of_is_named(moa):
         learner.predict_proba_one({"a": 1.0, "lang": "rust"})
 
 
+def test_the_check_says_whether_a_moa_learner_takes_the_run_seed(moa):
+    """A randomisable classifier takes the run's seed, unless its spec sets one; others do not
+    (the study's warning names them when every seed shares the folds)."""
+    from delaycv.jvm.learner import check_learner
+
+    assert check_learner("meta.OzaBag -l trees.HoeffdingTree -s 3") is True
+    assert check_learner({"moa": "meta.OzaBag -l trees.HoeffdingTree -s 3", "seed": 1}) is False
+    assert check_learner("bayes.NaiveBayes") is False
+    assert check_learner("trees.HoeffdingTree") is False
+
+
 def test_a_study_checks_moa_specs(moa, tmp_path):
     study = tmp_path / "study.yaml"
     study.write_text(

@@ -1043,6 +1043,57 @@ def test_tests_that_cannot_be_significant_warn(tmp_path, caplog):
     assert "no p below 0.0909" in message and "(expected more tests.resamples than 10" in message
 
 
+def test_learners_that_ignore_their_seed_are_named_with_the_runs_they_repeat(
+    tmp_path, caplog, monkeypatch
+):
+    """With the learners checked (as the workflow and delaycv check do), folds every seed shares
+    name the learners whose runs do not depend on the seed (test-small's GaussianNB and scaled
+    logistic regression; a forest's seed is the run's): the tests out of reach are theirs, and
+    each of their runs is made once per seed (found on a study under split with MOA's naive
+    Bayes). A spec that passed before says the same without being built again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+    def warnings_of(name: str, **changes) -> list[str]:
+        path = write(tmp_path / name, with_changes(**changes))
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="delaycv.study"):
+            load_study([path], learners=True)
+        return [r.getMessage() for r in caplog.records if r.name == "delaycv.study"]
+
+    cv = {"scheme": "cv", "folds": 5}
+    for attempt in (1, 2):  # (the second from what the first remembered)
+        repeated, tests = warnings_of(f"cv{attempt}.yaml", validation=cv, seeds=[1, 2, 3])
+        assert repeated.endswith(
+            "key seeds: the learners nb, lr ignore their seed and under cv every seed has the "
+            "same folds: each of their runs is the same under the 3 seeds, so 8 of the study's "
+            "12 evaluations repeat another (expected seeds that change the runs: folds that "
+            "differ by seed (bootstrap without fixed_split), or learners that take a seed; or "
+            "one seed for a study of such learners)"
+        ), repeated
+        assert (
+            "under cv every seed has the same folds, so nb and lr, which ignore their seed, "
+            "repeat their values" in tests
+        ), tests
+        assert "none of the bias tests and contrasts of nb and lr, nor a test between two of " in (
+            tests
+        )
+    forest = {"class": "river.forest.ARFClassifier", "params": {"n_models": 2}}
+    repeated, tests = warnings_of(
+        "mixed.yaml",
+        validation=cv,
+        seeds=[1, 2],
+        learners={"nb": SMALL["learners"]["nb"], "f": forest},
+    )
+    assert "the learner nb ignores its seed" in repeated
+    assert "so 2 of the study's 8 evaluations repeat another" in repeated
+    assert "so nb, which ignores its seed, repeats its values under each seed" in tests
+    assert "none of the bias tests and contrasts of nb can be significant" in tests
+    # every learner takes the seed: no warning (5 folds x 2 seeds: 10 pairs); under bootstrap
+    # the seeds' folds differ
+    assert warnings_of("f.yaml", validation=cv, seeds=[1, 2], learners={"f": forest}) == []
+    assert warnings_of("b.yaml", validation={"folds": 5}, seeds=[1, 2, 3]) == []
+
+
 def test_a_parquet_effort_is_known_only_given_the_working_directory(effort_files):
     config = with_changes(datasets={"b": {"path": "bare.parquet"}}, tests={"metrics": ["popt"]})
     assert load_config(config, learners=False)["tests"]["metrics"] == ["popt"]
