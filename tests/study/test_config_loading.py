@@ -997,6 +997,16 @@ def test_a_policy_of_clean_labels_beside_a_dataset_without_fix_times_warns(files
     assert not [r for r in caplog.records if r.name == "delaycv.study"]
 
 
+def study_warnings(path, caplog, build: bool, **changes) -> list[str]:
+    """The warnings of test-small with ``changes``, written at ``path`` and loaded (its learners
+    built and run when ``build``)."""
+    write(path, with_changes(**changes))
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        load_study([path], learners=build)
+    return [r.getMessage() for r in caplog.records if r.name == "delaycv.study"]
+
+
 def test_tests_that_cannot_be_significant_warn(tmp_path, caplog):
     """A sign-flip test of n pairs gives no p below 2/2**n: with fewer (seed, fold) pairs than
     alpha needs, no test of the study can be significant, and with folds every seed shares
@@ -1004,11 +1014,7 @@ def test_tests_that_cannot_be_significant_warn(tmp_path, caplog):
     with the key's line; none where the pairs suffice."""
 
     def warnings_of(name: str, **changes) -> list[str]:
-        path = write(tmp_path / name, with_changes(**changes))
-        caplog.clear()
-        with caplog.at_level("WARNING", logger="delaycv.study"):
-            load_study([path], learners=False)
-        return [r.getMessage() for r in caplog.records if r.name == "delaycv.study"]
+        return study_warnings(tmp_path / name, caplog, False, **changes)
 
     # test-small's own: 2 bootstrap folds, 1 seed
     [message] = warnings_of("small.yaml")
@@ -1054,11 +1060,7 @@ def test_learners_that_ignore_their_seed_are_named_with_the_runs_they_repeat(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
     def warnings_of(name: str, **changes) -> list[str]:
-        path = write(tmp_path / name, with_changes(**changes))
-        caplog.clear()
-        with caplog.at_level("WARNING", logger="delaycv.study"):
-            load_study([path], learners=True)
-        return [r.getMessage() for r in caplog.records if r.name == "delaycv.study"]
+        return study_warnings(tmp_path / name, caplog, True, **changes)
 
     cv = {"scheme": "cv", "folds": 5}
     for attempt in (1, 2):  # (the second from what the first remembered)
