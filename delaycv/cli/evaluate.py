@@ -522,7 +522,6 @@ def _evaluate(args, meter) -> int:
 
     from delaycv.common.atomic import check_output
     from delaycv.data.stream_file import open_stream
-    from delaycv.engine import probe_learner
 
     export = _moa_export(args, settings.validation.folds)
     out = check_output(args.out, directory=True)
@@ -532,8 +531,7 @@ def _evaluate(args, meter) -> int:
     what = _being_written(args, export)
     learner_from_file = Path(args.learner).suffix.lower() in (".json", ".yaml", ".yml")
     with _warnings_on_stderr(learner_from_file):
-        probe_learner(stream, settings.learner)
-        run = evaluate(
+        run = evaluate(  # (which probes the learner first)
             stream,
             settings,
             out,

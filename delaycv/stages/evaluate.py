@@ -19,6 +19,7 @@ from typing import Any
 
 from delaycv.data.stream_file import open_stream
 from delaycv.engine import evaluate as evaluate_stream
+from delaycv.engine import probe_learner
 from delaycv.tables.run_writer import RunWriter
 
 #: the steps of writing a run directory, as :func:`evaluate` names them to its ``writing`` hook
@@ -129,7 +130,10 @@ def evaluate(
     writing: Callable[[str], AbstractContextManager] | None = None,
 ) -> Run:
     """Evaluate ``settings`` (a :class:`~delaycv.protocol.settings.RunSettings`) on ``stream``
-    into the run directory ``out``.
+    into the run directory ``out``. A throwaway learner first runs the stream's first instances
+    (:func:`~delaycv.engine.probe_learner`), so that a learner that cannot run on this stream (a
+    parameter river accepts but cannot use, a feature's text it cannot read) fails before any
+    work, not at its first label, which may come late in a long run.
 
     Parameters
     ----------
@@ -160,6 +164,7 @@ def evaluate(
     guard = writing if writing is not None else (lambda step: contextlib.nullcontext())
     if isinstance(stream, (str, os.PathLike)):
         stream = open_stream(stream)
+    probe_learner(stream, settings.learner)
     extra = dict(extra or {})
     with contextlib.ExitStack() as stack:
         with guard("folder"):  # (beside the run directory, renamed at the end)
