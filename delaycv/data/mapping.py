@@ -133,8 +133,18 @@ def _check_required_keys(values: dict[str, Any], where: str) -> None:
             raise ConfigError(
                 f"missing mapping key {key!r}",
                 location=f"key {where}.{key}",
-                expected="a column name" if key != "positive" else "the positive class",
+                expected=_MISSING_EXPECTED.get(key, "a column name"),
             )
+
+
+#: what a missing required mapping key should have been
+_MISSING_EXPECTED = {
+    "positive": "the positive class",
+    "time": "the column of the instances' arrival times (a file without one, such as MOA's "
+    "benchmark streams, is not converted: the Python API evaluates its rows as (x, y) pairs "
+    "whose times are their positions, delaycv.evaluate(river.stream.iter_arff(path, "
+    "target=...), ...), with windows in instances such as 500i)",
+}
 
 
 def _check_time_keys(values: dict[str, Any], where: str) -> None:

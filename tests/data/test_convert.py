@@ -762,6 +762,39 @@ def test_a_nominal_attribute_keeps_its_declared_values_in_their_order(tmp_path):
     assert got.categories() == {"kind": ("alpha", "mid", "zeta")}
 
 
+def test_a_file_without_times_is_told_the_way_it_can_be_evaluated(tmp_path):
+    """MOA's benchmark streams have no time attribute: the converter needs one, and says that
+    the API evaluates such rows, their positions as times, with windows in instances."""
+    from river.stream import iter_arff
+
+    import delaycv
+
+    src = tmp_path / "elec.arff"
+    rows = [
+        f"{1 + i % 7},{(i * 37 % 100) / 100},{'UP' if i * 37 % 100 > 40 else 'DOWN'}"
+        for i in range(300)
+    ]
+    src.write_text(
+        "@relation elec\n@attribute day {1,2,3,4,5,6,7}\n@attribute price numeric\n"
+        "@attribute class {UP,DOWN}\n@data\n" + "\n".join(rows) + "\n"
+    )
+    with pytest.raises(ConfigError) as info:
+        convert_file(src, tmp_path / "e.parquet", mapping={"label": "class", "positive": "UP"})
+    assert info.value.location == "key mapping.time"
+    assert "delaycv.evaluate(river.stream.iter_arff(path, target=...), ...)" in str(info.value)
+    pairs = iter_arff(src, target="class")
+    result = delaycv.evaluate(
+        pairs,
+        "tree.HoeffdingTreeClassifier",
+        policy="delay",
+        window="50i",
+        folds=2,
+        positive="UP",
+        progress=False,
+    )
+    assert result.folds["checkpoint"].max() == 300
+
+
 def test_cli_convert_effort_option(tmp_path, capsys):
     src = write(tmp_path, EFFORT_CSV)
     out = tmp_path / "s.parquet"
