@@ -11,7 +11,7 @@ from pathlib import Path
 
 from delaycv.common.errors import InputError
 from delaycv.data.mapping import INF_MODES, LINK_KINDS, NO_EFFORT, PRESETS
-from delaycv.data.timeunits import TIME_UNITS
+from delaycv.data.timeunits import MAPPING_TIME_UNITS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -46,9 +46,11 @@ def _mapping_options(g) -> None:
     g.add_argument("--time", help="column of arrival times (Unix seconds or dates)")
     g.add_argument(
         "--time-unit",
-        choices=TIME_UNITS,
+        choices=MAPPING_TIME_UNITS,
         help="unit of the time and link numbers: s (default), ms, us, ns; datetime: the column "
-        "holds dates (ISO 8601); the stream stores seconds",
+        "holds dates (ISO 8601); the stream stores seconds; position: the file has no time "
+        "column (MOA's benchmark streams), each instance's time is its position, windows are "
+        "counts of instances (500i)",
     )
     g.add_argument("--time-format", help="strptime format when the time column holds dates")
     g.add_argument("--label", help="column of the class")

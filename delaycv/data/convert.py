@@ -75,6 +75,7 @@ from delaycv.data.timeunits import (
     FACTORS,
     LATEST,
     NAMES,
+    POSITION,
     RANGE_TEXT,
     implausible,
     implausible_message,
@@ -114,8 +115,10 @@ METADATA_KEYS = (
     "generator",
 )
 #: Keys a stream's metadata has only when it applies: ``effort`` (where the effort comes from,
-#: e.g. ``"la + ld"``), present when the stream has an effort.
-OPTIONAL_METADATA_KEYS = ("effort",)
+#: e.g. ``"la + ld"``), present when the stream has an effort; ``time``: ``"position"`` when
+#: the file has no time column (each instance's time is its position; the engine then takes
+#: windows in instances only).
+OPTIONAL_METADATA_KEYS = ("effort", "time")
 
 
 class _MappingEffort:
@@ -155,7 +158,9 @@ def _first(mask: np.ndarray) -> int:
 
 def _check_columns(raw: RawTable, m: Mapping) -> None:
     names = raw.names
-    wanted: list[tuple[str, str]] = [("time", m.time), ("label", m.label)]
+    wanted: list[tuple[str, str]] = [("label", m.label)]
+    if m.time is not None:
+        wanted.insert(0, ("time", m.time))
     if m.link is not None:
         wanted.append(("link", m.link))
     wanted += [("drop", c) for c in m.drop]
@@ -422,7 +427,10 @@ def _effort(raw: RawTable, m: Mapping) -> np.ndarray | None:
 
 def _source_unit(raw: RawTable, m: Mapping) -> str:
     """The unit of the raw time column as recorded in the metadata: ``s``, ``ms``, ``us``, ``ns``
-    or ``datetime`` (dates: an ARFF date attribute, text with a time_format or ISO 8601)."""
+    or ``datetime`` (dates: an ARFF date attribute, text with a time_format or ISO 8601); or
+    ``position`` (no time column)."""
+    if m.time_unit == POSITION:
+        return POSITION
     if raw.column(m.time).kind != NUMERIC or m.time_format is not None:
         return "datetime"
     return m.time_unit
@@ -592,8 +600,11 @@ def convert_table(
     _check_columns(raw, m)
     n = raw.table.num_rows
     label, negative = _labels(raw, m)
-    time = _times(raw, m.time, m, "time", required=True).astype(np.int64)
-    order, sorted_rows = _time_order(raw, time, sort)
+    if m.time_unit == POSITION:  # no time column: each instance's time is its position
+        time, order, sorted_rows = np.arange(1, n + 1, dtype=np.int64), None, 0
+    else:
+        time = _times(raw, m.time, m, "time", required=True).astype(np.int64)
+        order, sorted_rows = _time_order(raw, time, sort)
     if m.link is not None:
         link = _times(raw, m.link, m, "link", required=False, none=m.link_none)
         label_time, stats = _link_label_time(time, label, link, m, raw)
@@ -627,6 +638,7 @@ def convert_table(
         sorted_rows=sorted_rows,
         infinite_as_missing=infinite,
         effort=effort_description(m.effort),
+        time=POSITION if m.time_unit == POSITION else None,
         **stats,
     )
     return Stream(

@@ -14,7 +14,7 @@ from typing import Any
 
 from delaycv.common.checks import is_number
 from delaycv.common.errors import ConfigError
-from delaycv.data.timeunits import TIME_UNITS
+from delaycv.data.timeunits import MAPPING_TIME_UNITS, POSITION
 
 #: What the link column holds (see :mod:`delaycv.data.convert`): the arrival time of the commit a row
 #: fixes, or the reveal time of the row's own positive label.
@@ -127,8 +127,17 @@ def _mapping_value(key: str, value: Any, loc: str) -> Any:
 
 
 def _check_required_keys(values: dict[str, Any], where: str) -> None:
-    """A mapping needs a time and a label column, and the positive class."""
-    for key in ("time", "label", "positive"):
+    """A mapping needs a time and a label column, and the positive class; with ``time_unit:
+    position`` no time column (and none may be given)."""
+    positions = values.get("time_unit") == POSITION
+    if positions and values.get("time") not in (None, ""):
+        raise ConfigError(
+            f"a time column ({values['time']!r}) given with time_unit position",
+            location=f"key {where}.time",
+            expected="no time column with time_unit position (each instance's time is its "
+            "position), or the column's unit",
+        )
+    for key in ("label", "positive") if positions else ("time", "label", "positive"):
         if values.get(key) in (None, ""):
             raise ConfigError(
                 f"missing mapping key {key!r}",
@@ -140,21 +149,28 @@ def _check_required_keys(values: dict[str, Any], where: str) -> None:
 #: what a missing required mapping key should have been
 _MISSING_EXPECTED = {
     "positive": "the positive class",
-    "time": "the column of the instances' arrival times (a file without one, such as MOA's "
-    "benchmark streams, is not converted: the Python API evaluates its rows as (x, y) pairs "
-    "whose times are their positions, delaycv.evaluate(river.stream.iter_arff(path, "
-    "target=...), ...), with windows in instances such as 500i)",
+    "time": "the column of the instances' arrival times, or time_unit: position for a file "
+    "without one, such as MOA's benchmark streams (each instance's time is then its position, "
+    "and the windows are counts of instances such as 500i)",
 }
 
 
 def _check_time_keys(values: dict[str, Any], where: str) -> None:
     """``time_unit`` must be known, and a ``time_format`` (dates) goes with seconds or datetime."""
     unit = values.get("time_unit", "s")
-    if unit not in TIME_UNITS:
+    if unit not in MAPPING_TIME_UNITS:
         raise ConfigError(
             f"unknown time unit {unit!r}",
             location=f"key {where}.time_unit",
-            expected="s, ms, us, ns (numbers: seconds ... nanoseconds) or datetime (dates)",
+            expected="s, ms, us, ns (numbers: seconds ... nanoseconds), datetime (dates) or "
+            "position (no time column: each instance's time is its position)",
+        )
+    if unit == POSITION and values.get("link") is not None:
+        raise ConfigError(
+            f"a link column ({values['link']!r}) given with time_unit position",
+            location=f"key {where}.link",
+            expected="no link without a time column (a reveal time needs times), or the time "
+            "column and its unit",
         )
     if values.get("time_format") is not None and unit not in ("s", "datetime"):
         raise ConfigError(
@@ -170,7 +186,9 @@ class Mapping:
 
     time          column of arrival times: Unix times in ``time_unit``, or dates
     time_unit     unit of the time (and link) numbers: ``s`` (default), ``ms``, ``us``, ``ns``; or
-                  ``datetime``: dates (ISO 8601 text, an ARFF date attribute), converted exactly
+                  ``datetime``: dates (ISO 8601 text, an ARFF date attribute), converted exactly;
+                  or ``position``: no time column (``time`` None), each instance's time is its
+                  position 1, 2, ... (MOA's benchmark streams; windows in instances, ``500i``)
     time_format   strptime format (e.g. ``"%Y-%m-%d %H:%M:%S"``) when ``time`` holds date text
     label         column of the class
     positive      the positive class (label 1); compared as text, ``1`` == ``1.0``
@@ -189,7 +207,7 @@ class Mapping:
     delimiter     CSV field separator (one character; ``\\t`` or ``tab`` for a tab)
     """
 
-    time: str
+    time: str | None
     label: str
     positive: str
     negative: str | None = None
@@ -232,6 +250,7 @@ class Mapping:
             values[key] = _mapping_value(key, value, f"{where}.{key}")
         _check_required_keys(values, where)
         _check_time_keys(values, where)
+        values.setdefault("time", None)  # (time_unit position: no time column)
         if "delimiter" in data:
             values["delimiter"] = _delimiter(values["delimiter"], f"{where}.delimiter")
         if values.get("link_kind", "fix_timestamp") not in LINK_KINDS:

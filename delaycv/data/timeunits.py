@@ -27,6 +27,10 @@ if TYPE_CHECKING:  # numpy is imported where it is used: the command line reads 
 FACTORS = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
 #: The values of ``time_unit``: the numeric units, and ``datetime`` (dates, converted exactly).
 TIME_UNITS = (*FACTORS, "datetime")
+#: the time unit of a raw file without a time column: each instance's time is its position
+POSITION = "position"
+#: the time units a mapping takes (a raw file's)
+MAPPING_TIME_UNITS = (*TIME_UNITS, POSITION)
 NAMES = {
     "s": "seconds",
     "ms": "milliseconds",
@@ -94,6 +98,8 @@ __all__ = [
     "LATEST",
     "NAMES",
     "RANGE_TEXT",
+    "MAPPING_TIME_UNITS",
+    "POSITION",
     "TIME_UNITS",
     "implausible",
     "implausible_message",

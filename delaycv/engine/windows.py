@@ -96,7 +96,8 @@ def _grouped(policy, sides: dict[str, str]) -> dict[str, list[str]]:
 
 def check_position_times(stream, policy, where: str = "policy") -> None:
     """A ConfigError if the stream's times are its instances' positions (an iterable of
-    ``(x, y)`` without a time key: ``metadata["time"] == "position"``) and a window of the
+    ``(x, y)`` without a time key, a file converted with ``time_unit: position``:
+    ``metadata["time"] == "position"``) and a window of the
     policy is a duration: a duration has no meaning there, a count of instances has."""
     if stream.metadata.get("time") != "position":
         return
@@ -106,10 +107,11 @@ def check_position_times(stream, policy, where: str = "policy") -> None:
     side, key = next(iter(sides.items()))
     raise ConfigError(
         f"the window {getattr(policy, side)} is a duration, but the stream's times are its "
-        "instances' positions (its x dicts hold no time key): write it as a count of instances, "
+        "instances' positions (it has no times: a file converted with time_unit position, or "
+        "x dicts without a time key): write it as a count of instances, "
         f"e.g. {_EXAMPLE_COUNT}",
         location=f"key {where}.{key}",
-        expected=f"a window in instances such as {_EXAMPLE_COUNT}, or a time key in every x",
+        expected=f"a window in instances such as {_EXAMPLE_COUNT}, or a stream with times",
     )
 
 

@@ -88,6 +88,15 @@ def _has_tests(tests, *, dataset, metric, reference, estimator) -> bool:
     return not found.empty
 
 
+def _x_axis(sub, x: str) -> str:
+    """The x axis of a dataset's curves: ``x``, but the stream's positions (``"checkpoint"``)
+    where its times are its positions (a stream without times: every checkpoint's time is its
+    position), which as dates would all fall on 1 January 1970."""
+    if x == "time" and len(sub) and (sub["time"] == sub["checkpoint"]).all():
+        return "checkpoint"
+    return x
+
+
 def _dataset_figures(sub, tests, *, dataset, estimator, tail, options) -> list[tuple[str, Figure]]:
     """The figures of one dataset and estimator (``sub``: the dataset's rows), each with its
     file's stem, in drawing order (``one``: what each of them is given: what it draws and the
@@ -101,18 +110,19 @@ def _dataset_figures(sub, tests, *, dataset, estimator, tail, options) -> list[t
         "effort_scope": options["effort_scope"],
     }
     figs: list[tuple[str, Figure]] = []
+    x = _x_axis(sub, options["x"])
     curves = learning_curves(
         sub,
         tests,
         **one,
         reference=reference,
-        x=options["x"],
+        x=x,
         baseline=options["baseline"],
         alpha=options["alpha"],
     )
     figs.append((f"learning_curves_{name}_{reference}{tail}", curves))
     if {"observed", "true"} <= set(sub["reference"]):
-        figs.append((f"bias_{name}{tail}", bias_curves(sub, **one, x=options["x"])))
+        figs.append((f"bias_{name}{tail}", bias_curves(sub, **one, x=x)))
     final = final_distributions(sub, **one, reference=reference, seed=options["seed"])
     figs.append((f"final_{name}_{reference}{tail}", final))
     if _has_tests(tests, dataset=dataset, metric=metric, reference=reference, estimator=estimator):

@@ -16,6 +16,7 @@ from delaycv.common.errors import ConfigError, InputError
 from delaycv.data.convert import METADATA_KEYS, _link_label_time, convert_file, load_stream
 from delaycv.data.mapping import PRESETS, Mapping
 from delaycv.data.stream_file import read_stream
+from delaycv.data.synthetic import generate_stream
 
 NAN = np.nan
 
@@ -762,12 +763,13 @@ def test_a_nominal_attribute_keeps_its_declared_values_in_their_order(tmp_path):
     assert got.categories() == {"kind": ("alpha", "mid", "zeta")}
 
 
-def test_a_file_without_times_is_told_the_way_it_can_be_evaluated(tmp_path):
-    """MOA's benchmark streams have no time attribute: the converter needs one, and says that
-    the API evaluates such rows, their positions as times, with windows in instances."""
-    from river.stream import iter_arff
-
+def test_a_file_without_times_converts_with_its_positions_as_times(tmp_path, capsys):
+    """MOA's benchmark streams have no time attribute: ``time_unit: position`` (``--time-unit
+    position``) converts them, each instance's time its position, and the engine then takes
+    windows in instances only; a missing time column says so, a time column or a link beside
+    it is refused. Figures draw such a stream against its positions, not 1970's dates."""
     import delaycv
+    from delaycv.figures.figure_set import _x_axis
 
     src = tmp_path / "elec.arff"
     rows = [
@@ -778,21 +780,47 @@ def test_a_file_without_times_is_told_the_way_it_can_be_evaluated(tmp_path):
         "@relation elec\n@attribute day {1,2,3,4,5,6,7}\n@attribute price numeric\n"
         "@attribute class {UP,DOWN}\n@data\n" + "\n".join(rows) + "\n"
     )
+    mapping = {"label": "class", "positive": "UP"}
+    out = tmp_path / "e.parquet"
     with pytest.raises(ConfigError) as info:
-        convert_file(src, tmp_path / "e.parquet", mapping={"label": "class", "positive": "UP"})
+        convert_file(src, out, mapping=mapping)
     assert info.value.location == "key mapping.time"
-    assert "delaycv.evaluate(river.stream.iter_arff(path, target=...), ...)" in str(info.value)
-    pairs = iter_arff(src, target="class")
+    assert "or time_unit: position for a file without one" in str(info.value)
+    for extra, key in (({"time": "price"}, "time"), ({"link": "price"}, "link")):
+        with pytest.raises(ConfigError) as info:
+            convert_file(src, out, mapping={**mapping, "time_unit": "position", **extra})
+        assert info.value.location == f"key mapping.{key}", str(info.value)
+    assert not out.exists()
+    argv = ["convert", str(src), str(out), "--label", "class", "--positive", "UP"]
+    assert main([*argv, "--time-unit", "position", "--quiet"]) == 0
+    stream = read_stream(out)
+    np.testing.assert_array_equal(stream.time, np.arange(1, 301))
+    assert stream.metadata["time"] == "position" and stream.metadata["time_unit"] == "position"
+    assert stream.metadata["time_column"] is None and stream.feature_names == ["day", "price"]
     result = delaycv.evaluate(
-        pairs,
+        str(out),
         "tree.HoeffdingTreeClassifier",
         policy="delay",
         window="50i",
         folds=2,
-        positive="UP",
         progress=False,
     )
     assert result.folds["checkpoint"].max() == 300
+    assert _x_axis(result.folds, "time") == "checkpoint"
+    with pytest.raises(ConfigError, match="the window 7d is a duration, but the stream's times"):
+        delaycv.evaluate(
+            str(out),
+            "tree.HoeffdingTreeClassifier",
+            policy="delay",
+            window="7d",
+            folds=2,
+            progress=False,
+        )
+    # a stream with times keeps its dates
+    dated = delaycv.evaluate(
+        generate_stream(rows=300, seed=2), "tree.HoeffdingTreeClassifier", folds=2, progress=False
+    )
+    assert _x_axis(dated.folds, "time") == "time"
 
 
 def test_cli_convert_effort_option(tmp_path, capsys):

@@ -35,8 +35,9 @@ def test_a_river_dataset_with_a_duration_window_is_refused_with_the_instance_for
         run(datasets.Phishing(), policy="delay", window="7d")
     assert str(info.value) == (
         "key policy.window: the window 7d is a duration, but the stream's times are its "
-        "instances' positions (its x dicts hold no time key): write it as a count of instances, "
-        "e.g. 50i (expected a window in instances such as 50i, or a time key in every x)"
+        "instances' positions (it has no times: a file converted with time_unit position, or "
+        "x dicts without a time key): write it as a count of instances, e.g. 50i (expected a "
+        "window in instances such as 50i, or a stream with times)"
     )
     with pytest.raises(ConfigError, match=r"^key policy\.neg_window: the window 90d "):
         run(datasets.Phishing(), policy="hitl", pos_window="10i", neg_window="90d")
