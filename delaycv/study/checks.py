@@ -87,6 +87,7 @@ def check_study(
     efforts = {name: fact.effort for name, fact in facts.items()}
     if ("policies",) not in broken:
         _warn_only_clean_labels(config, source, facts, broken, mistakes)
+        _check_position_windows(config, source, facts, broken, mistakes)
     _warn_tests_out_of_reach(config, source, broken, mistakes, seeded)
     with mistakes.guard():
         check_same_streams(config, source, cwd, skip_datasets, mistakes)
@@ -260,6 +261,41 @@ def _check_names_and_folders(
         resolve_folders(config, source, cwd, broken, mistakes)
     with mistakes.guard():
         check_name_lengths(config, source, mistakes)
+
+
+def _check_position_windows(
+    config: dict,
+    source: str,
+    facts: dict[str, StreamFacts],
+    broken: set[tuple],
+    mistakes: Mistakes,
+) -> None:
+    """A policy whose window is a duration beside a dataset whose times are its instances'
+    positions (converted with ``time_unit: position``) is an error at the window's key, as the
+    run would find it (:func:`delaycv.engine.windows.check_position_times`), with the dataset."""
+    from types import SimpleNamespace
+
+    from delaycv.engine.windows import check_position_times
+    from delaycv.protocol.policies import make_policy
+
+    counted = [name for name, fact in facts.items() if fact.positions]
+    if not counted:
+        return
+    stream = SimpleNamespace(metadata={"time": "position"})
+    for name, spec in config["policies"].items():
+        if ("policies", name) in broken:  # (a refused policy is reported)
+            continue
+        with mistakes.guard():
+            try:
+                check_position_times(stream, make_policy(spec, where=f"policies.{name}"))
+            except ConfigError as err:
+                key = err.location.removeprefix("key policy.")
+                raise ConfigError(
+                    f"dataset {counted[0]}: {err.message}",
+                    path=source,
+                    location=f"key policies.{name}.{key}",
+                    expected=err.expected,
+                ) from None
 
 
 def _warn_only_clean_labels(

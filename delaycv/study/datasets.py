@@ -32,10 +32,13 @@ class StreamFacts:
     #: mapping names a fix-link column (the ``commit-guru`` preset does, ``spdisc`` does not); a
     #: canonical stream as its file's metadata says
     fix_times: bool | None
+    #: whether its times are its instances' positions (a raw file's mapping with ``time_unit:
+    #: position``; a canonical stream whose metadata says ``time: position``)
+    positions: bool | None = False
 
 
 #: what is known of a dataset that was not checked
-UNKNOWN = StreamFacts(effort=None, fix_times=None)
+UNKNOWN = StreamFacts(effort=None, fix_times=None, positions=None)
 
 #: the options of a raw file's conversion (none applies to a canonical stream, used as it is)
 CONVERSION_KEYS: tuple[str, ...] = (
@@ -183,7 +186,11 @@ def _stream_facts(
     try:
         meta = check_stream_file(Path(cwd) / path)
         found = meta.get("positives_with_label_time")
-        return StreamFacts(has_effort(meta), None if found is None else int(found) > 0)
+        return StreamFacts(
+            has_effort(meta),
+            None if found is None else int(found) > 0,
+            meta.get("time") == "position",
+        )
     except InputError as err:
         raise ConfigError(
             f"{path}: {err.message}",
@@ -210,8 +217,9 @@ def _raw_facts(key: str, dataset: Mapping, source: str) -> StreamFacts:
         )
     mapping = _raw_mapping(key, dataset, source)
     fix_times = mapping.link is not None
+    positions = mapping.time is None  # (time_unit position)
     if "effort" not in dataset:
-        return StreamFacts(bool(mapping.effort), fix_times)
+        return StreamFacts(bool(mapping.effort), fix_times, positions)
     if "effort" in dataset.get("mapping", {}):
         raise ConfigError(
             "the effort is given twice (effort and mapping.effort)",
@@ -225,7 +233,7 @@ def _raw_facts(key: str, dataset: Mapping, source: str) -> StreamFacts:
         where=f"{key}.effort",
         source=source,
     )
-    return StreamFacts(bool(effort), fix_times)
+    return StreamFacts(bool(effort), fix_times, positions)
 
 
 def _raw_mapping(key: str, dataset: Mapping, source: str):

@@ -1096,6 +1096,33 @@ def test_learners_that_ignore_their_seed_are_named_with_the_runs_they_repeat(
     assert warnings_of("b.yaml", validation={"folds": 5}, seeds=[1, 2, 3]) == []
 
 
+def test_a_duration_window_beside_a_stream_without_times_is_refused_at_load(tmp_path):
+    """A dataset whose times are its instances' positions (``time_unit: position``, raw or
+    converted) takes windows in instances: a duration is an error at the window's key, naming
+    the dataset, before any job (the run would refuse it too); counts pass."""
+    from delaycv.data.convert import convert_file
+
+    arff = tmp_path / "elec.arff"
+    arff.write_text(
+        "@relation e\n@attribute a numeric\n@attribute class {UP,DOWN}\n@data\n"
+        + "".join(f"{i / 10},{'UP' if i % 3 else 'DOWN'}\n" for i in range(40))
+    )
+    mapping = {"time_unit": "position", "label": "class", "positive": "UP"}
+    convert_file(arff, tmp_path / "elec.parquet", mapping=mapping)
+    policies = {"ideal": {"preset": "ideal"}, "late": {"preset": "delay", "window": "7d"}}
+    for dataset in ({"path": str(arff), "mapping": mapping}, {"path": "elec.parquet"}):
+        config = with_changes(datasets={"elec": dataset}, policies=policies, policy_grids={})
+        with pytest.raises(ConfigError) as info:
+            load_config(config, cwd=tmp_path, learners=False)
+        assert info.value.location == "key policies.late.window", str(info.value)
+        assert "dataset elec: the window 7d is a duration, but the stream's times are its " in (
+            str(info.value)
+        )
+        counted = {**policies, "late": {"preset": "delay", "window": "20i"}}
+        config = with_changes(datasets={"elec": dataset}, policies=counted, policy_grids={})
+        assert "late" in load_config(config, cwd=tmp_path, learners=False)["policies"]
+
+
 def test_a_parquet_effort_is_known_only_given_the_working_directory(effort_files):
     config = with_changes(datasets={"b": {"path": "bare.parquet"}}, tests={"metrics": ["popt"]})
     assert load_config(config, learners=False)["tests"]["metrics"] == ["popt"]
