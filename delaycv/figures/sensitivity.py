@@ -72,7 +72,7 @@ def _why_unplaced(policy, w, full, windows, policy_specs) -> str:
     if windows is None and w is None:
         return "name is not a preset pattern"
     if windows is None and not PRESETS[w.preset].windows:  # (ideal)
-        return "no grid of windows in seconds to join"
+        return "no grid of windows to join"
     family = full.loc[full["policy"] == policy, "family"].iloc[0]
     return f"the only window of family {family!r}"
 
@@ -148,7 +148,7 @@ def placement_hint(unplaced: Mapping[str, str]) -> str:
 
     Examples
     --------
-    >>> placement_hint({"ideal": "no grid of windows in seconds to join"})
+    >>> placement_hint({"ideal": "no grid of windows to join"})
     ''
     """
     needs = any(r.startswith(("name", "no window", "no spec")) for r in unplaced.values())

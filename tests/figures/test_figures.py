@@ -391,7 +391,7 @@ def test_window_placement_names_every_policy_it_cannot_place(odd_table):
     frame, unplaced = window_placement(["ideal", "hitl_7d_90d", "my_policy"])
     assert frame.empty
     assert unplaced == {
-        "ideal": "no grid of windows in seconds to join",
+        "ideal": "no grid of windows to join",
         "hitl_7d_90d": "the only window of family 'hitl, N = 90d'",
         "my_policy": "name is not a preset pattern",
     }
@@ -426,7 +426,7 @@ def test_a_policy_the_figures_cannot_place_is_reported(odd_table, tmp_path, capl
     (message,) = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.figure_set"]
     assert message.startswith("no sensitivity figure: no policy grid in dataset 'synth'")
     assert "my_policy (name is not a preset pattern)" in message
-    assert "ideal (no grid of windows in seconds to join)" in message
+    assert "ideal (no grid of windows to join)" in message
 
 
 def overlapping_texts(fig) -> list[tuple[str, str]]:
