@@ -16,7 +16,8 @@ from __future__ import annotations
 import copy
 import difflib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from delaycv.common import defaults
 from delaycv.common.bounds import check_size
@@ -276,26 +277,41 @@ def _check_position_windows(
     from types import SimpleNamespace
 
     from delaycv.engine.windows import check_position_times
-    from delaycv.protocol.policies import make_policy
 
     counted = [name for name, fact in facts.items() if fact.positions]
     if not counted:
         return
     stream = SimpleNamespace(metadata={"time": "position"})
-    for name, spec in config["policies"].items():
-        if ("policies", name) in broken:  # (a refused policy is reported)
-            continue
+    for _, key, policy in _study_policies(config, broken):
         with mistakes.guard():
             try:
-                check_position_times(stream, make_policy(spec, where=f"policies.{name}"))
+                check_position_times(stream, policy)
             except ConfigError as err:
-                key = err.location.removeprefix("key policy.")
+                window = err.location.removeprefix("key policy.")
                 raise ConfigError(
                     f"dataset {counted[0]}: {err.message}",
                     path=source,
-                    location=f"key policies.{name}.{key}",
+                    location=f"key {key}.{window}",
                     expected=err.expected,
                 ) from None
+
+
+def _study_policies(config: dict, broken: set[tuple]) -> Iterator[tuple[str, str, Any]]:
+    """``(name, key, policy)`` of each policy of the study that was not refused (a refused one is
+    reported): the policy built, and the key it was written at, ``policies.<name>`` or, for a
+    grid's policy, ``policy_grids.<grid>`` (its own line in the file)."""
+    from delaycv.protocol.policies import make_policy
+
+    grid_of = {
+        policy: f"policy_grids.{grid_name}"
+        for grid_name, grid in config["policy_grids"].items()
+        if not {("policy_grids",), ("policy_grids", grid_name)} & broken  # (reported)
+        for policy in expand_policy_grid(grid)
+    }
+    for name, spec in config["policies"].items():
+        if ("policies", name) not in broken:
+            policy = make_policy(spec, where=f"policies.{name}")
+            yield name, grid_of.get(name, f"policies.{name}"), policy
 
 
 def _warn_only_clean_labels(
@@ -308,21 +324,11 @@ def _warn_only_clean_labels(
     """A warning for each policy whose windows both end in the clean assumption (a 1 only where a
     fix is seen: ``verification``) beside datasets known to have no fix time (an spdisc file:
     ``facts``): every label it releases there is 0 (the run warns too: ``only_clean_labels``)."""
-    from delaycv.protocol.policies import make_policy
-
     bare = [name for name, fact in facts.items() if fact.fix_times is False]
     if not bare:
         return
-    grid_of = {  # a grid's policy -> the grid's key (its own line in the file)
-        policy: f"policy_grids.{grid_name}"
-        for grid_name, grid in config["policy_grids"].items()
-        if not {("policy_grids",), ("policy_grids", grid_name)} & broken  # (reported)
-        for policy in expand_policy_grid(grid)
-    }
-    for name, spec in config["policies"].items():
-        if ("policies", name) in broken:  # (a refused policy is reported)
-            continue
-        if make_policy(spec, where=f"policies.{name}").ones_need_fixes:
+    for name, key, policy in _study_policies(config, broken):
+        if policy.ones_need_fixes:
             mistakes.warnings.append(
                 ConfigError(
                     f"the policy {name} gives a label 1 only where a fix is seen (label_time), "
@@ -330,7 +336,7 @@ def _warn_only_clean_labels(
                     f"{'have' if len(bare) > 1 else 'has'} no fix time: every label it releases "
                     "there is 0, so no fold learns a defect",
                     path=source,
-                    location=f"key {grid_of.get(name, f'policies.{name}')}",
+                    location=f"key {key}",
                     expected="datasets with fix times (a fix-link column), or a policy whose "
                     "window ends in the truth: hitl, delay",
                 )

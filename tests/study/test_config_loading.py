@@ -1121,6 +1121,12 @@ def test_a_duration_window_beside_a_stream_without_times_is_refused_at_load(tmp_
         counted = {**policies, "late": {"preset": "delay", "window": "20i"}}
         config = with_changes(datasets={"elec": dataset}, policies=counted, policy_grids={})
         assert "late" in load_config(config, cwd=tmp_path, learners=False)["policies"]
+        # a grid's policy is named at the grid's key, which the file has
+        grid = {"g": {"preset": "delay", "window": ["7d", "20i"]}}
+        config = with_changes(datasets={"elec": dataset}, policies=counted, policy_grids=grid)
+        with pytest.raises(ConfigError) as info:
+            load_config(config, cwd=tmp_path, learners=False)
+        assert info.value.location == "key policy_grids.g.window", str(info.value)
 
 
 def test_a_parquet_effort_is_known_only_given_the_working_directory(effort_files):
