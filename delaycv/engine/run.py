@@ -398,11 +398,11 @@ def probe_learner(stream, learner_spec, *, instances: int = 50) -> None:
     run: a MOA learner, which MOA checked when it was built and whose votes are always read
     (:class:`~delaycv.jvm.learner.MoaClassifier`); a failure of its first calls names the fold
     and the instances, and leaves nothing behind, as any learner's during the run."""
-    first = next(iter(stream.chunks(instances)), None)
-    if first is None:
-        return
     learner = make_learner(learner_spec, seed=0)
     if getattr(learner, "needs_no_probe", False):  # checked by its library when it was built
+        return  # (before any instance is read: a MOA learner's job reads its stream once)
+    first = next(iter(stream.chunks(instances)), None)
+    if first is None:
         return
     features = list(stream.metadata.get("features") or ())
     encode = for_stream(learner, features, own_loop=False, categories=stream.categories)
