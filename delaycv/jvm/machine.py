@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from delaycv.common.errors import ConfigError
 from delaycv.protocol.moa_spec import HEAP_ENV, check_heap, gib, heap_bytes, machine_memory
@@ -50,6 +51,11 @@ GC_TIME_RATIO = 2
 USER_SIZING = re.compile(r"-Xm[sx]|HeapSize|RAMPercentage|RAMFraction|GCTimeRatio|-XX:\+Use\w+GC")
 #: where a user's options for every JVM come from (Java reads them when it starts)
 TOOL_OPTIONS = "JAVA_TOOL_OPTIONS"
+#: From this Java feature release on, a JVM warns on its standard error (four lines, before any
+#: output of delaycv's) when JPype loads its native library, unless the JVM starts with
+#: :data:`NATIVE_ACCESS`, an option that older JVMs do not know (Java 8 refuses to start with it).
+NATIVE_ACCESS_FROM = 24
+NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED"
 
 #: the JVM of this process once started: (its heap or None for Java's default, where the heap
 #: came from: a key, the environment variable, or None)
@@ -110,6 +116,7 @@ def start(heap: str | None = None, where: str = "key learner.heap") -> None:
         ) from None
     args = [f"-Xmx{heap}"] if heap else []
     args += sizing_options(heap, os.environ.get(TOOL_OPTIONS))
+    args += native_access_options(java_feature(path))
     # -Xrs: the JVM leaves Ctrl-C and SIGTERM to Python (the run's own handling: a stopped job
     # says so, leaves nothing partial). -XX:+DisableExplicitGC: JPype asks Java for a full
     # collection whenever Python's memory grows (9 on a 44k-row run, 0.4 s of CPU); delaycv
@@ -154,6 +161,41 @@ def sizing_options(heap: str | None, tool_options: str | None = None) -> list[st
     if heap is not None and heap_bytes(heap) < heap_bytes(INITIAL_HEAP):
         initial = heap
     return [f"-Xms{initial}", f"-XX:GCTimeRatio={GC_TIME_RATIO}"]
+
+
+def java_feature(jvm_path: str) -> int | None:
+    """The Java feature release (8, 17, 25) of the JVM whose library is ``jvm_path``, read from
+    the ``release`` file of its Java installation (a folder above the library: ``lib/server/``
+    in Java 9 and later, ``jre/lib/<arch>/server/`` in Java 8); None where none says it.
+
+    >>> import pathlib, tempfile
+    >>> home = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (home / "release").write_text('IMPLEMENTOR="Eclipse Adoptium"\\nJAVA_VERSION="25.0.3"\\n')
+    >>> java_feature(str(home / "lib" / "server" / "libjvm.so"))
+    25
+    >>> _ = (home / "release").write_text('JAVA_VERSION="1.8.0_462"\\n')
+    >>> java_feature(str(home / "jre" / "lib" / "amd64" / "server" / "libjvm.so"))
+    8
+    """
+    for folder in list(Path(jvm_path).parents)[:5]:
+        try:
+            text = (folder / "release").read_text(errors="replace")
+        except OSError:
+            continue
+        found = re.search(r'^JAVA_VERSION="(?:1\.)?(\d+)', text, re.MULTILINE)
+        return int(found.group(1)) if found else None
+    return None
+
+
+def native_access_options(feature: int | None) -> list[str]:
+    """The option that lets JPype load its native library without Java's warning, for a JVM of
+    the Java feature release ``feature`` (:data:`NATIVE_ACCESS_FROM`); none for an older or
+    unknown one.
+
+    >>> native_access_options(25), native_access_options(17), native_access_options(None)
+    (['--enable-native-access=ALL-UNNAMED'], [], [])
+    """
+    return [NATIVE_ACCESS] if feature is not None and feature >= NATIVE_ACCESS_FROM else []
 
 
 def _quiet_java() -> None:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -494,6 +495,31 @@ def test_a_moa_run_records_moa_java_and_its_loops(moa, brackets, tmp_path):
     assert versions["moa"] == MOA_VERSION == "2024.07" and versions["jpype"] == jpype.__version__
     assert re.fullmatch(r"\d+(\.\d+)*([._+-]\w+)*", versions["java"]), versions["java"]
     assert info["loops"]["fold"] == "the Java fold loop (fold_rows.jar)"
+
+
+def _javas_from(feature: int) -> list[Path]:
+    """The Java installations of this machine (``/usr/lib/jvm``) of that feature release or later."""
+    from delaycv.jvm.machine import java_feature
+
+    homes = sorted(Path("/usr/lib/jvm").glob("*/release"))
+    return [r.parent for r in homes if (java_feature(str(r)) or 0) >= feature]
+
+
+@pytest.mark.skipif(
+    not _javas_from(24), reason="no Java 24 or later on this machine (/usr/lib/jvm)"
+)
+def test_a_newer_java_runs_quietly(moa, brackets, tmp_path):
+    """Java 24 and later warn on the standard error when JPype loads its native library, unless
+    the JVM is started to allow it: four lines of WARNING before every run's output."""
+    stream = tmp_path / "s.parquet"
+    delaycv.data.stream_file.write_stream(brackets.subset(0, 200), stream)
+    for home in _javas_from(24):
+        out = tmp_path / home.name
+        argv = ["--learner", "moa:bayes.NaiveBayes", "--folds", "2", "--quiet", "--out", str(out)]
+        done = run_cli("evaluate", str(stream), *argv, env={"JAVA_HOME": str(home)})
+        assert done.returncode == 0 and done.stderr == "", (home, done.stderr)
+        java = json.loads((out / "run.json").read_text())["versions"]["java"]
+        assert int(java.split(".")[0]) >= 24, (home, java)
 
 
 def test_param_is_for_river_learners(moa, brackets, tmp_path):
