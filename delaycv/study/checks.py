@@ -374,9 +374,6 @@ def _warn_tests_out_of_reach(
     def count(n: int, word: str) -> str:
         return f"{n} {word}{'s' if n != 1 else ''}"
 
-    def names(items: list[str]) -> str:
-        return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else items[0]
-
     if shared and unseeded and seeds > 1:
         _warn_repeated_runs(config, source, broken, mistakes, unseeded, how, seeds)
     if floor(folds * seeds) > alpha:
@@ -390,11 +387,11 @@ def _warn_tests_out_of_reach(
         if unseeded:
             one = len(unseeded) == 1
             what = (
-                f"under {how} every seed has the same folds, so {names(unseeded)}, which "
+                f"under {how} every seed has the same folds, so {_listed(unseeded)}, which "
                 f"{'ignores its' if one else 'ignore their'} seed, repeat{'s' if one else ''} "
                 f"{'its' if one else 'their'} values under each seed, which the tests count once:"
             )
-            who = f"none of the bias tests and contrasts of {names(unseeded)}" + (
+            who = f"none of the bias tests and contrasts of {_listed(unseeded)}" + (
                 ", nor a test between two of them," if len(unseeded) > 1 else ""
             )
         else:
@@ -440,10 +437,9 @@ def _warn_repeated_runs(
     per_seed = len(config["datasets"]) * len(config["policies"])
     total = per_seed * len(config["learners"]) * seeds
     repeated = per_seed * len(unseeded) * (seeds - 1)
-    listed = ", ".join(unseeded)
     mistakes.warnings.append(
         ConfigError(
-            f"the learner{'s' if len(unseeded) > 1 else ''} {listed} "
+            f"the learner{'s' if len(unseeded) > 1 else ''} {_listed(unseeded)} "
             f"{'ignore their' if len(unseeded) > 1 else 'ignores its'} seed and under {how} every "
             f"seed has the same folds: each of {'their' if len(unseeded) > 1 else 'its'} runs is "
             f"the same under the {seeds} seeds, so {repeated} of the study's {total} evaluations "
@@ -454,6 +450,11 @@ def _warn_repeated_runs(
             "fixed_split), or learners that take a seed; or one seed for a study of such learners",
         )
     )
+
+
+def _listed(names: list[str]) -> str:
+    """Names in words: ``nb``, ``nb and lr``, ``nb, lr and hat``."""
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
 
 def _dataset_facts(

@@ -1066,7 +1066,7 @@ def test_learners_that_ignore_their_seed_are_named_with_the_runs_they_repeat(
     for attempt in (1, 2):  # (the second from what the first remembered)
         repeated, tests = warnings_of(f"cv{attempt}.yaml", validation=cv, seeds=[1, 2, 3])
         assert repeated.endswith(
-            "key seeds: the learners nb, lr ignore their seed and under cv every seed has the "
+            "key seeds: the learners nb and lr ignore their seed and under cv every seed has the "
             "same folds: each of their runs is the same under the 3 seeds, so 8 of the study's "
             "12 evaluations repeat another (expected seeds that change the runs: folds that "
             "differ by seed (bootstrap without fixed_split), or learners that take a seed; or "
