@@ -7,8 +7,12 @@ Bayes), eight label policies (ideal, delay in days and in instances, verificatio
 with inspection errors, the general form with feedback, a zero window), four validation schemes,
 the four estimators, flush, prediction noise, the trained-only evaluation, a fixed split, one
 learner seed, extra checkpoints, two processes, the prediction log and the MOA export (an
-observer of the loop); and the HITL study's brackets runs (bootstrap, 10 folds, a checkpoint every
-30 instances, ideal and the 14 HITL windows of ``config/hitl-rq1.yaml``).
+observer of the loop); the HITL study's brackets runs (bootstrap, 10 folds, a checkpoint every
+30 instances, ideal and the 14 HITL windows of ``config/hitl-rq1.yaml``); and a stream without
+times and with categorical features (a CSV written from the synthetic stream, converted with
+``time_unit: position``), run with river's Hoeffding tree and with MOA's HoeffdingTree and
+NaiveBayes (their categories as nominal attributes; the Java loop in one and two threads, the
+Python loop under the MOA export), so the full grid needs Java and the MOA jar.
 
 Every run is written with ``--no-timing`` (no CPU or wall times, no peak memory or RAM-hours:
 byte-reproducible tables and run.json).
@@ -31,7 +35,9 @@ Usage::
     PYTHONPATH=.            .venv/bin/python benchmarks/same_outputs.py write /tmp/after
     .venv/bin/python benchmarks/same_outputs.py compare /tmp/before /tmp/after
 
-``write --quick`` runs the first stream only (synthetic), without the study's runs.
+``write --quick`` runs the first stream only (synthetic), without the study's runs and the
+categorical stream's. Two folders written with and without ``DELAYCV_PURE_PYTHON=1`` differ in
+the last digits of the corrected reference's rows (its kernel's numpy twin sums in another order).
 """
 
 from __future__ import annotations
@@ -173,6 +179,51 @@ def study_runs(brackets: Path) -> list[tuple[str, list[str]]]:
     return runs
 
 
+#: the categorical stream's runs: (name, learner arguments, more arguments)
+CATEGORICAL_RUNS = [
+    ("categorical-ht", LEARNERS["ht"], ["--validation", "cv", "--folds", "3"]),
+    ("categorical-moa_ht", ["--learner", "moa:trees.HoeffdingTree -g 50"], ["--jobs", "2"]),
+    ("categorical-moa_nb", ["--learner", "moa:bayes.NaiveBayes"], ["--moa-csv"]),
+]
+
+
+def categorical_stream(out: Path) -> Path:
+    """The synthetic stream's rows as a CSV without times and with two categorical features
+    (``component``, a tenth missing, and ``kind``, both from its numbers), converted as a
+    stream whose times are its positions, with the effort la + ld; its path."""
+    import numpy as np
+
+    from delaycv.data.convert import convert_file
+    from delaycv.data.synthetic import generate_stream
+
+    stream = generate_stream(rows=3000, seed=11)
+    frame = stream.features[["la", "ld", "nf", "entropy", "exp"]].copy()
+    component = np.array(["core", "ui", "docs", "build"])[(frame["la"].to_numpy() % 4).astype(int)]
+    frame["component"] = np.where(np.arange(len(frame)) % 10 == 3, "", component)
+    frame["kind"] = np.where(frame["ld"].to_numpy() > frame["la"].to_numpy(), "fix", "feature")
+    frame["buggy"] = stream.label
+    csv = out / "categorical.csv"
+    frame.to_csv(csv, index=False)
+    mapping = {
+        "label": "buggy",
+        "positive": "1",
+        "time_unit": "position",
+        "categorical": ["component", "kind"],
+        "effort": ["la", "ld"],
+    }
+    path = out / "categorical.parquet"
+    convert_file(csv, path, mapping=mapping)
+    return path
+
+
+def categorical_runs(path: Path) -> list[tuple[str, list[str]]]:
+    """The categorical stream's runs (:data:`CATEGORICAL_RUNS`): a delay of 100 instances."""
+    common = ["--policy", "delay", "--window", "100i", "--every", "250", "--predictions"]
+    return [
+        (name, [str(path), *learner, *common, *more]) for name, learner, more in CATEGORICAL_RUNS
+    ]
+
+
 def write(out: Path, quick: bool) -> int:
     from delaycv.cli import main
     from delaycv.data.convert import convert_file
@@ -190,6 +241,7 @@ def write(out: Path, quick: bool) -> int:
         streams["brackets"] = out / "brackets.parquet"
         convert_file(BRACKETS, streams["brackets"], preset="commit-guru")
         runs += study_runs(streams["brackets"])
+        runs += categorical_runs(categorical_stream(out))
     runs = grid(streams) + runs
     t0 = time.monotonic()
     for name, args in runs:

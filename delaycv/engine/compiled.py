@@ -28,6 +28,7 @@ from pathlib import Path
 
 from delaycv.common import native
 from delaycv.common.native import PURE_PYTHON
+from delaycv.common.words import listed
 
 #: The source of the compiled loop.
 SOURCE = Path(__file__).with_name("_loop.pyx")
@@ -95,8 +96,9 @@ def slow_loops(loops: dict[str, str]) -> list[str]:
     """A warning when a part of :func:`run_loops` runs without its compiled loop (in Python, or a
     MOA learner called instance by instance) because that loop is missing (``native.missing``; not
     when ``DELAYCV_PURE_PYTHON`` asks for the Python loops, nor for an observer): the same
-    numbers, several times slower (a MOA learner's run on git(master), a checkpoint every 30 or
-    500: 3.6 and 3.1 times)."""
+    numbers (the corrected reference's up to rounding where its compiled kernel is missing: its
+    numpy twin sums in another order, and they differ in the last digits), several times slower
+    (a MOA learner's run on git(master), a checkpoint every 30 or 500: 3.6 and 3.1 times)."""
     if native.pure_python():
         return []
     groups: dict[str, list[str]] = {}  # why -> the loops that run in Python for it
@@ -106,13 +108,11 @@ def slow_loops(loops: dict[str, str]) -> list[str]:
             groups.setdefault(reason, []).append(LOOP_NAMES[part])
     if not groups:
         return []
-    said = "; ".join(f"{_listed(names)} ({reason})" for reason, names in groups.items())
+    said = "; ".join(f"{listed(names)} ({reason})" for reason, names in groups.items())
+    corrected = any(LOOP_NAMES["corrected"] in names for names in groups.values())
+    same = "the same numbers" + (" (the corrected reference's up to rounding)" if corrected else "")
     return [
-        f"delaycv runs without their compiled loops {said}: the same numbers, several times "
-        "slower (a MOA learner's run on git(master) 3 to 4 times); make venv builds the compiled "
-        "loops (with a C compiler, and a JDK for MOA's)"
+        f"delaycv runs without their compiled loops {said}: {same}, several times slower (a MOA "
+        "learner's run on git(master) 3 to 4 times); make venv builds the compiled loops (with a "
+        "C compiler, and a JDK for MOA's)"
     ]
-
-
-def _listed(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

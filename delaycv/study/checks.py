@@ -23,6 +23,7 @@ from delaycv.common import defaults
 from delaycv.common.bounds import check_size
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
+from delaycv.common.words import listed
 from delaycv.protocol.checkpoints import check_checkpoint_request
 from delaycv.study.datasets import (
     UNKNOWN,
@@ -387,11 +388,11 @@ def _warn_tests_out_of_reach(
         if unseeded:
             one = len(unseeded) == 1
             what = (
-                f"under {how} every seed has the same folds, so {_listed(unseeded)}, which "
+                f"under {how} every seed has the same folds, so {listed(unseeded)}, which "
                 f"{'ignores its' if one else 'ignore their'} seed, repeat{'s' if one else ''} "
                 f"{'its' if one else 'their'} values under each seed, which the tests count once:"
             )
-            who = f"none of the bias tests and contrasts of {_listed(unseeded)}" + (
+            who = f"none of the bias tests and contrasts of {listed(unseeded)}" + (
                 ", nor a test between two of them," if len(unseeded) > 1 else ""
             )
         else:
@@ -439,7 +440,7 @@ def _warn_repeated_runs(
     repeated = per_seed * len(unseeded) * (seeds - 1)
     mistakes.warnings.append(
         ConfigError(
-            f"the learner{'s' if len(unseeded) > 1 else ''} {_listed(unseeded)} "
+            f"the learner{'s' if len(unseeded) > 1 else ''} {listed(unseeded)} "
             f"{'ignore their' if len(unseeded) > 1 else 'ignores its'} seed and under {how} every "
             f"seed has the same folds: each of {'their' if len(unseeded) > 1 else 'its'} runs is "
             f"the same under the {seeds} seeds, so {repeated} of the study's {total} evaluations "
@@ -450,11 +451,6 @@ def _warn_repeated_runs(
             "fixed_split), or learners that take a seed; or one seed for a study of such learners",
         )
     )
-
-
-def _listed(names: list[str]) -> str:
-    """Names in words: ``nb``, ``nb and lr``, ``nb, lr and hat``."""
-    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
 
 def _dataset_facts(

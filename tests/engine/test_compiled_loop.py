@@ -277,6 +277,12 @@ def test_a_run_records_its_loops_and_warns_of_python_loops_run_unasked(monkeypat
         "delaycv runs without their compiled loops the folds and the effort-aware measures (the "
         "compiled loop is not built): the same numbers, several times slower"
     )
+    # the corrected reference's numpy twin sums in another order: its numbers to rounding
+    loops = {**info["loops"], "corrected": unbuilt}
+    assert (
+        "the same numbers (the corrected reference's up to rounding), several times"
+        in (compiled.slow_loops(loops)[0])
+    )
     # asked for (DELAYCV_PURE_PYTHON=1), or serving an observer: no warning
     monkeypatch.setenv(compiled.PURE_PYTHON, "1")
     assert compiled.slow_loops(info["loops"]) == []
