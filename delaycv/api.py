@@ -166,9 +166,11 @@ def evaluate(
         (:class:`~delaycv.engine.EvaluationResult`).
     """
     from delaycv import engine
+    from delaycv.engine.parallel import refuse_in_starting_worker
     from delaycv.engine.windows import check_position_times
     from delaycv.protocol.settings import make_settings
 
+    refuse_in_starting_worker()  # (a script without a main guard, imported by a worker)
     _check_option_keywords(options)
     observer_factory = options.pop("observer_factory", None)
     on_rows = options.pop("on_rows", None)

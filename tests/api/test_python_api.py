@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import doctest
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -22,6 +24,7 @@ from delaycv.common.errors import ConfigError, InputError
 from delaycv.data.stream import Stream
 from delaycv.data.stream_file import read_stream, write_stream
 from delaycv.data.synthetic import generate_stream
+from tests.support.engine_runs import EndsItsWorker
 from tests.support.engine_runs import evaluate as engine_evaluate
 from tests.support.paths import REPO
 
@@ -394,3 +397,90 @@ def test_the_readme_example_runs(tmp_path, monkeypatch):
         shown["checkpoint"]
     ) == {600}
     assert (shown["n_folds"] == 3).all() and shown["mean"].between(0, 1).all()
+
+
+def _run_script(tmp_path, name: str, body: str) -> subprocess.CompletedProcess:
+    script = tmp_path / name
+    script.write_text(body)
+    return subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+
+
+SCRIPT = """import delaycv
+from river import naive_bayes
+{define}
+with open("imports.txt", "a") as f:
+    print("imported", file=f)
+{call}
+"""
+CALL = (
+    "result = delaycv.evaluate({stream!r}, {model}, policy='delay', window='1d', folds=2, "
+    "every=200, progress=False, jobs=2)\nprint(repr(result))"
+)
+
+
+def test_a_script_without_a_main_guard_runs_folds_in_processes(stream_path, tmp_path):
+    """Worker processes import the main script again (multiprocessing's fork server), which
+    would run a script's top level again in each: where nothing they are sent names the script,
+    they do not import it, and the script runs once."""
+    call = CALL.format(stream=str(stream_path), model="naive_bayes.GaussianNB()")
+    done = _run_script(tmp_path, "plain.py", SCRIPT.format(define="", call=call))
+    assert done.returncode == 0, done.stderr
+    assert "EvaluationResult(" in done.stdout and "folds=2" in done.stdout
+    assert (tmp_path / "imports.txt").read_text().count("imported") == 1
+
+
+def test_a_learner_class_of_the_script_needs_its_main_guard(stream_path, tmp_path):
+    """A learner class written in the script: the workers must import the script to read it; one
+    that calls delaycv at its top level is stopped in each worker, with an error that says what
+    to write, and the call fails with one that says the same."""
+    define = "class MyNB(naive_bayes.GaussianNB):\n    pass\n"
+    call = CALL.format(stream=str(stream_path), model="MyNB()")
+    done = _run_script(tmp_path, "own.py", SCRIPT.format(define=define, call=call))
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(
+        "delaycv.common.errors.ConfigError: argument jobs: a worker process of the folds ended "
+        f"before its results, having imported {tmp_path / 'own.py'} to read the learner or "
+        "observer the script defines (its error is above) (expected the script's calls under "
+        'if __name__ == "__main__":'
+    ), done.stderr
+    assert (
+        "delaycv is called in a worker process of delaycv that is still starting: it imports "
+        f"{tmp_path / 'own.py'}"
+    ) in done.stderr
+    # with the guard, the workers read the class and nothing more runs
+    guarded = "if __name__ == '__main__':\n    " + call.replace("\n", "\n    ")
+    (tmp_path / "imports.txt").unlink()
+    done = _run_script(tmp_path, "guarded.py", SCRIPT.format(define=define, call=guarded))
+    assert done.returncode == 0, done.stderr
+    assert "learner='MyNB'" in done.stdout
+    assert (tmp_path / "imports.txt").read_text().count("imported") == 3  # (and 2 workers)
+
+
+def test_a_learner_class_of_an_interactive_session_is_named(stream_path, tmp_path):
+    code = (
+        "import delaycv\nfrom river import naive_bayes\n"
+        "class MyNB(naive_bayes.GaussianNB):\n    pass\n"
+        + CALL.format(stream=str(stream_path), model="MyNB()")
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert done.returncode == 1
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .endswith(
+            "argument jobs: a worker process of the folds ended before its results: the learner or "
+            "observer is defined in this interactive session, which worker processes cannot import "
+            "(expected the learner's class in a module of its own (a .py file imported here), or "
+            "jobs=1)"
+        )
+    ), done.stderr
+
+
+def test_a_worker_that_ends_without_its_results_is_named(stream_path):
+    with pytest.raises(ConfigError, match="a worker process of the folds ended before its results"):
+        delaycv.evaluate(stream_path, EndsItsWorker(), folds=2, every=200, progress=False, jobs=2)
