@@ -142,10 +142,13 @@ def smallest_p(
     [0.0625, 0.001953125, 0.0001999600079984003, nan]
     >>> smallest_p(5, True, 5000, "greater").tolist()
     0.03125
+    >>> smallest_p(5000, True, 5000).tolist()  # (2 / 2**5000 is below the smallest float)
+    0.0
     """
     n = np.asarray(n, dtype=np.float64)
     two = np.asarray(alternative) == "two-sided"
-    exact_floor = np.where(two, 2.0, 1.0) / 2.0**n
+    # (2^-n, not 1 / 2^n: 2^n overflows past 1023 pairs, with a RuntimeWarning)
+    exact_floor = np.where(two, 2.0, 1.0) * np.exp2(-n)
     floor = np.where(
         np.asarray(exact, dtype=bool), exact_floor, 1.0 / (np.asarray(resamples) + 1.0)
     )

@@ -26,7 +26,7 @@ from delaycv.stats.companions import (
 from delaycv.stats.learner_tests import run_tests
 from delaycv.stats.mcnemar import mcnemar, mcnemar_tests
 from delaycv.stats.paired import replicate_seeds
-from delaycv.stats.permutation import permutation_test, sign_flip_pvalues
+from delaycv.stats.permutation import permutation_test, sign_flip_pvalues, smallest_p
 from tests.support.engine_bruteforce import random_stream
 from tests.support.engine_runs import evaluate
 from tests.support.fold_tables import METRIC_COLUMNS, fold_table
@@ -157,6 +157,17 @@ def test_power_against_a_real_difference():
 
 
 # --------------------------------------------------------------------------- degenerate input
+
+
+def test_the_smallest_p_of_many_pairs_is_zero_without_a_warning():
+    """2 / 2^n for n past 1023 pairs (a study's folds x seeds can give that many): below the
+    smallest float, and no overflow on the way."""
+    n = np.array([1, 20, 1074, 1075, 5000])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = smallest_p(n, True, 5000)
+    assert got.tolist() == [1.0, 2.0**-19, 2.0**-1073, 0.0, 0.0]
+    assert smallest_p(n, True, 5000, "greater").tolist() == [0.5, 2.0**-20, 2.0**-1074, 0, 0]
 
 
 def test_degenerate_inputs_give_defined_answers():
