@@ -149,7 +149,8 @@ def evaluate(
     positive : object or None
         The value of ``label`` that is the positive class (default: 0/1 or booleans).
     dataset : str or None
-        The run key ``dataset``.
+        The run key ``dataset`` (None: a stream file's own, ``dataframe`` for a DataFrame, a
+        river dataset's class name, ``stream`` for other pairs).
     progress : bool, default True
         Progress lines on stderr for runs over 3 s.
     jobs : int, default 1
@@ -567,9 +568,16 @@ def _from_pairs(pairs, time, label_time, effort, positive, dataset, unit="s"):
         keys = []  # no effort key anywhere: no effort
     values = _effort_values({k: got.efforts[k] for k in keys}, "key") if keys else None
     meta = {**meta, **_effort_meta(keys)}
-    return _make_stream(
-        Stream, times, labels, lt, features, {"dataset": dataset or "stream", **meta}, values
-    )
+    name = dataset or _pairs_name(pairs)
+    return _make_stream(Stream, times, labels, lt, features, {"dataset": name, **meta}, values)
+
+
+def _pairs_name(pairs) -> str:
+    """The dataset name of (x, y) pairs: a river dataset's class name (``Phishing``), else
+    ``stream`` (a list, a generator)."""
+    from river.datasets.base import Dataset
+
+    return type(pairs).__name__ if isinstance(pairs, Dataset) else "stream"
 
 
 def _collect_pairs(

@@ -165,7 +165,7 @@ def test_a_river_dataset_with_times_from_positions():
         label=np.array([int(y) for _, y in pairs]),
         label_time=None,
         features=pd.DataFrame([x for x, _ in pairs]),
-        metadata={"dataset": "stream"},
+        metadata={"dataset": "Phishing"},  # (a river dataset's class name)
     )
     expected = engine_evaluate(
         by_hand,
@@ -181,6 +181,11 @@ def test_a_river_dataset_with_times_from_positions():
     assert result.folds["time"].tolist()[:2] == [250, 250]  # the time is the position
     assert sorted(set(result.folds["checkpoint"])) == [250, 500, 750, 1000, 1250]
     assert set(result.folds["policy"]) == {"delay_50i"}
+    # pairs of another kind are a stream
+    again = delaycv.evaluate(
+        pairs[:300], tree.HoeffdingTreeClassifier(), policy="delay", window="50i", folds=2
+    )
+    assert set(again.folds["dataset"]) == {"stream"}
 
 
 def test_the_model_instance_is_not_changed():
