@@ -169,7 +169,9 @@ def _check_time_order(time: np.ndarray, first_row: int) -> None:
         if dec.size:
             i = int(dec[0]) + 1
             raise DelaycvError(
-                f"stream time decreases at row {i + first_row} ({time[i]} after {time[i - 1]})"
+                f"stream time decreases at row {i + first_row} ({time[i]} after {time[i - 1]}) "
+                "(expected rows in non-decreasing time order: sort them by time first, keeping "
+                "the order of equal times)"
             )
 
 

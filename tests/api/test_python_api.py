@@ -284,7 +284,7 @@ def test_bad_streams_and_models_are_named():
     pairs = [({"a": 1.0, "time": 5}, 1), ({"a": 2.0}, 0)]
     with pytest.raises(InputError, match="item 2 has no 'time'"):
         delaycv.evaluate(pairs, "NoChange", progress=False)
-    with pytest.raises(InputError, match="time decreases"):
+    with pytest.raises(InputError, match="time decreases at row 2 .*sort them by time first"):
         delaycv.evaluate([({"time": 5}, 1), ({"time": 4}, 0)], "NoChange", progress=False)
     with pytest.raises(ConfigError, match="grace_period"):
         delaycv.evaluate(
