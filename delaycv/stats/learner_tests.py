@@ -235,9 +235,11 @@ def run_tests(
     metrics : sequence of str
         The metric columns to test, e.g. ``["gmean", "recall_1"]`` (a single name may be given as
         a str); repeats are tested once. Each must be a column of ``table``.
-    references : sequence of str, default ``("observed", "true")``
+    references : sequence of str, default ``("observed", "true", "corrected")``
         The references tested: ``"observed"`` (the labels observed under the policy, what a
-        practitioner would report) and/or ``"true"`` (the true labels).
+        practitioner would report), ``"true"`` (the true labels) and ``"corrected"`` (the
+        estimate of the true value from observed labels, docs/corrected.md); a reference the
+        table has no rows of is not tested.
     resamples : int, default 5000
         R, the number of random sign vectors of a test whose n pairs have more than R sign
         vectors (``2**n > R``); with ``2**n <= R`` the test is exact, over all ``2**n``. At least 1.
