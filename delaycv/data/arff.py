@@ -371,6 +371,26 @@ def _data_offset(data: bytes, start: int) -> int:
     return offset
 
 
+def read_arff_header(path: str | os.PathLike) -> list[Column]:
+    """The columns an ARFF file's header declares (its lines up to ``@data``; the data is not
+    read), checked as :func:`read_arff` checks them: an InputError names the file and line."""
+    where = str(path)
+    lines: list[bytes] = []
+    try:
+        with open(path, "rb") as f:
+            for raw in f:
+                lines.append(raw)
+                if raw.lstrip()[:5].lower() == b"@data":
+                    break
+    except OSError as err:
+        raise InputError(
+            f"cannot read: {err.strerror}", path=where, expected="a readable file"
+        ) from None
+    data = b"".join(lines)
+    check_text(data, where, "ARFF")
+    return _parse_header(_decode(data, where).split("\n"), where)[1]
+
+
 def read_arff(path: str | os.PathLike, *, drop_truncated_last_line: bool = False) -> RawTable:
     """Read an ARFF file into a :class:`RawTable` (see the module docstring for the dialect).
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,7 @@ from delaycv.data.readers import (
     NOMINAL,
     NUMERIC,
     TEXT_KINDS,
+    Column,
     RawTable,
     parse_dates,
 )
@@ -441,6 +443,33 @@ def _is_boolean(values: list[str]) -> bool:
     return bool(lowered) and (lowered <= {"false", "true"} or lowered <= {"0", "1"})
 
 
+def reads_as_category(values: Sequence[str], m: Mapping) -> bool:
+    """Whether a text feature whose values are ``values`` (a nominal attribute's declared ones,
+    else those the file holds) becomes a categorical feature; not where ``boolean_as_number``
+    makes them 1.0/0.0 (true/false or 1/0, any case)."""
+    return not (m.boolean_as_number and _is_boolean(list(values)))
+
+
+def header_categories(columns: Sequence[Column], m: Mapping, path: str) -> tuple[str, ...]:
+    """The features that a raw file's header alone says will be categorical features of its
+    stream: nominal attributes with declared values (ARFF) that are not read as numbers, and,
+    without ``boolean_as_number``, text columns and those the mapping names categorical. A text
+    column whose values decide (an ARFF string attribute, a CSV column: they may be booleans) is
+    not among them."""
+    kinds = {c.name: c for c in columns}
+    out = []
+    for name in _feature_names_of([c.name for c in columns], m, path):
+        col = kinds.get(name)
+        if col is None:
+            continue  # (a feature the file lacks: the conversion names it)
+        if col.kind == NOMINAL and col.values:
+            if reads_as_category(col.values, m):
+                out.append(name)
+        elif (col.kind in TEXT_KINDS or name in m.categorical) and not m.boolean_as_number:
+            out.append(name)
+    return tuple(out)
+
+
 def _features(
     raw: RawTable, m: Mapping, names: list[str], inf: str = "error"
 ) -> tuple[pd.DataFrame, dict[str, int]]:
@@ -503,7 +532,7 @@ def _text_feature(raw: RawTable, m: Mapping, name: str, col):
         dictionary = [class_text(v) for v in dictionary]
     codes = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
     declared = list(col.values) if col.kind == NOMINAL and col.values else None
-    if m.boolean_as_number and _is_boolean(declared or dictionary):
+    if not reads_as_category(declared or dictionary, m):
         numbers = np.array([1.0 if v.lower() in ("true", "1") else 0.0 for v in dictionary])
         return np.where(
             codes >= 0, numbers[np.maximum(codes, 0)] if len(numbers) else np.nan, np.nan
@@ -679,18 +708,23 @@ def _time_order(raw: RawTable, time: np.ndarray, sort: bool) -> tuple[np.ndarray
 
 
 def _feature_names(raw: RawTable, m: Mapping) -> list[str]:
-    """The feature columns: the mapping's ``features``, or every column but the time, label,
-    link and dropped ones. A feature named like a stream column (``time``, ``label``, ...; or
-    ``effort`` beside an effort) is an InputError."""
+    """The feature columns of ``raw`` (:func:`_feature_names_of`)."""
+    return _feature_names_of(raw.names, m, raw.path)
+
+
+def _feature_names_of(columns: Sequence[str], m: Mapping, path: str) -> list[str]:
+    """The feature columns among a raw file's ``columns``: the mapping's ``features``, or every
+    column but the time, label, link and dropped ones. A feature named like a stream column
+    (``time``, ``label``, ...; or ``effort`` beside an effort) is an InputError."""
     excluded = {m.time, m.label, *(() if m.link is None else (m.link,)), *m.drop}
     names = (
-        list(m.features) if m.features is not None else [c for c in raw.names if c not in excluded]
+        list(m.features) if m.features is not None else [c for c in columns if c not in excluded]
     )
     clash = [c for c in names if c in BASE_COLUMNS and c not in (m.time, m.label)]
     if clash:
         raise InputError(
             f"feature column {clash[0]!r} has a reserved name",
-            path=raw.path,
+            path=path,
             location="header",
             expected="feature names other than " + ", ".join(BASE_COLUMNS),
         )
@@ -698,7 +732,7 @@ def _feature_names(raw: RawTable, m: Mapping) -> list[str]:
         raise InputError(
             f"feature column {EFFORT_COLUMN!r} has the name of the stream's effort column "
             f"(the stream's effort is {effort_description(m.effort)})",
-            path=raw.path,
+            path=path,
             location="header",
             expected=f"the column {EFFORT_COLUMN!r} in mapping key drop (it may still be the "
             "effort: effort: effort), or effort: none",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -351,6 +351,25 @@ def read_stream(path: str | os.PathLike) -> Stream:
     return from_table(table, p)
 
 
+def categorical_features(schema: pa.Schema, features: Sequence[str]) -> tuple[str, ...]:
+    """The categorical features of a stream file's schema (its ``features``, those stored as
+    text or as a dictionary of text), in the file's order."""
+    wanted = set(features)
+    return tuple(
+        f.name
+        for f in schema
+        if f.name in wanted and (pa.types.is_dictionary(f.type) or _is_text(f.type))
+    )
+
+
+def stream_file_categories(path: str | os.PathLike) -> tuple[str, ...]:
+    """The categorical features of the stream file ``path``, from its schema alone
+    (:func:`check_stream_file` checks it)."""
+    p, schema = _read_parquet(path, pq.read_schema)
+    meta = _check_schema(schema, str(p))
+    return categorical_features(schema, meta["features"])
+
+
 class StreamFile:
     """A stream file read chunk by chunk: what the engine holds of it is one chunk (and the
     Parquet reader's row group), whatever the stream's length.
@@ -380,12 +399,7 @@ class StreamFile:
         in order of appearance, as Arrow joins them), a text column's values sorted. One pass
         over the categorical columns alone, made once (none without such a column)."""
         if self._categories is None:
-            features = set(self.metadata["features"])
-            names = [
-                f.name
-                for f in self._schema
-                if f.name in features and (pa.types.is_dictionary(f.type) or _is_text(f.type))
-            ]
+            names = list(categorical_features(self._schema, self.metadata["features"]))
             held: dict[str, dict] = {name: {} for name in names}  # (ordered sets)
             for batch in self._batches(names) if names else ():
                 for name in names:

@@ -4,8 +4,9 @@
 ``generate`` and ``path`` per dataset, exactly one of ``class``, ``pipeline`` and ``moa`` per
 learner, the estimator's options, the figures' learner, the policies and grids
 (:mod:`delaycv.study.policy_grids`), the folders and the lengths of names and paths
-(:mod:`delaycv.study.folders`), each learner built and run on two instances, the dataset files
-and one stream under one name (:mod:`delaycv.study.datasets`), and the metrics of ``tests`` and
+(:mod:`delaycv.study.folders`), each learner built and run on two instances (and each river
+learner on instances with a text value where a dataset has categorical features), the dataset
+files and one stream under one name (:mod:`delaycv.study.datasets`), and the metrics of ``tests`` and
 ``figures``: an effort-aware metric (:data:`delaycv.metrics.effort_names.EFFORT_METRICS`) needs
 every dataset to have an effort, and the tests' checkpoint request
 (:func:`delaycv.protocol.checkpoints.check_checkpoint_request`, the one check of a request).
@@ -86,6 +87,8 @@ def check_study(
                 with mistakes.guard(skip_learners, name):
                     seeded[name] = _check_learner_runs(name, spec, source)
     facts = _dataset_facts(config, source, cwd, mistakes, skip_datasets)
+    if learners:
+        _check_learners_read_categories(config, source, facts, list(seeded), mistakes)
     efforts = {name: fact.effort for name, fact in facts.items()}
     if ("policies",) not in broken:
         _warn_only_clean_labels(config, source, facts, broken, mistakes)
@@ -626,6 +629,63 @@ def _check_learner_runs(name: str, spec: dict, source: str) -> bool:
         ) from None
     remember_passed(passed, _SEEDED if seeded else _UNSEEDED)
     return seeded
+
+
+#: instances with a categorical feature (text values, as a stream's categorical feature reaches a
+#: learner), on which each river learner predicts and learns where a dataset has one
+_TEXT_INSTANCES = (
+    ({"a": 0.0, "c": "x"}, 0),
+    ({"a": 1.0, "c": "y"}, 1),
+    ({"a": 0.5, "c": "x"}, 1),
+)
+#: what the check of text values remembers of a spec that passed (delaycv.study.passed_checks)
+_READS_TEXT = "reads categorical features"
+
+
+def _check_learners_read_categories(
+    config: dict, source: str, facts: Mapping, checked: list[str], mistakes: Mistakes
+) -> None:
+    """Where a dataset's stream has categorical features (:class:`StreamFacts`), each river
+    learner that passed its build check predicts and learns three instances with a text value
+    (:data:`_TEXT_INSTANCES`); one that fails is an error at its key, naming the datasets and
+    their features, before any job (each job's probe would fail on its stream's first instances).
+    MOA learners read categories (nominal attributes). A spec that passed is remembered."""
+    from delaycv.protocol.moa_spec import is_moa_spec
+
+    with_text = {name: fact.categorical for name, fact in facts.items() if fact.categorical}
+    if not with_text:
+        return
+    for name in checked:
+        spec = config["learners"][name]
+        if not is_moa_spec(spec):
+            with mistakes.guard():
+                _check_reads_text(name, spec, source, with_text)
+
+
+def _check_reads_text(name: str, spec: dict, source: str, with_text: Mapping) -> None:
+    from delaycv.protocol.learners import learner_label, make_river_learner
+
+    passed = passed_entry({_READS_TEXT: spec})
+    if passed_before(passed) == _READS_TEXT:
+        return
+    model = make_river_learner(copy.deepcopy(spec), 1)
+    try:
+        for x, y in _TEXT_INSTANCES:
+            model.predict_proba_one(dict(x))
+            model.learn_one(dict(x), y)
+    except Exception as err:  # (what a learner raises on text is its own: TypeError, ValueError)
+        where = listed([f"{d} ({', '.join(features)})" for d, features in with_text.items()])
+        raise ConfigError(
+            f"{learner_label(spec)} cannot read a categorical feature, whose values are text, "
+            f"and the streams of {where} have such features: on instances with one, "
+            f"{type(err).__name__}: {' '.join(str(err).split())[:200]}",
+            path=source,
+            location=f"key learners.{name}",
+            expected="a learner that reads text itself (river's Hoeffding trees and forests) or a "
+            "pipeline whose first step encodes it (river.preprocessing.OneHotEncoder); or the "
+            "datasets without those features (their mapping's drop)",
+        ) from None
+    remember_passed(passed, _READS_TEXT)
 
 
 def _check_metrics(

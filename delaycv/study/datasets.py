@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from delaycv.common.errors import ConfigError, DelaycvError, InputError
@@ -35,6 +35,11 @@ class StreamFacts:
     #: whether its times are its instances' positions (a raw file's mapping with ``time_unit:
     #: position``; a canonical stream whose metadata says ``time: position``)
     positions: bool | None = False
+    #: the features known to be categorical (their values text): a canonical stream's, from its
+    #: schema; an ARFF file's nominal attributes not read as numbers, from its header
+    #: (:func:`~delaycv.data.convert.header_categories`); none known of a CSV file, whose
+    #: values decide, nor without the working directory
+    categorical: tuple[str, ...] = ()
 
 
 #: what is known of a dataset that was not checked
@@ -129,7 +134,10 @@ def check_dataset_file(
         _check_readable(key, dataset["path"], source, cwd)
     if stream_file(dataset):
         return _stream_facts(key, dataset, source, cwd)
-    return _raw_facts(key, dataset, source)
+    facts = _raw_facts(key, dataset, source)
+    if cwd is None:
+        return facts
+    return replace(facts, categorical=_raw_categories(key, dataset, source, cwd))
 
 
 def _check_readable(key: str, path: str, source: str, cwd: str | os.PathLike) -> None:
@@ -181,7 +189,7 @@ def _stream_facts(
     if cwd is None:
         return UNKNOWN
     from delaycv.data.stream import has_effort
-    from delaycv.data.stream_file import check_stream_file
+    from delaycv.data.stream_file import check_stream_file, stream_file_categories
 
     try:
         meta = check_stream_file(Path(cwd) / path)
@@ -190,6 +198,7 @@ def _stream_facts(
             has_effort(meta),
             None if found is None else int(found) > 0,
             meta.get("time") == "position",
+            stream_file_categories(Path(cwd) / path),
         )
     except InputError as err:
         raise ConfigError(
@@ -234,6 +243,24 @@ def _raw_facts(key: str, dataset: Mapping, source: str) -> StreamFacts:
         source=source,
     )
     return StreamFacts(bool(effort), fix_times, positions)
+
+
+def _raw_categories(
+    key: str, dataset: Mapping, source: str, cwd: str | os.PathLike
+) -> tuple[str, ...]:
+    """The features an ARFF file's header says will be categorical (none known of a CSV file:
+    its values decide). A header the conversion would refuse is left to it (none known)."""
+    from delaycv.data.arff import read_arff_header
+    from delaycv.data.convert import header_categories
+
+    path = dataset["path"]
+    if (dataset.get("format") or Path(path).suffix.lstrip(".").lower()) != "arff":
+        return ()
+    full = Path(cwd) / path
+    try:
+        return header_categories(read_arff_header(full), _raw_mapping(key, dataset, source), path)
+    except InputError:
+        return ()
 
 
 def _raw_mapping(key: str, dataset: Mapping, source: str):

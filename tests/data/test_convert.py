@@ -853,3 +853,54 @@ def test_cli_convert_effort_option(tmp_path, capsys):
     assert main([*base, "--effort", "la+lines"]) == 2
     err = capsys.readouterr().err
     assert "column 'lines' named by mapping key 'effort' does not exist" in err
+
+
+HEADER_CASES = """@relation r
+@attribute t numeric
+@attribute size numeric
+@attribute day {mon, tue, wed}
+@attribute merged {True, False}
+@attribute bit {0, 1}
+@attribute note string
+@attribute team {core, ui}
+@attribute y {0, 1}
+@data
+1700000000,3,mon,True,1,'a',core,1
+1700000100,5,tue,False,0,'b',ui,0
+1700000200,2,wed,True,1,'TRUE',core,0
+1700000300,7,mon,False,0,'false',ui,1
+"""
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({}, ("day", "team")),  # merged, bit: 1/0; note: its values decide (here booleans)
+        ({"boolean_as_number": False}, ("day", "merged", "bit", "note", "team")),
+        ({"drop": ["team"]}, ("day",)),
+        ({"features": ["team", "size"]}, ("team",)),
+        (
+            {"categorical": ["size"], "boolean_as_number": False},
+            ("size", "day", "merged", "bit", "note", "team"),
+        ),
+    ],
+)
+def test_a_header_says_which_features_will_be_categorical(tmp_path, changes, expected):
+    """From an ARFF file's header alone (the study's check of learners against categorical
+    features): nominal attributes with declared values not read as numbers; text whose values
+    decide (a string attribute with boolean_as_number) is not named. What it names is what the
+    conversion makes."""
+    from delaycv.data.arff import read_arff_header
+    from delaycv.data.convert import header_categories
+    from delaycv.data.stream_file import stream_file_categories
+
+    src = tmp_path / "h.arff"
+    src.write_text(HEADER_CASES)
+    mapping = {"time": "t", "label": "y", "positive": "1", **changes}
+    got = header_categories(read_arff_header(src), Mapping.from_dict(mapping), str(src))
+    assert got == expected
+    convert_file(src, tmp_path / "h.parquet", mapping=mapping)
+    made = stream_file_categories(tmp_path / "h.parquet")
+    # every feature named is categorical, in the file's order; the string attribute may be too
+    assert tuple(c for c in made if c != "note") == tuple(c for c in got if c != "note")
+    assert set(got) <= set(made)

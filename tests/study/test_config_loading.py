@@ -1169,3 +1169,88 @@ def test_the_study_config_sets_the_scope_and_refuses_to_rank_a_metric_without_di
     ):
         with pytest.raises(InputError, match=words):
             load_config(_study(**bad), learners=False)
+
+
+ARFF_WITH_NOMINALS = """@relation changes
+@attribute t numeric
+@attribute size numeric
+@attribute day {mon, tue, wed}
+@attribute merged {True, False}
+@attribute note string
+@attribute y {0, 1}
+@data
+1700000000,3,mon,True,'a',1
+1700000100,5,tue,False,'b',0
+1700000200,2,wed,True,'a',0
+1700000300,7,mon,False,'c',1
+"""
+
+
+def test_river_learners_that_cannot_read_a_dataset_s_categories_are_named(tmp_path, monkeypatch):
+    """Where a dataset's stream has categorical features (a canonical stream's text columns; an
+    ARFF's nominal attributes not read as numbers, from its header), each river learner runs
+    three instances with a text value when the study loads: one that cannot read them is an
+    error at its key naming the datasets and features (each job's probe would fail on its
+    stream's first instances). Learners that read text, or encode it first, pass, and are
+    remembered; a study without such a dataset runs no such check."""
+    import pandas as pd
+
+    from delaycv.data.stream import Stream
+    from delaycv.data.stream_file import write_stream
+    from delaycv.data.synthetic import generate_stream
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    stream = generate_stream(rows=100, seed=1)
+    kinds = pd.Categorical((["fix", "feature"] * 50)[:100])
+    with_kind = Stream(
+        time=stream.time,
+        label=stream.label,
+        label_time=stream.label_time,
+        features=stream.features.assign(kind=kinds),
+        metadata=stream.metadata,
+        effort=stream.effort,
+    )
+    write_stream(with_kind, tmp_path / "s.parquet")
+    write_stream(stream, tmp_path / "numbers.parquet")
+    (tmp_path / "a.arff").write_text(ARFF_WITH_NOMINALS)
+    datasets = {
+        "s": {"path": "s.parquet"},
+        "a": {"path": "a.arff", "mapping": {"time": "t", "label": "y", "positive": "1"}},
+    }
+    learners = {
+        "ht": {"class": "tree.HoeffdingTreeClassifier"},
+        "nb": {"class": "naive_bayes.GaussianNB"},
+        "ohe": {
+            "pipeline": [
+                {"class": "preprocessing.OneHotEncoder"},
+                {"class": "linear_model.LogisticRegression"},
+            ]
+        },
+    }
+    path = write(tmp_path / "study.yaml", with_changes(datasets=datasets, learners=learners))
+    err = study_error([path], cwd=tmp_path)
+    [mistake] = err.errors
+    line = path.read_text().splitlines().index("  nb:") + 1
+    assert str(mistake) == (
+        f"{path}:{line}:3: key learners.nb: GaussianNB cannot read a categorical feature, whose "
+        "values are text, and the streams of s (kind) and a (day) have such features: on "
+        "instances with one, TypeError: unsupported operand type(s) for -: 'str' and 'float' "
+        "(expected a learner that reads text itself (river's Hoeffding trees and forests) or a "
+        "pipeline whose first step encodes it (river.preprocessing.OneHotEncoder); or the "
+        "datasets without those features (their mapping's drop))"
+    )
+    # (merged: true/false read as 1/0; note: a string attribute, whose values decide)
+    from delaycv.study.datasets import check_dataset_file
+
+    assert check_dataset_file("a", datasets["a"], "study.yaml", tmp_path).categorical == ("day",)
+    # the others pass, and are remembered
+    del learners["nb"]
+    path = write(tmp_path / "ok.yaml", with_changes(datasets=datasets, learners=learners))
+    load_study([path], cwd=tmp_path)
+    remembered = list((tmp_path / "cache" / "delaycv" / "learner-checks").iterdir())
+    assert sum(p.read_text() == "reads categorical features" for p in remembered) == 2
+    # numbers only: GaussianNB is fine
+    numbers = {"n": {"path": "numbers.parquet"}}
+    learners = {"nb": {"class": "naive_bayes.GaussianNB"}}
+    path = write(tmp_path / "n.yaml", with_changes(datasets=numbers, learners=learners))
+    load_study([path], cwd=tmp_path)
