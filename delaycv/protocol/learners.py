@@ -44,8 +44,11 @@ read) is :mod:`delaycv.protocol.learner_contract`.
 from __future__ import annotations
 
 import copy
+import difflib
 import importlib
 import inspect
+import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -62,16 +65,79 @@ SPEC_KEYS = ("class", "params")
 _EXPECTED_CLASS = "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class, NoChange or Prior"
 
 
-def _import_attr(module_name: str, attr: str) -> Any:
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    return getattr(module, attr, None)
+def _import_module(name: str) -> tuple[Any, BaseException | None]:
+    """``(module, None)``; ``(None, None)`` where no module ``name`` exists, on Python's path
+    or, failing that, in the working directory (added to the end of ``sys.path``, as ``python
+    -m`` has it first: a learner's own module beside the study, found by the ``delaycv`` command
+    and the workflow's jobs alike); ``(None, error)`` where it exists and fails to import."""
+    for attempt in range(2):
+        try:
+            return importlib.import_module(name), None
+        except ModuleNotFoundError as err:
+            missing = err.name or ""
+            if not (name == missing or name.startswith(missing + ".")):
+                return None, err  # (it exists, and imports a module that does not)
+        except Exception as err:  # (it exists, and fails: a SyntaxError, an error it raises)
+            return None, err
+        if attempt or not _add_working_directory():
+            break
+    return None, None
+
+
+def _add_working_directory() -> bool:
+    """Put the working directory at the end of ``sys.path`` where it is not on it; whether it
+    was added."""
+    cwd = os.getcwd()
+    if cwd in sys.path or "" in sys.path:
+        return False
+    sys.path.append(cwd)
+    importlib.invalidate_caches()
+    return True
+
+
+def own_class_files(spec: Any) -> list[str]:
+    """The files of the modules of a learner spec's classes given as ``module:Class`` (the form
+    of a class of one's own; in pipelines and nested specs too), found as :func:`resolve_class`
+    finds them, without importing them; a module not found is left out (the spec's check names
+    it). What those modules import is not followed.
+
+    >>> own_class_files({"class": "tree.HoeffdingTreeClassifier"})
+    []
+    """
+    import importlib.util
+
+    names: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            name = value.get("class")
+            if isinstance(name, str) and ":" in name:
+                names.append(name.partition(":")[0])
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(spec)
+    files = []
+    for module in dict.fromkeys(names):
+        for attempt in range(2):
+            try:
+                found = importlib.util.find_spec(module)
+            except (ImportError, ValueError):
+                found = None
+            if found is not None or attempt or not _add_working_directory():
+                break
+        if found is not None and found.origin and os.path.isfile(found.origin):
+            files.append(found.origin)
+    return files
 
 
 def resolve_class(name: str, *, where: str = "learner") -> type:
-    """The class named by ``name`` (see the module docstring for the lookup rules)."""
+    """The class named by ``name`` (see the module docstring for the lookup rules); a name that
+    names none says why: no such module, a module that fails to import (its error), or a module
+    without that class."""
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(
             f"learner class {name!r} is not a name",
@@ -79,23 +145,40 @@ def resolve_class(name: str, *, where: str = "learner") -> type:
             expected=_EXPECTED_CLASS,
         )
     name = BASELINES.get(name, name)
-    found = None
+    candidates: list[str] = []
+    attr = name
     if ":" in name:
         module_name, _, attr = name.partition(":")
-        found = _import_attr(module_name, attr)
+        candidates = [module_name]
     elif "." in name:
         module_name, _, attr = name.rpartition(".")
         candidates = [module_name] if module_name.startswith("river") else []
         candidates += [f"river.{module_name}", module_name]
-        for mod in dict.fromkeys(candidates):
-            found = _import_attr(mod, attr)
-            if found is not None:
-                break
-    if not isinstance(found, type):
-        raise ConfigError(
-            f"unknown learner {name!r}", location=f"key {where}.class", expected=_EXPECTED_CLASS
+    failed: tuple[str, BaseException] | None = None
+    without: str | None = None
+    for module_name in dict.fromkeys(candidates):
+        module, error = _import_module(module_name)
+        if error is not None:
+            failed = failed or (module_name, error)
+        elif module is not None:
+            found = getattr(module, attr, None)
+            if isinstance(found, type):
+                return found
+            without = without or module_name
+    why = ""
+    if failed is not None:
+        message = " ".join(str(failed[1]).split())[:200]
+        why = f": its module {failed[0]} fails to import ({type(failed[1]).__name__}: {message})"
+    elif without is not None:
+        close = difflib.get_close_matches(attr, dir(sys.modules[without]), n=1)
+        why = f": module {without} has no class {attr}" + (
+            f" (did you mean {close[0]}?)" if close else ""
         )
-    return found
+    elif candidates:
+        why = f": no module {candidates[-1]} on Python's path nor in the working directory"
+    raise ConfigError(
+        f"unknown learner {name!r}{why}", location=f"key {where}.class", expected=_EXPECTED_CLASS
+    )
 
 
 #: Types named in river's annotations (as text: river modules use postponed annotations).

@@ -177,6 +177,21 @@ def source_digest(
     return _digest(tuple((name, path, _stamp(path)) for name, path in entries))
 
 
+def learner_code(spec) -> str:
+    """The digest of a learner spec's own classes' modules (``module:Class``:
+    :func:`delaycv.protocol.learners.own_class_files`), as code meaning; "" for a spec of river's
+    and MOA's classes alone. The workflow's evaluate jobs carry it, so that a change of such a
+    module reruns its learner's evaluations (not a change of what the module imports).
+
+    >>> learner_code({"class": "naive_bayes.GaussianNB"})
+    ''
+    """
+    from delaycv.protocol.learners import own_class_files
+
+    files = own_class_files(spec)
+    return source_digest((), files=files) if files else ""
+
+
 def _java_sources(closure: dict[str, Path | None], root: Path) -> list[tuple[str, str]]:
     """The Java sources of the closure's packages (``<package>/java/**/*.java``: the Java fold
     loop of MOA learners, ``delaycv.jvm``), which count by their bytes (they do not parse as

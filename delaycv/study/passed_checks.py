@@ -5,10 +5,12 @@ A study's load-time check builds each river learner and lets it run two instance
 CPU at every Snakemake start. A spec that passed is remembered as an empty file in
 ``<cache>/delaycv/learner-checks/`` (:func:`delaycv.common.cache.cache_dir`), named by the SHA-256
 of what the outcome depends on: the spec (as JSON), the installed river's version, the Python
-version, and the code digest of the check and of the learner builder (:data:`CHECK_MODULES`,
-:func:`delaycv.study.digests.source_digest`). A new spec, another river or another delaycv checks
-again. A spec that failed is never remembered, so that its error is made afresh each time. A
-cache folder that cannot be read or written only costs the check's time.
+version, the code digest of the check and of the learner builder (:data:`CHECK_MODULES`,
+:func:`delaycv.study.digests.source_digest`), and that of the modules of the spec's own classes
+(``module:Class``: :func:`delaycv.study.digests.learner_code`). A new spec, another river,
+another delaycv or another version of one's own class checks again. A spec that failed is never
+remembered, so that its error is made afresh each time. A cache folder that cannot be read or
+written only costs the check's time.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from delaycv.common.cache import cache_dir
-from delaycv.study.digests import source_digest
+from delaycv.study.digests import learner_code, source_digest
 
 #: the cache folder's subfolder of the specs that passed
 FOLDER = "learner-checks"
@@ -40,7 +42,8 @@ def passed_entry(spec: Any) -> Path | None:
     except (TypeError, ValueError, importlib.metadata.PackageNotFoundError):
         return None
     code = source_digest(CHECK_MODULES)
-    key = hashlib.sha256(f"{text}\0{river}\0{sys.version}\0{code}".encode()).hexdigest()
+    own = learner_code(spec)  # (a class of one's own: its module's code)
+    key = hashlib.sha256(f"{text}\0{river}\0{sys.version}\0{code}\0{own}".encode()).hexdigest()
     return cache_dir() / FOLDER / key
 
 

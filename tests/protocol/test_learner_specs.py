@@ -3,6 +3,8 @@ errors."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from river import compose, dummy, forest, imblearn, linear_model, naive_bayes, preprocessing, tree
 
@@ -20,6 +22,34 @@ def test_names_resolve():
     assert resolve_class("Prior") is dummy.PriorClassifier
     assert resolve_class("tests.support.engine_bruteforce:OrderLearner") is OrderLearner
     assert isinstance(make_learner("naive_bayes.GaussianNB"), naive_bayes.GaussianNB)
+
+
+def test_names_that_name_no_class_say_why(tmp_path, monkeypatch):
+    """A class of one's own in the working directory is found (the ``delaycv`` command and the
+    workflow's jobs do not have it on Python's path); a name that names no class says why."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    (tmp_path / "own_learners.py").write_text(
+        "from river import naive_bayes\n\n\nclass MyNB(naive_bayes.GaussianNB):\n    pass\n"
+    )
+    (tmp_path / "own_broken.py").write_text("import no_such_package_here\n")
+    (tmp_path / "own_syntax.py").write_text("def f(:\n")
+    assert resolve_class("own_learners:MyNB").__name__ == "MyNB"
+    assert sys.path[-1] == str(tmp_path)
+    cases = {
+        "own_learners:Nope": "module own_learners has no class Nope",
+        "own_broken:X": "its module own_broken fails to import (ModuleNotFoundError: No module "
+        "named 'no_such_package_here')",
+        "own_syntax:X": "its module own_syntax fails to import (SyntaxError: ",
+        "no_such_module_here:X": "no module no_such_module_here on Python's path nor in the "
+        "working directory",
+        "tree.HoeffdingTreeClassifer": "module river.tree has no class HoeffdingTreeClassifer "
+        "(did you mean HoeffdingTreeClassifier?)",
+    }
+    for name, why in cases.items():
+        with pytest.raises(ConfigError) as err:
+            resolve_class(name)
+        assert f"unknown learner {name!r}: {why}" in str(err.value)
 
 
 def test_params_pipelines_nested_specs_and_seeds():

@@ -242,3 +242,32 @@ def test_a_raw_file_touched_or_copied_again_reruns_nothing_and_edited_reruns_its
     edit(raw, "\n")  # another content
     planned = planned_jobs(workdir)
     assert ("convert", (("dataset", "raw"),)) in without_keys(planned)
+
+
+OWN_LEARNER = '''from river import naive_bayes
+
+
+class MyNB(naive_bayes.GaussianNB):
+    """A learner of the study's own, in a module of the workflow's working directory."""
+
+    def predict_proba_one(self, x, **kw):
+        return super().predict_proba_one(x, **kw)
+'''
+
+
+def test_a_learner_of_one_s_own_reruns_when_its_module_changes(tmp_path):
+    """A learner class of the study's own (``class: mylearners:MyNB``, its module beside the
+    config, in the working directory): the study loads it, and a change of its module's code
+    reruns exactly that learner's evaluations (a comment in it reruns nothing)."""
+    config = read_config(SMALL)
+    config["learners"]["nb"] = {"class": "mylearners:MyNB"}
+    workdir = copy_workflow(tmp_path / "wf", config)
+    module = workdir / "mylearners.py"
+    module.write_text(OWN_LEARNER)
+    touch_outputs(workdir)
+    assert planned_jobs(workdir) == set()
+    edit(module, "# only a comment\n")
+    assert planned_jobs(workdir) == set()
+    edit(module, "\nSMOOTHING = 0.1\n")
+    expected = {evaluate_job("nb", "ideal"), evaluate_job("nb", "hitl_7d_90d")} | AGGREGATION
+    assert planned_jobs(workdir) == expected

@@ -243,6 +243,15 @@ def learner_param(wildcards):
     return canonical_json(learner_spec(CONFIG, wildcards.learner))
 
 
+# the digest of each learner's own classes' modules (module:Class; "" for river's and MOA's), a
+# param of its evaluate jobs: a change of such a module reruns them (delaycv.study.digests)
+LEARNER_CODE = {l: digests.learner_code(learner_spec(CONFIG, l)) for l in LEARNERS}
+
+
+def learner_code_param(wildcards):
+    return LEARNER_CODE[wildcards.learner]
+
+
 def policy_param(wildcards):
     return canonical_json(policy_spec(CONFIG, wildcards.policy))
 

@@ -20,6 +20,7 @@ rule evaluate:
         runtime=by_attempt(CONFIG["resources"]["evaluate_runtime"]),
     params:
         learner=learner_param,
+        learner_code=learner_code_param,
         policy=policy_param,
         options=EVALUATION_OPTIONS,
         code=CODE["evaluate"],
