@@ -44,7 +44,6 @@ read) is :mod:`delaycv.protocol.learner_contract`.
 from __future__ import annotations
 
 import copy
-import difflib
 import importlib
 import inspect
 import os
@@ -170,6 +169,8 @@ def resolve_class(name: str, *, where: str = "learner") -> type:
         message = " ".join(str(failed[1]).split())[:200]
         why = f": its module {failed[0]} fails to import ({type(failed[1]).__name__}: {message})"
     elif without is not None:
+        import difflib  # (an error's path: a job that builds its learner does not import it)
+
         close = difflib.get_close_matches(attr, dir(sys.modules[without]), n=1)
         why = f": module {without} has no class {attr}" + (
             f" (did you mean {close[0]}?)" if close else ""
