@@ -396,3 +396,17 @@ def test_rankings_across_three_datasets_and_a_second_study_sharing_the_runs(tmp_
     )
     assert len(planned) == 6 and all("policy=delay_3d" in w for w in planned), planned
     assert "rule rankings:" in proc.stdout and "results/s2/rankings/friedman.csv" in proc.stdout
+
+
+def test_evaluate_jobs_with_several_threads_run_their_folds_in_processes(workdir, tmp_path):
+    """``--set-threads evaluate=2``: each evaluate job runs its folds in two processes (its
+    ``jobs``), whose workers do not import the job's script (a Snakemake script, with no
+    ``snakemake`` object outside its job: they failed with a NameError); the same tables."""
+    other = copy_workflow(tmp_path / "wf", REPO / "config" / "test-small.yaml")
+    proc = run(other, "--cores", "2", "--set-threads", "evaluate=2")
+    assert executed(proc)["evaluate"] == 4
+    for one in sorted((workdir / "results" / "runs").rglob("folds.parquet")):
+        two = other / one.relative_to(workdir)
+        a, b = pd.read_parquet(one), pd.read_parquet(two)
+        timing = [c for c in a.columns if c.endswith("seconds") or c.endswith("bytes")]
+        pd.testing.assert_frame_equal(a.drop(columns=timing), b.drop(columns=timing))
