@@ -402,7 +402,8 @@ def test_evaluate_jobs_with_several_threads_run_their_folds_in_processes(workdir
     """``--set-threads evaluate=2``: each evaluate job runs its folds in two processes (its
     ``jobs``), whose workers do not import the job's script (a Snakemake script, with no
     ``snakemake`` object outside its job: they failed with a NameError); the same tables."""
-    other = copy_workflow(tmp_path / "wf", REPO / "config" / "test-small.yaml")
+    # (the module's run, with its config as the tests before this one left it, as the reference)
+    other = copy_workflow(tmp_path / "wf", workdir / "config.yaml")
     proc = run(other, "--cores", "2", "--set-threads", "evaluate=2")
     assert executed(proc)["evaluate"] == 4
     for one in sorted((workdir / "results" / "runs").rglob("folds.parquet")):
