@@ -281,6 +281,18 @@ def check_stream_file(path: str | os.PathLike) -> dict:
     same and then the values (labels 0/1, time non-decreasing, every effort in that range). ``metadata["effort"]`` (:func:`~delaycv.data.stream.has_effort`)
     says whether the stream has an effort.
     """
+    return _checked_footer(path)[0]
+
+
+def stream_file_facts(path: str | os.PathLike) -> tuple[dict, tuple[str, ...]]:
+    """:func:`check_stream_file`'s metadata and the stream's categorical features
+    (:func:`categorical_features`), from one read of the file's footer."""
+    meta, schema = _checked_footer(path)
+    return meta, categorical_features(schema, meta["features"])
+
+
+def _checked_footer(path: str | os.PathLike) -> tuple[dict, pa.Schema]:
+    """The checks of :func:`check_stream_file`: the stream's metadata and the file's schema."""
     p, meta = _read_parquet(path, pq.read_metadata)
     where = str(p)
     try:
@@ -311,7 +323,7 @@ def check_stream_file(path: str | os.PathLike) -> dict:
                             path=where,
                             expected=EFFORT_EXPECTED,
                         )
-    return out
+    return out, schema
 
 
 def parquet_error(err: Exception, path: str | os.PathLike, expected: str | None) -> InputError:
@@ -360,14 +372,6 @@ def categorical_features(schema: pa.Schema, features: Sequence[str]) -> tuple[st
         for f in schema
         if f.name in wanted and (pa.types.is_dictionary(f.type) or _is_text(f.type))
     )
-
-
-def stream_file_categories(path: str | os.PathLike) -> tuple[str, ...]:
-    """The categorical features of the stream file ``path``, from its schema alone
-    (:func:`check_stream_file` checks it)."""
-    p, schema = _read_parquet(path, pq.read_schema)
-    meta = _check_schema(schema, str(p))
-    return categorical_features(schema, meta["features"])
 
 
 class StreamFile:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from delaycv.common.errors import ConfigError, DelaycvError, InputError
@@ -134,10 +134,7 @@ def check_dataset_file(
         _check_readable(key, dataset["path"], source, cwd)
     if stream_file(dataset):
         return _stream_facts(key, dataset, source, cwd)
-    facts = _raw_facts(key, dataset, source)
-    if cwd is None:
-        return facts
-    return replace(facts, categorical=_raw_categories(key, dataset, source, cwd))
+    return _raw_facts(key, dataset, source, cwd)
 
 
 def _check_readable(key: str, path: str, source: str, cwd: str | os.PathLike) -> None:
@@ -189,16 +186,16 @@ def _stream_facts(
     if cwd is None:
         return UNKNOWN
     from delaycv.data.stream import has_effort
-    from delaycv.data.stream_file import check_stream_file, stream_file_categories
+    from delaycv.data.stream_file import stream_file_facts
 
     try:
-        meta = check_stream_file(Path(cwd) / path)
+        meta, categorical = stream_file_facts(Path(cwd) / path)
         found = meta.get("positives_with_label_time")
         return StreamFacts(
             has_effort(meta),
             None if found is None else int(found) > 0,
             meta.get("time") == "position",
-            stream_file_categories(Path(cwd) / path),
+            categorical,
         )
     except InputError as err:
         raise ConfigError(
@@ -209,9 +206,12 @@ def _stream_facts(
         ) from None
 
 
-def _raw_facts(key: str, dataset: Mapping, source: str) -> StreamFacts:
+def _raw_facts(
+    key: str, dataset: Mapping, source: str, cwd: str | os.PathLike | None
+) -> StreamFacts:
     """A raw file's checks (its format, its preset or mapping, its effort): whether its stream
-    will have an effort, and fix times (a fix-link column)."""
+    will have an effort, fix times (a fix-link column), and the categorical features an ARFF
+    file's header names (with the working directory: :func:`_arff_categories`)."""
     from delaycv.data.mapping import effort_columns
 
     path = dataset["path"]
@@ -227,8 +227,9 @@ def _raw_facts(key: str, dataset: Mapping, source: str) -> StreamFacts:
     mapping = _raw_mapping(key, dataset, source)
     fix_times = mapping.link is not None
     positions = mapping.time is None  # (time_unit position)
+    categorical = _arff_categories(path, mapping, cwd) if fmt == "arff" and cwd is not None else ()
     if "effort" not in dataset:
-        return StreamFacts(bool(mapping.effort), fix_times, positions)
+        return StreamFacts(bool(mapping.effort), fix_times, positions, categorical)
     if "effort" in dataset.get("mapping", {}):
         raise ConfigError(
             "the effort is given twice (effort and mapping.effort)",
@@ -242,23 +243,18 @@ def _raw_facts(key: str, dataset: Mapping, source: str) -> StreamFacts:
         where=f"{key}.effort",
         source=source,
     )
-    return StreamFacts(bool(effort), fix_times, positions)
+    return StreamFacts(bool(effort), fix_times, positions, categorical)
 
 
-def _raw_categories(
-    key: str, dataset: Mapping, source: str, cwd: str | os.PathLike
-) -> tuple[str, ...]:
-    """The features an ARFF file's header says will be categorical (none known of a CSV file:
-    its values decide). A header the conversion would refuse is left to it (none known)."""
+def _arff_categories(path: str, mapping, cwd: str | os.PathLike) -> tuple[str, ...]:
+    """The features an ARFF file's header says will be categorical under ``mapping`` (a CSV
+    file's are not known: its values decide). A header the conversion would refuse is left to
+    it (none known)."""
     from delaycv.data.arff import read_arff_header
     from delaycv.data.convert import header_categories
 
-    path = dataset["path"]
-    if (dataset.get("format") or Path(path).suffix.lstrip(".").lower()) != "arff":
-        return ()
-    full = Path(cwd) / path
     try:
-        return header_categories(read_arff_header(full), _raw_mapping(key, dataset, source), path)
+        return header_categories(read_arff_header(Path(cwd) / path), mapping, path)
     except InputError:
         return ()
 

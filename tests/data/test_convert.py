@@ -892,7 +892,7 @@ def test_a_header_says_which_features_will_be_categorical(tmp_path, changes, exp
     conversion makes."""
     from delaycv.data.arff import read_arff_header
     from delaycv.data.convert import header_categories
-    from delaycv.data.stream_file import stream_file_categories
+    from delaycv.data.stream_file import stream_file_facts
 
     src = tmp_path / "h.arff"
     src.write_text(HEADER_CASES)
@@ -900,7 +900,7 @@ def test_a_header_says_which_features_will_be_categorical(tmp_path, changes, exp
     got = header_categories(read_arff_header(src), Mapping.from_dict(mapping), str(src))
     assert got == expected
     convert_file(src, tmp_path / "h.parquet", mapping=mapping)
-    made = stream_file_categories(tmp_path / "h.parquet")
+    made = stream_file_facts(tmp_path / "h.parquet")[1]
     # every feature named is categorical, in the file's order; the string attribute may be too
     assert tuple(c for c in made if c != "note") == tuple(c for c in got if c != "note")
     assert set(got) <= set(made)
