@@ -66,32 +66,36 @@ _EXPECTED_CLASS = "a river classifier such as tree.HoeffdingTreeClassifier, pack
 
 def _import_module(name: str) -> tuple[Any, BaseException | None]:
     """``(module, None)``; ``(None, None)`` where no module ``name`` exists, on Python's path
-    or, failing that, in the working directory (added to the end of ``sys.path``, as ``python
-    -m`` has it first: a learner's own module beside the study, found by the ``delaycv`` command
-    and the workflow's jobs alike); ``(None, error)`` where it exists and fails to import."""
-    for attempt in range(2):
+    or in the working directory (:func:`_on_path_or_here`); ``(None, error)`` where it exists and
+    fails to import."""
+
+    def attempt() -> tuple[Any, BaseException | None] | None:
         try:
             return importlib.import_module(name), None
         except ModuleNotFoundError as err:
             missing = err.name or ""
-            if not (name == missing or name.startswith(missing + ".")):
-                return None, err  # (it exists, and imports a module that does not)
+            if name == missing or name.startswith(missing + "."):
+                return None  # (no such module)
+            return None, err  # (it exists, and imports a module that does not)
         except Exception as err:  # (it exists, and fails: a SyntaxError, an error it raises)
             return None, err
-        if attempt or not _add_working_directory():
-            break
-    return None, None
+
+    return _on_path_or_here(attempt) or (None, None)
 
 
-def _add_working_directory() -> bool:
-    """Put the working directory at the end of ``sys.path`` where it is not on it; whether it
-    was added."""
+def _on_path_or_here(find: Callable[[], Any]) -> Any:
+    """``find()`` (None: not found) on Python's path, else once more with the working directory
+    at the end of ``sys.path`` (as ``python -m`` has it first: a learner's own module beside the
+    study, found by the ``delaycv`` command and the workflow's jobs alike)."""
+    found = find()
+    if found is not None:
+        return found
     cwd = os.getcwd()
     if cwd in sys.path or "" in sys.path:
-        return False
+        return None
     sys.path.append(cwd)
     importlib.invalidate_caches()
-    return True
+    return find()
 
 
 def own_class_files(spec: Any) -> list[str]:
@@ -118,16 +122,16 @@ def own_class_files(spec: Any) -> list[str]:
             for item in value:
                 walk(item)
 
+    def find_spec(module: str) -> Any:
+        try:
+            return importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            return None
+
     walk(spec)
     files = []
     for module in dict.fromkeys(names):
-        for attempt in range(2):
-            try:
-                found = importlib.util.find_spec(module)
-            except (ImportError, ValueError):
-                found = None
-            if found is not None or attempt or not _add_working_directory():
-                break
+        found = _on_path_or_here(lambda module=module: find_spec(module))
         if found is not None and found.origin and os.path.isfile(found.origin):
             files.append(found.origin)
     return files
