@@ -90,11 +90,12 @@ def dataset_facts(
 
 def datasets_with_effort(config: Mapping, cwd: str | os.PathLike | None) -> list[str]:
     """The names of a validated study's datasets whose stream has an effort (what the report
-    says the effort-aware metrics are computed for), in the config's order."""
+    says the effort-aware metrics are computed for), in the config's order. Only a ``.parquet``
+    stream's file is looked at (its metadata says); a raw file's spec says."""
     return [
         name
         for name, dataset in config["datasets"].items()
-        if dataset_facts(name, dataset, "config", cwd).effort
+        if dataset_facts(name, dataset, "config", cwd if stream_file(dataset) else None).effort
     ]
 
 
