@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from delaycv.common.errors import ConfigError, DelaycvError
+from delaycv.common.words import one_line
 from delaycv.data.stream import has_effort
 from delaycv.engine.chunk import ChunkView, Slots
 from delaycv.engine.fold import INSTANCE, FoldLoop, FoldOutput
@@ -283,13 +284,6 @@ def learner_expected(err: Exception) -> str:
             "forests do) or after a step that encodes it (river.preprocessing.OneHotEncoder)"
         )
     return expected
-
-
-def one_line(text: str, width: int = 300) -> str:
-    """``text`` on one line (runs of white space, line breaks included, as one space), cut to
-    about ``width`` characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _in_package(code, package: Path) -> bool:

@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import ConfigError, DelaycvError
+from delaycv.common.words import one_line
 from delaycv.data.stream import has_effort
 from delaycv.data.stream_file import StreamFile
 from delaycv.engine.checkpoints import checkpoint_positions
 from delaycv.engine.compiled import run_loops, slow_loops
-from delaycv.engine.folds import learner_expected, one_line, run_folds
+from delaycv.engine.folds import learner_expected, run_folds
 from delaycv.engine.learners import folds_in_threads, make_learner
 from delaycv.engine.parallel import run_parallel
 from delaycv.engine.progress import Progress

@@ -53,6 +53,7 @@ from typing import Any
 
 from delaycv.common.checks import is_number
 from delaycv.common.errors import ConfigError
+from delaycv.common.words import one_line
 from delaycv.protocol.moa_spec import is_moa_spec, moa_label, moa_spec
 
 BASELINES = {
@@ -170,7 +171,7 @@ def resolve_class(name: str, *, where: str = "learner") -> type:
             without = without or module_name
     why = ""
     if failed is not None:
-        message = " ".join(str(failed[1]).split())[:200]
+        message = one_line(str(failed[1]), 200)
         why = f": its module {failed[0]} fails to import ({type(failed[1]).__name__}: {message})"
     elif without is not None:
         import difflib  # (an error's path: a job that builds its learner does not import it)

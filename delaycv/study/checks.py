@@ -24,7 +24,7 @@ from delaycv.common import defaults
 from delaycv.common.bounds import check_size
 from delaycv.common.choices import DEPRECATED_ESTIMATORS
 from delaycv.common.errors import ConfigError
-from delaycv.common.words import listed
+from delaycv.common.words import listed, one_line
 from delaycv.protocol.checkpoints import check_checkpoint_request
 from delaycv.study.datasets import (
     UNKNOWN,
@@ -678,7 +678,7 @@ def _check_reads_text(name: str, spec: dict, source: str, with_text: Mapping) ->
         raise ConfigError(
             f"{learner_label(spec)} cannot read a categorical feature, whose values are text, "
             f"and the streams of {where} have such features: on instances with one, "
-            f"{type(err).__name__}: {' '.join(str(err).split())[:200]}",
+            f"{type(err).__name__}: {one_line(str(err), 200)}",
             path=source,
             location=f"key learners.{name}",
             expected="a learner that reads text itself (river's Hoeffding trees and forests) or a "
