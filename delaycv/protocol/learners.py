@@ -99,17 +99,16 @@ def _on_path_or_here(find: Callable[[], Any]) -> Any:
     return find()
 
 
-def own_class_files(spec: Any) -> list[str]:
-    """The files of the modules of a learner spec's classes given as ``module:Class`` (the form
-    of a class of one's own; in pipelines and nested specs too), found as :func:`resolve_class`
-    finds them, without importing them; a module not found is left out (the spec's check names
-    it). What those modules import is not followed.
+def own_class_modules(spec: Any) -> dict[str, str]:
+    """The modules of a learner spec's classes given as ``module:Class`` (the form of a class of
+    one's own; in pipelines and nested specs too) and their files, found as :func:`resolve_class`
+    finds them, without importing them (:func:`module_files`: a package's ``__init__.py`` too); a
+    module not found is left out (the spec's check names it). What those modules import is
+    followed by :func:`delaycv.study.digests.learner_code`.
 
-    >>> own_class_files({"class": "tree.HoeffdingTreeClassifier"})
-    []
+    >>> own_class_modules({"class": "tree.HoeffdingTreeClassifier"})
+    {}
     """
-    import importlib.util
-
     names: list[str] = []
 
     def walk(value: Any) -> None:
@@ -123,19 +122,63 @@ def own_class_files(spec: Any) -> list[str]:
             for item in value:
                 walk(item)
 
-    def find_spec(module: str) -> Any:
+    walk(spec)
+    found: dict[str, str] = {}
+    for module in dict.fromkeys(names):
+        found.update(module_files(module))
+    return found
+
+
+def module_files(name: str) -> dict[str, str]:
+    """The files of module ``name`` and of its parent packages (``{"pkg": ".../pkg/__init__.py",
+    "pkg.mod": ".../pkg/mod.py"}``: importing it runs them all), found on Python's path, else in
+    the working directory (:func:`_on_path_or_here`), without importing anything: a top-level
+    module by Python's finders, the rest in its package's folders (a namespace package has no
+    file). A name past a module (an attribute: ``from mod import function``), a module that is
+    not a file (built in, frozen) and one not found end the list.
+
+    >>> sorted(module_files("json.decoder"))
+    ['json', 'json.decoder']
+    >>> module_files("no_such_module_anywhere")
+    {}
+    """
+    import importlib.util
+    from pathlib import Path
+
+    top, _, rest = name.partition(".")
+
+    def find_spec() -> Any:
         try:
-            return importlib.util.find_spec(module)
+            return importlib.util.find_spec(top)
         except (ImportError, ValueError):
             return None
 
-    walk(spec)
-    files = []
-    for module in dict.fromkeys(names):
-        found = _on_path_or_here(lambda module=module: find_spec(module))
-        if found is not None and found.origin and os.path.isfile(found.origin):
-            files.append(found.origin)
-    return files
+    spec = _on_path_or_here(find_spec)
+    found: dict[str, str] = {}
+    if spec is None:
+        return found
+    folders = list(spec.submodule_search_locations or ())
+    if spec.origin and os.path.isfile(spec.origin):
+        found[top] = spec.origin
+    elif not folders:  # (built in, frozen)
+        return found
+    module = top
+    for part in rest.split(".") if rest else ():
+        module = f"{module}.{part}"
+        for folder in folders:
+            base = Path(folder) / part
+            if (base / "__init__.py").is_file():
+                found[module], folders = str(base / "__init__.py"), [str(base)]
+                break
+            if base.with_suffix(".py").is_file():
+                found[module], folders = str(base.with_suffix(".py")), []
+                break
+            if base.is_dir():  # a namespace package: a folder without a file of its own
+                folders = [str(base)]
+                break
+        else:
+            break
+    return found
 
 
 def resolve_class(name: str, *, where: str = "learner") -> type:

@@ -87,28 +87,35 @@ def _module_file(root: Path, module: str) -> Path | None:
     return None
 
 
-def _imports(path: Path, module: str) -> set[str]:
-    """delaycv modules named by the import statements of one file (any nesting level)."""
+def _imported_names(path: Path, module: str) -> set[str]:
+    """The modules named by the import statements of one file (any nesting level), relative ones
+    made absolute (``module`` is the file's module), with the names a ``from`` import takes
+    (each may be a submodule)."""
     is_package = path.name == "__init__.py"
     package = module if is_package else module.rpartition(".")[0]
     found: set[str] = set()
     for level, source_module, names in _facts(path).imports:
         if source_module is None and not level:  # import a, b.c
-            found.update(n for n in names if n.split(".")[0] == "delaycv")
+            found.update(names)
             continue
         if level:
             base_parts = package.split(".")
             if level > 1:
                 base_parts = base_parts[: -(level - 1)]
             base = ".".join(base_parts)
+            if not base:  # (a relative import beyond the top level: it fails)
+                continue
             target = f"{base}.{source_module}" if source_module else base
         else:
             target = source_module
-        if target.split(".")[0] != "delaycv":
-            continue
         found.add(target)
         found.update(f"{target}.{n}" for n in names)  # may be submodules
     return found
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """delaycv modules named by the import statements of one file (:func:`_imported_names`)."""
+    return {name for name in _imported_names(path, module) if name.split(".")[0] == "delaycv"}
 
 
 def _package_modules(package: str, init: Path) -> list[str]:
@@ -178,18 +185,63 @@ def source_digest(
 
 
 def learner_code(spec) -> str:
-    """The digest of a learner spec's own classes' modules (``module:Class``:
-    :func:`delaycv.protocol.learners.own_class_files`), as code meaning; "" for a spec of river's
-    and MOA's classes alone. The workflow's evaluate jobs carry it, so that a change of such a
-    module reruns its learner's evaluations (not a change of what the module imports).
+    """The digest of the code of a learner spec's own classes (``module:Class``): their modules
+    (:func:`delaycv.protocol.learners.own_class_modules`) and the modules of one's own they
+    import, transitively (:func:`own_code`), as code meaning; "" for a spec of river's and MOA's
+    classes alone. The workflow's evaluate jobs carry it, so that a change of such a module, or of
+    a helper module it imports, reruns its learner's evaluations.
 
     >>> learner_code({"class": "naive_bayes.GaussianNB"})
     ''
     """
-    from delaycv.protocol.learners import own_class_files
+    from delaycv.protocol.learners import own_class_modules
 
-    files = own_class_files(spec)
-    return source_digest((), files=files) if files else ""
+    modules = own_class_modules(spec)
+    if not modules:
+        return ""
+    code = own_code(modules)
+    return _digest(tuple((name, path, _stamp(path)) for name, path in sorted(code.items())))
+
+
+def own_code(modules: dict[str, str]) -> dict[str, str]:
+    """``modules`` (module name -> file) and, transitively, the modules of one's own their files
+    import: found as a learner's module is found (:func:`delaycv.protocol.learners.module_files`,
+    without importing them), and outside the Python installation (its prefixes and site-packages
+    folders: the standard library and installed packages, pinned by the environment) and outside
+    delaycv (whose code the stages' digests count). A module not found is left out (it enters
+    when it appears: an import of it then finds it)."""
+    from delaycv.protocol.learners import module_files
+
+    found = dict(modules)
+    looked: set[str] = set(modules)
+    todo = list(modules.items())
+    while todo:
+        module, path = todo.pop()
+        if not path.endswith(".py"):
+            continue
+        for name in sorted(_imported_names(Path(path), module) - looked):
+            looked.add(name)
+            for sub, file in module_files(name).items():
+                if sub not in found and _own_file(file):
+                    found[sub] = file
+                    todo.append((sub, file))
+    return found
+
+
+def _own_file(path: str) -> bool:
+    """Whether ``path`` lies outside the Python installation and outside delaycv (:func:`own_code`)."""
+    resolved = Path(path).resolve()
+    return not any(resolved.is_relative_to(root) for root in _installation_roots())
+
+
+@functools.cache
+def _installation_roots() -> tuple[Path, ...]:
+    import site
+
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    roots.update(site.getsitepackages())
+    roots.add(site.getusersitepackages())
+    return (*(Path(r).resolve() for r in roots), package_root())
 
 
 def _java_sources(closure: dict[str, Path | None], root: Path) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from delaycv.common.errors import ConfigError
+from delaycv.protocol import learners
 from delaycv.study import digests
 from tests.support.paths import REPO
 
@@ -421,3 +422,63 @@ def test_a_cache_folder_that_cannot_be_written_costs_only_time(tmp_path, monkeyp
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # no folder can be made below a file
     assert all_digests(package) == expected
     assert blocker.read_text() == ""
+
+
+def test_a_learner_s_own_code_is_its_module_and_the_own_modules_it_imports(tmp_path, monkeypatch):
+    """A class of one's own (``mylearners:MyNB`` in the working directory) counts with the modules
+    of one's own it imports, transitively, absolute and relative, packages and a namespace package
+    too, found without importing them; the standard library, installed packages and delaycv do not
+    count, nor does a module beside it that nothing imports."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    files = {
+        "mylearners.py": "import json\nimport numpy as np\nimport shrink\n"
+        "from delaycv.common import words\nfrom helpers.weights import WEIGHT\n"
+        "from nsp import loose\n\nclass MyNB:\n    pass\n",
+        "shrink.py": "from river import naive_bayes\nSHIFT = 0.1\n",
+        "helpers/__init__.py": "",
+        "helpers/weights.py": "from .base import BASE\nfrom . import extra\nWEIGHT = BASE\n",
+        "helpers/base.py": "def unused():\n    from no_such_module_here import x\nBASE = 1\n",
+        "helpers/extra.py": "EXTRA = 2\n",
+        "nsp/loose.py": "LOOSE = 3\n",
+        "unrelated.py": "NOTHING = 0\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    spec = {"pipeline": [{"class": "preprocessing.StandardScaler"}, {"class": "mylearners:MyNB"}]}
+    code = digests.own_code(learners.own_class_modules(spec))
+    assert {m: Path(f).relative_to(tmp_path).as_posix() for m, f in code.items()} == {
+        "mylearners": "mylearners.py",
+        "shrink": "shrink.py",
+        "helpers": "helpers/__init__.py",
+        "helpers.weights": "helpers/weights.py",
+        "helpers.base": "helpers/base.py",
+        "helpers.extra": "helpers/extra.py",
+        "nsp.loose": "nsp/loose.py",
+    }
+    assert not {"mylearners", "shrink", "helpers", "nsp"} & set(sys.modules)  # none imported
+    before = digests.learner_code(spec)
+    assert (
+        len(before) == 16 and digests.learner_code({"class": "tree.HoeffdingTreeClassifier"}) == ""
+    )
+
+    def after(name: str, text: str) -> str:
+        (tmp_path / name).write_text((tmp_path / name).read_text() + text)
+        digests.clear_digest_caches()
+        return digests.learner_code(spec)
+
+    assert after("helpers/base.py", "# a comment\n") == before
+    assert after("unrelated.py", "NOTHING = 1\n") == before
+    changed = after("helpers/extra.py", "EXTRA = 3\n")
+    assert changed != before
+    assert after("nsp/loose.py", "LOOSE = 4\n") != changed
+    # an installed package's class counts by its own modules, not by what they import
+    assert set(
+        digests.own_code(
+            learners.own_class_modules({"class": "river.tree:HoeffdingTreeClassifier"})
+        )
+    ) == {
+        "river",
+        "river.tree",
+    }

@@ -246,28 +246,37 @@ def test_a_raw_file_touched_or_copied_again_reruns_nothing_and_edited_reruns_its
 
 OWN_LEARNER = '''from river import naive_bayes
 
+from mysmoothing import SHIFT
+
 
 class MyNB(naive_bayes.GaussianNB):
     """A learner of the study's own, in a module of the workflow's working directory."""
 
     def predict_proba_one(self, x, **kw):
-        return super().predict_proba_one(x, **kw)
+        return {c: p + SHIFT for c, p in super().predict_proba_one(x, **kw).items()}
 '''
 
 
 def test_a_learner_of_one_s_own_reruns_when_its_module_changes(tmp_path):
     """A learner class of the study's own (``class: mylearners:MyNB``, its module beside the
-    config, in the working directory): the study loads it, and a change of its module's code
-    reruns exactly that learner's evaluations (a comment in it reruns nothing)."""
+    config, in the working directory, importing a helper module of its own): the study loads it,
+    and a change of the code of its module or of the helper reruns exactly that learner's
+    evaluations (a comment in either reruns nothing)."""
     config = read_config(SMALL)
     config["learners"]["nb"] = {"class": "mylearners:MyNB"}
     workdir = copy_workflow(tmp_path / "wf", config)
     module = workdir / "mylearners.py"
     module.write_text(OWN_LEARNER)
+    helper = workdir / "mysmoothing.py"
+    helper.write_text("SHIFT = 0.0\n")
     touch_outputs(workdir)
     assert planned_jobs(workdir) == set()
     edit(module, "# only a comment\n")
+    edit(helper, "# only a comment\n")
     assert planned_jobs(workdir) == set()
-    edit(module, "\nSMOOTHING = 0.1\n")
     expected = {evaluate_job("nb", "ideal"), evaluate_job("nb", "hitl_7d_90d")} | AGGREGATION
+    edit(helper, "\nUNUSED = 0.1\n")
+    assert planned_jobs(workdir) == expected
+    touch_outputs(workdir)
+    edit(module, "\nSMOOTHING = 0.1\n")
     assert planned_jobs(workdir) == expected
