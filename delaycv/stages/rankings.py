@@ -69,12 +69,29 @@ class RankingResult:
         ]
 
     def summary(self) -> str:
-        """The closing line: the families across datasets (and how many tested), the rows within
-        datasets and the figure files."""
+        """The closing line: the families across datasets (how many tested, and why the others
+        are not: each reason with its count of families), the rows within datasets and the figure
+        files.
+
+        >>> t = pd.DataFrame({"dataset": ["d1", "d1", "d2", "d2"], "learner": ["a", "b"] * 2,
+        ...     "policy": "ideal", "seed": 1, "fold": 0, "reference": "true",
+        ...     "estimator": "cumulative", "checkpoint": 100, "gmean": [0.9, 0.8, 0.7, 0.6]})
+        >>> from delaycv.stats.families import rank_across
+        >>> across = rank_across(t, "gmean", ranked=("learner", "policy"))
+        >>> print(RankingResult(t, across, pd.DataFrame()).summary().replace("; ", ";\\n"))
+        3 families across datasets (0 tested: 1 treatment: nothing to rank (2 families);
+        2 datasets: the tests need at least 3 (1 family)), 0 rows within datasets, 0 figure files
+        """
         families = self.across.friedman.groupby(list(FAMILY), sort=False)["note"]
-        tested = int(families.agg(lambda notes: bool((notes == "").any())).sum())
+        tested = families.agg(lambda notes: bool((notes == "").any()))
+        untested = families.first()[~tested].value_counts(sort=True)
+        why = "; ".join(
+            f"{note} ({count} {'family' if count == 1 else 'families'})"
+            for note, count in untested.items()
+        )
         return (
-            f"{len(self.across.families())} families across datasets ({tested} tested), "
+            f"{len(self.across.families())} families across datasets ({int(tested.sum())} tested"
+            f"{': ' + why if why else ''}), "
             f"{len(self.within)} rows within datasets, {len(self.figures)} figure files"
         )
 
