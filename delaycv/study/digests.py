@@ -206,10 +206,9 @@ def learner_code(spec) -> str:
 def own_code(modules: dict[str, str]) -> dict[str, str]:
     """``modules`` (module name -> file) and, transitively, the modules of one's own their files
     import: found as a learner's module is found (:func:`delaycv.protocol.learners.module_files`,
-    without importing them), and outside the Python installation (its prefixes and site-packages
-    folders: the standard library and installed packages, pinned by the environment) and outside
-    delaycv (whose code the stages' digests count). A module not found is left out (it enters
-    when it appears: an import of it then finds it)."""
+    without importing them), and outside the standard library's and installed packages' folders
+    (what the environment pins) and outside delaycv (whose code the stages' digests count). A
+    module not found is left out (it enters when it appears: an import of it then finds it)."""
     from delaycv.protocol.learners import module_files
 
     found = dict(modules)
@@ -236,9 +235,13 @@ def _own_file(path: str) -> bool:
 
 @functools.cache
 def _installation_roots() -> tuple[Path, ...]:
+    """The folders of the standard library and of installed packages (not the environment's
+    prefix: a study's folder may be a virtual environment's too), and delaycv's package."""
     import site
+    import sysconfig
 
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    paths = sysconfig.get_paths()
+    roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)}
     roots.update(site.getsitepackages())
     roots.add(site.getusersitepackages())
     return (*(Path(r).resolve() for r in roots), package_root())

@@ -431,6 +431,9 @@ def test_a_learner_s_own_code_is_its_module_and_the_own_modules_it_imports(tmp_p
     count, nor does a module beside it that nothing imports."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    # the study's folder is a virtual environment's prefix too (python -m venv .)
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    digests._installation_roots.cache_clear()
     files = {
         "mylearners.py": "import json\nimport numpy as np\nimport shrink\n"
         "from delaycv.common import words\nfrom helpers.weights import WEIGHT\n"
