@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import importlib.machinery
 import inspect
 import os
 import sys
@@ -129,6 +130,12 @@ def own_class_modules(spec: Any) -> dict[str, str]:
     return found
 
 
+#: the files a submodule may be, in the order Python's finder tries them: a compiled extension
+#: (which counts by its bytes), then Python's source (importlib.machinery.all_suffixes, less the
+#: bytecode)
+MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py")
+
+
 def module_files(name: str) -> dict[str, str]:
     """The files of module ``name`` and of its parent packages (``{"pkg": ".../pkg/__init__.py",
     "pkg.mod": ".../pkg/mod.py"}``: importing it runs them all), found on Python's path, else in
@@ -170,8 +177,11 @@ def module_files(name: str) -> dict[str, str]:
             if (base / "__init__.py").is_file():
                 found[module], folders = str(base / "__init__.py"), [str(base)]
                 break
-            if base.with_suffix(".py").is_file():
-                found[module], folders = str(base.with_suffix(".py")), []
+            module_file = next(
+                (f for f in (Path(f"{base}{x}") for x in MODULE_SUFFIXES) if f.is_file()), None
+            )
+            if module_file is not None:
+                found[module], folders = str(module_file), []
                 break
             if base.is_dir():  # a namespace package: a folder without a file of its own
                 folders = [str(base)]

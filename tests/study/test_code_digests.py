@@ -9,6 +9,7 @@ dry run plans) is tested in tests/workflow/test_reruns.py.
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import marshal
 import shutil
 import sys
@@ -426,8 +427,8 @@ def test_a_cache_folder_that_cannot_be_written_costs_only_time(tmp_path, monkeyp
 
 def test_a_learner_s_own_code_is_its_module_and_the_own_modules_it_imports(tmp_path, monkeypatch):
     """A class of one's own (``mylearners:MyNB`` in the working directory) counts with the modules
-    of one's own it imports, transitively, absolute and relative, packages and a namespace package
-    too, found without importing them; the standard library, installed packages and delaycv do not
+    of one's own it imports, transitively, absolute and relative, packages, a namespace package
+    and a compiled module (by its bytes) too, found without importing them; the standard library, installed packages and delaycv do not
     count, nor does a module beside it that nothing imports."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
@@ -440,7 +441,7 @@ def test_a_learner_s_own_code_is_its_module_and_the_own_modules_it_imports(tmp_p
         "from nsp import loose\n\nclass MyNB:\n    pass\n",
         "shrink.py": "from river import naive_bayes\nSHIFT = 0.1\n",
         "helpers/__init__.py": "",
-        "helpers/weights.py": "from .base import BASE\nfrom . import extra\nWEIGHT = BASE\n",
+        "helpers/weights.py": "from .base import BASE\nfrom . import extra, fast\nWEIGHT = BASE\n",
         "helpers/base.py": "def unused():\n    from no_such_module_here import x\nBASE = 1\n",
         "helpers/extra.py": "EXTRA = 2\n",
         "nsp/loose.py": "LOOSE = 3\n",
@@ -449,6 +450,8 @@ def test_a_learner_s_own_code_is_its_module_and_the_own_modules_it_imports(tmp_p
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
+    compiled = f"helpers/fast{importlib.machinery.EXTENSION_SUFFIXES[0]}"  # (never loaded here)
+    (tmp_path / compiled).write_bytes(b"\x7fELF\0compiled")
     spec = {"pipeline": [{"class": "preprocessing.StandardScaler"}, {"class": "mylearners:MyNB"}]}
     code = digests.own_code(learners.own_class_modules(spec))
     assert {m: Path(f).relative_to(tmp_path).as_posix() for m, f in code.items()} == {
@@ -458,6 +461,7 @@ def test_a_learner_s_own_code_is_its_module_and_the_own_modules_it_imports(tmp_p
         "helpers.weights": "helpers/weights.py",
         "helpers.base": "helpers/base.py",
         "helpers.extra": "helpers/extra.py",
+        "helpers.fast": compiled,
         "nsp.loose": "nsp/loose.py",
     }
     assert not {"mylearners", "shrink", "helpers", "nsp"} & set(sys.modules)  # none imported
@@ -475,7 +479,9 @@ def test_a_learner_s_own_code_is_its_module_and_the_own_modules_it_imports(tmp_p
     assert after("unrelated.py", "NOTHING = 1\n") == before
     changed = after("helpers/extra.py", "EXTRA = 3\n")
     assert changed != before
-    assert after("nsp/loose.py", "LOOSE = 4\n") != changed
+    loose = after("nsp/loose.py", "LOOSE = 4\n")
+    assert loose != changed
+    assert after(compiled, "\0rebuilt") != loose  # (by its bytes)
     # an installed package's class counts by its own modules, not by what they import
     assert set(
         digests.own_code(
