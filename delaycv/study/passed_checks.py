@@ -7,8 +7,9 @@ CPU at every Snakemake start. A spec that passed is remembered as an empty file 
 of what the outcome depends on: the spec (as JSON), the installed river's version, the Python
 version, the code digest of the check and of the learner builder (:data:`CHECK_MODULES`,
 :func:`delaycv.study.digests.source_digest`), and that of the modules of the spec's own classes
-(``module:Class``: :func:`delaycv.study.digests.learner_code`). A new spec, another river,
-another delaycv or another version of one's own class checks again. A spec that failed is never
+and of the modules of one's own they import (``module:Class``:
+:func:`delaycv.study.digests.learner_code`). A new spec, another river, another delaycv or
+another version of one's own class checks again. A spec that failed is never
 remembered, so that its error is made afresh each time. A cache folder that cannot be read or
 written only costs the check's time.
 """
@@ -42,7 +43,7 @@ def passed_entry(spec: Any) -> Path | None:
     except (TypeError, ValueError, importlib.metadata.PackageNotFoundError):
         return None
     code = source_digest(CHECK_MODULES)
-    own = learner_code(spec)  # (a class of one's own: its module's code)
+    own = learner_code(spec)  # (a class of one's own: its code and its own modules')
     key = hashlib.sha256(f"{text}\0{river}\0{sys.version}\0{code}\0{own}".encode()).hexdigest()
     return cache_dir() / FOLDER / key
 
