@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-import importlib.machinery
 import inspect
 import os
 import sys
@@ -68,7 +67,7 @@ _EXPECTED_CLASS = "a river classifier such as tree.HoeffdingTreeClassifier, pack
 
 def _import_module(name: str) -> tuple[Any, BaseException | None]:
     """``(module, None)``; ``(None, None)`` where no module ``name`` exists, on Python's path
-    or in the working directory (:func:`_on_path_or_here`); ``(None, error)`` where it exists and
+    or in the working directory (:func:`on_path_or_here`); ``(None, error)`` where it exists and
     fails to import."""
 
     def attempt() -> tuple[Any, BaseException | None] | None:
@@ -82,10 +81,10 @@ def _import_module(name: str) -> tuple[Any, BaseException | None]:
         except Exception as err:  # (it exists, and fails: a SyntaxError, an error it raises)
             return None, err
 
-    return _on_path_or_here(attempt) or (None, None)
+    return on_path_or_here(attempt) or (None, None)
 
 
-def _on_path_or_here(find: Callable[[], Any]) -> Any:
+def on_path_or_here(find: Callable[[], Any]) -> Any:
     """``find()`` (None: not found) on Python's path, else once more with the working directory
     at the end of ``sys.path`` (as ``python -m`` has it first: a learner's own module beside the
     study, found by the ``delaycv`` command and the workflow's jobs alike)."""
@@ -98,97 +97,6 @@ def _on_path_or_here(find: Callable[[], Any]) -> Any:
     sys.path.append(cwd)
     importlib.invalidate_caches()
     return find()
-
-
-def own_class_modules(spec: Any) -> dict[str, str]:
-    """The modules of a learner spec's classes given as ``module:Class`` (the form of a class of
-    one's own; in pipelines and nested specs too) and their files, found as :func:`resolve_class`
-    finds them, without importing them (:func:`module_files`: a package's ``__init__.py`` too); a
-    module not found is left out (the spec's check names it). What those modules import is
-    followed by :func:`delaycv.study.digests.learner_code`.
-
-    >>> own_class_modules({"class": "tree.HoeffdingTreeClassifier"})
-    {}
-    """
-    names: list[str] = []
-
-    def walk(value: Any) -> None:
-        if isinstance(value, dict):
-            name = value.get("class")
-            if isinstance(name, str) and ":" in name:
-                names.append(name.partition(":")[0])
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-
-    walk(spec)
-    found: dict[str, str] = {}
-    for module in dict.fromkeys(names):
-        found.update(module_files(module))
-    return found
-
-
-#: the files a submodule may be, in the order Python's finder tries them: a compiled extension
-#: (which counts by its bytes), then Python's source (importlib.machinery.all_suffixes, less the
-#: bytecode)
-MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py")
-
-
-def module_files(name: str) -> dict[str, str]:
-    """The files of module ``name`` and of its parent packages (``{"pkg": ".../pkg/__init__.py",
-    "pkg.mod": ".../pkg/mod.py"}``: importing it runs them all), found on Python's path, else in
-    the working directory (:func:`_on_path_or_here`), without importing anything: a top-level
-    module by Python's finders, the rest in its package's folders (a namespace package has no
-    file). A name past a module (an attribute: ``from mod import function``), a module that is
-    not a file (built in, frozen) and one not found end the list.
-
-    >>> sorted(module_files("json.decoder"))
-    ['json', 'json.decoder']
-    >>> module_files("no_such_module_anywhere")
-    {}
-    """
-    import importlib.util
-    from pathlib import Path
-
-    top, _, rest = name.partition(".")
-
-    def find_spec() -> Any:
-        try:
-            return importlib.util.find_spec(top)
-        except (ImportError, ValueError):
-            return None
-
-    spec = _on_path_or_here(find_spec)
-    found: dict[str, str] = {}
-    if spec is None:
-        return found
-    folders = list(spec.submodule_search_locations or ())
-    if spec.origin and os.path.isfile(spec.origin):
-        found[top] = spec.origin
-    elif not folders:  # (built in, frozen)
-        return found
-    module = top
-    for part in rest.split(".") if rest else ():
-        module = f"{module}.{part}"
-        for folder in folders:
-            base = Path(folder) / part
-            if (base / "__init__.py").is_file():
-                found[module], folders = str(base / "__init__.py"), [str(base)]
-                break
-            module_file = next(
-                (f for f in (Path(f"{base}{x}") for x in MODULE_SUFFIXES) if f.is_file()), None
-            )
-            if module_file is not None:
-                found[module], folders = str(module_file), []
-                break
-            if base.is_dir():  # a namespace package: a folder without a file of its own
-                folders = [str(base)]
-                break
-        else:
-            break
-    return found
 
 
 def resolve_class(name: str, *, where: str = "learner") -> type:

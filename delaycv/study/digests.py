@@ -17,8 +17,13 @@ replaced; a cache folder that cannot be written costs time, nothing else.
 
 This module is in no stage's digest (it changes no result), and imports nothing but the standard
 library, :mod:`delaycv.common.cache` and :mod:`delaycv.common.errors` (and
-:mod:`delaycv.common.atomic` when it stores facts): a job pays nothing for it before its own
-imports.
+:mod:`delaycv.common.atomic` when it stores facts, :mod:`delaycv.protocol.learners`' lookup of a
+module when it finds a learner's own code: :func:`learner_code`): a job pays nothing for it
+before its own imports.
+
+A learner class of one's own (``module:Class``) has a digest of its own (:func:`learner_code`):
+its module and the modules of one's own it imports, found as the learner's module is found and
+without importing them.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import ast
 import contextlib
 import functools
 import hashlib
+import importlib.machinery
 import importlib.util
 import marshal
 import os
@@ -35,6 +41,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from delaycv.common.cache import cache_dir
 from delaycv.common.errors import ConfigError
@@ -186,16 +193,13 @@ def source_digest(
 
 def learner_code(spec) -> str:
     """The digest of the code of a learner spec's own classes (``module:Class``): their modules
-    (:func:`delaycv.protocol.learners.own_class_modules`) and the modules of one's own they
-    import, transitively (:func:`own_code`), as code meaning; "" for a spec of river's and MOA's
-    classes alone. The workflow's evaluate jobs carry it, so that a change of such a module, or of
+    (:func:`own_class_modules`) and the modules of one's own they import, transitively
+    (:func:`own_code`), as code meaning; "" for a spec of river's and MOA's classes alone. The workflow's evaluate jobs carry it, so that a change of such a module, or of
     a helper module it imports, reruns its learner's evaluations.
 
     >>> learner_code({"class": "naive_bayes.GaussianNB"})
     ''
     """
-    from delaycv.protocol.learners import own_class_modules
-
     modules = own_class_modules(spec)
     if not modules:
         return ""
@@ -205,12 +209,10 @@ def learner_code(spec) -> str:
 
 def own_code(modules: dict[str, str]) -> dict[str, str]:
     """``modules`` (module name -> file) and, transitively, the modules of one's own their files
-    import: found as a learner's module is found (:func:`delaycv.protocol.learners.module_files`,
-    without importing them), and outside the standard library's and installed packages' folders
-    (what the environment pins) and outside delaycv (whose code the stages' digests count). A
-    module not found is left out (it enters when it appears: an import of it then finds it)."""
-    from delaycv.protocol.learners import module_files
-
+    import: found as a learner's module is found (:func:`module_files`, without importing them),
+    outside the standard library's and installed packages' folders (what the environment pins)
+    and outside delaycv (whose code the stages' digests count). A module not found is left out
+    (it enters when it appears: an import of it then finds it)."""
     found = dict(modules)
     looked: set[str] = set(modules)
     todo = list(modules.items())
@@ -227,8 +229,99 @@ def own_code(modules: dict[str, str]) -> dict[str, str]:
     return found
 
 
+def own_class_modules(spec: Any) -> dict[str, str]:
+    """The modules of a learner spec's classes given as ``module:Class`` (the form of a class of
+    one's own; in pipelines and nested specs too) and their files, found as
+    :func:`delaycv.protocol.learners.resolve_class` finds them, without importing them
+    (:func:`module_files`: a package's ``__init__.py`` too); a module not found is left out (the
+    spec's check names it). What those modules import is followed by :func:`own_code`.
+
+    >>> own_class_modules({"class": "tree.HoeffdingTreeClassifier"})
+    {}
+    """
+    names: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            name = value.get("class")
+            if isinstance(name, str) and ":" in name:
+                names.append(name.partition(":")[0])
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(spec)
+    found: dict[str, str] = {}
+    for module in dict.fromkeys(names):
+        found.update(module_files(module))
+    return found
+
+
+#: the files a submodule may be, in the order Python's finder tries them: a compiled extension
+#: (which counts by its bytes), then Python's source (importlib.machinery.all_suffixes, less the
+#: bytecode)
+MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py")
+
+
+def module_files(name: str) -> dict[str, str]:
+    """The files of module ``name`` and of its parent packages (``{"pkg": ".../pkg/__init__.py",
+    "pkg.mod": ".../pkg/mod.py"}``: importing it runs them all), found on Python's path, else in
+    the working directory (as :func:`delaycv.protocol.learners.resolve_class` finds a module),
+    without importing anything: a top-level module by Python's finders, the rest in its
+    package's folders (a namespace package has no file). A name past a module (an attribute: ``from mod import function``), a module that is
+    not a file (built in, frozen) and one not found end the list.
+
+    >>> sorted(module_files("json.decoder"))
+    ['json', 'json.decoder']
+    >>> module_files("no_such_module_anywhere")
+    {}
+    """
+    from delaycv.protocol.learners import on_path_or_here
+
+    top, _, rest = name.partition(".")
+
+    def find_spec() -> Any:
+        try:
+            return importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            return None
+
+    spec = on_path_or_here(find_spec)
+    found: dict[str, str] = {}
+    if spec is None:
+        return found
+    folders = list(spec.submodule_search_locations or ())
+    if spec.origin and os.path.isfile(spec.origin):
+        found[top] = spec.origin
+    elif not folders:  # (built in, frozen)
+        return found
+    module = top
+    for part in rest.split(".") if rest else ():
+        module = f"{module}.{part}"
+        for folder in folders:
+            base = Path(folder) / part
+            if (base / "__init__.py").is_file():
+                found[module], folders = str(base / "__init__.py"), [str(base)]
+                break
+            module_file = next(
+                (f for f in (Path(f"{base}{x}") for x in MODULE_SUFFIXES) if f.is_file()), None
+            )
+            if module_file is not None:
+                found[module], folders = str(module_file), []
+                break
+            if base.is_dir():  # a namespace package: a folder without a file of its own
+                folders = [str(base)]
+                break
+        else:
+            break
+    return found
+
+
 def _own_file(path: str) -> bool:
-    """Whether ``path`` lies outside the Python installation and outside delaycv (:func:`own_code`)."""
+    """Whether ``path`` lies outside the standard library's and installed packages' folders and
+    outside delaycv (:func:`own_code`)."""
     resolved = Path(path).resolve()
     return not any(resolved.is_relative_to(root) for root in _installation_roots())
 

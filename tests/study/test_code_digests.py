@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from delaycv.common.errors import ConfigError
-from delaycv.protocol import learners
 from delaycv.study import digests
 from tests.support.paths import REPO
 
@@ -453,7 +452,7 @@ def test_a_learner_s_own_code_is_its_module_and_the_own_modules_it_imports(tmp_p
     compiled = f"helpers/fast{importlib.machinery.EXTENSION_SUFFIXES[0]}"  # (never loaded here)
     (tmp_path / compiled).write_bytes(b"\x7fELF\0compiled")
     spec = {"pipeline": [{"class": "preprocessing.StandardScaler"}, {"class": "mylearners:MyNB"}]}
-    code = digests.own_code(learners.own_class_modules(spec))
+    code = digests.own_code(digests.own_class_modules(spec))
     assert {m: Path(f).relative_to(tmp_path).as_posix() for m, f in code.items()} == {
         "mylearners": "mylearners.py",
         "shrink": "shrink.py",
@@ -484,9 +483,7 @@ def test_a_learner_s_own_code_is_its_module_and_the_own_modules_it_imports(tmp_p
     assert after(compiled, "\0rebuilt") != loose  # (by its bytes)
     # an installed package's class counts by its own modules, not by what they import
     assert set(
-        digests.own_code(
-            learners.own_class_modules({"class": "river.tree:HoeffdingTreeClassifier"})
-        )
+        digests.own_code(digests.own_class_modules({"class": "river.tree:HoeffdingTreeClassifier"}))
     ) == {
         "river",
         "river.tree",
