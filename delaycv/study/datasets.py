@@ -142,11 +142,16 @@ def _check_readable(key: str, path: str, source: str, cwd: str | os.PathLike) ->
     """The dataset's file exists (a file, not a folder) and can be read."""
     full = Path(cwd) / path
     if not full.is_file():
+        expected = f"an existing file; paths are relative to the working directory {cwd}"
+        home = Path(path).expanduser()
+        if str(path).startswith("~") and home != Path(path):
+            # (as in Snakemake's inputs: a shell would expand it, the workflow does not)
+            expected += f", and '~' is not expanded: write the full path, {home}"
         raise ConfigError(
             f"a folder, not a file: {path!r}" if full.is_dir() else f"no such file {path!r}",
             path=source,
             location=f"key {key}.path",
-            expected=f"an existing file; paths are relative to the working directory {cwd}",
+            expected=expected,
         )
     try:
         with open(full, "rb") as handle:

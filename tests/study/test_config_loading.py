@@ -629,6 +629,11 @@ def files(tmp_path) -> Path:
             "no such file 'nope.csv' (expected an existing file; paths are relative to",
         ),
         (
+            {"datasets": {"d": {"path": "~/nope.csv", "preset": "commit-guru"}}},
+            "key datasets.d.path",
+            f"and '~' is not expanded: write the full path, {Path('~/nope.csv').expanduser()})",
+        ),
+        (
             {"datasets": {"d": {"path": "raw.csv"}}},
             "key datasets.d",
             "a raw file needs a preset or a mapping",
