@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from delaycv.common.errors import InputError
-from delaycv.data.mapping import INF_MODES, LINK_KINDS, NO_EFFORT, PRESETS
+from delaycv.data.mapping import DECIMAL_MARKS, INF_MODES, LINK_KINDS, NO_EFFORT, PRESETS
 from delaycv.data.timeunits import MAPPING_TIME_UNITS
 
 
@@ -76,6 +76,12 @@ def _mapping_options(g) -> None:
         "--delimiter",
         metavar="CHAR",
         help="CSV field separator (default ','; e.g. ';', or '\\t' for a tab)",
+    )
+    g.add_argument(
+        "--decimal",
+        choices=DECIMAL_MARKS,
+        help="the decimal mark of a CSV's numbers (default '.'; ',' as Excel writes them in "
+        "many locales, with --delimiter ';')",
     )
     g.add_argument(
         "--effort",
@@ -144,6 +150,7 @@ def _mapping_from_args(args) -> dict | None:
         "drop",
         "categorical",
         "delimiter",
+        "decimal",
     ):
         value = getattr(args, key)
         if value is not None:

@@ -766,7 +766,11 @@ def load_stream(
         from delaycv.data.csv import read_csv
 
         raw = read_csv(
-            src, text_columns=m.reads_as_text, drop_truncated_last_line=drop, delimiter=m.delimiter
+            src,
+            text_columns=m.reads_as_text,
+            drop_truncated_last_line=drop,
+            delimiter=m.delimiter,
+            decimal=m.decimal,
         )
     else:
         raw = read_table(src, format=fmt, drop_truncated_last_line=drop)

@@ -1,6 +1,7 @@
 """CSV reader: a header line of unique column names, then one instance per line.
 
-Columns are numbers (float64) unless named in ``text_columns`` (kept as text). Missing values are
+Columns are numbers (float64, with a decimal point, or a decimal comma with ``decimal=","``)
+unless named in ``text_columns`` (kept as text). Missing values are
 an empty field or one of :data:`NULL_VALUES` (in a numeric column any spelling of NaN, too); they
 are null in the table. ``inf`` in a numeric column stays infinite (the converter reports it). Fields may be quoted with ``"`` (RFC 4180). A UTF-8
 byte-order mark is ignored.
@@ -16,6 +17,7 @@ import csv as pycsv
 import io
 import logging
 import os
+import re
 from collections.abc import Callable, Collection
 
 import numpy as np
@@ -123,10 +125,10 @@ def _header(data: bytes, path: str, delimiter: str) -> list[str]:
     return names
 
 
-def _convert_row(fields: list[str], columns: list[Column]) -> list:
+def _convert_row(fields: list[str], columns: list[Column], decimal: str = ".") -> list:
     """A line's values: numbers in numeric columns (``true``/``false``, any case, kept as text:
     a column of them is one of booleans, :func:`_as_booleans`), text in the others, None where
-    missing."""
+    missing; ``decimal`` is the numbers' decimal mark."""
     if len(fields) != len(columns):
         raise _LineError(
             f"malformed line: {len(fields)} fields", f"{len(columns)} fields as in the header"
@@ -137,19 +139,52 @@ def _convert_row(fields: list[str], columns: list[Column]) -> list:
             out.append(None)
         elif col.kind == NUMERIC:
             try:
-                out.append(float(value))
+                out.append(_number(value, decimal))
             except ValueError:
                 if value.strip().lower() in _BOOLEAN_WORDS:
                     out.append(value)
                     continue
                 raise _LineError(
                     f"text {value!r} in numeric column {col.name!r}",
-                    "a number or an empty field (name the column as text/categorical in the "
-                    "mapping if it is not numeric)",
+                    _number_expected(value, decimal),
                 ) from None
         else:
             out.append(value)
     return out
+
+
+#: a number written with a decimal comma (``1,5``, ``-0,25``, ``1,5e3``)
+_DECIMAL_COMMA = re.compile(r"\s*[-+]?\d*,\d+([eE][-+]?\d+)?\s*")
+
+
+def _number(value: str, decimal: str) -> float:
+    """A numeric field's value, its decimal mark ``decimal`` (with ``,`` a ``.`` is an error,
+    as in Arrow's reader)."""
+    if decimal != ".":
+        if "." in value:
+            raise ValueError(value)
+        value = value.replace(decimal, ".")
+    return float(value)
+
+
+def _number_expected(value: str, decimal: str) -> str:
+    """What a numeric column expects of ``value``, which is no number: with a hint where it is
+    one written with the other decimal mark."""
+    expected = (
+        "a number or an empty field (name the column as text/categorical in the mapping if it "
+        "is not numeric)"
+    )
+    if decimal == "." and _DECIMAL_COMMA.fullmatch(value):
+        return (
+            "a number with a decimal point, or an empty field; a file of decimal commas is read "
+            "with decimal: ',' in the mapping (--decimal ',' for delaycv convert)"
+        )
+    if decimal == "," and "." in value:
+        return (
+            "a number with a decimal comma (the mapping's decimal: ','), "
+            + expected.removeprefix("a number ")
+        )
+    return expected
 
 
 def _as_booleans(values: list, column: Column, lines: list[int], path: str) -> bool:
@@ -171,7 +206,7 @@ def _as_booleans(values: list, column: Column, lines: list[int], path: str) -> b
 
 
 def _slow_parse(
-    text: str, columns: list[Column], path: str, delimiter: str
+    text: str, columns: list[Column], path: str, delimiter: str, decimal: str = "."
 ) -> tuple[pa.Table, np.ndarray, set[str]]:
     """``(table, lines, booleans)``: the file parsed line by line (the first bad line is an
     InputError naming it), the first line of each row, and the numeric columns found to hold
@@ -187,7 +222,7 @@ def _slow_parse(
                 start = reader.line_num + 1
                 continue
             try:
-                row = _convert_row(fields, columns)
+                row = _convert_row(fields, columns, decimal)
             except _LineError as err:
                 raise InputError(
                     err.message, path=path, location=f"line {start}", expected=err.expected
@@ -217,7 +252,9 @@ def _slow_parse(
     return table, np.asarray(lines), booleans
 
 
-def _fast_parse(data: bytes, columns: list[Column], delimiter: str) -> pa.Table | None:
+def _fast_parse(
+    data: bytes, columns: list[Column], delimiter: str, decimal: str = "."
+) -> pa.Table | None:
     names = [c.name for c in columns]
     try:
         return pacsv.read_csv(
@@ -235,6 +272,7 @@ def _fast_parse(data: bytes, columns: list[Column], delimiter: str) -> pa.Table 
                 },
                 null_values=list(NULL_VALUES),
                 strings_can_be_null=True,
+                decimal_point=decimal,
             ),
         ).rename_columns(names)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -283,7 +321,7 @@ def _check_booleans(
 
 
 def _without_truncated_last_line(
-    data: bytes, columns: list[Column], where: str, delimiter: str, drop: bool
+    data: bytes, columns: list[Column], where: str, delimiter: str, decimal: str, drop: bool
 ) -> tuple[bytes, bool]:
     """``(data, dropped)``: a last line without a newline that does not parse is dropped, with
     a warning, when ``drop`` (else it is an InputError); other data is returned as it is."""
@@ -293,7 +331,7 @@ def _without_truncated_last_line(
         last_text = last.decode("utf-8", errors="replace").rstrip("\r")
         try:
             fields = next(pycsv.reader([last_text], delimiter=delimiter, strict=True))
-            _convert_row(fields, columns)
+            _convert_row(fields, columns, decimal)
         except (_LineError, pycsv.Error) as err:
             message = err.message if isinstance(err, _LineError) else f"malformed CSV: {err}"
             expected = err.expected if isinstance(err, _LineError) else "a complete line"
@@ -318,6 +356,7 @@ def read_csv(
     text_columns: Collection[str] | Callable[[str], bool] = (),
     drop_truncated_last_line: bool = False,
     delimiter: str = ",",
+    decimal: str = ".",
 ) -> RawTable:
     """Read a CSV file with a header into a :class:`RawTable`.
 
@@ -328,6 +367,8 @@ def read_csv(
     exist). Every other column must hold numbers.
     ``drop_truncated_last_line``: when the last line has no newline and does not parse, drop it
     with a warning instead of raising an InputError.
+    ``delimiter``: the field separator; ``decimal``: the numbers' decimal mark, ``.`` or ``,``
+    (then a number written with a point is an error at its line, as in Arrow's reader).
     """
     where = str(path)
     data, sha = read_bytes(path)
@@ -341,12 +382,14 @@ def read_csv(
     booleans = _boolean_columns(split_last_line(data)[0], columns, delimiter)
     columns = [Column(c.name, STRING) if c.name in booleans else c for c in columns]
     data, dropped = _without_truncated_last_line(
-        data, columns, where, delimiter, drop_truncated_last_line
+        data, columns, where, delimiter, decimal, drop_truncated_last_line
     )
-    table = _fast_parse(data, columns, delimiter)
+    table = _fast_parse(data, columns, delimiter, decimal)
     line_numbers: np.ndarray | None = None
     if table is None:  # find the exact problem (or parse what pyarrow does not)
-        table, line_numbers, found = _slow_parse(_decode(data, where), columns, where, delimiter)
+        table, line_numbers, found = _slow_parse(
+            _decode(data, where), columns, where, delimiter, decimal
+        )
         booleans |= found
         columns = [Column(c.name, STRING) if c.name in booleans else c for c in columns]
     table = nan_to_null(table, columns)

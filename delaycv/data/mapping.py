@@ -82,6 +82,21 @@ def _delimiter(value: Any, key: str) -> str:
     return text
 
 
+#: the decimal marks a CSV's numbers may use
+DECIMAL_MARKS = (".", ",")
+
+
+def _decimal(value: Any, key: str) -> str:
+    """The decimal mark of a mapping value: ``.`` or ``,`` (Excel's in many locales, with ``;``
+    between the fields; with ``,`` between them too where the numbers are quoted)."""
+    text = str(value) if value is not None else ""
+    if text not in DECIMAL_MARKS:
+        raise ConfigError(
+            f"bad decimal mark {value!r}", location=f"key {key}", expected="'.' or ','"
+        )
+    return text
+
+
 def class_text(value: Any) -> str:
     """Canonical text of a class value: ``1``, ``1.0`` and ``"1"`` are all ``"1"``."""
     text = str(value).strip()
@@ -205,6 +220,8 @@ class Mapping:
     boolean_as_number  True: text/nominal features whose values are within {False, True} or
                   {0, 1} (any case) become numbers 0.0/1.0
     delimiter     CSV field separator (one character; ``\\t`` or ``tab`` for a tab)
+    decimal       the decimal mark of a CSV's numbers: ``.`` (default) or ``,`` (then
+                  ``1,5`` is 1.5 and ``1.5`` an error; thousands separators are errors too)
     """
 
     time: str | None
@@ -221,6 +238,7 @@ class Mapping:
     features: tuple[str, ...] | None = None
     boolean_as_number: bool = True
     delimiter: str = ","
+    decimal: str = "."
     effort: tuple[str, ...] = ()
 
     @classmethod
@@ -253,6 +271,8 @@ class Mapping:
         values.setdefault("time", None)  # (time_unit position: no time column)
         if "delimiter" in data:
             values["delimiter"] = _delimiter(values["delimiter"], f"{where}.delimiter")
+        if "decimal" in data:
+            values["decimal"] = _decimal(values["decimal"], f"{where}.decimal")
         if values.get("link_kind", "fix_timestamp") not in LINK_KINDS:
             raise ConfigError(
                 f"unknown link kind {values['link_kind']!r}",

@@ -501,6 +501,12 @@ def test_time_unit_keys_are_checked():
         assert info.value.location == "key mapping.delimiter"
     tab = Mapping.from_dict({"time": "t", "label": "y", "positive": 1, "delimiter": "\\t"})
     assert tab.delimiter == "\t" and Mapping.from_dict(tab.to_dict()) == tab
+    for bad in (";", "", None, 1):
+        with pytest.raises(ConfigError, match="bad decimal mark") as info:
+            Mapping.from_dict({"time": "t", "label": "y", "positive": 1, "decimal": bad})
+        assert info.value.location == "key mapping.decimal"
+    comma = Mapping.from_dict({"time": "t", "label": "y", "positive": 1, "decimal": ","})
+    assert comma.decimal == "," and Mapping.from_dict(comma.to_dict()) == comma
 
 
 def test_brackets_in_milliseconds(tmp_path, brackets_csv):
@@ -551,6 +557,14 @@ def test_a_semicolon_csv_converts_with_the_delimiter_option(tmp_path, capsys):
     assert main([*argv, "--delimiter", ";", "--categorical", "x", "--quiet"]) == 0
     s = read_stream(out)
     assert list(s.time) == [1600000000, 1600000060] and s.features["x"].tolist() == ["2,5", "3"]
+    # numbers with decimal commas (Excel's in many locales): refused with a hint, or read
+    out.unlink()
+    assert main([*argv, "--delimiter", ";"]) == 2
+    assert "--decimal ','" in capsys.readouterr().err and not out.exists()
+    assert main([*argv, "--delimiter", ";", "--decimal", ",", "--quiet"]) == 0
+    assert read_stream(out).features["x"].tolist() == [2.5, 3.0]
+    mapping = {"time": "t", "label": "y", "positive": 1, "delimiter": ";", "decimal": ","}
+    assert load_stream(src, mapping=mapping).features["x"].tolist() == [2.5, 3.0]
     tabs = write(tmp_path, "t\ty\n1600000000\t1\n", name="tabs.csv")
     assert main(["convert", str(tabs), str(out), "--time", "t", "--label", "y", "--positive", "1",
                  "--delimiter", "\\t", "--quiet"]) == 0  # fmt: skip

@@ -200,3 +200,62 @@ def test_binary_data_is_not_a_text_csv(tmp_path):
     with pytest.raises(InputError, match="byte 0xe9 at byte offset 1500010 ") as e:
         read_csv(ok, text_columns=["kkkk"])
     assert e.value.location == "line 300002"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(cell, word), min_size=1, max_size=30))
+def test_decimal_commas_read_as_decimal_points(tmp_path_factory, rows):
+    """A file of decimal commas (``;`` between the fields, as Excel writes them in many locales)
+    read with ``decimal=","`` holds the numbers the same file with decimal points holds, on the
+    fast path and on the line parser."""
+
+    def q(s):
+        return '"' + s.replace('"', '""') + '"'
+
+    def number(x, mark):
+        return "" if x is None else repr(x).replace(".", mark)
+
+    folder = tmp_path_factory.mktemp("d")
+    points, commas = folder / "points.csv", folder / "commas.csv"
+    for path, mark in ((points, "."), (commas, ",")):
+        lines = ["x;w"] + [f"{number(x, mark)};{'' if w is None else q(w)}" for x, w in rows]
+        path.write_text("\n".join(lines) + "\n")
+    want = read_csv(points, text_columns=["w"], delimiter=";").table
+    got = read_csv(commas, text_columns=["w"], delimiter=";", decimal=",")
+    assert got.table.equals(want)
+    slow, _, _ = _slow_parse(commas.read_text(), got.columns, str(commas), ";", ",")
+    assert slow.equals(want)
+
+
+@pytest.mark.parametrize("note", ["a", '"two\nlines"'])  # the fast path, the line parser
+def test_a_number_with_the_other_decimal_mark_is_refused_at_its_line(tmp_path, note):
+    """With decimal points (the default), a decimal comma is refused with a hint at the option;
+    with decimal commas, a decimal point (or a thousands separator) is refused."""
+    text = f"t;x;note\n1;2;{note}\n2;{{}};b\n"
+    cases = [
+        (
+            ".",
+            "1,5",
+            "text '1,5' in numeric column 'x' (expected a number with a decimal "
+            "point, or an empty field; a file of decimal commas is read with decimal: ',' in the "
+            "mapping (--decimal ',' for delaycv convert))",
+        ),
+        (
+            ",",
+            "1.5",
+            "text '1.5' in numeric column 'x' (expected a number with a decimal comma "
+            "(the mapping's decimal: ','), or an empty field (name the column",
+        ),
+        (",", "1.234,5", "text '1.234,5' in numeric column 'x'"),
+    ]
+    for decimal, value, words in cases:
+        path = write(tmp_path, text.format(value), name="bad.csv")
+        with pytest.raises(InputError) as info:
+            read_csv(path, text_columns=["note"], delimiter=";", decimal=decimal)
+        assert info.value.location == f"line {3 + note.count(chr(10))}", str(info.value)
+        assert words in str(info.value), str(info.value)
+    last = write(tmp_path, "t;x\n1;2,5\n2;3.5", name="last.csv")  # (a cut-short last line)
+    with pytest.raises(InputError, match="truncated last line .* decimal comma"):
+        read_csv(last, delimiter=";", decimal=",")
+    dropped = read_csv(last, delimiter=";", decimal=",", drop_truncated_last_line=True)
+    assert dropped.table.column("x").to_pylist() == [2.5]
