@@ -1,9 +1,8 @@
 """CSV reader: a header line of unique column names, then one instance per line.
 
 Columns are numbers (float64, with a decimal point, or a decimal comma with ``decimal=","``)
-unless named in ``text_columns`` (kept as text). Missing values are
-an empty field or one of :data:`NULL_VALUES` (in a numeric column any spelling of NaN, too); they
-are null in the table. ``inf`` in a numeric column stays infinite (the converter reports it). Fields may be quoted with ``"`` (RFC 4180). A UTF-8
+unless named in ``text_columns`` (kept as text). Missing values are an empty field or one of
+:data:`NULL_VALUES` (in a numeric column any spelling of NaN, too); they are null in the table. ``inf`` in a numeric column stays infinite (the converter reports it). Fields may be quoted with ``"`` (RFC 4180). A UTF-8
 byte-order mark is ignored.
 
 The file is parsed by pyarrow's CSV reader (fast path, ~1 s per million 17-column rows). When
