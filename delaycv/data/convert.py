@@ -296,6 +296,8 @@ def _text_date_seconds(
             [None if v is not None and class_text(v) == nothing else v for v in texts],
             type=pa.string(),
         )
+    if m.time_format is None:
+        _check_utc_offsets(values, raw, what)
     fmt = m.time_format or "ISO8601"
     secs, bad = parse_dates(values, fmt)
     if bad >= 0:
@@ -308,6 +310,36 @@ def _text_date_seconds(
             else "an ISO 8601 date such as 2021-03-04T05:06:07Z (or a time_format)",
         )
     return secs
+
+
+#: an ISO 8601 time of day and, at the value's end, a UTC offset (Z, +01:00, -0500, +01)
+_WITH_UTC_OFFSET = r"[Tt ]\d{2}:?\d{2}.*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$"
+
+
+def _check_utc_offsets(values: pa.ChunkedArray | pa.Array, raw: RawTable, what: str) -> None:
+    """ISO 8601 times all with a UTC offset or all without: a column that mixes them is an
+    InputError at the first time unlike the first one (a time without an offset is read as UTC,
+    which for a local time beside times with offsets would be a guess hours away)."""
+    present = pc.is_valid(values).to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(present)
+    if rows.size == 0:
+        return
+    matched = pc.fill_null(pc.match_substring_regex(values, _WITH_UTC_OFFSET), False)
+    zoned = np.asarray(matched.to_numpy(zero_copy_only=False), dtype=bool)
+    first = int(rows[0])
+    unlike = rows[zoned[rows] != zoned[first]]
+    if unlike.size == 0:
+        return
+    row = int(unlike[0])
+    raise InputError(
+        f"{what} {values[row].as_py()!r} has {'a' if zoned[row] else 'no'} UTC offset, and the "
+        f"first, {values[first].as_py()!r} ({raw.location(first)}), has "
+        f"{'one' if zoned[first] else 'none'}",
+        path=raw.path,
+        location=raw.location(row),
+        expected="every time with its UTC offset (Z, +01:00), or none (times without one are "
+        "read as UTC)",
+    )
 
 
 def _unix_number_seconds(

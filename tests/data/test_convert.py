@@ -252,10 +252,10 @@ ERRORS = [
         "row 2 (line 3)",
     ),
     (
-        "d,y\n2020-01-01T00:00:00Z,1\n2020-13-01T00:00:00,0\n",
+        "d,y\n2020-01-01T00:00:00Z,1\n2020-13-01T00:00:00Z,0\n",
         {"time": "d", "time_unit": "datetime"},
         {},
-        "'2020-13-01T00:00:00' does not match the time format",
+        "'2020-13-01T00:00:00Z' does not match the time format",
         "row 2 (line 3)",
     ),
     (
@@ -480,11 +480,25 @@ def test_time_units_give_the_same_stream_in_seconds(tmp_path):
         assert np.array_equal(s.label_time, ref.label_time, equal_nan=True)
         assert s.metadata["time_unit"] == unit
     iso = "t,y,link\n2020-09-13T12:26:40Z,1,-1\n2020-09-13T14:26:41+02:00,1,-1\n"
-    iso += "2020-09-13T12:28:20.7,0,2020-09-13T12:26:40\n"
-    s = load_stream(write(tmp_path, iso, name="iso.csv"), mapping={**m, "time_unit": "datetime"})
+    iso += "2020-09-13T12:28:20.7-00:00,0,2020-09-13T12:26:40+0000\n"
+    dates = {**m, "time_unit": "datetime"}
+    s = load_stream(write(tmp_path, iso, name="iso.csv"), mapping=dates)
     assert np.array_equal(s.time, ref.time)
     assert np.array_equal(s.label_time, ref.label_time, equal_nan=True)
     assert s.metadata["time_unit"] == "datetime"
+    # times without an offset are UTC; a column that mixes them with times with one is refused
+    naive = iso.replace("Z,", ",").replace("+02:00", "").replace("-00:00", "").replace("+0000", "")
+    naive = naive.replace("14:26:41", "12:26:41")
+    s = load_stream(write(tmp_path, naive, name="naive.csv"), mapping=dates)
+    assert np.array_equal(s.time, ref.time)
+    mixed = write(tmp_path, iso.replace("-00:00", ""), name="mixed.csv")
+    with pytest.raises(InputError) as info:
+        load_stream(mixed, mapping=dates)
+    assert str(info.value) == (
+        f"{mixed}: row 3 (line 4): time '2020-09-13T12:28:20.7' has no UTC offset, and the "
+        "first, '2020-09-13T12:26:40Z' (row 1 (line 2)), has one (expected every time with its "
+        "UTC offset (Z, +01:00), or none (times without one are read as UTC))"
+    )
 
 
 def test_time_unit_keys_are_checked():
