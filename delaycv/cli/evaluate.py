@@ -92,8 +92,9 @@ def _learner_options(g) -> None:
         "--learner",
         required=True,
         help="river class (tree.HoeffdingTreeClassifier), package.module:Class, NoChange, Prior, "
-        "a MOA classifier ('moa:trees.HoeffdingTree -g 200'), or a JSON/YAML file holding a "
-        "learner spec",
+        "a MOA classifier ('moa:trees.HoeffdingTree -g 200'), or a learner spec as a JSON/YAML "
+        'mapping (\'{"class": "tree.HoeffdingTreeClassifier", "params": {"grace_period": 50}}\') '
+        "or in a JSON/YAML file",
     )
     g.add_argument("--param", action="append", metavar="KEY=VALUE", help="learner parameter")
     g.add_argument("--learner-name", help="the run key 'learner' (default: the class name)")
@@ -247,10 +248,14 @@ def _output_options(g) -> None:
     )
 
 
-def learner_spec_from(args) -> dict:
+def learner_spec_from(args) -> dict | str:
+    """The learner spec of ``--learner`` (a class name, a MOA command line, a spec written inline
+    as a JSON/YAML mapping, or a JSON/YAML file holding one) with ``--param``'s parameters."""
     text = args.learner
     path = Path(text)
-    if path.suffix.lower() in (".json", ".yaml", ".yml") and path.is_file():
+    if text.lstrip().startswith("{"):  # a spec written inline: '{"class": ..., "params": ...}'
+        spec = _inline_spec(text)
+    elif path.suffix.lower() in (".json", ".yaml", ".yml") and path.is_file():
         from delaycv.study.yaml_file import read_yaml
 
         # strict: a syntax error's line and column, a duplicate key, an empty file
@@ -259,14 +264,7 @@ def learner_spec_from(args) -> dict:
             raise InputError(
                 "learner spec is not a mapping", path=str(path), expected="class/params or pipeline"
             )
-        if args.param:
-            if "class" not in spec:
-                raise ConfigError(
-                    "--param needs a spec with class", location="option --param", expected="class"
-                )
-            spec = {**spec, "params": {**(spec.get("params") or {}), **parse_params(args.param)}}
-        return spec
-    if text.startswith(MOA_PREFIX):  # a MOA classifier's command line (make_settings reads it)
+    elif text.startswith(MOA_PREFIX):  # a MOA classifier's command line (make_settings reads it)
         if args.param:
             raise ConfigError(
                 "--param sets a river learner's parameters",
@@ -274,10 +272,37 @@ def learner_spec_from(args) -> dict:
                 expected="a MOA learner's options inside its string: --learner 'moa:trees.HoeffdingTree -g 200'",
             )
         return text
-    spec: dict[str, Any] = {"class": text}
-    params = parse_params(args.param)
-    if params:
-        spec["params"] = params
+    else:
+        spec = {"class": text}
+    if args.param:
+        if "class" not in spec:
+            raise ConfigError(
+                "--param needs a spec with class", location="option --param", expected="class"
+            )
+        spec = {**spec, "params": {**(spec.get("params") or {}), **parse_params(args.param)}}
+    return spec
+
+
+def _inline_spec(text: str) -> dict:
+    """A learner spec written in ``--learner`` as a JSON or YAML flow mapping."""
+    import yaml
+
+    try:
+        spec = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ConfigError(
+            f"the learner spec {text!r} does not parse: {problem}",
+            location="option --learner",
+            expected='a mapping such as \'{"class": "tree.HoeffdingTreeClassifier", "params": '
+            '{"grace_period": 50}}\'',
+        ) from None
+    if not isinstance(spec, dict):
+        raise ConfigError(
+            f"the learner spec {text!r} is not a mapping",
+            location="option --learner",
+            expected="class and params, or pipeline",
+        )
     return spec
 
 

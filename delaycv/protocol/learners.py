@@ -109,6 +109,13 @@ def resolve_class(name: str, *, where: str = "learner") -> type:
             location=f"key {where}.class",
             expected=_EXPECTED_CLASS,
         )
+    if "(" in name:  # tree.HoeffdingTreeClassifier(grace_period=50), as written in Python
+        raise ConfigError(
+            f"unknown learner {name!r}: a class is named without a call, its parameters apart",
+            location=f"key {where}.class",
+            expected=f"the class's name alone, {name.partition('(')[0].strip()}, and its "
+            "parameters in the spec's params (--param KEY=VALUE for delaycv evaluate)",
+        )
     name = BASELINES.get(name, name)
     candidates: list[str] = []
     attr = name

@@ -152,6 +152,21 @@ def test_jobs_output_is_byte_identical(stream_file, tmp_path):
         (["--folds", "0"], ["folds"]),
         (["--width", "3"], ["--width"]),
         (["--param", "novalue"], ["KEY=VALUE"]),
+        (
+            ["--learner", "tree.HoeffdingTreeClassifier(grace_period=5)"],
+            [
+                "option --learner",
+                "a class is named without a call, its parameters apart",
+                "--param",
+            ],
+        ),
+        (
+            ["--learner", "{class: tree.HoeffdingTreeClassifier"],
+            [
+                "option --learner",
+                "the learner spec '{class: tree.HoeffdingTreeClassifier' does not",
+            ],
+        ),
         # a run's own checkpoint at a time the stream does not reach (it starts after 1000)
         (["--checkpoint-time", "5"], ["option --checkpoint-time", "time 5 is outside the stream"]),
         (
@@ -170,6 +185,38 @@ def test_bad_configuration_exits_2_without_output(stream_file, tmp_path, capsys,
     for word in words:
         assert word in err
     assert not out.exists()
+
+
+def test_a_learner_spec_written_inline_runs_as_one_in_a_file(stream_file, tmp_path):
+    """``--learner '{"class": ..., "params": ...}'`` (JSON or YAML's flow style) is the spec a
+    file holding it gives, ``--param`` added to its params, a pipeline too."""
+    spec = {"class": "tree.HoeffdingTreeClassifier", "params": {"grace_period": 20}}
+    (tmp_path / "ht.json").write_text(json.dumps(spec))
+    runs = {}
+    for name, learner, extra in [
+        ("file", str(tmp_path / "ht.json"), []),
+        ("json", json.dumps(spec), []),
+        ("yaml", "{class: tree.HoeffdingTreeClassifier, params: {grace_period: 5}}", []),
+        ("param", "{class: tree.HoeffdingTreeClassifier}", ["--param", "grace_period=20"]),
+    ]:
+        out = tmp_path / name
+        args = evaluate_args(stream_file, out, "--learner", learner, *extra)
+        args.remove("--param")
+        args.remove("grace_period=20")  # (evaluate_args' own)
+        assert main(args) == 0, name
+        runs[name] = pd.read_parquet(out / "folds.parquet").drop(
+            columns=["wall_seconds", "cpu_seconds"], errors="ignore"
+        )
+        used = json.loads((out / "run.json").read_text())["specs"]["learner"]
+        assert used["params"]["grace_period"] == (5 if name == "yaml" else 20), name
+    assert runs["json"].equals(runs["file"]) and runs["param"].equals(runs["file"])
+    pipeline = (
+        "{pipeline: [{class: preprocessing.StandardScaler}, {class: naive_bayes.GaussianNB}]}"
+    )
+    args = evaluate_args(stream_file, tmp_path / "pipe", "--learner", pipeline)
+    args.remove("--param")
+    args.remove("grace_period=20")
+    assert main(args) == 0
 
 
 def test_missing_stream_exits_2(tmp_path, capsys):

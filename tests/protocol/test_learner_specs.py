@@ -45,6 +45,9 @@ def test_names_that_name_no_class_say_why(tmp_path, monkeypatch):
         "working directory",
         "tree.HoeffdingTreeClassifer": "module river.tree has no class HoeffdingTreeClassifer "
         "(did you mean HoeffdingTreeClassifier?)",
+        "tree.HoeffdingTreeClassifier(grace_period=50)": "a class is named without a call, its "
+        "parameters apart (expected the class's name alone, tree.HoeffdingTreeClassifier, and its "
+        "parameters in the spec's params",
     }
     for name, why in cases.items():
         with pytest.raises(ConfigError) as err:
