@@ -11,12 +11,46 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import InputError
+from delaycv.metrics import METRICS
 from delaycv.metrics.effort_names import EFFORT_METRICS, EFFORT_SCOPE_COLUMN
 from delaycv.stats.paired import KEYS, PAIR, table_columns
 from delaycv.tables.results import read_table
 
 #: The columns that name a row of a per-fold table: each row once, none of them empty.
 ROW_KEYS = (*KEYS, "learner", *PAIR)
+
+
+def _check_metrics_there(path: str | Path, metrics: Sequence[str]) -> None:
+    """Each of ``metrics`` is a column of the table ``path``: else an InputError naming the
+    metric, with the table's nearest column (a misspelled name) or why its runs lack it (a
+    metric of docs/metrics.md they did not compute). A file that cannot be read is left to
+    :func:`read_table`, which names what is wrong with it."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.read_schema(path).names
+    except Exception:  # (read_table's errors name the problem)
+        return
+    for metric in dict.fromkeys(metrics):
+        if metric in names:
+            continue
+        if metric in METRICS or metric in EFFORT_METRICS:
+            why = "its runs did not compute it" + (
+                " (the effort-aware measures need a stream with an effort)"
+                if metric in EFFORT_METRICS
+                else ""
+            )
+        else:
+            import difflib
+
+            metric_names = [n for n in names if n in METRICS or n in EFFORT_METRICS]
+            close = difflib.get_close_matches(metric, metric_names, n=1)
+            why = "no metric has that name" + (f" (did you mean {close[0]}?)" if close else "")
+        raise InputError(
+            f"no metric {metric!r} in the table: {why}",
+            path=str(path),
+            expected="a metric the table holds (docs/metrics.md)",
+        )
 
 
 def read_merged(path: str | Path, metrics: Sequence[str]) -> pd.DataFrame:
@@ -46,6 +80,7 @@ def read_merged(path: str | Path, metrics: Sequence[str]) -> pd.DataFrame:
     ...
     delaycv.common.errors.InputError: .../m.parquet: row 1: {'dataset': 'd', 'policy': 'p', 'estimator': 'fading', 'reference': 'true', 'checkpoint': 5, 'learner': 'a', 'seed': 1, 'fold': 0}: two rows for one run, fold, checkpoint and reference (expected one row per fold, checkpoint and reference of each run (merge each run once))
     """
+    _check_metrics_there(path, metrics)
     table = read_table(path, table_columns(metrics))
     where = str(path)
     if table.empty:

@@ -400,6 +400,36 @@ def test_a_merged_table_that_cannot_be_right(merged, capsys, command, kind, word
     fails(argv, capsys, work, words)
 
 
+@pytest.mark.parametrize("command", ["compare", "rank", "plot"])
+def test_a_metric_the_table_lacks_is_named(merged, capsys, command):
+    """A misspelled metric, or one the runs did not compute, was "no column 'gmeen' (expected
+    a table with the columns ..., gmeen, ...)"; it names the metric and the nearest one, or why
+    the runs lack it."""
+    work = merged.parent
+    table = pd.read_parquet(merged)
+    table = table.drop(columns=[c for c in ("popt", "kappa") if c in table])
+    table.to_parquet(work / "less.parquet", index=False)
+    quiet = ["--quiet"] if command != "plot" else []
+    for metric, words in [
+        (
+            "gmeen",
+            "less.parquet: no metric 'gmeen' in the table: no metric has that name (did "
+            "you mean gmean?) (expected a metric the table holds (docs/metrics.md))",
+        ),
+        (
+            "kappa",
+            "less.parquet: no metric 'kappa' in the table: its runs did not compute it (expected",
+        ),
+        (
+            "popt",
+            "no metric 'popt' in the table: its runs did not compute it (the effort-aware "
+            "measures need a stream with an effort)",
+        ),
+    ]:
+        argv = [command, "less.parquet", "--out", "out", "--metric", metric, *quiet]
+        fails(argv, capsys, work, words)
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [
