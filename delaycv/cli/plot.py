@@ -127,6 +127,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         default=1,
         help="processes that draw the metrics' figures side by side (1; the same files)",
     )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no list of the files written on stdout"
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -262,6 +265,7 @@ def _run(args) -> int:
         replace=False,
         jobs=args.jobs,
     )
-    for path in written:
-        print(path, file=sys.stdout)
+    if not args.quiet:
+        for path in written:
+            print(path, file=sys.stdout)
     return 0

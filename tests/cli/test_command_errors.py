@@ -409,7 +409,7 @@ def test_a_metric_the_table_lacks_is_named(merged, capsys, command):
     table = pd.read_parquet(merged)
     table = table.drop(columns=[c for c in ("popt", "kappa") if c in table])
     table.to_parquet(work / "less.parquet", index=False)
-    quiet = ["--quiet"] if command != "plot" else []
+    quiet = ["--quiet"]
     for metric, words in [
         (
             "gmeen",

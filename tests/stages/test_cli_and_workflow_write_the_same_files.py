@@ -107,7 +107,10 @@ def test_cli_merge_compare_rank_and_plot_write_the_workflow_s_files(workdir, tmp
     assert any(name.startswith("contrasts_") for name in files)
     assert sorted(p.name for p in out.iterdir()) == files
     same_files(out, workflow_figures, [f for f in files if f.endswith(".png")])
-    capsys.readouterr()
+    printed = capsys.readouterr().out.splitlines()  # the files written, one a line
+    assert sorted(Path(line).name for line in printed) == files
+    assert main([*args, "--runs", str(results / "runs"), "--quiet"]) == 0
+    assert capsys.readouterr().out == ""
 
 
 def test_the_stage_functions_write_the_workflow_s_files(workdir, tmp_path):
