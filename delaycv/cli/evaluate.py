@@ -284,19 +284,11 @@ def learner_spec_from(args) -> dict | str:
 
 
 def _inline_spec(text: str) -> dict:
-    """A learner spec written in ``--learner`` as a JSON or YAML flow mapping."""
-    import yaml
+    """A learner spec written in ``--learner`` as a JSON or YAML flow mapping, read as strictly
+    as a spec file (a syntax error's column, a key given twice)."""
+    from delaycv.study.yaml_file import parse_yaml
 
-    try:
-        spec = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise ConfigError(
-            f"the learner spec {text!r} does not parse: {problem}",
-            location="option --learner",
-            expected='a mapping such as \'{"class": "tree.HoeffdingTreeClassifier", "params": '
-            '{"grace_period": 50}}\'',
-        ) from None
+    spec = parse_yaml(text, path="option --learner", expected="a learner spec")
     if not isinstance(spec, dict):
         raise ConfigError(
             f"the learner spec {text!r} is not a mapping",

@@ -162,10 +162,11 @@ def test_jobs_output_is_byte_identical(stream_file, tmp_path):
         ),
         (
             ["--learner", "{class: tree.HoeffdingTreeClassifier"],
-            [
-                "option --learner",
-                "the learner spec '{class: tree.HoeffdingTreeClassifier' does not",
-            ],
+            ["option --learner:1:", "not valid YAML: expected ',' or '}'"],
+        ),
+        (
+            ["--learner", "{class: tree.HoeffdingTreeClassifier, class: naive_bayes.GaussianNB}"],
+            ["option --learner:1:", "key class: duplicate key"],
         ),
         # a run's own checkpoint at a time the stream does not reach (it starts after 1000)
         (["--checkpoint-time", "5"], ["option --checkpoint-time", "time 5 is outside the stream"]),
