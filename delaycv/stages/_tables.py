@@ -63,9 +63,10 @@ def read_merged(path: str | Path, metrics: Sequence[str]) -> pd.DataFrame:
     Raises
     ------
     InputError
-        Naming ``path`` and what is wrong: ``no column 'gmean'``, ``no rows``, ``column dataset
-        is empty in 48 rows (the first: row 0)``, ``column gmean holds text, not numbers``,
-        ``column gmean is infinite in 3 rows``, ``two rows for one (...)``.
+        Naming ``path`` and what is wrong: ``no metric 'gmean' in the table: ...``, ``no
+        column 'checkpoint'``, ``no rows``, ``column dataset is empty in 48 rows (the first: row
+        0)``, ``column gmean holds text, not numbers``, ``column gmean is infinite in 3 rows``,
+        ``two rows for one (...)``.
 
     Examples
     --------

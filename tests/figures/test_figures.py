@@ -283,10 +283,10 @@ def test_cli_errors_exit_2_and_write_nothing(table, tmp_path, capsys):
     assert main(["compare", str(tmp_path / "missing.parquet"), "--out", str(tmp_path / "o")]) == 2
     assert "missing.parquet: no such file" in capsys.readouterr().err
     assert main(["compare", str(merged), "--out", str(tmp_path / "o"), "--metric", "auc"]) == 2
-    assert "merged.parquet: no column 'auc'" in capsys.readouterr().err  # (one check: read_merged)
+    assert "merged.parquet: no metric 'auc' in the table" in capsys.readouterr().err  # read_merged
     assert not (tmp_path / "o").exists()
     assert main(["plot", str(merged), "--out", str(tmp_path / "f"), "--metric", "auc"]) == 2
-    assert "merged.parquet: no column 'auc'" in capsys.readouterr().err
+    assert "merged.parquet: no metric 'auc' in the table" in capsys.readouterr().err
     assert not (tmp_path / "f").exists()  # not even the folder (issue 13: nothing left)
     assert main(["plot", str(merged), "--out", str(tmp_path / "f"), "--window", "nowindow"]) == 2
     capsys.readouterr()
