@@ -2,8 +2,9 @@
 
 Columns are numbers (float64, with a decimal point, or a decimal comma with ``decimal=","``)
 unless named in ``text_columns`` (kept as text). Missing values are an empty field or one of
-:data:`NULL_VALUES` (in a numeric column any spelling of NaN, too); they are null in the table. ``inf`` in a numeric column stays infinite (the converter reports it). Fields may be quoted with ``"`` (RFC 4180). A UTF-8
-byte-order mark is ignored.
+:data:`NULL_VALUES` (in a numeric column any spelling of NaN, too); they are null in the table.
+``inf`` in a numeric column stays infinite (the converter reports it). Fields may be quoted with
+``"`` (RFC 4180). A UTF-8 byte-order mark is ignored.
 
 The file is parsed by pyarrow's CSV reader (fast path, ~1 s per million 17-column rows). When
 pyarrow reports a problem, a line-by-line parser with Python's :mod:`csv` module finds the first

@@ -194,8 +194,9 @@ def source_digest(
 def learner_code(spec) -> str:
     """The digest of the code of a learner spec's own classes (``module:Class``): their modules
     (:func:`own_class_modules`) and the modules of one's own they import, transitively
-    (:func:`own_code`), as code meaning; "" for a spec of river's and MOA's classes alone. The workflow's evaluate jobs carry it, so that a change of such a module, or of
-    a helper module it imports, reruns its learner's evaluations.
+    (:func:`own_code`), as code meaning; "" for a spec of river's and MOA's classes alone. The
+    workflow's evaluate jobs carry it, so that a change of such a module, or of a helper module
+    it imports, reruns its learner's evaluations.
 
     >>> learner_code({"class": "naive_bayes.GaussianNB"})
     ''
