@@ -19,6 +19,7 @@ import re
 import sys
 
 from delaycv import __version__
+from delaycv.common import interrupt
 from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.common.interrupt import Terminated, signals_raise
 from delaycv.study.job import end_job
@@ -122,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with signals_raise():  # Ctrl-C and SIGTERM unwind every with block: no temporary stays
             code = _main(argv)
+            interrupt.check()  # (a stop that Python swallowed: the command's status says so)
     except KeyboardInterrupt:
         print("delaycv: interrupted", file=sys.stderr)
         code = 130

@@ -128,6 +128,7 @@ def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     """
     with temporary(dest) as tmp:
         yield tmp
+        interrupt.check()  # (a stop Python swallowed meanwhile: no output)
         os.replace(tmp, dest)
 
 
@@ -137,6 +138,7 @@ def atomic_dir(dest: str | os.PathLike) -> Iterator[Path]:
     dest = Path(dest)
     with temporary(dest, directory=True) as tmp:
         yield tmp
+        interrupt.check()
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(tmp, dest)

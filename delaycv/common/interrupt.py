@@ -8,12 +8,19 @@ job) :class:`Terminated`; the command then prints one line and exits with status
 that Snakemake or SLURM stops leaves no temporary beside its outputs, and ends with status 143
 without a traceback. A second signal of the same kind is ignored while the first one's clean-up
 runs; a signal the process was started to ignore (``nohup``, a background job) stays ignored.
+
+A signal's exception is raised in whatever Python code runs when it comes, and where that code
+is a destructor or a weak reference's callback (which the garbage collector or an import's lock
+may run at any point) Python reports it as "Exception ignored" and goes on. Such a stop is not
+lost: its report is left out, and :func:`check`, which the long loops call between chunks and
+every output's commit before it renames, raises it again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -32,6 +39,8 @@ _held = 0
 _pending: list[type[BaseException]] = []
 #: A rule script's label (:func:`announce_stops`): a stop then leaves a line in its job's log.
 _label: list[str] = []
+#: The exception of the stop a signal asked for, from its coming until :func:`signals_raise` ends.
+_asked: list[type[BaseException]] = []
 
 
 def announce_stops(label: str) -> None:
@@ -42,7 +51,9 @@ def announce_stops(label: str) -> None:
 
 
 def _stop(kind: type[BaseException]) -> None:
-    if _label:
+    first = not _asked
+    _asked[:] = [kind]
+    if _label and first:
         import sys
 
         what = "terminated (SIGTERM)" if kind is Terminated else "interrupted (SIGINT)"
@@ -83,11 +94,31 @@ def release() -> None:
             raise kind()
 
 
+def check() -> None:
+    """Raise the exception of the stop a signal asked for, if it has come (outside a
+    :func:`hold`): where Python swallowed it (module docstring), this raises it again."""
+    if _asked and not _held:
+        raise _asked[0]()
+
+
+#: The ``sys.unraisablehook`` that :func:`_quiet_stops` replaced.
+_hooks: list = [sys.__unraisablehook__]
+
+
+def _quiet_stops(unraisable) -> None:
+    """``sys.unraisablehook`` while the handlers are installed: an exception Python cannot pass
+    on is reported as before, but for the stop a signal asked for, which :func:`check` raises
+    again (no traceback: a stop ends with one line)."""
+    if not (_asked and isinstance(unraisable.exc_value, _asked[0])):
+        _hooks[0](unraisable)
+
+
 def _install() -> dict[int, object]:
-    """Install the handlers (main thread only); return the handlers they replace."""
+    """Install the handlers (main thread only); return the handlers they replace (and, under
+    the key ``None``, the ``sys.unraisablehook``)."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    previous = {}
+    previous: dict = {}
     for signum, handler, default in (
         (signal.SIGTERM, _on_sigterm, signal.SIG_DFL),
         (signal.SIGINT, _on_sigint, signal.default_int_handler),
@@ -96,19 +127,27 @@ def _install() -> dict[int, object]:
         if current is default:  # not ignored, not someone else's handler
             previous[signum] = current
             signal.signal(signum, handler)
+    if previous and sys.unraisablehook is not _quiet_stops:
+        previous[None] = _hooks[0] = sys.unraisablehook
+        sys.unraisablehook = _quiet_stops
     return previous
 
 
 @contextlib.contextmanager
 def signals_raise() -> Iterator[None]:
     """Within the block, SIGTERM raises :class:`Terminated` and SIGINT ``KeyboardInterrupt``;
-    the previous handlers come back when it ends."""
+    the previous handlers come back when it ends, and a stop that came is forgotten."""
     previous = _install()
     try:
         yield
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            if signum is None:
+                sys.unraisablehook = handler
+            else:
+                signal.signal(signum, handler)
+        if previous:
+            _asked.clear()
 
 
 def terminate_on_sigterm() -> None:

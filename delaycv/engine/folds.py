@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from delaycv.common import interrupt
 from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.common.words import one_line
 from delaycv.data.stream import has_effort
@@ -79,6 +80,7 @@ def run_folds(
     held = 0  # the most instances whose state was held at once
     with _fold_threads(threads) as pool:
         for chunk in stream.chunks(CHUNK):
+            interrupt.check()  # (a stop Python swallowed: common.interrupt)
             start, k = chunk.start, len(chunk)
             stop = start + k
             if keep:

@@ -171,8 +171,7 @@ def run_parallel(stream, settings, checkpoints, *, observer_factory=None, report
                     futures = [pool.submit(_worker_folds, group) for group in groups]
             finally:
                 _interrupt.release()
-            if reporter is not None:
-                _report(futures, counter, reporter)
+            _await(futures, counter, reporter)
             outputs = [out for f in futures for out in f.result()]
         except BrokenProcessPool:
             _interrupt.stop_workers(pool)
@@ -209,12 +208,16 @@ def _broken(main: bool) -> ConfigError:
     )
 
 
-def _report(futures, counter, reporter) -> None:
-    """Report the workers' progress about every second until they are done."""
+def _await(futures, counter, reporter) -> None:
+    """Wait until the workers are done, reporting their progress to ``reporter`` (if any) about
+    every second; a stop that Python swallowed comes here (:func:`delaycv.common.interrupt.check`)."""
     pending = set(futures)
     done = 0
     while pending:
         _, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+        _interrupt.check()
+        if reporter is None:
+            continue
         value = counter.value
         if isinstance(reporter, Progress):
             reporter.update(value)

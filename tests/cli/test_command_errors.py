@@ -650,6 +650,43 @@ def test_a_signal_ends_evaluate_with_one_line_and_no_temporary(
     assert listing(long_stream) == before
 
 
+class StopInADestructor:
+    """Sends SIGTERM to this process when deleted: the signal's exception comes in ``__del__``,
+    where Python reports it ("Exception ignored in ...") and goes on (as it does in a weak
+    reference's callback that an import's lock or the garbage collector runs)."""
+
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def test_a_signal_that_python_swallows_is_raised_again_without_a_report(capsys):
+    from delaycv.common.interrupt import Terminated, check, signals_raise
+
+    with pytest.raises(Terminated), signals_raise():
+        StopInADestructor()  # (deleted at once)
+        assert capsys.readouterr().err == ""  # no "Exception ignored" with a traceback
+        check()
+    check()  # the stop is forgotten once the block ends
+
+
+def test_a_signal_that_python_swallows_still_stops_evaluate(work, capsys, monkeypatch):
+    """Seen as a flaky test: a SIGTERM that came while an import's lock ran its callback was
+    lost; the run went on to write its outputs and exit 0, after a traceback."""
+    from delaycv.engine import folds
+
+    chunk_view = folds._chunk_view
+
+    def chunk_view_then_stop(*args):
+        StopInADestructor()
+        return chunk_view(*args)
+
+    monkeypatch.setattr(folds, "_chunk_view", chunk_view_then_stop)
+    before = listing(work)
+    assert main(evaluate_args()) == 143
+    assert capsys.readouterr() == ("", "delaycv: terminated\n")
+    assert listing(work) == before
+
+
 def test_a_rerun_removes_the_temporary_of_a_killed_run(long_stream, capsys):
     """Issue 22: a run killed without notice (SIGKILL) leaves its temporary; the next writer of
     the same output removes it, but not a temporary of a live process (a writer running now) nor
