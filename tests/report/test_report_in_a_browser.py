@@ -118,6 +118,7 @@ class Page:
         self.page.goto(self.report.as_uri())
         self.page.locator("nav").first.wait_for()
         self.check("the home page")
+        _check_not_cut(self, "the home page")
 
     def check(self, where: str) -> None:
         self.page.wait_for_timeout(150)  # (React draws after the click's handler)
@@ -152,7 +153,33 @@ def _show_every_row(tab: Page, where: str) -> list[str]:
     return shown
 
 
+def _check_not_cut(tab: Page, where: str) -> None:
+    """What the page shows starts within its scrolling box: nothing sits above or left of it,
+    where no scrolling reaches (the template centres a page in the window, and the home page's
+    text, taller than a window 900 pixels high, lost its first lines: workflow/report/report.css)."""
+    cut = tab.page.evaluate(
+        """() => {
+            const box = document.querySelector('#app .grow.h-screen.overflow-auto');
+            if (!box) return null;
+            box.scrollTop = 0;
+            box.scrollLeft = 0;
+            const outer = box.getBoundingClientRect();
+            const inner = [...box.children].map(c => c.getBoundingClientRect());
+            return {
+                above: Math.max(0, ...inner.map(r => outer.top - r.top)),
+                left: Math.max(0, ...inner.map(r => outer.left - r.left)),
+                tall: box.scrollHeight > box.clientHeight,
+            };
+        }"""
+    )
+    assert cut is not None, (
+        f"{where}: no scrolling box of the page's content (the template changed?)"
+    )
+    assert cut["above"] <= 0.5 and cut["left"] <= 0.5, f"{where}: cut off, out of reach: {cut}"
+
+
 def _check_shown(tab: Page, where: str) -> str:
+    _check_not_cut(tab, where)
     page = tab.page
     image = page.locator("img:not(nav img)")
     if image.count():
@@ -220,6 +247,14 @@ def _check_tables_fit(frame, where: str) -> None:
 def test_every_section_of_the_report_opens_in_a_browser(browser, report):
     tab = Page(browser, report)
     home = tab.page.locator("#app").inner_text()
+    # in a short window (a laptop's, under the browser's bars) the home page's text is taller
+    # than the window: it scrolls, from its first line
+    tab.page.set_viewport_size({"width": WIDTH, "height": 600})
+    assert tab.page.evaluate(
+        "() => document.querySelector('#app .grow.h-screen').scrollHeight > 600"
+    )
+    _check_not_cut(tab, "the home page in a window 600 pixels high")
+    tab.page.set_viewport_size({"width": WIDTH, "height": 900})
     assert "delaycv evaluated 2 learners" in home
     assert " ," not in home and "ranked across and within the datasets" in home
     categories = tab.page.evaluate("() => categories")
