@@ -18,6 +18,7 @@ import multiprocessing
 import pickle
 import signal
 import sys
+import threading
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
@@ -79,8 +80,31 @@ def _mp_context():
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(list(PRELOAD))
+        _start_fork_server()
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def _start_fork_server() -> None:
+    """Start multiprocessing's fork server, if it is not running, with SIGINT ignored, as it and
+    the workers it forks then stay (an ignored signal stays ignored across exec): a terminal's
+    Ctrl-C reaches every process of its group, and the fork server, in its first half second
+    (Python's start, then the imports of PRELOAD), printed a traceback of its own. The parent
+    alone answers (it ends the workers): a Ctrl-C that comes while the fork server is started
+    waits, blocked, and reaches the parent's own handler once it is back."""
+    from multiprocessing import forkserver
+
+    handler = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or handler is None:
+        forkserver.ensure_running()  # (only the main thread sets handlers)
+        return
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 #: what a script that starts workers which import it needs (multiprocessing's own advice)
@@ -150,23 +174,29 @@ def run_parallel(stream, settings, checkpoints, *, observer_factory=None, report
     callable (given the instance-folds done since its last call).
     """
     folds = list(settings.folds)
-    ctx = _mp_context()
-    counter = ctx.Value("q", 0)
     workers = min(settings.jobs, len(folds))
+    groups = [folds[g::workers] for g in range(workers)]
     # (the stream holds numbers and text, never a name of the script)
     main = names_main(settings, checkpoints, observer_factory)
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=ctx,
-        initializer=_worker_init,
-        initargs=(stream, settings, checkpoints, observer_factory, counter),
-    ) as pool:
+    # Ctrl-C or SIGTERM acts once the pool and its workers exist: multiprocessing's locks and
+    # queues, stopped while being made, leak (its resource tracker's warnings at the end), and
+    # a worker being started would be left running, unknown to stop_workers
+    _interrupt.hold()
+    try:
+        ctx = _mp_context()
+        counter = ctx.Value("q", 0)
+        pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=ctx,
+            initializer=_worker_init,
+            initargs=(stream, settings, checkpoints, observer_factory, counter),
+        )
+    except BaseException:
+        _interrupt.release()
+        raise
+    with pool:
         try:
-            groups = [folds[g::workers] for g in range(workers)]
-            # the workers start here: Ctrl-C or SIGTERM acts once each is known to the pool (one
-            # being started would be left running, unknown to stop_workers)
-            _interrupt.hold()
-            try:
+            try:  # the workers start here
                 with contextlib.nullcontext() if main else _workers_without_main():
                     futures = [pool.submit(_worker_folds, group) for group in groups]
             finally:

@@ -687,6 +687,68 @@ def test_a_signal_that_python_swallows_still_stops_evaluate(work, capsys, monkey
     assert listing(work) == before
 
 
+def test_a_signal_while_the_workers_pool_is_made_acts_once_it_is_made(work, capsys, monkeypatch):
+    """A SIGTERM that came while multiprocessing made the pool's locks and queues cut their
+    making short: a semaphore left registered (its resource tracker warned of a leak at the end)
+    or the tracker's lock held (its warnings of a reentrant call). Its exception now comes once
+    the pool and its workers exist (stop_workers then ends them)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from delaycv.engine import parallel
+
+    made = []
+
+    class StoppedWhileMade(ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            os.kill(os.getpid(), signal.SIGTERM)
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", StoppedWhileMade)
+    before = listing(work)
+    assert main(evaluate_args("--jobs", "2")) == 143
+    assert capsys.readouterr() == ("", "delaycv: terminated\n")
+    assert len(made) == 1 and listing(work) == before
+
+
+def test_ctrl_c_while_the_fork_server_starts_gives_one_line(long_stream):
+    """A terminal's Ctrl-C reaches its whole process group: the fork server of a --jobs run,
+    while it imported engine.PRELOAD, printed its own traceback of KeyboardInterrupt after
+    the parent's one line."""
+    import psutil
+
+    before = listing(long_stream)
+    argv = [sys.executable, "-m", "delaycv", "evaluate", "long.parquet", "--out", "run"]
+    argv += ["--learner", "tree.HoeffdingTreeClassifier", "--folds", "4", "--quiet"]
+    proc = subprocess.Popen(
+        [*argv, "--jobs", "2"],
+        cwd=long_stream,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # (a process group of its own, as a terminal's command has)
+        preexec_fn=_default_signals,
+    )
+    parent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 120
+    while not any("forkserver" in " ".join(c.cmdline()) for c in _children(parent)):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.005)
+    time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)  # (as the fork server imports: it takes half a second)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err.decode(), out.decode()) == (130, "delaycv: interrupted\n", "")
+    assert listing(long_stream) == before
+
+
+def _children(process) -> list:
+    import psutil
+
+    try:
+        return process.children()
+    except psutil.Error:
+        return []
+
+
 def test_a_rerun_removes_the_temporary_of_a_killed_run(long_stream, capsys):
     """Issue 22: a run killed without notice (SIGKILL) leaves its temporary; the next writer of
     the same output removes it, but not a temporary of a live process (a writer running now) nor
