@@ -219,20 +219,22 @@ def evaluate(
     parallel = settings.jobs > 1 and len(settings.folds) > 1
     threads = parallel and folds_in_threads(settings.learner, observer_factory is not None)
     processes = parallel and not threads
-    outputs = _fold_outputs(
-        stream,
-        settings,
-        positions,
-        processes=processes,
-        threads=settings.jobs if threads else 1,
-        observer_factory=observer_factory,
-        reporter=reporter,
-        on_rows=on_rows,
-        keys=keys,
-        effort=effort,
-    )
-    if isinstance(reporter, Progress):
-        reporter.close()
+    try:
+        outputs = _fold_outputs(
+            stream,
+            settings,
+            positions,
+            processes=processes,
+            threads=settings.jobs if threads else 1,
+            observer_factory=observer_factory,
+            reporter=reporter,
+            on_rows=on_rows,
+            keys=keys,
+            effort=effort,
+        )
+    finally:  # (a stop or an error midway: its line starts a line of its own)
+        if isinstance(reporter, Progress):
+            reporter.close()
     table = _fold_table(outputs, keys, settings, effort, on_rows)
     predictions = None
     if settings.keep_predictions:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import pytest
 
 from delaycv import engine
 from delaycv.engine import PROGRESS_BLOCK, Progress
@@ -94,6 +95,32 @@ def test_on_a_terminal_one_line_is_rewritten():
     text = term.getvalue()
     assert text.count("\r") == 2 and text.count("\n") == 1 and text.endswith("\n")
     assert "10/10 instance-folds (100.0 %)" in text
+
+
+def test_a_run_that_stops_midway_ends_the_progress_line():
+    """Ctrl-C (or an error) midway: the line rewritten on the terminal is ended, so that the
+    command's own line ("delaycv: interrupted") starts a line of its own instead of following
+    "ETA 4 s" on it."""
+
+    class StoppedMidway(Progress):
+        def update(self, done: int) -> None:
+            super().update(done)
+            if done >= 2 * PROGRESS_BLOCK:
+                raise KeyboardInterrupt
+
+    term = Terminal()
+    n = 4 * PROGRESS_BLOCK
+    reporter = StoppedMidway(n, after=0.0, every=0.0, stream=term, clock=FakeClock(1.0))
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(
+            random_stream(np.random.default_rng(4), n),
+            "NoChange",
+            "ideal",
+            {"scheme": "prequential"},
+            progress=reporter,
+        )
+    text = term.getvalue()
+    assert text.count("\r") == 2 and text.endswith("   \n")
 
 
 def test_default_interval_depends_on_the_stream():
