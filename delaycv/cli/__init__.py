@@ -31,6 +31,18 @@ class Parser(argparse.ArgumentParser):
     """argparse's parser whose usage errors read like every other error: ``delaycv: error: ...``
     (exit status 2, as argparse's)."""
 
+    #: the subcommands' parsers by name (the top-level parser's; see :meth:`parse_args`)
+    commands: dict[str, argparse.ArgumentParser] = {}
+
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, but an argument no option takes is the subcommand's error, which names
+        its own ``--help`` (argparse's top-level parser would name ``delaycv --help``)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            parser = self.commands.get(getattr(parsed, "command", None), self)
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
     def error(self, message: str):
         command = self.prog.partition(" ")[2]
         self.exit(
@@ -108,6 +120,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 raise
             continue
         module.add_parser(sub)
+    parser.commands = sub.choices
     return parser
 
 

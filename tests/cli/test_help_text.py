@@ -33,3 +33,24 @@ def test_the_commands_listed_are_the_commands_tested():
         line.split()[0] for line in text.splitlines() if line.startswith("    ") and line.split()
     ]
     assert listed == COMMANDS
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["evaluate", "s.parquet", "--learner", "NoChange", "--out", "r", "--metric", "popt"],
+         "evaluate: unrecognized arguments: --metric popt (see delaycv evaluate --help)"),
+        (["merge", "a", "b", "--out", "m.parquet", "--tests"],
+         "merge: unrecognized arguments: --tests (see delaycv merge --help)"),
+        (["nosuchcommand"], "invalid choice: 'nosuchcommand'"),
+    ],
+)  # fmt: skip
+def test_a_usage_error_names_the_help_to_read(argv, words, capsys):
+    """An argument no option of the command takes points to that command's help (argparse's
+    top-level parser reports it, and named `delaycv --help`, which does not list the options)."""
+    from delaycv.cli import main
+
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("delaycv: error: ") and words in err
+    assert err.count("\n") == 1
