@@ -235,10 +235,17 @@ def _labels(raw: RawTable, m: Mapping) -> tuple[np.ndarray, str | None]:
 
 
 def _times(
-    raw: RawTable, name: str, m: Mapping, what: str, required: bool, none: float | None = None
+    raw: RawTable,
+    name: str,
+    m: Mapping,
+    what: str,
+    required: bool,
+    none: float | None = None,
+    offsets: dict | None = None,
 ) -> np.ndarray:
     """float64 Unix seconds of column ``name`` (NaN where missing, allowed unless ``required``;
-    a raw number equal to ``none`` means "no value" and is NaN too).
+    a raw number equal to ``none`` means "no value" and is NaN too). ``offsets``: whether the
+    ISO 8601 times of the columns read so far have UTC offsets (:func:`_check_utc_offsets`).
 
     Numbers are in ``m.time_unit`` (sub-second parts of ms/us/ns are dropped, rounding down, so
     the order is kept); dates (ARFF date attribute, text with ``time_format``, ISO 8601 text with
@@ -250,7 +257,7 @@ def _times(
     if col.kind == DATE:
         secs = _date_attribute_seconds(raw, name, m, what)
     elif not numbers or m.time_unit == "datetime":
-        secs = _text_date_seconds(raw, name, m, what, none)
+        secs = _text_date_seconds(raw, name, m, what, none, offsets)
     else:
         secs = _unix_number_seconds(raw, name, m, what, none)
     _check_dates_plausible(raw, secs, name, what)
@@ -273,7 +280,7 @@ def _date_attribute_seconds(raw: RawTable, name: str, m: Mapping, what: str) -> 
 
 
 def _text_date_seconds(
-    raw: RawTable, name: str, m: Mapping, what: str, none: float | None
+    raw: RawTable, name: str, m: Mapping, what: str, none: float | None, offsets: dict | None
 ) -> np.ndarray:
     """Seconds of a column of dates written as text (or as numbers such as 20200131), parsed
     with ``m.time_format`` (ISO 8601 without one); a value equal to ``none`` is missing."""
@@ -297,7 +304,7 @@ def _text_date_seconds(
             type=pa.string(),
         )
     if m.time_format is None:
-        _check_utc_offsets(values, raw, what)
+        _check_utc_offsets(values, raw, what, {} if offsets is None else offsets)
     fmt = m.time_format or "ISO8601"
     secs, bad = parse_dates(values, fmt)
     if bad >= 0:
@@ -316,10 +323,14 @@ def _text_date_seconds(
 _WITH_UTC_OFFSET = r"[Tt ]\d{2}:?\d{2}.*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$"
 
 
-def _check_utc_offsets(values: pa.ChunkedArray | pa.Array, raw: RawTable, what: str) -> None:
-    """ISO 8601 times all with a UTC offset or all without: a column that mixes them is an
-    InputError at the first time unlike the first one (a time without an offset is read as UTC,
-    which for a local time beside times with offsets would be a guess hours away)."""
+def _check_utc_offsets(
+    values: pa.ChunkedArray | pa.Array, raw: RawTable, what: str, offsets: dict
+) -> None:
+    """ISO 8601 times all with a UTC offset or all without, in this column and in those read
+    before (``offsets``: their first time, its row and whether it has one; this column's is
+    added): a mix is an InputError at the first time unlike the first one (a time without an
+    offset is read as UTC, which for a local time beside times with offsets would be a guess
+    hours away: a fix time beside the commit times too)."""
     present = pc.is_valid(values).to_numpy(zero_copy_only=False)
     rows = np.flatnonzero(present)
     if rows.size == 0:
@@ -328,17 +339,22 @@ def _check_utc_offsets(values: pa.ChunkedArray | pa.Array, raw: RawTable, what: 
     zoned = np.asarray(matched.to_numpy(zero_copy_only=False), dtype=bool)
     first = int(rows[0])
     unlike = rows[zoned[rows] != zoned[first]]
-    if unlike.size == 0:
-        return
-    row = int(unlike[0])
+    if unlike.size:  # a mix within the column
+        row, other = int(unlike[0]), ("the first", values[first].as_py(), first, zoned[first])
+    else:
+        before = [k for k, (_, _, z) in offsets.items() if z != zoned[first]]
+        if not before:
+            offsets[what] = (values[first].as_py(), first, bool(zoned[first]))
+            return
+        row, other = first, (f"the first {before[0]}", *offsets[before[0]])
+    name, text, at, has = other
     raise InputError(
-        f"{what} {values[row].as_py()!r} has {'a' if zoned[row] else 'no'} UTC offset, and the "
-        f"first, {values[first].as_py()!r} ({raw.location(first)}), has "
-        f"{'one' if zoned[first] else 'none'}",
+        f"{what} {values[row].as_py()!r} has {'a' if zoned[row] else 'no'} UTC offset, and "
+        f"{name}, {text!r} ({raw.location(at)}), has {'one' if has else 'none'}",
         path=raw.path,
         location=raw.location(row),
         expected="every time with its UTC offset (Z, +01:00), or none (times without one are "
-        "read as UTC)",
+        "read as UTC), in the time and the link column alike",
     )
 
 
@@ -661,13 +677,14 @@ def convert_table(
     _check_columns(raw, m)
     n = raw.table.num_rows
     label, negative = _labels(raw, m)
+    offsets: dict = {}  # (the time and the link column: ISO times with UTC offsets or without)
     if m.time_unit == POSITION:  # no time column: each instance's time is its position
         time, order, sorted_rows = np.arange(1, n + 1, dtype=np.int64), None, 0
     else:
-        time = _times(raw, m.time, m, "time", required=True).astype(np.int64)
+        time = _times(raw, m.time, m, "time", required=True, offsets=offsets).astype(np.int64)
         order, sorted_rows = _time_order(raw, time, sort)
     if m.link is not None:
-        link = _times(raw, m.link, m, "link", required=False, none=m.link_none)
+        link = _times(raw, m.link, m, "link", required=False, none=m.link_none, offsets=offsets)
         label_time, stats = _link_label_time(time, label, link, m, raw)
     else:
         label_time, stats = np.full(n, np.nan), {}

@@ -497,8 +497,18 @@ def test_time_units_give_the_same_stream_in_seconds(tmp_path):
     assert str(info.value) == (
         f"{mixed}: row 3 (line 4): time '2020-09-13T12:28:20.7' has no UTC offset, and the "
         "first, '2020-09-13T12:26:40Z' (row 1 (line 2)), has one (expected every time with its "
-        "UTC offset (Z, +01:00), or none (times without one are read as UTC))"
+        "UTC offset (Z, +01:00), or none (times without one are read as UTC), in the time and "
+        "the link column alike)"
     )
+    # nor may the link column (the fix times) mix with the time column
+    zoned_link = naive.replace("0,2020-09-13T12:26:40\n", "0,2020-09-13T12:26:40Z\n")
+    assert zoned_link != naive
+    with pytest.raises(InputError) as info:
+        load_stream(write(tmp_path, zoned_link, name="zoned_link.csv"), mapping=dates)
+    assert "row 3 (line 4): link '2020-09-13T12:26:40Z' has a UTC offset, and the first " in str(
+        info.value
+    )
+    assert "time, '2020-09-13T12:26:40' (row 1 (line 2)), has none" in str(info.value)
 
 
 def test_time_unit_keys_are_checked():
