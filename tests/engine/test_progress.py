@@ -30,6 +30,12 @@ class Terminal(io.StringIO):
         return True
 
 
+def prequential(n: int, reporter: Progress, seed: int) -> None:
+    """A run of NoChange on a random stream of ``n`` instances, one fold, reporting to ``reporter``."""
+    stream = random_stream(np.random.default_rng(seed), n)
+    evaluate(stream, "NoChange", "ideal", {"scheme": "prequential"}, progress=reporter)
+
+
 def test_progress_comes_within_a_chunk_of_one_fold():
     """One fold, one chunk (the whole stream): the callback still runs every PROGRESS_BLOCK
     instances, and the counts add up to every instance."""
@@ -58,14 +64,7 @@ def test_reports_in_a_log_are_plain_lines_within_a_chunk():
     """Not a terminal (a Snakemake job log): whole lines, no carriage return, one per report."""
     log = io.StringIO()
     n = 4 * PROGRESS_BLOCK
-    reporter = Progress(n, after=0.0, every=0.5, stream=log, clock=FakeClock(1.0))
-    evaluate(
-        random_stream(np.random.default_rng(3), n),
-        "NoChange",
-        "ideal",
-        {"scheme": "prequential"},
-        progress=reporter,
-    )
+    prequential(n, Progress(n, after=0.0, every=0.5, stream=log, clock=FakeClock(1.0)), seed=3)
     text = log.getvalue()
     assert "\r" not in text and text.endswith("\n")
     lines = text.splitlines()
@@ -112,13 +111,7 @@ def test_a_run_that_stops_midway_ends_the_progress_line():
     n = 4 * PROGRESS_BLOCK
     reporter = StoppedMidway(n, after=0.0, every=0.0, stream=term, clock=FakeClock(1.0))
     with pytest.raises(KeyboardInterrupt):
-        evaluate(
-            random_stream(np.random.default_rng(4), n),
-            "NoChange",
-            "ideal",
-            {"scheme": "prequential"},
-            progress=reporter,
-        )
+        prequential(n, reporter, seed=4)
     text = term.getvalue()
     assert text.count("\r") == 2 and text.endswith("   \n")
 
