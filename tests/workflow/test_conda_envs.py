@@ -270,6 +270,20 @@ def env_venv(env: str) -> Path:
     return venv
 
 
+#: environment variables that choose how numpy's linear algebra computes (OpenBLAS's kernel for
+#: this processor, its threads): a product of floats may differ in its last bit with another
+#: kernel, and an exact tie of a permutation test with it (a p-value of 0.5 or 1 on the tiny study)
+NUMERICS = ("OPENBLAS_", "GOTO", "MKL_", "OMP_", "BLIS_", "NPY_")
+
+
+def isolated_env() -> dict[str, str]:
+    """The environment of a rule script run in isolation: PATH and HOME, and the variables that
+    choose how numpy computes (:data:`NUMERICS`) as the run it is compared with had them (the
+    machine may set OpenBLAS's kernel, ``OPENBLAS_CORETYPE``, which its own choice would not be)."""
+    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}
+    return env | {k: v for k, v in os.environ.items() if k.startswith(NUMERICS)}
+
+
 def recorded_jobs(workdir: Path) -> dict[str, list[dict]]:
     """Rule -> what Snakemake gave each of its jobs, from the kept scripts of a run."""
     jobs: dict[str, list[dict]] = {}
@@ -343,7 +357,7 @@ def test_each_rule_script_runs_in_a_venv_of_exactly_its_env(recorded_run, tmp_pa
                     str(report_file),
                 ],
                 cwd=workdir,
-                env={"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")},
+                env=isolated_env(),
                 capture_output=True,
                 text=True,
             )
