@@ -3,6 +3,7 @@ status 2, no traceback, and nothing left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -730,7 +731,7 @@ def test_ctrl_c_while_the_fork_server_starts_gives_one_line(long_stream):
     )
     parent = psutil.Process(proc.pid)
     deadline = time.monotonic() + 120
-    while not any("forkserver" in " ".join(c.cmdline()) for c in _children(parent)):
+    while not any("forkserver" in line for line in _command_lines(parent)):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.005)
     time.sleep(0.1)
@@ -740,13 +741,19 @@ def test_ctrl_c_while_the_fork_server_starts_gives_one_line(long_stream):
     assert listing(long_stream) == before
 
 
-def _children(process) -> list:
+def _command_lines(process) -> list[str]:
+    """The command lines of ``process``'s children (those still there when asked)."""
     import psutil
 
+    lines = []
     try:
-        return process.children()
+        children = process.children()
     except psutil.Error:
-        return []
+        return lines
+    for child in children:
+        with contextlib.suppress(psutil.Error):  # (ended meanwhile)
+            lines.append(" ".join(child.cmdline()))
+    return lines
 
 
 def test_a_rerun_removes_the_temporary_of_a_killed_run(long_stream, capsys):
