@@ -54,8 +54,6 @@ def _stop(kind: type[BaseException]) -> None:
     first = not _asked
     _asked[:] = [kind]
     if _label and first:
-        import sys
-
         what = "terminated (SIGTERM)" if kind is Terminated else "interrupted (SIGINT)"
         print(f"{_label[0]}: {what}: its outputs are not written", file=sys.stderr, flush=True)
     if _held:

@@ -241,7 +241,8 @@ def _times(
     what: str,
     required: bool,
     none: float | None = None,
-    offsets: dict | None = None,
+    *,
+    offsets: dict,
 ) -> np.ndarray:
     """float64 Unix seconds of column ``name`` (NaN where missing, allowed unless ``required``;
     a raw number equal to ``none`` means "no value" and is NaN too). ``offsets``: whether the
@@ -280,7 +281,7 @@ def _date_attribute_seconds(raw: RawTable, name: str, m: Mapping, what: str) -> 
 
 
 def _text_date_seconds(
-    raw: RawTable, name: str, m: Mapping, what: str, none: float | None, offsets: dict | None
+    raw: RawTable, name: str, m: Mapping, what: str, none: float | None, offsets: dict
 ) -> np.ndarray:
     """Seconds of a column of dates written as text (or as numbers such as 20200131), parsed
     with ``m.time_format`` (ISO 8601 without one); a value equal to ``none`` is missing."""
@@ -304,7 +305,7 @@ def _text_date_seconds(
             type=pa.string(),
         )
     if m.time_format is None:
-        _check_utc_offsets(values, raw, what, {} if offsets is None else offsets)
+        _check_utc_offsets(values, raw, what, offsets)
     fmt = m.time_format or "ISO8601"
     secs, bad = parse_dates(values, fmt)
     if bad >= 0:

@@ -610,13 +610,17 @@ def _default_signals() -> None:
         signal.signal(signum, signal.SIG_DFL)
 
 
+def long_run(*extra: str) -> list[str]:
+    """The command line of ``delaycv evaluate`` of the long stream (a process of its own)."""
+    argv = [sys.executable, "-m", "delaycv", "evaluate", "long.parquet", "--out", "run"]
+    return [*argv, "--learner", "tree.HoeffdingTreeClassifier", "--folds", "4", "--quiet", *extra]
+
+
 def start_writing(root: Path, *extra: str) -> subprocess.Popen:
     """``delaycv evaluate`` of the long stream in a process of its own, returned once its run
     directory's temporary exists (the run is writing)."""
-    argv = [sys.executable, "-m", "delaycv", "evaluate", "long.parquet", "--out", "run"]
-    argv += ["--learner", "tree.HoeffdingTreeClassifier", "--folds", "4", "--quiet", *extra]
     proc = subprocess.Popen(
-        argv,
+        long_run(*extra),
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -719,10 +723,8 @@ def test_ctrl_c_while_the_fork_server_starts_gives_one_line(long_stream):
     import psutil
 
     before = listing(long_stream)
-    argv = [sys.executable, "-m", "delaycv", "evaluate", "long.parquet", "--out", "run"]
-    argv += ["--learner", "tree.HoeffdingTreeClassifier", "--folds", "4", "--quiet"]
     proc = subprocess.Popen(
-        [*argv, "--jobs", "2"],
+        long_run("--jobs", "2"),
         cwd=long_stream,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -168,7 +168,6 @@ def _check_not_cut(tab: Page, where: str) -> None:
             return {
                 above: Math.max(0, ...inner.map(r => outer.top - r.top)),
                 left: Math.max(0, ...inner.map(r => outer.left - r.left)),
-                tall: box.scrollHeight > box.clientHeight,
             };
         }"""
     )
