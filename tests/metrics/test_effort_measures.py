@@ -25,9 +25,10 @@ from delaycv.metrics.effort import (
 )
 from delaycv.metrics.effort_names import EFFORT_COLUMNS
 from delaycv.metrics.effort_scope import EffortScope, make_effort_scope
-from tests.support.paths import COMMIT_GURU
+from tests.support.paths import shared_file
 
-BRACKETS = COMMIT_GURU / "cut2years" / "0_brackets.arff"
+#: (skipped where the shared datasets are absent: :func:`~tests.support.paths.shared_file`)
+BRACKETS = "commit_guru_dataset/cut2years/0_brackets.arff"
 SCOPES = [EffortScope(), EffortScope("sliding", 40)]
 
 
@@ -269,7 +270,7 @@ def test_the_engine_on_a_commit_guru_stream_equals_the_definition(scope):
     import delaycv
     from delaycv.data.convert import load_stream
 
-    stream = load_stream(BRACKETS, preset="commit-guru").subset(0, 3000)
+    stream = load_stream(shared_file(BRACKETS), preset="commit-guru").subset(0, 3000)
     assert stream.metadata["effort"] == "la + ld"
     assert np.array_equal(stream.effort, stream.features["la"] + stream.features["ld"])
     result = delaycv.evaluate(
@@ -427,7 +428,7 @@ def test_a_learner_that_knows_the_label_finds_a_defect_at_once_on_brackets():
     import delaycv
     from delaycv.data.convert import load_stream
 
-    stream = load_stream(BRACKETS, preset="commit-guru")
+    stream = load_stream(shared_file(BRACKETS), preset="commit-guru")
     assert int((stream.effort == 0).sum()) == 76 and not stream.label[stream.effort == 0].any()
     frame = pd.DataFrame(
         {
