@@ -46,6 +46,7 @@ import pandas as pd
 
 from delaycv.common.checks import is_integer
 from delaycv.common.errors import DelaycvError
+from delaycv.common.fixed_order import dot
 from delaycv.data.convert import stream_metadata
 from delaycv.data.stream import Stream
 
@@ -279,7 +280,7 @@ def _drifting_labels(
     z = np.log1p(features.to_numpy())
     sd = z.std(axis=0)
     z = (z - z.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-    s0, s1 = z @ _W0, z @ _W1
+    s0, s1 = dot(z, _W0), dot(z, _W1)
     cut = min(max(int(round(drift_at * rows)), 1), rows - 1) if rows > 1 else 1
     p0 = _sigmoid(_intercept(s0[:cut], positive_rate) + s0)
     p1 = _sigmoid(_intercept(s1[cut:] if cut < rows else s1, positive_rate) + s1)

@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from delaycv.common.fixed_order import dot
+
 
 def pair_sums(q: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
     """(U, W_pos, W_neg) of scores ``q`` with labels ``y`` (0/1) and weights ``w``.
@@ -29,7 +31,7 @@ def pair_sums(q: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float
     gp = np.add.reduceat(wp, starts)
     gn = np.add.reduceat(wn, starts)
     below = np.cumsum(gn) - gn
-    u = float(np.dot(gp, below + 0.5 * gn))
+    u = dot(gp, below + 0.5 * gn)
     return u, float(gp.sum()), float(gn.sum())
 
 
@@ -101,12 +103,12 @@ class CumulativeAUC:
         if qp.size and self.neg.size:
             lo = self.neg_cw[np.searchsorted(self.neg, qp, "left")]
             hi = self.neg_cw[np.searchsorted(self.neg, qp, "right")]
-            u += float(np.dot(wp, lo + 0.5 * (hi - lo)))
+            u += dot(wp, lo + 0.5 * (hi - lo))
         if qn.size and self.pos.size:
             total = self.pos_cw[-1]
             lo = self.pos_cw[np.searchsorted(self.pos, qn, "left")]
             hi = self.pos_cw[np.searchsorted(self.pos, qn, "right")]
-            u += float(np.dot(wn, (total - hi) + 0.5 * (hi - lo)))
+            u += dot(wn, (total - hi) + 0.5 * (hi - lo))
         self.u += u
         self.wp += float(wp.sum())
         self.wn += float(wn.sum())
@@ -192,9 +194,9 @@ def _cross_one(q: float, y: float, w: float, oq, oy, ow) -> float:
         return 0.0
     if y == 1.0:  # new positive against the negatives: H(q - q_j)
         h = (q > oq) + 0.5 * (q == oq)
-        return w * float(np.dot(ow * (1.0 - oy), h))
+        return w * dot(ow * (1.0 - oy), h)
     h = (oq > q) + 0.5 * (oq == q)  # new negative against the positives: H(q_j - q)
-    return w * float(np.dot(ow * oy, h))
+    return w * dot(ow * oy, h)
 
 
 def _merge_scores(old, new):

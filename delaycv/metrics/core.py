@@ -33,6 +33,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from delaycv.common.fixed_order import dot
 from delaycv.metrics.estimators import make_estimator
 from delaycv.metrics.formulas import METRICS
 from delaycv.metrics.rows import LUT, N_LUT_ROWS, N_ROWS, R, lookup_code
@@ -329,7 +330,7 @@ class Metrics:
         np.multiply(LUT[code], np.where(pos, w, 1.0)[:, None], out=v[:, :N_LUT_ROWS])
         bmask, y, bw = self._probability_values(v, pos, q, t, w, wpos)
         total = float(wpos.sum())
-        total1 = float(wpos @ t)
+        total1 = dot(wpos, t)
         self._prior[0] += total - total1
         self._prior[1] += total1
         self.evaluations += m
@@ -454,7 +455,7 @@ class Metrics:
             np.multiply(w, loss, out=vb[:, 2])
             np.multiply(w, gain, out=vb[:, 3])
         total = float(w.sum())
-        total1 = float(w @ t)
+        total1 = dot(w, t)
         self._prior[0] += total - total1
         self._prior[1] += total1
         self.evaluations += m

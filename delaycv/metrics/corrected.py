@@ -62,6 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from delaycv.common import native
+from delaycv.common.fixed_order import dot
 from delaycv.metrics import corrected_kernel
 from delaycv.metrics.estimators import Fading, Sliding, Tumbling, make_estimator
 from delaycv.metrics.formulas import METRICS, compute_many
@@ -279,7 +280,7 @@ def expected_sums(estimator, pred, weight, proba, q, clock=None):
             fade = np.exp(later[start:] * log_alpha)
         for name, values in rows.items():
             counts[R[name]] = values.sum()
-            sums[R[name]] = fade @ values[start:] if fading else counts[R[name]]
+            sums[R[name]] = dot(fade, values[start:]) if fading else counts[R[name]]
     return sums, counts
 
 
@@ -572,7 +573,9 @@ class CorrectedState:
             zero = (out["zero"][:, _ROW_GROUP] * _ROW_ZERO).sum(axis=2)
             ones = (out["ones"][:, _ROW_GROUP] * _ROW_Q).sum(axis=2)
             sums[:, _ROW_AT] = now * (zero + ones)
-            counts[:, _ROW_AT] = out["counts_zero"] @ _ROW_ZERO.T + out["counts_ones"] @ _ROW_Q.T
+            counts[:, _ROW_AT] = dot(out["counts_zero"], _ROW_ZERO.T) + dot(
+                out["counts_ones"], _ROW_Q.T
+            )
         return values_of_sums(self.estimator, sums, counts).reshape(k, -1)
 
     def _direct(self, bound: int, today: int, log) -> tuple:

@@ -33,6 +33,8 @@ import math
 
 import numpy as np
 
+from delaycv.common.fixed_order import dot
+
 #: The groups (fading): all evaluations, those predicted 0, 1, those whose label is 0, 1.
 N_GROUPS = 5
 #: Features of an evaluation: its label-0 terms (prediction 0, prediction 1, p^2, -log(1 - p))
@@ -315,7 +317,7 @@ class Kernel:
 
     def _chance(self, s: int, r: int, F, size: int) -> np.ndarray:
         if F is not None:
-            spent = float(self.by_day[r, :size][::-1] @ F)
+            spent = dot(self.by_day[r, :size][::-1], F)
             if spent > 0:
                 pi = min(1.0, self.n_fixed[s] / spent)
                 left = pi * (1.0 - F)
@@ -348,7 +350,7 @@ class Kernel:
         q = self._q(category, side, label, day, today)
         zero, phi = features(pred, proba)
         fac = self._tick(new, pred, np.where(np.isnan(q), label, q))
-        self.zero += fac.T @ zero
+        self.zero += dot(fac.T, zero)
         self.counts_zero += zero.sum(axis=0)
         terms = fac[:, :, None] * phi[:, None, :]
         for category_value in (SETTLED_1, INSPECTED, UNFIXED):
@@ -411,10 +413,10 @@ class Kernel:
             if r < 0 or not self.n_unfixed[s]:
                 continue
             chance = self.g[r, today::-1]  # by arrival day 0 .. today
-            counts = self.counts_unfixed[r, :, : today + 1] @ chance
+            counts = dot(self.counts_unfixed[r, :, : today + 1], chance)
             counts_ones += counts
             if self.fading:
-                ones += (self.unfixed[r, :, : today + 1] @ chance).reshape(N_GROUPS, N_FEATURES)
+                ones += dot(self.unfixed[r, :, : today + 1], chance).reshape(N_GROUPS, N_FEATURES)
             else:  # every group's factor is 1: its terms are the counts'
                 ones += counts
         out["now"][j] = np.exp((self.clock - self.base) * self.log_alpha)

@@ -41,6 +41,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from delaycv.common import native
+from delaycv.common.fixed_order import dot
 from delaycv.metrics import fading_sums
 from delaycv.metrics.auc import CumulativeAUC, auc_value, pair_sums
 from delaycv.metrics.formulas import METRICS, compute, compute_many
@@ -180,9 +181,9 @@ def _running(sums: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _code_sums(code: np.ndarray, vb: np.ndarray) -> np.ndarray:
     """The row sums of a unit-weight batch of active evaluations: the lookup rows summed by
-    counting codes (integer sums: exact in any order), then the group-B rows."""
+    counting codes, then the group-B rows."""
     sums = np.empty(N_ROWS)
-    sums[:N_LUT_ROWS] = np.bincount(code, minlength=LUT.shape[0]) @ LUT
+    sums[:N_LUT_ROWS] = dot(np.bincount(code, minlength=LUT.shape[0]), LUT)
     sums[_IB:] = vb.sum(axis=0)
     return sums
 
@@ -413,13 +414,13 @@ class FadingState(EstimatorState):
         for k, f in enumerate(fw):
             sums[k] = np.bincount(code, weights=f if w is None else f * w, minlength=N_CODES)
         faded = np.empty(N_ROWS)
-        faded[:N_LUT_ROWS] = (sums @ LUT)[_ACTIVE_SEQ[:N_LUT_ROWS], _LUT_COLS]
-        faded[_IB:] = later @ vb
+        faded[:N_LUT_ROWS] = dot(sums, LUT)[_ACTIVE_SEQ[:N_LUT_ROWS], _LUT_COLS]
+        faded[_IB:] = dot(later, vb)
         # own events of each group in the batch: all of them, or those of one side
         own = np.array([m, m - n_by[0], n_by[0], m - n_by[1], n_by[1]])[_ACTIVE_OWN]
         self.sums = pw[own][ROW_GROUP] * self.sums + faded
         counts = np.bincount(code, weights=w, minlength=N_CODES)
-        self.counts[COUNTS] += counts @ _LUT_COUNTS
+        self.counts[COUNTS] += dot(counts, _LUT_COUNTS)
 
     def prefixes(self, code, vb, p, t, w, unit: bool, bounds: np.ndarray) -> np.ndarray:
         """Fold in a batch of active evaluations (at most ``span``; ``bounds[-1]`` of them) and
