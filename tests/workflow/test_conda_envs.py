@@ -270,18 +270,11 @@ def env_venv(env: str) -> Path:
     return venv
 
 
-#: environment variables that choose how numpy's linear algebra computes (OpenBLAS's kernel for
-#: this processor, its threads): a product of floats may differ in its last bit with another
-#: kernel, and an exact tie of a permutation test with it (a p-value of 0.5 or 1 on the tiny study)
-NUMERICS = ("OPENBLAS_", "GOTO", "MKL_", "OMP_", "BLIS_", "NPY_")
-
-
 def isolated_env() -> dict[str, str]:
-    """The environment of a rule script run in isolation: PATH and HOME, and the variables that
-    choose how numpy computes (:data:`NUMERICS`) as the run it is compared with had them (the
-    machine may set OpenBLAS's kernel, ``OPENBLAS_CORETYPE``, which its own choice would not be)."""
-    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}
-    return env | {k: v for k, v in os.environ.items() if k.startswith(NUMERICS)}
+    """The environment of a rule script run in isolation: PATH and HOME only. (numpy then picks
+    its BLAS kernel for this processor itself, whatever the run it is compared with was told:
+    the metrics do not depend on it, ``delaycv.common.fixed_order``.)"""
+    return {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}
 
 
 def recorded_jobs(workdir: Path) -> dict[str, list[dict]]:
