@@ -22,12 +22,12 @@ endif
 # MOA learners (optional, docs/moa-learners.md): the pinned MOA jar (downloaded from PyPI into the
 # user's cache; a failure is reported, not fatal: river learners need none of it) and, with a JDK,
 # the Java fold loop
-$(STAMP): requirements.lock pyproject.toml setup.py delaycv/engine/_loop.pyx delaycv/metrics/_effort_loop.pyx delaycv/metrics/_corrected_kernel.pyx delaycv/metrics/_fading_sums.pyx delaycv/jvm/java/delaycv/jvm/FoldRows.java
+$(STAMP): requirements.lock pyproject.toml setup.py delaycv/engine/_loop.pyx delaycv/metrics/_effort_loop.pyx delaycv/metrics/_corrected_kernel.pyx delaycv/metrics/_fading_sums.pyx delaycv/common/_libm.pyx delaycv/jvm/java/delaycv/jvm/FoldRows.java
 	@echo "delaycv: setting up $(VENV): Python, then the pinned packages of requirements.lock"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
-	@$(BIN)/python -c "from delaycv.engine import compiled; from delaycv.metrics import corrected, effort, states; print('delaycv: the fold loop is', compiled.status()); print('delaycv: the effort-aware measures run', effort.LOOP_STATUS); print('delaycv: the corrected reference runs', corrected.KERNEL_STATUS); print('delaycv: the fading running sums run', states.SUMS_STATUS)"
+	@$(BIN)/python -c "from delaycv.engine import compiled; from delaycv.metrics import corrected, effort, states; print('delaycv: the fold loop is', compiled.status()); print('delaycv: the effort-aware measures run', effort.LOOP_STATUS); print('delaycv: the corrected reference runs', corrected.KERNEL_STATUS); print('delaycv: the fading running sums run', states.SUMS_STATUS); from delaycv.common import portable; print('delaycv: exp, log and pow run', portable.STATUS)"
 	@$(BIN)/python -m delaycv.jvm.jar install || echo "delaycv: MOA learners are not available (above); river learners are"
 	@$(BIN)/python -m delaycv.jvm.build
 	touch $(STAMP)

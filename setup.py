@@ -1,7 +1,8 @@
 """The compiled loops (``delaycv/engine/_loop.pyx``, the fold loop; ``delaycv/metrics/_effort_loop.pyx``,
 the effort-aware measures; ``delaycv/metrics/_corrected_kernel.pyx``, the corrected reference's
-fold state; ``delaycv/metrics/_fading_sums.pyx``, the fading estimator's running sums); the rest
-of the build is pyproject.toml.
+fold state; ``delaycv/metrics/_fading_sums.pyx``, the fading estimator's running sums;
+``delaycv/common/_libm.pyx``, the C library's exp, log and pow on arrays); the rest of the build
+is pyproject.toml.
 
 The extensions are optional: without a C compiler the install goes on and delaycv runs their
 Python twins (``delaycv.common.native``). Each module records the SHA-256 of the source it was built
@@ -32,6 +33,7 @@ EXTENSIONS = [
     compiled("delaycv.metrics._effort_loop", "DELAYCV_EFFORT_SOURCE"),
     compiled("delaycv.metrics._corrected_kernel", "DELAYCV_CORRECTED_SOURCE"),
     compiled("delaycv.metrics._fading_sums", "DELAYCV_FADING_SOURCE"),
+    compiled("delaycv.common._libm", "DELAYCV_LIBM_SOURCE"),
 ]
 
 

@@ -1,11 +1,13 @@
 """delaycv's compiled modules: each is loaded only when it was built from the source beside it.
 
-Four inner loops exist twice, in Python (the form the compiled one must match) and compiled by
+Five inner loops exist twice, in Python (the form the compiled one must match) and compiled by
 Cython (the same steps with C numbers, bit for bit the same outputs): the fold loop
 (``engine/_loop.pyx``, loaded by ``delaycv.engine.compiled``), the effort-aware measures' loop
 (``metrics/_effort_loop.pyx``, twin of ``metrics/effort_loop.py``), the corrected reference's
-fold state (``metrics/_corrected_kernel.pyx``, twin of ``metrics/corrected_kernel.py``) and the
-fading estimator's running sums (``metrics/_fading_sums.pyx``, twin of ``metrics/fading_sums.py``).
+fold state (``metrics/_corrected_kernel.pyx``, twin of ``metrics/corrected_kernel.py``), the
+fading estimator's running sums (``metrics/_fading_sums.pyx``, twin of ``metrics/fading_sums.py``)
+and the C library's ``exp``, ``log`` and ``pow`` on arrays (``common/_libm.pyx``, twin of
+``common/libm.py``).
 The package's install builds
 them (``pip install -e .``, ``make venv``: Cython and a C compiler); ``setup.py`` records the
 SHA-256 of each source in its module (``SOURCE_DIGEST``). A compiled module is not used when

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,7 @@ import pandas as pd
 
 from delaycv.common.checks import is_integer
 from delaycv.common.errors import DelaycvError
-from delaycv.common.fixed_order import dot
+from delaycv.common.portable import dot, exp, log1p, log2
 from delaycv.data.convert import stream_metadata
 from delaycv.data.stream import Stream
 
@@ -82,7 +83,7 @@ EFFORT = "la + ld"
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # exp(-x) overflows to inf for x < -709, and 1 / (1 + inf) is the right limit, 0
     with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(-x))
+        return 1.0 / (1.0 + exp(-x))
 
 
 def _intercept(score: np.ndarray, rate: float) -> float:
@@ -126,7 +127,7 @@ def _features(rng: np.random.Generator, n: int) -> pd.DataFrame:
     ld = np.round(rng.lognormal(2.0, 1.6, n) * (rng.random(n) < 0.8))
     ns = np.minimum(nf, 1 + rng.poisson(0.4, n))
     nd = np.minimum(nf, ns + rng.poisson(0.8, n))
-    entropy = np.where(nf > 1, rng.beta(2.0, 1.5, n) * np.log2(np.maximum(nf, 2)), 0.0)
+    entropy = np.where(nf > 1, rng.beta(2.0, 1.5, n) * log2(np.maximum(nf, 2)), 0.0)
     lt = np.round(rng.lognormal(5.0, 1.4, n))
     ndev = 1 + rng.poisson(3.0, n)
     age = rng.exponential(40.0, n)
@@ -277,7 +278,7 @@ def _drifting_labels(
     weights change from ``_W0`` to ``_W1`` around row ``drift_at * rows`` (over about
     ``drift_width`` rows), each intercept set for ``positive_rate`` on its side."""
     rows = len(features)
-    z = np.log1p(features.to_numpy())
+    z = log1p(features.to_numpy())
     sd = z.std(axis=0)
     z = (z - z.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
     s0, s1 = dot(z, _W0), dot(z, _W1)
@@ -301,7 +302,7 @@ def _reveal_times(
     when: at the first arrival at or after a log-normal delay (NaN: never revealed)."""
     rows = len(time)
     revealed = (label == 1) & (rng.random(rows) < reveal_rate)
-    delay = rng.lognormal(np.log(delay_median_days * DAY), delay_sigma, rows)
+    delay = rng.lognormal(math.log(delay_median_days * DAY), delay_sigma, rows)
     due = time + np.ceil(delay)
     nxt = np.searchsorted(time, due, "left")
     fix_time = np.where(nxt < rows, time[np.minimum(nxt, rows - 1)], due).astype(np.float64)

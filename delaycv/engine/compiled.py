@@ -64,6 +64,7 @@ LOOP_NAMES = {
     "effort": "the effort-aware measures",
     "corrected": "the corrected reference",
     "fading": "the fading estimator's sums",
+    "libm": "the metrics' exp, log and pow",
 }
 
 
@@ -72,6 +73,7 @@ def run_loops(moa: bool, observed: bool) -> dict[str, str]:
     MOA learner's Java loop, :mod:`delaycv.jvm.rows`; river's compiled loop; the Python loop for
     an observer, ``observed``), and the compiled loops of the metrics (each the compiled module
     with its file, or "the Python loop: why")."""
+    from delaycv.common import portable
     from delaycv.metrics import corrected, effort, states
 
     if observed:
@@ -89,6 +91,7 @@ def run_loops(moa: bool, observed: bool) -> dict[str, str]:
         "effort": effort.LOOP_STATUS,
         "corrected": corrected.KERNEL_STATUS,
         "fading": states.SUMS_STATUS,
+        "libm": portable.STATUS,
     }
 
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from delaycv.common.fixed_order import dot
+from delaycv.common.portable import dot
 
 
 def pair_sums(q: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:

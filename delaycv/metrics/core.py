@@ -33,7 +33,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from delaycv.common.fixed_order import dot
+from delaycv.common.portable import dot, log, log1p, log2
 from delaycv.metrics.estimators import make_estimator
 from delaycv.metrics.formulas import METRICS
 from delaycv.metrics.rows import LUT, N_LUT_ROWS, N_ROWS, R, lookup_code
@@ -378,13 +378,13 @@ class Metrics:
             prior = np.where(y, n1 + 1.0, n - n1 + 1.0) / (n + 2.0)
             gain = np.where(
                 pt >= prior,
-                np.log2(np.maximum(pt, 1e-300)) - np.log2(prior),
-                (np.log1p(-prior) - np.log1p(-np.minimum(pt, 1.0 - 1e-16))) / _LN2,
+                log2(np.maximum(pt, 1e-300)) - log2(prior),
+                (log1p(-prior) - log1p(-np.minimum(pt, 1.0 - 1e-16))) / _LN2,
             )
             bw = np.where(bmask, w, 0.0)
             v[:, _IB] = bw
             v[:, _IB + 1] = bw * (qq - y) ** 2
-            v[:, _IB + 2] = bw * -np.log(np.clip(pt, _EPS, 1.0 - _EPS))
+            v[:, _IB + 2] = bw * -log(np.clip(pt, _EPS, 1.0 - _EPS))
             v[:, _IB + 3] = bw * gain
         else:
             v[:, _IB:] = 0.0
@@ -439,13 +439,13 @@ class Metrics:
         prior = np.where(y, n1 + 1.0, n - n1 + 1.0) / (n + 2.0)
         gain = np.where(
             pt >= prior,
-            np.log2(np.maximum(pt, 1e-300)) - np.log2(prior),
-            (np.log1p(-prior) - np.log1p(-np.minimum(pt, 1.0 - 1e-16))) / _LN2,
+            log2(np.maximum(pt, 1e-300)) - log2(prior),
+            (log1p(-prior) - log1p(-np.minimum(pt, 1.0 - 1e-16))) / _LN2,
         )
         vb = np.empty((m, N_ROWS - _IB))
         vb[:, 0] = w
         brier = (q - y) ** 2
-        loss = -np.log(np.clip(pt, _EPS, 1.0 - _EPS))
+        loss = -log(np.clip(pt, _EPS, 1.0 - _EPS))
         if unit:
             vb[:, 1] = brier
             vb[:, 2] = loss

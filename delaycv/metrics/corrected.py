@@ -62,7 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from delaycv.common import native
-from delaycv.common.fixed_order import dot
+from delaycv.common.portable import dot, exp, log
 from delaycv.metrics import corrected_kernel
 from delaycv.metrics.estimators import Fading, Sliding, Tumbling, make_estimator
 from delaycv.metrics.formulas import METRICS, compute_many
@@ -247,7 +247,7 @@ def expected_sums(estimator, pred, weight, proba, q, clock=None):
     wb = np.where(finite, w, 0.0)
     pc = np.clip(np.where(finite, pr, 0.5), _EPS, 1.0 - _EPS)
     brier = np.where(finite, y1 * (pr - 1.0) ** 2 + y0 * pr**2, 0.0)
-    logloss = np.where(finite, -(y1 * np.log(pc) + y0 * np.log(1.0 - pc)), 0.0)
+    logloss = np.where(finite, -(y1 * log(pc) + y0 * log(1.0 - pc)), 0.0)
     act = (wa > 0).astype(np.float64)
     # per group: its own events (fading) and its rows' values
     groups = {
@@ -277,7 +277,7 @@ def expected_sums(estimator, pred, weight, proba, q, clock=None):
             later = own.sum() - np.cumsum(own)  # own events after each evaluation
             # the evaluations whose weight alpha ** later is above exp(FADED_OUT)
             start = int(np.searchsorted(-later, -FADED_OUT / log_alpha, "left"))
-            fade = np.exp(later[start:] * log_alpha)
+            fade = exp(later[start:] * log_alpha)
         for name, values in rows.items():
             counts[R[name]] = values.sum()
             sums[R[name]] = dot(fade, values[start:]) if fading else counts[R[name]]

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from delaycv.common.fixed_order import dot
+from delaycv.common.portable import dot, exp, log
 
 #: The groups (fading): all evaluations, those predicted 0, 1, those whose label is 0, 1.
 N_GROUPS = 5
@@ -67,9 +67,9 @@ def features(pred, proba) -> tuple[np.ndarray, np.ndarray]:
     zero[:, 0] = q[:, 0] = p == 0
     zero[:, 1] = q[:, 1] = p == 1
     zero[:, 2] = pr * pr
-    zero[:, 3] = -np.log(1.0 - pc)
+    zero[:, 3] = -log(1.0 - pc)
     q[:, 2] = 1.0 - 2.0 * pr
-    q[:, 3] = np.log(1.0 - pc) - np.log(pc)
+    q[:, 3] = log(1.0 - pc) - log(pc)
     return zero, q
 
 
@@ -387,13 +387,13 @@ class Kernel:
     def _factors(self, clocks: np.ndarray) -> np.ndarray:
         if self.alpha == 1.0:
             return np.ones(clocks.shape)
-        return np.exp(-(clocks - self.base) * self.log_alpha)
+        return exp(-(clocks - self.base) * self.log_alpha)
 
     def _rebase(self) -> None:
         far = self.clock - self.base > self.span
         if not far.any():
             return
-        shrink = np.where(far, np.exp((self.clock - self.base) * self.log_alpha), 1.0)
+        shrink = np.where(far, exp((self.clock - self.base) * self.log_alpha), 1.0)
         self.base = np.where(far, self.clock, self.base)
         self.zero *= shrink[:, None]
         self.ones *= shrink[:, None]
@@ -419,7 +419,7 @@ class Kernel:
                 ones += dot(self.unfixed[r, :, : today + 1], chance).reshape(N_GROUPS, N_FEATURES)
             else:  # every group's factor is 1: its terms are the counts'
                 ones += counts
-        out["now"][j] = np.exp((self.clock - self.base) * self.log_alpha)
+        out["now"][j] = exp((self.clock - self.base) * self.log_alpha)
         out["zero"][j] = self.zero
         out["ones"][j] = ones
         out["counts_zero"][j] = self.counts_zero

@@ -41,7 +41,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from delaycv.common import native
-from delaycv.common.fixed_order import dot
+from delaycv.common.portable import dot, power
 from delaycv.metrics import fading_sums
 from delaycv.metrics.auc import CumulativeAUC, auc_value, pair_sums
 from delaycv.metrics.formulas import METRICS, compute, compute_many
@@ -320,24 +320,24 @@ class FadingState(EstimatorState):
         self.alpha = float(alpha)
         self.sums = np.zeros(N_ROWS)
         self.counts = np.zeros(N_ROWS)
-        self._pw = self.alpha ** np.arange(1025, dtype=np.float64)
+        self._pw = power(self.alpha, np.arange(1025, dtype=np.float64))
         self.span = 10**18 if self.alpha == 1.0 else max(1, int(600.0 / -math.log(self.alpha)))
         self.prefix_span = self.span
         self._block: np.ndarray | None = None  # the buffer of the numpy running sums
-        self._ipw = np.power(self.alpha, -np.arange(min(1025, self.span + 1), dtype=np.float64))
+        self._ipw = power(self.alpha, -np.arange(min(1025, self.span + 1), dtype=np.float64))
 
     def _inverse_powers(self, n: int) -> np.ndarray:
-        """alpha ** -k for k = 0 .. at least n, n <= ``span`` (each as ``np.power`` gives it;
+        """alpha ** -k for k = 0 .. at least n, n <= ``span`` (each as the C library's ``pow`` gives it;
         the table stops at ``span``, where alpha ** -k is still finite)."""
         if n >= self._ipw.size:
             size = min(max(n + 1, 2 * self._ipw.size), self.span + 1)
-            self._ipw = np.power(self.alpha, -np.arange(size, dtype=np.float64))
+            self._ipw = power(self.alpha, -np.arange(size, dtype=np.float64))
         return self._ipw
 
     def _powers(self, n: int) -> np.ndarray:
         """alpha ** k for k = 0 .. at least n."""
         if n >= self._pw.size:
-            self._pw = self.alpha ** np.arange(max(n + 1, 2 * self._pw.size), dtype=np.float64)
+            self._pw = power(self.alpha, np.arange(max(n + 1, 2 * self._pw.size), dtype=np.float64))
         return self._pw
 
     def trajectory(self, x, act):

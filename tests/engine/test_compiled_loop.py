@@ -340,11 +340,11 @@ def test_a_checkout_without_its_build_warns_at_the_run(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (
         "delaycv: warning: delaycv runs without their compiled loops the folds, the effort-aware "
-        "measures, the corrected reference and the fading estimator's sums (the compiled loop is "
-        "not built)"
+        "measures, the corrected reference, the fading estimator's sums and the metrics' exp, "
+        "log and pow (the compiled loop is not built)"
     ) in done.stderr
     info = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert set(info["loops"]) == {"fold", "effort", "corrected", "fading"}
+    assert set(info["loops"]) == {"fold", "effort", "corrected", "fading", "libm"}
     assert all(
         why.startswith("the Python loop: the compiled loop is not built")
         for why in info["loops"].values()

@@ -273,7 +273,7 @@ def env_venv(env: str) -> Path:
 def isolated_env() -> dict[str, str]:
     """The environment of a rule script run in isolation: PATH and HOME only. (numpy then picks
     its BLAS kernel for this processor itself, whatever the run it is compared with was told:
-    the metrics do not depend on it, ``delaycv.common.fixed_order``.)"""
+    the metrics do not depend on it, ``delaycv.common.portable``.)"""
     return {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}
 
 
