@@ -23,12 +23,10 @@ from hypothesis.extra import numpy as hnp
 
 from delaycv.common import libm, portable
 from delaycv.common.portable import dot
+from tests.support.compiled import compiled_or_none
 from tests.support.paths import REPO
 
-REQUIRED = os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") not in ("", "0")
-COMPILED = portable.LIBM if portable.LIBM is not libm else None
-if COMPILED is None and REQUIRED:
-    raise RuntimeError(f"the compiled exp, log and pow are required: {portable.STATUS}")
+COMPILED = compiled_or_none(portable.LIBM, libm, portable.STATUS, "the compiled exp, log and pow")
 needs_compiled = pytest.mark.skipif(COMPILED is None, reason=portable.STATUS)
 
 

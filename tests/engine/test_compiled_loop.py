@@ -26,9 +26,10 @@ from delaycv.common.errors import ConfigError
 from delaycv.data.synthetic import generate_stream
 from delaycv.engine import compiled
 from delaycv.engine.chunk import ChunkView
+from tests.support.compiled import compiled_required
 from tests.support.engine_runs import evaluate
 
-REQUIRED = os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") not in ("", "0")
+REQUIRED = compiled_required()
 
 needs_build = pytest.mark.skipif(
     compiled.LOOP is None and not REQUIRED,

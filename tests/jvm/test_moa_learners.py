@@ -29,6 +29,7 @@ from delaycv.jvm.learner import ABOVE_HALF
 from delaycv.jvm.task import count_window
 from delaycv.metrics.auc import auc_value, pair_sums
 from tests.jvm.moa_task import moa_auc, task_run, task_votes, write_arff
+from tests.support.compiled import REQUIRE_COMPILED, compiled_required
 from tests.support.fresh_python import imported_after
 from tests.support.paths import shared_file
 
@@ -751,10 +752,8 @@ def test_the_java_loop_equals_the_python_loop(moa, brackets, monkeypatch, case):
     from delaycv.jvm import rows
 
     if not rows.USABLE:
-        if os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") not in ("", "0"):
-            pytest.fail(
-                f"the Java fold loop is required (DELAYCV_REQUIRE_COMPILED_LOOP): {rows.STATUS}"
-            )
+        if compiled_required():
+            pytest.fail(f"the Java fold loop is required ({REQUIRE_COMPILED}): {rows.STATUS}")
         pytest.skip(f"the Java loop is not built here: {rows.STATUS}")
     assert moa.MoaClassifier("trees.HoeffdingTree").run_rows is rows.run_rows
     stream = brackets.subset(0, 6000)

@@ -5,7 +5,6 @@ and, through the engine, what it may know at a checkpoint."""
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import pandas as pd
@@ -33,6 +32,7 @@ from delaycv.metrics.corrected import (
 )
 from delaycv.metrics.corrected_kernel import censored_weights, grid_cdf
 from delaycv.metrics.corrected_kernel import posterior as inspected_posterior
+from tests.support.compiled import compiled_or_none
 from tests.support.simulated_bias import simulated_errors
 
 ESTIMATORS = [Cumulative(), Sliding(7), Fading(0.9), Fading(0.99), Tumbling(6)]
@@ -334,10 +334,11 @@ class Spy(corrected_module.CorrectedState):
 #: The kernels of the corrected state: the numpy twin, and the compiled one where it is built
 #: (required where DELAYCV_REQUIRE_COMPILED_LOOP is set, as in CI).
 KERNELS = {"numpy": corrected_kernel}
-if corrected_module.KERNEL is not corrected_kernel:
-    KERNELS["compiled"] = corrected_module.KERNEL
-elif os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") not in ("", "0"):
-    raise RuntimeError(f"the compiled kernel is required: {corrected_module.KERNEL_STATUS}")
+_COMPILED = compiled_or_none(
+    corrected_module.KERNEL, corrected_kernel, corrected_module.KERNEL_STATUS, "the compiled kernel"
+)
+if _COMPILED is not None:
+    KERNELS["compiled"] = _COMPILED
 
 
 def run_spied(monkeypatch, stream, policy, estimator, kernel=None, **options):

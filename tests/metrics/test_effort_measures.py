@@ -25,6 +25,7 @@ from delaycv.metrics.effort import (
 )
 from delaycv.metrics.effort_names import EFFORT_COLUMNS
 from delaycv.metrics.effort_scope import EffortScope, make_effort_scope
+from tests.support.compiled import compiled_required
 from tests.support.paths import shared_file
 
 #: (skipped where the shared datasets are absent: :func:`~tests.support.paths.shared_file`)
@@ -395,11 +396,10 @@ def test_the_compiled_loop_is_built_where_required():
     (make venv compiles it) or is required (CI); skipped only where none was built (no C
     compiler) and none is required, or where DELAYCV_PURE_PYTHON=1 asks for the Python loop."""
     import importlib.util
-    import os
 
     from delaycv.common import native
 
-    required = os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") not in ("", "0")
+    required = compiled_required()
     built = importlib.util.find_spec("delaycv.metrics._effort_loop") is not None
     if not required and (not built or native.pure_python()):
         pytest.skip(f"the compiled loop is not required here: {effort_module.LOOP_STATUS}")

@@ -5,8 +5,6 @@ on the estimator's own layout and on any batch (hypothesis). The compiled loop i
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,11 +12,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from delaycv.metrics import fading_sums, states
+from tests.support.compiled import compiled_or_none
 
-REQUIRED = os.environ.get("DELAYCV_REQUIRE_COMPILED_LOOP", "") not in ("", "0")
-COMPILED = states.SUMS if states.SUMS is not fading_sums else None
-if COMPILED is None and REQUIRED:
-    raise RuntimeError(f"the compiled running sums are required: {states.SUMS_STATUS}")
+COMPILED = compiled_or_none(
+    states.SUMS, fading_sums, states.SUMS_STATUS, "the compiled running sums"
+)
 needs_compiled = pytest.mark.skipif(COMPILED is None, reason=states.SUMS_STATUS)
 
 #: two codes, four columns: columns 0-1 faded by sequence 0, column 2 by sequence 1 (a B value),
