@@ -13,10 +13,12 @@ imported when its command runs: a light start, ``tests/cli/test_light_start.py``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import re
 import sys
+from collections.abc import Iterator
 
 from delaycv import __version__
 from delaycv.common import interrupt
@@ -159,7 +161,8 @@ def _main(argv: list[str]) -> int:
     except SystemExit as done:  # --help, --version, or a usage error (already printed)
         return done.code if isinstance(done.code, int) else 2
     try:
-        return int(args.run(args) or 0)
+        with warnings_on_stderr():
+            return int(args.run(args) or 0)
     except DelaycvError as err:  # one line per mistake (delaycv check reports them all at once)
         for line in str(err).splitlines() or [""]:
             print(f"delaycv: error: {line}", file=sys.stderr)
@@ -168,6 +171,38 @@ def _main(argv: list[str]) -> int:
         where = f"{err.filename}: " if err.filename is not None else ""
         print(f"delaycv: error: {where}{err.strerror or err}", file=sys.stderr)
         return 2
+
+
+@contextlib.contextmanager
+def warnings_on_stderr(
+    names: tuple[str, ...] = ("delaycv",),
+    formatter: logging.Formatter | None = None,
+    seen: list[logging.LogRecord] | None = None,
+) -> Iterator[None]:
+    """The warnings of the loggers ``names`` (and their children) as ``delaycv: warning: ...``
+    lines on stderr while the block runs, and only there: not passed on to other handlers (the
+    root logger's of a program or a test runner that calls :func:`main`, which would otherwise
+    print them again or in place of these lines). ``formatter`` words them otherwise; ``seen``
+    collects their records. A command runs in one for the logger ``delaycv``; ``evaluate`` and
+    ``check`` add their own for the loggers whose warnings they word or count."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter or logging.Formatter("delaycv: warning: %(message)s"))
+    if seen is not None:
+        handler.addFilter(lambda record: seen.append(record) or True)
+    loggers = [logging.getLogger(name) for name in names]
+    before = [(logger.propagate, logger.level) for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.propagate = False
+        if logger.level == logging.NOTSET:  # (its warnings, whatever the root logger lets through)
+            logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        for logger, (propagate, level) in zip(loggers, before, strict=True):
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+            logger.setLevel(level)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import argparse
 import os
 import sys
 
-from delaycv.cli import description
+from delaycv.cli import description, warnings_on_stderr
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -44,21 +44,9 @@ def run(args) -> int:
 
     # the config's warnings (a deprecated spelling) and the Java fold loop's (a jar not used):
     # one line each on stderr, as the others'
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("delaycv: warning: %(message)s"))
-    warned: list[logging.LogRecord] = []
-    handler.addFilter(lambda record: warned.append(record) or True)  # (counted for the verdict)
-    loggers = [logging.getLogger(name) for name in ("delaycv.study", "delaycv.jvm")]
-    propagate = [logger.propagate for logger in loggers]
-    for logger in loggers:
-        logger.addHandler(handler)
-        logger.propagate = False
-    try:
+    warned: list[logging.LogRecord] = []  # (counted for the verdict)
+    with warnings_on_stderr(("delaycv.study", "delaycv.jvm"), seen=warned):
         study = load_study(args.files, cwd=os.getcwd())
-    finally:
-        for logger, before in zip(loggers, propagate, strict=True):
-            logger.removeHandler(handler)
-            logger.propagate = before
 
     nouns = {
         "datasets": ("dataset", "datasets"),

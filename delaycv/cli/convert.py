@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from pathlib import Path
 
@@ -181,8 +180,6 @@ def run(args) -> int:
     check_output(args.dest)
     from delaycv.stages.convert import convert  # (numpy, pandas, pyarrow) once the path is checked
 
-    if not args.quiet:
-        logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
     spec = {
         "preset": args.preset,
         "mapping": _mapping_from_args(args),

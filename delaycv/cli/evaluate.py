@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from delaycv.cli import options
+from delaycv.cli import options, warnings_on_stderr
 from delaycv.common import choices, defaults
 from delaycv.common.errors import ConfigError, InputError
 from delaycv.protocol import policies
@@ -488,25 +488,12 @@ class _OptionsFormatter(logging.Formatter):
         return f"delaycv: warning: {message}"
 
 
-@contextlib.contextmanager
-def _warnings_on_stderr(learner_from_file: bool = False) -> Iterator[None]:
+def _warnings_on_stderr(learner_from_file: bool = False):
     """The engine's warnings (logger ``delaycv.engine``) and those about the Java fold loop
-    (``delaycv.jvm``) as ``delaycv: warning: ...`` lines on stderr while the block runs (and only
-    there: not passed on to other handlers), naming the options where the engine names keys
-    (``run.json`` keeps the engine's words)."""
-    loggers = [logging.getLogger(name) for name in ("delaycv.engine", "delaycv.jvm")]
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OptionsFormatter(learner_from_file))
-    propagate = [logger.propagate for logger in loggers]
-    for logger in loggers:
-        logger.addHandler(handler)
-        logger.propagate = False
-    try:
-        yield
-    finally:
-        for logger, before in zip(loggers, propagate, strict=True):
-            logger.removeHandler(handler)
-            logger.propagate = before
+    (``delaycv.jvm``) on stderr while the block runs, naming the options where the engine names
+    keys (``run.json`` keeps the engine's words)."""
+    names = ("delaycv.engine", "delaycv.jvm")
+    return warnings_on_stderr(names, formatter=_OptionsFormatter(learner_from_file))
 
 
 @contextlib.contextmanager

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from pathlib import Path
 
@@ -243,7 +242,6 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
     from delaycv.common.atomic import check_output
 
     settings = settings_from(args)

@@ -18,7 +18,6 @@ rankings stage writes with the default config.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
 from delaycv.cli import description, options
@@ -141,7 +140,6 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    logging.basicConfig(level=logging.WARNING, format="delaycv: warning: %(message)s")
     from delaycv.common.atomic import check_output
 
     settings = settings_from(args)
