@@ -4,6 +4,7 @@ effort-aware measures (not a stage: its name begins with an underscore, so
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,11 +14,14 @@ import pandas as pd
 from delaycv.common.errors import InputError
 from delaycv.metrics import METRICS
 from delaycv.metrics.effort_names import EFFORT_METRICS, EFFORT_SCOPE_COLUMN
+from delaycv.metrics.formulas import KAPPA_METRICS
 from delaycv.stats.paired import KEYS, PAIR, table_columns
 from delaycv.tables.results import read_table
 
 #: The columns that name a row of a per-fold table: each row once, none of them empty.
 ROW_KEYS = (*KEYS, "learner", *PAIR)
+
+log = logging.getLogger(__name__)
 
 
 def _check_metrics_there(path: str | Path, metrics: Sequence[str]) -> None:
@@ -59,7 +63,10 @@ def read_merged(path: str | Path, metrics: Sequence[str]) -> pd.DataFrame:
     ``metrics`` use (:func:`delaycv.stats.paired.table_columns`), checked once for every later
     stage (compare, rank, plot) before any work: a table with rows, each column there, no empty
     key (:data:`ROW_KEYS`), one row per key (a run merged twice), and metrics that are numbers,
-    none infinite (NaN is a metric with no value).
+    none infinite (NaN is a metric with no value). A kappa (``KAPPA_METRICS``) is infinite where
+    its reference classifier's value is 1 ((x - 1)/0, as MOA prints it: the majority class early
+    in a stream whose released labels are all 0): such values are read as NaN, with a warning
+    naming the column and the count, since a test or a mean cannot use them.
 
     Raises
     ------
@@ -106,13 +113,23 @@ def read_merged(path: str | Path, metrics: Sequence[str]) -> pd.DataFrame:
                 expected="the metric's values (NaN where it has none)",
             )
         infinite = np.isinf(values.to_numpy(dtype=np.float64))
-        if infinite.any():
+        if not infinite.any():
+            continue
+        rows = f"{int(infinite.sum())} rows (the first: row {int(np.flatnonzero(infinite)[0])})"
+        if metric not in KAPPA_METRICS:
             raise InputError(
-                f"column {metric} is infinite in {int(infinite.sum())} rows (the first: row "
-                f"{int(np.flatnonzero(infinite)[0])})",
+                f"column {metric} is infinite in {rows}",
                 path=where,
                 expected="finite values, or NaN where the metric has none",
             )
+        # a kappa (x - r) / (1 - r) whose reference classifier was right on every evaluation so
+        # far (r = 1): x/0, undefined as 0/0 is, which the runs write as NaN
+        table[metric] = values.mask(infinite)
+        log.warning(
+            f"{where}: column {metric} is infinite in {rows}: a kappa whose reference "
+            "classifier's value is 1 there ((x - 1)/0); read as no value, as NaN (0/0) is, so "
+            "the tests, rankings and figures leave those rows out"
+        )
     duplicate = table.duplicated(list(ROW_KEYS)).to_numpy()
     if duplicate.any():
         row = int(np.flatnonzero(duplicate)[0])

@@ -402,6 +402,42 @@ def test_a_merged_table_that_cannot_be_right(merged, capsys, command, kind, word
 
 
 @pytest.mark.parametrize("command", ["compare", "rank", "plot"])
+def test_a_kappa_infinite_where_its_reference_was_always_right(work, capsys, command):
+    """Under hitl, the first labels released are all 0, so the majority class has been right on
+    every one and kappa_m = (accuracy - 1)/0 = -inf at the first checkpoints (as MOA prints it).
+    compare, rank and plot refused the whole table for it (``column kappa_m is infinite in 60
+    rows``), though their tests are at the last checkpoint, where it has values; they read it as
+    no value, as NaN (0/0), with a warning naming the table, the column and the count."""
+    assert main(["generate", "--rows", "600", "--seed", "3", "g.parquet", "--quiet"]) == 0
+    for name, learner in (("a", "NoChange"), ("b", "Prior")):
+        argv = ["evaluate", "g.parquet", "--learner", learner, "--folds", "3", "--every", "20"]
+        argv += ["--policy", "hitl", "--pos-window", "7d", "--neg-window", "90d"]
+        assert main([*argv, "--out", name, "--quiet"]) == 0
+    assert main(["merge", "a", "b", "--out", "merged.parquet", "--quiet"]) == 0
+    table = pd.read_parquet(work / "merged.parquet")
+    infinite = np.isinf(table["kappa_m"])
+    assert infinite.any()  # (the stream makes them: else this test tests nothing)
+    last = table["checkpoint"] == table["checkpoint"].max()
+    assert not infinite[last].any()
+    capsys.readouterr()
+    argv = [command, "merged.parquet", "--out", "out", "--metric", "kappa_m"]
+    argv += ["--reference", "observed", "--reference", "true"]
+    assert main([*argv, *(["--resamples", "50"] if command == "compare" else [])]) == 0
+    err = capsys.readouterr().err
+    assert (
+        f"delaycv: warning: merged.parquet: column kappa_m is infinite in {int(infinite.sum())} "
+        f"rows (the first: row {int(np.flatnonzero(infinite)[0])}): a kappa whose reference "
+        "classifier's value is 1 there ((x - 1)/0); read as no value"
+    ) in err
+    if command == "compare":  # the last checkpoint's tests have every (seed, fold) pair
+        tests = pd.read_parquet(work / "out" / "tests.parquet")
+        assert len(tests) == 2 and (tests["n"] == 3).all() and tests["p_value"].notna().all()
+        strip = pd.read_parquet(work / "out" / "strip.parquet")
+        first = strip[strip["checkpoint"] == strip["checkpoint"].min()]
+        assert (first["n"] < 3).all()  # the -inf folds left out, as a NaN is
+
+
+@pytest.mark.parametrize("command", ["compare", "rank", "plot"])
 def test_a_metric_the_table_lacks_is_named(merged, capsys, command):
     """A misspelled metric, or one the runs did not compute, was "no column 'gmeen' (expected
     a table with the columns ..., gmeen, ...)"; it names the metric and the nearest one, or why

@@ -133,6 +133,30 @@ def test_empty_and_degenerate_values_are_nan_not_errors():
     assert math.isnan(s["precision_0"])  # ours: NaN (MOA's fading estimator reads 0)
 
 
+def test_a_kappa_whose_reference_is_perfect_is_infinite_as_moa_prints_it():
+    """kappa_m = (acc - majority_accuracy) / (1 - majority_accuracy): after two evaluations of
+    class 0, one predicted wrong, the majority class (0) is right on both, so (0.5 - 1)/0."""
+    s = feed(Metrics(Cumulative()), [(0, 0.1, 0), (1, 0.9, 0)])
+    assert s["majority_accuracy"] == 1.0 and s["accuracy"] == 0.5
+    assert s["kappa_m"] == -math.inf
+    assert s["kappa_m_recall_0"] == -math.inf  # the majority's recall of class 0 is 1
+    assert math.isnan(s["kappa_m_recall_1"])  # recall_1 is 0/0 itself (no label 1)
+
+
+def test_kappa_metrics_are_the_kappas_of_the_formulas():
+    """``KAPPA_METRICS`` (the metrics a merged table may hold as +-inf) are exactly those the
+    formulas compute as a kappa against a reference value."""
+    from delaycv.metrics.formulas import KAPPA_METRICS, _e, _f1, _formulas, div
+    from delaycv.metrics.formulas import _sqrt as sqrt
+
+    m = Metrics(Cumulative())
+    feed(m, random_rows(np.random.default_rng(0), 40))
+    marker = object()
+    values = _formulas(state_sums(m).tolist(), state_sums(m).tolist(), 0.5, _e,
+                       lambda x, ref: marker, _f1, div, sqrt)  # fmt: skip
+    assert tuple(name for name in METRICS if values[name] is marker) == KAPPA_METRICS
+
+
 def test_abstentions_are_counted_apart():
     rows = [(1, 0.9, 1), (-1, 0.55, 1), (-1, NAN, 0), (0, 0.1, 0), (-1, 0.5, 1), (0, 0.3, 1)]
     s = feed(Metrics(Cumulative()), rows)
@@ -412,6 +436,24 @@ rows_strategy = st.lists(
     min_size=1,
     max_size=80,
 )
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=rows_strategy, alpha=st.sampled_from([0.3, 0.9, 0.99]))
+@example(rows=[(0, 0.1, 0, 1.0), (1, 0.9, 0, 1.0)], alpha=0.9)
+def test_only_a_kappa_is_ever_infinite(rows, alpha):
+    """No metric but a kappa has an infinite value, on any evaluations (abstentions, zero
+    weights, one class, probabilities 0 and 1) and under every estimator: merged tables refuse
+    any other infinite value as corrupt (delaycv.stages._tables.read_merged)."""
+    from delaycv.metrics.formulas import KAPPA_METRICS
+
+    for est in (Cumulative(), Fading(alpha), Sliding(5), Tumbling(7)):
+        m = Metrics(est)
+        for i, row in enumerate(rows, start=1):
+            m.add(*row)
+            if i % 3 == 0 or i == len(rows):
+                infinite = {k for k, v in m.snapshot().items() if math.isinf(v)}
+                assert infinite <= set(KAPPA_METRICS), (est, i, infinite - set(KAPPA_METRICS))
 
 
 @settings(max_examples=80, deadline=None)
