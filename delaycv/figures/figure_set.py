@@ -46,7 +46,7 @@ def _sensitivity_figure(
             policy_specs=policy_specs,
         )
     except NoPolicyGrid as err:
-        log.warning("no sensitivity figure: %s", err)
+        log.warning("no sensitivity figure of %s: %s", metric, err)
         return None
     order = policy_order(sub["policy"].unique(), policy_specs)
     _, unplaced = window_placement(order, windows, policy_specs)

@@ -217,7 +217,9 @@ def test_the_report_has_figures_and_test_tables(workdir):
     assert results["rankings.html"]["labels"]["table"] == "rankings across datasets"
     # the figures job's log says why there is no sensitivity figure
     log = (workdir / "logs" / "results" / "figures" / "tiny.log").read_text()
-    assert "figures: warning: no sensitivity figure: no policy grid in dataset 'tiny'" in log
+    assert (
+        "figures: warning: no sensitivity figure of gmean: no policy grid in dataset 'tiny'" in log
+    )
     assert "hitl_7d_90d (the only window of family 'hitl, N = 90d')" in log
 
 
