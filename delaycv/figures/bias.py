@@ -22,9 +22,9 @@ from delaycv.figures.rows import (
     select_rows,
 )
 from delaycv.figures.style import (
-    TITLE_SIZE,
     date_axis,
     figure_style,
+    figure_title,
     figure_width,
     grid_shape,
     learner_handles,
@@ -33,7 +33,7 @@ from delaycv.figures.style import (
     mean_band,
     new_figure,
     panel_note,
-    title_note,
+    span_of_rows,
     to_dates,
 )
 from delaycv.metrics.properties import has_direction, higher_is_better, read_over
@@ -144,6 +144,8 @@ def bias_curves(
             # every panel keeps its tick labels: the panel below may be absent
             ax.tick_params(labelbottom=True)
             ax.set_xlabel("stream time (date)" if x == "time" else "stream position (instances)")
+        xs = to_dates(rows_["time"]) if x == "time" else rows_["checkpoint"].to_numpy(float)
+        span_of_rows(axes.ravel()[: len(policies)], xs)
         if x == "time" and policies:
             date_axis(axes[0][0])
         _at_least_min_span(axes[0][0])
@@ -167,8 +169,6 @@ def bias_curves(
             f"(observed-label estimate − true-label value; {direction}; {over})"
         )
         if no_left:
-            title += title_note(
-                fig, f"no corrected − true line: the corrected reference has no value of {metric}"
-            )
-        fig.suptitle(title, fontsize=TITLE_SIZE)
+            title += f"\nno corrected − true line: the corrected reference has no value of {metric}"
+        figure_title(fig, title)
     return fig

@@ -40,8 +40,8 @@ from delaycv.figures.style import (
     DPI,
     FORMATS,
     MAX_COLUMNS,
-    TITLE_SIZE,
     figure_style,
+    figure_title,
     figure_width,
     learner_styles,
     legend,
@@ -49,7 +49,6 @@ from delaycv.figures.style import (
     note_beside,
     save_figure,
     slug,
-    title_note,
     window_unit,
 )
 from delaycv.metrics.properties import read_over
@@ -316,7 +315,7 @@ def _without_values(data: pd.DataFrame, references: list[str]) -> dict[str, str]
     return without
 
 
-def _contrast_title(fig, c: _Contrasts, dataset: str, metric: str, effort_scope) -> str:
+def _contrast_title(c: _Contrasts, dataset: str, metric: str, effort_scope) -> str:
     """The title: what is drawn, where, and the policies not on a window axis."""
     where = (
         f"checkpoint {c.checkpoint}"
@@ -328,9 +327,9 @@ def _contrast_title(fig, c: _Contrasts, dataset: str, metric: str, effort_scope)
         f"\n({where}; {read_over(metric, c.estimator, effort_scope)})"
     )
     if c.unplaced:
-        title += title_note(fig, f"not on a window axis: {', '.join(c.unplaced)}")
+        title += f"\nnot on a window axis: {', '.join(c.unplaced)}"
     for note in c.without.values():
-        title += title_note(fig, note)
+        title += f"\n{note}"
     return title
 
 
@@ -417,7 +416,7 @@ def contrast_figure(
         legend(
             fig, _contrast_handles(c), "learner / policies / bars: 95 % CI over (seed, fold) pairs"
         )
-        fig.suptitle(_contrast_title(fig, c, dataset, metric, effort_scope), fontsize=TITLE_SIZE)
+        figure_title(fig, _contrast_title(c, dataset, metric, effort_scope))
     return fig
 
 

@@ -13,9 +13,9 @@ from matplotlib.figure import Figure
 from delaycv.common import defaults
 from delaycv.figures.rows import no_value_reason, one_estimator, policy_order, select_rows
 from delaycv.figures.style import (
-    TITLE_SIZE,
     boxes_with_points,
     figure_style,
+    figure_title,
     figure_width,
     grid_shape,
     learner_styles,
@@ -111,9 +111,9 @@ def final_distributions(
             axes[j // cols][j % cols].set_visible(False)
         n = data.groupby(["policy", "learner"]).size().max()
         over = read_over(metric, estimator, effort_scope)
-        fig.suptitle(
+        figure_title(
+            fig,
             f"{dataset}: {metric} on {reference} labels at the last checkpoint\n"
             f"({last} instances; one point per (seed, fold), up to {n} per learner; {over})",
-            fontsize=TITLE_SIZE,
         )
     return fig

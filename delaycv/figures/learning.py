@@ -29,9 +29,9 @@ from delaycv.figures.style import (
     MISSING_COLOUR,
     NS_COLOUR,
     SMALL_TEXT,
-    TITLE_SIZE,
     date_axis,
     figure_style,
+    figure_title,
     figure_width,
     grid_shape,
     learner_handles,
@@ -41,7 +41,7 @@ from delaycv.figures.style import (
     metric_label,
     new_figure,
     panel_note,
-    title_note,
+    span_of_rows,
     to_dates,
 )
 from delaycv.metrics.properties import read_over
@@ -325,7 +325,7 @@ def _strip_handles(alpha: float | None) -> list:
     ]
 
 
-def _curves_title(fig, curves: _Curves, dataset, metric, reference, alpha, effort_scope) -> str:
+def _curves_title(curves: _Curves, dataset, metric, reference, alpha, effort_scope) -> str:
     """The title, with a note when no difference of the strip can be significant at ``alpha``."""
     over = read_over(metric, curves.estimator, effort_scope)
     title = f"{dataset}: {metric} on {reference} labels ({over})"
@@ -333,10 +333,9 @@ def _curves_title(fig, curves: _Curves, dataset, metric, reference, alpha, effor
         floor = smallest_p(curves.tests)
         if floor > alpha:
             repeated = bool(curves.tests.get("n_duplicates", pd.Series(dtype=int)).gt(0).any())
-            title += title_note(
-                fig,
-                f"note: with these pairs the smallest attainable p is {floor:.3g} > α = "
-                f"{alpha:g}; no difference can be significant ({more_pairs(repeated)})",
+            title += (
+                f"\nnote: with these pairs the smallest attainable p is {floor:.3g} > α = "
+                f"{alpha:g}; no difference can be significant ({more_pairs(repeated)})"
             )
     return title
 
@@ -414,6 +413,7 @@ def learning_curves(
     with axes_style, context:
         fig = new_figure(figure_width(cols), (CURVE_HEIGHT + strip_h + 0.45) * rows + 1.4)
         bottoms = _draw_panels(fig, curves, metric, rows, cols)
+        span_of_rows(fig.axes, curves.x_of(curves.data))
         if x == "time":  # the panels share their x axis: its ticks are chosen once, for all
             date_axis(bottoms[0])
         for bottom in bottoms:
@@ -424,6 +424,6 @@ def learning_curves(
         if curves.n_strip:
             handles += _strip_handles(alpha)
         legend(fig, handles, "learner")
-        title = _curves_title(fig, curves, dataset, metric, reference, alpha, effort_scope)
-        fig.suptitle(title, fontsize=TITLE_SIZE)
+        title = _curves_title(curves, dataset, metric, reference, alpha, effort_scope)
+        figure_title(fig, title)
     return fig

@@ -18,13 +18,12 @@ from delaycv.common.errors import DelaycvError
 from delaycv.figures.rows import one_estimator, policy_order, select_rows
 from delaycv.figures.style import (
     SMALL_TEXT,
-    TITLE_SIZE,
     figure_style,
+    figure_title,
     figure_width,
     grid_shape,
     new_figure,
     panel_note,
-    title_note,
 )
 from delaycv.metrics.properties import has_direction, higher_is_better, read_over
 
@@ -210,8 +209,5 @@ def pairwise_heatmap(
         head = f"{dataset}: pairwise tests of {metric} on {reference} labels at checkpoint {checkpoint}"
         over = read_over(metric, estimator, effort_scope)
         cells = f"(cell: Cliff's δ and Holm-adjusted permutation p; * significant; {over})"
-        # (each part wrapped to the figure's width: a single column is 6 inches wide)
-        fig.suptitle(
-            title_note(fig, head).removeprefix("\n") + title_note(fig, cells), fontsize=TITLE_SIZE
-        )
+        figure_title(fig, f"{head}\n{cells}")
     return fig

@@ -30,15 +30,14 @@ from delaycv.figures.style import (
     FORMATS,
     PALETTE,
     TEXT_COLOUR,
-    TITLE_SIZE,
     boxes_with_points,
     figure_note,
     figure_style,
+    figure_title,
     metric_label,
     new_figure,
     save_figure,
     slug,
-    title_note,
 )
 from delaycv.stats.checkpoints import describe_at
 from delaycv.stats.families import FAMILY, Rankings, family_values
@@ -161,8 +160,7 @@ def _cd_marks(ax, result) -> None:
 
 def _suptitle(fig: Figure, title: str | None, text: str) -> None:
     """``title`` (if any) over ``text``, the figure's account of its test, as the suptitle."""
-    note = title_note(fig, text)
-    fig.suptitle(title + note if title else note.lstrip("\n"), fontsize=TITLE_SIZE)
+    figure_title(fig, f"{title}\n{text}" if title else text)
 
 
 class _Treatment(str):

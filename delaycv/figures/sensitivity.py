@@ -28,8 +28,8 @@ from delaycv.figures.rows import (
 )
 from delaycv.figures.style import (
     IDEAL_MARKER,
-    TITLE_SIZE,
     figure_style,
+    figure_title,
     figure_width,
     grid_shape,
     learner_styles,
@@ -38,7 +38,6 @@ from delaycv.figures.style import (
     new_figure,
     note_beside,
     reference_marker,
-    title_note,
     window_unit,
 )
 from delaycv.metrics.properties import read_over
@@ -391,6 +390,6 @@ def sensitivity(
             f"(last checkpoint, {last} instances; {read_over(metric, estimator, effort_scope)})"
         )
         if unplaced:
-            title += title_note(fig, f"not on a window axis: {unplaced_text(unplaced)}")
-        fig.suptitle(title, fontsize=TITLE_SIZE)
+            title += f"\nnot on a window axis: {unplaced_text(unplaced)}"
+        figure_title(fig, title)
     return fig

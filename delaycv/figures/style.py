@@ -63,6 +63,7 @@ __all__ = [
     "boxes_with_points",
     "date_axis",
     "figure_note",
+    "figure_title",
     "figure_style",
     "figure_width",
     "grid_shape",
@@ -77,7 +78,7 @@ __all__ = [
     "reference_marker",
     "save_figure",
     "slug",
-    "title_note",
+    "span_of_rows",
     "to_dates",
     "window_unit",
 ]
@@ -375,27 +376,37 @@ def legend(fig: Figure, handles: list, title: str) -> None:
     )
 
 
-def title_note(fig: Figure, text: str) -> str:
-    """``text`` as further lines of a suptitle (:data:`TITLE_SIZE`), wrapped to the figure's width.
+def figure_title(fig: Figure, title: str) -> None:
+    """Set ``title`` as the suptitle of ``fig`` (:data:`TITLE_SIZE`), each of its lines wrapped to
+    the figure's width (about 11 characters an inch): a figure of one panel column is 6 inches
+    wide, where a longer line ran off both edges. A line that must wrap is cut into lines of
+    about equal length, so that no word is left alone on the last.
 
     Parameters
     ----------
     fig : matplotlib.figure.Figure
-        The figure whose width the lines fit.
-    text : str
-        The note.
-
-    Returns
-    -------
-    str
-        The wrapped lines, each after a line break (to append to a title).
+        The figure.
+    title : str
+        Its title, lines separated by line breaks.
 
     Examples
     --------
-    >>> title_note(new_figure(1.0, 1.0), "a short note")
-    '\\na short\\nnote'
+    >>> fig = new_figure(2.0, 1.0)
+    >>> figure_title(fig, "a title\\nthe second line of a title")
+    >>> fig.get_suptitle()
+    'a title\\nthe second line\\nof a title'
     """
-    return "\n" + "\n".join(textwrap.wrap(text, width=int(fig.get_figwidth() * 11)))
+    width = int(fig.get_figwidth() * 11)
+    lines = []
+    for line in title.split("\n"):
+        fewest = len(textwrap.wrap(line, width=width)) or 1
+        narrowest = max(1, -(-len(line) // fewest))  # (an even cut: each at least this long)
+        for even in range(narrowest, width + 1):  # the narrowest width giving the fewest lines
+            wrapped = textwrap.wrap(line, width=even) or [""]
+            if len(wrapped) <= fewest:
+                break
+        lines += wrapped
+    fig.suptitle("\n".join(lines), fontsize=TITLE_SIZE)
 
 
 def figure_note(fig: Figure, text: str) -> None:
@@ -433,6 +444,38 @@ def to_dates(seconds: Iterable) -> np.ndarray:
     [0.0, 1.0]
     """
     return mdates.date2num(pd.to_datetime(np.asarray(seconds, dtype=np.int64), unit="s"))
+
+
+def span_of_rows(axes, xs) -> None:
+    """Give panels on which no value was drawn (a metric with no value in any of them: each a
+    note) the x limits of ``xs``, the positions of their rows (dates or instances), not
+    matplotlib's default of 0 to 1, which a date axis reads as a day in January 1970. Panels that
+    drew something keep their limits. (Call before :func:`date_axis`.)
+
+    Parameters
+    ----------
+    axes : sequence of matplotlib.axes.Axes
+        Panels that share their x axis.
+    xs : array-like
+        The x values of their rows.
+
+    Examples
+    --------
+    >>> fig = new_figure(2.0, 2.0)
+    >>> ax = fig.subplots()
+    >>> _ = ax.plot([10.0, 20.0], [np.nan, np.nan])
+    >>> span_of_rows([ax], [10.0, 15.0, 20.0])
+    >>> ax.get_xlim()
+    (np.float64(10.0), np.float64(20.0))
+    """
+    if any(np.isfinite(ax.dataLim.intervalx).all() for ax in axes):
+        return
+    xs = np.asarray(xs, dtype=np.float64)
+    xs = xs[np.isfinite(xs)]
+    if xs.size:
+        low, high = float(xs.min()), float(xs.max())
+        margin = 0.5 if low == high else 0.0
+        axes[0].set_xlim(np.float64(low - margin), np.float64(high + margin))
 
 
 def date_axis(ax) -> None:

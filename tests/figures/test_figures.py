@@ -803,3 +803,57 @@ def test_tests_without_the_metric_drawn_are_named_in_a_warning(table, tests_all,
     with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
         draw_figures(table, tests_all, tmp_path, metric="accuracy", formats=("png",), dpi=30)
     assert not any("hold no test" in m for m in caplog.messages)
+
+
+@pytest.mark.parametrize("policies", [1, 4], ids=["one policy", "four policies"])
+@pytest.mark.parametrize("kind", ["learning", "bias", "final", "pairwise"])
+def test_no_title_leaves_the_figure(table, tests_all, kind, policies):
+    """A figure of one policy is one column wide (6 inches): the second line of the titles of the
+    final and bias figures, ``(600 instances; one point per (seed, fold), up to 3 per learner;
+    fading estimator)``, was cut at both edges of the PNG; a real dataset's name (``0_edx-
+    platform(master)``) lengthens the first. Every line is wrapped to the figure's width."""
+    keep = policy_order(table["policy"].unique())[:policies]
+    sub = table[table["policy"].isin(keep)].assign(dataset="0_edx-platform(master)")
+    tests = tests_all[tests_all["policy"].isin(keep)].assign(dataset="0_edx-platform(master)")
+    one = {"dataset": "0_edx-platform(master)", "metric": "accuracy"}
+    draw = {
+        "learning": lambda: learning_curves(sub, tests, **one, alpha=0.05),
+        "bias": lambda: bias_curves(sub, **one),
+        "final": lambda: final_distributions(sub, **one),
+        "pairwise": lambda: pairwise_heatmap(tests, **one),
+    }[kind]
+    fig = draw()
+    assert overlapping_texts(fig) == []
+
+
+@pytest.mark.parametrize("kind", ["sensitivity", "contrasts"])
+def test_no_title_leaves_the_figures_of_the_windows(table, kind):
+    """The sensitivity and contrast figures of one panel, under a real dataset's name: their
+    titles are longer still (``...: accuracy, each policy minus ideal against the waiting
+    window``)."""
+    from delaycv.figures.contrasts import contrast_figure
+    from delaycv.stats.contrasts import policy_contrasts
+
+    named = table[table["learner"] == "ht"].assign(dataset="0_edx-platform(master)")
+    one = {"dataset": "0_edx-platform(master)", "metric": "accuracy"}
+    if kind == "sensitivity":  # (one panel: one reference)
+        fig = sensitivity(named, **one, references=("true",))
+    else:  # (one panel: one learner)
+        fig = contrast_figure(policy_contrasts(named, metrics=["accuracy"], resamples=50), **one)
+    assert overlapping_texts(fig) == []
+
+
+@pytest.mark.parametrize("kind", ["learning", "bias"])
+def test_a_metric_with_no_value_spans_the_stream_s_dates(table, kind, recwarn):
+    """AUC under the fading estimator has no value anywhere: the panels, each a note, spanned
+    matplotlib's default x limits, which the date axis showed as 23:00 to 01:00 on 1 January
+    1970, with a UserWarning of matplotlib's date locator on stderr. They span the rows' dates."""
+    empty = table.assign(accuracy=np.nan)
+    one = {"dataset": "synth", "metric": "accuracy"}
+    fig = learning_curves(empty, None, **one) if kind == "learning" else bias_curves(empty, **one)
+    low, high = fig.axes[0].get_xlim()
+    dates = to_dates(table["time"])
+    assert (low, high) == (dates.min(), dates.max())
+    assert not [w for w in recwarn if "AutoDateLocator" in str(w.message)]
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels and not any("1970" in text for text in labels)
