@@ -15,7 +15,7 @@ of whose treatments has a value has no figure.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -70,8 +70,10 @@ def draw_ranking_figures(
     reference: str,
     formats: Sequence[str] = FORMATS,
     dpi: int = DPI,
+    families: Collection[tuple] | None = None,
 ) -> list[Path]:
-    """Write the figures of every tested family of ``rankings`` with this metric and reference.
+    """Write the figures of every tested family of ``rankings`` with this metric and reference
+    (of those among ``families``, when given).
 
     Files ``cd_<ranked>_<within>_<at>_<metric>[_<estimator>].<format>`` (critical-difference
     diagram, :func:`cd_diagram`) and ``sk_<...>`` (Scott-Knott ESD box plot, :func:`sk_boxplot`);
@@ -93,6 +95,8 @@ def draw_ranking_figures(
         One file per format of each figure.
     dpi : int, default 200
         The resolution of the raster formats.
+    families : collection of tuple, optional
+        The keys of the families to draw (items of ``rankings.families()``); None: every one.
 
     Returns
     -------
@@ -107,6 +111,8 @@ def draw_ranking_figures(
     for key in rankings.families():
         family = dict(zip(FAMILY, key, strict=True))
         if family["metric"] != metric or family["reference"] != reference:
+            continue
+        if families is not None and key not in families:
             continue
         rows = friedman[_in_family(friedman, family)]
         if rows["mean"].isna().all():  # no treatment has a value (e.g. a policy that released
