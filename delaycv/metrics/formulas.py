@@ -89,12 +89,6 @@ METRICS: tuple[str, ...] = (
     "nochange_fpr_0", "nochange_fpr_1", "majority_fpr_0", "majority_fpr_1",
 )  # fmt: skip
 
-#: The metrics that are a kappa of a value x against a reference classifier's value r,
-#: (x - r) / (1 - r) (:func:`kappa_of`: Cohen's chance classifier, NoChange, the majority class):
-#: +-inf where r = 1 and x != 1 (x/0, as MOA prints them), NaN where both are 1 (0/0). No other
-#: metric of a state has an infinite value, on any evaluations (tests/metrics).
-KAPPA_METRICS: tuple[str, ...] = tuple(name for name in METRICS if name.startswith("kappa"))
-
 
 def div(a: float, b: float) -> float:
     """IEEE division: 0/0 and nan/0 are NaN, x/0 is +-inf (Java double semantics), no exception."""

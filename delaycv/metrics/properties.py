@@ -115,6 +115,13 @@ PROPERTIES: dict[str, MetricProperties] = {
     **_counts("ifa", higher=False),
 }
 
+#: The metrics that are a kappa of a value x against a reference classifier's value r,
+#: (x - r) / (1 - r) (:func:`delaycv.metrics.formulas.kappa_of`: Cohen's chance classifier,
+#: NoChange, the majority class): +-inf where r = 1 and x != 1 (x/0, as MOA prints them), NaN
+#: where both are 1 (0/0). No other metric of a state has an infinite value, on any evaluations
+#: (tests/metrics).
+KAPPA_METRICS: tuple[str, ...] = tuple(name for name in PROPERTIES if name.startswith("kappa"))
+
 
 def metric_properties(metric: str) -> MetricProperties | None:
     """The properties of ``metric``, None for a name not declared in :data:`PROPERTIES`.

@@ -14,7 +14,7 @@ import pandas as pd
 from delaycv.common.errors import InputError
 from delaycv.metrics import METRICS
 from delaycv.metrics.effort_names import EFFORT_METRICS, EFFORT_SCOPE_COLUMN
-from delaycv.metrics.formulas import KAPPA_METRICS
+from delaycv.metrics.properties import KAPPA_METRICS
 from delaycv.stats.paired import KEYS, PAIR, table_columns
 from delaycv.tables.results import read_table
 
