@@ -200,7 +200,15 @@ def _metric_options(g) -> None:
         help=f"checkpoint every F instances, and at the last (default {defaults.EVERY})",
     )
     g.add_argument("--checkpoint-fraction", type=float, nargs="+", help="extra checkpoints")
-    g.add_argument("--checkpoint-time", type=int, nargs="+", help="extra checkpoints (Unix s)")
+    g.add_argument(
+        "--checkpoint-time",
+        type=options.stream_time,
+        nargs="+",
+        metavar="TIME",
+        help="extra checkpoints at the last instance at or before each time: Unix seconds, or "
+        "an ISO 8601 date or date and time (UTC unless an offset is given: 2016-01-01, "
+        "2016-06-30T12:00+02:00)",
+    )
     g.add_argument(
         "--threshold",
         type=float,

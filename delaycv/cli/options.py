@@ -21,6 +21,39 @@ def seed(text: str) -> int:
     return value
 
 
+def stream_time(text: str) -> int:
+    """A time of a stream, as the stream stores it (Unix seconds): an integer of seconds, or an
+    ISO 8601 date or date and time, UTC unless it gives an offset (``2016-01-01``,
+    ``2016-06-30T12:00``, ``2016-06-30 12:00:00+02:00``), to the second at or before it.
+
+    >>> stream_time("1451606400"), stream_time("2016-01-01"), stream_time("2016-01-01T02:00+02:00")
+    (1451606400, 1451606400, 1451606400)
+    >>> stream_time("1 Jan 2016")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '1 Jan 2016' is not a time (expected Unix seconds, or an ISO 8601 date or date and time: 2016-01-01, 2016-06-30T12:00, 2016-06-30 12:00+02:00; UTC unless an offset is given)
+    """
+    import datetime
+    import math
+
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        when = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a time (expected Unix seconds, or an ISO 8601 date or date and "
+            "time: 2016-01-01, 2016-06-30T12:00, 2016-06-30 12:00+02:00; UTC unless an offset "
+            "is given)"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.UTC)
+    return math.floor(when.timestamp())
+
+
 def add_checkpoint_options(parser: argparse.ArgumentParser, verb: str) -> None:
     """``--checkpoint``, ``--checkpoint-position`` and ``--checkpoint-fraction``: the config's
     ``tests.checkpoints``, read by :func:`checkpoint_request`. ``verb``: what is done at a

@@ -169,10 +169,17 @@ def test_jobs_output_is_byte_identical(stream_file, tmp_path):
             ["option --learner:1:", "key class: duplicate key"],
         ),
         # a run's own checkpoint at a time the stream does not reach (it starts after 1000)
-        (["--checkpoint-time", "5"], ["option --checkpoint-time", "time 5 is outside the stream"]),
+        (
+            ["--checkpoint-time", "5"],
+            ["option --checkpoint-time", "time 5 is outside the stream"],
+        ),
         (
             ["--checkpoint-time", "4000000000"],
             ["option --checkpoint-time", "4000000000 is outside"],
+        ),
+        (
+            ["--checkpoint-time", "1 Jan 2016"],
+            ["argument --checkpoint-time: '1 Jan 2016' is not a time (expected Unix seconds, or "],
         ),
     ],
 )
@@ -346,3 +353,34 @@ def test_the_command_line_sets_the_scope(tmp_path, capsys):
         err = capsys.readouterr().err
         assert err.startswith(f"delaycv: error: {words}"), err
         assert not (tmp_path / "bad").exists()
+
+
+def test_a_checkpoint_time_may_be_a_date(tmp_path, capsys):
+    """``--checkpoint-time`` took Unix seconds alone (``invalid int value: '2018-03-01'``): a
+    date or a date and time, UTC unless it gives an offset, asks for the checkpoint the same
+    seconds do; a date outside the stream is refused as its seconds are."""
+    from delaycv.data.stream_file import read_stream
+
+    assert main(["generate", "--rows", "300", "--seed", "2", str(tmp_path / "g.parquet")]) == 0
+    times = read_stream(tmp_path / "g.parquet").time
+    day = pd.Timestamp(int(times[150]), unit="s").normalize()  # a midnight within the stream
+    seconds = int(day.timestamp())
+    expected = int(np.searchsorted(times, seconds, side="right"))
+    found = {}
+    for name, when in [
+        ("seconds", str(seconds)),
+        ("date", f"{day:%Y-%m-%d}"),
+        ("offset", f"{day:%Y-%m-%d}T02:00+02:00"),
+    ]:
+        out = tmp_path / name
+        argv = ["evaluate", str(tmp_path / "g.parquet"), "--learner", "NoChange", "--folds", "2"]
+        assert main([*argv, "--every", "1000", "--checkpoint-time", when, "--out", str(out)]) == 0
+        found[name] = sorted(pd.read_parquet(out / "folds.parquet")["checkpoint"].unique())
+    assert found["seconds"] == found["date"] == found["offset"] == [expected, 300]
+    capsys.readouterr()
+    argv = ["evaluate", str(tmp_path / "g.parquet"), "--learner", "NoChange", "--out", "x"]
+    assert main([*argv, "--checkpoint-time", "1999-12-31"]) == 2
+    assert (
+        "option --checkpoint-time: checkpoint time 946598400 is outside the stream (its times run "
+        f"from {int(times[0])} to {int(times[-1])})"
+    ) in capsys.readouterr().err
