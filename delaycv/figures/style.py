@@ -395,16 +395,20 @@ def figure_title(fig: Figure, title: str) -> None:
     >>> figure_title(fig, "a title\\nthe second line of a title")
     >>> fig.get_suptitle()
     'a title\\nthe second line\\nof a title'
+    >>> figure_title(fig, "a_line_of_22_character b_line_of_22_character\\n\\nlast")  # (as wide)
+    >>> fig.get_suptitle()
+    'a_line_of_22_character\\nb_line_of_22_character\\n\\nlast'
     """
     width = int(fig.get_figwidth() * 11)
     lines = []
     for line in title.split("\n"):
-        fewest = len(textwrap.wrap(line, width=width)) or 1
-        narrowest = max(1, -(-len(line) // fewest))  # (an even cut: each at least this long)
-        for even in range(narrowest, width + 1):  # the narrowest width giving the fewest lines
-            wrapped = textwrap.wrap(line, width=even) or [""]
-            if len(wrapped) <= fewest:
-                break
+        wrapped = textwrap.wrap(line, width=width) or [""]
+        if len(wrapped) > 1:  # the narrowest width that needs no more lines: an even cut
+            for even in range(-(-len(line) // len(wrapped)), width):
+                balanced = textwrap.wrap(line, width=even)
+                if len(balanced) <= len(wrapped):
+                    wrapped = balanced
+                    break
         lines += wrapped
     fig.suptitle("\n".join(lines), fontsize=TITLE_SIZE)
 
