@@ -193,5 +193,7 @@ def run(args) -> int:
         keys = ("dataset", "rows", "positives", "positives_with_label_time", "dangling_links")
         keys += ("missing", "infinite_as_missing")
         summary = {k: meta[k] for k in keys} | {"effort": meta.get("effort")}
+        if "copy_rows" in meta:  # (spdisc's copies: reveals, left out of the stream)
+            summary["copy_rows"] = meta["copy_rows"]
         print(json.dumps(summary), file=sys.stdout)
     return 0

@@ -19,6 +19,17 @@ Feedback links (``link_kind``):
     it is counted in the metadata and logged as a warning, never silently dropped.
 ``label_time``: the link column holds the reveal time of the row's own positive label directly;
     a value on a negative row is counted as dangling.
+``commit_type`` (spdisc, Cabral et al. ICSE'19): the link column holds each row's commit type:
+    0 a clean commit, 1 and 2 defect-inducing ones (found after, or within, the waiting time the
+    file was made with), 3 a *copy* of an earlier defect-inducing commit, placed at the time it
+    was found. A copy is no commit: it is the reveal of its commit, whose label_time becomes the
+    copy's time, and it is left out of the stream. Its commit is the row of type 1 or 2 with the
+    same feature values whose time is a whole number of days from the copy's (spdisc writes a
+    found time as the commit's time plus whole days), not yet taken by another copy: the latest
+    at or before the copy, else (a commit dated after its fix, as rebased commits are) the
+    earliest after it. A copy that finds none is dangling (counted, logged, and left out too).
+    A type outside 0..3, or a type that disagrees with the label (0 on a positive row, 1..3 on a
+    negative one), is an InputError naming the row.
 
 Only what is known at arrival is a feature: the time, the label and the link column never are.
 
@@ -38,6 +49,7 @@ which reads it as missing and counts it (``infinite_as_missing``).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import logging
 import os
@@ -54,6 +66,7 @@ from delaycv.common.checks import EFFORT_EXPECTED
 from delaycv.common.errors import ConfigError, InputError
 from delaycv.data.formats import read_table
 from delaycv.data.mapping import (
+    COMMIT_TYPE,
     INF_MODES,
     Mapping,
     class_text,
@@ -119,8 +132,9 @@ METADATA_KEYS = (
 #: Keys a stream's metadata has only when it applies: ``effort`` (where the effort comes from,
 #: e.g. ``"la + ld"``), present when the stream has an effort; ``time``: ``"position"`` when
 #: the file has no time column (each instance's time is its position; the engine then takes
-#: windows in instances only).
-OPTIONAL_METADATA_KEYS = ("effort", "time")
+#: windows in instances only); ``copy_rows``: the rows of a ``commit_type`` link column read as
+#: copies (reveals, not instances), present with that link kind.
+OPTIONAL_METADATA_KEYS = ("effort", "time", "copy_rows")
 
 
 class _MappingEffort:
@@ -649,6 +663,97 @@ def _link_label_time(
     return label_time, stats
 
 
+#: spdisc's commit types (the link kind ``commit_type``): a clean commit, a defect-inducing one
+#: found after the file's waiting time, one found within it, and a copy placed when its commit
+#: was found
+CLEAN, FOUND_LATE, FOUND_IN_TIME, COPY = 0, 1, 2, 3
+#: a day in seconds: spdisc places a copy a whole number of days from its commit
+DAY = 86_400
+_COMMIT_TYPES_EXPECTED = (
+    "spdisc's commit types: 0 (clean), 1 or 2 (defect-inducing, found after or within the "
+    "waiting time) or 3 (a copy of a defect-inducing commit, at the time it was found)"
+)
+
+
+def _commit_types(raw: RawTable, m: Mapping, label: np.ndarray) -> np.ndarray:
+    """The link column's commit types (int8), checked: each of 0..3 (numbers, or their text as
+    a nominal ARFF attribute ``{0,1,2,3}`` holds it), 0 exactly on label 0."""
+    column = raw.table.column(m.link)
+    if raw.column(m.link).kind == NUMERIC:
+        values = np.asarray(pc.fill_null(column, np.nan).to_numpy(), dtype=np.float64)
+    else:
+        number = {str(t): float(t) for t in (CLEAN, FOUND_LATE, FOUND_IN_TIME, COPY)}
+        text = _text_values(raw, m.link).to_pylist()
+        values = np.array([number.get(class_text(v), np.nan) for v in text], dtype=np.float64)
+    bad = ~np.isin(values, (CLEAN, FOUND_LATE, FOUND_IN_TIME, COPY))
+    if bad.any():
+        row = _first(bad)
+        value = column[row].as_py()
+        what = "missing commit type" if value is None else f"commit type {class_text(value)!r}"
+        raise InputError(
+            f"{what} in column {m.link!r}",
+            path=raw.path,
+            location=raw.location(row),
+            expected=_COMMIT_TYPES_EXPECTED,
+        )
+    types = values.astype(np.int8)
+    clash = (types == CLEAN) != (label == 0)
+    if clash.any():
+        row = _first(clash)
+        side = f"negative ({m.label} {m.negative!r})" if label[row] == 0 else "positive"
+        raise InputError(
+            f"commit type {types[row]} in column {m.link!r} on a {side} row",
+            path=raw.path,
+            location=raw.location(row),
+            expected="type 0 on the clean rows and 1, 2 or 3 on the defect-inducing ones "
+            f"({m.label} {m.positive!r})",
+        )
+    return types
+
+
+def _copies_label_time(
+    time: np.ndarray, types: np.ndarray, features: pd.DataFrame, raw: RawTable
+) -> tuple[np.ndarray, dict, np.ndarray]:
+    """label_time (float64, NaN = never), the link counts and the rows that are instances (all
+    but the copies): each copy reveals its commit (the module docstring, ``commit_type``)."""
+    label_time = np.full(time.shape[0], np.nan)
+    commits = np.flatnonzero((types == FOUND_LATE) | (types == FOUND_IN_TIME))
+    copies = np.flatnonzero(types == COPY)
+    # exact keys: the feature values (missing ones alike) and the time of day
+    rows = np.concatenate([commits, copies])
+    codes = [pd.factorize(features[name].to_numpy()[rows])[0] for name in features.columns]
+    keys = dict(
+        zip(rows.tolist(), zip(*codes, (time[rows] % DAY).tolist(), strict=True), strict=True)
+    )
+    free: dict[tuple, list[int]] = {}  # each key's commits not yet revealed, in time order
+    for row in commits[np.argsort(time[commits], kind="stable")].tolist():
+        free.setdefault(keys[row], []).append(row)
+    unmatched = []
+    for copy in copies[np.argsort(time[copies], kind="stable")].tolist():
+        waiting = free.get(keys[copy])
+        if not waiting:
+            unmatched.append(copy)
+            continue
+        at_or_before = bisect.bisect_right([time[r] for r in waiting], time[copy]) - 1
+        label_time[waiting.pop(max(at_or_before, 0))] = time[copy]
+    stats = {
+        "links": int(copies.size),
+        "dangling_links": len(unmatched),
+        "dangling_no_row": len(unmatched),
+        "dangling_only_negatives": 0,
+    }
+    if unmatched:
+        log.warning(
+            "%s: %d copy row(s) (commit type 3) match no defect-inducing commit of the file (one "
+            "of type 1 or 2 with the same feature values, a whole number of days away, not "
+            "revealed by another copy): left out; first: %s",
+            raw.path,
+            len(unmatched),
+            ", ".join(raw.location(r) for r in sorted(unmatched)[:3]),
+        )
+    return label_time, stats, types != COPY
+
+
 def _check_inf(inf: str) -> None:
     if inf not in INF_MODES:
         raise ConfigError(
@@ -684,7 +789,10 @@ def convert_table(
     else:
         time = _times(raw, m.time, m, "time", required=True, offsets=offsets).astype(np.int64)
         order, sorted_rows = _time_order(raw, time, sort)
-    if m.link is not None:
+    copies = m.link is not None and m.link_kind == COMMIT_TYPE
+    if copies:
+        types = _commit_types(raw, m, label)
+    elif m.link is not None:
         link = _times(raw, m.link, m, "link", required=False, none=m.link_none, offsets=offsets)
         label_time, stats = _link_label_time(time, label, link, m, raw)
     else:
@@ -692,7 +800,11 @@ def convert_table(
     names = _feature_names(raw, m)
     effort = _effort(raw, m)
     features, infinite = _features(raw, m, names, inf)
-    if order is not None:
+    if copies:
+        label_time, stats, instances = _copies_label_time(time, types, features, raw)
+        order = np.flatnonzero(instances) if order is None else order[instances[order]]
+        stats["copy_rows"] = n - int(instances.sum())
+    if order is not None:  # (the rows in time order, without the copies)
         time, label, label_time = time[order], label[order], label_time[order]
         effort = None if effort is None else effort[order]
         features = features.iloc[order].reset_index(drop=True)

@@ -17,8 +17,11 @@ from delaycv.common.errors import ConfigError
 from delaycv.data.timeunits import MAPPING_TIME_UNITS, POSITION
 
 #: What the link column holds (see :mod:`delaycv.data.convert`): the arrival time of the commit a row
-#: fixes, or the reveal time of the row's own positive label.
-LINK_KINDS = ("fix_timestamp", "label_time")
+#: fixes, the reveal time of the row's own positive label, or spdisc's commit type (its rows of
+#: type 3 are copies of earlier defect-inducing rows, placed at the time each was found).
+LINK_KINDS = ("fix_timestamp", "label_time", "commit_type")
+#: the link kind of spdisc's ``commit_type`` column
+COMMIT_TYPE = "commit_type"
 #: What an infinite feature value is: an error (default) or a missing value.
 INF_MODES = ("error", "missing")
 
@@ -209,7 +212,8 @@ class Mapping:
     positive      the positive class (label 1); compared as text, ``1`` == ``1.0``
     negative      the other class; None = the other declared ARFF value, or the one other value seen
     link          optional feedback-link column (never a feature)
-    link_kind     ``fix_timestamp`` (Commit Guru) or ``label_time`` (see the module docstring)
+    link_kind     ``fix_timestamp`` (Commit Guru), ``label_time`` or ``commit_type`` (spdisc; see
+                  :mod:`delaycv.data.convert`)
     link_none     link value that means "no link" (besides a missing value); Commit Guru: -1
     drop          columns that are not features (e.g. ids, or columns that encode the future)
     categorical   columns read as text categories rather than numbers (CSV)
@@ -338,12 +342,16 @@ PRESETS: dict[str, Preset] = {
             label="contains_bug",
             positive="True",
             negative="False",
+            link="commit_type",
+            link_kind="commit_type",
+            link_none=None,
             drop=("commit_type",),
             effort=("la", "ld"),
         ),
         drop_truncated_last_line=True,
-        description="Cabral et al. ICSE'19 spdisc ARFF: no fix link; commit_type encodes the "
-        "future; effort la + ld (absolute line counts, as in Commit Guru; lt is per file)",
+        description="Cabral et al. ICSE'19 spdisc ARFF: commit_type 3 rows are copies of earlier "
+        "defect-inducing commits at the time each was found (their reveal times, no instances); "
+        "effort la + ld (absolute line counts, as in Commit Guru; lt is per file)",
     ),
 }
 

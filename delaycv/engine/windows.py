@@ -208,7 +208,7 @@ def _unit_warning(profile: TimeProfile, policy, sides: dict[str, str], where: st
 def only_clean_labels(policy, has_fixes: bool) -> list[str]:
     """A warning where every label the policy can release is 0: both of its windows end in the
     clean assumption (``verification``), so only a fix seen (``label_time``) gives a 1, and the
-    stream has no fix time (an spdisc file, a stream converted without a fix-link column)."""
+    stream has no fix time (a stream converted without a link column)."""
     if has_fixes or not policy.ones_need_fixes:
         return []
     return [

@@ -29,7 +29,7 @@ class StreamFacts:
     #: whether the stream has an effort
     effort: bool | None
     #: whether it has fix times (``label_time``): a generated stream has; a raw file where its
-    #: mapping names a fix-link column (the ``commit-guru`` preset does, ``spdisc`` does not); a
+    #: mapping names a link column (both presets do: ``spdisc``'s is its copies); a
     #: canonical stream as its file's metadata says
     fix_times: bool | None
     #: whether its times are its instances' positions (a raw file's mapping with ``time_unit:

@@ -5,12 +5,14 @@ Skipped, with the reason, where that folder is absent (tests/support/paths.py: s
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
 from delaycv.common.errors import InputError
 from delaycv.data.arff import read_arff
-from delaycv.data.convert import convert_file, load_stream
+from delaycv.data.convert import DAY, convert_file, load_stream
 from delaycv.data.stream_file import read_stream
 from tests.support.paths import SPDISC, shared_file
 
@@ -131,18 +133,39 @@ def test_spdisc_truncated_last_lines():
     assert sorted(set(f.stem for f in files) - set(truncated)) == ["camel", "tomcat"]
 
 
+def commit_types(path) -> np.ndarray:
+    """The commit type of each row of an spdisc file (its last field; a cut-short last line
+    left out)."""
+    rows = [line.split(",") for line in path.read_text().splitlines()]
+    return np.array([int(r[16]) for r in rows if len(r) == 17 and not r[0].startswith("@")])
+
+
 def test_spdisc_preset_converts_every_file(tmp_path):
+    """Every copy (commit type 3) reveals a commit of its file and is no instance; the reveals
+    agree with the file's own types: a commit of type 2, found within the 90 days the files
+    were made with, is revealed within 90 days, one of type 1 after them."""
     for f in spdisc_files():
         meta = convert_file(f, tmp_path / f"{f.stem}.parquet", preset="spdisc")
+        of_row = commit_types(f)
+        types = Counter(of_row.tolist())
         assert meta["dataset"] == f.stem
-        assert 9000 <= meta["rows"] <= 37000
-        assert meta["positives_with_label_time"] == 0 and meta["feedback_column"] is None
+        assert meta["rows"] == types[0] + types[1] + types[2]
+        assert meta["positives"] == types[1] + types[2]
+        assert meta["copy_rows"] == meta["links"] == meta["positives_with_label_time"] == types[3]
+        assert meta["dangling_links"] == 0
+        assert meta["feedback_column"] == meta["link_kind"] == "commit_type"
         assert meta["dropped_columns"] == ["commit_type"]  # it encodes the future
         assert "fix" in meta["features"] and len(meta["features"]) == 14
         assert meta["positive_class"] == "True" and meta["negative_class"] == "False"
         assert meta["missing"] == {}
+        s = read_stream(tmp_path / f"{f.stem}.parquet")
+        revealed = ~np.isnan(s.label_time)
+        delay = (s.label_time - s.time)[revealed]
+        assert (delay % DAY == 0).all()
+        np.testing.assert_array_equal(delay <= 90 * DAY, of_row[of_row != 3][revealed] == 2)
     s = read_stream(tmp_path / "brackets.parquet")
-    assert s.metadata["rows"] == 21347 and s.metadata["positives"] == 8082
+    assert (s.metadata["rows"], s.metadata["positives"]) == (17310, 4045)
+    assert (s.metadata["copy_rows"], s.metadata["label_time_before_time"]) == (4037, 9)
     assert s.metadata["dropped_last_line"] is True
     assert set(np.unique(s.features["fix"])) == {0.0, 1.0}  # nominal {False,True} -> 0/1
 
@@ -236,7 +259,9 @@ def test_brackets_effort_is_la_plus_ld_row_by_row(tmp_path, brackets_arff, brack
 
 def test_spdisc_preset_effort_is_la_plus_ld(tmp_path):
     """spdisc's la and ld are absolute line counts too (whole numbers, la > 0 where lt is 0),
-    while its lt is per file (lt * nf is a whole number on every row): la + ld, not la * lt."""
+    while its lt is per file (lt * nf is a whole number on every row): la + ld, not la * lt.
+    (Counted over every row of the file; the stream's effort over its commits, the copies left
+    out.)"""
     src = shared_file("spdisc-icse19-master/datasets/brackets.arff")
     raw = read_arff(src, drop_truncated_last_line=True).table
     la, ld = raw.column("la").to_numpy(), raw.column("ld").to_numpy()
@@ -248,12 +273,13 @@ def test_spdisc_preset_effort_is_la_plus_ld(tmp_path):
     meta = convert_file(src, tmp_path / "s.parquet", preset="spdisc")
     assert meta["effort"] == "la + ld"
     s = read_stream(tmp_path / "s.parquet")
-    np.testing.assert_array_equal(s.effort, la + ld)
+    commits = commit_types(src) != 3
+    np.testing.assert_array_equal(s.effort, (la + ld)[commits])
     assert s.effort[:6].tolist() == [3754.0, 4.0, 2.0, 5.0, 5.0, 74.0]
-    assert s.effort.sum() == 3_492_824.0 and s.effort.max() == 170_403.0
-    # 5875 rows change no line; 5829 of them touch no file at all (ns = nd = nf = 0)
-    assert int((s.effort == 0).sum()) == 5875
-    assert int((s.features["nf"][s.effort == 0] == 0).sum()) == 5829
+    assert s.effort.sum() == 2_556_014.0 and s.effort.max() == 170_403.0
+    # 5787 commits change no line; 5741 of them touch no file at all (ns = nd = nf = 0)
+    assert int((s.effort == 0).sum()) == 5787
+    assert int((s.features["nf"][s.effort == 0] == 0).sum()) == 5741
 
 
 def pq_names(path) -> list[str]:
