@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from delaycv.common.checks import is_number
-from delaycv.common.errors import ConfigError
+from delaycv.common.errors import ConfigError, InputError
 from delaycv.data.timeunits import MAPPING_TIME_UNITS, POSITION
 
 #: What the link column holds (see :mod:`delaycv.data.convert`): the arrival time of the commit a row
@@ -370,9 +370,11 @@ def resolve_mapping(
             )
         p = PRESETS[preset]
     if isinstance(mapping, Mapping):
-        return mapping, p
+        return check_copies_kept(mapping, p), p
     if mapping is not None:
-        return Mapping.from_dict(mapping, base=None if p is None else p.mapping), p
+        return check_copies_kept(
+            Mapping.from_dict(mapping, base=None if p is None else p.mapping), p
+        ), p
     if p is None:
         raise ConfigError(
             "no mapping and no preset",
@@ -380,3 +382,45 @@ def resolve_mapping(
             expected="a preset (" + ", ".join(PRESETS) + ") or a mapping",
         )
     return p.mapping, p
+
+
+def check_copies_kept(
+    mapping: Mapping, preset: Preset | None, *, where: str = "mapping"
+) -> Mapping:
+    """``mapping``, unless it drops the ``spdisc`` preset's link: without it, the file's copies
+    (commit type 3) would be read as commits, each found defect twice (a ConfigError at
+    ``key <where>.link``)."""
+    if preset is None or preset.mapping.link_kind != COMMIT_TYPE:
+        return mapping
+    if (mapping.link, mapping.link_kind) != (preset.mapping.link, COMMIT_TYPE):
+        raise ConfigError(
+            f"the {preset.name} preset's link ({preset.mapping.link}, link_kind {COMMIT_TYPE}) "
+            f"replaced by {mapping.link!r} (link_kind {mapping.link_kind!r})",
+            location=f"key {where}.link",
+            expected=f"no link or link_kind over the {preset.name} preset: its link is the "
+            "file's copies (commit type 3), which reveal its commits; read as commits, each "
+            'found defect would count twice (docs/data.md, "spdisc\'s copies")',
+        )
+    return mapping
+
+
+def kept_copies(metadata: dict) -> bool:
+    """Whether a stream's metadata says it was converted from an spdisc file without reading its
+    copies as reveals (by delaycv 0.1.0, whose ``spdisc`` preset kept them as commits): each
+    found defect is in it twice, and it has no fix time."""
+    return metadata.get("preset") == "spdisc" and metadata.get("link_kind") != COMMIT_TYPE
+
+
+def check_copies_read(metadata: dict, path: str) -> None:
+    """An InputError naming ``path`` when its stream kept an spdisc file's copies as commits
+    (:func:`kept_copies`): its numbers would be wrong, and converting the file again mends it."""
+    if kept_copies(metadata):
+        raise InputError(
+            "converted from an spdisc file by a delaycv that kept the file's copies (commit "
+            f"type 3) as commits: each found defect is in it twice ({metadata.get('rows')} rows, "
+            f"{metadata.get('positives')} positives), and it has no fix time",
+            path=path,
+            expected=f"the stream converted again from its source ({metadata.get('source')}) "
+            "with delaycv convert SRC DEST --preset spdisc, which reads the copies as the "
+            'reveals of their commits (docs/data.md, "spdisc\'s copies")',
+        )

@@ -191,11 +191,13 @@ def _stream_facts(
         )
     if cwd is None:
         return UNKNOWN
+    from delaycv.data.mapping import check_copies_read
     from delaycv.data.stream import has_effort
     from delaycv.data.stream_file import stream_file_facts
 
     try:
         meta, categorical = stream_file_facts(Path(cwd) / path)
+        check_copies_read(meta, path)
         found = meta.get("positives_with_label_time")
         return StreamFacts(
             has_effort(meta),
@@ -267,7 +269,7 @@ def _arff_categories(path: str, mapping, cwd: str | os.PathLike) -> tuple[str, .
 
 def _raw_mapping(key: str, dataset: Mapping, source: str):
     """The column mapping of a raw file: its ``mapping`` over its ``preset``'s, or the preset's."""
-    from delaycv.data.mapping import PRESETS
+    from delaycv.data.mapping import PRESETS, check_copies_kept
     from delaycv.data.mapping import Mapping as ColumnMapping
 
     preset = dataset.get("preset")
@@ -281,7 +283,9 @@ def _raw_mapping(key: str, dataset: Mapping, source: str):
     if "mapping" in dataset:
         base = None if preset is None else PRESETS[preset].mapping
         return with_source(
-            lambda m, where: ColumnMapping.from_dict(m, where=where, base=base),
+            lambda m, where: check_copies_kept(
+                ColumnMapping.from_dict(m, where=where, base=base), PRESETS.get(preset), where=where
+            ),
             dataset["mapping"],
             where=f"{key}.mapping",
             source=source,

@@ -8,6 +8,7 @@ import json
 import logging
 import tempfile
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import delaycv
 from delaycv.cli import main
-from delaycv.common.errors import InputError
+from delaycv.common.errors import ConfigError, InputError
 from delaycv.data.convert import DAY, load_stream
+from delaycv.data.stream_file import write_stream
+from delaycv.study.loading import load_config
 
 NAN = np.nan
 HEAD = """@relation spdisc-like
@@ -180,3 +184,46 @@ def test_each_copy_reveals_a_commit_like_it(rows):
         )
     )
     assert got == Counter((c[1], c[4] % DAY, c[4]) for c in copies)
+
+
+@pytest.mark.parametrize("change", [{"link": None}, {"link_kind": "label_time"}])
+def test_the_preset_s_link_cannot_be_dropped(tmp_path, change):
+    """Without its link, the spdisc preset would read the copies as commits again."""
+    with pytest.raises(ConfigError, match="key mapping.link: the spdisc preset's link"):
+        load_stream(arff(tmp_path, HAND), preset="spdisc", mapping=change)
+
+
+def test_a_stream_that_kept_the_copies_is_refused(tmp_path, capsys):
+    """A stream converted by delaycv 0.1.0 from an spdisc file (the preset in its metadata, no
+    link) holds every found defect twice: `delaycv evaluate` and a study refuse it, naming the
+    file and the command that converts it again; the same file converted now is taken."""
+    now = load_stream(arff(tmp_path, HAND), preset="spdisc")
+    then = replace(
+        now,
+        label_time=np.full(len(now), np.nan),
+        metadata={**now.metadata, "feedback_column": None, "link_kind": None},
+    )
+    write_stream(then, tmp_path / "old.parquet")
+    write_stream(now, tmp_path / "new.parquet")
+    run = ["evaluate", "--learner", "NoChange", "--policy", "ideal", "--folds", "2"]
+    assert (
+        main([*run[:1], str(tmp_path / "old.parquet"), *run[1:], "--out", str(tmp_path / "o")]) == 2
+    )
+    err = capsys.readouterr().err
+    assert (
+        f"{tmp_path / 'old.parquet'}: converted from an spdisc file by a delaycv that kept" in err
+    )
+    assert "delaycv convert SRC DEST --preset spdisc" in err and not (tmp_path / "o").exists()
+    config = {
+        "datasets": {"old": {"path": "old.parquet"}, "new": {"path": "new.parquet"}},
+        "learners": {"n": {"class": "NoChange"}},
+        "policies": {"ideal": {"preset": "ideal"}},
+        "seeds": [1],
+    }
+    for old in (tmp_path / "old.parquet", str(tmp_path / "old.parquet"), then):
+        with pytest.raises(InputError, match="converted from an spdisc file by a delaycv that"):
+            delaycv.evaluate(old, "NoChange", policy="ideal", validation={"folds": 2})
+    with pytest.raises(ConfigError, match="key datasets.old.path: old.parquet: converted from"):
+        load_config(config, cwd=tmp_path, learners=False)
+    del config["datasets"]["old"]
+    assert load_config(config, cwd=tmp_path, learners=False)["datasets"]["new"]
