@@ -945,7 +945,7 @@ def test_figures_of_the_corrected_reference_need_a_metric_it_estimates(effort_fi
 
 def test_a_policy_of_clean_labels_beside_a_dataset_without_fix_times_warns(files, caplog):
     """verification gives a 1 only where a fix is seen: on a dataset without fix times (a raw
-    file whose mapping names no fix link, as spdisc's; a canonical stream whose metadata counts
+    file whose mapping names no link column; a canonical stream whose metadata counts
     none) every label it releases is 0. A warning naming the policy and the datasets, with the
     key's line; none for a dataset with fix times or a policy that inspects a side."""
     from dataclasses import replace
