@@ -74,9 +74,10 @@ def test_a_window_longer_than_the_stream_can_release_nothing(caplog):
 
 
 def test_a_policy_that_can_release_only_clean_labels_says_so(caplog):
-    """verification on a stream without fix times (one converted without a link column): every label it releases is
-    0, which a study of such a file showed only as "observed n/a". One warning, before the run,
-    logged and recorded; none with fix times, none for hitl (its positives are inspected)."""
+    """verification on a stream without fix times (one converted without a link column): every
+    label it releases is 0, which a study of such a file showed only as "observed n/a". One
+    warning, before the run, logged and recorded; none with fix times, none for hitl (its
+    positives are inspected)."""
     stream = generate_stream(rows=1200, seed=1)
     bare = replace(
         stream,
