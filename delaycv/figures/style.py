@@ -544,7 +544,8 @@ def boxes_with_points(ax, data: pd.DataFrame, x: str, y: str, order, palette, rn
     """A box per value of ``x`` and its points, jittered sideways.
 
     Nothing is drawn when no value is finite (seaborn cannot draw such boxes): the caller says why
-    in the panel.
+    in the panel. A value of ``x`` without a finite value beside others that have one has an
+    empty slot, its tick label saying ``(no value)``.
 
     Parameters
     ----------
@@ -581,17 +582,27 @@ def boxes_with_points(ax, data: pd.DataFrame, x: str, y: str, order, palette, rn
         linewidth=1.1,
         legend=False,
     )
+    empty = []
     for k, name in enumerate(order):
         values = data.loc[data[x] == name, y].to_numpy(dtype=float)
+        jitter = rng.uniform(-JITTER, JITTER, size=len(values))  # (drawn for every value)
+        finite = np.isfinite(values)
+        if not finite.any():  # (no points: matplotlib cannot place masked ones on categories)
+            empty.append(name)
+            continue
         ax.scatter(
-            k + rng.uniform(-JITTER, JITTER, size=len(values)),
-            values,
+            k + jitter[finite],
+            values[finite],
             s=10,
             color=palette[name],
             alpha=0.75,
             linewidths=0,
             zorder=3,
         )
+    if empty:
+        labels = [f"{name}\n(no value)" if name in empty else str(name) for name in order]
+        ax.set_xticks(range(len(order)), labels)
+        ax.set_xlim(-0.5, len(order) - 0.5)
 
 
 def slug(text: str) -> str:

@@ -174,6 +174,27 @@ def test_final_distributions_show_every_fold(table):
     np.testing.assert_allclose(np.sort(points), np.sort(last["accuracy"].to_numpy()))
 
 
+def test_a_learner_without_a_final_value_leaves_its_slot_empty(table, tmp_path):
+    """A learner whose metric is undefined at the last checkpoint of one policy (no prediction of
+    the class, e.g.) beside learners that have values: the figure is drawn, that learner's slot
+    empty and named so (matplotlib could not place its points, all missing, on the learners'
+    axis: the figures job stopped), the other learners' points as before."""
+    last = table["checkpoint"] == table["checkpoint"].max()
+    gone = last & (table["policy"] == "hitl_7d_90d") & (table["learner"] == "prior")
+    partly = last & (table["policy"] == "ideal") & (table["learner"] == "nb")
+    holed = table.assign(accuracy=table["accuracy"].mask(gone).mask(partly & (table.fold < 3)))
+    fig = final_distributions(holed, dataset="synth", metric="accuracy", reference="observed")
+    assert save_figure(fig, tmp_path / "final", ["png"], 50)[0].read_bytes().startswith(PNG)
+    ax = next(a for a in fig.axes if a.get_title() == "policy hitl_7d_90d")
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["ht", "nb", "prior\n(no value)"] and ax.get_xlim() == (-0.5, 2.5)
+    points = np.concatenate([c.get_offsets()[:, 1] for c in ax.collections if len(c.get_offsets())])
+    kept = holed[last & (holed.policy == "hitl_7d_90d") & (holed.reference == "observed")]
+    np.testing.assert_allclose(np.sort(points), np.sort(kept["accuracy"].dropna().to_numpy()))
+    ideal = next(a for a in fig.axes if a.get_title() == "policy ideal")
+    assert [t.get_text() for t in ideal.get_xticklabels()] == ["ht", "nb", "prior"]
+
+
 def test_draw_figures_writes_png_and_pdf(table, tests_all, tmp_path):
     paths = draw_figures(
         table,
