@@ -368,6 +368,10 @@ def _warn_tests_out_of_reach(
     alpha, resamples = float(tests["alpha"]), int(tests["resamples"])
     shared = validation["scheme"] != "bootstrap" or bool(validation.get("fixed_split"))
     how = "the fixed split" if validation["scheme"] == "bootstrap" else validation["scheme"]
+    plain = _policies_of_seedless_runs(config, broken)
+    if not plain:  # (every run draws noise from its seed: no run repeats another)
+        shared = False
+    under = _under_plain_policies(config, plain)
     learners = list(config["learners"])
     known = all(name in seeded for name in learners)
     unseeded = [name for name in learners if seeded.get(name) is False]
@@ -379,7 +383,7 @@ def _warn_tests_out_of_reach(
         return f"{n} {word}{'s' if n != 1 else ''}"
 
     if shared and unseeded and seeds > 1:
-        _warn_repeated_runs(config, source, broken, mistakes, unseeded, how, seeds)
+        _warn_repeated_runs(config, source, broken, mistakes, unseeded, how, seeds, plain)
     if floor(folds * seeds) > alpha:
         pairs = folds * seeds
         what = f"{count(folds, 'fold')} x {count(seeds, 'seed')} give at most"
@@ -393,9 +397,10 @@ def _warn_tests_out_of_reach(
             what = (
                 f"under {how} every seed has the same folds, so {listed(unseeded)}, which "
                 f"{'ignores its' if one else 'ignore their'} seed, repeat{'s' if one else ''} "
-                f"{'its' if one else 'their'} values under each seed, which the tests count once:"
+                f"{'its' if one else 'their'} values{under} under each seed, which the tests "
+                "count once:"
             )
-            who = f"none of the bias tests and contrasts of {listed(unseeded)}" + (
+            who = f"none of the bias tests and contrasts of {listed(unseeded)}{under}" + (
                 ", nor a test between two of them," if len(unseeded) > 1 else ""
             )
         else:
@@ -425,6 +430,26 @@ def _warn_tests_out_of_reach(
     )
 
 
+def _policies_of_seedless_runs(config: dict, broken: set[tuple]) -> list[str]:
+    """The policies under which a learner that ignores its seed runs the same under every seed
+    (the folds aside): none when each run flips its predictions with a noise drawn from its seed
+    (``evaluation.prediction_noise``), else those without an inspection error (whose flips are
+    drawn from the run's seed too)."""
+    if float(config["evaluation"].get("prediction_noise", 0.0)) > 0:
+        return []
+    return [
+        name for name, _, policy in _study_policies(config, broken) if not policy.inspection_error
+    ]
+
+
+def _under_plain_policies(config: dict, plain: list[str]) -> str:
+    """``" under the policies without an inspection error (a, b)"`` when only some of the
+    study's policies are ``plain``, else ``""``."""
+    if not plain or len(plain) == len(config["policies"]):
+        return ""
+    return f" under the policies without an inspection error ({listed(plain)})"
+
+
 def _warn_repeated_runs(
     config: dict,
     source: str,
@@ -433,21 +458,23 @@ def _warn_repeated_runs(
     unseeded: list[str],
     how: str,
     seeds: int,
+    plain: list[str],
 ) -> None:
     """A warning that learners which ignore their seed, under folds every seed shares, run the
-    same evaluation once per seed: how many of the study's evaluations repeat another."""
+    same evaluation once per seed under the policies ``plain`` (:func:`_policies_of_seedless_runs`):
+    how many of the study's evaluations repeat another."""
     if ("policies",) in broken or ("datasets",) in broken:
         return
-    per_seed = len(config["datasets"]) * len(config["policies"])
-    total = per_seed * len(config["learners"]) * seeds
+    per_seed = len(config["datasets"]) * len(plain)
+    total = len(config["datasets"]) * len(config["policies"]) * len(config["learners"]) * seeds
     repeated = per_seed * len(unseeded) * (seeds - 1)
     mistakes.warnings.append(
         ConfigError(
             f"the learner{'s' if len(unseeded) > 1 else ''} {listed(unseeded)} "
             f"{'ignore their' if len(unseeded) > 1 else 'ignores its'} seed and under {how} every "
-            f"seed has the same folds: each of {'their' if len(unseeded) > 1 else 'its'} runs is "
-            f"the same under the {seeds} seeds, so {repeated} of the study's {total} evaluations "
-            "repeat another",
+            f"seed has the same folds: each of {'their' if len(unseeded) > 1 else 'its'} runs"
+            f"{_under_plain_policies(config, plain)} is the same under the {seeds} seeds, so "
+            f"{repeated} of the study's {total} evaluations repeat another",
             path=source,
             location="key seeds",
             expected="seeds that change the runs: folds that differ by seed (bootstrap without "

@@ -1099,6 +1099,25 @@ def test_learners_that_ignore_their_seed_are_named_with_the_runs_they_repeat(
     # the seeds' folds differ
     assert warnings_of("f.yaml", validation=cv, seeds=[1, 2], learners={"f": forest}) == []
     assert warnings_of("b.yaml", validation={"folds": 5}, seeds=[1, 2, 3]) == []
+    # noise drawn from the run's seed makes every run differ: prediction noise flips any run's
+    # predictions, an inspection error the labels of its policy's runs
+    noisy = {"prediction_noise": 0.1}
+    assert warnings_of("n.yaml", validation=cv, seeds=[1, 2, 3], evaluation=noisy) == []
+    policies = {
+        "ideal": {"preset": "ideal"},
+        "h": {"preset": "hitl", "pos_window": "7d", "neg_window": "90d", "inspection_error": 0.1},
+    }
+    alone = {"policy_grids": {}}
+    repeated, tests = warnings_of(
+        "i.yaml", validation=cv, seeds=[1, 2, 3], policies=policies, **alone
+    )
+    assert (
+        "each of their runs under the policies without an inspection error (ideal) is the same "
+        "under the 3 seeds, so 4 of the study's 12 evaluations repeat another" in repeated
+    ), repeated
+    assert "repeat their values under the policies without an inspection error (ideal) " in tests
+    only = {"h": policies["h"]}
+    assert warnings_of("o.yaml", validation=cv, seeds=[1, 2, 3], policies=only, **alone) == []
 
 
 def test_a_duration_window_beside_a_stream_without_times_is_refused_at_load(tmp_path):
