@@ -327,7 +327,8 @@ def _warn_only_clean_labels(
 ) -> None:
     """A warning for each policy whose windows both end in the clean assumption (a 1 only where a
     fix is seen: ``verification``) beside datasets known to have no fix time (a raw file whose
-    mapping names no link column: ``facts``): every label it releases there is 0 (the run warns too: ``only_clean_labels``)."""
+    mapping names no link column: ``facts``): every label it releases there is 0 (the run warns
+    too: ``only_clean_labels``)."""
     bare = [name for name, fact in facts.items() if fact.fix_times is False]
     if not bare:
         return
