@@ -50,13 +50,17 @@ def _interval(mean, low, high) -> str:
     )
 
 
-Column = tuple[str, Callable[[pd.Series], str], bool]  # header, cell text, numeric
+Column = tuple[str, Callable[[dict], str], bool]  # header, cell text (of a row's dict), numeric
 
 
 def _table(rows: pd.DataFrame, columns: Sequence[Column], bold: pd.Series) -> str:
     head = [f"<th>{escape(h)}</th>" for h, _, _ in columns]
     body = []
-    for (_, row), strong in zip(rows.iterrows(), bold, strict=True):
+    # rows as dicts, made column by column: a Series per row (iterrows) or pandas' own records
+    # cost a page of every checkpoint most of its time
+    names, values = list(rows.columns), [rows[name].tolist() for name in rows.columns]
+    records = [dict(zip(names, row, strict=True)) for row in zip(*values, strict=True)]
+    for row, strong in zip(records, bold, strict=True):
         cells = "".join(
             f'<td class="num">{escape(cell(row))}</td>'
             if numeric
@@ -164,18 +168,12 @@ def _groups(frame: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str] | N
     """Sections in order of first appearance, metrics in the order of ``metrics`` when given."""
     if frame.empty:
         return []
-    order = frame[list(keys)].drop_duplicates()
+    # one pass over the rows (a mask per section made a page of every checkpoint quadratic)
+    grouped = frame.groupby(list(keys), sort=False, observed=True)
+    out = [(dict(zip(keys, values, strict=True)), rows) for values, rows in grouped]
     if metrics is not None:
         rank = {m: i for i, m in enumerate(metrics)}
-        order = order.sort_values(
-            "metric", key=lambda col: col.map(lambda m: rank.get(m, len(rank))), kind="stable"
-        )
-    out = []
-    for values in order.itertuples(index=False):
-        mask = pd.Series(True, index=frame.index)
-        for key, value in zip(keys, values, strict=True):
-            mask &= frame[key] == value
-        out.append((dict(zip(keys, values, strict=True)), frame[mask]))
+        out.sort(key=lambda section: rank.get(section[0]["metric"], len(rank)))  # (stable)
     return out
 
 

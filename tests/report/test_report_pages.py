@@ -268,3 +268,46 @@ def test_a_note_every_test_carries_is_said_once_above_the_tables():
     six = run_tests(fold_table(folds=6), metrics=["gmean"])
     assert shared_note(six, alpha=0.05, resamples=5000) == ""
     assert "No test on this page" not in statistics.tests_html(six, title="t", shared_note="")
+
+
+def sections_by_masks(frame, keys, metrics):
+    """The sections of a page as a mask per section made them (the definition: the key values
+    in order of first appearance, metrics in the order of ``metrics``; each section's rows in
+    the table's order)."""
+    order = frame[list(keys)].drop_duplicates()
+    if metrics is not None:
+        rank = {m: i for i, m in enumerate(metrics)}
+        order = order.sort_values(
+            "metric", key=lambda col: col.map(lambda m: rank.get(m, len(rank))), kind="stable"
+        )
+    out = []
+    for values in order.itertuples(index=False):
+        mask = pd.Series(True, index=frame.index)
+        for key, value in zip(keys, values, strict=True):
+            mask &= frame[key] == value
+        out.append((dict(zip(keys, values, strict=True)), frame[mask]))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sections_are_grouped_in_one_pass_as_by_a_mask_each(seed):
+    """A page's sections (one pass over the rows, so that a page of every checkpoint is not
+    quadratic in its sections) are those a mask per section gives, in the same order, with the
+    same rows in the same order; metrics not listed come last."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    frame = pd.DataFrame(
+        {
+            "metric": rng.choice(["gmean", "recall_1", "fpr_1", "brier"], n),
+            "reference": pd.array(rng.choice(["observed", "true"], n), dtype="string"),
+            "at": rng.choice(["checkpoint_500", "checkpoint_1000", "last"], n),
+            "value": rng.normal(size=n),
+        }
+    )
+    keys = ["metric", "reference", "at"]
+    for metrics in (None, ["recall_1", "gmean"]):
+        got = statistics._groups(frame, keys, metrics)
+        want = sections_by_masks(frame, keys, metrics)
+        assert [key for key, _ in got] == [key for key, _ in want]
+        for (_, a), (_, b) in zip(got, want, strict=True):
+            pd.testing.assert_frame_equal(a, b)
