@@ -357,9 +357,10 @@ PRESETS: dict[str, Preset] = {
 
 
 def resolve_mapping(
-    preset: str | None = None, mapping: Mapping | dict | None = None
+    preset: str | None = None, mapping: Mapping | dict | None = None, *, where: str = "mapping"
 ) -> tuple[Mapping, Preset | None]:
-    """The mapping to use: ``mapping`` (a Mapping, or a dict over the preset's mapping)."""
+    """The mapping to use: ``mapping`` (a Mapping, or a dict over the preset's mapping), and the
+    preset. Errors of ``mapping`` name the key ``where`` (a study's ``datasets.<name>.mapping``)."""
     p = None
     if preset is not None:
         if preset not in PRESETS:
@@ -370,11 +371,10 @@ def resolve_mapping(
             )
         p = PRESETS[preset]
     if isinstance(mapping, Mapping):
-        return check_copies_kept(mapping, p), p
+        return _check_copies_kept(mapping, p, where), p
     if mapping is not None:
-        return check_copies_kept(
-            Mapping.from_dict(mapping, base=None if p is None else p.mapping), p
-        ), p
+        base = None if p is None else p.mapping
+        return _check_copies_kept(Mapping.from_dict(mapping, where=where, base=base), p, where), p
     if p is None:
         raise ConfigError(
             "no mapping and no preset",
@@ -384,9 +384,7 @@ def resolve_mapping(
     return p.mapping, p
 
 
-def check_copies_kept(
-    mapping: Mapping, preset: Preset | None, *, where: str = "mapping"
-) -> Mapping:
+def _check_copies_kept(mapping: Mapping, preset: Preset | None, where: str) -> Mapping:
     """``mapping``, unless it drops the ``spdisc`` preset's link: without it, the file's copies
     (commit type 3) would be read as commits, each found defect twice (a ConfigError at
     ``key <where>.link``)."""

@@ -269,8 +269,7 @@ def _arff_categories(path: str, mapping, cwd: str | os.PathLike) -> tuple[str, .
 
 def _raw_mapping(key: str, dataset: Mapping, source: str):
     """The column mapping of a raw file: its ``mapping`` over its ``preset``'s, or the preset's."""
-    from delaycv.data.mapping import PRESETS, check_copies_kept
-    from delaycv.data.mapping import Mapping as ColumnMapping
+    from delaycv.data.mapping import PRESETS, resolve_mapping
 
     preset = dataset.get("preset")
     if preset is not None and preset not in PRESETS:
@@ -281,11 +280,8 @@ def _raw_mapping(key: str, dataset: Mapping, source: str):
             expected="one of " + ", ".join(PRESETS),
         )
     if "mapping" in dataset:
-        base = None if preset is None else PRESETS[preset].mapping
         return with_source(
-            lambda m, where: check_copies_kept(
-                ColumnMapping.from_dict(m, where=where, base=base), PRESETS.get(preset), where=where
-            ),
+            lambda m, where: resolve_mapping(preset, m, where=where)[0],
             dataset["mapping"],
             where=f"{key}.mapping",
             source=source,
