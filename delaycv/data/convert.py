@@ -714,8 +714,9 @@ def _commit_types(raw: RawTable, m: Mapping, label: np.ndarray) -> np.ndarray:
 def _copies_label_time(
     time: np.ndarray, types: np.ndarray, features: pd.DataFrame, raw: RawTable
 ) -> tuple[np.ndarray, dict, np.ndarray]:
-    """label_time (float64, NaN = never), the link counts and the rows that are instances (all
-    but the copies): each copy reveals its commit (the module docstring, ``commit_type``)."""
+    """label_time (float64, NaN = never), the link and copy counts and the rows that are
+    instances (all but the copies): each copy reveals its commit (the module docstring,
+    ``commit_type``)."""
     label_time = np.full(time.shape[0], np.nan)
     commits = np.flatnonzero((types == FOUND_LATE) | (types == FOUND_IN_TIME))
     copies = np.flatnonzero(types == COPY)
@@ -738,6 +739,7 @@ def _copies_label_time(
         label_time[waiting.pop(max(at_or_before, 0))] = time[copy]
     stats = {
         "links": int(copies.size),
+        "copy_rows": int(copies.size),  # (every copy leaves the stream, matched or not)
         "dangling_links": len(unmatched),
         "dangling_no_row": len(unmatched),
         "dangling_only_negatives": 0,
@@ -803,7 +805,6 @@ def convert_table(
     if copies:
         label_time, stats, instances = _copies_label_time(time, types, features, raw)
         order = np.flatnonzero(instances) if order is None else order[instances[order]]
-        stats["copy_rows"] = n - int(instances.sum())
     if order is not None:  # (the rows in time order, without the copies)
         time, label, label_time = time[order], label[order], label_time[order]
         effort = None if effort is None else effort[order]
