@@ -312,12 +312,16 @@ def bias_html(
             f"{key['metric']}, {estimate} − true ({_window(key, effort_scope)}; "
             f"{direction_words(key['metric'])})"
         )
-        labels = "observed labels" if estimate == "observed" else "corrected estimate"
+        labels, verb = (
+            ("observed labels", "score")
+            if estimate == "observed"
+            else ("corrected estimate", "scores")
+        )
         if has_direction(key["metric"]):
             up = higher_is_better(key["metric"])
             direction = (
                 f'<p class="direction">{estimate} − true: a positive value means the {labels} '
-                f"score the learner higher than the true labels, which is "
+                f"{verb} the learner higher than the true labels, which is "
                 f"{'optimistic' if up else 'pessimistic'} ({escape(key['metric'])}: "
                 f"{'higher' if up else 'lower'} is better).</p>"
             )
