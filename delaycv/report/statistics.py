@@ -599,6 +599,8 @@ _CONTRAST_MEANING = {
     "observed": "the policy's observed-label estimate minus {r}'s true value, the evaluation's "
     "error plus the model's loss",
     "true": "the policy's true value minus {r}'s, what the delay costs the model alone",
+    "corrected": "the policy's corrected estimate minus {r}'s true value, what a practitioner "
+    "under the policy would conclude with the correction (against the true value's row)",
 }
 
 
@@ -608,6 +610,6 @@ def _contrast_heading(key: dict, rows: pd.DataFrame, effort_scope: str | None = 
     reference_policy = str(rows["reference_policy"].iloc[0])
     return (
         f"{key['metric']}: {rows['contrast'].iloc[0]} — "
-        f"{_CONTRAST_MEANING.get(key['reference'], '').format(r=reference_policy)} "
+        f"{_CONTRAST_MEANING[key['reference']].format(r=reference_policy)} "
         f"({_window(key, effort_scope)}; {direction_words(key['metric'])})"
     )

@@ -203,6 +203,17 @@ def test_contrasts_page_reads_each_policy_against_the_reference():
     ]
     assert "the evaluation's error plus the model's loss" in headings[0]
     assert "what the delay costs the model alone" in headings[1]
+    # a table with the corrected reference: its section says what it measures too
+    table = hand_table()
+    both = pd.concat([table, table[table.reference == "true"].assign(reference="corrected")])
+    corrected = Tables(
+        statistics.contrasts_html(policy_contrasts(both, metrics=["gmean"]), title="c", alpha=0.2)
+    )
+    (heading,) = [h for h, _, _ in corrected.sections if h.startswith("gmean: corrected")]
+    assert heading.startswith(
+        "gmean: corrected estimate vs ideal — the policy's corrected estimate minus ideal's true "
+        "value, what a practitioner under the policy would conclude with the correction"
+    ), heading
     _, head, rows = parsed.sections[0]
     assert head[:3] == ["learner", "checkpoint", "policy"]  # no "at" column for "last"
     ((bold, cells),) = rows
