@@ -150,7 +150,8 @@ class Disclosure:
             out.append(
                 "corrected: no window ends in an inspection, so the share of defects that no "
                 "fix ever reveals cannot be estimated: corrected adds only the fixes still to "
-                "come (from the delays of the fixes seen) and stays between observed and true"
+                "come (from the delays of the fixes seen), and the defects no fix reveals stay "
+                "unseen (docs/corrected.md, 'Automatic labelling')"
             )
         if self.inspection_error >= 0.5 and any(self.truth):
             out.append(
