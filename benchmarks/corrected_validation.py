@@ -1,11 +1,14 @@
-"""The corrected reference checked against the truth on the HITL study: the tables of
-docs/corrected.md, from the workflow's outputs and the streams.
+"""The corrected reference checked against the truth on the HITL study and the spdisc files: the
+tables of docs/corrected.md, from the workflow's outputs and the streams.
 
-Run the RQ1 replication configs first (river's HoeffdingTree and MOA's; they share their run
-directories and evaluate every checkpoint against ``observed``, ``true`` and ``corrected``):
+Run the replication configs first (RQ1 with river's HoeffdingTree and MOA's, RQ3, the spdisc
+study; they share their run directories and evaluate every checkpoint against ``observed``,
+``true`` and ``corrected``); the tables of the studies that have not run are skipped, each named:
 
     snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq1.yaml
     snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq1-moa.yaml
+    snakemake --cores 2 --profile profiles/default --configfile config/hitl-rq3.yaml
+    snakemake --cores 2 --profile profiles/default --configfile config/spdisc-verification.yaml
     python benchmarks/corrected_validation.py [--out results/corrected] [--doc docs/corrected.md]
 
 Reads each study's merged fold tables (``<results>/merged/<dataset>.parquet``) and prints, as
@@ -26,6 +29,18 @@ HITL policy, fold and project:
   those it predicted negative (the correction assumes they are equal), and the same share in the
   first and the second half of the stream (it assumes the delays do not drift).
 
+Under automatic labelling (both windows clean: the ``verification`` preset) the correction can
+only add the fixes still to come. Two more tables, from two more studies where they have run:
+
+* ``verification``: the same errors for the ``verification`` policies (W = 1d ... 90d) of the RQ3
+  config (``config/hitl-rq3.yaml``, river's HoeffdingTree) at the key commits, by W and pooled,
+  with the share of cells where the corrected estimate lies between the observed one and the
+  truth (``between (%)``);
+* ``maturity``: the spdisc files (``config/spdisc-verification.yaml``: verification 90d, the
+  setting of Cabral et al.), at every checkpoint, by how many years before the end of its file
+  the checkpoint lies, with the defect rate of the commits of those years: the files' last
+  years are not fully labelled yet, and there the truth, not the estimate, is short.
+
 ``--simulated N`` adds ``simulated``: synthetic streams whose assumptions hold
 (:mod:`delaycv.data.synthetic`, stationary log-normal fix delays, 80 % of the defects ever
 fixed), naive Bayes, hitl 7d/60d with declared inspection error rates 0, 0.1, 0.2 and 0.3,
@@ -43,6 +58,8 @@ the cells as CSV.
 from __future__ import annotations
 
 import argparse
+import itertools
+import logging
 import math
 import os
 import re
@@ -65,46 +82,150 @@ STUDIES = {
     "river HoeffdingTree": REPO / "results" / "hitl-rq1",
     "MOA HoeffdingTree": REPO / "results" / "hitl-rq1-moa",
 }
+#: the studies of automatic labelling at the key commits (the ``verification`` table)
+VERIFICATION = {"river HoeffdingTree": REPO / "results" / "hitl-rq3"}
+#: the study of the spdisc files under verification 90d (the ``maturity`` table)
+MATURITY = REPO / "results" / "spdisc-verification"
 METRICS = ("gmean", "recall_1", "fpr_1")
 KEY_COMMITS = (1000, 2000, 3000, 4000, 5000)
-CUT2YEARS = REPO.parent / "shared" / "datasets" / "commit_guru_dataset" / "cut2years"
+SHARED = REPO.parent / "shared" / "datasets"
+CUT2YEARS = SHARED / "commit_guru_dataset" / "cut2years"
+SPDISC = SHARED / "spdisc-icse19-master" / "datasets"
+YEAR = 365 * 86400
+#: the bands of years before the end of a file (the ``maturity`` table)
+YEARS_BEFORE_END = (0, 1, 2, 3, np.inf)
 
 
-def read_study(root: Path) -> pd.DataFrame:
-    """The study's merged fold tables: HITL policies and ideal, at the key commits (each the first
-    checkpoint at or after it, as the study's tests and contrasts read them:
-    :func:`delaycv.stats.checkpoints.choose_checkpoints`)."""
+def read_merged(root: Path, *columns: str) -> pd.DataFrame:
+    """The study's merged fold tables (the run keys, ``reference``, ``checkpoint``, ``columns``
+    and the metrics)."""
     paths = sorted((root / "merged").glob("*.parquet"))
     if not paths:
         raise FileNotFoundError(f"no merged tables under {root}/merged/ (run the config first)")
-    keep = ["dataset", "learner", "seed", "policy", "fold", "reference", "checkpoint", *METRICS]
-    frame = pd.concat([read_table(p)[keep] for p in paths], ignore_index=True)
+    keep = ["dataset", "learner", "seed", "policy", "fold", "reference", "checkpoint"]
+    keep += [*columns, *METRICS]
+    return pd.concat([read_table(p)[keep] for p in paths], ignore_index=True)
+
+
+def read_study(root: Path) -> pd.DataFrame:
+    """The study's merged fold tables at the key commits (each the first checkpoint at or after
+    it, as the study's tests and contrasts read them:
+    :func:`delaycv.stats.checkpoints.choose_checkpoints`)."""
+    frame = read_merged(root)
     chosen = choose_checkpoints(frame, {"positions": list(KEY_COMMITS)})
     return at_checkpoints(frame, chosen)
 
 
-def cells(frame: pd.DataFrame, study: str) -> pd.DataFrame:
-    """One row per (run, fold, checkpoint, metric) of a HITL policy: observed, true, corrected."""
-    hitl = frame[frame["policy"].str.startswith("hitl_")]
-    keys = ["dataset", "learner", "seed", "policy", "fold", "checkpoint"]
-    long = hitl.melt(id_vars=[*keys, "reference"], value_vars=list(METRICS), var_name="metric")
-    wide = long.pivot_table(
-        index=[*keys, "metric"], columns="reference", values="value", dropna=False
-    ).reset_index()
-    windows = wide["policy"].str.extract(r"hitl_(?P<P>[^_]+)_(?P<N>[^_]+)")
-    wide["family"] = "hitl, N = " + windows["N"]
-    wide["P"] = windows["P"]
+def _wide(frame: pd.DataFrame, study: str, keys: list[str]) -> pd.DataFrame:
+    """One row per (``keys``, metric): observed, true, corrected and the two absolute errors."""
+    long = frame.melt(id_vars=[*keys, "reference"], value_vars=list(METRICS), var_name="metric")
+    # the cells there are, NaN values kept (a pivot table without dropna adds every combination
+    # of the keys: the checkpoints of one dataset under another)
+    wide = long.set_index([*keys, "metric", "reference"])["value"].unstack("reference")
+    wide = wide.reset_index()
+    wide.columns.name = None
     wide["study"] = study
     wide["err_observed"] = (wide["observed"] - wide["true"]).abs()
     wide["err_corrected"] = (wide["corrected"] - wide["true"]).abs()
     return wide
 
 
+RUN_CELL = ["dataset", "learner", "seed", "policy", "fold", "checkpoint"]
+
+
+def cells(frame: pd.DataFrame, study: str) -> pd.DataFrame:
+    """One row per (run, fold, checkpoint, metric) of a HITL policy: observed, true, corrected."""
+    wide = _wide(frame[frame["policy"].str.startswith("hitl_")], study, RUN_CELL)
+    windows = wide["policy"].str.extract(r"hitl_(?P<P>[^_]+)_(?P<N>[^_]+)")
+    wide["family"] = "hitl, N = " + windows["N"]
+    wide["P"] = windows["P"]
+    return wide
+
+
+def verification_cells(frame: pd.DataFrame, study: str) -> pd.DataFrame:
+    """One row per (run, fold, checkpoint, metric) of a ``verification`` policy, with its W."""
+    wide = _wide(frame[frame["policy"].str.startswith("verification_")], study, RUN_CELL)
+    wide["W"] = wide["policy"].str.removeprefix("verification_")
+    return wide
+
+
+def between_share(data: pd.DataFrame, by: list[str]) -> pd.Series:
+    """The share (%) of cells whose corrected value lies between the observed one and the truth
+    (both included)."""
+    ok = data.dropna(subset=["observed", "true", "corrected"])
+    inside = (ok["corrected"] - ok["observed"]) * (ok["corrected"] - ok["true"]) <= 0
+    return (100 * inside.groupby([ok[k] for k in by], sort=False).mean()).rename("between (%)")
+
+
+def verification_table(data: pd.DataFrame) -> pd.DataFrame:
+    """The ``verification`` table: the errors by study, metric and W, then pooled over W."""
+    pooled = data.assign(W="pooled")
+    days = {w: pd.Timedelta(w.upper()) for w in data["W"].unique()}  # 7d -> 7 days
+    order = {w: i for i, w in enumerate(sorted(days, key=days.get))}
+    order["pooled"] = len(order)
+    parts = []
+    for part in (data, pooled):
+        table = error_table(part, ["study", "metric", "W"])
+        between = between_share(part, ["study", "metric", "W"]).reset_index()
+        parts.append(table.merge(between, on=["study", "metric", "W"]))
+    out = pd.concat(parts, ignore_index=True)
+    out = out.assign(_w=out["W"].map(order)).sort_values(["study", "metric", "_w"], kind="stable")
+    return out.drop(columns="_w")
+
+
+def maturity_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """The cells of the spdisc study's ``verification_90d`` runs at every checkpoint, with the
+    band of years between the checkpoint and the end of its file."""
+    frame = frame[frame["policy"] == "verification_90d"]
+    end = frame.groupby("dataset")["time"].transform("max")
+    wide = _wide(frame.assign(years=(end - frame["time"]) / YEAR), "spdisc", [*RUN_CELL, "years"])
+    wide["band"] = _year_bands(wide["years"])
+    return wide
+
+
+def _year_bands(years: pd.Series) -> pd.Series:
+    """``[a, b) years before the end`` of each value."""
+    edges = YEARS_BEFORE_END
+    names = [f"{a}-{b} y" if np.isfinite(b) else f">= {a} y" for a, b in itertools.pairwise(edges)]
+    return pd.cut(years, list(edges), right=False, labels=names)
+
+
+def defect_rates(datasets: list[str]) -> pd.Series:
+    """The share (%) of defect-inducing commits among those of each band of years before the end
+    of its spdisc file, over the ``datasets`` (their files converted with the spdisc preset)."""
+    from delaycv.data.convert import load_stream
+
+    parts = []
+    quiet = logging.getLogger("delaycv.data")  # the truncated last lines the preset drops
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        for name in datasets:
+            stream = load_stream(SPDISC / f"{name}.arff", preset="spdisc")
+            years = pd.Series((stream.time.max() - stream.time) / YEAR)
+            parts.append(pd.DataFrame({"band": _year_bands(years), "label": stream.label}))
+    finally:
+        quiet.setLevel(level)
+    both = pd.concat(parts, ignore_index=True)
+    return (100 * both.groupby("band", observed=True)["label"].mean()).rename("defects (%)")
+
+
+def maturity_table(data: pd.DataFrame) -> pd.DataFrame:
+    """The ``maturity`` table: the errors of G-mean and recall_1 by band, and the defect rate of
+    the commits of each band."""
+    data = data[data["metric"].isin(["gmean", "recall_1"])]
+    table = error_table(data, ["metric", "band"]).drop(columns="no estimate (%)")
+    rates = defect_rates(sorted(data["dataset"].unique()))
+    table = table.merge(rates.reset_index(), on="band", how="left")
+    table = table.sort_values(["metric", "band"], kind="stable")  # the bands in their order
+    return table.assign(band=table["band"].astype(str))
+
+
 def error_table(data: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     """Median errors, the share of the error removed, the share of cells made worse, the signed
     means."""
     ok = data.dropna(subset=["observed", "true", "corrected"])
-    g = ok.groupby(by, sort=False)
+    g = ok.groupby(by, sort=False, observed=True)
     out = pd.DataFrame(
         {
             "cells": g.size(),
@@ -116,7 +237,9 @@ def error_table(data: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         }
     )
     out["removed (%)"] = 100 * (1 - out["median |corr - true|"] / out["median |obs - true|"])
-    missing = data.groupby(by, sort=False)["corrected"].apply(lambda x: x.isna().mean() * 100)
+    missing = data.groupby(by, sort=False, observed=True)["corrected"].apply(
+        lambda x: x.isna().mean() * 100
+    )
     out["no estimate (%)"] = missing
     cols = [
         "cells",
@@ -301,11 +424,26 @@ def main(argv=None) -> int:
             found[study] = cells(read_study(root), study)
         except FileNotFoundError as err:
             print(f"corrected_validation: skipped {study}: {err}", file=sys.stderr)
-    if not found and not tables:
+    verified = {}
+    for study, root in VERIFICATION.items():
+        try:
+            verified[study] = verification_cells(read_study(root), study)
+        except FileNotFoundError as err:
+            print(f"corrected_validation: skipped {study} (verification): {err}", file=sys.stderr)
+    try:
+        maturity = maturity_cells(read_merged(MATURITY, "time"))
+    except FileNotFoundError as err:
+        print(f"corrected_validation: skipped the spdisc study: {err}", file=sys.stderr)
+        maturity = None
+    if not found and not verified and maturity is None and not tables:
         sys.exit("corrected_validation: no study has run (see the usage above)")
     data = pd.concat(found.values(), ignore_index=True).assign(pooled="pooled") if found else None
     if data is not None:
         tables |= study_tables(data, assumptions=not args.no_assumptions)
+    if verified:
+        tables["verification"] = verification_table(pd.concat(verified.values()))
+    if maturity is not None:
+        tables["maturity"] = maturity_table(maturity)
     text = {name: markdown(table) for name, table in tables.items()}
     for name, table in text.items():
         print(f"## {name}\n\n{table}\n")

@@ -272,6 +272,17 @@ def test_the_hitl_study_plans_exactly_its_120_evaluations(tmp_path):
     assert counts["compare"] == 8 and counts["rankings"] == 1
 
 
+@pytest.mark.realdata
+def test_the_spdisc_verification_study_plans_its_52_evaluations(tmp_path):
+    shared_file("spdisc-icse19-master/datasets/npm.arff")  # skips without the data
+    workdir = with_configs(tmp_path)
+    (tmp_path / "shared").symlink_to(SHARED_DATASETS.parent.resolve())  # ../shared beside it
+    counts = rules_of(planned_jobs(workdir, "--configfile", "config/spdisc-verification.yaml"))
+    # 13 projects x 2 learners x 1 seed x (ideal + verification 90d)
+    assert counts["evaluate"] == 13 * 2 * 2 == 52
+    assert counts["convert"] == 13 and counts["compare"] == 13 and counts["rankings"] == 1
+
+
 def test_a_user_config_runs_only_its_own_learners_and_policies(tmp_path):
     workdir = with_configs(tmp_path)
     (workdir / "my.yaml").write_text(yaml.safe_dump(ONE_LEARNER))
