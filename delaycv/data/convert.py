@@ -172,8 +172,10 @@ def _first(mask: np.ndarray) -> int:
     return int(idx[0]) if idx.size else -1
 
 
-def _check_columns(raw: RawTable, m: Mapping) -> None:
-    names = raw.names
+def check_mapping_columns(names: Sequence[str], m: Mapping, path: str) -> None:
+    """Every column the mapping ``m`` names is one of the file's columns ``names`` (its header:
+    the study checks it before any conversion runs), and no feature it lists is the time, label
+    or link; an InputError names the mapping key, ``path`` and the file's columns."""
     wanted: list[tuple[str, str]] = [("label", m.label)]
     if m.time is not None:
         wanted.insert(0, ("time", m.time))
@@ -187,7 +189,7 @@ def _check_columns(raw: RawTable, m: Mapping) -> None:
         if col not in names:
             raise InputError(
                 f"column {col!r} named by mapping key {key!r} does not exist",
-                path=raw.path,
+                path=path,
                 location=f"key mapping.{key}",
                 expected="one of the file's columns: " + ", ".join(names),
             )
@@ -196,7 +198,7 @@ def _check_columns(raw: RawTable, m: Mapping) -> None:
             if col in (m.time, m.label, m.link):
                 raise InputError(
                     f"column {col!r} cannot be a feature (it is the time, label or link)",
-                    path=raw.path,
+                    path=path,
                     location="key mapping.features",
                     expected="columns known at arrival other than time, label and link",
                 )
@@ -782,7 +784,7 @@ def convert_table(
     """
     _check_inf(inf)
     m = mapping
-    _check_columns(raw, m)
+    check_mapping_columns(raw.names, m, raw.path)
     n = raw.table.num_rows
     label, negative = _labels(raw, m)
     offsets: dict = {}  # (the time and the link column: ISO times with UTC offsets or without)

@@ -350,6 +350,23 @@ def _without_truncated_last_line(
     return data, False
 
 
+def read_csv_header(path: str | os.PathLike, delimiter: str = ",") -> list[str]:
+    """The column names of a CSV file's header (its first line; the data is not read), checked
+    as :func:`read_csv` checks them: an InputError names the file and line."""
+    where = str(path)
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+    except OSError as err:
+        raise InputError(
+            f"cannot read: {err.strerror}", path=where, expected="a readable file"
+        ) from None
+    check_text(first, where, "CSV")
+    if first.startswith(_BOM):
+        first = first[len(_BOM) :]
+    return _header(first, where, delimiter)
+
+
 def read_csv(
     path: str | os.PathLike,
     *,

@@ -235,7 +235,7 @@ def _raw_facts(
     mapping = _raw_mapping(key, dataset, source)
     fix_times = mapping.link is not None
     positions = mapping.time is None  # (time_unit position)
-    categorical = _arff_categories(path, mapping, cwd) if fmt == "arff" and cwd is not None else ()
+    categorical = _check_header(key, dataset, fmt, mapping, source, cwd) if cwd is not None else ()
     if "effort" not in dataset:
         return StreamFacts(bool(mapping.effort), fix_times, positions, categorical)
     if "effort" in dataset.get("mapping", {}):
@@ -254,17 +254,43 @@ def _raw_facts(
     return StreamFacts(bool(effort), fix_times, positions, categorical)
 
 
-def _arff_categories(path: str, mapping, cwd: str | os.PathLike) -> tuple[str, ...]:
-    """The features an ARFF file's header says will be categorical under ``mapping`` (a CSV
-    file's are not known: its values decide). A header the conversion would refuse is left to
-    it (none known)."""
+def _check_header(key: str, dataset: Mapping, fmt: str, mapping, source: str, cwd) -> tuple:
+    """Check a raw file's header as the conversion checks it before it reads the data, and say
+    which features an ARFF header makes categorical (a CSV file's are not known: its values
+    decide). A header the conversion would refuse, or a column the mapping names that the file
+    lacks (a preset given to another kind of file), is a ConfigError before any job runs, at the
+    mapping key that named the column (``mapping.link``), else at the preset."""
     from delaycv.data.arff import read_arff_header
-    from delaycv.data.convert import header_categories
+    from delaycv.data.convert import check_mapping_columns, header_categories
+    from delaycv.data.csv import read_csv_header
 
+    path = dataset["path"]
+    full = Path(cwd) / path
     try:
-        return header_categories(read_arff_header(Path(cwd) / path), mapping, path)
-    except InputError:
-        return ()
+        if fmt == "csv":
+            check_mapping_columns(read_csv_header(full, mapping.delimiter), mapping, path)
+            return ()
+        columns = read_arff_header(full)
+        check_mapping_columns([c.name for c in columns], mapping, path)
+        return header_categories(columns, mapping, path)
+    except InputError as err:
+        location, message = f"key {key}.path", err.message
+        if err.location and err.location.startswith("key mapping."):
+            named = err.location.removeprefix("key mapping.")
+            if named in dataset.get("mapping", {}) or "preset" not in dataset:
+                location = f"key {key}.mapping.{named}"
+            else:
+                location = f"key {key}.preset"
+                preset = f"the {dataset['preset']} preset's {named}"
+                said = f"mapping key {named!r}"
+                message = (
+                    message.replace(said, preset) if said in message else f"{message} ({preset})"
+                )
+        elif err.location:
+            message = f"{err.location}: {message}"
+        raise ConfigError(
+            f"{path}: {message}", path=source, location=location, expected=err.expected
+        ) from None
 
 
 def _raw_mapping(key: str, dataset: Mapping, source: str):

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from delaycv.common.errors import InputError
-from delaycv.data.csv import _slow_parse, read_csv
+from delaycv.data.csv import _slow_parse, read_csv, read_csv_header
 
 
 def write(tmp_path, text, name="d.csv"):
@@ -38,6 +38,39 @@ def test_bom_crlf_and_blank_lines(tmp_path):
     assert raw.names == ["t", "y"]
     assert raw.table.column("y").to_pylist() == [0.0, 1.0]
     assert raw.location(1) == "row 2 (line 4)"
+
+
+@pytest.mark.parametrize(
+    "data, delimiter, names",
+    [
+        (b"\xef\xbb\xbft,y\r\n1,0\r\n", ",", ["t", "y"]),
+        (b'"t";" y z"\n1;0\n', ";", ["t", "y z"]),
+        (b"t,y", ",", ["t", "y"]),  # a header alone, without a newline
+    ],
+)
+def test_the_header_alone_is_read_as_the_whole_file_reads_it(tmp_path, data, delimiter, names):
+    path = tmp_path / "h.csv"
+    path.write_bytes(data)
+    assert read_csv_header(path, delimiter) == names
+    if data.count(b"\n") > 1:
+        assert read_csv(path, delimiter=delimiter).names == names
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"\n1,2\n", "the first line is empty"),
+        (b"t;x;y\n1;2;3\n", "looks ';'-separated"),
+        (b"t,\x00y\n", "not a text CSV file: a NUL byte"),
+    ],
+)
+def test_the_header_alone_is_refused_as_the_whole_file_is(tmp_path, data, message):
+    path = tmp_path / "h.csv"
+    path.write_bytes(data)
+    for read in (read_csv_header, read_csv):
+        with pytest.raises(InputError, match=message) as info:
+            read(path)
+        assert info.value.location == "line 1"
 
 
 def test_quoted_newline_goes_through_line_parser(tmp_path):

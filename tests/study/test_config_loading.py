@@ -562,10 +562,17 @@ def test_paths_inside_the_working_directory_are_shown_relative(tmp_path, monkeyp
 # --------------------------------------------------------------------------- every mistake at load
 
 
+RAW_MAPPING = {"time": "t", "label": "y", "positive": 1}
+
+
 @pytest.fixture
 def files(tmp_path) -> Path:
     """A working directory with a raw CSV file, a canonical stream and a Parquet table."""
     (tmp_path / "raw.csv").write_text("t,y,f\n1,0,0.5\n2,1,0.25\n")
+    (tmp_path / "raw.arff").write_text(
+        "@relation r\n@attribute t numeric\n@attribute y {0,1}\n@data\n1,0\n2,1\n"
+    )
+    (tmp_path / "blank.csv").write_text("\nt,y\n1,0\n")
     from delaycv.data.stream_file import write_stream
     from delaycv.data.synthetic import generate_stream
 
@@ -637,6 +644,37 @@ def files(tmp_path) -> Path:
             {"datasets": {"d": {"path": "raw.csv"}}},
             "key datasets.d",
             "a raw file needs a preset or a mapping",
+        ),
+        (  # a preset given to another kind of file: found before its conversion runs
+            {"datasets": {"d": {"path": "raw.csv", "preset": "commit-guru"}}},
+            "key datasets.d.preset",
+            "raw.csv: column 'author_date_unix_timestamp' named by the commit-guru preset's time "
+            "does not exist (expected one of the file's columns: t, y, f)",
+        ),
+        (
+            {"datasets": {"d": {"path": "raw.arff", "preset": "spdisc"}}},
+            "key datasets.d.preset",
+            "raw.arff: column 'author_date_unix_timestamp' named by the spdisc preset's time "
+            "does not exist (expected one of the file's columns: t, y)",
+        ),
+        (  # the key that named the column: the mapping's own over the preset's
+            {
+                "datasets": {
+                    "d": {"path": "raw.csv", "preset": "commit-guru", "mapping": {"time": "tt"}}
+                }
+            },
+            "key datasets.d.mapping.time",
+            "raw.csv: column 'tt' named by mapping key 'time' does not exist",
+        ),
+        (
+            {"datasets": {"d": {"path": "raw.csv", "mapping": {**RAW_MAPPING, "link": "fix"}}}},
+            "key datasets.d.mapping.link",
+            "raw.csv: column 'fix' named by mapping key 'link' does not exist",
+        ),
+        (
+            {"datasets": {"d": {"path": "blank.csv", "mapping": RAW_MAPPING}}},
+            "key datasets.d.path",
+            "blank.csv: line 1: the first line is empty (expected a header line)",
         ),
         (
             {"datasets": {"d": {"path": "raw.csv", "mapping": {"time": "t", "lable": "y"}}}},
@@ -849,7 +887,12 @@ def effort_files(files) -> Path:
 
     # another stream than stream.parquet's (one stream under two names is refused, effort aside)
     write_stream(generate_stream(rows=20, seed=2, effort=False), files / "bare.parquet")
-    (files / "cg.csv").write_text("author_date_unix_timestamp,contains_bug,la,ld\n1,1,2,3\n")
+    (files / "cg.csv").write_text(
+        "author_date_unix_timestamp,contains_bug,fix_unix_timestamp,la,ld\n1,1,-1,2,3\n"
+    )
+    (files / "sp.csv").write_text(
+        "author_date_unix_timestamp,contains_bug,commit_type,la,ld\n1,True,1,2,3\n"
+    )
     return files
 
 
@@ -859,7 +902,7 @@ def effort_files(files) -> Path:
         {"g": {"generate": {"rows": 50}}},
         {"s": {"path": "stream.parquet"}},
         {"c": {"path": "cg.csv", "preset": "commit-guru"}},
-        {"c": {"path": "cg.csv", "preset": "spdisc", "effort": "la"}},
+        {"c": {"path": "sp.csv", "preset": "spdisc", "effort": "la"}},
         {
             "c": {
                 "path": "raw.csv",
