@@ -62,10 +62,21 @@ def test_snakemake_lint_is_clean():
 def test_hitl_study_dag(tmp_path):
     workdir = copy_workflow(tmp_path / "wf", REPO / "config" / "hitl-rq1.yaml", library=False)
     config = read_config(workdir / "config.yaml")
-    for name, dataset in config["datasets"].items():  # the raw files need not exist here
+    header = "".join(  # the columns of the preset: the load reads a raw file's header
+        f"@attribute {column} {kind}\n"
+        for column, kind in (
+            ("author_date_unix_timestamp", "numeric"),
+            ("fix_unix_timestamp", "numeric"),
+            ("contains_bug", "{0,1}"),
+            ("la", "numeric"),
+            ("ld", "numeric"),
+        )
+    )
+    for name, dataset in config["datasets"].items():  # only their headers need to be there
         raw = workdir / "raw" / f"{name}.arff"
         raw.parent.mkdir(exist_ok=True)
-        raw.write_text(f"% {name}\n")  # one stream each (the same content is refused)
+        # one stream each (the same content is refused)
+        raw.write_text(f"% {name}\n@relation {name}\n{header}@data\n")
         dataset["path"] = str(raw)
     write_config(workdir, config)
     counts = rules_of(planned_jobs(workdir))
