@@ -373,7 +373,49 @@ def _check_params(cls: type, label: str, params: dict, where: str) -> set[str]:
     for name, value in params.items():
         if name in signature.parameters:
             _check_value(cls, label, signature.parameters[name], value, f"{where}.params.{name}")
+    _check_required(signature, label, params, where)
     return accepted
+
+
+def _check_required(signature: inspect.Signature, label: str, params: dict, where: str) -> None:
+    """Every parameter ``cls`` requires (no default) is in ``params``; one that takes a learner
+    (an ensemble's ``model``, annotated as an estimator) says how a learner is given."""
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    missing = [
+        p
+        for p in signature.parameters.values()
+        if p.kind in keyword and p.default is inspect.Parameter.empty and p.name not in params
+    ]
+    if not missing:
+        return
+    names = ", ".join(repr(p.name) for p in missing)
+    learners = [p.name for p in missing if _takes_a_learner(p)]
+    expected = f"params with {names}"
+    if learners:
+        name = learners[0]
+        expected += (
+            f"; a learner is given as a spec of its own: params: {{{name}: "
+            f"{{class: tree.HoeffdingTreeClassifier}}}} in a config, "
+            f"--param {name}.class=tree.HoeffdingTreeClassifier on the command line"
+        )
+    raise ConfigError(
+        f"{label} requires the parameter{'s' if len(missing) > 1 else ''} {names}",
+        location=f"key {where}.params.{missing[0].name}",
+        expected=expected,
+    )
+
+
+def _takes_a_learner(parameter: inspect.Parameter) -> bool:
+    """Whether a constructor's parameter takes a river estimator (by its annotation: river's
+    ensembles annotate ``model`` as ``base.Classifier`` or the like)."""
+    annotation = parameter.annotation
+    if isinstance(annotation, str):
+        return annotation.split(".")[-1] in _ESTIMATOR_ANNOTATIONS
+    return getattr(annotation, "__name__", "") in _ESTIMATOR_ANNOTATIONS
+
+
+#: river's annotations of a parameter that takes an estimator
+_ESTIMATOR_ANNOTATIONS = frozenset({"Classifier", "Estimator", "Regressor", "Transformer"})
 
 
 def is_instance_spec(spec: Any) -> bool:

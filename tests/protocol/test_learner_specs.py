@@ -190,6 +190,28 @@ def test_trainer_weights():
         ({"klass": "NoChange"}, "key learner.klass", ["klass"]),
         ({"pipeline": []}, "key learner.pipeline", ["pipeline"]),
         ({"class": "NoChange", "params": [1]}, "key learner.params", ["NoChange"]),
+        (  # an ensemble without its model: said before the class is called, and how to give it
+            {"class": "ensemble.ADWINBaggingClassifier", "params": {"n_models": 3}},
+            "key learner.params.model",
+            [
+                "ensemble.ADWINBaggingClassifier requires the parameter 'model'",
+                "params: {model: {class: tree.HoeffdingTreeClassifier}} in a config",
+                "--param model.class=tree.HoeffdingTreeClassifier on the command line",
+            ],
+        ),
+        (
+            {"class": "imblearn.RandomUnderSampler"},
+            "key learner.params.classifier",
+            ["requires the parameters 'classifier', 'desired_dist'", "{classifier: {class: "],
+        ),
+        (  # a required parameter that takes no learner: no word of learner specs
+            {
+                "class": "imblearn.RandomUnderSampler",
+                "params": {"classifier": {"class": "tree.HoeffdingTreeClassifier"}},
+            },
+            "key learner.params.desired_dist",
+            ["requires the parameter 'desired_dist' (expected params with 'desired_dist')"],
+        ),
     ],
 )
 def test_bad_specs_fail_with_the_learner_name(spec, where, words):
