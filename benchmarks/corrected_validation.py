@@ -403,6 +403,18 @@ def write_doc(doc: Path, tables: dict[str, str]) -> None:
     doc.write_text(text)
 
 
+def _studies_run(studies: dict[str, Path], make_cells, what: str = "") -> dict:
+    """``make_cells(frame, study)`` of each study that has run (at the key commits); a line
+    names each one that has not."""
+    out = {}
+    for study, root in studies.items():
+        try:
+            out[study] = make_cells(read_study(root), study)
+        except FileNotFoundError as err:
+            print(f"corrected_validation: skipped {study}{what}: {err}", file=sys.stderr)
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="folder for the cells and tables as CSV")
@@ -418,18 +430,8 @@ def main(argv=None) -> int:
     tables = {}
     if args.simulated:
         tables["simulated"] = simulated_table(args.simulated)
-    found = {}
-    for study, root in STUDIES.items():
-        try:
-            found[study] = cells(read_study(root), study)
-        except FileNotFoundError as err:
-            print(f"corrected_validation: skipped {study}: {err}", file=sys.stderr)
-    verified = {}
-    for study, root in VERIFICATION.items():
-        try:
-            verified[study] = verification_cells(read_study(root), study)
-        except FileNotFoundError as err:
-            print(f"corrected_validation: skipped {study} (verification): {err}", file=sys.stderr)
+    found = _studies_run(STUDIES, cells)
+    verified = _studies_run(VERIFICATION, verification_cells, " (verification)")
     try:
         maturity = maturity_cells(read_merged(MATURITY, "time"))
     except FileNotFoundError as err:

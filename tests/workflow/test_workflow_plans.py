@@ -267,11 +267,18 @@ def test_a_shipped_config_plans_its_own_jobs(tmp_path, configfile, evaluate, con
     }
 
 
+def with_shared_data(tmp_path, probe: str) -> Path:
+    """The workflow with its shipped configs, the shared datasets beside it (../shared) as the
+    configs expect them; skips the test without the data (``probe``, one of its files)."""
+    shared_file(probe)
+    workdir = with_configs(tmp_path)
+    (tmp_path / "shared").symlink_to(SHARED_DATASETS.parent.resolve())
+    return workdir
+
+
 @pytest.mark.realdata
 def test_the_hitl_study_plans_exactly_its_120_evaluations(tmp_path):
-    shared_file("commit_guru_dataset/cut2years/0_brackets.arff")  # skips without the data
-    workdir = with_configs(tmp_path)
-    (tmp_path / "shared").symlink_to(SHARED_DATASETS.parent.resolve())  # ../shared beside it
+    workdir = with_shared_data(tmp_path, "commit_guru_dataset/cut2years/0_brackets.arff")
     counts = rules_of(planned_jobs(workdir, "--configfile", "config/hitl-rq1.yaml"))
     # 8 projects x 1 learner x 1 seed x (7 x 2 HITL windows + ideal)
     assert counts["evaluate"] == 8 * 1 * 1 * 15 == 120
@@ -285,9 +292,7 @@ def test_the_hitl_study_plans_exactly_its_120_evaluations(tmp_path):
 
 @pytest.mark.realdata
 def test_the_spdisc_verification_study_plans_its_52_evaluations(tmp_path):
-    shared_file("spdisc-icse19-master/datasets/npm.arff")  # skips without the data
-    workdir = with_configs(tmp_path)
-    (tmp_path / "shared").symlink_to(SHARED_DATASETS.parent.resolve())  # ../shared beside it
+    workdir = with_shared_data(tmp_path, "spdisc-icse19-master/datasets/npm.arff")
     counts = rules_of(planned_jobs(workdir, "--configfile", "config/spdisc-verification.yaml"))
     # 13 projects x 2 learners x 1 seed x (ideal + verification 90d)
     assert counts["evaluate"] == 13 * 2 * 2 == 52
