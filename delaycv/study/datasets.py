@@ -9,6 +9,7 @@ under two names (:func:`check_same_streams`): it would count twice in the rankin
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from collections.abc import Mapping
@@ -219,7 +220,7 @@ def _raw_facts(
 ) -> StreamFacts:
     """A raw file's checks (its format, its preset or mapping, its effort): whether its stream
     will have an effort, fix times (a fix-link column), and the categorical features an ARFF
-    file's header names (with the working directory: :func:`_arff_categories`)."""
+    file's header names (with the working directory, which :func:`_check_header` checks)."""
     from delaycv.data.mapping import effort_columns
 
     path = dataset["path"]
@@ -235,23 +236,23 @@ def _raw_facts(
     mapping = _raw_mapping(key, dataset, source)
     fix_times = mapping.link is not None
     positions = mapping.time is None  # (time_unit position)
-    categorical = _check_header(key, dataset, fmt, mapping, source, cwd) if cwd is not None else ()
-    if "effort" not in dataset:
-        return StreamFacts(bool(mapping.effort), fix_times, positions, categorical)
-    if "effort" in dataset.get("mapping", {}):
-        raise ConfigError(
-            "the effort is given twice (effort and mapping.effort)",
-            path=source,
-            location=f"key {key}.effort",
-            expected="one of the two",
+    if "effort" in dataset:
+        if "effort" in dataset.get("mapping", {}):
+            raise ConfigError(
+                "the effort is given twice (effort and mapping.effort)",
+                path=source,
+                location=f"key {key}.effort",
+                expected="one of the two",
+            )
+        effort = with_source(
+            lambda value, where: effort_columns(value, where),
+            dataset["effort"],
+            where=f"{key}.effort",
+            source=source,
         )
-    effort = with_source(
-        lambda value, where: effort_columns(value, where),
-        dataset["effort"],
-        where=f"{key}.effort",
-        source=source,
-    )
-    return StreamFacts(bool(effort), fix_times, positions, categorical)
+        mapping = dataclasses.replace(mapping, effort=effort)  # as the conversion applies it
+    categorical = _check_header(key, dataset, fmt, mapping, source, cwd) if cwd is not None else ()
+    return StreamFacts(bool(mapping.effort), fix_times, positions, categorical)
 
 
 def _check_header(key: str, dataset: Mapping, fmt: str, mapping, source: str, cwd) -> tuple:
@@ -277,7 +278,10 @@ def _check_header(key: str, dataset: Mapping, fmt: str, mapping, source: str, cw
         location, message = f"key {key}.path", err.message
         if err.location and err.location.startswith("key mapping."):
             named = err.location.removeprefix("key mapping.")
-            if named in dataset.get("mapping", {}) or "preset" not in dataset:
+            if named == "effort" and "effort" in dataset:  # the dataset's own effort key
+                location = f"key {key}.effort"
+                message = message.replace("named by mapping key 'effort'", "named by key effort")
+            elif named in dataset.get("mapping", {}) or "preset" not in dataset:
                 location = f"key {key}.mapping.{named}"
             else:
                 location = f"key {key}.preset"

@@ -573,6 +573,10 @@ def files(tmp_path) -> Path:
         "@relation r\n@attribute t numeric\n@attribute y {0,1}\n@data\n1,0\n2,1\n"
     )
     (tmp_path / "blank.csv").write_text("\nt,y\n1,0\n")
+    # Commit Guru's columns but no la, ld: the preset's effort needs them
+    (tmp_path / "cg.csv").write_text(
+        "author_date_unix_timestamp,fix_unix_timestamp,contains_bug,ns\n1,-1,0,2\n2,-1,1,3\n"
+    )
     from delaycv.data.stream_file import write_stream
     from delaycv.data.synthetic import generate_stream
 
@@ -671,6 +675,11 @@ def files(tmp_path) -> Path:
             "key datasets.d.mapping.link",
             "raw.csv: column 'fix' named by mapping key 'link' does not exist",
         ),
+        (  # the dataset's own effort key, not the preset's (la + ld)
+            {"datasets": {"d": {"path": "cg.csv", "preset": "commit-guru", "effort": "churn"}}},
+            "key datasets.d.effort",
+            "cg.csv: column 'churn' named by key effort does not exist",
+        ),
         (
             {"datasets": {"d": {"path": "blank.csv", "mapping": RAW_MAPPING}}},
             "key datasets.d.path",
@@ -748,6 +757,21 @@ def test_every_mistake_is_found_when_the_config_loads(files, changes, location, 
     assert err.location.startswith(location), str(err)
     assert words in str(err), str(err)
     assert len(err.errors) == 1, str(err)
+
+
+@pytest.mark.parametrize("effort", [None, "none", "ns", ["ns"]])
+def test_a_dataset_s_effort_replaces_its_preset_s_in_the_header_check(files, effort):
+    """cg.csv has no la and ld, the preset's effort: the dataset's effort key replaces it."""
+    config = with_changes(
+        datasets={"d": {"path": "cg.csv", "preset": "commit-guru", "effort": effort}}
+    )
+    load_config(config, cwd=files, learners=False)
+    with pytest.raises(ConfigError, match="column 'la' named by the commit-guru preset's effort"):
+        load_config(
+            with_changes(datasets={"d": {"path": "cg.csv", "preset": "commit-guru"}}),
+            cwd=files,
+            learners=False,
+        )
 
 
 def test_files_are_checked_only_given_the_working_directory(files):
