@@ -174,11 +174,18 @@ def window_table(
     for w in parsed.values():
         for key, value in PRESETS[w.preset].windows_of(w.pos, w.neg).items():
             distinct.setdefault(w.preset, {}).setdefault(key, set()).add(value)
+    diagonal = _diagonal_presets(parsed.values())
     for policy, w in parsed.items():
         preset = PRESETS[w.preset]
         if not preset.windows:  # (ideal) placed below
             continue
         values = preset.windows_of(w.pos, w.neg)
+        if w.preset in diagonal:  # every window the same: one axis for all of them
+            letters = " = ".join(o.letter for o in preset.windows)
+            value = values[preset.windows[0].key]
+            family = f"{preset.name}, {letters}" + _error_part(w)
+            rows.append((policy, family, letters, value.amount, value.unit))
+            continue
         x = max(preset.windows, key=lambda p: len(distinct[w.preset][p.key]))  # first on ties
         fixed = [f"{o.letter} = {values[o.key]}" for o in preset.windows if o is not x]
         family = ", ".join([preset.name, *fixed]) + _error_part(w)
@@ -196,6 +203,22 @@ def window_table(
     return frame
 
 
+def _diagonal_presets(parsed: Iterable[PolicyWindows]) -> set[str]:
+    """The presets of several windows whose policies here all wait as long on every side (the
+    HITL study's RQ3: hitl with P = N = W), at two or more lengths: their policies make one line
+    over that length, not one family per other window."""
+    from delaycv.protocol.policies import PRESETS
+
+    lengths: dict[str, set[Window] | None] = {}
+    for w in parsed:
+        preset = PRESETS[w.preset]
+        if len(preset.windows) < 2 or lengths.get(w.preset, set()) is None:
+            continue
+        values = set(preset.windows_of(w.pos, w.neg).values())
+        lengths[w.preset] = lengths.get(w.preset, set()) | values if len(values) == 1 else None
+    return {name for name, seen in lengths.items() if seen is not None and len(seen) >= 2}
+
+
 def axis_names() -> dict[str, str]:
     """What a window axis shows, by :func:`window_table`'s ``varies``: the letters of the presets'
     windows (:class:`delaycv.protocol.policies.WindowParameter`) and ``window`` (windows given as they are).
@@ -210,6 +233,10 @@ def axis_names() -> dict[str, str]:
         for preset in reversed(PRESETS.values())
         for w in (*preset.windows, *preset.optional_windows)
     }
+    for preset in PRESETS.values():  # one axis for windows that are all the same (P = N)
+        if len(preset.windows) > 1:
+            letters = " = ".join(w.letter for w in preset.windows)
+            names[letters] = f"{letters}, both windows"
     return {**names, "window": "waiting window"}
 
 

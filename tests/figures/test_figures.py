@@ -165,6 +165,18 @@ def test_sensitivity_axis_is_the_window_grid(table):
         )
 
 
+def test_the_sensitivity_of_rq3_draws_hitl_with_p_equal_to_n_as_one_line():
+    rq3 = {"ideal": 0.0, **{f"hitl_{w}d_{w}d": 0.01 * w for w in (1, 7, 30)}}
+    rq3 |= {f"verification_{w}d": -0.01 for w in (1, 7, 30)}
+    fig = sensitivity(fold_table(folds=3, policies=rq3), dataset="synth", metric="accuracy")
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles == ["policies hitl, P = N", "policies verification"], titles
+    hitl = fig.axes[0]
+    assert [t.get_text() for t in hitl.get_xticklabels()] == ["1", "7", "30", "ideal\n(0)"]
+    assert hitl.get_xlabel() == "P = N, both windows (days, log scale)"
+    assert "not on a window axis" not in fig._suptitle.get_text()
+
+
 def test_final_distributions_show_every_fold(table):
     fig = final_distributions(table, dataset="synth", metric="accuracy", reference="observed")
     ax = next(a for a in fig.axes if a.get_title() == "policy hitl_7d_90d")

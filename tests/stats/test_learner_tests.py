@@ -708,6 +708,24 @@ def test_policy_windows_and_window_table():
     assert given.set_index("policy")["window"].to_dict() == {"a": 86400, "b": 7200}
 
 
+def test_policies_that_wait_as_long_on_both_sides_share_one_axis():
+    """RQ3's hitl policies (P = N = W) made seven families of one window each: no line."""
+    rq3 = [f"hitl_{w}d_{w}d" for w in (1, 3, 7, 90)] + ["verification_1d", "verification_7d"]
+    frame = window_table(["ideal", *rq3]).set_index("policy")
+    hitl = frame.loc[[p for p in rq3 if p.startswith("hitl")]]
+    assert set(hitl["family"]) == {"hitl, P = N"} and set(hitl["varies"]) == {"P = N"}
+    assert (hitl["window"] // 86400).tolist() == [1, 3, 7, 90]
+    assert set(frame.loc[["ideal"], "family"]) == {"hitl, P = N", "verification"}
+    # one policy with P != N among them: the families of each N, as before
+    mixed = window_table([*rq3, "hitl_7d_90d"])
+    assert "hitl, P = N" not in set(mixed["family"]) and "hitl, N = 90d" in set(mixed["family"])
+    # a single P = N policy, or several at one length, is no axis of its own
+    assert set(window_table(["hitl_7d_7d", "hitl_7d_7d_err0.1"])["family"]) == {
+        "hitl, N = 7d",
+        "hitl, N = 7d, inspection error 0.1",
+    }
+
+
 def test_window_table_takes_the_windows_of_the_specs_the_runs_used():
     # names are labels: hitl_7d_90d's spec says 1d/15d, and a spec decides where it goes
     specs = {
