@@ -17,7 +17,8 @@ HITL policy, fold and project:
 
 * ``error``: the median |observed - true| and |corrected - true| per policy family (the waiting
   time N of the predicted negatives) and pooled, the share of the observed error the correction
-  removes (1 - median |corrected - true| / median |observed - true|), the share of cells where
+  removes (1 - median |corrected - true| / median |observed - true|; blank where the observed
+  median rounds to 0.000), the share of cells where
   the correction is further from the truth than the observed estimate, and the mean signed
   errors;
 * ``coverage``: how often the 95 % interval over the folds of the corrected values
@@ -237,6 +238,8 @@ def error_table(data: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         }
     )
     out["removed (%)"] = 100 * (1 - out["median |corr - true|"] / out["median |obs - true|"])
+    # no share of an error that rounds to 0.000 (a ratio of two medians near 0 says nothing)
+    out.loc[out["median |obs - true|"] < 0.0005, "removed (%)"] = np.nan
     missing = data.groupby(by, sort=False, observed=True)["corrected"].apply(
         lambda x: x.isna().mean() * 100
     )

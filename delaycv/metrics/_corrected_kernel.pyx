@@ -455,19 +455,40 @@ cdef class Kernel:
                     else:
                         g[r, d] = 0.0
                 return
-        if n_fixed[s] == 0:
-            for d in range(size):
-                g[r, d] = NAN
-            return
-        # the delay to a fix over the side's instances (g as the work space of at risk, then H)
+        # the rows whose fixes give the delays: the side's, or, before its first fix, every
+        # clean side's (none with a fix: nothing to estimate from)
+        cdef int rows[2]
+        cdef int n_rows = 0, k, c
+        cdef double events
+        if n_fixed[s] != 0:
+            rows[0] = r
+            n_rows = 1
+        else:
+            for c in range(2):
+                if not self.truth[c] and n_fixed[c] != 0:
+                    n_rows = 1
+            if n_rows == 0:
+                for d in range(size):
+                    g[r, d] = NAN
+                return
+            n_rows = 0
+            for c in range(2):
+                if not self.truth[c]:
+                    rows[n_rows] = self.row[c]
+                    n_rows += 1
+        # the delay to a fix over those instances (g as the work space of at risk, then H)
         acc = 0.0
         for d in range(size - 1, -1, -1):
-            acc += fix_delays[r, d] + unfixed_by_day[r, today - d]
+            for k in range(n_rows):
+                acc += fix_delays[rows[k], d] + unfixed_by_day[rows[k], today - d]
             g[r, d] = acc
         surv = 1.0
         for d in range(size):
-            if fix_delays[r, d] > 0:
-                surv *= 1.0 - fix_delays[r, d] / g[r, d]
+            events = 0.0
+            for k in range(n_rows):
+                events += fix_delays[rows[k], d]
+            if events > 0:
+                surv *= 1.0 - events / g[r, d]
             g[r, d] = 1.0 - surv
         top = g[r, size - 1]
         for d in range(size):

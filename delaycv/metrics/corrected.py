@@ -30,7 +30,8 @@ Each evaluated instance gets an *expected true label* q in [0, 1]:
    an inspected side (or before it has a fix), the Kaplan-Meier estimate H of the delay to a fix
    over the side's own instances gives only the fixes still to come,
    ``g(a) = (H(d) - H(a)) / (1 - H(a))`` with d the longest delay seen: the defects no fix will
-   reveal stay unseen. No fix seen at all: q is NaN (nothing to estimate from).
+   reveal stay unseen. A side without a fix yet takes H over every clean-assumption side's
+   instances; no fix seen on any of them: q is NaN (nothing to estimate from).
 
 Ages and delays are counted in whole days of the stream's clock (the day of t minus the day of
 arrival; a stream whose times are positions counts instances).

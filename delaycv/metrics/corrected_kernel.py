@@ -323,9 +323,13 @@ class Kernel:
                 left = pi * (1.0 - F)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     return np.where(F < 1.0, left / (left + 1.0 - pi), 0.0)
-        if not self.n_fixed[s]:
-            return np.full(size, math.nan)
-        H = grid_cdf(self.fix_delays[r, :size], self.unfixed_by_day[r, :size][::-1])
+        rows = [r]
+        if not self.n_fixed[s]:  # no fix on the side yet: the delays of every clean side
+            if not any(self.n_fixed[c] for c, _ in self._clean()):
+                return np.full(size, math.nan)
+            rows = [row for _, row in self._clean()]
+        fixes = self.fix_delays[rows, :size].sum(axis=0)
+        H = grid_cdf(fixes, self.unfixed_by_day[rows, :size].sum(axis=0)[::-1])
         top = H[-1]
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(H < 1.0, (top - H) / (1.0 - H), 0.0)

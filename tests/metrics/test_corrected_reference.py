@@ -284,6 +284,8 @@ def reference_values(disclosure, estimator, arrivals, sides, log, checkpoints):
                     Fa = cdf_at(*F, np.arange(today + 1))
                     g = np.where(Fa < 1, pi * (1 - Fa) / (pi * (1 - Fa) + 1 - pi), 0.0)
             if g is None:
+                if not (seen & mine).any():  # before the side's first fix: every clean side's
+                    mine = np.isin(arrived_side, [c for c in (0, 1) if not disclosure.truth[c]])
                 if (seen & mine).any():
                     H = kaplan_meier(np.where(seen, delay, age)[mine], seen[mine])
                     Ha = cdf_at(*H, np.arange(today + 1))
@@ -325,9 +327,9 @@ class Spy(corrected_module.CorrectedState):
         self.fed.append([np.array(c) for c in columns])
         super().add_evaluations(*columns)
 
-    def values(self, bound, m, t):
-        out = super().values(bound, m, t)
-        self.asked.append(((bound, m, t), out))
+    def values_at(self, checkpoints):  # (what the engine asks; values() asks it too)
+        out = super().values_at(checkpoints)
+        self.asked.extend(zip([tuple(c) for c in checkpoints], out, strict=True))
         return out
 
 
@@ -409,12 +411,47 @@ def test_the_engines_state_equals_the_definition(
         log = {k: np.concatenate([f[i] for f in state.fed]) for i, k in enumerate(names)}
         log["weight"] = np.ones(log["instance"].size)
         checkpoints = [a for a, _ in state.asked]
+        assert len(checkpoints) >= 10  # what the engine asked (none: nothing was compared)
         want = reference_values(
             state.disclosure, state.estimator, state.arrivals, sides, log, checkpoints
         )
         for (at, got), ref in zip(state.asked, want, strict=True):
             np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, err_msg=str(at))
         assert np.isfinite([v[METRICS.index("gmean")] for _, v in state.asked[-3:]]).all()
+
+
+@pytest.mark.parametrize("kernel", list(KERNELS))
+def test_a_side_without_a_fix_yet_takes_the_delays_of_every_clean_side(monkeypatch, kernel):
+    """Under verification with a short window a learner predicts few defects, and none of them
+    may be fixed yet while the other side's are: that side's unfixed instances take the delays of
+    both sides (before, q was NaN there, and with it every corrected value of the fold)."""
+    from delaycv.data.synthetic import generate_stream
+
+    stream = generate_stream(rows=1200, seed=4, positive_rate=0.2, reveal_rate=0.5)
+    policy = dict(policy="verification", window="1d")
+    _, states = run_spied(monkeypatch, stream, policy, "cumulative", KERNELS[kernel], every=100)
+    borrowed = 0
+    for state in states:
+        sides = np.concatenate(state.fed_sides).astype(np.int8)
+        names = ("instance", "side", "pred", "proba", "observed")
+        log = {k: np.concatenate([f[i] for f in state.fed]) for i, k in enumerate(names)}
+        log["weight"] = np.ones(log["instance"].size)
+        checkpoints = [a for a, _ in state.asked]
+        assert len(checkpoints) >= 10  # what the engine asked (none: nothing was compared)
+        want = reference_values(
+            state.disclosure, state.estimator, state.arrivals, sides, log, checkpoints
+        )
+        for (at, got), ref in zip(state.asked, want, strict=True):
+            np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, err_msg=str(at))
+        fixes = state.arrivals.fixes
+        for (bound, m, t), got in state.asked:
+            seen = fixes[:m] <= t
+            fixed_on = [bool((seen & (sides[:m] == s)).any()) for s in (0, 1)]
+            evaluated = {int(s) for s in log["side"][:bound]}
+            if any(fixed_on) and any(s in evaluated and not fixed_on[s] for s in (0, 1)):
+                borrowed += 1
+                assert np.isfinite(got[METRICS.index("gmean")]), (bound, m)
+    assert borrowed >= 2  # the case is there: an evaluated side without a fix, the other with
 
 
 @pytest.mark.parametrize("kernel", list(KERNELS))
