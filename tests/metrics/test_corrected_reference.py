@@ -384,6 +384,23 @@ def small_stream():
     return generate_stream(rows=1200, seed=3)
 
 
+def assert_equals_the_definition(state) -> tuple[np.ndarray, dict]:
+    """Every value a spied state gave equals the definition computed from what it was fed (and
+    it gave some: a spy that saw nothing compares nothing); its sides and evaluation log."""
+    sides = np.concatenate(state.fed_sides).astype(np.int8)
+    names = ("instance", "side", "pred", "proba", "observed")
+    log = {k: np.concatenate([f[i] for f in state.fed]) for i, k in enumerate(names)}
+    log["weight"] = np.ones(log["instance"].size)
+    checkpoints = [a for a, _ in state.asked]
+    assert len(checkpoints) >= 10  # what the engine asked
+    want = reference_values(
+        state.disclosure, state.estimator, state.arrivals, sides, log, checkpoints
+    )
+    for (at, got), ref in zip(state.asked, want, strict=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, err_msg=str(at))
+    return sides, log
+
+
 @pytest.mark.parametrize("kernel", list(KERNELS))
 @pytest.mark.parametrize("policy", list(POLICIES))
 @pytest.mark.parametrize(
@@ -406,17 +423,7 @@ def test_the_engines_state_equals_the_definition(
     )
     assert len(states) == 2
     for state in states:
-        sides = np.concatenate(state.fed_sides).astype(np.int8)
-        names = ("instance", "side", "pred", "proba", "observed")
-        log = {k: np.concatenate([f[i] for f in state.fed]) for i, k in enumerate(names)}
-        log["weight"] = np.ones(log["instance"].size)
-        checkpoints = [a for a, _ in state.asked]
-        assert len(checkpoints) >= 10  # what the engine asked (none: nothing was compared)
-        want = reference_values(
-            state.disclosure, state.estimator, state.arrivals, sides, log, checkpoints
-        )
-        for (at, got), ref in zip(state.asked, want, strict=True):
-            np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, err_msg=str(at))
+        assert_equals_the_definition(state)
         assert np.isfinite([v[METRICS.index("gmean")] for _, v in state.asked[-3:]]).all()
 
 
@@ -432,17 +439,7 @@ def test_a_side_without_a_fix_yet_takes_the_delays_of_every_clean_side(monkeypat
     _, states = run_spied(monkeypatch, stream, policy, "cumulative", KERNELS[kernel], every=100)
     borrowed = 0
     for state in states:
-        sides = np.concatenate(state.fed_sides).astype(np.int8)
-        names = ("instance", "side", "pred", "proba", "observed")
-        log = {k: np.concatenate([f[i] for f in state.fed]) for i, k in enumerate(names)}
-        log["weight"] = np.ones(log["instance"].size)
-        checkpoints = [a for a, _ in state.asked]
-        assert len(checkpoints) >= 10  # what the engine asked (none: nothing was compared)
-        want = reference_values(
-            state.disclosure, state.estimator, state.arrivals, sides, log, checkpoints
-        )
-        for (at, got), ref in zip(state.asked, want, strict=True):
-            np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, err_msg=str(at))
+        sides, log = assert_equals_the_definition(state)
         fixes = state.arrivals.fixes
         for (bound, m, t), got in state.asked:
             seen = fixes[:m] <= t
