@@ -242,13 +242,10 @@ def _input_stream(
     """The stream :func:`evaluate` runs on: a Parquet path opened to be read chunk by chunk
     (no ``effort`` option then), anything else through :func:`as_stream`."""
     if isinstance(stream, str | os.PathLike):
-        from delaycv.data.mapping import check_copies_read
         from delaycv.data.stream_file import open_stream
 
         _no_effort_option(effort)
-        opened = open_stream(stream)  # read chunk by chunk: memory independent of its length
-        check_copies_read(opened.metadata, str(stream))
-        return opened
+        return open_stream(stream)  # read chunk by chunk: memory independent of its length
     _check_time_unit(time_unit)
     return as_stream(
         stream,
@@ -353,11 +350,11 @@ def as_stream(
     names = _effort_names(effort)
     if isinstance(stream, Stream | str | os.PathLike):
         _no_effort_option(effort)
-    if isinstance(stream, Stream | str | os.PathLike):
-        read = stream if isinstance(stream, Stream) else read_stream(stream)
-        where = str(stream) if not isinstance(stream, Stream) else "the Stream given"
-        check_copies_read(read.metadata, where)
-        return read
+    if isinstance(stream, Stream):  # (one read from a file is checked there)
+        check_copies_read(stream.metadata, "the Stream given")
+        return stream
+    if isinstance(stream, str | os.PathLike):
+        return read_stream(stream)
     if isinstance(stream, pd.DataFrame):
         return _from_frame(stream, time, label, label_time, names, positive, dataset, time_unit)
     if isinstance(stream, Iterable) and not isinstance(stream, dict | bytes):

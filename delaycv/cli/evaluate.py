@@ -533,13 +533,11 @@ def _evaluate(args, meter) -> int:
     use_system_allocator()  # before the stream's first buffer
 
     from delaycv.common.atomic import check_output
-    from delaycv.data.mapping import check_copies_read
     from delaycv.data.stream_file import open_stream
 
     export = _moa_export(args, settings.validation.folds)
     out = check_output(args.out, directory=True)
     stream = open_stream(args.stream)  # read chunk by chunk as the run goes
-    check_copies_read(stream.metadata, args.stream)
     if not args.dataset and "dataset" not in stream.metadata:
         settings = replace(settings, names={**settings.names, "dataset": Path(args.stream).stem})
     what = _being_written(args, export)

@@ -29,6 +29,7 @@ from delaycv.common.atomic import atomic_path
 from delaycv.common.checks import EFFORT_EXPECTED
 from delaycv.common.errors import DelaycvError, InputError
 from delaycv.data.identity import CONTENT_KEY, ContentDigest
+from delaycv.data.mapping import check_copies_read
 from delaycv.data.stream import (
     BASE_COLUMNS,
     EFFORT_COLUMN,
@@ -112,7 +113,8 @@ def write_stream(stream: Stream, path: str | os.PathLike) -> None:
 
 
 def _check_schema(schema: pa.Schema, where: str | None) -> dict:
-    """Check the columns, their types and the metadata of a stream's schema; return the metadata."""
+    """Check the columns, their types and the metadata of a stream's schema (that of an spdisc
+    file's stream too: :func:`delaycv.data.mapping.check_copies_read`); return the metadata."""
     names = schema.names
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
@@ -163,6 +165,7 @@ def _check_schema(schema: pa.Schema, where: str | None) -> dict:
                 path=where,
                 expected="float64 or dictionary<string>",
             )
+    check_copies_read(meta, where)  # (an spdisc stream whose copies were read as commits)
     return meta
 
 

@@ -192,13 +192,11 @@ def _stream_facts(
         )
     if cwd is None:
         return UNKNOWN
-    from delaycv.data.mapping import check_copies_read
     from delaycv.data.stream import has_effort
     from delaycv.data.stream_file import stream_file_facts
 
     try:
         meta, categorical = stream_file_facts(Path(cwd) / path)
-        check_copies_read(meta, path)
         found = meta.get("positives_with_label_time")
         return StreamFacts(
             has_effort(meta),
