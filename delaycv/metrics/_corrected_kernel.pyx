@@ -459,23 +459,20 @@ cdef class Kernel:
         # clean side's (none with a fix: nothing to estimate from)
         cdef int rows[2]
         cdef int n_rows = 0, k, c
-        cdef double events
+        cdef double events, seen = 0.0
         if n_fixed[s] != 0:
             rows[0] = r
             n_rows = 1
         else:
             for c in range(2):
-                if not self.truth[c] and n_fixed[c] != 0:
-                    n_rows = 1
-            if n_rows == 0:
-                for d in range(size):
-                    g[r, d] = NAN
-                return
-            n_rows = 0
-            for c in range(2):
                 if not self.truth[c]:
                     rows[n_rows] = self.row[c]
                     n_rows += 1
+                    seen += n_fixed[c]
+            if seen == 0.0:
+                for d in range(size):
+                    g[r, d] = NAN
+                return
         # the delay to a fix over those instances (g as the work space of at risk, then H)
         acc = 0.0
         for d in range(size - 1, -1, -1):
