@@ -174,8 +174,9 @@ def _first(mask: np.ndarray) -> int:
 
 def check_mapping_columns(names: Sequence[str], m: Mapping, path: str) -> None:
     """Every column the mapping ``m`` names is one of the file's columns ``names`` (its header:
-    the study checks it before any conversion runs), and no feature it lists is the time, label
-    or link; an InputError names the mapping key, ``path`` and the file's columns."""
+    the study checks it before any conversion runs), no feature it lists is the time, label or
+    link, and no feature is named like a stream column (:func:`_feature_names_of`); an
+    InputError names the mapping key (or the header), ``path`` and the file's columns."""
     wanted: list[tuple[str, str]] = [("label", m.label)]
     if m.time is not None:
         wanted.insert(0, ("time", m.time))
@@ -202,6 +203,7 @@ def check_mapping_columns(names: Sequence[str], m: Mapping, path: str) -> None:
                     location="key mapping.features",
                     expected="columns known at arrival other than time, label and link",
                 )
+    _feature_names_of(names, m, path)
 
 
 def _text_values(raw: RawTable, name: str) -> pa.ChunkedArray:

@@ -573,6 +573,19 @@ def files(tmp_path) -> Path:
         "@relation r\n@attribute t numeric\n@attribute y {0,1}\n@data\n1,0\n2,1\n"
     )
     (tmp_path / "blank.csv").write_text("\nt,y\n1,0\n")
+    # features named like a stream column: the conversion refuses them, so does the load
+    (tmp_path / "reserved.csv").write_text("t,y,label_time\n1,0,3\n2,1,4\n")
+    (tmp_path / "reserved.arff").write_text(
+        "@relation r\n@attribute t numeric\n@attribute label_time numeric\n"
+        "@attribute y {0,1}\n@data\n1,3,0\n2,4,1\n"
+    )
+    (tmp_path / "effort.csv").write_text("t,y,effort,ns\n1,0,3,1\n2,1,4,2\n")
+    # a feature named like a stream column: the conversion refuses it, so does the load
+    (tmp_path / "reserved.csv").write_text("t,y,label_time\n1,0,3\n2,1,4\n")
+    (tmp_path / "reserved.arff").write_text(
+        "@relation r\n@attribute t numeric\n@attribute label_time numeric\n"
+        "@attribute y {0,1}\n@data\n1,3,0\n2,4,1\n"
+    )
     # Commit Guru's columns but no la, ld: the preset's effort needs them
     (tmp_path / "cg.csv").write_text(
         "author_date_unix_timestamp,fix_unix_timestamp,contains_bug,ns\n1,-1,0,2\n2,-1,1,3\n"
@@ -684,6 +697,21 @@ def files(tmp_path) -> Path:
             {"datasets": {"d": {"path": "blank.csv", "mapping": RAW_MAPPING}}},
             "key datasets.d.path",
             "blank.csv: line 1: the first line is empty (expected a header line)",
+        ),
+        (
+            {"datasets": {"d": {"path": "reserved.csv", "mapping": RAW_MAPPING}}},
+            "key datasets.d.path",
+            "reserved.csv: header: feature column 'label_time' has a reserved name",
+        ),
+        (
+            {"datasets": {"d": {"path": "reserved.arff", "mapping": RAW_MAPPING}}},
+            "key datasets.d.path",
+            "reserved.arff: header: feature column 'label_time' has a reserved name",
+        ),
+        (
+            {"datasets": {"d": {"path": "effort.csv", "mapping": RAW_MAPPING, "effort": "ns"}}},
+            "key datasets.d.path",
+            "effort.csv: header: feature column 'effort' has the name of the stream's effort",
         ),
         (
             {"datasets": {"d": {"path": "raw.csv", "mapping": {"time": "t", "lable": "y"}}}},
