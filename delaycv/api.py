@@ -38,7 +38,10 @@ The stream may be
 - a pandas DataFrame with a ``time`` column (Unix seconds or datetimes, non-decreasing), a
   ``label`` column (0/1 or booleans; other values with ``positive=``) and optionally a
   ``label_time`` column (the time an external event reveals a positive label; NaN/NaT: never,
-  and on every row of label 0: a value there is an ``InputError`` naming the row);
+  and on every row of label 0: a value there is an ``InputError`` naming the row; a positive
+  revealed before its own time, which a policy observes on arrival, is a warning giving their
+  count and the first row: often a column that is no reveal time, such as Commit Guru's fix
+  links);
   ``time=``, ``label=``, ``label_time=`` name other columns; a column ``effort`` is the
   instance's effort (the effort-aware measures, docs/metrics.md), ``effort=`` names another column
   or a list of columns to add (``["la", "ld"]``: they stay features); every other column is a
@@ -62,6 +65,7 @@ those of the command line and the workflow (:mod:`delaycv.common.defaults`).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import os
 from collections.abc import Iterable
@@ -74,6 +78,9 @@ from delaycv.common import defaults
 from delaycv.common.errors import ConfigError, DelaycvError, InputError, shown
 
 __all__ = ["evaluate", "as_stream"]
+
+#: Warnings about a DataFrame's or pairs' content (also in ``result.info["warnings"]``)
+log = logging.getLogger("delaycv.api")
 
 
 def evaluate(
@@ -187,7 +194,7 @@ def evaluate(
         run_keys={"dataset": dataset} if dataset is not None else None,
         **options,
     )
-    stream = _input_stream(
+    stream, read_warnings = _input_stream(
         stream,
         time=time,
         time_unit=time_unit,
@@ -199,9 +206,11 @@ def evaluate(
     )
     check_position_times(stream, settings.policy)  # before the probe: no work at all
     engine.probe_learner(stream, model)
-    return engine.evaluate(
+    result = engine.evaluate(
         stream, settings, observer_factory=observer_factory, progress=progress, on_rows=on_rows
     )
+    result.info["warnings"][:0] = read_warnings
+    return result
 
 
 def _check_option_keywords(options: dict[str, Any]) -> None:
@@ -239,15 +248,16 @@ def _input_stream(
     positive: Any,
     dataset: str | None,
 ) -> Any:
-    """The stream :func:`evaluate` runs on: a Parquet path opened to be read chunk by chunk
-    (no ``effort`` option then), anything else through :func:`as_stream`."""
+    """The stream :func:`evaluate` runs on, and the warnings about its content (logged): a
+    Parquet path opened to be read chunk by chunk (no ``effort`` option then), anything else
+    through :func:`as_stream`."""
     if isinstance(stream, str | os.PathLike):
         from delaycv.data.stream_file import open_stream
 
         _no_effort_option(effort)
-        return open_stream(stream)  # read chunk by chunk: memory independent of its length
+        return open_stream(stream), []  # read chunk by chunk: memory independent of its length
     _check_time_unit(time_unit)
-    return as_stream(
+    return _read_stream(
         stream,
         time=time,
         time_unit=time_unit,
@@ -335,7 +345,33 @@ def as_stream(
     positive: Any = None,
     dataset: str | None = None,
 ):
-    """A :class:`~delaycv.data.stream.Stream` from any form :func:`evaluate` accepts (see there)."""
+    """A :class:`~delaycv.data.stream.Stream` from any form :func:`evaluate` accepts (see there);
+    what it warns of is logged."""
+    return _read_stream(
+        stream,
+        time=time,
+        time_unit=time_unit,
+        label=label,
+        label_time=label_time,
+        effort=effort,
+        positive=positive,
+        dataset=dataset,
+    )[0]
+
+
+def _read_stream(
+    stream: Any,
+    *,
+    time: str | None,
+    time_unit: str,
+    label: str,
+    label_time: str | None,
+    effort: str | list[str] | None,
+    positive: Any,
+    dataset: str | None,
+) -> tuple[Any, list[str]]:
+    """:func:`as_stream`'s stream and the warnings about a DataFrame's or pairs' content
+    (:func:`_reveal_warnings`), logged."""
     from delaycv.data.mapping import check_copies_read
     from delaycv.data.stream import Stream
     from delaycv.data.stream_file import read_stream
@@ -352,18 +388,60 @@ def as_stream(
         _no_effort_option(effort)
     if isinstance(stream, Stream):  # (one read from a file is checked there)
         check_copies_read(stream.metadata, "the Stream given")
-        return stream
+        return stream, []
     if isinstance(stream, str | os.PathLike):
-        return read_stream(stream)
+        return read_stream(stream), []
     if isinstance(stream, pd.DataFrame):
-        return _from_frame(stream, time, label, label_time, names, positive, dataset, time_unit)
-    if isinstance(stream, Iterable) and not isinstance(stream, dict | bytes):
-        return _from_pairs(stream, time, label_time, names, positive, dataset, time_unit)
+        made = _from_frame(stream, time, label, label_time, names, positive, dataset, time_unit)
+        where = f"column {label_time or 'label_time'}"
+    elif isinstance(stream, Iterable) and not isinstance(stream, dict | bytes):
+        made = _from_pairs(stream, time, label_time, names, positive, dataset, time_unit)
+        where = f"key {label_time or 'label_time'}"
+    else:
+        made = None
+    if made is not None:
+        warnings = _reveal_warnings(made, where)
+        for text in warnings:
+            log.warning("%s", text)
+        return made, warnings
     raise InputError(
         f"a stream cannot be a {type(stream).__name__}",
         location="argument stream",
         expected="a Parquet path, a Stream, a DataFrame or an iterable of (x, y)",
     )
+
+
+def _reveal_warnings(stream, where: str) -> list[str]:
+    """A warning when positives are revealed before their own time (``where``: the column or
+    key of the reveal times): a policy observes each such label on arrival. The conversion keeps
+    a few such fixes of real histories (back-dated commits, docs/data.md); many are often a code
+    that is no reveal time, such as Commit Guru's fix links (backwards, ``-1`` for none)."""
+    from delaycv.data.stream import reveals_before_arrival
+
+    rows = reveals_before_arrival(stream.time, stream.label, stream.label_time)
+    if not rows.size:
+        return []
+    i = int(rows[0])
+    positives = stream.metadata["positives"]
+    return [
+        f"{where}: {rows.size} of {positives} positives are revealed before their own time "
+        f"(the first at row {i + stream.first_row}: label_time "
+        f"{_when(float(stream.label_time[i]))}, time {_when(float(stream.time[i]))}): a policy "
+        "observes each such label as soon as its instance arrives (expected reveal times at or "
+        "after each instance's time, NaN for a label never revealed: a column of fix links is "
+        "none, such as Commit Guru's fix_unix_timestamp, the time of the commit a fix fixes, "
+        "-1 for none; delaycv convert's preset commit-guru makes the reveal times from them)"
+    ]
+
+
+def _when(seconds: float) -> str:
+    """Unix seconds and their UTC date: ``-1 (1969-12-31 23:59:59 UTC)``."""
+    import datetime
+
+    from delaycv.data.timeunits import number_text
+
+    date = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
+    return f"{number_text(seconds)} ({date:%Y-%m-%d %H:%M:%S} UTC)"
 
 
 def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:

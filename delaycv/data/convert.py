@@ -83,7 +83,13 @@ from delaycv.data.readers import (
     RawTable,
     parse_dates,
 )
-from delaycv.data.stream import BASE_COLUMNS, EFFORT_COLUMN, Stream, bad_efforts
+from delaycv.data.stream import (
+    BASE_COLUMNS,
+    EFFORT_COLUMN,
+    Stream,
+    bad_efforts,
+    reveals_before_arrival,
+)
 from delaycv.data.stream_file import write_stream
 from delaycv.data.timeunits import (
     EARLIEST,
@@ -813,8 +819,7 @@ def convert_table(
         time, label, label_time = time[order], label[order], label_time[order]
         effort = None if effort is None else effort[order]
         features = features.iloc[order].reset_index(drop=True)
-    positives = label == 1
-    before = int((positives & (label_time < time)).sum())
+    before = int(reveals_before_arrival(time, label, label_time).size)
     metadata = stream_metadata(
         dataset=dataset or Path(raw.path).stem,
         source=Path(raw.path).name,

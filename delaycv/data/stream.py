@@ -208,6 +208,16 @@ def _feature_columns(features: pd.DataFrame) -> list[np.ndarray]:
     return cols
 
 
+def reveals_before_arrival(
+    time: np.ndarray, label: np.ndarray, label_time: np.ndarray
+) -> np.ndarray:
+    """The rows (0-based) of the positives whose reveal time is before their own arrival time:
+    a policy observes each such label as soon as its instance arrives (docs/data.md: Commit
+    Guru's back-dated fixes; the conversion counts them in ``label_time_before_time``)."""
+    with np.errstate(invalid="ignore"):
+        return np.flatnonzero((label == 1) & (label_time < time))
+
+
 def first_implausible_time(
     time: np.ndarray, label_time: np.ndarray
 ) -> tuple[str, float, int] | None:

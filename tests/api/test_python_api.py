@@ -7,6 +7,7 @@ the same fold table, whatever form the stream takes (Parquet path, DataFrame, (x
 from __future__ import annotations
 
 import doctest
+import logging
 import pickle
 import subprocess
 import sys
@@ -340,6 +341,47 @@ def test_a_fix_link_column_given_as_label_time_is_refused(brackets_csv):
     pairs = [({"time": 10, "label_time": 15}, 1), ({"time": 20, "label_time": 25}, 0)]
     with pytest.raises(InputError, match="label_time at row 2 is 25.0 on an instance of label 0"):
         delaycv.evaluate(pairs, "NoChange", policy="hitl_7d_90d", progress=False)
+
+
+def test_fix_links_left_on_the_positives_are_a_warning(brackets_csv, caplog):
+    # the next step after the refusal above: NaN on the clean commits, the links kept on the
+    # positives; a link is the time of the commit the fix fixes, so almost every positive would
+    # be observed on arrival (or at -1, 1969): the run is not refused, it says so
+    frame = pd.read_csv(brackets_csv)
+    frame["fix_unix_timestamp"] = frame["fix_unix_timestamp"].where(frame["contains_bug"] == 1)
+    names = {"time": "author_date_unix_timestamp", "label": "contains_bug"}
+    with caplog.at_level(logging.WARNING, logger="delaycv.api"):
+        result = delaycv.evaluate(
+            frame, "NoChange", label_time="fix_unix_timestamp", policy="hitl_7d_90d",
+            folds=2, every=5000, progress=False, **names,
+        )  # fmt: skip
+    positive = frame["contains_bug"] == 1
+    early = positive & (frame["fix_unix_timestamp"] < frame["author_date_unix_timestamp"])
+    first = int(early.to_numpy().argmax()) + 1
+    text = result.info["warnings"][0]
+    assert text.startswith(
+        f"column fix_unix_timestamp: {early.sum()} of {positive.sum()} positives are revealed "
+        f"before their own time (the first at row {first}: label_time "
+    ), text
+    assert "a column of fix links is none, such as Commit Guru's fix_unix_timestamp" in text
+    assert [r.getMessage() for r in caplog.records if r.name == "delaycv.api"] == [text]
+    # pairs: the row and both dates
+    pairs = [({"time": 86_400, "label_time": 0}, 1), ({"time": 90_000}, 0)]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="delaycv.api"):
+        stream = api.as_stream(pairs)
+    assert caplog.records[0].getMessage().startswith(
+        "key label_time: 1 of 1 positives are revealed before their own time (the first at row "
+        "1: label_time 0 (1970-01-01 00:00:00 UTC), time 86400 (1970-01-02 00:00:00 UTC)): a "
+        "policy observes each such label as soon as its instance arrives"
+    )
+    assert stream.label_time[0] == 0  # kept as given
+    # reveals at or after arrival: no warning
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="delaycv.api"):
+        api.as_stream([({"time": 10, "label_time": 10}, 1), ({"time": 20}, 0)])
+        api.as_stream(pd.read_parquet(_tiny_parquet()))
+    assert not caplog.records
 
 
 def test_time_units_of_a_dataframe():
