@@ -69,6 +69,7 @@ import logging
 import math
 import os
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -156,7 +157,8 @@ def evaluate(
     positive : object or None
         The value of ``label`` that is the positive class (default: 0/1 or booleans).
     dataset : str or None
-        The run key ``dataset`` (None: a stream file's own, ``dataframe`` for a DataFrame, a
+        The run key ``dataset`` (None: a stream file's own, else its name without ``.parquet``
+        as on the command line, ``dataframe`` for a DataFrame, a
         river dataset's class name, ``stream`` for other pairs).
     progress : bool, default True
         Progress lines on stderr for runs over 3 s.
@@ -255,7 +257,9 @@ def _input_stream(
         from delaycv.data.stream_file import open_stream
 
         _no_effort_option(effort)
-        return open_stream(stream), []  # read chunk by chunk: memory independent of its length
+        opened = open_stream(stream)  # read chunk by chunk: memory independent of its length
+        opened.metadata.setdefault("dataset", Path(stream).stem)  # (as the command names it)
+        return opened, []
     _check_time_unit(time_unit)
     return _read_stream(
         stream,

@@ -166,6 +166,10 @@ def _check_schema(schema: pa.Schema, where: str | None) -> dict:
                 expected="float64 or dictionary<string>",
             )
     check_copies_read(meta, where)  # (an spdisc stream whose copies were read as commits)
+    if "features" not in meta:  # a file delaycv did not write: its features, as a read gives them
+        meta["features"] = [
+            n for n in names if n not in BASE_COLUMNS and not (effort and n == EFFORT_COLUMN)
+        ]
     return meta
 
 
@@ -395,9 +399,22 @@ class StreamFile:
         self._recorded = _recorded_digest(parquet.schema_arrow)
         self._schema = parquet.schema_arrow
         self._categories: dict[str, tuple[str, ...]] | None = None
+        if "positives_with_label_time" not in self.metadata:  # a file delaycv did not write
+            self.metadata.update(self._counts())
 
     def __len__(self) -> int:
         return self.rows
+
+    def _counts(self) -> dict[str, int]:
+        """The counts of a stream's metadata that the engine reads (whether any positive has a
+        reveal time), from the file's label and label_time columns (one pass over the two)."""
+        positives = revealed = 0
+        for batch in self._batches(["label", "label_time"]):
+            positive = batch.column(0).to_numpy(zero_copy_only=False) == 1
+            known = batch.column(1).is_valid().to_numpy(zero_copy_only=False)
+            positives += int(positive.sum())
+            revealed += int((positive & known).sum())
+        return {"rows": self.rows, "positives": positives, "positives_with_label_time": revealed}
 
     def categories(self) -> dict[str, tuple[str, ...]]:
         """Each categorical feature's categories, in their order, as

@@ -126,6 +126,38 @@ def test_parquet_keeps_missing_values_as_null(tmp_path):
         read_stream(bad)
 
 
+def test_a_file_delaycv_did_not_write_tells_its_features_and_reveals_as_a_read_does(tmp_path):
+    """A Parquet file of the stream's columns written by another tool (no delaycv metadata):
+    the file's footer and its chunked reader say its features (in the file's order) and its
+    counts as the whole read does. Without them the study's load and a MOA learner failed
+    (KeyError 'features') and every run's record said it had no reveal times."""
+    from delaycv.data.stream_file import open_stream, stream_file_facts
+    from delaycv.engine.run import stream_has_fixes
+
+    foreign = tmp_path / "foreign.parquet"
+    frame = pd.DataFrame(
+        {
+            "time": [10, 20, 30, 40],
+            "label": [1, 0, 1, 1],
+            "b": [1.0, 2.0, 3.0, 4.0],
+            "label_time": [15.0, None, None, 90.0],
+            "a": ["x", "y", None, "x"],
+        }
+    )
+    frame.to_parquet(foreign)
+    whole = read_stream(foreign).metadata
+    assert whole["features"] == ["b", "a"]
+    opened = open_stream(foreign)
+    for meta in (check_stream_file(foreign), stream_file_facts(foreign)[0], opened.metadata):
+        assert meta["features"] == whole["features"]
+    assert stream_file_facts(foreign)[1] == ("a",)
+    counts = ("rows", "positives", "positives_with_label_time")
+    assert [opened.metadata[k] for k in counts] == [whole[k] for k in counts] == [4, 3, 2]
+    assert stream_has_fixes(opened)
+    frame.assign(label_time=None).to_parquet(foreign)
+    assert not stream_has_fixes(open_stream(foreign))
+
+
 def _absent(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
@@ -265,7 +297,7 @@ def test_check_stream_file_checks_the_layout_from_the_schema_alone(tmp_path):
     # the values are not read: a decreasing time passes here and fails in read_stream
     bad = tmp_path / "bad.parquet"
     pq.write_table(pa.table({"time": [2, 1], "label": [0, 1], "label_time": [None, None]}), bad)
-    assert check_stream_file(bad) == {}
+    assert check_stream_file(bad) == {"features": []}  # (a file delaycv did not write)
     for table, words in [
         (pa.table({"time": [1], "y": [0]}), "not a delaycv stream: missing column(s) label"),
         (pa.table({"time": [1.5], "label": [0], "label_time": [None]}), "column time has type"),

@@ -670,6 +670,31 @@ def test_a_categorical_feature_s_values_come_from_the_stream_in_memory_or_in_its
     pd.testing.assert_frame_equal(in_memory.folds, from_file.folds)
 
 
+def test_a_stream_file_delaycv_did_not_write_gives_a_moa_learner_its_features(
+    moa, brackets, tmp_path
+):
+    """A Parquet file written by another tool (pandas, pyarrow: the stream's columns, no
+    delaycv metadata) is read as it is: a MOA learner, which is told the stream's features
+    before it sees an instance, is told them from the file's columns (it failed with
+    KeyError 'features'), and the run is the one of the same stream written by delaycv."""
+    import pyarrow.parquet as pq
+
+    from delaycv.data.stream import Stream
+    from delaycv.data.stream_file import to_table, write_stream
+
+    part = brackets.subset(0, 3000)  # (without its effort: a foreign column effort is refused)
+    stream = Stream(part.time, part.label, part.label_time, part.features, {"dataset": "foreign"})
+    ours, foreign = tmp_path / "ours.parquet", tmp_path / "foreign.parquet"
+    write_stream(stream, ours)
+    pq.write_table(to_table(stream).replace_schema_metadata(None), foreign)
+    options = dict(validation={"scheme": "bootstrap", "folds": 3}, **HITL)
+    spec = "moa:bayes.NaiveBayes"
+    got = delaycv.evaluate(str(foreign), spec, **options)
+    want = delaycv.evaluate(str(ours), spec, **options)
+    pd.testing.assert_frame_equal(got.folds, want.folds)
+    assert got.info["corrected"] == want.info["corrected"]  # (no "the stream has no fix times")
+
+
 def test_a_categorical_value_the_learner_was_not_told_of_is_named(moa):
     from delaycv.jvm.learner import MoaClassifier
 
