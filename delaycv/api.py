@@ -249,7 +249,7 @@ def _input_stream(
     effort: str | list[str] | None,
     positive: Any,
     dataset: str | None,
-) -> Any:
+) -> tuple[Any, list[str]]:
     """The stream :func:`evaluate` runs on, and the warnings about its content (logged): a
     Parquet path opened to be read chunk by chunk (no ``effort`` option then), anything else
     through :func:`as_stream`."""
