@@ -156,6 +156,17 @@ def test_a_file_delaycv_did_not_write_tells_its_features_and_reveals_as_a_read_d
     assert stream_has_fixes(opened)
     frame.assign(label_time=None).to_parquet(foreign)
     assert not stream_has_fixes(open_stream(foreign))
+    # pandas' datetimes and booleans are no stream columns; the error says how to write them
+    from delaycv.api import as_stream
+
+    dated = frame.assign(time=pd.to_datetime(frame["time"], unit="s"), label=frame["label"] == 1)
+    dated.to_parquet(foreign)
+    with pytest.raises(InputError, match=r"column time has type timestamp\[.s\] \(expected "
+                       r"integers, Unix seconds; delaycv.api.as_stream reads"):  # fmt: skip
+        open_stream(foreign)
+    write_stream(as_stream(dated), foreign)
+    back = read_stream(foreign)
+    assert back.time.tolist() == [10, 20, 30, 40] and back.label.tolist() == [1, 0, 1, 1]
 
 
 def _absent(value) -> bool:
