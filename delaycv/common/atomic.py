@@ -144,10 +144,16 @@ def atomic_dir(dest: str | os.PathLike) -> Iterator[Path]:
         os.replace(tmp, dest)
 
 
+#: Suffixes of the files delaycv writes: a new output directory named so is a mistake (the
+#: command would make ``tests.csv/`` a folder of tables)
+FILE_SUFFIXES = (".csv", ".parquet", ".html", ".json", ".png", ".pdf", ".svg")
+
+
 def check_output(dest: str | os.PathLike, *, directory: bool = False) -> Path:
     """Check, before any work, that ``dest`` can be written; raise an InputError naming it if not.
 
-    ``dest`` must not be a directory (a file output) or a file (``directory=True``), no existing
+    ``dest`` must not be a directory (a file output) or a file (``directory=True``), nor a new
+    directory named like a file (:data:`FILE_SUFFIXES`), no existing
     ancestor may be a file, and the nearest existing ancestor must let us create an entry (tried
     with a temporary directory, removed at once: permissions, read-only file systems and root
     all answer truthfully). Creates nothing that stays.
@@ -156,6 +162,12 @@ def check_output(dest: str | os.PathLike, *, directory: bool = False) -> Path:
 
     dest = Path(dest)
     kind = "a directory" if directory else "a file"
+    if directory and dest.suffix.lower() in FILE_SUFFIXES and not dest.is_dir():
+        raise InputError(
+            f"ends in {dest.suffix}, the suffix of a file, where a directory is written",
+            path=str(dest),
+            expected="a directory's name: the command writes its files into it",
+        )
     if dest.exists():
         if directory and not dest.is_dir():
             raise InputError(

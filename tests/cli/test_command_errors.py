@@ -77,6 +77,17 @@ def test_output_directory_that_is_a_file(work, capsys):
     fails(evaluate_args(out="afile"), capsys, work, "afile", "not a directory")
 
 
+def test_output_directory_named_like_a_file(work, capsys):
+    # `--out tests.csv` would make a folder named tests.csv of tables; an existing folder so
+    # named is the user's own and is written into
+    fails(evaluate_args(out="run.parquet"), capsys, work, "run.parquet: ends in .parquet")
+    for command in (["compare", "s.parquet"], ["rank", "s.parquet"]):
+        fails([*command, "--out", "cmp.csv"], capsys, work, "cmp.csv: ends in .csv")
+    (work / "old.csv").mkdir()
+    assert main(evaluate_args(out="old.csv")) == 0
+    assert (work / "old.csv" / "folds.parquet").exists()
+
+
 def test_output_under_a_file(work, capsys):
     fails(evaluate_args(out="afile/run"), capsys, work, "afile/run", "afile is not a directory")
     fails(["generate", "afile/g.parquet"], capsys, work, "afile/g.parquet", "not a directory")
