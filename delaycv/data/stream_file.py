@@ -154,8 +154,9 @@ def _check_schema(schema: pa.Schema, where: str | None) -> dict:
     if not (pa.types.is_integer(lt) or pa.types.is_floating(lt) or pa.types.is_null(lt)):
         raise InputError(f"column label_time has type {lt}", path=where, expected="nullable int64")
     effort = _check_effort_schema(schema, meta, where)
+    index = pandas_index_columns(schema)
     for f in schema:
-        if f.name in BASE_COLUMNS or (effort and f.name == EFFORT_COLUMN):
+        if f.name in BASE_COLUMNS or (effort and f.name == EFFORT_COLUMN) or f.name in index:
             continue
         t = f.type
         if not (
@@ -173,9 +174,27 @@ def _check_schema(schema: pa.Schema, where: str | None) -> dict:
     check_copies_read(meta, where)  # (an spdisc stream whose copies were read as commits)
     if "features" not in meta:  # a file delaycv did not write: its features, as a read gives them
         meta["features"] = [
-            n for n in names if n not in BASE_COLUMNS and not (effort and n == EFFORT_COLUMN)
+            n
+            for n in names
+            if n not in BASE_COLUMNS and not (effort and n == EFFORT_COLUMN) and n not in index
         ]
     return meta
+
+
+def pandas_index_columns(schema: pa.Schema) -> frozenset[str]:
+    """The columns of a file that pandas wrote (``DataFrame.to_parquet``, no delaycv metadata)
+    which hold the frame's index, not its data: ``__index_level_0__`` after a filter, or a
+    column made the index (``set_index``). They are no features (``pd.read_parquet`` gives them
+    back as the index, and :func:`delaycv.evaluate` takes a DataFrame's columns only); a stream
+    column among them (``set_index("time")``) stays the stream column."""
+    meta = schema.metadata or {}
+    if METADATA_KEY in meta or b"pandas" not in meta:
+        return frozenset()
+    try:
+        index = json.loads(meta[b"pandas"].decode("utf-8")).get("index_columns", [])
+    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        return frozenset()
+    return frozenset(c for c in index if isinstance(c, str) and c not in BASE_COLUMNS)
 
 
 def _recorded_digest(schema: pa.Schema) -> str | None:
@@ -253,8 +272,9 @@ def from_table(
     if has_effort(meta):  # a null effort is NaN here: the Stream's check names its row
         effort = col(EFFORT_COLUMN).cast(pa.float64()).to_numpy(zero_copy_only=False)
     feats: dict[str, Any] = {}
+    index = pandas_index_columns(table.schema)
     for name in names:
-        if name in BASE_COLUMNS or (effort is not None and name == EFFORT_COLUMN):
+        if name in BASE_COLUMNS or (effort is not None and name == EFFORT_COLUMN) or name in index:
             continue
         c = col(name)
         if pa.types.is_dictionary(c.type):

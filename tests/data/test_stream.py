@@ -156,6 +156,23 @@ def test_a_file_delaycv_did_not_write_tells_its_features_and_reveals_as_a_read_d
     assert stream_has_fixes(opened)
     frame.assign(label_time=None).to_parquet(foreign)
     assert not stream_has_fixes(open_stream(foreign))
+    # the index pandas stores beside the columns (after a filter; a column made the index, here
+    # datetimes, which no feature may be) is no feature: the row numbers would be one, a proxy of
+    # the time that a learner would use
+    for indexed in (
+        frame[frame["label"] == 1],
+        frame.set_index(pd.to_datetime(frame["time"], unit="s").rename("date")),
+    ):
+        indexed.to_parquet(foreign)
+        assert set(pq.read_schema(foreign).names) - set(frame) in ({"__index_level_0__"}, {"date"})
+        for meta in (check_stream_file(foreign), open_stream(foreign).metadata):
+            assert meta["features"] == ["b", "a"]
+        back = read_stream(foreign)
+        assert back.metadata["features"] == ["b", "a"] and len(back) == len(indexed)
+        chunk = next(iter(open_stream(foreign).chunks(2)))
+        assert set(chunk.records[0]) == {"b", "a"}
+    frame.set_index("time", drop=False).to_parquet(foreign)  # (the index is the time column)
+    assert read_stream(foreign).time.tolist() == [10, 20, 30, 40]
     # pandas' datetimes and booleans are no stream columns; the error says how to write them
     from delaycv.api import as_stream
 
