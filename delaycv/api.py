@@ -595,7 +595,8 @@ def _from_frame(frame, time, label, label_time, effort, positive, dataset, unit=
             f"no column {missing[0]!r}",
             location="argument stream",
             expected="a DataFrame with time and label columns (name them with time=, label=, "
-            f"label_time=); its columns: {', '.join(map(str, frame.columns[:12]))}",
+            f"label_time=); its columns: {', '.join(map(str, frame.columns[:12]))}"
+            + _index_hint(frame, missing, time_col),
         )
     lt_col = label_time or ("label_time" if "label_time" in frame.columns else None)
     used = [time_col, label, *([lt_col] if lt_col else [])]
@@ -614,6 +615,20 @@ def _from_frame(frame, time, label, label_time, effort, positive, dataset, unit=
         {"dataset": dataset or "dataframe", **_effort_meta(effort)},
         efforts,
     )
+
+
+def _index_hint(frame: pd.DataFrame, missing: list, time_col: str) -> str:
+    """How to give the columns a DataFrame holds in its index ("" when it holds none of them):
+    a time series' datetimes are often its index."""
+    held = [str(n) for n in frame.index.names if n is not None and n in missing]
+    if held:
+        return f"; its index holds {', '.join(held)}: frame.reset_index()"
+    if missing[0] == time_col and isinstance(frame.index, pd.DatetimeIndex):
+        name = frame.index.name
+        if name is None:
+            return f"; its index holds datetimes: frame.reset_index(names={time_col!r})"
+        return f"; its index {name!r} holds datetimes: frame.reset_index() and time={name!r}"
+    return ""
 
 
 def _effort_meta(names: list[str] | None) -> dict:

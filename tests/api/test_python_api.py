@@ -343,6 +343,30 @@ def test_a_fix_link_column_given_as_label_time_is_refused(brackets_csv):
         delaycv.evaluate(pairs, "NoChange", policy="hitl_7d_90d", progress=False)
 
 
+def test_a_time_series_indexed_by_its_times_is_told_how_to_give_them():
+    frame = pd.DataFrame(
+        {"label": [0, 1, 0, 1], "x": [1.0, 2.0, 3.0, 4.0]},
+        index=pd.to_datetime([1_600_000_000 + 60 * i for i in range(4)], unit="s"),
+    )
+    cases = [
+        (frame, "its index holds datetimes: frame.reset_index(names='time')"),
+        (frame.rename_axis("when"), "its index 'when' holds datetimes: frame.reset_index() and "
+         "time='when'"),
+        (frame.rename_axis("time"), "its index holds time: frame.reset_index()"),
+        (frame.reset_index(names="time").set_index(["time", "label"]),
+         "its index holds time, label: frame.reset_index()"),
+    ]  # fmt: skip
+    for given, hint in cases:
+        with pytest.raises(InputError) as err:
+            delaycv.evaluate(given, "NoChange", progress=False)
+        assert str(err.value).endswith(f"{hint})"), str(err.value)
+    told = delaycv.evaluate(frame.reset_index(names="time"), "NoChange", folds=2, progress=False)
+    assert told.info["instances"] == 4
+    with pytest.raises(InputError) as err:  # (an index that holds nothing asked for: no hint)
+        delaycv.evaluate(frame.reset_index(drop=True), "NoChange", progress=False)
+    assert str(err.value).endswith("its columns: label, x)")
+
+
 def test_fix_links_left_on_the_positives_are_a_warning(brackets_csv, caplog):
     # the next step after the refusal above: NaN on the clean commits, the links kept on the
     # positives; a link is the time of the commit the fix fixes, so almost every positive would
