@@ -108,11 +108,15 @@ def _header(data: bytes, path: str, delimiter: str) -> list[str]:
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         if not name:
+            pandas = (
+                "; a first column without a name is the row index pandas' to_csv writes, "
+                "which would be a feature counting the rows: write the file with index=False"
+            )
             raise InputError(
                 f"column {i + 1} of the header has no name",
                 path=path,
                 location="line 1",
-                expected="a name for every column",
+                expected="a name for every column" + (pandas if i == 0 else ""),
             )
         if name in seen:
             raise InputError(

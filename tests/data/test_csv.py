@@ -84,7 +84,17 @@ def test_quoted_newline_goes_through_line_parser(tmp_path):
     "text, location, message",
     [
         ("t,x,t\n1,2,3\n", "line 1", "duplicate column name 't' \\(columns 1 and 3\\)"),
-        ("t,,y\n1,2,3\n", "line 1", "column 2 of the header has no name"),
+        (
+            "t,,y\n1,2,3\n",
+            "line 1",
+            "column 2 of the header has no name \\(expected a name for every column\\)",
+        ),
+        (
+            ",t,y\n0,1,3\n",
+            "line 1",
+            "column 1 of the header has no name \\(expected a name for "
+            "every column; a first column without a name is the row index pandas' to_csv writes",
+        ),
         ("\n1,2\n", "line 1", "the first line is empty"),
         ("t,x\n1,2\n3,abc\n", "line 3", "text 'abc' in numeric column 'x'"),
         ("t,x\n1,2\n3,4,5\n6,7\n", "line 3", "malformed line: 3 fields"),
