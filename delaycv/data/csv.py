@@ -109,8 +109,9 @@ def _header(data: bytes, path: str, delimiter: str) -> list[str]:
     for i, name in enumerate(names):
         if not name:
             pandas = (
-                "; a first column without a name is the row index pandas' to_csv writes, "
-                "which would be a feature counting the rows: write the file with index=False"
+                "; a first column without a name is the row index pandas' to_csv (or R's "
+                "write.csv) writes, which would be a feature counting the rows: write the file "
+                "without it (index=False; row.names=FALSE)"
             )
             raise InputError(
                 f"column {i + 1} of the header has no name",
