@@ -93,7 +93,8 @@ def test_quoted_newline_goes_through_line_parser(tmp_path):
             ",t,y\n0,1,3\n",
             "line 1",
             "column 1 of the header has no name \\(expected a name for "
-            "every column; a first column without a name is the row index pandas' to_csv writes",
+            "every column; a first column without a name is the row index pandas' to_csv "
+            "\\(or R's write.csv\\) writes",
         ),
         ("\n1,2\n", "line 1", "the first line is empty"),
         ("t,x\n1,2\n3,abc\n", "line 3", "text 'abc' in numeric column 'x'"),
