@@ -416,36 +416,24 @@ def _read_stream(
 
 
 def _reveal_warnings(stream, where: str) -> list[str]:
-    """A warning when positives are revealed before their own time (``where``: the column or
-    key of the reveal times): a policy observes each such label on arrival. The conversion keeps
-    a few such fixes of real histories (back-dated commits, docs/data.md); many are often a code
-    that is no reveal time, such as Commit Guru's fix links (backwards, ``-1`` for none)."""
-    from delaycv.data.stream import reveals_before_arrival
+    """The warning about positives revealed before their own time (``where``: the column or key
+    of the reveal times; :func:`~delaycv.data.stream.reveals_before_arrival_text`)."""
+    from delaycv.data.stream import reveals_before_arrival, reveals_before_arrival_text
 
     rows = reveals_before_arrival(stream.time, stream.label, stream.label_time)
     if not rows.size:
         return []
     i = int(rows[0])
-    positives = stream.metadata["positives"]
     return [
-        f"{where}: {rows.size} of {positives} positives are revealed before their own time "
-        f"(the first at row {i + stream.first_row}: label_time "
-        f"{_when(float(stream.label_time[i]))}, time {_when(float(stream.time[i]))}): a policy "
-        "observes each such label as soon as its instance arrives (expected reveal times at or "
-        "after each instance's time, NaN for a label never revealed: a column of fix links is "
-        "none, such as Commit Guru's fix_unix_timestamp, the time of the commit a fix fixes, "
-        "-1 for none; delaycv convert's preset commit-guru makes the reveal times from them)"
+        reveals_before_arrival_text(
+            where,
+            int(rows.size),
+            stream.metadata["positives"],
+            f"row {i + stream.first_row}",
+            float(stream.label_time[i]),
+            float(stream.time[i]),
+        )
     ]
-
-
-def _when(seconds: float) -> str:
-    """Unix seconds and their UTC date: ``-1 (1969-12-31 23:59:59 UTC)``."""
-    import datetime
-
-    from delaycv.data.timeunits import number_text
-
-    date = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
-    return f"{number_text(seconds)} ({date:%Y-%m-%d %H:%M:%S} UTC)"
 
 
 def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:

@@ -89,6 +89,7 @@ from delaycv.data.stream import (
     Stream,
     bad_efforts,
     reveals_before_arrival,
+    reveals_before_arrival_text,
 )
 from delaycv.data.stream_file import write_stream
 from delaycv.data.timeunits import (
@@ -819,7 +820,21 @@ def convert_table(
         time, label, label_time = time[order], label[order], label_time[order]
         effort = None if effort is None else effort[order]
         features = features.iloc[order].reset_index(drop=True)
-    before = int(reveals_before_arrival(time, label, label_time).size)
+    early = reveals_before_arrival(time, label, label_time)
+    before = int(early.size)
+    if before and m.link_kind == "label_time":  # (reveal times given, not made from fix links)
+        i = int(early[0])
+        log.warning(
+            "%s",
+            reveals_before_arrival_text(
+                f"{raw.path}: column {m.link}",
+                before,
+                int((label == 1).sum()),
+                raw.location(i if order is None else int(order[i])),
+                float(label_time[i]),
+                float(time[i]),
+            ),
+        )
     metadata = stream_metadata(
         dataset=dataset or Path(raw.path).stem,
         source=Path(raw.path).name,

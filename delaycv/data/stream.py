@@ -35,7 +35,7 @@ import pandas as pd
 from delaycv.common.checks import EFFORT_EXPECTED, EFFORT_MAX, EFFORT_MIN
 from delaycv.common.errors import DelaycvError, shown
 from delaycv.data.identity import ContentDigest
-from delaycv.data.timeunits import implausible, implausible_message
+from delaycv.data.timeunits import implausible, implausible_message, number_text
 
 #: The columns every stream file starts with, in order; the features follow.
 BASE_COLUMNS: tuple[str, ...] = ("time", "label", "label_time")
@@ -216,6 +216,33 @@ def reveals_before_arrival(
     Guru's back-dated fixes; the conversion counts them in ``label_time_before_time``)."""
     with np.errstate(invalid="ignore"):
         return np.flatnonzero((label == 1) & (label_time < time))
+
+
+def reveals_before_arrival_text(
+    where: str, count: int, positives: int, at: str, label_time: float, time: float
+) -> str:
+    """The warning about ``count`` of ``positives`` revealed before their own time, the first
+    ``at`` a row (``"row 5"``, as errors name rows) with its ``label_time`` and ``time``; ``where``
+    names the reveal times (``column label_time``). Said where delaycv reads reveal times it did
+    not make (a DataFrame, pairs, a file another tool wrote): the conversion keeps the few that
+    real histories have (back-dated fixes), but many are often a column that is no reveal time,
+    such as Commit Guru's fix links (backwards, ``-1`` for none)."""
+    return (
+        f"{where}: {count} of {positives} positives are revealed before their own time (the "
+        f"first at {at}: label_time {_when(label_time)}, time {_when(time)}): a policy "
+        "observes each such label as soon as its instance arrives (expected reveal times at or "
+        "after each instance's time, NaN for a label never revealed: a column of fix links is "
+        "none, such as Commit Guru's fix_unix_timestamp, the time of the commit a fix fixes, "
+        "-1 for none; delaycv convert's preset commit-guru makes the reveal times from them)"
+    )
+
+
+def _when(seconds: float) -> str:
+    """Unix seconds and their UTC date: ``-1 (1969-12-31 23:59:59 UTC)``."""
+    import datetime
+
+    date = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
+    return f"{number_text(seconds)} ({date:%Y-%m-%d %H:%M:%S} UTC)"
 
 
 def first_implausible_time(

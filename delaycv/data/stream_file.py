@@ -39,6 +39,8 @@ from delaycv.data.stream import (
     first_implausible_time,
     has_effort,
     implausible_time_text,
+    reveals_before_arrival,
+    reveals_before_arrival_text,
 )
 
 #: Parquet file-metadata key holding the stream metadata (JSON).
@@ -424,6 +426,8 @@ class StreamFile:
         self._recorded = _recorded_digest(parquet.schema_arrow)
         self._schema = parquet.schema_arrow
         self._categories: dict[str, tuple[str, ...]] | None = None
+        #: what reading the file found that a run of it says among its warnings
+        self.read_warnings: list[str] = []
         if "positives_with_label_time" not in self.metadata:  # a file delaycv did not write
             self.metadata.update(self._counts())
 
@@ -432,13 +436,27 @@ class StreamFile:
 
     def _counts(self) -> dict[str, int]:
         """The counts of a stream's metadata that the engine reads (whether any positive has a
-        reveal time), from the file's label and label_time columns (one pass over the two)."""
-        positives = revealed = 0
-        for batch in self._batches(["label", "label_time"]):
-            positive = batch.column(0).to_numpy(zero_copy_only=False) == 1
-            known = batch.column(1).is_valid().to_numpy(zero_copy_only=False)
+        reveal time), from the file's time, label and label_time columns (one pass over the
+        three); positives revealed before their own time are a warning of the file's runs
+        (:attr:`read_warnings`), as for a DataFrame given to the API."""
+        positives = revealed = early = offset = 0
+        first = None  # (row number, label_time, time) of the first positive revealed early
+        for batch in self._batches(["time", "label", "label_time"]):
+            time = batch.column(0).to_numpy(zero_copy_only=False)
+            label = batch.column(1).to_numpy(zero_copy_only=False)
+            label_time = batch.column(2).cast(pa.float64()).to_numpy(zero_copy_only=False)
+            before = reveals_before_arrival(time, label, label_time)
+            if before.size and first is None:
+                i = int(before[0])
+                first = (f"row {offset + i + 1}", float(label_time[i]), float(time[i]))
+            positive = label == 1
             positives += int(positive.sum())
-            revealed += int((positive & known).sum())
+            revealed += int((positive & ~np.isnan(label_time)).sum())
+            early += int(before.size)
+            offset += len(time)
+        if first is not None:
+            where = f"{self.path}: column label_time"
+            self.read_warnings.append(reveals_before_arrival_text(where, early, positives, *first))
         return {"rows": self.rows, "positives": positives, "positives_with_label_time": revealed}
 
     def categories(self) -> dict[str, tuple[str, ...]]:

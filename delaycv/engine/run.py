@@ -266,12 +266,13 @@ def _check_run(stream, settings) -> None:
 
 
 def _warnings_before(stream, settings: RunSettings, loops: dict[str, str]) -> list[str]:
-    """The warnings known before the run (about the stream's times under a policy with time
-    windows, a policy that can release only labels 0, the Python loops run unasked: ``loops``,
-    :func:`~delaycv.engine.compiled.run_loops`), logged as they are found."""
-    before = []
+    """The warnings known before the run (what reading a stream file found,
+    :attr:`~delaycv.data.stream_file.StreamFile.read_warnings`; about the stream's times under a
+    policy with time windows, a policy that can release only labels 0, the Python loops run
+    unasked: ``loops``, :func:`~delaycv.engine.compiled.run_loops`), logged as they are found."""
+    before = list(getattr(stream, "read_warnings", ()))  # (a file delaycv did not write)
     if window_keys(settings.policy):
-        before = time_warnings(time_profile(stream), settings.policy, stream.metadata)
+        before += time_warnings(time_profile(stream), settings.policy, stream.metadata)
     before += only_clean_labels(settings.policy, stream_has_fixes(stream))
     before += slow_loops(loops)
     for text in before:

@@ -96,6 +96,27 @@ def test_label_time_link_kind(tmp_path):
     assert s.metadata["dangling_links"] == 1  # a reveal time on a negative row
 
 
+def test_given_reveal_times_before_arrival_are_a_warning(tmp_path, caplog):
+    """Reveal times given as a column (link kind label_time) that precede their own commit, as
+    fix links kept as reveal times do, are said (counted, the first row, both dates); those the
+    conversion makes from fix links (LINKED's row 12, a back-dated fix) are only counted."""
+    text = "t,y,reveal,x\n100,1,50,0\n200,0,,1\n300,1,250,2\n400,1,900,3\n"
+    m = {"time": "t", "label": "y", "positive": "1", "link": "reveal", "link_kind": "label_time"}
+    with caplog.at_level(logging.WARNING):
+        s = load_stream(write(tmp_path, text), mapping=m)
+    assert s.metadata["label_time_before_time"] == 2
+    assert (
+        f"{tmp_path / 'd.csv'}: column reveal: 2 of 3 positives are revealed before their own "
+        "time (the first at row 1 (line 2): label_time 50 (1970-01-01 00:00:50 UTC), time 100 "
+        "(1970-01-01 00:01:40 UTC)): a policy observes each such label as soon" in caplog.text
+    )
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        linked = load_stream(write(tmp_path, LINKED), mapping=LINK_MAP)
+    assert linked.metadata["label_time_before_time"] == 1
+    assert "revealed before" not in caplog.text
+
+
 def reference_label_time(time, label, link):
     """Brute force of the documented rule."""
     out = np.full(len(time), np.nan)

@@ -154,8 +154,23 @@ def test_a_file_delaycv_did_not_write_tells_its_features_and_reveals_as_a_read_d
     counts = ("rows", "positives", "positives_with_label_time")
     assert [opened.metadata[k] for k in counts] == [whole[k] for k in counts] == [4, 3, 2]
     assert stream_has_fixes(opened)
+    assert opened.read_warnings == []  # (reveals at or after arrival)
     frame.assign(label_time=None).to_parquet(foreign)
     assert not stream_has_fixes(open_stream(foreign))
+    # reveal times another tool wrote that precede their commits (fix links kept as reveal
+    # times) are a warning of every run of the file, as for a DataFrame given to the API
+    frame.assign(label_time=[15.0, None, 5.0, 30.0]).to_parquet(foreign)
+    said = open_stream(foreign).read_warnings
+    assert len(said) == 1 and said[0].startswith(
+        f"{foreign}: column label_time: 2 of 3 positives are revealed before their own time (the "
+        "first at row 3: label_time 5 (1970-01-01 00:00:05 UTC), time 30 (1970-01-01 00:00:30 UTC))"
+    ), said
+    import delaycv
+
+    run = delaycv.evaluate(str(foreign), "NoChange", folds=2, progress=False)
+    assert run.info["warnings"][0] == said[0]
+    write_stream(read_stream(foreign), tmp_path / "ours.parquet")  # (delaycv's: counted, no word)
+    assert open_stream(tmp_path / "ours.parquet").read_warnings == []
     # the index pandas stores beside the columns (after a filter; a column made the index, here
     # datetimes, which no feature may be) is no feature: the row numbers would be one, a proxy of
     # the time that a learner would use
