@@ -234,7 +234,9 @@ def _check_effort_schema(schema: pa.Schema, meta: dict, where: str | None) -> bo
             f"the file has a column {EFFORT_COLUMN} but its stream metadata declares no effort",
             path=where,
             expected="an effort column only with the metadata key effort (delaycv convert "
-            "writes both), or a feature of another name",
+            "writes both; so does delaycv.data.stream_file.write_stream of the stream "
+            "delaycv.api.as_stream makes of a DataFrame with an effort column), or a feature "
+            "of another name",
         )
     if declared is None:
         return False
