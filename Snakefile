@@ -27,6 +27,11 @@ localrules:
     merge_all,
 
 
+# the runs' warnings are in their jobs' logs: say them once the study has run
+onsuccess:
+    say_run_warnings()
+
+
 rule all:
     default_target: True
     input:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from delaycv.protocol.learner_contract import NO_PROBABILITY_WARN
 from delaycv.report import pages
-from delaycv.tables.costs import GIB, MIB, SHARE_COLUMN
+from delaycv.tables.costs import GIB, MIB, SHARE_COLUMN, run_warnings
 
 #: the total rows' rule beside the pages' shared style (delaycv.report.pages)
 _ROWS_STYLE = "tr.total td { font-weight: bold; }"
@@ -138,8 +138,38 @@ def runs_html(table: pd.DataFrame, *, title: str = "Runs: time and memory") -> s
         *pages.head(title, intro, _ROWS_STYLE),
         "<h2>Per dataset and learner (sums; peak: the largest)</h2>",
         totals,
+        *_warnings_section(table),
         f"<h2>Every run ({len(table)})</h2>",
         every,
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+#: The runs a warning's row names before it counts the rest.
+_RUNS_SHOWN = 12
+
+
+def _warnings_section(table: pd.DataFrame) -> list[str]:
+    """The runs' warnings (run.json's), each once with the runs that gave it: what the
+    evaluations said and the study's other pages cannot show (a stream's reveal times before
+    their commits, a policy that released no label in a fold, a learner without probabilities,
+    ...)."""
+    found = run_warnings(table)
+    if not found:
+        return ["<h2>Warnings</h2>", "<p>No run warned.</p>"]
+    rows = []
+    for text, runs in found:
+        named = ", ".join(runs[:_RUNS_SHOWN])
+        if len(runs) > _RUNS_SHOWN:
+            named += f" and {len(runs) - _RUNS_SHOWN} more"
+        rows.append(
+            f'<tr><td>{escape(text)}</td><td class="num">{len(runs)}</td>'
+            f"<td>{escape(named)}</td></tr>"
+        )
+    return [
+        f"<h2>Warnings ({len(found)})</h2>",
+        "<p>What the runs said as they ran (each run's <code>run.json</code>, and the CSV's "
+        "column <code>warnings</code>); runs are named dataset/learner/seed/policy.</p>",
+        pages.table(["<th>warning</th>", "<th>runs</th>", "<th>which</th>"], rows),
+    ]

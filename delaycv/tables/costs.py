@@ -45,8 +45,11 @@ COST_COLUMNS = (
 #: The share of the run's predictions (every fold's) without a probability (``run.json``'s
 #: ``no_probability_share``, else its folds' counts).
 SHARE_COLUMN = "no_probability_share"
+#: The run's warnings (``run.json``'s ``warnings``: its stream's, its policy's windows against
+#: the stream's times, its learner's, ...), one per line; empty when it gave none.
+WARNINGS_COLUMN = "warnings"
 #: The columns of the runs table, in order.
-RUN_COLUMNS = (*RUN_KEYS, *SIZE_COLUMNS, SHARE_COLUMN, *COST_COLUMNS)
+RUN_COLUMNS = (*RUN_KEYS, *SIZE_COLUMNS, SHARE_COLUMN, *COST_COLUMNS, WARNINGS_COLUMN)
 
 
 def run_info_path(path: str | os.PathLike) -> Path:
@@ -106,17 +109,49 @@ def runs_table(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
         row["checkpoints"] = info.get("checkpoints")
         row[SHARE_COLUMN] = _share(info)
         row.update({c: _number(info.get(c)) for c in COST_COLUMNS})
+        said = info.get("warnings")
+        row[WARNINGS_COLUMN] = "\n".join(map(str, said)) if isinstance(said, list) else ""
         rows.append(row)
     if not rows:
         raise InputError("no run", expected="at least one run directory")
     table = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
-    for column in ("dataset", "learner", "policy"):
+    for column in ("dataset", "learner", "policy", WARNINGS_COLUMN):
         table[column] = table[column].astype(str)
     for column in ("seed", *SIZE_COLUMNS):
         table[column] = table[column].astype("int64")
     for column in (SHARE_COLUMN, *COST_COLUMNS):
         table[column] = table[column].astype("float64")
     return table
+
+
+def run_warnings(table: pd.DataFrame) -> list[tuple[str, list[str]]]:
+    """The distinct warnings of a runs table (:func:`runs_table`), most frequent first, each with
+    its runs (``dataset/learner/seed/policy``, in the table's order)."""
+    runs: dict[str, list[str]] = {}
+    for row in table.itertuples(index=False):
+        said = getattr(row, WARNINGS_COLUMN)
+        for text in said.split("\n") if said else ():
+            run = "/".join(str(getattr(row, k)) for k in RUN_KEYS)
+            runs.setdefault(text, []).append(run)
+    return sorted(runs.items(), key=lambda item: -len(item[1]))
+
+
+def warnings_summary(table: pd.DataFrame, where: str, shown: int = 3) -> list[str]:
+    """Lines that tell a study's user its runs warned (none when no run did): how many, where
+    they are listed (``where``), and the ``shown`` most frequent warnings with their runs' count
+    and first run (the workflow prints them when it ends)."""
+    found = run_warnings(table)
+    if not found:
+        return []
+    warned = int((table[WARNINGS_COLUMN] != "").sum())
+    kinds = "warning" if len(found) == 1 else "different warnings"
+    lines = [f"delaycv: {warned} of {len(table)} runs warned ({len(found)} {kinds}): {where}"]
+    for text, runs in found[:shown]:
+        more = f" and {len(runs) - 1} more" if len(runs) > 1 else ""
+        lines.append(f"  {runs[0]}{more}: {text}")
+    if len(found) > shown:
+        lines.append(f"  ... {len(found) - shown} more ({where})")
+    return lines
 
 
 def _share(info: dict) -> float:

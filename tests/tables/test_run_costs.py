@@ -26,7 +26,13 @@ from delaycv.data.stream_file import write_stream
 from delaycv.report.runs import runs_html
 from delaycv.stages.merge import merge
 from delaycv.tables import usage
-from delaycv.tables.costs import RUN_COLUMNS, runs_table, write_runs
+from delaycv.tables.costs import (
+    RUN_COLUMNS,
+    run_warnings,
+    runs_table,
+    warnings_summary,
+    write_runs,
+)
 from tests.support.engine_bruteforce import random_stream
 from tests.support.paths import REPO
 
@@ -319,6 +325,49 @@ def test_the_runs_table_has_each_run_s_share_of_predictions_without_probability(
     (runs[0] / "run.json").write_text(json.dumps(info))
     assert runs_table([runs[0]])["no_probability_share"].tolist() == [share]
     assert f'<td class="num">{100 * share:.1f}</td>' in runs_html(runs_table([runs[0]]))
+
+
+def test_the_runs_warnings_are_in_the_table_on_the_page_and_summed_up(runs):
+    """Each run's warnings (run.json's) are its row's column ``warnings``, one per line; the
+    page lists each warning once with the runs that gave it, and the workflow's closing lines
+    count them (the most frequent first)."""
+    said = {
+        0: ["the stream says A", "the learner says B"],
+        1: ["the learner says B"],
+        2: [],
+    }
+    for i, texts in said.items():
+        info = json.loads((runs[i] / "run.json").read_text())
+        info["warnings"] = texts
+        (runs[i] / "run.json").write_text(json.dumps(info))
+    table = runs_table(runs)
+    assert table["warnings"].tolist() == [
+        "the stream says A\nthe learner says B",
+        "the learner says B",
+        "",
+    ]
+    names = ["random/NoChange/1/ideal", "random/Prior/2/ideal", "random/Prior/1/ideal"]
+    assert (
+        table.apply(lambda r: f"{r.dataset}/{r.learner}/{r.seed}/{r.policy}", axis=1).tolist()
+        == names
+    )
+    assert run_warnings(table) == [
+        ("the learner says B", names[:2]),
+        ("the stream says A", names[:1]),
+    ]
+    assert warnings_summary(table, "runs.html lists them", shown=1) == [
+        "delaycv: 2 of 3 runs warned (2 different warnings): runs.html lists them",
+        f"  {names[0]} and 1 more: the learner says B",
+        "  ... 1 more (runs.html lists them)",
+    ]
+    page = runs_html(table)
+    assert "<h2>Warnings (2)</h2>" in page
+    assert (
+        f'<tr><td>the learner says B</td><td class="num">2</td><td>{names[0]}, {names[1]}</td></tr>'
+        in page
+    )
+    quiet = runs_table(runs[2:])
+    assert warnings_summary(quiet, "x") == [] and "<p>No run warned.</p>" in runs_html(quiet)
 
 
 def test_a_run_given_twice_or_without_run_json_is_refused(runs, tmp_path):

@@ -82,7 +82,8 @@ def test_the_pipeline_writes_every_output(workdir):
         hours = info["process_wall_seconds"] / 3600
         assert 0.05 * hours * info["peak_rss_bytes"] < info["ram_hours"] * 2**30
         assert info["ram_hours"] * 2**30 <= hours * info["peak_rss_bytes"]
-    pd.testing.assert_frame_equal(pd.read_csv(workdir / "results" / "runs.csv"), runs)
+    csv = pd.read_csv(workdir / "results" / "runs.csv").fillna({"warnings": ""})  # (empty: none)
+    pd.testing.assert_frame_equal(csv, runs)
     logs = list((workdir / "logs").rglob("*.log"))
     # convert, evaluate, merge x2, tests, figures, rankings
     assert len(logs) == 1 + 4 + 2 + 1 + 1 + 1
@@ -254,16 +255,25 @@ def test_changing_a_learner_reruns_its_jobs_and_the_aggregation_only(workdir):
 
 def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
     """`delaycv convert` writes a stream; a study file of its own (nothing else than its keys)
-    evaluates it as it is beside a raw file the workflow converts. (The same raw file under both
-    names is one stream counted twice, refused: test_workflow_plans.py.)"""
+    evaluates it as it is beside a raw file the workflow converts, and beside a Parquet file
+    pandas wrote, whose fix links kept as reveal times the runs warn of: the workflow says so
+    when it ends, and the runs table and page list it. (The same raw file under both names is
+    one stream counted twice, refused: test_workflow_plans.py.)"""
     workdir = copy_workflow(tmp_path / "wf", REPO / "config.yaml")  # the default: not used
     write_commit_guru_csv(workdir / "data" / "mine.csv", rows=300, seed=5)
     raw = write_commit_guru_csv(workdir / "data" / "raw.csv", rows=300, seed=6)
     convert_commit_guru(workdir, "data/mine.csv", "resources/mine.parquet")
+    theirs = pd.read_csv(raw).rename(
+        columns={"author_date_unix_timestamp": "time", "contains_bug": "label"}
+    )
+    links = theirs.pop("fix_unix_timestamp")
+    theirs["label_time"] = links.where(theirs["label"] == 1)  # fix links: before their commits
+    theirs.to_parquet(workdir / "data" / "theirs.parquet")
     study = {
         "datasets": {
             "mine": {"path": "resources/mine.parquet"},
             "raw": {"path": str(raw.relative_to(workdir)), "preset": "commit-guru"},
+            "theirs": {"path": "data/theirs.parquet"},
         },
         "learners": {"nb": {"class": "river.naive_bayes.GaussianNB"}},
         "policies": {"ideal": {"preset": "ideal"}, "delay_7d": {"preset": "delay", "window": "7d"}},
@@ -275,21 +285,37 @@ def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
     proc = run(workdir, "--cores", "2", "--configfile", "my.yaml")
     assert executed(proc) == {
         "convert": 1,  # the raw file only
-        "evaluate": 4,
-        "merge": 2,
+        "evaluate": 6,
+        "merge": 3,
         "merge_all": 1,
-        "compare": 2,
+        "compare": 3,
         "rankings": 1,
-        "figures": 2,
+        "figures": 3,
         "all": 1,
     }
     assert not (workdir / "resources" / "generated" / "streams" / "mine").exists()
     merged = pd.read_parquet(workdir / "results" / "merged.parquet")
     assert set(merged["learner"]) == {"nb"} and set(merged["policy"]) == {"ideal", "delay_7d"}
     assert set(merged["fold"]) == {0, 1}
-    for name in ("mine", "raw"):
+    for name in ("mine", "raw", "theirs"):
         rows = merged[merged["dataset"] == name]
         assert len(rows) > 0 and rows["gmean"].notna().any(), name
+    # the warning of theirs's two runs (and the learner's of the runs whose first labels come
+    # late), said when the workflow ends, and listed
+    said = proc.stdout + proc.stderr
+    assert re.search(
+        r"delaycv: \d of 6 runs warned \(\d different warnings\): results/runs.html \(the "
+        r"report's Runs page\) and results/runs.csv list them",
+        said,
+    ), said[-3000:]
+    assert re.search(
+        r"  theirs/nb/1/\w+( and 1 more)?: data/theirs.parquet: column label_time: ", said
+    )
+    runs = pd.read_csv(workdir / "results" / "runs.csv", keep_default_na=False)
+    reveals = runs[runs["warnings"].str.contains("positives are revealed before their own time")]
+    assert set(reveals["dataset"]) == {"theirs"} and len(reveals) == 2
+    page = (workdir / "results" / "runs.html").read_text()
+    assert "<h2>Warnings (" in page and "data/theirs.parquet: column label_time: " in page
     # the report's captions read the study's defaults (my.yaml has no figures key)
     run(workdir, "--cores", "1", "--configfile", "my.yaml", "--report", "results/report.html")
     assert "learning_curves_mine_gmean_observed.png" in (

@@ -375,6 +375,24 @@ def study_run_files(name):
     return [file for dataset in DATASETS for file in run_files(dataset, name)]
 
 
+def say_run_warnings():
+    """When the workflow ends well: the warnings of the study's runs (in their jobs' logs and
+    run.json files; delaycv.tables.costs.warnings_summary)."""
+    import pandas as pd
+
+    from delaycv.tables.costs import WARNINGS_COLUMN, warnings_summary
+
+    try:  # (none, or an empty file of --touch: nothing to say)
+        table = pd.read_parquet(RUNS_TABLE)
+    except (OSError, ValueError):
+        return
+    if WARNINGS_COLUMN not in table:  # (written before the column was)
+        return
+    where = f"{RUNS_TABLE_HTML} (the report's Runs page) and {RUNS_TABLE_CSV} list them"
+    for line in warnings_summary(table, where):
+        snakemake_logger.warning(line)
+
+
 def contrast_outputs():
     """The compare rule's contrast tables, when the config has a reference policy."""
     if CONTRAST_REFERENCE is None:
