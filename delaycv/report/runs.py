@@ -14,8 +14,11 @@ from delaycv.protocol.learner_contract import NO_PROBABILITY_WARN
 from delaycv.report import pages
 from delaycv.tables.costs import GIB, MIB, SHARE_COLUMN, run_warnings
 
-#: the total rows' rule beside the pages' shared style (delaycv.report.pages)
-_ROWS_STYLE = "tr.total td { font-weight: bold; }"
+#: the total rows' rule and the wrapped text cells (the warnings), beside the pages' shared
+#: style (delaycv.report.pages)
+_ROWS_STYLE = """tr.total td { font-weight: bold; }
+td.text { white-space: normal; min-width: 24em; max-width: 60em; }
+tr.warned td { vertical-align: top; }"""
 
 
 def _fixed(digits: int):
@@ -164,8 +167,9 @@ def _warnings_section(table: pd.DataFrame) -> list[str]:
         if len(runs) > _RUNS_SHOWN:
             named += f" and {len(runs) - _RUNS_SHOWN} more"
         rows.append(
-            f'<tr><td>{escape(text)}</td><td class="num">{len(runs)}</td>'
-            f"<td>{escape(named)}</td></tr>"
+            f'<tr class="warned"><td class="text">{escape(text)}</td>'
+            f'<td class="num">{len(runs)}</td>'
+            f'<td class="text">{escape(named)}</td></tr>'
         )
     return [
         f"<h2>Warnings ({len(found)})</h2>",

@@ -363,8 +363,8 @@ def test_the_runs_warnings_are_in_the_table_on_the_page_and_summed_up(runs):
     page = runs_html(table)
     assert "<h2>Warnings (2)</h2>" in page
     assert (
-        f'<tr><td>the learner says B</td><td class="num">2</td><td>{names[0]}, {names[1]}</td></tr>'
-        in page
+        f'<tr class="warned"><td class="text">the learner says B</td><td class="num">2</td>'
+        f'<td class="text">{names[0]}, {names[1]}</td></tr>' in page
     )
     quiet = runs_table(runs[2:])
     assert warnings_summary(quiet, "x") == [] and "<p>No run warned.</p>" in runs_html(quiet)
