@@ -97,6 +97,12 @@ def test_quoted_newline_goes_through_line_parser(tmp_path):
             "\\(or R's write.csv\\) writes",
         ),
         ("\n1,2\n", "line 1", "the first line is empty"),
+        (
+            "t,x\n2021-01-01 10:00:00,2\n",
+            "line 2",
+            "text '2021-01-01 10:00:00' in numeric column 't' \\(expected a number or an empty "
+            "field; a time or link column of dates is read with time_unit: datetime",
+        ),
         ("t,x\n1,2\n3,abc\n", "line 3", "text 'abc' in numeric column 'x'"),
         ("t,x\n1,2\n3,4,5\n6,7\n", "line 3", "malformed line: 3 fields"),
         ("t,x\n1,2\n3\n", "line 3", "malformed line: 1 fields"),
