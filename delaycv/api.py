@@ -239,38 +239,19 @@ def _check_option_keywords(options: dict[str, Any]) -> None:
     )
 
 
-def _input_stream(
-    stream: Any,
-    *,
-    time: str | None,
-    time_unit: str,
-    label: str,
-    label_time: str | None,
-    effort: str | list[str] | None,
-    positive: Any,
-    dataset: str | None,
-) -> tuple[Any, list[str]]:
+def _input_stream(stream: Any, **read: Any) -> tuple[Any, list[str]]:
     """The stream :func:`evaluate` runs on, and the warnings about its content (logged): a
     Parquet path opened to be read chunk by chunk (no ``effort`` option then), anything else
-    through :func:`as_stream`."""
+    as :func:`as_stream` reads it (``read``: its keywords)."""
     if isinstance(stream, str | os.PathLike):
         from delaycv.data.stream_file import open_stream
 
-        _no_effort_option(effort)
+        _no_effort_option(read["effort"])
         opened = open_stream(stream)  # read chunk by chunk: memory independent of its length
         opened.metadata.setdefault("dataset", Path(stream).stem)  # (as the command names it)
         return opened, []
-    _check_time_unit(time_unit)
-    return _read_stream(
-        stream,
-        time=time,
-        time_unit=time_unit,
-        label=label,
-        label_time=label_time,
-        effort=effort,
-        positive=positive,
-        dataset=dataset,
-    )
+    _check_time_unit(read["time_unit"])
+    return _read_stream(stream, **read)
 
 
 def _policy_spec(policy: Any, window: Any, pos_window: Any, neg_window: Any) -> Any:
