@@ -5,7 +5,8 @@ the run keys, its size (instances, folds, checkpoints), the share of its predict
 without a probability (each read as P(1) = 0.5: the engine counts them for every learner, and warns
 above :data:`delaycv.protocol.learner_contract.NO_PROBABILITY_WARN`), the evaluation's wall and CPU seconds (the
 engine's), and the process's: wall and CPU seconds, peak resident memory and RAM-hours
-(:mod:`delaycv.tables.usage` defines them). A value the run did not measure (``--no-timing``, a run
+(:mod:`delaycv.tables.usage` defines them); and what the run warned of (:func:`run_warnings`
+gathers a study's, :func:`warnings_summary` says them when the workflow ends). A value the run did not measure (``--no-timing``, a run
 written before delaycv measured it) is NaN. :func:`write_runs` writes the table as Parquet and CSV (its page in the workflow's report:
 :func:`delaycv.report.runs.runs_html`). The workflow's ``merge_all`` writes
 ``<results>/runs.parquet``, ``runs.csv`` and ``runs.html``; ``delaycv merge --runs-out`` writes
