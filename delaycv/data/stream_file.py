@@ -143,18 +143,21 @@ def _check_schema(schema: pa.Schema, where: str | None) -> dict:
             raise InputError("stream metadata is not an object", path=where, expected="JSON object")
     meta.pop("format_version", None)
     meta.pop(CONTENT_KEY, None)  # (a file's own: StreamFile.content_digest)
+    how = (
+        "; delaycv.api.as_stream reads a DataFrame's datetimes and booleans, and "
+        "delaycv.data.stream_file.write_stream writes the stream it gives"
+    )
     for name, what in (("time", "integers, Unix seconds"), ("label", "integers, 0 and 1")):
         t = schema.field(name).type
         if not pa.types.is_integer(t):
-            raise InputError(
-                f"column {name} has type {t}",
-                path=where,
-                expected=f"{what}; delaycv.api.as_stream reads a DataFrame's datetimes and "
-                "booleans, and delaycv.data.stream_file.write_stream writes the stream it gives",
-            )
+            raise InputError(f"column {name} has type {t}", path=where, expected=what + how)
     lt = schema.field("label_time").type
     if not (pa.types.is_integer(lt) or pa.types.is_floating(lt) or pa.types.is_null(lt)):
-        raise InputError(f"column label_time has type {lt}", path=where, expected="nullable int64")
+        raise InputError(
+            f"column label_time has type {lt}",
+            path=where,
+            expected="nullable int64, Unix seconds" + how,
+        )
     effort = _check_effort_schema(schema, meta, where)
     index = pandas_index_columns(schema)
     for f in schema:
