@@ -36,7 +36,8 @@ The stream may be
 - the path of a canonical Parquet stream (``delaycv convert``, ``delaycv generate``);
 - a :class:`delaycv.data.stream.Stream`;
 - a pandas DataFrame with a ``time`` column (Unix seconds or datetimes, non-decreasing), a
-  ``label`` column (0/1 or booleans; other values with ``positive=``) and optionally a
+  ``label`` column (0/1 or booleans; other values with ``positive=``; a missing label is an
+  ``InputError`` naming its row) and optionally a
   ``label_time`` column (the time an external event reveals a positive label; NaN/NaT: never,
   and on every row of label 0: a value there is an ``InputError`` naming the row; a positive
   revealed before its own time, which a policy observes on arrival, is a warning giving their
@@ -477,6 +478,17 @@ def _times(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
 
 
 def _labels(values: pd.Series, positive: Any, what: str) -> np.ndarray:
+    """0/1 labels (int8) of ``values``: 0/1 numbers or booleans, or ``positive`` and the rest; a
+    missing label (NaN, None, pandas' NA) is an InputError naming its row, never a 0."""
+    missing = values.isna().to_numpy()
+    if missing.any():
+        row = int(np.flatnonzero(missing)[0])
+        raise InputError(
+            f"a missing value at row {row + 1}",
+            location=what,
+            expected="a label on every row (drop the rows whose label is not known yet: a "
+            "policy's windows, not missing labels, say when a label is known)",
+        )
     if positive is not None:
         return (values == positive).to_numpy(dtype=np.int8)
     if pd.api.types.is_bool_dtype(values.dtype):

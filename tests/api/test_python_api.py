@@ -295,6 +295,25 @@ def test_bad_streams_and_models_are_named():
         delaycv.evaluate(frame, preprocessing.StandardScaler())
 
 
+def test_a_missing_label_is_refused_whatever_its_type():
+    """pandas' NA in a nullable boolean column failed with pandas' own ValueError; None among
+    text labels with positive= was read as a 0 (a clean commit) without a word."""
+    frame = pd.DataFrame(
+        {"time": 1_600_000_000 + 60 * np.arange(20), "label": [0, 1] * 10, "a": np.arange(20.0)}
+    )
+    flags = frame["label"].astype(bool).astype("boolean")
+    words = frame["label"].map({1: "buggy", 0: "clean"})
+    for labels, positive in [
+        (flags.where(frame.index != 4, pd.NA), None),
+        (words.where(frame.index != 4, None), "buggy"),
+        (frame["label"].astype(float).where(frame.index != 4), None),
+    ]:
+        with pytest.raises(InputError) as err:
+            delaycv.evaluate(frame.assign(label=labels), "NoChange", positive=positive)
+        assert str(err.value).startswith("column label: a missing value at row 5 (expected a "
+                                         "label on every row"), str(err.value)  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "change, text",
     [
