@@ -46,7 +46,8 @@ The stream may be
   ``time=``, ``label=``, ``label_time=`` name other columns; a column ``effort`` is the
   instance's effort (the effort-aware measures, docs/metrics.md), ``effort=`` names another column
   or a list of columns to add (``["la", "ld"]``: they stay features); every other column is a
-  feature;
+  feature (numbers and booleans as numbers, datetimes as Unix seconds and durations as seconds,
+  as an ARFF date attribute converts, text and categories as categories);
 - any iterable of ``(x, y)`` pairs, such as a river dataset: ``x`` a dict of features, ``y`` the
   label. If the ``x`` dicts hold a ``time`` key (or the key named by ``time=``), it is the arrival
   time and is not a feature; likewise ``label_time`` and ``effort`` (``effort=`` names other

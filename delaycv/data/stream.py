@@ -54,8 +54,30 @@ COMPUTED_KEYS: tuple[str, ...] = (
 )
 
 
+def _dates_as_seconds(features: pd.DataFrame) -> pd.DataFrame:
+    """Datetime features as Unix seconds and durations as seconds (float64, NaN where missing),
+    as the conversion reads an ARFF date attribute: read as text, each instance's date would be
+    a category of its own, a feature that measures nothing."""
+    dated = [
+        col
+        for col in features.columns
+        if pd.api.types.is_datetime64_any_dtype(features[col].dtype)
+        or pd.api.types.is_timedelta64_dtype(features[col].dtype)
+    ]
+    if not dated:
+        return features
+    out = features.copy(deep=False)
+    for col in dated:
+        s = features[col]
+        if pd.api.types.is_datetime64_any_dtype(s.dtype):  # (no zone: UTC, as times are)
+            s = s - (pd.Timestamp(0) if s.dt.tz is None else pd.Timestamp(0, tz="UTC"))
+        out[col] = s.dt.total_seconds()
+    return out
+
+
 def _as_feature_frame(features: pd.DataFrame | None, rows: int) -> pd.DataFrame:
-    """Copy ``features`` with float64 numeric columns and categorical (str) other columns."""
+    """Copy ``features`` with float64 numeric columns (datetimes as Unix seconds) and categorical
+    (str) other columns."""
     if features is None:
         return pd.DataFrame(index=pd.RangeIndex(rows))
     if not isinstance(features, pd.DataFrame):
@@ -67,6 +89,7 @@ def _as_feature_frame(features: pd.DataFrame | None, rows: int) -> pd.DataFrame:
     clash = set(names) & set(BASE_COLUMNS)
     if clash:
         raise DelaycvError(f"feature names clash with stream columns: {', '.join(sorted(clash))}")
+    features = _dates_as_seconds(features)
     numeric = [
         not isinstance(features[col].dtype, pd.CategoricalDtype)
         and (

@@ -295,6 +295,31 @@ def test_bad_streams_and_models_are_named():
         delaycv.evaluate(frame, preprocessing.StandardScaler())
 
 
+def test_a_feature_of_datetimes_is_its_unix_seconds():
+    """A date column among the features was read as text: each instance's own category (a MOA
+    learner told thousands of values), a feature that measures nothing. It is its Unix seconds,
+    as an ARFF date attribute converts, and a duration its seconds, missing ones missing."""
+    frame = pd.DataFrame(
+        {"time": 1_600_000_000 + 60 * np.arange(20), "label": [0, 1] * 10, "a": np.arange(20.0)}
+    )
+    dates = pd.to_datetime(frame["time"], unit="s")
+    seconds = frame["time"].astype(float)
+    for extra, want in [
+        (dates, seconds),
+        (dates.dt.tz_localize("UTC").dt.tz_convert("Europe/Berlin"), seconds),
+        (dates - dates.iloc[0], 60.0 * np.arange(20)),
+        (dates.where(frame.index != 3), seconds.where(frame.index != 3)),
+    ]:
+        for given in (frame.assign(when=extra),
+                      [({"time": t, "when": w}, y) for t, w, y in
+                       zip(frame["time"], extra, frame["label"])]):  # fmt: skip
+            stream = api.as_stream(given)
+            np.testing.assert_array_equal(stream.features["when"].to_numpy(), np.asarray(want))
+    assert api.as_stream(frame.assign(when=dates.where(frame.index != 3))).metadata["missing"] == {
+        "when": 1
+    }
+
+
 def test_a_missing_label_is_refused_whatever_its_type():
     """pandas' NA in a nullable boolean column failed with pandas' own ValueError; None among
     text labels with positive= was read as a 0 (a clean commit) without a word."""
