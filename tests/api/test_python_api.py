@@ -312,7 +312,7 @@ def test_a_feature_of_datetimes_is_its_unix_seconds():
     ]:
         for given in (frame.assign(when=extra),
                       [({"time": t, "when": w}, y) for t, w, y in
-                       zip(frame["time"], extra, frame["label"])]):  # fmt: skip
+                       zip(frame["time"], extra, frame["label"], strict=True)]):  # fmt: skip
             stream = api.as_stream(given)
             np.testing.assert_array_equal(stream.features["when"].to_numpy(), np.asarray(want))
     assert api.as_stream(frame.assign(when=dates.where(frame.index != 3))).metadata["missing"] == {
