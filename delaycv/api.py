@@ -70,6 +70,7 @@ import dataclasses
 import logging
 import math
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -435,10 +436,17 @@ def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
     try:
         raw = pd.to_numeric(values).to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
+        first = values.dropna().iloc[0] if values.notna().any() else values.iloc[0]
+        name = what.removeprefix("column ")
+        parse = (
+            f"; text dates are parsed first: frame[{name!r}] = pd.to_datetime(frame[{name!r}])"
+            if what.startswith("column ") and isinstance(first, str) and _DATE_TEXT.match(first)
+            else ""
+        )
         raise InputError(
-            f"values of dtype {values.dtype} such as {shown(values.iloc[0])!r}",
+            f"values of dtype {values.dtype} such as {shown(first)!r}",
             location=what,
-            expected="Unix seconds (numbers, in time_unit) or datetimes",
+            expected="Unix seconds (numbers, in time_unit) or datetimes" + parse,
         ) from None
     factor = FACTORS[unit]
     bad = implausible(np.where(np.isfinite(raw), raw, 0.0) / factor)
@@ -459,6 +467,10 @@ def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
     finite = np.isfinite(raw)
     whole = np.floor(np.where(finite, raw, 0.0)).astype(np.int64) // factor
     return np.where(finite, whole.astype(np.float64), raw)
+
+
+#: text that starts as a date does (``2021-01-31``, ``2021-01-31T10:00:00Z``)
+_DATE_TEXT = re.compile(r"\s*\d{4}-\d{2}-\d{2}")
 
 
 def _value_text(value: Any) -> str:

@@ -404,6 +404,12 @@ def test_a_time_series_indexed_by_its_times_is_told_how_to_give_them():
         with pytest.raises(InputError) as err:
             delaycv.evaluate(given, "NoChange", progress=False)
         assert str(err.value).endswith(f"{hint})"), str(err.value)
+    text = frame.reset_index(names="when").assign(when=lambda f: f["when"].astype(str))
+    with pytest.raises(InputError) as err:  # (dates as text: how to parse them)
+        delaycv.evaluate(text, "NoChange", time="when", progress=False)
+    assert str(err.value).endswith(
+        "datetimes; text dates are parsed first: frame['when'] = pd.to_datetime(frame['when']))"
+    ), str(err.value)
     told = delaycv.evaluate(frame.reset_index(names="time"), "NoChange", folds=2, progress=False)
     assert told.info["instances"] == 4
     with pytest.raises(InputError) as err:  # (an index that holds nothing asked for: no hint)
