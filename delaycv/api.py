@@ -36,8 +36,8 @@ The stream may be
 - the path of a canonical Parquet stream (``delaycv convert``, ``delaycv generate``);
 - a :class:`delaycv.data.stream.Stream`;
 - a pandas DataFrame with a ``time`` column (Unix seconds or datetimes, non-decreasing), a
-  ``label`` column (0/1 or booleans; other values with ``positive=``; a missing label is an
-  ``InputError`` naming its row) and optionally a
+  ``label`` column (0/1 or booleans; other values with ``positive=``, which must occur; a
+  missing label is an ``InputError`` naming its row) and optionally a
   ``label_time`` column (the time an external event reveals a positive label; NaN/NaT: never,
   and on every row of label 0: a value there is an ``InputError`` naming the row; a positive
   revealed before its own time, which a policy observes on arrival, is a warning giving their
@@ -503,7 +503,15 @@ def _labels(values: pd.Series, positive: Any, what: str) -> np.ndarray:
             "policy's windows, not missing labels, say when a label is known)",
         )
     if positive is not None:
-        return (values == positive).to_numpy(dtype=np.int8)
+        labels = (values == positive).to_numpy(dtype=np.int8)
+        if not labels.any():  # ("1" against the numbers 0 and 1: every label would be a 0)
+            seen = ", ".join(repr(shown(v)) for v in pd.unique(values)[:6])
+            raise InputError(
+                f"positive={positive!r} never occurs (its values: {seen})",
+                location=what,
+                expected="positive= one of the values, of their type",
+            )
+        return labels
     if pd.api.types.is_bool_dtype(values.dtype):
         return values.to_numpy(dtype=np.int8)
     ok = values.isin([0, 1]) & values.map(lambda v: isinstance(v, int | float | np.number | bool))

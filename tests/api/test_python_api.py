@@ -320,6 +320,29 @@ def test_a_feature_of_datetimes_is_its_unix_seconds():
     }
 
 
+def test_a_positive_class_that_never_occurs_is_refused():
+    """positive="1" (a string, as on a command line) against labels 0 and 1 made every label a
+    0 without a word: a stream without a positive, every recall NaN."""
+    frame = pd.DataFrame(
+        {"time": 1_600_000_000 + 60 * np.arange(20), "label": [0, 1] * 10, "a": np.arange(20.0)}
+    )
+    with pytest.raises(InputError) as err:
+        delaycv.evaluate(frame, "NoChange", positive="1", progress=False)
+    assert str(err.value) == (
+        "column label: positive='1' never occurs (its values: 0, 1) (expected positive= one of "
+        "the values, of their type)"
+    )
+    pairs = [
+        ({"time": t}, "buggy" if y else "clean")
+        for t, y in zip(frame["time"], frame["label"], strict=True)
+    ]
+    with pytest.raises(
+        InputError, match="y: positive='Buggy' never occurs \\(its values: 'clean', 'buggy'\\)"
+    ):
+        delaycv.evaluate(pairs, "NoChange", positive="Buggy", progress=False)
+    assert delaycv.evaluate(pairs, "NoChange", positive="buggy", folds=2, progress=False)
+
+
 def test_a_missing_label_is_refused_whatever_its_type():
     """pandas' NA in a nullable boolean column failed with pandas' own ValueError; None among
     text labels with positive= was read as a 0 (a clean commit) without a word."""
