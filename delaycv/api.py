@@ -249,12 +249,31 @@ def _input_stream(stream: Any, **read: Any) -> tuple[Any, list[str]]:
     if isinstance(stream, str | os.PathLike):
         from delaycv.data.stream_file import open_stream
 
-        _no_effort_option(read["effort"])
+        _check_read_options(stream, read["time_unit"], read["effort"])
         opened = open_stream(stream)  # read chunk by chunk: memory independent of its length
         opened.metadata.setdefault("dataset", Path(stream).stem)  # (as the command names it)
         return opened, []
-    _check_time_unit(read["time_unit"])
     return _read_stream(stream, **read)
+
+
+def _check_read_options(stream: Any, time_unit: str, effort: Any) -> list[str] | None:
+    """Check the reading options against the form of ``stream`` (a canonical stream, a path or
+    a ``Stream``, stores seconds and has its own effort: no ``time_unit``, no ``effort=``);
+    return the effort's column names."""
+    from delaycv.data.stream import Stream
+
+    _check_time_unit(time_unit)
+    canonical = isinstance(stream, Stream | str | os.PathLike)
+    if canonical and time_unit != "s":
+        raise ConfigError(
+            f"time_unit {time_unit!r} given with a canonical stream",
+            location="key time_unit",
+            expected="no time_unit: a canonical stream stores seconds",
+        )
+    names = _effort_names(effort)
+    if canonical:
+        _no_effort_option(effort)
+    return names
 
 
 def _policy_spec(policy: Any, window: Any, pos_window: Any, neg_window: Any) -> Any:
@@ -364,16 +383,7 @@ def _read_stream(
     from delaycv.data.stream import Stream
     from delaycv.data.stream_file import read_stream
 
-    _check_time_unit(time_unit)
-    if isinstance(stream, Stream | str | os.PathLike) and time_unit != "s":
-        raise ConfigError(
-            f"time_unit {time_unit!r} given with a canonical stream",
-            location="key time_unit",
-            expected="no time_unit: a canonical stream stores seconds",
-        )
-    names = _effort_names(effort)
-    if isinstance(stream, Stream | str | os.PathLike):
-        _no_effort_option(effort)
+    names = _check_read_options(stream, time_unit, effort)
     if isinstance(stream, Stream):  # (one read from a file is checked there)
         check_copies_read(stream.metadata, "the Stream given")
         return stream, []

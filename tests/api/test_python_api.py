@@ -508,6 +508,11 @@ def test_time_units_of_a_dataframe():
         delaycv.evaluate(frame, "NoChange", time_unit="sec", progress=False)
     with pytest.raises(ConfigError, match="a canonical stream stores seconds"):
         as_stream(_tiny_parquet(), time_unit="ms")
+    # evaluate reads a path chunk by chunk, past as_stream: the same checks (it ignored both)
+    with pytest.raises(ConfigError, match="a canonical stream stores seconds"):
+        delaycv.evaluate(str(_tiny_parquet()), "NoChange", time_unit="ms", progress=False)
+    with pytest.raises(ConfigError, match="unknown time unit 'sec'"):
+        delaycv.evaluate(str(_tiny_parquet()), "NoChange", time_unit="sec", progress=False)
 
 
 _TINY: list = []
