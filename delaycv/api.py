@@ -70,7 +70,6 @@ import dataclasses
 import logging
 import math
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -434,7 +433,13 @@ def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
     """Unix seconds (float64, NaN for missing) of numbers in ``unit`` or of datetimes (exact;
     sub-second parts rounded down); a time outside 1900-9999 is an InputError naming the row
     and the likely unit."""
-    from delaycv.data.timeunits import FACTORS, RANGE_TEXT, implausible, implausible_message
+    from delaycv.data.timeunits import (
+        DATE_TEXT,
+        FACTORS,
+        RANGE_TEXT,
+        implausible,
+        implausible_message,
+    )
 
     if pd.api.types.is_datetime64_any_dtype(values.dtype):
         if getattr(values.dt, "tz", None) is not None:
@@ -450,7 +455,7 @@ def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
         name = what.removeprefix("column ")
         parse = (
             f"; text dates are parsed first: frame[{name!r}] = pd.to_datetime(frame[{name!r}])"
-            if what.startswith("column ") and isinstance(first, str) and _DATE_TEXT.match(first)
+            if what.startswith("column ") and isinstance(first, str) and DATE_TEXT.match(first)
             else ""
         )
         raise InputError(
@@ -477,10 +482,6 @@ def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
     finite = np.isfinite(raw)
     whole = np.floor(np.where(finite, raw, 0.0)).astype(np.int64) // factor
     return np.where(finite, whole.astype(np.float64), raw)
-
-
-#: text that starts as a date does (``2021-01-31``, ``2021-01-31T10:00:00Z``)
-_DATE_TEXT = re.compile(r"\s*\d{4}-\d{2}-\d{2}")
 
 
 def _value_text(value: Any) -> str:

@@ -35,6 +35,7 @@ from delaycv.data.readers import (
     read_bytes,
     split_last_line,
 )
+from delaycv.data.timeunits import DATE_TEXT
 
 log = logging.getLogger(__name__)
 
@@ -189,17 +190,13 @@ def _number_expected(value: str, decimal: str) -> str:
             "a number with a decimal comma (the mapping's decimal: ','), "
             + expected.removeprefix("a number ")
         )
-    if _DATE.match(value):
+    if DATE_TEXT.match(value):
         return (
             "a number or an empty field; a time or link column of dates is read with time_unit: "
             "datetime in the mapping (--time-unit datetime for delaycv convert), or with its "
             "time_format"
         )
     return expected
-
-
-#: a value that starts as a date does (``2021-01-31``, ``2021-01-31T10:00:00Z``)
-_DATE = re.compile(r"\s*\d{4}-\d{2}-\d{2}")
 
 
 def _as_booleans(values: list, column: Column, lines: list[int], path: str) -> bool:

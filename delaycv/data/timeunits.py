@@ -18,6 +18,7 @@ about 1,000 days per 6,000 rows, so the year 2474 at 1,000,000 rows; the memory 
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # numpy is imported where it is used: the command line reads TIME_UNITS
@@ -31,6 +32,9 @@ TIME_UNITS = (*FACTORS, "datetime")
 POSITION = "position"
 #: the time units a mapping takes (a raw file's)
 MAPPING_TIME_UNITS = (*TIME_UNITS, POSITION)
+#: Text that starts as a date does (``2021-01-31``, ``2021-01-31T10:00:00Z``): the hint that a
+#: column read as numbers, or a time given as text, holds dates
+DATE_TEXT = re.compile(r"\s*\d{4}-\d{2}-\d{2}")
 NAMES = {
     "s": "seconds",
     "ms": "milliseconds",
@@ -99,6 +103,7 @@ __all__ = [
     "NAMES",
     "RANGE_TEXT",
     "MAPPING_TIME_UNITS",
+    "DATE_TEXT",
     "POSITION",
     "TIME_UNITS",
     "implausible",
