@@ -4,13 +4,14 @@ within each dataset (the workflow's rankings stage, :func:`delaycv.stages.rankin
 The merged per-fold tables are those of the datasets (one each, as ``delaycv merge`` or the
 workflow's ``merge`` rule writes them). Ranks the learners within each policy and the policies
 within each learner, and writes into --out, each file atomically: across datasets
-``friedman.parquet``/``.csv`` (Friedman mean ranks, statistic, p, critical difference),
+``friedman.parquet``/``.csv`` (Friedman mean ranks, statistic, its chi-square and permutation
+p-values, critical difference),
 ``nemenyi.csv`` (the Nemenyi p-value of every pair), ``scott_knott.parquet``/``.csv`` (Scott-Knott
 ESD groups) and ``rankings.html``; within each dataset over its (seed, fold) pairs
 ``within.parquet``/``.csv`` and ``within.html``; and ``figures/`` (critical-difference diagrams
 and Scott-Knott ESD box plots). Families with fewer than 3 datasets carry a note instead of a
 test. The options are those of the workflow's config: ``tests`` (metrics, references,
-checkpoints, alpha), ``rankings.version`` and ``figures`` (metric, reference, formats, dpi), with
+checkpoints, alpha; resamples and seed, of Friedman's permutation p-value), ``rankings.version`` and ``figures`` (metric, reference, formats, dpi), with
 its defaults (``delaycv.common.defaults``): without options it writes what the workflow's
 rankings stage writes with the default config.
 """
@@ -34,6 +35,8 @@ OPTIONS = {
     "tests.checkpoints.positions": "--checkpoint-position",
     "tests.checkpoints.fractions": "--checkpoint-fraction",
     "tests.alpha": "--alpha",
+    "tests.resamples": "--resamples",
+    "tests.seed": "--seed",
     "rankings.version": "--version",
     "figures.metric": "--figure-metric",
     "figures.reference": "--figure-reference",
@@ -70,6 +73,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     options.add_checkpoint_options(parser, "ranked")
     parser.add_argument(
         "--alpha", type=float, help=f"significance level ({defaults.SIGNIFICANCE}: tests.alpha)"
+    )
+    parser.add_argument(
+        "--resamples",
+        type=int,
+        help="random permutations R of Friedman's permutation p-value, exact when there are at "
+        f"most R ({defaults.RESAMPLES}: tests.resamples)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=options.seed,
+        help=f"seed of the random permutations ({defaults.TEST_SEED}: tests.seed)",
     )
     parser.add_argument(
         "--version",
@@ -123,6 +137,8 @@ def settings_from(args):
             references=args.references,
             checkpoints=options.checkpoint_request(args),
             alpha=args.alpha,
+            resamples=args.resamples,
+            seed=args.seed,
             version=args.version,
             figure_metrics=args.figure_metrics,
             figure_reference=args.figure_reference,

@@ -256,8 +256,10 @@ def cd_diagram(result, *, title: str | None = None, note: str | None = None) -> 
         if note:
             figure_note(fig, note)
         ax.xaxis.set_label_position("top")
+        how = "exact" if result.permutation_exact else "random"
         text = (
-            f"Friedman chi2 = {result.statistic:.2f}, p = {result.p_value:.3g}; N = {result.n} "
+            f"Friedman chi2 = {result.statistic:.2f}, p = {result.p_value:.3g} (chi-square), "
+            f"{result.p_permutation:.3g} (permutation, {how}); N = {result.n} "
             f"datasets; a bar joins treatments Nemenyi's test does not tell apart "
             f"(alpha = {result.alpha})"
         )

@@ -469,9 +469,12 @@ def _family_test(rows: pd.DataFrame, *, across: bool) -> str:
     if first["note"] and not grouped:
         return f"<p><em>No test: {escape(str(first['note']))}.</em></p>"
     if across:
+        how = "exact" if bool(first["permutation_exact"]) else "random"
         return (
             f"<p>Friedman chi2 = {_number(float(first['statistic']), 2)}, "
-            f"p = {escape(_p(first['p_value']))}, N = {int(first['n'])} datasets, "
+            f"p = {escape(_p(first['p_value']))} (chi-square), "
+            f"{escape(_p(first['p_permutation']))} (permutation, {how}), "
+            f"N = {int(first['n'])} datasets, "
             f"k = {int(first['k'])}; Nemenyi's critical difference CD = "
             f"{_number(float(first['cd']), 2)}: mean ranks further apart differ.</p>"
         )
@@ -487,7 +490,11 @@ _ACROSS_INTRO = (
     "treatments, averaged over the datasets; <i>place by mean rank</i>: its position "
     "when the family is sorted by that mean rank (rows are in that order). Friedman's "
     "test with Nemenyi's post-hoc: two treatments differ when their mean ranks differ by "
-    "more than CD. Scott-Knott ESD (ScottKnottESD v3) over the same per-dataset values: "
+    "more than CD. Friedman's p by the chi-square approximation (as scipy and R compute "
+    "it) is reliable from about 10 datasets; the permutation p is that of the same "
+    "statistic when each dataset's values are exchanged among the treatments: exact over "
+    "every permutation when there are at most <code>tests.resamples</code>, else from "
+    "that many random ones. Scott-Knott ESD (ScottKnottESD v3) over the same per-dataset values: "
     "treatments of one group are not told apart, group 1 is the best; <b>bold</b>: group "
     "1. A note replaces the tests when a family has fewer than 3 datasets or a missing "
     "value, and names a treatment that has no value (e.g. a policy that released no "

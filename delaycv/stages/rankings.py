@@ -214,7 +214,14 @@ def rankings(
     say(
         f"across datasets: Friedman/Nemenyi and Scott-Knott ESD ({version}) of {', '.join(metrics)}"
     )
-    across = rank_across(rows, metrics, version=version, alpha=settings.alpha)
+    across = rank_across(
+        rows,
+        metrics,
+        version=version,
+        alpha=settings.alpha,
+        resamples=settings.resamples,
+        seed=settings.seed,
+    )
     say(f"within datasets: Scott-Knott ESD ({version}) over the (seed, fold) pairs")
     within = rank_within(rows, metrics, version=version)
     out = Path(out)

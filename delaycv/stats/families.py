@@ -354,6 +354,8 @@ class Rankings:
             "means": rows["mean"].to_numpy(dtype=np.float64),
             "statistic": float(first["statistic"]),
             "p_value": float(first["p_value"]),
+            "p_permutation": float(first["p_permutation"]),
+            "permutation_exact": bool(first["permutation_exact"]),
             "nemenyi": nemenyi,
             "cd": float(first["cd"]),
             "note": first["note"],
@@ -386,6 +388,8 @@ def _add_absent(
         n=n,
         statistic=np.nan,
         p_value=np.nan,
+        p_permutation=np.nan,
+        permutation_exact=False,
         cd=np.nan,
         note=note,
     )
@@ -400,6 +404,8 @@ def _add_friedman(
     treatments: list[str],
     matrix: np.ndarray,
     alpha: float,
+    resamples: int,
+    seed: int,
 ) -> str:
     """The Friedman rows of one family (best mean rank first) and, when it is tested, its
     Nemenyi rows; returns the family's note (why it has no test, ``""`` when tested)."""
@@ -407,7 +413,7 @@ def _add_friedman(
     k = len(treatments)
     note = _missing_note(matrix, blocks, treatments, "dataset")
     complete = matrix[~np.isnan(matrix).any(axis=1)] if note else matrix
-    core = friedman_core(complete, alpha, up)
+    core = friedman_core(complete, alpha, up, resamples=resamples, seed=seed)
     note = note or core["note"]
     with np.errstate(all="ignore"):
         means = np.nanmean(matrix, axis=0) if len(matrix) else np.full(k, np.nan)
@@ -426,6 +432,8 @@ def _add_friedman(
         n=len(blocks),
         statistic=core["statistic"] if tested else math.nan,
         p_value=core["p_value"] if tested else math.nan,
+        p_permutation=core["p_permutation"] if tested else math.nan,
+        permutation_exact=core["permutation_exact"] and tested,
         cd=core["cd"] if tested else math.nan,
         note=note,
     )
@@ -450,6 +458,8 @@ def rank_across(
     ranked: Sequence[str] = ("learner", "policy"),
     version: str = "np",
     alpha: float = defaults.SIGNIFICANCE,
+    resamples: int = defaults.RESAMPLES,
+    seed: int = defaults.TEST_SEED,
 ) -> Rankings:
     """Rank learners within each policy and policies within each learner, across datasets.
 
@@ -480,6 +490,9 @@ def rank_across(
         The Scott-Knott ESD version.
     alpha : float, default 0.05
         The level of the tests, in (0, 1).
+    resamples, seed : int, default 5000 and 1
+        R and the seed of Friedman's permutation p-value
+        (:func:`~delaycv.stats.friedman.friedman_permutation_p`).
 
     Returns
     -------
@@ -489,7 +502,8 @@ def rank_across(
     Raises
     ------
     DelaycvError
-        Something else ranked, an unknown ``version``, ``alpha`` outside (0, 1), a column missing.
+        Something else ranked, an unknown ``version``, ``alpha`` outside (0, 1), ``resamples``
+        below 1, a column missing.
 
     Examples
     --------
@@ -514,6 +528,8 @@ def rank_across(
     _check_ranking(ranked, version)
     if not 0.0 < alpha < 1.0:
         raise DelaycvError(f"alpha {alpha} is not in (0, 1)")
+    if resamples < 1:
+        raise DelaycvError(f"resamples {resamples} must be at least 1")
     _require(table, [*_RUN_KEYS, *metrics])
     rows = _with_at(table)
     friedman = _Columns(FRIEDMAN_COLUMNS)
@@ -529,7 +545,9 @@ def rank_across(
                 )
             if not treatments:
                 continue
-            note = _add_friedman(friedman, nemenyi, family, blocks, treatments, matrix, alpha)
+            note = _add_friedman(
+                friedman, nemenyi, family, blocks, treatments, matrix, alpha, resamples, seed
+            )
             _add_sk(sk, family, treatments, matrix, version, note)
     return Rankings(
         sort_families(friedman.frame(["k", "n", "rank"])),

@@ -175,6 +175,9 @@ class RankingSettings:
     metrics, references, checkpoints, alpha
         As the tests have them (:class:`CompareSettings`): the metrics ranked, the labels, the
         checkpoints, the significance level of Friedman/Nemenyi.
+    resamples, seed
+        As the tests have them: R and the seed of Friedman's permutation p-value (exact when
+        there are at most R permutations).
     version : str
         Scott-Knott ESD's version: ``np`` (non-parametric) or ``p`` (parametric).
     figure_metrics : tuple of str
@@ -191,6 +194,8 @@ class RankingSettings:
     references: tuple[str, ...] = defaults.TEST_REFERENCES
     checkpoints: Checkpoints = defaults.TEST_CHECKPOINTS
     alpha: float = defaults.SIGNIFICANCE
+    resamples: int = defaults.RESAMPLES
+    seed: int = defaults.TEST_SEED
     version: str = defaults.RANKING_VERSION
     figure_metrics: tuple[str, ...] = defaults.TEST_METRICS
     figure_reference: str = defaults.FIGURE_REFERENCE
@@ -203,6 +208,8 @@ class RankingSettings:
         "references": "tests.references",
         "checkpoints": "tests.checkpoints",
         "alpha": "tests.alpha",
+        "resamples": "tests.resamples",
+        "seed": "tests.seed",
         "version": "rankings.version",
         "figure_metrics": "figures.metric",
         "figure_reference": "figures.reference",
@@ -241,6 +248,8 @@ def make_ranking_settings(
     references: str | Sequence[str] = defaults.TEST_REFERENCES,
     checkpoints: Any = defaults.TEST_CHECKPOINTS,
     alpha: float = defaults.SIGNIFICANCE,
+    resamples: int = defaults.RESAMPLES,
+    seed: int = defaults.TEST_SEED,
     version: str = defaults.RANKING_VERSION,
     figure_metrics: str | Sequence[str] | None = None,
     figure_reference: str = defaults.FIGURE_REFERENCE,
@@ -263,6 +272,8 @@ def make_ranking_settings(
         references=check_names(references, keys["references"], REFERENCES),
         checkpoints=check_checkpoint_request(checkpoints, where=keys["checkpoints"]),
         alpha=check_level(alpha, keys["alpha"]),
+        resamples=check_size("resamples", resamples, f"key {keys['resamples']}"),
+        seed=check_seed(seed, keys["seed"]),
         version=check_choice(version, keys["version"], RANKING_VERSIONS),
         figure_metrics=metrics
         if figure_metrics is None

@@ -75,11 +75,12 @@ def compare_settings(config: dict) -> CompareSettings:
 
 
 def ranking_settings(config: dict) -> RankingSettings:
-    """The rankings stage's settings: what it uses of ``tests``, ``rankings.version`` and the
+    """The rankings stage's settings: what it uses of ``tests`` (Friedman's permutation p-value
+    takes ``resamples`` and ``seed``), ``rankings.version`` and the
     figures' metrics, labels, formats and resolution."""
     figures = config["figures"]
     return make_ranking_settings(
-        **_tests(config, "metrics", "references", "checkpoints", "alpha"),
+        **_tests(config, "metrics", "references", "checkpoints", "alpha", "resamples", "seed"),
         version=config["rankings"]["version"],
         figure_metrics=figure_metrics(config),
         figure_reference=figures["reference"],

@@ -168,6 +168,8 @@ def test_the_stage_functions_write_the_workflow_s_files(workdir, tmp_path):
         ),
         (["rank", "m.parquet", "--out", "o", "--checkpoint", "soon"], ["option --checkpoint"]),
         (["rank", "m.parquet", "--out", "o", "--alpha", "2"], ["option --alpha", "(0, 1)"]),
+        (["rank", "m.parquet", "--out", "o", "--resamples", "0"], ["option --resamples", "0"]),
+        (["rank", "m.parquet", "--out", "o", "--seed", "-1"], ["--seed"]),
         (["rank", "m.parquet", "--out", "o", "--version", "x"], ["--version", "invalid choice"]),
     ],
 )

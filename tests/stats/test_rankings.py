@@ -3,6 +3,7 @@ against scipy, scikit-posthocs, Demšar's table and hand computations."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -16,7 +17,14 @@ from scipy import stats
 from delaycv.common.errors import DelaycvError
 from delaycv.stats.companions import cliffs_delta
 from delaycv.stats.families import FAMILY, FRIEDMAN_COLUMNS, family_values, rank_across, rank_within
-from delaycv.stats.friedman import cohens_d, critical_difference, friedman_nemenyi, q_alpha
+from delaycv.stats.friedman import (
+    block_ranks,
+    cohens_d,
+    critical_difference,
+    friedman_nemenyi,
+    friedman_permutation_p,
+    q_alpha,
+)
 from delaycv.stats.scott_knott import (
     COHEN_NEGLIGIBLE,
     VERSIONS,
@@ -127,6 +135,106 @@ def test_friedman_notes_instead_of_a_test_and_refuses_missing_cells():
     holey.loc["d3", "b"] = np.nan
     with pytest.raises(DelaycvError, match=r"treatment 'b' in block 'd3'"):
         friedman_nemenyi(holey)
+
+
+def _enumerated_permutation_p(ranks: np.ndarray) -> float:
+    """Friedman's permutation p by brute force: every block's ranks in every order (tied ranks'
+    orders counted as often as they occur), the share whose scipy chi2 reaches the observed."""
+    n, k = ranks.shape
+
+    def chi2(r):
+        return _chi2(np.asarray(r))
+
+    observed = chi2(ranks)
+    orders = [list(itertools.permutations(row)) for row in ranks]
+    hits = total = 0
+    for combo in itertools.product(*orders):
+        total += 1
+        hits += chi2(combo) >= observed - 1e-9
+    return hits / total
+
+
+def _chi2(ranks: np.ndarray) -> float:
+    """Friedman's chi2 with the tie correction, as the textbooks write it (any k)."""
+    n, k = ranks.shape
+    sums = ranks.sum(axis=0)
+    ties = sum(
+        float((c**3 - c).sum()) for c in (np.unique(r, return_counts=True)[1] for r in ranks)
+    )
+    correction = 1.0 - ties / (n * k * (k * k - 1))
+    if correction == 0.0:  # every block tied throughout
+        return 0.0
+    return (12.0 / (n * k * (k + 1)) * float((sums**2).sum()) - 3.0 * n * (k + 1)) / correction
+
+
+def test_friedman_permutation_p_hand_computed_where_chi_square_says_otherwise():
+    # three treatments on four datasets, a first in every one, two ranking b c and two c b:
+    # R = (4, 10, 10), chi2 = 6 and the chi-square p is exp(-3) = 0.0498 < 0.05; exactly, the
+    # chi2 of the 6**4 = 1296 permutations reaches 6 in 90 (tables of Friedman's statistic:
+    # P(chi2 >= 6.0 | k = 3, N = 4) = 0.069), above 0.05
+    values = pd.DataFrame({"a": [0.9, 0.9, 0.9, 0.9], "b": [0.8, 0.7, 0.8, 0.7],
+                           "c": [0.7, 0.8, 0.7, 0.8]})  # fmt: skip
+    r = friedman_nemenyi(values)
+    assert r.statistic == pytest.approx(6.0) and r.p_value == pytest.approx(math.exp(-3))
+    assert r.p_permutation == pytest.approx(90 / 1296) and r.permutation_exact
+    # HAND: chi2 = 6.5 (p = exp(-3.25) = 0.039) is reached by 54 of 1296 (tables: 0.042)
+    hand = friedman_nemenyi(HAND)
+    assert hand.p_permutation == pytest.approx(54 / 1296) and hand.permutation_exact
+    # three datasets that rank alike: 6 of 6**3 (every dataset the same order)
+    alike = friedman_nemenyi(HAND.iloc[:3])
+    assert alike.p_value == pytest.approx(math.exp(-3))
+    assert alike.p_permutation == pytest.approx(6 / 216)
+    table = r.table()
+    assert table["p_permutation"].tolist() == [r.p_permutation] * 3
+    assert table["permutation_exact"].tolist() == [True] * 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, 4).flatmap(
+        lambda k: st.lists(
+            st.lists(st.integers(0, 2), min_size=k, max_size=k), min_size=3, max_size=5
+        ).filter(lambda rows: math.factorial(len(rows[0])) ** len(rows) <= 5000)
+    )
+)
+@example([[0, 1, 2], [0, 2, 1], [0, 1, 2], [0, 2, 1]])
+@example([[1, 1, 0], [1, 0, 0], [2, 2, 2]])  # ties within blocks, a block all tied
+def test_friedman_permutation_p_equals_brute_force_enumeration(rows):
+    values = np.asarray(rows, dtype=np.float64)
+    ranks = block_ranks(values)
+    p, exact = friedman_permutation_p(ranks)
+    assert exact
+    assert p == pytest.approx(_enumerated_permutation_p(ranks), abs=1e-12)
+    assert 0.0 < p <= 1.0
+
+
+def test_friedman_permutation_p_of_two_treatments_is_the_sign_test():
+    # k = 2 without ties: exchanging a block's two values flips who wins it, so the permutation
+    # p of chi2 is the two-sided sign test's (scipy's binomtest)
+    rng = np.random.default_rng(3)
+    for n in (3, 6, 9, 12):
+        values = rng.normal(size=(n, 2))
+        wins = int((values[:, 0] > values[:, 1]).sum())
+        p, exact = friedman_permutation_p(block_ranks(values), resamples=2**n)
+        assert exact
+        assert p == pytest.approx(stats.binomtest(wins, n).pvalue), n
+
+
+def test_friedman_permutation_p_random_permutations_are_seeded_and_near_exact():
+    # 6 datasets x 3 treatments: 6**6 = 46656 permutations, more than R
+    rng = np.random.default_rng(11)
+    values = rng.normal(size=(6, 3)) + np.array([0.8, 0.3, 0.0])
+    ranks = block_ranks(values)
+    exact_p = _enumerated_permutation_p(ranks)
+    p1, exact = friedman_permutation_p(ranks, resamples=5000, seed=1)
+    assert not exact
+    assert p1 == friedman_permutation_p(ranks, resamples=5000, seed=1)[0]
+    assert p1 != friedman_permutation_p(ranks, resamples=5000, seed=2)[0]
+    # (1 + count) / (R + 1): within 4 standard errors of the exact p
+    assert abs(p1 - exact_p) < 4 * math.sqrt(exact_p * (1 - exact_p) / 5000) + 1 / 5001
+    assert friedman_permutation_p(ranks, resamples=46656)[1]  # enough: exact
+    with pytest.raises(DelaycvError, match="resamples 0 must be at least 1"):
+        friedman_permutation_p(ranks, resamples=0)
 
 
 # --------------------------------------------------------------------------- effect sizes
@@ -591,7 +699,12 @@ def test_cd_diagram_draws_the_mean_ranks_the_cd_and_the_bars(policies, tmp_path)
         names = [t for t in ranks.index if ranks[t] in list(bar.get_xdata())]
         covered |= {(a, b) for a in names for b in names if a < b}
     assert covered == within
-    assert "Friedman chi2" in fig._suptitle.get_text()
+    title = " ".join(fig._suptitle.get_text().split())  # (wrapped)
+    assert not result.permutation_exact  # 8 datasets, 5 policies: (5!)**8 permutations
+    assert (
+        f"p = {result.p_value:.3g} (chi-square), {result.p_permutation:.3g} (permutation, random)"
+        in title
+    )
     paths = save_figure(fig, tmp_path / "cd", ["png", "pdf"], 100)
     assert paths[0].read_bytes().startswith(PNG) and paths[1].read_bytes().startswith(b"%PDF")
     with pytest.raises(DelaycvError, match="2 datasets"):
@@ -699,6 +812,11 @@ def test_rankings_html_tables(table):
                        & (out.friedman["reference"] == "observed")]  # fmt: skip
     row = fam.iloc[0]
     assert f"Friedman chi2 = {row['statistic']:.2f}" in first and f"CD = {row['cd']:.2f}" in first
+    how = "exact" if row["permutation_exact"] else "random"
+    assert (
+        f"p = {row['p_value']:.3f} (chi-square), {row['p_permutation']:.3f} (permutation, {how})"
+        in first
+    )
     # rows best first: treatment, mean rank, rank, mean, SK-ESD group, median
     cells = first.split("<tbody>")[1].split("</tr>")[0]
     assert f"<td>{row['treatment']}</td>" in cells and f">{row['mean_rank']:.2f}<" in cells

@@ -121,13 +121,14 @@ def test_changing_a_datasets_effort_reruns_its_convert_job_and_what_follows(done
 @pytest.mark.parametrize(
     "section, change, rankings",
     [
-        ("tests", {"resamples": 999}, False),
+        ("tests", {"resamples": 999}, True),  # (Friedman's permutation p)
         ("tests", {"checkpoints": {"fractions": [0.5, 1.0]}}, True),
         ("contrasts", {"reference": "hitl_7d_90d"}, False),
     ],
 )
 def test_changing_the_tests_settings_reruns_only_tests_and_figures(done, section, change, rankings):
-    """... and the rankings when they use the setting (the checkpoints, not the resamples)."""
+    """... and the rankings when they use the setting (the checkpoints and resamples, not the
+    contrasts' reference)."""
     config = read_config(done / "config.yaml")
     config.setdefault(section, {}).update(change)
     write_config(done, config)
