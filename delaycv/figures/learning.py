@@ -126,10 +126,13 @@ def smallest_p(tests: pd.DataFrame) -> float:
 
 
 def _cell_edges(x: np.ndarray) -> np.ndarray:
-    """The edges of the strip's cells centred on the checkpoints ``x``."""
+    """The edges of the strip's cells around the checkpoints ``x``: each cell reaches halfway to
+    its neighbours, the first starts at the first checkpoint and the last ends at the last (no
+    cell beyond the curves: a last gap of years, a stream's last commits, would otherwise draw
+    half of it past the stream's end)."""
     if len(x) > 1:
         mid = (x[1:] + x[:-1]) / 2
-        return np.concatenate([[x[0] - (mid[0] - x[0])], mid, [x[-1] + (x[-1] - mid[-1])]])
+        return np.concatenate([[x[0]], mid, [x[-1]]])
     return np.array([x[0] - 0.5, x[0] + 0.5])
 
 

@@ -90,6 +90,11 @@ def test_learning_curves_panels_titles_and_strip_colours(table, tests_all):
     got = [to_hex(p.get_facecolor()) for p in strip.patches]
     assert got == expected
     assert set(sub[sub.learner_b == "prior"]["better"]) == {"ht", "nb"}
+    # the cells span the curves' checkpoints, from the first to the last, and no further
+    x = curve.get_lines()[0].get_xdata()
+    lefts = [p.get_x() for p in strip.patches]
+    rights = [p.get_x() + p.get_width() for p in strip.patches]
+    assert min(lefts) == pytest.approx(min(x)) and max(rights) == pytest.approx(max(x))
 
 
 def test_baseline_strip_and_checkpoint_axis(table, tests_all):
