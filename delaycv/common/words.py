@@ -6,11 +6,13 @@
 'a learner...'
 >>> one_line("no" + chr(10) + "module")
 'no module'
+>>> did_you_mean("polices", ["policies", "seeds"]), did_you_mean("x", ["policies"])
+(' (did you mean policies?)', '')
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 
 def listed(names: Sequence[str]) -> str:
@@ -23,3 +25,12 @@ def one_line(text: str, width: int = 300) -> str:
     about ``width`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean X?)`` with the choice closest to a misspelt ``word`` (difflib's ratio of
+    at least 0.6), or ``""`` when none is close."""
+    import difflib  # (an error's path)
+
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
+    return f" (did you mean {close[0]}?)" if close else ""

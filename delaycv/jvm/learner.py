@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from delaycv.common.errors import ConfigError
+from delaycv.common.words import did_you_mean
 from delaycv.jvm import machine
 from delaycv.protocol.moa_spec import EXPECTED, moa_label, moa_spec
 
@@ -167,13 +168,38 @@ def build(text: str, where: str = "learner"):
     try:
         obj = j["ClassOption"].cliStringToObject(text, j["Classifier"], None)
     except Exception as err:
+        message = java_message(err)
         raise ConfigError(
-            f"MOA cannot build {text!r}: {java_message(err)}",
+            f"MOA cannot build {text!r}: {message}{_class_hint(message)}",
             location=f"key {where}",
             expected=EXPECTED,
         ) from None
     _check_classifier(obj, text, where, None)
     return obj
+
+
+def _class_hint(message: str) -> str:
+    """`` (did you mean trees.HoeffdingTree?)`` for MOA's ``Class not found: trees.HoefdingTree``
+    (the closest class of the jar's ``moa.classifiers``, as MOA's command lines name them), else
+    ``""``."""
+    found = re.search(r"Class not found: (\S+)", message)
+    if found is None:
+        return ""
+    import zipfile
+
+    from delaycv.jvm import jar
+
+    prefix = "moa/classifiers/"
+    try:
+        with zipfile.ZipFile(jar.locate()) as archive:
+            names = [
+                n.removeprefix(prefix).removesuffix(".class").replace("/", ".")
+                for n in archive.namelist()
+                if n.startswith(prefix) and n.endswith(".class") and "$" not in n
+            ]
+    except (OSError, zipfile.BadZipFile, ConfigError):
+        return ""
+    return did_you_mean(found.group(1), names)
 
 
 def _check_classifier(obj, text: str, where: str, option: str | None) -> None:

@@ -53,7 +53,7 @@ from typing import Any
 
 from delaycv.common.checks import is_number
 from delaycv.common.errors import ConfigError
-from delaycv.common.words import one_line
+from delaycv.common.words import did_you_mean, one_line
 from delaycv.protocol.moa_spec import is_moa_spec, moa_label, moa_spec
 
 BASELINES = {
@@ -142,11 +142,8 @@ def resolve_class(name: str, *, where: str = "learner") -> type:
         message = one_line(str(failed[1]), 200)
         why = f": its module {failed[0]} fails to import ({type(failed[1]).__name__}: {message})"
     elif without is not None:
-        import difflib  # (an error's path: a job that builds its learner does not import it)
-
-        close = difflib.get_close_matches(attr, dir(sys.modules[without]), n=1)
-        why = f": module {without} has no class {attr}" + (
-            f" (did you mean {close[0]}?)" if close else ""
+        why = f": module {without} has no class {attr}" + did_you_mean(
+            attr, dir(sys.modules[without])
         )
     elif candidates:
         why = f": no module {candidates[-1]} on Python's path nor in the working directory"
@@ -366,7 +363,8 @@ def _check_params(cls: type, label: str, params: dict, where: str) -> set[str]:
     bad = sorted(k for k in params if k not in accepted)
     if bad and not var_kw:
         raise ConfigError(
-            f"{label} has no parameter {', '.join(map(repr, bad))}",
+            f"{label} has no parameter {', '.join(map(repr, bad))}"
+            + (did_you_mean(bad[0], accepted) if len(bad) == 1 else ""),
             location=f"key {where}.params.{bad[0]}",
             expected="one of " + ", ".join(sorted(accepted)) if accepted else "no parameters",
         )

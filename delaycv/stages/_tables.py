@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import InputError
+from delaycv.common.words import did_you_mean
 from delaycv.metrics import METRICS
 from delaycv.metrics.effort_names import EFFORT_METRICS, EFFORT_SCOPE_COLUMN
 from delaycv.metrics.properties import KAPPA_METRICS
@@ -46,11 +47,8 @@ def _check_metrics_there(path: str | Path, metrics: Sequence[str]) -> None:
                 else ""
             )
         else:
-            import difflib
-
             metric_names = [n for n in names if n in METRICS or n in EFFORT_METRICS]
-            close = difflib.get_close_matches(metric, metric_names, n=1)
-            why = "no metric has that name" + (f" (did you mean {close[0]}?)" if close else "")
+            why = "no metric has that name" + did_you_mean(metric, metric_names)
         raise InputError(
             f"no metric {metric!r} in the table: {why}",
             path=str(path),

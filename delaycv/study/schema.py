@@ -20,6 +20,7 @@ from typing import Any
 from delaycv.common.bounds import BOUNDS, check_size
 from delaycv.common.checks import NAME_PATTERN as _NAME_PATTERN
 from delaycv.common.errors import ConfigError
+from delaycv.common.words import did_you_mean
 from delaycv.study.yaml_file import read_yaml
 
 #: the schema beside the package in a checkout (workflow/schemas/config.schema.yaml)
@@ -163,7 +164,10 @@ def _config_errors(error, source: str) -> list[ConfigError]:
         expected = "one of " + ", ".join(allowed) if allowed else expected
         return [
             ConfigError(
-                "unknown key", path=source, location=f"key {_key([*path, name])}", expected=expected
+                "unknown key" + did_you_mean(name, allowed),
+                path=source,
+                location=f"key {_key([*path, name])}",
+                expected=expected,
             )
             for name in unknown or [None]
             if name is not None
@@ -176,7 +180,9 @@ def _config_errors(error, source: str) -> list[ConfigError]:
         )
         expected = expected or _describe_type(error.validator_value)
     elif validator == "enum":
-        message = f"{value!r} is not allowed"
+        message = f"{value!r} is not allowed" + (
+            did_you_mean(value, map(str, error.validator_value)) if isinstance(value, str) else ""
+        )
         expected = "one of " + ", ".join(str(v) for v in error.validator_value)
     elif validator == "pattern":
         message = f"{value!r} has the wrong form"

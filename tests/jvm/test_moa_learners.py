@@ -456,7 +456,14 @@ def run_cli(*args, env=None, cwd=None):
 @pytest.mark.parametrize(
     ("learner", "expected"),
     [
-        ("moa:trees.HoeffdingTre", "Class not found: trees.HoeffdingTre"),
+        (
+            "moa:trees.HoeffdingTre",
+            "Class not found: trees.HoeffdingTre (did you mean trees.HoeffdingTree?)",
+        ),
+        (
+            "moa:meta.OzaBag -l bayes.NaiveBays",
+            "Class not found: bayes.NaiveBays (did you mean bayes.NaiveBayes?)",
+        ),
         ("moa:trees.HoeffdingTree -z 3", "Expecting option, found: '3'"),
         ("moa:trees.HoeffdingTree -g abc", 'For input string: "abc"'),
         ("moa:trees.FIMTDD", "not a MOA classifier of classes"),

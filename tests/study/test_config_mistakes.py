@@ -125,6 +125,36 @@ def test_mistakes_of_learners_policies_datasets_and_metrics_are_found_together(w
     assert numbers == sorted(numbers)  # file order
 
 
+def test_misspelt_keys_values_classes_and_parameters_get_the_closest_name(work):
+    config = study(
+        learners={
+            "a": {"class": "tree.HoefdingTreeClassifier"},
+            "b": {"class": "tree.HoeffdingTreeClassifier", "params": {"grace_periode": 50}},
+            "c": {"class": "naive_bayes.GaussianNB", "parms": {}},
+        },
+        estimator={"kind": "fadding"},
+    )
+    config["polices"] = config.pop("policies")
+    path = work / "typo.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    lines = mistakes(path, cwd=work, learners=True)
+    said = {re.match(r"typo\.yaml(?::\d+:\d+)?: key (\S+):", line)[1]: line for line in lines}
+    hints = {
+        "learners.a.class": "(did you mean HoeffdingTreeClassifier?)",
+        "learners.b.params.grace_periode": "(did you mean grace_period?)",
+        "learners.c.parms": "unknown key (did you mean params?)",
+        "polices": "unknown key (did you mean policies?)",
+        "estimator.kind": "'fadding' is not allowed (did you mean fading?)",
+    }
+    for key, hint in hints.items():
+        assert hint in said[key], (key, lines)
+    # no hint where nothing is close
+    config = study(learners={"a": {"class": "naive_bayes.GaussianNB", "zzz": 1}})
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    (line,) = mistakes(path, cwd=work)
+    assert "key learners.a.zzz: unknown key (expected one of" in line
+
+
 def test_a_mistake_does_not_bring_others_that_follow_from_it(work):
     """A policy, learner or dataset the schema refuses is left out of the later checks: no
     'no policy named' for the contrasts' reference, no 'no learner named' for the figures."""
