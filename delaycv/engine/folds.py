@@ -251,8 +251,10 @@ def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int
     package = Path(__file__).resolve().parents[1]  # the delaycv package
     codes = []
     tb = err.__traceback__
+    innermost = None
     while tb is not None:
         codes.append(tb.tb_frame.f_code)
+        innermost = tb
         tb = tb.tb_next
     ours = [i for i, code in enumerate(codes) if _in_package(code, package)]
     if not ours or ours[-1] == len(codes) - 1:
@@ -269,10 +271,31 @@ def learner_error(err: Exception, learner_spec, fold: int, start: int, stop: int
     where = f" (at instance {at})" if at is not None else ""
     return ConfigError(
         f"the learner {label} failed on fold {fold} while processing instances "
-        f"{start + 1}..{stop}{where}: {type(err).__name__}: {one_line(str(err))}",
+        f"{start + 1}..{stop}{where}: {type(err).__name__}: {one_line(str(err))}"
+        f"{_raised_at(innermost)}",
         location="key learner",
         expected=learner_expected(err),
     )
+
+
+def _raised_at(tb) -> str:
+    """`` (raised at FILE:LINE, in FUNCTION)`` of the innermost frame of a learner's exception:
+    a file of the working directory (a learner of one's own) relative to it, a library's from
+    its package (``river/tree/...``), so that one line says where to look."""
+    if tb is None:
+        return ""
+    code = tb.tb_frame.f_code
+    path = Path(code.co_filename)
+    parts = path.parts
+    installed = [m for m in ("site-packages", "dist-packages") if m in parts]
+    if installed:
+        shown = str(Path(*parts[parts.index(installed[0]) + 1 :]))
+    else:
+        try:
+            shown = str(path.resolve().relative_to(Path.cwd().resolve()))
+        except (OSError, ValueError):
+            shown = str(path)
+    return f" (raised at {shown}:{tb.tb_lineno}, in {code.co_name})"
 
 
 def learner_expected(err: Exception) -> str:

@@ -7,11 +7,14 @@ which must agree: on the errors, and bit for bit on the numbers of every answer 
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import math
+import re
 from collections import Counter
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -148,6 +151,19 @@ class RaisesLater(Fixed):
         super().learn_one(x, y)
         if self.n == 250:
             raise ValueError("cannot split\non this stream")
+
+
+class RiverRaisesLater(Fixed):
+    """Its 250th training call gives river's running mean a text: river raises, in its file."""
+
+    start = 10**9
+
+    def learn_one(self, x, y):
+        super().learn_one(x, y)
+        if self.n == 250:
+            from river import stats
+
+            stats.Mean().update("text")
 
 
 class ManyForms(Fixed):
@@ -345,15 +361,25 @@ def test_one_probability_in_a_fold_is_warned_about_by_its_share(either_loop):
     assert always.info["warnings"] == [] and always.info["no_probability_share"] == 0.0
 
 
-def test_a_learner_that_raises_is_named_with_its_instance_on_one_line(either_loop):
+def test_a_learner_that_raises_is_named_with_its_instance_on_one_line(either_loop, monkeypatch):
+    """... and where it raised: a file of the working directory relative to it (a learner of
+    one's own), an installed library's from its package."""
+    monkeypatch.chdir(Path(__file__).parents[2])
+    line = inspect.getsourcelines(RaisesLater.learn_one)[1] + 3
     stream = generate_stream(rows=600, seed=5)
     with pytest.raises(ConfigError) as info:
         evaluate(stream, spec(RaisesLater), "ideal", {"scheme": "prequential"}, every=100)
     text = str(info.value)
     assert text == (
         "key learner: the learner RaisesLater failed on fold 0 while processing instances "
-        "1..600 (at instance 250): ValueError: cannot split on this stream (expected a learner "
+        "1..600 (at instance 250): ValueError: cannot split on this stream (raised at "
+        f"tests/engine/test_unusable_learners.py:{line}, in learn_one) (expected a learner "
         "whose parameters work on this stream)"
+    )
+    with pytest.raises(ConfigError) as info:
+        evaluate(stream, spec(RiverRaisesLater), "ideal", {"scheme": "prequential"}, every=100)
+    assert re.search(
+        r"TypeError: .* \(raised at river/stats/mean\.py:\d+, in update\)", str(info.value)
     )
 
 
