@@ -362,9 +362,9 @@ def friedman_permutation_p(
 
     Examples
     --------
-    Three treatments on four datasets, three of which rank a first and the others alike, one c
-    before b: chi2 = 6.5, whose chi-square p is exp(-3.25) = 0.039, and 54 of the 6**4 = 1296
-    permutations reach it:
+    Three treatments on four datasets that all rank a first, three of them b before c: chi2 =
+    6.5, whose chi-square p is exp(-3.25) = 0.039, and 54 of the 6**4 = 1296 permutations reach
+    it (exactly 0.042):
 
     >>> r = block_ranks(np.array([[3, 2, 1], [3, 2, 1], [3, 2, 1], [3, 1, 2]]))
     >>> p, exact = friedman_permutation_p(r)
