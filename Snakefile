@@ -27,8 +27,10 @@ localrules:
     merge_all,
 
 
-# the runs' warnings are in their jobs' logs: say them once the study has run
+# the conversions' notes and the runs' warnings are in their jobs' logs: say them once the
+# study has run
 onsuccess:
+    say_conversion_notes()
     say_run_warnings()
 
 

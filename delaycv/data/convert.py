@@ -171,6 +171,67 @@ def stream_metadata(**values: Any) -> dict:
     return meta
 
 
+def conversion_notes(meta: dict) -> list[str]:
+    """What a stream's conversion left out or changed, in words, from the counts of its metadata
+    (:func:`stream_metadata`; the conversion logged each, with its first rows): what a study says
+    of its streams when it ends, since a conversion's log is read by few. None for a stream
+    converted as it was (fix links dated before their commits, counted as
+    ``label_time_before_time``, are the data's own, not a note).
+
+    >>> conversion_notes(stream_metadata(rows=10, positives=3, dangling_links=2,
+    ...     dangling_no_row=1, dangling_only_negatives=1, sorted_rows=4,
+    ...     infinite_as_missing={"la": 2}))  # doctest: +NORMALIZE_WHITESPACE
+    ['2 feedback links matched no positive instance (1 at a time with no row, 1 at label-0 rows
+      only): left out', 'rows sorted into time order (sort): 4 of 10 moved', '2 infinite feature
+      values read as missing (la: 2)']
+    >>> conversion_notes(stream_metadata(rows=10, positives=3))
+    []
+    """
+
+    def plural(n: int, one: str, many: str) -> str:
+        return f"{n} {one if n == 1 else many}"
+
+    notes = []
+    rows = int(meta.get("rows") or 0)
+    if rows and meta.get("positives") == 0:
+        notes.append(
+            f"the positive class {meta.get('positive_class')!r} never occurs: every label is 0"
+        )
+    dangling = int(meta.get("dangling_links") or 0)
+    if dangling and "copy_rows" in meta:
+        notes.append(
+            plural(dangling, "copy row", "copy rows")
+            + " (commit type 3) matched no defect-inducing commit: left out"
+        )
+    elif dangling:
+        no_row = int(meta.get("dangling_no_row") or 0)
+        negatives = int(meta.get("dangling_only_negatives") or 0)
+        where = [f"{no_row} at a time with no row"] if no_row else []
+        where += [f"{negatives} at label-0 rows only"] if negatives else []
+        notes.append(
+            f"{plural(dangling, 'feedback link', 'feedback links')} matched no positive instance "
+            f"({', '.join(where)}): left out"
+        )
+    if meta.get("link_kind") == "label_time" and int(meta.get("label_time_before_time") or 0):
+        before = int(meta["label_time_before_time"])
+        notes.append(
+            f"{plural(before, 'positive is', 'positives are')} revealed before "
+            f"{'its' if before == 1 else 'their'} own time (observed as it arrives)"
+        )
+    if meta.get("sorted_rows"):
+        notes.append(f"rows sorted into time order (sort): {meta['sorted_rows']} of {rows} moved")
+    infinite = meta.get("infinite_as_missing") or {}
+    if infinite:
+        shown = ", ".join(f"{k}: {v}" for k, v in infinite.items())
+        notes.append(
+            f"{plural(sum(infinite.values()), 'infinite feature value', 'infinite feature values')}"
+            f" read as missing ({shown})"
+        )
+    if meta.get("dropped_last_line"):
+        notes.append("its last line, cut short, was dropped (drop_truncated_last_line)")
+    return notes
+
+
 # --------------------------------------------------------------------------- helpers
 
 

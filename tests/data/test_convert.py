@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 
 from delaycv.cli import main
 from delaycv.common.errors import ConfigError, InputError
-from delaycv.data.convert import METADATA_KEYS, _link_label_time, convert_file, load_stream
+from delaycv.data.convert import (
+    METADATA_KEYS,
+    _link_label_time,
+    conversion_notes,
+    convert_file,
+    load_stream,
+)
 from delaycv.data.mapping import PRESETS, Mapping
 from delaycv.data.stream_file import read_stream
 from delaycv.data.synthetic import generate_stream
@@ -115,6 +121,41 @@ def test_given_reveal_times_before_arrival_are_a_warning(tmp_path, caplog):
         linked = load_stream(write(tmp_path, LINKED), mapping=LINK_MAP)
     assert linked.metadata["label_time_before_time"] == 1
     assert "revealed before" not in caplog.text
+
+
+def test_the_notes_of_a_conversion_say_what_it_left_out_or_changed(tmp_path):
+    """What a study prints of its streams when it ends (the convert job logged each): LINKED's
+    two dangling links (its back-dated fix is the data's own, not a note), rows sorted, infinite
+    values read as missing, a cut last line dropped, reveal times given before their commits,
+    and a stream whose positive class never occurs."""
+    linked = load_stream(write(tmp_path, LINKED), mapping=LINK_MAP)
+    assert conversion_notes(linked.metadata) == [
+        "2 feedback links matched no positive instance (1 at a time with no row, 1 at label-0 "
+        "rows only): left out"
+    ]
+    text = "t,y,x\n2,1,inf\n1,0,0.5\n3,0,-inf\n4,1,0.25\n5,0"
+    options = {"sort": True, "inf": "missing", "drop_truncated_last_line": True}
+    changed = load_stream(write(tmp_path, text), mapping={**RAW_MAP}, **options)
+    assert conversion_notes(changed.metadata) == [
+        "rows sorted into time order (sort): 2 of 4 moved",
+        "2 infinite feature values read as missing (x: 2)",
+        "its last line, cut short, was dropped (drop_truncated_last_line)",
+    ]
+    text = "t,y,reveal,x\n100,1,50,0\n200,0,,1\n300,1,250,2\n400,1,900,3\n"
+    m = {**RAW_MAP, "link": "reveal", "link_kind": "label_time"}
+    revealed = load_stream(write(tmp_path, text), mapping=m)
+    assert conversion_notes(revealed.metadata) == [
+        "2 positives are revealed before their own time (observed as it arrives)"
+    ]
+    none = load_stream(write(tmp_path, "t,y,x\n1,0,0.5\n2,0,0.25\n"), mapping=RAW_MAP)
+    assert conversion_notes(none.metadata) == [
+        "the positive class '1' never occurs: every label is 0"
+    ]
+    clean = load_stream(write(tmp_path, "t,y,x\n1,0,0.5\n2,1,0.25\n"), mapping=RAW_MAP)
+    assert conversion_notes(clean.metadata) == []
+
+
+RAW_MAP = {"time": "t", "label": "y", "positive": "1"}
 
 
 def reference_label_time(time, label, link):

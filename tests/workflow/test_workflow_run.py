@@ -269,6 +269,10 @@ def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
     links = theirs.pop("fix_unix_timestamp")
     theirs["label_time"] = links.where(theirs["label"] == 1)  # fix links: before their commits
     theirs.to_parquet(workdir / "data" / "theirs.parquet")
+    # one fix link of the raw file points at no commit: its conversion leaves it out and says so
+    frame = pd.read_csv(raw)
+    frame.loc[5, "fix_unix_timestamp"] = 12345
+    frame.to_csv(raw, index=False)
     study = {
         "datasets": {
             "mine": {"path": "resources/mine.parquet"},
@@ -311,6 +315,13 @@ def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
     assert re.search(
         r"  theirs/nb/1/\w+( and 1 more)?: data/theirs.parquet: column label_time: ", said
     )
+    # the conversions' notes, said when the workflow ends (the stream delaycv convert wrote and
+    # the one pandas wrote have none)
+    assert (
+        "delaycv: the conversion of 1 of 3 datasets left out or changed something (each "
+        "conversion's log, logs/convert/<dataset>/, names the rows):\n  raw: 1 feedback link "
+        "matched no positive instance (1 at a time with no row): left out\n" in said
+    ), said[-3000:]
     runs = pd.read_csv(workdir / "results" / "runs.csv", keep_default_na=False)
     reveals = runs[runs["warnings"].str.contains("positives are revealed before their own time")]
     assert set(reveals["dataset"]) == {"theirs"} and len(reveals) == 2

@@ -393,6 +393,35 @@ def say_run_warnings():
         snakemake_logger.warning(line)
 
 
+def say_conversion_notes():
+    """When the workflow ends well: what the conversion of each of the study's streams left out
+    or changed (delaycv.data.convert.conversion_notes, from the stream's metadata; each
+    conversion's log has the rows), one line per stream that has any."""
+    from delaycv.common.errors import DelaycvError
+    from delaycv.data.convert import conversion_notes
+    from delaycv.data.stream_file import check_stream_file
+
+    noted = {}
+    for dataset in DATASETS:
+        path = STREAM_FILES.get(dataset) or STREAM.format(
+            dataset=dataset, stream=STREAM_KEYS[dataset]
+        )
+        try:  # (a stream not written, or not by delaycv: nothing to say)
+            notes = conversion_notes(check_stream_file(path))
+        except (OSError, DelaycvError):
+            continue
+        if notes:
+            noted[dataset] = notes
+    if not noted:
+        return
+    snakemake_logger.warning(
+        f"delaycv: the conversion of {len(noted)} of {len(DATASETS)} datasets left out or "
+        "changed something (each conversion's log, logs/convert/<dataset>/, names the rows):"
+    )
+    for dataset, notes in noted.items():
+        snakemake_logger.warning(f"  {dataset}: {'; '.join(notes)}")
+
+
 def contrast_outputs():
     """The compare rule's contrast tables, when the config has a reference policy."""
     if CONTRAST_REFERENCE is None:
