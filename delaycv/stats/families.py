@@ -413,7 +413,7 @@ def _add_friedman(
     k = len(treatments)
     note = _missing_note(matrix, blocks, treatments, "dataset")
     complete = matrix[~np.isnan(matrix).any(axis=1)] if note else matrix
-    core = friedman_core(complete, alpha, up, resamples=resamples, seed=seed)
+    core = friedman_core(complete, alpha, up, resamples=resamples, seed=seed, tests=not note)
     note = note or core["note"]
     with np.errstate(all="ignore"):
         means = np.nanmean(matrix, axis=0) if len(matrix) else np.full(k, np.nan)

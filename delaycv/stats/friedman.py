@@ -411,8 +411,10 @@ def friedman_core(
     *,
     resamples: int = defaults.RESAMPLES,
     seed: int = defaults.TEST_SEED,
+    tests: bool = True,
 ) -> dict:
-    """The numbers of :func:`friedman_nemenyi` from a complete (n blocks x k) array."""
+    """The numbers of :func:`friedman_nemenyi` from a complete (n blocks x k) array; with
+    ``tests=False`` the mean ranks and means alone (a family whose tests a note replaces)."""
     n, k = matrix.shape
     if n >= 1 and k >= 1:
         ranks = block_ranks(matrix, higher_is_better=up)
@@ -431,7 +433,7 @@ def friedman_core(
         "cd": math.nan,
         "note": no_test_note(k, n),
     }
-    if out["note"]:
+    if out["note"] or not tests:
         return out
     import scikit_posthocs as sp  # import on use: the library's other users do not need it
 
