@@ -390,12 +390,18 @@ def contrast_figure(
         windows=windows,
         specs=specs,
     )
-    # a row per kind of window (P, N, W, D), a column per contrast: at most two panels side by
-    # side, so that the figure reads in the report at its width (three contrasts, with the
-    # corrected estimate's: two rows of panels per kind of window)
-    cols = min(len(c.references), MAX_COLUMNS)
-    per_kind = -(-len(c.references) // cols)
-    rows = len(c.axes_keys) * per_kind
+    # at most two panels side by side, so that the figure reads in the report at its width. Two
+    # kinds of window (hitl's P and verification's W, as RQ3 sets them against each other): a
+    # row per contrast, the two kinds side by side on its y axis. Otherwise a row per kind of
+    # window (P, N, W, D), a column per contrast (three contrasts, with the corrected
+    # estimate's: two rows of panels per kind of window)
+    kinds = len(c.axes_keys)
+    if kinds == MAX_COLUMNS:
+        cols, per_kind, rows = MAX_COLUMNS, 1, len(c.references)
+    else:
+        cols = min(len(c.references), MAX_COLUMNS)
+        per_kind = -(-len(c.references) // cols)
+        rows = kinds * per_kind
     labels = {
         r: str(c.data.loc[c.data["reference"] == r, "contrast"].iloc[0]) for r in c.references
     }
@@ -406,13 +412,17 @@ def contrast_figure(
         for j, (varies, unit) in enumerate(c.axes_keys):
             on_axis = c.placed[(c.placed["varies"] == varies) & (c.placed["unit"] == unit)]
             for i, reference in enumerate(c.references):
-                ax = axes[j * per_kind + i // cols][i % cols]
+                if kinds == MAX_COLUMNS:
+                    ax = axes[i][j]
+                else:
+                    ax = axes[j * per_kind + i // cols][i % cols]
                 _contrast_panel(ax, c, on_axis, reference, varies, unit)
-                if i % cols == 0:
+                if ax.get_subplotspec().is_first_col():
                     ax.set_ylabel(f"{metric}: policy − {c.reference_policy}")
                 ax.set_title(labels[reference])
-            for i in range(len(c.references), per_kind * cols):
-                axes[j * per_kind + i // cols][i % cols].set_visible(False)
+            if kinds != MAX_COLUMNS:
+                for i in range(len(c.references), per_kind * cols):
+                    axes[j * per_kind + i // cols][i % cols].set_visible(False)
         legend(
             fig, _contrast_handles(c), "learner / policies / bars: 95 % CI over (seed, fold) pairs"
         )

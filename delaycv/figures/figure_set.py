@@ -128,7 +128,7 @@ def _dataset_figures(sub, tests, *, dataset, estimator, tail, options) -> list[t
     if _has_tests(tests, dataset=dataset, metric=metric, reference=reference, estimator=estimator):
         heatmap = pairwise_heatmap(tests, **one, reference=reference)
         figs.append((f"pairwise_{name}_{reference}{tail}", heatmap))
-    elif tests is not None:
+    elif tests is not None and sub["learner"].nunique() > 1:  # (one learner: no pair to test)
         log.warning(
             "%s: the tests hold no test of %s on %s labels (%s estimator): its learning curves "
             "have no significance strip and it has no pairwise figure (test it: delaycv compare "

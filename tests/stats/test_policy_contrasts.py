@@ -377,9 +377,17 @@ def test_contrast_figure_files_and_title(tmp_path, caplog):
         and "not on a window axis: mine" in title
     )
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    assert len(axes) == 4  # (P, W) x (estimate, true value): two panels side by side at most
-    assert [ax.get_title() for ax in axes[:2]] == ["estimate vs ideal", "true value vs ideal"]
-    assert axes[0].get_xlabel().startswith("P, ") and axes[2].get_xlabel().startswith("W, ")
+    # two kinds of window (P, W): a row per contrast, the kinds side by side on one y axis
+    assert len(axes) == 4
+    titles = [ax.get_title() for ax in axes]
+    assert titles == ["estimate vs ideal"] * 2 + ["true value vs ideal"] * 2
+    assert [ax.get_xlabel()[:3] for ax in axes] == ["P, ", "W, "] * 2
+    assert [bool(ax.get_ylabel()) for ax in axes] == [True, False] * 2
+    # one kind of window (P): a row of two contrasts
+    hitl = contrasts[~contrasts["policy"].str.startswith("verification")]
+    axes = [ax for ax in contrast_figure(hitl, dataset="synth", metric="gmean").axes]
+    assert [ax.get_title() for ax in axes] == ["estimate vs ideal", "true value vs ideal"]
+    assert [ax.get_xlabel()[:3] for ax in axes] == ["P, ", "P, "]
     first = draw_contrast_figures(contrasts, tmp_path / "a", metric="gmean", formats=["png"])
     again = draw_contrast_figures(contrasts, tmp_path / "b", metric="gmean", formats=["png"])
     assert [p.name for p in first] == ["contrasts_synth_gmean.png"]
