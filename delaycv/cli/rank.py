@@ -11,9 +11,10 @@ ESD groups) and ``rankings.html``; within each dataset over its (seed, fold) pai
 ``within.parquet``/``.csv`` and ``within.html``; and ``figures/`` (critical-difference diagrams
 and Scott-Knott ESD box plots). Families with fewer than 3 datasets carry a note instead of a
 test. The options are those of the workflow's config: ``tests`` (metrics, references,
-checkpoints, alpha; resamples and seed, of Friedman's permutation p-value), ``rankings.version`` and ``figures`` (metric, reference, formats, dpi), with
-its defaults (``delaycv.common.defaults``): without options it writes what the workflow's
-rankings stage writes with the default config.
+checkpoints, alpha; resamples and seed, of Friedman's permutation p-value),
+``rankings.version`` and ``figures`` (metric, reference, formats, dpi), with its defaults
+(``delaycv.common.defaults``): without options it writes what the workflow's rankings stage
+writes with the default config.
 """
 
 from __future__ import annotations

@@ -210,6 +210,11 @@ def dataset_param(wildcards):
     return canonical_json(dataset_spec(CONFIG, wildcards.dataset))
 
 
+def stream_path(dataset):
+    """The dataset's stream file: the user's canonical stream, else the one `convert` writes."""
+    return STREAM_FILES.get(dataset) or STREAM.format(dataset=dataset, stream=STREAM_KEYS[dataset])
+
+
 def stream_input(wildcards):
     """The dataset's stream: the user's canonical stream file, else the one `convert` writes.
     A run directory of a shared `runs` folder must carry this study's settings key."""
@@ -221,9 +226,7 @@ def stream_input(wildcards):
                 f"settings for {wildcards.dataset}/{wildcards.learner}/{wildcards.policy} "
                 f"({key}): it belongs to a study with other settings"
             )
-    return STREAM_FILES.get(wildcards.dataset) or STREAM.format(
-        dataset=wildcards.dataset, stream=STREAM_KEYS[wildcards.dataset]
-    )
+    return stream_path(wildcards.dataset)
 
 
 def dataset_input(wildcards):
@@ -403,11 +406,8 @@ def say_conversion_notes():
 
     noted = {}
     for dataset in DATASETS:
-        path = STREAM_FILES.get(dataset) or STREAM.format(
-            dataset=dataset, stream=STREAM_KEYS[dataset]
-        )
         try:  # (a stream not written, or not by delaycv: nothing to say)
-            notes = conversion_notes(check_stream_file(path))
+            notes = conversion_notes(check_stream_file(stream_path(dataset)))
         except (OSError, DelaycvError):
             continue
         if notes:
