@@ -212,7 +212,9 @@ def dataset_param(wildcards):
 
 def stream_path(dataset):
     """The dataset's stream file: the user's canonical stream, else the one `convert` writes."""
-    return STREAM_FILES.get(dataset) or STREAM.format(dataset=dataset, stream=STREAM_KEYS[dataset])
+    return STREAM_FILES.get(dataset) or STREAM.format(
+        dataset=dataset, stream=STREAM_KEYS[dataset]
+    )
 
 
 def stream_input(wildcards):
