@@ -6,7 +6,9 @@ types ``numeric``/``real``/``integer`` (float64), nominal ``{a, 'b c'}`` (text, 
 against the declaration), ``string`` (text), ``date ["java format"]`` (int64 Unix seconds, UTC;
 default format ``yyyy-MM-dd'T'HH:mm:ss``), keywords in any case, and ``?`` for a missing value
 (a quoted ``'?'`` is the text ``?``; a ``NaN`` in a numeric attribute is missing too, ``inf`` stays
-infinite for the converter to report). Not supported (clear error): sparse data lines ``{0 x, 3 y}``,
+infinite for the converter to report), and a comma after a line's last value (MOA's
+``WriteStreamToARFFFile`` ends every data line with one; MOA reads them back): nothing follows
+it, so no value is read from it. Not supported (clear error): sparse data lines ``{0 x, 3 y}``,
 ``relational`` attributes, instance weights.
 
 Dense data without quotes, comments or spaces is parsed by pyarrow's CSV reader (fast path).
@@ -247,6 +249,8 @@ def parse_data_line(text: str, columns: list[Column]) -> list:
     if stripped.startswith("{"):
         raise _LineError("sparse ARFF data lines are not supported", "a dense data line")
     values = split_values(text)
+    if len(values) == len(columns) + 1 and values[-1] == ("", False):
+        values = values[:-1]  # (a comma after the last value, as MOA writes its lines)
     if len(values) != len(columns):
         raise _LineError(
             f"malformed data line: {len(values)} values", f"{len(columns)} comma-separated values"
@@ -292,20 +296,28 @@ def _fast_parse(data: bytes, columns: list[Column]) -> pa.Table | None:
         n: (pa.float64() if c.kind == NUMERIC else pa.string())
         for n, c in zip(names, columns, strict=True)
     }
+    # every line ending in a comma (MOA's writer): one more field, which must be empty throughout
+    trailing = data.strip().split(b"\n", 1)[0].rstrip().endswith(b",")
+    read = [*names, "trailing"] if trailing else names
     try:
         table = pacsv.read_csv(
             io.BytesIO(data),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
+            read_options=pacsv.ReadOptions(column_names=read, block_size=1 << 24),
             parse_options=pacsv.ParseOptions(delimiter=",", quote_char=False),
             convert_options=pacsv.ConvertOptions(
-                column_types=types,
+                column_types={**types, "trailing": pa.string()},
                 null_values=["?"],
                 strings_can_be_null=True,
-                include_columns=names,
+                include_columns=read,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
+    if trailing:
+        after = table.column("trailing")  # ("?" there is null: a value, as any other)
+        empty = pc.and_kleene(pc.is_valid(after), pc.equal(pc.utf8_trim_whitespace(after), ""))
+        if not pc.all(empty).as_py():
+            return None  # (a value after the last: the line parser names its line)
     arrays = []
     for name, col in zip(names, columns, strict=True):
         arr = table.column(name)

@@ -95,6 +95,28 @@ def test_fast_path_plain_data(tmp_path):
     assert raw.location(2) == "row 3 (line 9)"
 
 
+@pytest.mark.parametrize("slow", [False, True], ids=["fast path", "line parser"])
+def test_a_comma_after_the_last_value_as_moa_writes_is_read_as_nothing(tmp_path, slow):
+    """MOA's WriteStreamToARFFFile ends every data line with a comma (``7.3,4.1,2.0,groupB,``),
+    and MOA reads such files back: the same table as without the commas. A value after that
+    comma (``?`` too) is still a malformed line."""
+    head = (
+        "@relation 'generators.SEAGenerator -b'\n\n@attribute attrib1 numeric\n"
+        "@attribute attrib2 numeric\n@attribute class {groupA,groupB}\n\n@data\n\n"
+    )
+    lines = ["7.3,4.1,groupB", "1.5,?,groupA", "6.5,1.5,groupB"]
+    comment = "% forces the line parser\n" if slow else ""
+    plain = read_arff(write(tmp_path, head + comment + "\n".join(lines) + "\n", "a.arff"))
+    moa = read_arff(write(tmp_path, head + comment + ",\n".join(lines) + ",\n", "b.arff"))
+    assert moa.table.equals(plain.table) and moa.table.num_rows == 3
+    assert moa.location(2) == plain.location(2)
+    for extra in ("5", "?"):
+        path = write(tmp_path, head + comment + "7.3,4.1,groupB,\n1.5,2.5,groupA," + extra + "\n")
+        with pytest.raises(InputError, match="malformed data line: 4 values") as info:
+            read_arff(path)
+        assert info.value.location == ("line 11" if slow else "line 10")
+
+
 def test_split_values():
     assert split_values("a, 'b c' ,\"d,e\" ,?") == [
         ("a", False),
