@@ -42,6 +42,8 @@ CHECKOUT_FOLDERS = (
 #: ``results`` may not be (or be inside) one of them
 STUDY_OUTPUTS = (
     "benchmarks",
+    "datasets.csv",
+    "datasets.html",
     "figures",
     "merged",
     "merged.parquet",

@@ -258,6 +258,7 @@ def test_every_section_of_the_report_opens_in_a_browser(browser, report):
     assert " ," not in home and "ranked across and within the datasets" in home
     categories = tab.page.evaluate("() => categories")
     assert set(categories) == {
+        "Datasets",
         "Figures",
         "Permutation tests",
         "Policy contrasts",
@@ -295,6 +296,7 @@ def test_every_section_of_the_report_opens_in_a_browser(browser, report):
     # the tables: their pages shown, the CSV of the rankings offered as downloads
     assert shown["Permutation tests / g1"] == ["html", "html"]
     assert shown["Policy contrasts / g2"] == ["html"] and shown["Runs"] == ["html"]
+    assert shown["Datasets"] == ["html"]
     assert sorted(shown["Rankings / tables"]) == ["download"] * 4 + ["html"] * 2
     # the format toggle: the PDF of a figure, the CSV of a table
     tab.page.locator("nav label", has_text="zoomable PDF").click()

@@ -32,12 +32,13 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
-    """A copy of the workflow on the tiny config whose 39 outputs are all recorded as up to date."""
+    """A copy of the workflow on the tiny config whose 41 outputs are all recorded as up to date."""
     workdir = copy_workflow(tmp_path_factory.mktemp("template") / "wf", SMALL)
     # 23 with tests.html and bias.html, the report's views of the tables; 26 with the policy
     # contrasts (the config has ideal); 36 with the rankings (9 tables and pages, the figures);
-    # 39 with the runs table (runs.parquet, runs.csv, runs.html)
-    assert touch_outputs(workdir) == 39
+    # 39 with the runs table (runs.parquet, runs.csv, runs.html); 41 with the datasets table
+    # (datasets.csv, datasets.html)
+    assert touch_outputs(workdir) == 41
     return workdir
 
 

@@ -215,6 +215,15 @@ def test_the_report_has_figures_and_test_tables(workdir):
     for peak in runs["peak_rss_bytes"]:
         assert f'<td class="num">{peak / 2**20:,.1f}</td>' in page
     assert page.count("<td>hitl_7d_90d</td>") == 2
+    # the datasets: a page of the report (and the CSV)
+    entry = results["datasets.html"]
+    assert entry["mime_type"] == "text/html" and "conversion notes" in entry["caption"]
+    assert results["datasets.csv"]["labels"] == {
+        "table": "the datasets' streams",
+        "format": "download CSV",
+    }
+    page = base64.b64decode(entry["data_uri"].split("base64,", 1)[1]).decode()
+    assert "<td>tiny</td>" in page and "<th>conversion notes</th>" in page
     assert results["rankings.html"]["labels"]["table"] == "rankings across datasets"
     # the figures job's log says why there is no sensitivity figure
     log = (workdir / "logs" / "results" / "figures" / "tiny.log").read_text()
@@ -322,6 +331,16 @@ def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
         "conversion's log, logs/convert/<dataset>/, names the rows):\n  raw: 1 feedback link "
         "matched no positive instance (1 at a time with no row): left out\n" in said
     ), said[-3000:]
+    # ... and in the table of datasets, and its page in the report
+    datasets = pd.read_csv(workdir / "results" / "datasets.csv", keep_default_na=False)
+    assert datasets["dataset"].tolist() == ["mine", "raw", "theirs"]
+    assert datasets["rows"].tolist() == [300, 300, 300]
+    assert datasets["notes"].tolist() == [
+        "",
+        "1 feedback link matched no positive instance (1 at a time with no row): left out",
+        "",
+    ]
+    assert "1 feedback link matched" in (workdir / "results" / "datasets.html").read_text()
     runs = pd.read_csv(workdir / "results" / "runs.csv", keep_default_na=False)
     reveals = runs[runs["warnings"].str.contains("positives are revealed before their own time")]
     assert set(reveals["dataset"]) == {"theirs"} and len(reveals) == 2
@@ -329,9 +348,8 @@ def test_a_study_file_with_a_converted_stream_runs_end_to_end(tmp_path):
     assert "<h2>Warnings (" in page and "data/theirs.parquet: column label_time: " in page
     # the report's captions read the study's defaults (my.yaml has no figures key)
     run(workdir, "--cores", "1", "--configfile", "my.yaml", "--report", "results/report.html")
-    assert "learning_curves_mine_gmean_observed.png" in (
-        workdir / "results" / "report.html"
-    ).read_text(errors="replace")
+    report = (workdir / "results" / "report.html").read_text(errors="replace")
+    assert "learning_curves_mine_gmean_observed.png" in report and "datasets.html" in report
 
 
 def test_the_figures_take_the_windows_of_the_policies_specs(tmp_path):

@@ -1,5 +1,6 @@
 # Stage 3: per-fold tables of the runs -> one tidy table per dataset, and one overall; the runs'
-# run.json -> the study's table of runs (what each run cost: time, memory), shown in the report.
+# run.json -> the study's table of runs (what each run cost: time, memory), and the streams -> the
+# table of its datasets (what each holds, what its conversion left out), shown in the report.
 
 
 rule merge:
@@ -21,6 +22,7 @@ rule merge_all:
     input:
         folds=expand(MERGED, dataset=DATASETS),
         runs=study_run_files("run.json"),
+        streams=[stream_path(dataset) for dataset in DATASETS],
     output:
         merged=MERGED_ALL,
         # one row per run: wall and CPU seconds, peak memory, RAM-hours (from the run.json files)
@@ -37,11 +39,25 @@ rule merge_all:
             category="Runs",
             labels=table_labels("time and memory of every run", "html"),
         ),
+        # one row per dataset: what its stream holds, what its conversion left out or changed
+        datasets_csv=report(
+            DATASETS_TABLE_CSV,
+            caption="../report/datasets.rst",
+            category="Datasets",
+            labels=table_labels("the datasets' streams", "csv"),
+        ),
+        datasets_html=report(
+            DATASETS_TABLE_HTML,
+            caption="../report/datasets.rst",
+            category="Datasets",
+            labels=table_labels("the datasets' streams", "html"),
+        ),
     log:
         f"{STUDY_LOGS}/merge_all.log",
     conda:
         "../../envs/engine.yaml"
     params:
         code=CODE["merge"],
+        datasets=DATASETS,
     script:
         "../../scripts/merge.py"
