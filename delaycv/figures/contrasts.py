@@ -395,13 +395,17 @@ def contrast_figure(
     # row per contrast, the two kinds side by side on its y axis. Otherwise a row per kind of
     # window (P, N, W, D), a column per contrast (three contrasts, with the corrected
     # estimate's: two rows of panels per kind of window)
-    kinds = len(c.axes_keys)
+    kinds, n = len(c.axes_keys), len(c.references)
     if kinds == MAX_COLUMNS:
-        cols, per_kind, rows = MAX_COLUMNS, 1, len(c.references)
+        cols, rows = MAX_COLUMNS, n
+        place = {(j, i): (i, j) for j in range(kinds) for i in range(n)}
     else:
-        cols = min(len(c.references), MAX_COLUMNS)
-        per_kind = -(-len(c.references) // cols)
+        cols = min(n, MAX_COLUMNS)
+        per_kind = -(-n // cols)
         rows = kinds * per_kind
+        place = {
+            (j, i): (j * per_kind + i // cols, i % cols) for j in range(kinds) for i in range(n)
+        }
     labels = {
         r: str(c.data.loc[c.data["reference"] == r, "contrast"].iloc[0]) for r in c.references
     }
@@ -412,17 +416,17 @@ def contrast_figure(
         for j, (varies, unit) in enumerate(c.axes_keys):
             on_axis = c.placed[(c.placed["varies"] == varies) & (c.placed["unit"] == unit)]
             for i, reference in enumerate(c.references):
-                if kinds == MAX_COLUMNS:
-                    ax = axes[i][j]
-                else:
-                    ax = axes[j * per_kind + i // cols][i % cols]
+                row, col = place[j, i]
+                ax = axes[row][col]
                 _contrast_panel(ax, c, on_axis, reference, varies, unit)
-                if ax.get_subplotspec().is_first_col():
+                if col == 0:
                     ax.set_ylabel(f"{metric}: policy − {c.reference_policy}")
                 ax.set_title(labels[reference])
-            if kinds != MAX_COLUMNS:
-                for i in range(len(c.references), per_kind * cols):
-                    axes[j * per_kind + i // cols][i % cols].set_visible(False)
+        used = set(place.values())
+        for row in range(rows):
+            for col in range(cols):
+                if (row, col) not in used:
+                    axes[row][col].set_visible(False)
         legend(
             fig, _contrast_handles(c), "learner / policies / bars: 95 % CI over (seed, fold) pairs"
         )
