@@ -402,28 +402,25 @@ def say_run_warnings():
 
 def say_conversion_notes():
     """When the workflow ends well: what the conversion of each of the study's streams left out
-    or changed (delaycv.data.convert.conversion_notes, from the stream's metadata; each
-    conversion's log has the rows), one line per stream that has any."""
-    from delaycv.common.errors import DelaycvError
-    from delaycv.data.convert import conversion_notes
-    from delaycv.data.stream_file import check_stream_file
+    or changed, one line per stream that has any: the table of datasets' notes (merge_all's,
+    delaycv.tables.datasets; each conversion's log has the rows)."""
+    import pandas as pd
 
-    noted = {}
-    for dataset in DATASETS:
-        try:  # (a stream not written, or not by delaycv: nothing to say)
-            notes = conversion_notes(check_stream_file(stream_path(dataset)))
-        except (OSError, DelaycvError):
-            continue
-        if notes:
-            noted[dataset] = notes
-    if not noted:
+    try:  # (none, or an empty file of --touch: nothing to say)
+        table = pd.read_csv(DATASETS_TABLE_CSV, keep_default_na=False)
+    except (OSError, ValueError):
+        return
+    if "notes" not in table:
+        return
+    noted = table[table["notes"] != ""]
+    if noted.empty:
         return
     snakemake_logger.warning(
-        f"delaycv: the conversion of {len(noted)} of {len(DATASETS)} datasets left out or "
+        f"delaycv: the conversion of {len(noted)} of {len(table)} datasets left out or "
         "changed something (each conversion's log, logs/convert/<dataset>/, names the rows):"
     )
-    for dataset, notes in noted.items():
-        snakemake_logger.warning(f"  {dataset}: {'; '.join(notes)}")
+    for dataset, notes in zip(noted["dataset"], noted["notes"], strict=True):
+        snakemake_logger.warning(f"  {dataset}: {notes}")
 
 
 def contrast_outputs():
