@@ -431,12 +431,15 @@ def _reveal_warnings(stream, where: str) -> list[str]:
 
 def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
     """Unix seconds (float64, NaN for missing) of numbers in ``unit`` or of datetimes (exact;
-    sub-second parts rounded down); a time outside 1900-9999 is an InputError naming the row
-    and the likely unit."""
+    sub-second parts rounded down); a time outside 1900-9999, or times of a coarser unit (all in
+    1970 in ``unit``), is an InputError naming the row or the column and the likely unit."""
     from delaycv.data.timeunits import (
         DATE_TEXT,
         FACTORS,
+        NAMES,
         RANGE_TEXT,
+        coarser_unit,
+        coarser_unit_message,
         implausible,
         implausible_message,
     )
@@ -476,6 +479,17 @@ def _seconds(values: pd.Series, what: str, unit: str = "s") -> np.ndarray:
             ),
             location=what,
             expected=f"Unix times {RANGE_TEXT} in time_unit (s, ms, us, ns) or datetimes",
+        )
+    guess = coarser_unit(raw, unit)
+    if guess is not None:
+        present = raw[np.isfinite(raw)]
+        raise InputError(
+            coarser_unit_message(
+                present.min(), present.max(), unit, guess, what="values", hint="time_unit={unit!r}"
+            ),
+            location=what,
+            expected=f"Unix {NAMES[unit]} as time_unit says, or the column's unit in time_unit "
+            "(s, ms, us, ns)",
         )
     if factor == 1:
         return raw

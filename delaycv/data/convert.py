@@ -99,6 +99,8 @@ from delaycv.data.timeunits import (
     NAMES,
     POSITION,
     RANGE_TEXT,
+    coarser_unit,
+    coarser_unit_message,
     implausible,
     implausible_message,
 )
@@ -449,8 +451,9 @@ def _unix_number_seconds(
     raw: RawTable, name: str, m: Mapping, what: str, none: float | None
 ) -> np.ndarray:
     """Seconds of a column of whole Unix times in ``m.time_unit`` (a value equal to ``none`` is
-    missing), rounded down to whole seconds; a fraction, an infinity or a number outside
-    1900-9999 in that unit is an InputError naming the likely unit."""
+    missing), rounded down to whole seconds; a fraction, an infinity, a number outside
+    1900-9999 in that unit, or times of a coarser unit (all in 1970 in this one:
+    :func:`~delaycv.data.timeunits.coarser_unit`) is an InputError naming the likely unit."""
     unit = m.time_unit
     arr = raw.table.column(name)
     secs = np.asarray(pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
@@ -486,6 +489,23 @@ def _unix_number_seconds(
             path=raw.path,
             location=raw.location(bad),
             expected=f"Unix {NAMES[unit]} {RANGE_TEXT}, or the column's unit in time_unit "
+            "(s, ms, us, ns)",
+        )
+    guess = coarser_unit(secs, unit)
+    if guess is not None:
+        present = secs[finite]
+        raise InputError(
+            coarser_unit_message(
+                present.min(),
+                present.max(),
+                unit,
+                guess,
+                what=f"{what}s",
+                hint="set time_unit: {unit}, or --time-unit {unit}",
+            ),
+            path=raw.path,
+            location=f"column {name!r}",
+            expected=f"Unix {NAMES[unit]} as time_unit says, or the column's unit in time_unit "
             "(s, ms, us, ns)",
         )
     factor = FACTORS[unit]

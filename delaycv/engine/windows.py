@@ -168,12 +168,29 @@ def time_warnings(profile: TimeProfile, policy, metadata: dict, where: str = "po
                 "times in seconds? (expected a window of the order of the gaps, or times in "
                 "Unix seconds: time_unit ms if they are milliseconds)"
             )
-    unit = _unit_warning(profile, policy, sides, where)
+    unit = _unit_warning(profile, policy, sides, where, metadata.get("time_unit"))
     return out + ([unit] if unit else [])
 
 
-def _unit_warning(profile: TimeProfile, policy, sides: dict[str, str], where: str) -> str | None:
-    """One warning if the times do not look like Unix seconds (see :func:`time_warnings`)."""
+def _misread(time_unit: str | None) -> tuple[str, str] | None:
+    """What times x 1000 that are dates were read as, and the fix, given the unit the stream's
+    conversion read its times in (its metadata's ``time_unit``; None: a stream made elsewhere);
+    None when no unit 1000 times coarser was at hand (seconds, dates)."""
+    from delaycv.data.timeunits import FACTORS, NAMES
+
+    if time_unit is None:
+        return "Unix seconds read as milliseconds", "time_unit s for times in seconds"
+    coarser = [u for u, f in FACTORS.items() if f * 1000 == FACTORS.get(time_unit)]
+    if not coarser:
+        return None
+    return f"{NAMES[coarser[0]]} read as {NAMES[time_unit]}", f"time_unit {coarser[0]}"
+
+
+def _unit_warning(
+    profile: TimeProfile, policy, sides: dict[str, str], where: str, time_unit: str | None
+) -> str | None:
+    """One warning if the times do not look like Unix seconds (see :func:`time_warnings`);
+    ``time_unit``: the unit the stream's conversion read its times in, if known."""
     keys = ", ".join(f"{where}.{k}" for k in _grouped(policy, sides))
     window = getattr(policy, next(iter(sides)))
     start = f"the stream's times start at {profile.first}"
@@ -186,13 +203,14 @@ def _unit_warning(profile: TimeProfile, policy, sides: dict[str, str], where: st
         )
         expected = f"Unix seconds: time_unit ms, {fix}"
     elif profile.first >= 0 and profile.last < _YEAR_1971:
-        if profile.first * 1000 >= _YEAR_1990:
+        misread = _misread(time_unit)
+        if profile.first * 1000 >= _YEAR_1990 and misread is not None:
             what = (
                 f"{start} (in January 1970 as Unix seconds) and x 1000 they are dates: they look "
-                f"like Unix seconds read as milliseconds, which makes the window {window} last "
+                f"like {misread[0]}, which makes the window {window} last "
                 f"{_days(window.amount * 1000)} of the stream's real time"
             )
-            expected = f"Unix seconds: time_unit s for times in seconds, {fix}"
+            expected = f"Unix seconds: {misread[1]}, {fix}"
         else:
             what = (
                 f"{start} and end at {profile.last}, in 1970 as Unix seconds: they look counted "

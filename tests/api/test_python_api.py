@@ -496,6 +496,13 @@ def test_time_units_of_a_dataframe():
     )
     got = as_stream(ms, time_unit="ms")
     assert np.array_equal(got.time, ref.time)
+    with pytest.raises(InputError) as err:  # seconds read as milliseconds: all in 1970
+        as_stream(frame, time_unit="ms")
+    assert str(err.value).startswith(
+        f"column time: values {frame['time'].min()} to {frame['time'].max()} read as "
+        "milliseconds all lie in 1970"
+    )
+    assert "they look like seconds (time_unit='s')" in str(err.value)
     assert np.array_equal(got.label_time, ref.label_time, equal_nan=True)
     dates = frame.assign(
         time=pd.to_datetime(frame["time"], unit="s", utc=True).dt.tz_convert("Europe/Paris"),

@@ -632,6 +632,33 @@ def test_brackets_in_milliseconds(tmp_path, brackets_csv):
     assert back.metadata["time_unit"] == "ms" and np.array_equal(back.time, ref.time)
 
 
+def test_brackets_in_seconds_read_as_milliseconds_are_refused(tmp_path, brackets_csv):
+    """The other way round: the real brackets CSV (Unix seconds) under time_unit ms puts every
+    commit in January 1970 and makes a 7d window last 7000 days; the conversion is refused,
+    naming the column, the dates either way and the unit, and writes nothing. Milliseconds
+    read as microseconds alike; times counted from 0 in milliseconds are kept."""
+    out = tmp_path / "bad.parquet"
+    with pytest.raises(InputError) as info:
+        convert_file(brackets_csv, out, preset="commit-guru", mapping={"time_unit": "ms"})
+    assert str(info.value) == (
+        f"{brackets_csv}: column 'author_date_unix_timestamp': times 1323292816 to 1551774519 "
+        "read as milliseconds all lie in 1970 (1970-01-16 to 1970-01-18), which makes every "
+        "window 1,000 times too long; read as seconds they are dates (2011-12-07 to "
+        "2019-03-05): they look like seconds (set time_unit: s, or --time-unit s) (expected "
+        "Unix milliseconds as time_unit says, or the column's unit in time_unit (s, ms, us, ns))"
+    )
+    assert not out.exists()
+    src = write(tmp_path, "t,y\n1600000000000,1\n1600000060000,0\n", name="ms.csv")
+    with pytest.raises(InputError, match="they look like milliseconds .set time_unit: ms"):
+        convert_file(
+            src, out, mapping={"time": "t", "label": "y", "positive": 1, "time_unit": "us"}
+        )
+    assert not out.exists()
+    src = write(tmp_path, "t,y\n0,1\n1000,0\n7200000,1\n", name="from0.csv")
+    mapping = {"time": "t", "label": "y", "positive": 1, "time_unit": "ms"}
+    assert load_stream(src, mapping=mapping).time.tolist() == [0, 1, 7200]
+
+
 def test_a_semicolon_csv_converts_with_the_delimiter_option(tmp_path, capsys):
     src = write(tmp_path, "t;y;x\n1600000000;1;2,5\n1600000060;0;3\n", name="semi.csv")
     out = tmp_path / "s.parquet"

@@ -12,7 +12,7 @@ import pytest
 from river import datasets, tree
 
 import delaycv
-from delaycv.common.errors import ConfigError
+from delaycv.common.errors import ConfigError, InputError
 from delaycv.data.stream_file import open_stream, to_table, write_stream
 from delaycv.data.synthetic import generate_stream
 from delaycv.engine.windows import TimeProfile, time_profile, time_warnings
@@ -139,17 +139,40 @@ def test_milliseconds_counted_from_0_read_as_seconds_are_named():
     ]
 
 
-def test_seconds_declared_as_milliseconds_are_named():
+def test_seconds_declared_as_milliseconds_are_refused_or_named():
+    """Seconds given as milliseconds are refused when read (every time in 1970, dates in
+    seconds: delaycv.data.timeunits.coarser_unit); a stream whose times already are such
+    (written elsewhere, or converted before that check) is named before the run, with the units
+    its conversion read them in when its metadata says."""
     stream = generate_stream(rows=1200, seed=1)
     frame = to_table(stream).to_pandas()
-    result = run(frame, policy="delay", window="7d", time_unit="ms")
+    with pytest.raises(InputError, match="they look like seconds .time_unit='s'."):
+        run(frame, policy="delay", window="7d", time_unit="ms")
+    result = run(
+        frame.assign(time=frame["time"] // 1000, label_time=np.nan), policy="delay", window="7d"
+    )
     warnings = result.info["warnings"]
     # a 7d window outlasts the whole stream, and the times read like seconds x 1000
     assert warnings[0].startswith("key policy.window: the window 7d is longer than the whole")
-    assert any(
-        "x 1000 they are dates: they look like Unix seconds read as milliseconds" in w
-        for w in warnings
+    profile = time_profile(stream)
+    profile = replace(profile, first=profile.first // 1000, last=profile.last // 1000)
+    policy = make_policy({"preset": "delay", "window": "7d"})
+    said = {
+        unit: time_warnings(profile, policy, {} if unit is None else {"time_unit": unit})[-1]
+        for unit in (None, "us", "s")
+    }
+    assert said[None] == (
+        "key policy.window: the stream's times start at 1514798 (in January 1970 as Unix "
+        "seconds) and x 1000 they are dates: they look like Unix seconds read as milliseconds, "
+        "which makes the window 7d last 7000d of the stream's real time (expected Unix "
+        "seconds: time_unit s for times in seconds, or write the window as a count of "
+        "instances, e.g. 50i)"
     )
+    assert "they look like milliseconds read as microseconds" in said["us"]
+    assert "(expected Unix seconds: time_unit ms, or write" in said["us"]
+    # read in seconds, they were no misread unit: numbers of their own
+    assert "in 1970 as Unix seconds: they look counted from 0 rather than dates" in said["s"]
+    assert any(said[None] == w for w in result.info["warnings"])
 
 
 def test_a_window_far_shorter_than_the_gaps_is_named():
