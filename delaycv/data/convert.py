@@ -625,6 +625,23 @@ def header_categories(columns: Sequence[Column], m: Mapping, path: str) -> tuple
     return tuple(out)
 
 
+def csv_head_categories(
+    names: Sequence[str], head: Mapping[str, list[str]], m: Mapping, path: str
+) -> tuple[str, ...]:
+    """The features that a CSV file's header and first lines (``head``: values by column,
+    :func:`~delaycv.data.csv.read_csv_head`) say will be categorical features of its stream:
+    those the mapping names ``categorical``, unless ``boolean_as_number`` may make them numbers,
+    which only a value other than true/false and 1/0 in those lines rules out."""
+    out = []
+    for name in _feature_names_of(list(names), m, path):
+        if name not in m.categorical:
+            continue
+        values = head.get(name, [])
+        if not m.boolean_as_number or (values and reads_as_category(values, m)):
+            out.append(name)
+    return tuple(out)
+
+
 def _features(
     raw: RawTable, m: Mapping, names: list[str], inf: str = "error"
 ) -> tuple[pd.DataFrame, dict[str, int]]:

@@ -379,6 +379,38 @@ def read_csv_header(path: str | os.PathLike, delimiter: str = ",") -> list[str]:
     return _header(first, where, delimiter)
 
 
+def read_csv_head(
+    path: str | os.PathLike, columns: Collection[str], delimiter: str = ",", size: int = 65536
+) -> dict[str, list[str]]:
+    """The values in ``columns`` of a CSV file's first data lines (the whole lines within its
+    first ``size`` bytes; missing values left out), stripped: what the workflow's checks look at
+    before the conversion reads the file. A column the header lacks has none; a head the line
+    parser cannot read gives none (the conversion then names its mistake)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(size)
+        head = data if len(data) < size else data[: data.rfind(b"\n") + 1]
+        if head.startswith(_BOM):
+            head = head[len(_BOM) :]
+        lines = head.decode("utf-8").splitlines()
+        rows = list(pycsv.reader(lines, delimiter=delimiter))
+    except (OSError, UnicodeDecodeError, pycsv.Error):
+        return {}
+    if not rows:
+        return {}
+    names = [n.strip() for n in rows[0]]
+    where = {name: names.index(name) for name in columns if name in names}
+    out: dict[str, list[str]] = {name: [] for name in where}
+    for row in rows[1:]:
+        if len(row) != len(names):
+            continue  # (a malformed line: the conversion names it)
+        for name, i in where.items():
+            value = row[i].strip()
+            if value not in _NULLS:
+                out[name].append(value)
+    return out
+
+
 def read_csv(
     path: str | os.PathLike,
     *,

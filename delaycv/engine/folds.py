@@ -35,7 +35,7 @@ from delaycv.engine.chunk import ChunkView, Slots
 from delaycv.engine.fold import INSTANCE, FoldLoop, FoldOutput
 from delaycv.metrics.corrected import DAY, Arrivals
 from delaycv.protocol.learner_contract import PROBABILITY_EXPECTED, UnusableProbability
-from delaycv.protocol.learners import for_stream, learner_label
+from delaycv.protocol.learners import READS_TEXT, for_stream, learner_label
 from delaycv.protocol.releases import Releases
 
 #: Instances per chunk of x dicts built from the stream (shared by the folds).
@@ -305,8 +305,7 @@ def learner_expected(err: Exception) -> str:
     if isinstance(err, TypeError) and re.search(r"\bstr\b", str(err)):
         expected += (
             "; a text value reached its arithmetic: a categorical feature's values are text, "
-            "which a learner takes only if it reads text itself (river's Hoeffding trees and "
-            "forests do) or after a step that encodes it (river.preprocessing.OneHotEncoder)"
+            f"which takes {READS_TEXT}"
         )
     return expected
 

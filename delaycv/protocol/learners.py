@@ -5,6 +5,7 @@ A spec is a plain dict (from YAML or the command line)::
     {"class": "tree.HoeffdingTreeClassifier", "params": {"grace_period": 100}}
     {"class": "river.forest.ARFClassifier", "params": {"n_models": 10}}
     {"class": "mypackage.models:MyClassifier", "params": {...}}       # custom class
+    {"class": "mymodels:encoded_logistic", "params": {"l2": 0.01}}    # a function that returns one
     {"class": "NoChange"}  /  {"class": "Prior"}                       # baselines
     {"pipeline": [{"class": "preprocessing.StandardScaler"},
                   {"class": "linear_model.LogisticRegression"}]}      # composed with |
@@ -14,12 +15,15 @@ A spec is a plain dict (from YAML or the command line)::
                 "desired_dist": {"0": 0.5, "1": 0.5}}}
 
 A dotted name is looked up under ``river.`` first (the prefix may be omitted), then as an absolute
-module path; ``package.module:Class`` imports ``package.module``. A parameter value that is itself a
+module path; ``package.module:Class`` imports ``package.module``. A function of one's own that
+returns a river classifier is named as a class is, its parameters in ``params`` (the way to write
+what a list of steps cannot: a union of steps, such as one-hot encoded text beside scaled
+numbers). A parameter value that is itself a
 spec (a dict with ``class`` or ``pipeline``) is built recursively, as are lists of specs.
 ``desired_dist``-style dicts keyed by class keep their keys, but the strings ``"0"``/``"1"`` are
 turned into the int labels the engine passes to river.
 
-Seeds: every component whose constructor takes ``seed`` gets the fold's learner seed unless the
+Seeds: every component whose constructor (or function) takes ``seed`` gets the fold's learner seed unless the
 spec sets one.
 
 Baselines (the MOA extension's conventions, with predicted positive iff P(1) > 0.5 and an empty
@@ -62,7 +66,21 @@ BASELINES = {
     "MajorityClass": "river.dummy.PriorClassifier",
 }
 SPEC_KEYS = ("class", "params")
-_EXPECTED_CLASS = "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class, NoChange or Prior"
+#: What takes a categorical feature, whose values are text, said where a learner cannot
+#: (the workflow's check and the fold loop's error): river's OneHotEncoder as a pipeline's first
+#: step would encode the numbers too, a column per value.
+READS_TEXT = (
+    "a learner that reads text itself (river's Hoeffding trees and forests), or the text encoded "
+    "first: river's OneHotEncoder encodes every feature it is given, numbers too (a column per "
+    "value), so give it the text alone in a function of one's own named as the learner's class "
+    "(class: mymodule:make, config/README.md), returning (compose.SelectType(str) | "
+    "preprocessing.OneHotEncoder()) + (compose.SelectType(numbers.Number) | "
+    "preprocessing.StandardScaler()) | linear_model.LogisticRegression()"
+)
+_EXPECTED_CLASS = (
+    "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class (or a "
+    "function of one's own that returns a classifier), NoChange or Prior"
+)
 
 
 def _import_module(name: str) -> tuple[Any, BaseException | None]:
@@ -99,10 +117,10 @@ def on_path_or_here(find: Callable[[], Any]) -> Any:
     return find()
 
 
-def resolve_class(name: str, *, where: str = "learner") -> type:
-    """The class named by ``name`` (see the module docstring for the lookup rules); a name that
-    names none says why: no such module, a module that fails to import (its error), or a module
-    without that class."""
+def resolve_class(name: str, *, where: str = "learner") -> Callable[..., Any]:
+    """The class (or function that returns a learner) named by ``name`` (see the module
+    docstring for the lookup rules); a name that names none says why: no such module, a module
+    that fails to import (its error), or a module without that class."""
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(
             f"learner class {name!r} is not a name",
@@ -134,8 +152,15 @@ def resolve_class(name: str, *, where: str = "learner") -> type:
             failed = failed or (module_name, error)
         elif module is not None:
             found = getattr(module, attr, None)
-            if isinstance(found, type):
+            if isinstance(found, type) or inspect.isfunction(found):
                 return found
+            if found is not None and not failed and without is None:
+                raise ConfigError(
+                    f"unknown learner {name!r}: {module_name}.{attr} is a "
+                    f"{type(found).__name__}, not a class or a function",
+                    location=f"key {where}.class",
+                    expected=_EXPECTED_CLASS,
+                )
             without = without or module_name
     why = ""
     if failed is not None:

@@ -691,7 +691,7 @@ def _check_learners_read_categories(
 
 
 def _check_reads_text(name: str, spec: dict, source: str, with_text: Mapping) -> None:
-    from delaycv.protocol.learners import learner_label, make_river_learner
+    from delaycv.protocol.learners import READS_TEXT, learner_label, make_river_learner
 
     passed = passed_entry({_READS_TEXT: spec})
     if passed_before(passed) == _READS_TEXT:
@@ -709,9 +709,7 @@ def _check_reads_text(name: str, spec: dict, source: str, with_text: Mapping) ->
             f"{type(err).__name__}: {one_line(str(err), 200)}",
             path=source,
             location=f"key learners.{name}",
-            expected="a learner that reads text itself (river's Hoeffding trees and forests) or a "
-            "pipeline whose first step encodes it (river.preprocessing.OneHotEncoder); or the "
-            "datasets without those features (their mapping's drop)",
+            expected=f"{READS_TEXT}; or the datasets without those features (their mapping's drop)",
         ) from None
     remember_passed(passed, _READS_TEXT)
 

@@ -38,8 +38,9 @@ class StreamFacts:
     positions: bool | None = False
     #: the features known to be categorical (their values text): a canonical stream's, from its
     #: schema; an ARFF file's nominal attributes not read as numbers, from its header
-    #: (:func:`~delaycv.data.convert.header_categories`); none known of a CSV file, whose
-    #: values decide, nor without the working directory
+    #: (:func:`~delaycv.data.convert.header_categories`); a CSV file's columns the mapping
+    #: names categorical whose first lines hold a value other than a boolean
+    #: (:func:`~delaycv.data.convert.csv_head_categories`); none without the working directory
     categorical: tuple[str, ...] = ()
 
 
@@ -255,20 +256,26 @@ def _raw_facts(
 
 def _check_header(key: str, dataset: Mapping, fmt: str, mapping, source: str, cwd) -> tuple:
     """Check a raw file's header as the conversion checks it before it reads the data, and say
-    which features an ARFF header makes categorical (a CSV file's are not known: its values
-    decide). A header the conversion would refuse, or a column the mapping names that the file
+    which features an ARFF header makes categorical, or a CSV file's header and first lines. A
+    header the conversion would refuse, or a column the mapping names that the file
     lacks (a preset given to another kind of file), is a ConfigError before any job runs, at the
     mapping key that named the column (``mapping.link``), else at the preset."""
     from delaycv.data.arff import read_arff_header
-    from delaycv.data.convert import check_mapping_columns, header_categories
-    from delaycv.data.csv import read_csv_header
+    from delaycv.data.convert import (
+        check_mapping_columns,
+        csv_head_categories,
+        header_categories,
+    )
+    from delaycv.data.csv import read_csv_head, read_csv_header
 
     path = dataset["path"]
     full = Path(cwd) / path
     try:
         if fmt == "csv":
-            check_mapping_columns(read_csv_header(full, mapping.delimiter), mapping, path)
-            return ()
+            names = read_csv_header(full, mapping.delimiter)
+            check_mapping_columns(names, mapping, path)
+            head = read_csv_head(full, mapping.categorical, mapping.delimiter)
+            return csv_head_categories(names, head, mapping, path)
         columns = read_arff_header(full)
         check_mapping_columns([c.name for c in columns], mapping, path)
         return header_categories(columns, mapping, path)

@@ -388,6 +388,7 @@ def test_a_learner_that_cannot_read_text_is_told_what_reads_a_categorical_featur
     transactions): the error says what reads text, before any work (the trial run) and during
     one (the fold loop, as a workflow job meets it)."""
     from delaycv.engine.folds import learner_expected
+    from delaycv.protocol.learners import READS_TEXT
 
     frame = pd.DataFrame(
         {"time": np.arange(60), "label": [0, 1, 1] * 20, "amount": np.arange(60) / 7.0}
@@ -398,10 +399,10 @@ def test_a_learner_that_cannot_read_text_is_told_what_reads_a_categorical_featur
     text = str(info.value)
     assert "fails on the first instances of the stream: TypeError:" in text, text
     assert "a text value reached its arithmetic: a categorical feature's values are text" in text
-    assert "river.preprocessing.OneHotEncoder" in text
+    assert "(compose.SelectType(str) | preprocessing.OneHotEncoder())" in text
     # the fold loop's error says the same; any other error keeps the plain words
     hint = learner_expected(TypeError("unsupported operand type(s) for -: 'str' and 'float'"))
-    assert hint.endswith("after a step that encodes it (river.preprocessing.OneHotEncoder)")
+    assert hint.endswith(f"which takes {READS_TEXT}")
     plain = "a learner whose parameters work on this stream"
     assert learner_expected(TypeError("'<' not supported between 'int' and 'NoneType'")) == plain
     assert learner_expected(ValueError("str")) == plain

@@ -55,6 +55,70 @@ def test_names_that_name_no_class_say_why(tmp_path, monkeypatch):
         assert f"unknown learner {name!r}: {why}" in str(err.value)
 
 
+OWN_MODELS = """
+import numbers
+
+from river import compose, forest, linear_model, preprocessing
+
+RATE = 3
+
+
+def encoded_logistic(l2: float = 0.0):
+    text = compose.SelectType(str) | preprocessing.OneHotEncoder()
+    scaled = compose.SelectType(numbers.Number) | preprocessing.StandardScaler()
+    return (text + scaled) | linear_model.LogisticRegression(l2=l2)
+
+
+def small_forest(n_models: int = 3, seed: int | None = None):
+    return forest.ARFClassifier(n_models=n_models, seed=seed)
+"""
+
+
+def test_a_function_of_one_s_own_that_returns_a_learner(tmp_path, monkeypatch):
+    """What a list of steps cannot write (a union: one-hot encoded text beside scaled numbers,
+    the recipe the errors about text give) is a function of one's own, named as a class is: its
+    params checked against its signature, its seed given when it takes one; the recipe runs on a
+    stream with a categorical feature."""
+    import numpy as np
+    import pandas as pd
+
+    import delaycv
+    from delaycv.protocol.learners import READS_TEXT, make_river_learner, takes_run_seed
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    (tmp_path / "own_models.py").write_text(OWN_MODELS)
+    assert resolve_class("own_models:encoded_logistic").__name__ == "encoded_logistic"
+    spec = {"class": "own_models:encoded_logistic", "params": {"l2": 0.01}}
+    model = make_river_learner(spec, 1)
+    assert model["LogisticRegression"].l2 == 0.01
+    assert learner_label(spec) == "encoded_logistic"
+    assert not takes_run_seed(spec)
+    forest_spec = {"class": "own_models:small_forest", "params": {"n_models": 2}}
+    assert make_river_learner(forest_spec, 7).seed == 7 and takes_run_seed(forest_spec)
+    with pytest.raises(ConfigError, match="encoded_logistic has no parameter 'l1'"):
+        make_river_learner({"class": "own_models:encoded_logistic", "params": {"l1": 1}}, 1)
+    with pytest.raises(ConfigError, match="own_models.RATE is a int, not a class or a function"):
+        resolve_class("own_models:RATE")
+    # the recipe of the errors about text, on numbers beside a categorical feature
+    assert "(compose.SelectType(str) | preprocessing.OneHotEncoder())" in READS_TEXT
+    n = 600
+    rng = np.random.default_rng(0)
+    merchant = rng.choice(["fuel", "travel", "online"], n)
+    amount = rng.normal(100, 30, n)
+    label = ((merchant == "online") | (amount > 150)).astype(int)
+    frame = pd.DataFrame({"time": np.arange(n), "label": label, "amount": amount})
+    frame["merchant"] = pd.Categorical(merchant)
+    result = delaycv.evaluate(frame, spec, time="time", folds=2, progress=False)
+    gmean = result.summary.query("metric == 'gmean' and reference == 'true'")["mean"].iloc[-1]
+    assert gmean > 0.9, gmean
+    # the numbers scaled, the text one-hot encoded (not a column per amount)
+    model.learn_one({"amount": 90.0, "merchant": "fuel"}, 0)
+    model.learn_one({"amount": 110.0, "merchant": "online"}, 1)
+    seen = model["TransformerUnion"].transform_one({"amount": 110.0, "merchant": "online"})
+    assert seen == {"merchant_online": 1, "merchant_fuel": 0, "amount": 1.0}
+
+
 def test_params_pipelines_nested_specs_and_seeds():
     ht = make_learner({"class": "tree.HoeffdingTreeClassifier", "params": {"grace_period": 50}})
     assert ht.grace_period == 50

@@ -1349,15 +1349,17 @@ def test_river_learners_that_cannot_read_a_dataset_s_categories_are_named(tmp_pa
     path = write(tmp_path / "study.yaml", with_changes(datasets=datasets, learners=learners))
     err = study_error([path], cwd=tmp_path)
     [mistake] = err.errors
+    from delaycv.protocol.learners import READS_TEXT
+
     line = path.read_text().splitlines().index("  nb:") + 1
     assert str(mistake) == (
         f"{path}:{line}:3: key learners.nb: GaussianNB cannot read a categorical feature, whose "
         "values are text, and the streams of s (kind) and a (day) have such features: on "
         "instances with one, TypeError: unsupported operand type(s) for -: 'str' and 'float' "
-        "(expected a learner that reads text itself (river's Hoeffding trees and forests) or a "
-        "pipeline whose first step encodes it (river.preprocessing.OneHotEncoder); or the "
-        "datasets without those features (their mapping's drop))"
+        f"(expected {READS_TEXT}; or the datasets without those features (their mapping's "
+        "drop))"
     )
+    assert "river's OneHotEncoder encodes every feature it is given, numbers too" in READS_TEXT
     # (merged: true/false read as 1/0; note: a string attribute, whose values decide)
     from delaycv.study.datasets import check_dataset_file
 
@@ -1373,3 +1375,45 @@ def test_river_learners_that_cannot_read_a_dataset_s_categories_are_named(tmp_pa
     learners = {"nb": {"class": "naive_bayes.GaussianNB"}}
     path = write(tmp_path / "n.yaml", with_changes(datasets=numbers, learners=learners))
     load_study([path], cwd=tmp_path)
+
+
+def test_a_csv_file_s_categorical_columns_are_known_from_its_first_lines(tmp_path, monkeypatch):
+    """A CSV file's features are numbers but for the columns its mapping names categorical,
+    which stay text unless boolean_as_number reads them as 1/0: a value other than true/false
+    and 1/0 in the file's first lines settles it when the study loads, and a learner that
+    cannot read text is an error then, not in every job (found on a CSV of card transactions
+    with a merchant column, which delaycv check passed and every job refused)."""
+    from delaycv.study.datasets import check_dataset_file
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    lines = ["t,y,amount,merchant,online,flag"]
+    lines += [
+        f"{1700000000 + 60 * i},{i % 2},{i * 1.5},{'fuel' if i % 3 else ''},{i % 2},"
+        f"{'true' if i % 2 else 'false'}"
+        for i in range(40)
+    ]
+    (tmp_path / "cards.csv").write_text("\n".join(lines) + "\n")
+    mapping = {"time": "t", "label": "y", "positive": 1}
+    for categorical, boolean, known in [
+        (["merchant", "online", "flag"], True, ("merchant",)),
+        (["merchant", "online"], False, ("merchant", "online")),
+        ([], True, ()),
+    ]:
+        spec = {
+            "path": "cards.csv",
+            "mapping": {**mapping, "categorical": categorical, "boolean_as_number": boolean},
+        }
+        facts = check_dataset_file("cards", spec, "study.yaml", tmp_path)
+        assert facts.categorical == known, (categorical, boolean)
+    # a column of missing values in its first lines is not known to be text
+    (tmp_path / "late.csv").write_text("t,y,merchant\n1700000000,1,\n1700000060,0,?\n")
+    spec = {"path": "late.csv", "mapping": {**mapping, "categorical": ["merchant"]}}
+    assert check_dataset_file("late", spec, "study.yaml", tmp_path).categorical == ()
+    datasets = {"cards": {"path": "cards.csv", "mapping": {**mapping, "categorical": ["merchant"]}}}
+    learners = {"nb": {"class": "naive_bayes.GaussianNB"}}
+    path = write(tmp_path / "c.yaml", with_changes(datasets=datasets, learners=learners))
+    [mistake] = study_error([path], cwd=tmp_path).errors
+    assert (
+        "GaussianNB cannot read a categorical feature, whose values are text, and the "
+        "streams of cards (merchant) have such features" in str(mistake)
+    )
