@@ -19,7 +19,7 @@ from delaycv.data.stream_file import StreamFile
 from delaycv.engine.checkpoints import checkpoint_positions
 from delaycv.engine.compiled import run_loops, slow_loops
 from delaycv.engine.folds import learner_expected, run_folds
-from delaycv.engine.learners import folds_in_threads, make_learner
+from delaycv.engine.learners import every_feature_encoded, folds_in_threads, make_learner
 from delaycv.engine.parallel import run_parallel
 from delaycv.engine.progress import Progress
 from delaycv.engine.tables import RUN_KEYS, folds_table, summarize
@@ -269,11 +269,14 @@ def _warnings_before(stream, settings: RunSettings, loops: dict[str, str]) -> li
     """The warnings known before the run (what reading a stream file found,
     :attr:`~delaycv.data.stream_file.StreamFile.read_warnings`; about the stream's times under a
     policy with time windows, a policy that can release only labels 0, the Python loops run
-    unasked: ``loops``, :func:`~delaycv.engine.compiled.run_loops`), logged as they are found."""
+    unasked: ``loops``, :func:`~delaycv.engine.compiled.run_loops`; river's encoder given the
+    numbers too, :func:`~delaycv.engine.learners.every_feature_encoded`), logged as they are
+    found."""
     before = list(getattr(stream, "read_warnings", ()))  # (a file delaycv did not write)
     if window_keys(settings.policy):
         before += time_warnings(time_profile(stream), settings.policy, stream.metadata)
     before += only_clean_labels(settings.policy, stream_has_fixes(stream))
+    before += every_feature_encoded(settings.learner, stream)
     before += slow_loops(loops)
     for text in before:
         log.warning("%s", text)
