@@ -23,15 +23,25 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
             "a mapping (--mapping FILE.yaml and/or the column options below, which override it)."
         ),
     )
-    parser.add_argument("src", help="the raw file (.arff or .csv)")
+    parser.add_argument(
+        "src", help="the raw file (.arff or .csv, or either compressed: .csv.gz, .bz2, .xz)"
+    )
     parser.add_argument(
         "dest",
         metavar="DEST.parquet",
         help="the Parquet file to write (written atomically; its name ends in .parquet)",
     )
-    parser.add_argument("--dataset", help="dataset name (default: the source file's stem)")
+    parser.add_argument(
+        "--dataset",
+        help="dataset name (default: the source file's name without its suffixes, "
+        "data/npm.csv.gz: npm)",
+    )
     parser.add_argument("--preset", choices=sorted(PRESETS), help="a known format's mapping")
-    parser.add_argument("--format", choices=["arff", "csv"], help="default: the file suffix")
+    parser.add_argument(
+        "--format",
+        choices=["arff", "csv"],
+        help="default: the file suffix (before .gz, .bz2 or .xz)",
+    )
     parser.add_argument("--mapping", metavar="FILE", help="YAML/JSON file with mapping keys")
     _mapping_options(parser.add_argument_group("mapping (override the preset or --mapping)"))
     _damaged_input_options(parser)

@@ -41,6 +41,7 @@ from delaycv.data.readers import (
     nan_to_null,
     parse_dates,
     read_bytes,
+    read_head,
     split_last_line,
 )
 
@@ -387,18 +388,16 @@ def read_arff_header(path: str | os.PathLike) -> list[Column]:
     """The columns an ARFF file's header declares (its lines up to ``@data``; the data is not
     read), checked as :func:`read_arff` checks them: an InputError names the file and line."""
     where = str(path)
-    lines: list[bytes] = []
-    try:
-        with open(path, "rb") as f:
-            for raw in f:
-                lines.append(raw)
-                if raw.lstrip()[:5].lower() == b"@data":
-                    break
-    except OSError as err:
-        raise InputError(
-            f"cannot read: {err.strerror}", path=where, expected="a readable file"
-        ) from None
-    data = b"".join(lines)
+
+    def header(f) -> bytes:
+        lines: list[bytes] = []
+        for raw in f:
+            lines.append(raw)
+            if raw.lstrip()[:5].lower() == b"@data":
+                break
+        return b"".join(lines)
+
+    data = read_head(path, header)
     check_text(data, where, "ARFF")
     return _parse_header(_decode(data, where).split("\n"), where)[1]
 

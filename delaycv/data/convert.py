@@ -64,7 +64,7 @@ import pyarrow.compute as pc
 
 from delaycv.common.checks import EFFORT_EXPECTED
 from delaycv.common.errors import ConfigError, InputError
-from delaycv.data.formats import read_table
+from delaycv.data.formats import raw_format, raw_stem, read_table
 from delaycv.data.mapping import (
     COMMIT_TYPE,
     INF_MODES,
@@ -934,7 +934,7 @@ def convert_table(
             ),
         )
     metadata = stream_metadata(
-        dataset=dataset or Path(raw.path).stem,
+        dataset=dataset or raw_stem(raw.path),
         source=Path(raw.path).name,
         source_sha256=raw.sha256,
         format=raw.format,
@@ -1046,7 +1046,7 @@ def load_stream(
     if effort is not MAPPING_EFFORT:
         m = dataclasses.replace(m, effort=effort_columns(effort, "effort"))
     drop = drop_truncated_last_line or (p is not None and p.drop_truncated_last_line)
-    fmt = (format or Path(src).suffix.lstrip(".")).lower()
+    fmt = raw_format(src, format)
     if fmt == "csv":
         from delaycv.data.csv import read_csv
 

@@ -33,6 +33,7 @@ from delaycv.data.readers import (
     check_text,
     nan_to_null,
     read_bytes,
+    read_head,
     split_last_line,
 )
 from delaycv.data.timeunits import DATE_TEXT
@@ -366,13 +367,7 @@ def read_csv_header(path: str | os.PathLike, delimiter: str = ",") -> list[str]:
     """The column names of a CSV file's header (its first line; the data is not read), checked
     as :func:`read_csv` checks them: an InputError names the file and line."""
     where = str(path)
-    try:
-        with open(path, "rb") as f:
-            first = f.readline()
-    except OSError as err:
-        raise InputError(
-            f"cannot read: {err.strerror}", path=where, expected="a readable file"
-        ) from None
+    first = read_head(path, lambda f: f.readline())
     check_text(first, where, "CSV")
     if first.startswith(_BOM):
         first = first[len(_BOM) :]
@@ -387,14 +382,13 @@ def read_csv_head(
     before the conversion reads the file. A column the header lacks has none; a head the line
     parser cannot read gives none (the conversion then names its mistake)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(size)
+        data = read_head(path, lambda f: f.read(size))
         head = data if len(data) < size else data[: data.rfind(b"\n") + 1]
         if head.startswith(_BOM):
             head = head[len(_BOM) :]
         lines = head.decode("utf-8").splitlines()
         rows = list(pycsv.reader(lines, delimiter=delimiter))
-    except (OSError, UnicodeDecodeError, pycsv.Error):
+    except (InputError, UnicodeDecodeError, pycsv.Error):
         return {}
     if not rows:
         return {}

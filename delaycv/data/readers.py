@@ -21,6 +21,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -97,8 +98,71 @@ def nan_to_null(table: pa.Table, columns: list[Column]) -> pa.Table:
     return table
 
 
+#: The compressions a raw file may have (the standard library reads them), by the bytes it
+#: starts with: its suffix (``.csv.gz``) is not needed. A zip archive (several files) and zstd
+#: (no reader in the standard library) are named by :func:`check_text` instead.
+COMPRESSIONS = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
+#: What each is called in an error.
+_COMPRESSION_NAMES = {"gzip": "gzip", "bz2": "bzip2", "lzma": "xz"}
+
+
+def _compression(head: bytes) -> str | None:
+    """The module that decompresses a file starting with ``head``, or None."""
+    for magic, module in COMPRESSIONS:
+        if head.startswith(magic):
+            return module
+    return None
+
+
+def _corrupted(where: str, module: str, err: Exception) -> InputError:
+    name = _COMPRESSION_NAMES[module]
+    return InputError(
+        f"the {name}-compressed file is corrupted or cut short ({type(err).__name__}: {err})",
+        path=where,
+        expected=f"a whole {name} file ({name} -t checks one)",
+    )
+
+
+def _decompressed(data: bytes, module: str, path: str) -> bytes:
+    import importlib
+
+    try:
+        return importlib.import_module(module).decompress(data)
+    except Exception as err:  # (gzip: BadGzipFile, EOFError, zlib.error; bz2: OSError; lzma's)
+        raise _corrupted(path, module, err) from None
+
+
+def read_head(path: str | os.PathLike, read: Callable[[Any], bytes]) -> bytes:
+    """``read(file)`` on ``path`` opened for reading bytes, decompressed when it is compressed
+    (:data:`COMPRESSIONS`): the first bytes or lines of a raw file (its header). An unreadable
+    file, or one whose compression is corrupted where it is read, raises InputError naming the
+    file."""
+    import importlib
+
+    where = str(path)
+    module = None
+    try:
+        with open(path, "rb") as f:
+            module = _compression(f.read(6))
+            f.seek(0)
+            if module is None:
+                return read(f)
+        with importlib.import_module(module).open(path, "rb") as f:
+            return read(f)
+    except Exception as err:
+        if module is None or (isinstance(err, OSError) and err.strerror):
+            raise InputError(
+                f"cannot read: {getattr(err, 'strerror', None) or err}",
+                path=where,
+                expected="a readable file",
+            ) from None
+        raise _corrupted(where, module, err) from None
+
+
 def read_bytes(path: str | os.PathLike) -> tuple[bytes, str]:
-    """The bytes of ``path`` and their SHA-256; unreadable or empty files raise InputError."""
+    """The bytes of ``path``, decompressed when it is compressed (:data:`COMPRESSIONS`), and the
+    SHA-256 of the file as stored (what ``sha256sum`` prints); unreadable, corrupted or empty
+    files raise InputError."""
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -110,18 +174,19 @@ def read_bytes(path: str | os.PathLike) -> tuple[bytes, str]:
         raise InputError(
             f"cannot read: {err.strerror}", path=str(p), expected="a readable file"
         ) from None
+    sha = hashlib.sha256(data).hexdigest()
+    module = _compression(data[:6])
+    if module is not None:
+        data = _decompressed(data, module, str(p))
     if not data or (not data[:65536].strip() and not data.strip()):
         raise InputError("the file is empty", path=str(p), expected="a header and data lines")
-    return data, hashlib.sha256(data).hexdigest()
+    return data, sha
 
 
 #: Starts of common binary files given by mistake, and what they are.
 _SIGNATURES = (
     (b"PAR1", "a Parquet file (a canonical stream is used as it is, without convert)"),
-    (b"\x1f\x8b", "a gzip-compressed file (decompress it first)"),
     (b"PK\x03\x04", "a zip archive (extract the file first)"),
-    (b"BZh?1AY&SY", "a bzip2-compressed file (decompress it first)"),
-    (b"\xfd7zXZ\x00", "an xz-compressed file (decompress it first)"),
     (b"(\xb5/\xfd", "a zstd-compressed file (decompress it first)"),
     (b"ARROW1", "an Arrow IPC file"),
     (b"\x89PNG", "a PNG image"),

@@ -220,17 +220,18 @@ def _raw_facts(
     """A raw file's checks (its format, its preset or mapping, its effort): whether its stream
     will have an effort, fix times (a fix-link column), and the categorical features an ARFF
     file's header names (with the working directory, which :func:`_check_header` checks)."""
+    from delaycv.data.formats import raw_format
     from delaycv.data.mapping import effort_columns
 
     path = dataset["path"]
-    fmt = dataset.get("format") or Path(path).suffix.lstrip(".").lower()
+    fmt = raw_format(path, dataset.get("format"))
     if fmt not in ("arff", "csv"):
         raise ConfigError(
             f"cannot tell the format of {path!r}",
             path=source,
             location=f"key {key}.path",
-            expected="a .arff or .csv file (or format: arff|csv), "
-            "or a .parquet stream written by delaycv convert",
+            expected="a .arff or .csv file, or one compressed (.csv.gz, .bz2, .xz) (or format: "
+            "arff|csv), or a .parquet stream written by delaycv convert",
         )
     mapping = _raw_mapping(key, dataset, source)
     fix_times = mapping.link is not None
