@@ -386,11 +386,13 @@ def _read_parquet(path: str | os.PathLike, read):
     try:
         return p, read(p)
     except (pa.ArrowInvalid, OSError) as err:
-        raw = p.suffix.lower() in (".csv", ".arff")  # (a raw file given where a stream goes)
+        from delaycv.data.formats import raw_format, raw_stem
+
+        fmt = raw_format(p)  # (a raw file given where a stream goes)
         expected = (
-            f"a stream: convert the {p.suffix.lstrip('.').upper()} file first, delaycv convert "
-            f"{p.name} {p.stem}.parquet (with --preset or --mapping)"
-            if raw
+            f"a stream: convert the {fmt.upper()} file first, delaycv convert "
+            f"{p.name} {raw_stem(p)}.parquet (with --preset or --mapping)"
+            if fmt in ("csv", "arff")
             else "a stream written by delaycv convert"
         )
         raise parquet_error(err, p, expected) from None

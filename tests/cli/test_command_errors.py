@@ -541,6 +541,17 @@ def test_a_raw_file_given_as_the_stream_says_to_convert_it(work, capsys, bracket
         "(expected a stream: convert the CSV file first, delaycv convert brackets.csv "
         "brackets.parquet (with --preset or --mapping))",
     )
+    import gzip
+
+    (work / "brackets.csv.gz").write_bytes(gzip.compress(brackets_csv.read_bytes()))
+    argv[1] = "brackets.csv.gz"
+    fails(
+        argv,
+        capsys,
+        work,
+        "(expected a stream: convert the CSV file first, delaycv convert brackets.csv.gz "
+        "brackets.parquet (with --preset or --mapping))",
+    )
 
 
 def test_a_reveal_time_on_a_clean_instance_fails_naming_the_file_and_row(work, capsys):
