@@ -101,7 +101,8 @@ def nan_to_null(table: pa.Table, columns: list[Column]) -> pa.Table:
 #: The compressions a raw file may have (the standard library reads them), by the bytes it
 #: starts with: its suffix (``.csv.gz``) is not needed. A zip archive (several files) and zstd
 #: (no reader in the standard library) are named by :func:`check_text` instead.
-COMPRESSIONS = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
+#: (``?``: any byte, bzip2's block size)
+COMPRESSIONS = ((b"\x1f\x8b", "gzip"), (b"BZh?1AY&SY", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
 #: What each is called in an error.
 _COMPRESSION_NAMES = {"gzip": "gzip", "bz2": "bzip2", "lzma": "xz"}
 
@@ -109,9 +110,15 @@ _COMPRESSION_NAMES = {"gzip": "gzip", "bz2": "bzip2", "lzma": "xz"}
 def _compression(head: bytes) -> str | None:
     """The module that decompresses a file starting with ``head``, or None."""
     for magic, module in COMPRESSIONS:
-        if head.startswith(magic):
+        if _starts(head, magic):
             return module
     return None
+
+
+def _starts(data: bytes, magic: bytes) -> bool:
+    """Whether ``data`` starts with ``magic``, where ``?`` (63) in it stands for any byte."""
+    head = data[: len(magic)]
+    return len(head) == len(magic) and all(m in (b, 63) for m, b in zip(magic, head, strict=True))
 
 
 def _corrupted(where: str, module: str, err: Exception) -> InputError:
@@ -143,7 +150,7 @@ def read_head(path: str | os.PathLike, read: Callable[[Any], bytes]) -> bytes:
     module = None
     try:
         with open(path, "rb") as f:
-            module = _compression(f.read(6))
+            module = _compression(f.read(16))
             f.seek(0)
             if module is None:
                 return read(f)
@@ -175,7 +182,7 @@ def read_bytes(path: str | os.PathLike) -> tuple[bytes, str]:
             f"cannot read: {err.strerror}", path=str(p), expected="a readable file"
         ) from None
     sha = hashlib.sha256(data).hexdigest()
-    module = _compression(data[:6])
+    module = _compression(data[:16])
     if module is not None:
         data = _decompressed(data, module, str(p))
     if not data or (not data[:65536].strip() and not data.strip()):
@@ -211,12 +218,8 @@ def check_text(data: bytes, path: str, kind: str) -> None:
         )
 
     for magic, what in _SIGNATURES:
-        head = data[: len(magic)]
-        # "?" (63) in a signature stands for any byte; a Parquet file also ends with PAR1
-        same = len(head) == len(magic) and all(
-            m in (b, 63) for m, b in zip(magic, head, strict=True)
-        )
-        if same and (magic != b"PAR1" or data.endswith(b"PAR1")):
+        # (a Parquet file also ends with PAR1)
+        if _starts(data, magic) and (magic != b"PAR1" or data.endswith(b"PAR1")):
             raise fail(f"it is {what}", 0)
     nul = data.find(b"\x00")
     decoder = codecs.getincrementaldecoder("utf-8")()
