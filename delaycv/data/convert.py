@@ -64,6 +64,7 @@ import pyarrow.compute as pc
 
 from delaycv.common.checks import EFFORT_EXPECTED
 from delaycv.common.errors import ConfigError, InputError
+from delaycv.common.words import did_you_mean
 from delaycv.data.formats import raw_format, raw_stem, read_table
 from delaycv.data.mapping import (
     COMMIT_TYPE,
@@ -303,6 +304,9 @@ def _labels(raw: RawTable, m: Mapping) -> tuple[np.ndarray, str | None]:
         others = [class_text(v) for v in col.values if class_text(v) != m.positive]
         negative = others[0] if len(others) == 1 else None
     seen_order = [dictionary[c] for c in pd.unique(codes)]
+    if m.positive not in seen_order:
+        declared = [class_text(v) for v in col.values or ()] if col.kind == NOMINAL else []
+        _check_absent_positive(raw, m, seen_order, declared)
     if negative is None:
         others = [v for v in seen_order if v != m.positive]
         negative = others[0] if others else None
@@ -320,6 +324,28 @@ def _labels(raw: RawTable, m: Mapping) -> tuple[np.ndarray, str | None]:
         log.warning("%s: the positive class %r never occurs", raw.path, m.positive)
     pos_codes = [i for i, v in enumerate(dictionary) if v == m.positive]
     return np.isin(codes, pos_codes).astype(np.int8), negative
+
+
+def _check_absent_positive(raw: RawTable, m: Mapping, seen: list[str], declared: list[str]) -> None:
+    """A positive class the label column never holds is a misspelt one, an InputError naming
+    the column's values, when the column holds two values or more (one of them would be read
+    as the negative class and the other refused, or every label would be 0) or one that differs
+    from it only in case (``TRUE`` for ``true``; ``declared``: an ARFF nominal attribute's
+    values count too); a column of one other value is a stream without positives, which
+    converts (its notes say so)."""
+    seen = list(dict.fromkeys(seen))  # (values that differ by spaces around them are one)
+    close = [v for v in [*seen, *declared] if v.lower() == str(m.positive).lower()]
+    if not close and len(seen) < 2:
+        return
+    shown = ", ".join(repr(v) for v in seen[:6]) + (", ..." if len(seen) > 6 else "")
+    raise InputError(
+        f"the positive class {m.positive!r} never occurs in column {m.label!r} (its values: "
+        f"{shown})",
+        path=raw.path,
+        expected="the positive class as the file writes it (positive: in the mapping, "
+        "--positive for delaycv convert)"
+        + (f" (did you mean {close[0]!r}?)" if close else did_you_mean(m.positive, seen)),
+    )
 
 
 def _times(

@@ -366,6 +366,51 @@ def test_arff_errors_through_convert(tmp_path):
     assert s.metadata["negative_class"] == "no"
 
 
+def test_a_positive_class_the_labels_never_hold_is_named_with_their_values(tmp_path):
+    """A positive class written otherwise than the file writes it (``true`` for pandas' ``TRUE``,
+    a typo) was read as one class too many: the first value seen became the negative class and
+    the second was refused, ``label 'FALSE' is outside the two classes (expected 'true'
+    (positive) or 'TRUE' (negative))``. It is now named, with the column's values and the
+    closest; a column of one other value (a stream without positives) still converts."""
+    text = "t,y,a\n1600000000,TRUE,2\n1600000060,FALSE,3\n1600000120,TRUE,4\n"
+    src = write(tmp_path, text, "flags.csv")
+    out = tmp_path / "s.parquet"
+    with pytest.raises(InputError) as info:
+        convert_file(src, out, mapping={"time": "t", "label": "y", "positive": "true"})
+    assert str(info.value) == (
+        f"{src}: the positive class 'true' never occurs in column 'y' (its values: 'TRUE', "
+        "'FALSE') (expected the positive class as the file writes it (positive: in the mapping, "
+        "--positive for delaycv convert) (did you mean 'TRUE'?))"
+    )
+    assert not out.exists()
+    assert (
+        load_stream(src, mapping={"time": "t", "label": "y", "positive": "TRUE"}).label.sum() == 2
+    )
+    text = "t,y\n1600000000, buggy \n1600000060,clean\n1600000120,buggy\n"
+    with pytest.raises(InputError, match=r"values: 'buggy', 'clean'\) .*did you mean buggy\?"):
+        load_stream(write(tmp_path, text), mapping={"time": "t", "label": "y", "positive": "bugy"})
+    # one value that differs only in case is no stream without positives
+    text = "t,y\n1600000000,No\n1600000060,No\n"
+    with pytest.raises(InputError, match="did you mean 'No'"):
+        load_stream(write(tmp_path, text), mapping={"time": "t", "label": "y", "positive": "no"})
+    none = load_stream(
+        write(tmp_path, text), mapping={"time": "t", "label": "y", "positive": "yes"}
+    )
+    assert none.label.sum() == 0 and none.metadata["negative_class"] == "No"
+    # an ARFF's declared pair: the same
+    arff = "@relation r\n@attribute t numeric\n@attribute y {FALSE,TRUE}\n@data\n1,TRUE\n2,FALSE\n"
+    with pytest.raises(InputError, match="did you mean 'TRUE'"):
+        load_stream(
+            write(tmp_path, arff, "f.arff"), mapping={"time": "t", "label": "y", "positive": "true"}
+        )
+    only_no = "@relation r\n@attribute t numeric\n@attribute y {no,Yes}\n@data\n1,no\n2,no\n"
+    with pytest.raises(InputError, match="did you mean 'Yes'"):
+        load_stream(
+            write(tmp_path, only_no, "n.arff"),
+            mapping={"time": "t", "label": "y", "positive": "yes"},
+        )
+
+
 def test_features_option_and_reserved_names(tmp_path):
     text = "t,y,a,b,label_time\n1,1,2,3,4\n"
     m = {"time": "t", "label": "y", "positive": 1, "features": ["b"]}
