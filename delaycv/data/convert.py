@@ -331,10 +331,13 @@ def _check_absent_positive(raw: RawTable, m: Mapping, seen: list[str], declared:
     the column's values, when the column holds two values or more (one of them would be read
     as the negative class and the other refused, or every label would be 0) or one that differs
     from it only in case (``TRUE`` for ``true``; ``declared``: an ARFF nominal attribute's
-    values count too); a column of one other value is a stream without positives, which
-    converts (its notes say so)."""
+    values count too); a column of one other value, or a declared class no instance holds, is a
+    stream without positives, which converts (its notes say so)."""
     seen = list(dict.fromkeys(seen))  # (values that differ by spaces around them are one)
-    close = [v for v in [*seen, *declared] if v.lower() == str(m.positive).lower()]
+    positive = str(m.positive)
+    if positive in declared:  # (a declared class that no instance holds: no positives)
+        return
+    close = [v for v in [*seen, *declared] if v.lower() == positive.lower()]
     if not close and len(seen) < 2:
         return
     shown = ", ".join(repr(v) for v in seen[:6]) + (", ..." if len(seen) > 6 else "")

@@ -760,9 +760,9 @@ def files(tmp_path) -> Path:
             "table.parquet: not a delaycv stream: missing column(s) time, label, label_time",
         ),
         (
-            {"datasets": {"d": {"path": "raw.csv.gz", "preset": "commit-guru"}}},
+            {"datasets": {"d": {"path": "raw.txt", "preset": "commit-guru"}}},
             "key datasets.d.path",
-            "cannot tell the format of 'raw.csv.gz'",
+            "cannot tell the format of 'raw.txt'",
         ),
         (
             {"tests": {"metrics": ["gmean", "gmeen"]}},
@@ -777,8 +777,8 @@ def files(tmp_path) -> Path:
     ],
 )
 def test_every_mistake_is_found_when_the_config_loads(files, changes, location, words):
-    if "raw.csv.gz" in str(changes):
-        (files / "raw.csv.gz").write_bytes(b"")
+    if "raw.txt" in str(changes):
+        (files / "raw.txt").write_bytes(b"")
     path = write(files / "my.yaml", with_changes(**changes))
     err = study_error([path], cwd=files)
     assert err.file == str(path) and err.path == f"{path}:{err.line}:{err.column}", str(err)
