@@ -409,6 +409,9 @@ def test_a_positive_class_the_labels_never_hold_is_named_with_their_values(tmp_p
             write(tmp_path, only_no, "n.arff"),
             mapping={"time": "t", "label": "y", "positive": "yes"},
         )
+    # the declared class itself, which no instance holds: a stream without positives
+    declared = {"time": "t", "label": "y", "positive": "Yes"}
+    assert load_stream(tmp_path / "n.arff", mapping=declared).label.sum() == 0
 
 
 def test_features_option_and_reserved_names(tmp_path):
