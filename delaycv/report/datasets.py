@@ -52,8 +52,9 @@ def datasets_html(table: pd.DataFrame, *, title: str = "Datasets") -> str:
     every value, times as Unix seconds or positions)."""
     intro = (
         "The streams the study evaluated, one row per dataset. <em>Positives</em>: instances "
-        "of the positive class (defect-inducing commits), with their share; <em>with a reveal "
-        "time</em>: the positives whose label is revealed at a known time (a fix found), which "
+        "of the positive class (defect-inducing commits in just-in-time defect prediction), "
+        "with their share; <em>with a reveal time</em>: the positives whose label is revealed "
+        "at a known time (a fix found, a chargeback), which "
         "the policies' feedback and the corrected reference read; <em>span</em>: the first and "
         "last arrival, dates in UTC (instance positions for a stream without times); "
         "<em>missing values</em>: over every feature, left out of the instances that lack "

@@ -67,7 +67,7 @@ def dataset_row(dataset: str, path: str | os.PathLike) -> dict:
 def datasets_table(streams: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
     """One row per dataset (``streams``: dataset -> its stream file, in the study's order):
     ``file``, ``rows``, ``positives`` and their share, ``positives_with_label_time`` (those
-    with a reveal time: a fix found), the span of arrival times (``time``: ``unix_seconds``,
+    with a reveal time: a fix found, a chargeback), the span of arrival times (``time``: ``unix_seconds``,
     or ``position`` for a stream whose times are its instances' positions; ``first_time``,
     ``last_time``), ``features``, ``missing_values`` (over every feature), ``effort`` (where the
     effort comes from, ``la + ld``; empty without one) and ``notes`` (what its conversion left
