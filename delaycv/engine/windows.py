@@ -149,6 +149,16 @@ def time_warnings(profile: TimeProfile, policy, metadata: dict, where: str = "po
     out = []
     reveals = metadata.get("positives_with_label_time", 1) != 0
     groups = _grouped(policy, sides)
+    if profile.span == 0:  # (one time for every instance: no window ends before the last)
+        keys = ", ".join(f"{where}.{k}" for k in groups)
+        out.append(
+            f"{'keys' if len(groups) > 1 else 'key'} {keys}: every instance of the stream has "
+            f"the same time ({profile.first}): "
+            f"{_nothing_released(policy, [k for keyed in groups.values() for k in keyed], reveals)}"
+            " (expected times that tell the instances apart, or windows counted in instances, "
+            f"e.g. {_EXAMPLE_COUNT})"
+        )
+        return out
     for key, keyed in groups.items():
         window = getattr(policy, keyed[0])
         if window.amount > profile.span:

@@ -203,3 +203,22 @@ def test_the_commit_guru_stream_under_usual_windows_has_no_warning():
         assert time_warnings(profile, make_policy(spec), stream.metadata) == []
     result = run(stream.subset(0, 3000), policy="hitl", pos_window="7d", neg_window="90d")
     assert result.info["warnings"] == []
+
+
+def test_a_stream_of_one_time_is_named_as_such():
+    """Every instance at the same time (a batch export): no duration window ends before the
+    last instance; the warning names the stream's one time, not a window 'shorter than 0s'."""
+    profile = TimeProfile(first=1672531200, last=1672531200, gap=0.0, gcd=0, gaps=0)
+    for spec, keys in [
+        ({"preset": "delay", "window": "7d"}, "key policy.window"),
+        (
+            {"preset": "hitl", "pos_window": "1d", "neg_window": "7d"},
+            "keys policy.pos_window, policy.neg_window",
+        ),
+    ]:
+        metadata = {"positives_with_label_time": 0}
+        assert time_warnings(profile, make_policy(spec), metadata) == [
+            f"{keys}: every instance of the stream has the same time (1672531200): the policy "
+            "can release nothing before the end of the stream (expected times that tell the "
+            "instances apart, or windows counted in instances, e.g. 50i)"
+        ]
