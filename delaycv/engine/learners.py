@@ -54,13 +54,14 @@ def every_feature_encoded(spec: Any, stream: Any, where: str = "learner") -> lis
         return []
     import copy
 
-    from river import preprocessing
-
     model = make_river_learner(spec if hasattr(spec, "clone") else copy.deepcopy(spec), 1)
     steps = getattr(model, "steps", None)
-    first = next(iter(steps.values()), None) if isinstance(steps, dict) else None
-    encoders = tuple(getattr(preprocessing, name) for name in _ENCODERS)
-    if not isinstance(first, encoders):
+    if not isinstance(steps, dict) or not steps:
+        return []
+    from river import preprocessing  # (a pipeline's first step: river's encoders are known)
+
+    first = next(iter(steps.values()))
+    if not isinstance(first, tuple(getattr(preprocessing, name) for name in _ENCODERS)):
         return []
     categorical = set(stream.categories())
     numbers = [f for f in stream.metadata["features"] if f not in categorical]
