@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from delaycv.protocol.learners import learner_label, make_river_learner
+from delaycv.protocol.learners import is_instance_spec, learner_label, make_river_learner
 from delaycv.protocol.moa_spec import is_moa_spec
 
 
@@ -54,7 +54,7 @@ def every_feature_encoded(spec: Any, stream: Any, where: str = "learner") -> lis
         return []
     import copy
 
-    model = make_river_learner(spec if hasattr(spec, "clone") else copy.deepcopy(spec), 1)
+    model = make_river_learner(spec if is_instance_spec(spec) else copy.deepcopy(spec), 1)
     steps = getattr(model, "steps", None)
     if not isinstance(steps, dict) or not steps:
         return []
