@@ -654,6 +654,15 @@ def header_categories(columns: Sequence[Column], m: Mapping, path: str) -> tuple
     return tuple(out)
 
 
+def header_numbers(columns: Sequence[Column], m: Mapping, path: str) -> tuple[str, ...]:
+    """The features that a raw file's header says will be numbers: its numeric and date
+    columns that the mapping does not name categorical (every column of a CSV header is
+    numeric until then: its values are numbers, booleans read as 1/0, or the conversion fails)."""
+    kinds = {c.name: c.kind for c in columns}
+    names = _feature_names_of([c.name for c in columns], m, path)
+    return tuple(n for n in names if kinds.get(n) in (NUMERIC, DATE) and n not in m.categorical)
+
+
 def csv_head_categories(
     names: Sequence[str], head: Mapping[str, list[str]], m: Mapping, path: str
 ) -> tuple[str, ...]:

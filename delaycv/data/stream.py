@@ -486,6 +486,12 @@ class Stream:
             if isinstance(self.features[name].dtype, pd.CategoricalDtype)
         }
 
+    def distinct_values(self, names: list[str], limit: int) -> dict[str, int]:
+        """How many distinct values each feature of ``names`` holds (missing values aside), up
+        to ``limit + 1``: what a learner's checks ask of the stream
+        (:meth:`~delaycv.data.stream_file.StreamFile.distinct_values` reads a file alike)."""
+        return {name: min(int(self.features[name].nunique()), limit + 1) for name in names}
+
     def records(self, start: int = 0, stop: int | None = None) -> list[dict]:
         """River ``x`` dicts for instances ``start .. stop - 1`` (0-based, like a slice).
 

@@ -489,6 +489,21 @@ class StreamFile:
             }
         return dict(self._categories)
 
+    def distinct_values(self, names: list[str], limit: int) -> dict[str, int]:
+        """How many distinct values each feature of ``names`` holds (missing values aside),
+        counted up to ``limit + 1`` (a column past it is read no further), as
+        :meth:`~delaycv.data.stream.Stream.distinct_values` counts them in memory."""
+        import pyarrow.compute as pc
+
+        held: dict[str, set] = {name: set() for name in names}
+        for batch in self._batches(list(names)) if names else ():
+            open_ = [n for n in names if len(held[n]) <= limit]
+            if not open_:
+                break
+            for name in open_:
+                held[name].update(pc.unique(batch.column(name).drop_null()).to_pylist())
+        return {name: min(len(values), limit + 1) for name, values in held.items()}
+
     def __repr__(self) -> str:
         return f"StreamFile({str(self.path)!r}, rows={self.rows})"
 

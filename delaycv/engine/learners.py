@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from delaycv.protocol.learners import is_instance_spec, learner_label, make_river_learner
+from delaycv.protocol.learners import (
+    ENCODE_TEXT_ALONE,
+    encoded_numbers_text,
+    encoder_first,
+    is_instance_spec,
+    learner_label,
+    make_river_learner,
+)
 from delaycv.protocol.moa_spec import is_moa_spec
 
 
@@ -39,42 +46,33 @@ def folds_in_threads(spec: Any, observed: bool = False) -> bool:
     return rows.USABLE
 
 
-#: river's encoders that encode every feature they are given, numbers too: a one-hot column, or
-#: a code, per value
-_ENCODERS = ("OneHotEncoder", "OrdinalEncoder")
+#: A numeric feature with more distinct values than this is a measure (an amount, a size), not a
+#: code that one-hot encoding may name (:func:`every_feature_encoded`).
+MEASURE_VALUES = 20
 
 
 def every_feature_encoded(spec: Any, stream: Any, where: str = "learner") -> list[str]:
     """A warning when the river learner of ``spec`` is a pipeline whose first step is river's
-    OneHotEncoder or OrdinalEncoder and ``stream`` has numeric features: the encoder makes each
-    of their values a feature (or a code) of its own, which river runs without a word. None for
-    a MOA learner, or any other learner (an encoder given the text alone, after a
-    ``compose.SelectType(str)``, is not a first step)."""
+    OneHotEncoder or OrdinalEncoder (:func:`~delaycv.protocol.learners.encoder_first`) and
+    ``stream`` has numeric features that measure (more than :data:`MEASURE_VALUES` distinct
+    values): the encoder makes each of their values a feature (or a code) of its own, which
+    river runs without a word. None for a MOA learner, any other learner, or numbers that are
+    codes (phishing's 0, 0.5, 1)."""
     if is_moa_spec(spec):
         return []
     import copy
 
     model = make_river_learner(spec if is_instance_spec(spec) else copy.deepcopy(spec), 1)
-    steps = getattr(model, "steps", None)
-    if not isinstance(steps, dict) or not steps:
-        return []
-    from river import preprocessing  # (a pipeline's first step: river's encoders are known)
-
-    first = next(iter(steps.values()))
-    if not isinstance(first, tuple(getattr(preprocessing, name) for name in _ENCODERS)):
+    encoder = encoder_first(model)
+    if encoder is None:
         return []
     categorical = set(stream.categories())
     numbers = [f for f in stream.metadata["features"] if f not in categorical]
+    counts = stream.distinct_values(numbers, MEASURE_VALUES)
+    numbers = [f for f in numbers if counts[f] > MEASURE_VALUES]  # (codes may be one-hot)
     if not numbers:
         return []
     shown = ", ".join(numbers[:3]) + (f", ... {len(numbers)} in all" if len(numbers) > 3 else "")
-    encoder = type(first).__name__
-    return [
-        f"key {where}: the first step of {learner_label(spec)}, river's {encoder}, encodes every "
-        f"feature it is given, and the stream's numeric features ({shown}) too: each of their "
-        f"values becomes a {'feature' if encoder == 'OneHotEncoder' else 'code'} of its own, "
-        "so that the model learns no number (expected the text alone encoded: "
-        "compose.SelectType(str) | preprocessing.OneHotEncoder() beside the numbers, in a "
-        "function of one's own named as the learner's class: config/README.md, \"Categorical "
-        'features")'
-    ]
+    numbers = f"the stream's numeric features ({shown})"
+    words = encoded_numbers_text(learner_label(spec), encoder, numbers)
+    return [f"key {where}: {words} (expected {ENCODE_TEXT_ALONE})"]

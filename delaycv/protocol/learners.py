@@ -77,6 +77,45 @@ READS_TEXT = (
     "preprocessing.OneHotEncoder()) + (compose.SelectType(numbers.Number) | "
     "preprocessing.StandardScaler()) | linear_model.LogisticRegression()"
 )
+#: river's encoders that encode every feature they are given, numbers too: a one-hot column, or
+#: a code, per value
+ENCODERS_OF_EVERY_FEATURE = ("OneHotEncoder", "OrdinalEncoder")
+
+
+def encoder_first(model: Any) -> str | None:
+    """The name of river's OneHotEncoder or OrdinalEncoder when it is the first step of the
+    river pipeline ``model`` (which then encodes the numbers too); None for any other learner
+    (an encoder given the text alone, after a ``compose.SelectType(str)``, is no first step)."""
+    steps = getattr(model, "steps", None)
+    if not isinstance(steps, dict) or not steps:
+        return None
+    from river import preprocessing  # (a pipeline's first step: river's encoders are known)
+
+    first = next(iter(steps.values()))
+    kinds = tuple(getattr(preprocessing, name) for name in ENCODERS_OF_EVERY_FEATURE)
+    return type(first).__name__ if isinstance(first, kinds) else None
+
+
+#: What a learner that encodes a stream's text should do instead (:func:`encoded_numbers_text`).
+ENCODE_TEXT_ALONE = (
+    "the text alone encoded when the numbers are measures such as amounts: "
+    "compose.SelectType(str) | preprocessing.OneHotEncoder() beside the numbers, in a function "
+    "of one's own named as the learner's class: config/README.md, \"Categorical features\""
+)
+
+
+def encoded_numbers_text(label: str, encoder: str, numbers: str) -> str:
+    """Why a learner whose first step is ``encoder`` (:func:`encoder_first`) learns nothing of
+    the numeric features ``numbers`` (their names, as the warning shows them); what to do
+    instead is :data:`ENCODE_TEXT_ALONE`."""
+    return (
+        f"the first step of {label}, river's {encoder}, encodes every feature it is given, and "
+        f"{numbers} too: each of their values becomes a "
+        f"{'feature' if encoder == 'OneHotEncoder' else 'code'} of its own, so that the model "
+        "learns nothing of a number's size, nor of a value it has not seen"
+    )
+
+
 _EXPECTED_CLASS = (
     "a river classifier such as tree.HoeffdingTreeClassifier, package.module:Class (or a "
     "function of one's own that returns a classifier), NoChange or Prior"

@@ -89,6 +89,7 @@ def check_study(
     facts = _dataset_facts(config, source, cwd, mistakes, skip_datasets)
     if learners:
         _check_learners_read_categories(config, source, facts, list(seeded), mistakes)
+        _warn_encoded_numbers(config, source, facts, list(seeded), mistakes)
     efforts = {name: fact.effort for name, fact in facts.items()}
     if ("policies",) not in broken:
         _warn_only_clean_labels(config, source, facts, broken, mistakes)
@@ -688,6 +689,50 @@ def _check_learners_read_categories(
         if not is_moa_spec(spec):
             with mistakes.guard():
                 _check_reads_text(name, spec, source, with_text)
+
+
+def _warn_encoded_numbers(
+    config: dict, source: str, facts: Mapping, checked: list[str], mistakes: Mistakes
+) -> None:
+    """A warning for each river learner whose first step is river's OneHotEncoder or
+    OrdinalEncoder (:func:`~delaycv.protocol.learners.encoder_first`: a pipeline, or a function
+    of one's own, is built again) beside datasets with numeric features (:class:`StreamFacts`):
+    the encoder makes each of their values a feature of its own (each run warns too)."""
+    from delaycv.protocol.learners import (
+        ENCODE_TEXT_ALONE,
+        encoded_numbers_text,
+        encoder_first,
+        learner_label,
+        make_river_learner,
+    )
+    from delaycv.protocol.moa_spec import is_moa_spec
+
+    with_numbers = {name: fact.numeric for name, fact in facts.items() if fact.numeric}
+    if not with_numbers:
+        return
+    shown = listed(
+        [
+            f"{d} ({', '.join(n[:3])}{', ...' if len(n) > 3 else ''})"
+            for d, n in with_numbers.items()
+        ]
+    )
+    for name in checked:
+        spec = config["learners"][name]
+        if is_moa_spec(spec) or ("pipeline" not in spec and ":" not in str(spec.get("class"))):
+            continue  # (a river class, not one's own, is no pipeline)
+        with mistakes.guard():
+            encoder = encoder_first(make_river_learner(copy.deepcopy(spec), 1))
+            if encoder is not None:
+                mistakes.warnings.append(
+                    ConfigError(
+                        encoded_numbers_text(
+                            learner_label(spec), encoder, f"the numeric features of {shown}"
+                        ),
+                        path=source,
+                        location=f"key learners.{name}",
+                        expected=ENCODE_TEXT_ALONE,
+                    )
+                )
 
 
 def _check_reads_text(name: str, spec: dict, source: str, with_text: Mapping) -> None:

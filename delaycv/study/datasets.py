@@ -42,6 +42,10 @@ class StreamFacts:
     #: names categorical whose first lines hold a value other than a boolean
     #: (:func:`~delaycv.data.convert.csv_head_categories`); none without the working directory
     categorical: tuple[str, ...] = ()
+    #: the features known to be numbers: a canonical stream's others, a raw file's numeric
+    #: columns (:func:`~delaycv.data.convert.header_numbers`); none known of a generated
+    #: stream, nor without the working directory
+    numeric: tuple[str, ...] = ()
 
 
 #: what is known of a dataset that was not checked
@@ -204,6 +208,7 @@ def _stream_facts(
             None if found is None else int(found) > 0,
             meta.get("time") == "position",
             categorical,
+            tuple(f for f in meta["features"] if f not in categorical),
         )
     except InputError as err:
         raise ConfigError(
@@ -251,14 +256,16 @@ def _raw_facts(
             source=source,
         )
         mapping = dataclasses.replace(mapping, effort=effort)  # as the conversion applies it
-    categorical = _check_header(key, dataset, fmt, mapping, source, cwd) if cwd is not None else ()
-    return StreamFacts(bool(mapping.effort), fix_times, positions, categorical)
+    kinds = _check_header(key, dataset, fmt, mapping, source, cwd) if cwd is not None else ((), ())
+    return StreamFacts(bool(mapping.effort), fix_times, positions, *kinds)
 
 
-def _check_header(key: str, dataset: Mapping, fmt: str, mapping, source: str, cwd) -> tuple:
+def _check_header(
+    key: str, dataset: Mapping, fmt: str, mapping, source: str, cwd
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Check a raw file's header as the conversion checks it before it reads the data, and say
-    which features an ARFF header makes categorical, or a CSV file's header and first lines. A
-    header the conversion would refuse, or a column the mapping names that the file
+    which features will be categorical (an ARFF header's, a CSV file's header and first lines)
+    and which numbers (:func:`~delaycv.data.convert.header_numbers`). A header the conversion would refuse, or a column the mapping names that the file
     lacks (a preset given to another kind of file), is a ConfigError before any job runs, at the
     mapping key that named the column (``mapping.link``), else at the preset."""
     from delaycv.data.arff import read_arff_header
@@ -266,8 +273,10 @@ def _check_header(key: str, dataset: Mapping, fmt: str, mapping, source: str, cw
         check_mapping_columns,
         csv_head_categories,
         header_categories,
+        header_numbers,
     )
     from delaycv.data.csv import read_csv_head, read_csv_header
+    from delaycv.data.readers import NUMERIC, Column
 
     path = dataset["path"]
     full = Path(cwd) / path
@@ -276,10 +285,11 @@ def _check_header(key: str, dataset: Mapping, fmt: str, mapping, source: str, cw
             names = read_csv_header(full, mapping.delimiter)
             check_mapping_columns(names, mapping, path)
             head = read_csv_head(full, mapping.categorical, mapping.delimiter)
-            return csv_head_categories(names, head, mapping, path)
+            numbers = header_numbers([Column(n, NUMERIC) for n in names], mapping, path)
+            return csv_head_categories(names, head, mapping, path), numbers
         columns = read_arff_header(full)
         check_mapping_columns([c.name for c in columns], mapping, path)
-        return header_categories(columns, mapping, path)
+        return header_categories(columns, mapping, path), header_numbers(columns, mapping, path)
     except InputError as err:
         location, message = f"key {key}.path", err.message
         if err.location and err.location.startswith("key mapping."):

@@ -749,3 +749,21 @@ def test_efforts_at_the_edges_of_floating_point_are_refused_where_read(tmp_path,
         delaycv.evaluate(frame, "naive_bayes.GaussianNB", effort=["la", "ld"], progress=False)
     with pytest.raises(DelaycvError, match="stream effort at row 2 is .*2\\*\\*53"):
         Stream(time=[1, 2], label=[0, 1], label_time=None, effort=[1.0, float(la) + float(ld)])
+
+
+def test_distinct_values_are_counted_alike_in_memory_and_from_a_file(tmp_path):
+    """How many values each feature holds, up to a limit + 1: the same from the stream in memory
+    and from its file read batch by batch (a file of 150,000 rows: three batches)."""
+    from delaycv.data.stream_file import open_stream, write_stream
+    from delaycv.data.synthetic import generate_stream
+
+    stream = generate_stream(rows=150_000, seed=2)
+    write_stream(stream, tmp_path / "s.parquet")
+    names = stream.feature_names
+    for limit in (1, 20, 10**6):
+        in_memory = stream.distinct_values(names, limit)
+        assert open_stream(tmp_path / "s.parquet").distinct_values(names, limit) == in_memory
+        assert all(n <= limit + 1 for n in in_memory.values())
+    exact = stream.distinct_values(names, 10**6)
+    assert exact == {n: stream.features[n].nunique() for n in names}
+    assert exact["fix"] == 2 and exact["la"] > 20

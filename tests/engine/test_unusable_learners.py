@@ -555,11 +555,16 @@ def test_river_s_encoder_given_the_numbers_too_is_named():
     assert result.info["warnings"][0] == (
         "key learner: the first step of OneHotEncoder|LogisticRegression, river's OneHotEncoder, "
         "encodes every feature it is given, and the stream's numeric features (amount, age) "
-        "too: each of their values becomes a feature of its own, so that the model learns no "
-        "number (expected the text alone encoded: compose.SelectType(str) | "
+        "too: each of their values becomes a feature of its own, so that the model learns "
+        "nothing of a number's size, nor of a value it has not seen (expected the text alone "
+        "encoded when the numbers are measures such as amounts: compose.SelectType(str) | "
         "preprocessing.OneHotEncoder() beside the numbers, in a function of one's own named as "
         'the learner\'s class: config/README.md, "Categorical features")'
     )
+    # numbers that are codes (at most 20 values: phishing's 0, 0.5, 1) may be one-hot encoded
+    codes = frame.assign(rating=rng.choice([0.0, 0.5, 1.0], n))
+    result = delaycv.evaluate(codes, everything, time="time", folds=2, progress=False)
+    assert not any("encodes every feature" in w for w in result.info["warnings"])
     text_alone = (
         (compose.SelectType(str) | preprocessing.OneHotEncoder())
         + (compose.SelectType(numbers.Number) | preprocessing.StandardScaler())

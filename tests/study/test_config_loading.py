@@ -24,6 +24,7 @@ from delaycv.study.runs import (
 )
 from delaycv.study.runs import runs as study_runs
 from delaycv.study.yaml_file import read_yaml
+from tests.protocol.test_learner_specs import OWN_MODELS
 from tests.support.paths import REPO
 
 SMALL = yaml.safe_load((REPO / "config" / "test-small.yaml").read_text())
@@ -1375,6 +1376,58 @@ def test_river_learners_that_cannot_read_a_dataset_s_categories_are_named(tmp_pa
     learners = {"nb": {"class": "naive_bayes.GaussianNB"}}
     path = write(tmp_path / "n.yaml", with_changes(datasets=numbers, learners=learners))
     load_study([path], cwd=tmp_path)
+
+
+def test_river_s_encoder_as_a_first_step_beside_numbers_is_a_warning(tmp_path, monkeypatch, caplog):
+    """A pipeline starting with river's OneHotEncoder (as river's docs show it on text) beside
+    datasets with numeric features encodes each number's values as features of their own: a
+    warning at its key when the study loads, naming the datasets and their numbers (a raw CSV's
+    and ARFF's from their headers, a canonical stream's from its schema); the recipe of a
+    function of one's own that encodes the text alone is no such learner."""
+    from delaycv.data.stream_file import write_stream
+    from delaycv.data.synthetic import generate_stream
+    from delaycv.study.datasets import check_dataset_file
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cards.csv").write_text(
+        "t,y,amount,merchant\n1700000000,1,12.5,fuel\n1700000060,0,80.25,travel\n"
+    )
+    (tmp_path / "a.arff").write_text(ARFF_WITH_NOMINALS)
+    write_stream(generate_stream(rows=100, seed=1), tmp_path / "g.parquet")
+    (tmp_path / "own_models.py").write_text(OWN_MODELS)
+    cards = {
+        "path": "cards.csv",
+        "mapping": {"time": "t", "label": "y", "positive": 1, "categorical": ["merchant"]},
+    }
+    arff = {"path": "a.arff", "mapping": {"time": "t", "label": "y", "positive": "1"}}
+    assert check_dataset_file("cards", cards, "s.yaml", tmp_path).numeric == ("amount",)
+    assert check_dataset_file("a", arff, "s.yaml", tmp_path).numeric == ("size",)
+    stream_facts = check_dataset_file("g", {"path": "g.parquet"}, "s.yaml", tmp_path)
+    assert stream_facts.numeric == tuple(generate_stream(rows=10, seed=1).feature_names)
+    learners = {
+        "ohe": {
+            "pipeline": [
+                {"class": "preprocessing.OneHotEncoder"},
+                {"class": "linear_model.LogisticRegression"},
+            ]
+        },
+        "own": {"class": "own_models:encoded_logistic"},
+        "ht": {"class": "tree.HoeffdingTreeClassifier"},
+    }
+    datasets = {"cards": cards, "a": arff, "g": {"path": "g.parquet"}}
+    path = write(tmp_path / "study.yaml", with_changes(datasets=datasets, learners=learners))
+    with caplog.at_level("WARNING", logger="delaycv.study"):
+        load_study([path], cwd=tmp_path)
+    said = [r.getMessage() for r in caplog.records if r.name == "delaycv.study"]
+    line = path.read_text().splitlines().index("  ohe:") + 1
+    [warning] = [w for w in said if "OneHotEncoder" in w]
+    assert warning.startswith(
+        f"study.yaml:{line}:3: key learners.ohe: the first step of OneHotEncoder|LogisticRegression, "
+        "river's OneHotEncoder, encodes every feature it is given, and the numeric features of "
+        "cards (amount), a (size) and g (la, ld, nf, ...) too: each of their values becomes a "
+        "feature of its own"
+    )
 
 
 def test_a_csv_file_s_categorical_columns_are_known_from_its_first_lines(tmp_path, monkeypatch):
