@@ -45,9 +45,50 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--mapping", metavar="FILE", help="YAML/JSON file with mapping keys")
     _mapping_options(parser.add_argument_group("mapping (override the preset or --mapping)"))
     _damaged_input_options(parser)
-    parser.add_argument("--quiet", action="store_true", help="print no summary")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--quiet", action="store_true", help="print no summary")
+    shown.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as one JSON object (its counts by name, for scripts) instead "
+        "of a line of words",
+    )
     parser.set_defaults(run=run)
     return parser
+
+
+def summary_line(meta: dict, dest: str) -> str:
+    """The line ``delaycv convert`` prints of the stream it wrote to ``dest`` (``meta``: the
+    stream's metadata): its instances, positives and their share, those with a reveal time, its
+    features and their missing values, its effort.
+
+    >>> meta = {"dataset": "fraud", "rows": 20000, "positives": 8640,
+    ...     "positives_with_label_time": 7362, "features": ["a", "b"],
+    ...     "missing": {"a": 408, "b": 3}, "infinite_as_missing": {}, "effort": None}
+    >>> summary_line(meta, "fraud.parquet")  # doctest: +NORMALIZE_WHITESPACE
+    'delaycv: fraud: 20,000 instances, 8,640 positives (43.2 %), 7,362 with a reveal time,
+     2 features (411 missing values: a 408, b 3), no effort -> fraud.parquet'
+    """
+    rows, positives = int(meta["rows"]), int(meta["positives"])
+    share = f" ({100 * positives / rows:.1f} %)" if rows else ""
+    parts = [f"{rows:,} instances", f"{positives:,} positives{share}"]
+    parts.append(f"{int(meta.get('positives_with_label_time') or 0):,} with a reveal time")
+    if meta.get("copy_rows"):
+        parts[-1] += f" (from {int(meta['copy_rows']):,} copy rows)"
+    missing = {k: int(v) for k, v in (meta.get("missing") or {}).items() if v}
+    count = len(meta.get("features") or ())
+    features = f"{count:,} feature{'' if count == 1 else 's'}"
+    if missing:
+        each = ", ".join(f"{k} {v:,}" for k, v in list(missing.items())[:4])
+        more = ", ..." if len(missing) > 4 else ""
+        features += f" ({sum(missing.values()):,} missing values: {each}{more})"
+    infinite = sum(int(v) for v in (meta.get("infinite_as_missing") or {}).values())
+    if infinite:
+        features += f", {infinite:,} infinite read as missing"
+    parts.append(features)
+    effort = meta.get("effort")
+    parts.append(f"effort {effort}" if effort else "no effort")  # (its columns: "la + ld")
+    return f"delaycv: {meta['dataset']}: {', '.join(parts)} -> {dest}"
 
 
 def _mapping_options(g) -> None:
@@ -199,11 +240,13 @@ def run(args) -> int:
         "inf": args.inf,
     }
     meta = convert(spec, args.dest, dataset=args.dataset, raw=args.src)
-    if not args.quiet:
+    if args.json:
         keys = ("dataset", "rows", "positives", "positives_with_label_time", "dangling_links")
         keys += ("missing", "infinite_as_missing")
         summary = {k: meta[k] for k in keys} | {"effort": meta.get("effort")}
         if "copy_rows" in meta:  # (spdisc's copies: reveals, left out of the stream)
             summary["copy_rows"] = meta["copy_rows"]
         print(json.dumps(summary), file=sys.stdout)
+    elif not args.quiet:
+        print(summary_line(meta, args.dest), file=sys.stdout)
     return 0

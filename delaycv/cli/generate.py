@@ -29,14 +29,21 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         help="a stream without an effort (default: la + ld, for the effort-aware measures)",
     )
-    parser.add_argument("--quiet", action="store_true", help="print no summary")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--quiet", action="store_true", help="print no summary")
+    shown.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as one JSON object (its counts by name, for scripts) instead "
+        "of a line of words",
+    )
     parser.set_defaults(run=run)
     return parser
 
 
 def run(args) -> int:
     from delaycv.cli import check_number
-    from delaycv.cli.convert import check_parquet_name
+    from delaycv.cli.convert import check_parquet_name, summary_line
     from delaycv.common.atomic import check_output
     from delaycv.common.bounds import check_size
 
@@ -51,7 +58,9 @@ def run(args) -> int:
     meta = convert(
         spec | ({"effort": None} if args.no_effort else {}), args.dest, dataset=args.dataset
     )
-    if not args.quiet:
+    if args.json:
         keys = ("dataset", "rows", "positives", "positives_with_label_time")
         print(json.dumps({k: meta[k] for k in keys}), file=sys.stdout)
+    elif not args.quiet:
+        print(summary_line(meta, args.dest), file=sys.stdout)
     return 0

@@ -445,7 +445,8 @@ def test_cli_convert_writes_and_fails_cleanly(tmp_path, capsys):
     src = write(tmp_path, LINKED)
     mapping = write(tmp_path, "time: t\nlabel: y\npositive: 1\nlink: link\n", "m.yaml")
     out = tmp_path / "s.parquet"
-    assert main(["convert", str(src), str(out), "--mapping", str(mapping), "--dataset", "L"]) == 0
+    argv = ["convert", str(src), str(out), "--mapping", str(mapping), "--dataset", "L", "--json"]
+    assert main(argv) == 0
     meta = json.loads(pq.read_schema(out).metadata[b"delaycv"])
     assert meta["dataset"] == "L" and meta["positives_with_label_time"] == 4
     assert json.loads(capsys.readouterr().out)["dangling_links"] == 2
@@ -554,7 +555,7 @@ def test_cli_convert_prints_missing_counts_and_fails_on_inf(tmp_path, capsys):
     src = write(tmp_path, HOLES)
     out = tmp_path / "h.parquet"
     args = ["--time", "t", "--label", "y", "--positive", "1", "--categorical", "kind"]
-    assert main(["convert", str(src), str(out), *args]) == 0
+    assert main(["convert", str(src), str(out), *args, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["missing"] == {"la": 4, "kind": 3}
     bad = write(tmp_path, HOLES.replace("2.5", "inf"), "bad.csv")
@@ -563,11 +564,27 @@ def test_cli_convert_prints_missing_counts_and_fails_on_inf(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"delaycv: error: {bad}: row 6 (line 7): infinite value inf in column 'la'" in err
     assert not out2.exists()
-    assert main(["convert", str(bad), str(out2), *args, "--inf", "missing"]) == 0
+    assert main(["convert", str(bad), str(out2), *args, "--inf", "missing", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["missing"] == {"la": 5, "kind": 3}
     assert summary["infinite_as_missing"] == {"la": 1}
     assert read_stream(out2).records()[5] == {}
+
+
+def test_the_command_says_what_it_wrote_in_a_line_of_words(tmp_path, capsys, brackets_csv):
+    """``delaycv convert`` prints a line of words, as the other commands do (the JSON object
+    of its counts with --json, for scripts; nothing with --quiet): the real brackets file."""
+    out = tmp_path / "brackets.parquet"
+    argv = ["convert", str(brackets_csv), str(out), "--preset", "commit-guru"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out == (
+        "delaycv: 0_brackets: 11,914 instances, 3,497 positives (29.4 %), 1,797 with a reveal "
+        f"time, 14 features, effort la + ld -> {out}\n"
+    )
+    assert main([*argv, "--dataset", "brackets", "--effort", "none", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["dataset"], summary["rows"], summary["effort"]) == ("brackets", 11914, None)
+    assert main([*argv, "--quiet"]) == 0 and capsys.readouterr().out == ""
 
 
 def test_time_units_give_the_same_stream_in_seconds(tmp_path):
@@ -1054,7 +1071,7 @@ def test_cli_convert_effort_option(tmp_path, capsys):
     src = write(tmp_path, EFFORT_CSV)
     out = tmp_path / "s.parquet"
     base = ["convert", str(src), str(out), "--time", "t", "--label", "y", "--positive", "1"]
-    base += ["--sort", "--drop", "id", "--categorical", "id"]
+    base += ["--sort", "--drop", "id", "--categorical", "id", "--json"]
     assert main([*base, "--effort", "la+ld"]) == 0
     assert json.loads(capsys.readouterr().out)["effort"] == "la + ld"
     np.testing.assert_array_equal(read_stream(out).effort, [12.0, 8.0, 0.0, 43.0])
@@ -1068,9 +1085,9 @@ def test_cli_convert_effort_option(tmp_path, capsys):
     mapping = write(
         tmp_path, "time: t\nlabel: y\npositive: 1\ncategorical: id\neffort: [la, ld]\n", "m.yaml"
     )
-    assert main(["convert", str(src), str(out), "--mapping", str(mapping), "--sort"]) == 0
+    args = ["convert", str(src), str(out), "--mapping", str(mapping), "--sort", "--json"]
+    assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["effort"] == "la + ld"
-    args = ["convert", str(src), str(out), "--mapping", str(mapping), "--sort"]
     assert main([*args, "--effort", "NONE"]) == 0
     assert json.loads(capsys.readouterr().out)["effort"] is None
     for bad in ("la+", "+", ""):  # a usage error naming the option

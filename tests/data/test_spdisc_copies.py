@@ -132,10 +132,16 @@ def test_commit_types_as_text(tmp_path):
 
 def test_the_command_counts_the_copies(tmp_path, capsys):
     out = tmp_path / "s.parquet"
-    assert main(["convert", str(arff(tmp_path, HAND)), str(out), "--preset", "spdisc"]) == 0
+    argv = ["convert", str(arff(tmp_path, HAND)), str(out), "--preset", "spdisc"]
+    assert main([*argv, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert (summary["rows"], summary["positives_with_label_time"]) == (7, 4)
     assert (summary["copy_rows"], summary["dangling_links"]) == (5, 1)
+    assert main(argv) == 0  # (the line of words)
+    assert capsys.readouterr().out.endswith(
+        "delaycv: s: 7 instances, 5 positives (71.4 %), 4 with a reveal time (from 5 copy "
+        f"rows), 3 features, effort la + ld -> {out}\n"
+    )
 
 
 @settings(max_examples=60, deadline=None)

@@ -108,8 +108,14 @@ def test_bad_arguments():
 
 def test_cli_generate(tmp_path, capsys):
     out = tmp_path / "g.parquet"
-    assert main(["generate", str(out), "--rows", "500", "--seed", "3", "--dataset", "d"]) == 0
+    argv = ["generate", str(out), "--rows", "500", "--seed", "3", "--dataset", "d"]
+    assert main([*argv, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rows"] == 500
+    assert main(argv) == 0  # (a line of words, as delaycv convert prints)
+    said = capsys.readouterr().out
+    assert said.startswith("delaycv: d: 500 instances, ") and said.endswith(
+        f"13 features, effort la + ld -> {out}\n"
+    )
     assert read_stream(out).equals(generate_stream(rows=500, seed=3, dataset="d"))
     meta = json.loads(pq.read_schema(out).metadata[b"delaycv"])
     assert meta["generator"]["rows"] == 500
