@@ -174,6 +174,15 @@ def stream_metadata(**values: Any) -> dict:
     return meta
 
 
+def dangling_links_text(dangling: int, no_row: int, negatives: int) -> str:
+    """``"2 feedback links matched no positive instance (1 at a time with no row, 1 at label-0
+    rows only)"``: the words of the conversion's warning and of its note alike."""
+    where = [f"{no_row} at a time with no row"] if no_row else []
+    where += [f"{negatives} at label-0 rows only"] if negatives else []
+    links = "feedback link" if dangling == 1 else "feedback links"
+    return f"{dangling} {links} matched no positive instance ({', '.join(where)})"
+
+
 def conversion_notes(meta: dict) -> list[str]:
     """What a stream's conversion left out or changed, in words, from the counts of its metadata
     (:func:`stream_metadata`; the conversion logged each, with its first rows): what a study says
@@ -209,12 +218,7 @@ def conversion_notes(meta: dict) -> list[str]:
     elif dangling:
         no_row = int(meta.get("dangling_no_row") or 0)
         negatives = int(meta.get("dangling_only_negatives") or 0)
-        where = [f"{no_row} at a time with no row"] if no_row else []
-        where += [f"{negatives} at label-0 rows only"] if negatives else []
-        notes.append(
-            f"{plural(dangling, 'feedback link', 'feedback links')} matched no positive instance "
-            f"({', '.join(where)}): left out"
-        )
+        notes.append(f"{dangling_links_text(dangling, no_row, negatives)}: left out")
     if meta.get("link_kind") == "label_time" and int(meta.get("label_time_before_time") or 0):
         before = int(meta["label_time_before_time"])
         notes.append(
@@ -799,12 +803,11 @@ def _link_label_time(
     if dangling.size:
         shown = ", ".join(raw.location(int(r)) for r in dangling[:3])
         log.warning(
-            "%s: %d feedback link(s) match no positive instance (%d point at a time with no "
-            "row, %d only at label-0 rows); first: %s",
+            "%s: %s: left out; first: %s",
             raw.path,
-            dangling.size,
-            stats["dangling_no_row"],
-            stats["dangling_only_negatives"],
+            dangling_links_text(
+                int(dangling.size), stats["dangling_no_row"], stats["dangling_only_negatives"]
+            ),
             shown,
         )
     return label_time, stats
