@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from delaycv.cli import options
 from delaycv.common.errors import InputError
 from delaycv.data.mapping import DECIMAL_MARKS, INF_MODES, LINK_KINDS, NO_EFFORT, PRESETS
 from delaycv.data.timeunits import MAPPING_TIME_UNITS
@@ -45,14 +46,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--mapping", metavar="FILE", help="YAML/JSON file with mapping keys")
     _mapping_options(parser.add_argument_group("mapping (override the preset or --mapping)"))
     _damaged_input_options(parser)
-    shown = parser.add_mutually_exclusive_group()
-    shown.add_argument("--quiet", action="store_true", help="print no summary")
-    shown.add_argument(
-        "--json",
-        action="store_true",
-        help="print the summary as one JSON object (its counts by name, for scripts) instead "
-        "of a line of words",
-    )
+    options.add_summary_options(parser)
     parser.set_defaults(run=run)
     return parser
 

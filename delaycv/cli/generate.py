@@ -29,14 +29,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         help="a stream without an effort (default: la + ld, for the effort-aware measures)",
     )
-    shown = parser.add_mutually_exclusive_group()
-    shown.add_argument("--quiet", action="store_true", help="print no summary")
-    shown.add_argument(
-        "--json",
-        action="store_true",
-        help="print the summary as one JSON object (its counts by name, for scripts) instead "
-        "of a line of words",
-    )
+    options.add_summary_options(parser)
     parser.set_defaults(run=run)
     return parser
 

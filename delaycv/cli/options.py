@@ -54,6 +54,19 @@ def stream_time(text: str) -> int:
     return math.floor(when.timestamp())
 
 
+def add_summary_options(parser: argparse.ArgumentParser) -> None:
+    """``--quiet`` (no summary) or ``--json`` (the summary as one JSON object, for scripts,
+    instead of a line of words): the options of the commands that write a stream."""
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--quiet", action="store_true", help="print no summary")
+    shown.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as one JSON object (its counts by name, for scripts) instead "
+        "of a line of words",
+    )
+
+
 def add_checkpoint_options(parser: argparse.ArgumentParser, verb: str) -> None:
     """``--checkpoint``, ``--checkpoint-position`` and ``--checkpoint-fraction``: the config's
     ``tests.checkpoints``, read by :func:`checkpoint_request`. ``verb``: what is done at a
