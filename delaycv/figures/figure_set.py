@@ -34,7 +34,10 @@ def _sensitivity_figure(
     sub, stem, *, dataset, metric, estimator, effort_scope, windows, policy_specs
 ):
     """``(stem, figure)`` of the sensitivity figure, with a warning per policy it cannot place;
-    None (and a warning) when the dataset has no grid of windows."""
+    None when the dataset has no grid of windows: with a warning when it has several policies,
+    quietly when it has one (a study of one policy has no window to vary)."""
+    if sub["policy"].nunique() < 2:
+        return None
     try:
         fig = sensitivity(
             sub,
@@ -180,7 +183,8 @@ def draw_figures(
     when the dataset has several estimators. Each file is written atomically, and the same inputs
     give byte-identical files. A policy that the sensitivity figure cannot put on a window axis
     is named in the figure and logged as a warning (logger ``delaycv.figures.figure_set``), as
-    is a dataset with no sensitivity figure, a policy with no value at the last checkpoint, and
+    is a dataset of several policies with no sensitivity figure, a policy with no value at the
+    last checkpoint, and
     ``tests`` given without a test of ``metric`` on ``reference`` labels (no strip, no pairwise
     figure).
 

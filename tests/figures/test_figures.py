@@ -467,6 +467,20 @@ def test_a_policy_the_figures_cannot_place_is_reported(odd_table, tmp_path, capl
     )
     assert "my_policy (name is not a preset pattern)" in message
     assert "ideal (no grid of windows to join)" in message
+    # a dataset of one policy has no window to vary: no sensitivity figure, and no warning
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="delaycv.figures.figure_set"):
+        paths = draw_figures(
+            odd_table[odd_table.policy == "my_policy"],
+            None,
+            tmp_path / "h",
+            metric="accuracy",
+            formats=("png",),
+            dpi=30,
+        )
+    assert not [p for p in paths if p.name.startswith("sensitivity")]
+    assert [p for p in paths if p.name.startswith("learning_curves")]
+    assert not [r for r in caplog.records if r.name == "delaycv.figures.figure_set"]
 
 
 def overlapping_texts(fig) -> list[tuple[str, str]]:
