@@ -35,6 +35,7 @@ def _row(row) -> str:
     positives = f"{_count(row.positives)} ({100 * share:.1f} %)" if math.isfinite(share) else "0"
     cells = [
         f"<td>{escape(str(row.dataset))}</td>",
+        f"<td>{escape(str(row.source)) or 'n/a'}</td>",
         f'<td class="num">{_count(row.rows)}</td>',
         f'<td class="num">{positives}</td>',
         f'<td class="num">{_count(row.positives_with_label_time)}</td>',
@@ -51,7 +52,9 @@ def datasets_html(table: pd.DataFrame, *, title: str = "Datasets") -> str:
     """The page of the datasets table: a row per dataset (rounded, dates in UTC; the CSV holds
     every value, times as Unix seconds or positions)."""
     intro = (
-        "The streams the study evaluated, one row per dataset. <em>Positives</em>: instances "
+        "The streams the study evaluated, one row per dataset. <em>Source</em>: the raw file "
+        "the stream was converted from (the CSV has its SHA-256) or the generator's seed. "
+        "<em>Positives</em>: instances "
         "of the positive class (defect-inducing commits in just-in-time defect prediction), "
         "with their share; <em>with a reveal time</em>: the positives whose label is revealed "
         "at a known time (a fix found, a chargeback), which "
@@ -66,6 +69,7 @@ def datasets_html(table: pd.DataFrame, *, title: str = "Datasets") -> str:
         f"<th>{escape(h)}</th>"
         for h in (
             "dataset",
+            "source",
             "instances",
             "positives",
             "with a reveal time",

@@ -25,6 +25,8 @@ from delaycv.data.timeunits import POSITION
 DATASET_COLUMNS = [
     "dataset",
     "file",
+    "source",
+    "source_sha256",
     "rows",
     "positives",
     "positive_share",
@@ -39,6 +41,16 @@ DATASET_COLUMNS = [
 ]
 
 
+def source_of(metadata: Mapping) -> str:
+    """Where a stream's data came from, as its metadata records it: the raw file it was converted
+    from (its name), ``generated (seed N, R rows)`` for a generated stream, and empty for a
+    Parquet file another tool wrote."""
+    generator = metadata.get("generator")
+    if isinstance(generator, Mapping):
+        return f"generated (seed {generator.get('seed')}, {int(generator.get('rows') or 0):,} rows)"
+    return str(metadata.get("source") or "")
+
+
 def dataset_row(dataset: str, path: str | os.PathLike) -> dict:
     """The row of :func:`datasets_table` of the stream file ``path``."""
     stream = StreamFile(path)
@@ -50,6 +62,8 @@ def dataset_row(dataset: str, path: str | os.PathLike) -> dict:
     return {
         "dataset": dataset,
         "file": str(path),
+        "source": source_of(meta),
+        "source_sha256": str(meta.get("source_sha256") or ""),
         "rows": rows,
         "positives": positives,
         "positive_share": positives / rows if rows else np.nan,
@@ -66,7 +80,8 @@ def dataset_row(dataset: str, path: str | os.PathLike) -> dict:
 
 def datasets_table(streams: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
     """One row per dataset (``streams``: dataset -> its stream file, in the study's order):
-    ``file``, ``rows``, ``positives`` and their share, ``positives_with_label_time`` (those
+    ``file`` (the stream evaluated), ``source`` and ``source_sha256`` (the raw file it was
+    converted from, its name and SHA-256, or its generator: :func:`source_of`), ``rows``, ``positives`` and their share, ``positives_with_label_time`` (those
     with a reveal time: a fix found, a chargeback), the span of arrival times (``time``: ``unix_seconds``,
     or ``position`` for a stream whose times are its instances' positions; ``first_time``,
     ``last_time``), ``features``, ``missing_values`` (over every feature), ``effort`` (where the
@@ -81,8 +96,8 @@ def datasets_table(streams: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     write_stream(generate_stream(rows=300, seed=3), f"{folder}/s.parquet")
     ...     table = datasets_table({"tiny": f"{folder}/s.parquet"})
-    >>> table[["dataset", "rows", "positives", "time", "effort", "notes"]].to_dict("records")
-    [{'dataset': 'tiny', 'rows': 300, 'positives': 89, 'time': 'unix_seconds', 'effort': 'la + ld', 'notes': ''}]
+    >>> table[["dataset", "source", "rows", "positives", "time", "effort"]].to_dict("records")
+    [{'dataset': 'tiny', 'source': 'generated (seed 3, 300 rows)', 'rows': 300, 'positives': 89, 'time': 'unix_seconds', 'effort': 'la + ld'}]
     """
     rows = [dataset_row(dataset, path) for dataset, path in streams.items()]
     return pd.DataFrame(rows, columns=DATASET_COLUMNS)

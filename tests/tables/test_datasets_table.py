@@ -6,6 +6,7 @@ tests/workflow/test_workflow_run.py."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 import pandas as pd
@@ -68,6 +69,14 @@ def test_each_stream_s_row_counts_its_instances_times_and_notes(streams):
     # a file pandas wrote: counted from its columns
     assert (theirs["rows"], theirs["positives"], theirs["positives_with_label_time"]) == (4, 2, 1)
     assert (theirs["features"], theirs["notes"]) == (1, "")
+    # where each came from: the raw file converted (its name and SHA-256), none for pandas's
+    raw = streams["linked"].parent / "raw.csv"
+    assert (linked["source"], linked["source_sha256"]) == (
+        "raw.csv",
+        hashlib.sha256(raw.read_bytes()).hexdigest(),
+    )
+    assert positions["source"] == "positions.csv"
+    assert (theirs["source"], theirs["source_sha256"]) == ("", "")
 
 
 def test_the_page_shows_dates_positions_shares_and_the_notes_escaped(streams):
@@ -80,6 +89,7 @@ def test_the_page_shows_dates_positions_shares_and_the_notes_escaped(streams):
     assert "1970-01-01 to 1970-01-01" in rows[0] and "1 feedback link matched" in rows[0]
     assert "1 to 3" in rows[1] and "<td>none</td>" in rows[1] and "a &lt;b&gt; note" in rows[1]
     assert "<td>e</td>" in rows[0]
+    assert "<td>raw.csv</td>" in rows[0] and "<td>n/a</td>" in rows[2]
 
 
 def test_merge_writes_the_datasets_table_and_page(streams, tmp_path):
@@ -120,3 +130,4 @@ def test_a_generated_stream_has_no_notes(tmp_path):
     write_stream(generate_stream(rows=100, seed=2, effort=False), path)
     (row,) = datasets_table({"g": path}).to_dict("records")
     assert (row["rows"], row["effort"], row["notes"]) == (100, "", "")
+    assert row["source"] == "generated (seed 2, 100 rows)"
