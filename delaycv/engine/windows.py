@@ -242,7 +242,7 @@ def only_clean_labels(policy, has_fixes: bool) -> list[str]:
     return [
         f"key policy: the policy {policy.name} gives a label 1 only where a fix is seen "
         "(label_time), and the stream has no fix time: every label it releases is 0, so no fold "
-        "learns a defect and the observed metrics of class 1 are undefined or 0 (expected a "
+        "learns a positive and the observed metrics of class 1 are undefined or 0 (expected a "
         "stream with fix times, or a policy whose window ends in the truth: hitl, delay)"
     ]
 

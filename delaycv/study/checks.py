@@ -340,7 +340,7 @@ def _warn_only_clean_labels(
                     f"the policy {name} gives a label 1 only where a fix is seen (label_time), "
                     f"and dataset{'s' if len(bare) > 1 else ''} {', '.join(bare)} "
                     f"{'have' if len(bare) > 1 else 'has'} no fix time: every label it releases "
-                    "there is 0, so no fold learns a defect",
+                    "there is 0, so no fold learns a positive",
                     path=source,
                     location=f"key {key}",
                     expected="datasets with fix times (a fix-link column), or a policy whose "

@@ -89,7 +89,7 @@ def test_a_policy_that_can_release_only_clean_labels_says_so(caplog):
     expected = (
         "key policy: the policy verification_30d gives a label 1 only where a fix is seen "
         "(label_time), and the stream has no fix time: every label it releases is 0, so no fold "
-        "learns a defect and the observed metrics of class 1 are undefined or 0 (expected a "
+        "learns a positive and the observed metrics of class 1 are undefined or 0 (expected a "
         "stream with fix times, or a policy whose window ends in the truth: hitl, delay)"
     )
     assert expected in result.info["warnings"]

@@ -1071,7 +1071,7 @@ def test_a_policy_of_clean_labels_beside_a_dataset_without_fix_times_warns(files
     assert [r.getMessage() for r in caplog.records if r.name == "delaycv.study"] == [
         f"{path}:{line}:3: key policies.verification_30d: the policy verification_30d gives a "
         "label 1 only where a fix is seen (label_time), and datasets r, b have no fix time: "
-        "every label it releases there is 0, so no fold learns a defect (expected datasets with "
+        "every label it releases there is 0, so no fold learns a positive (expected datasets with "
         "fix times (a fix-link column), or a policy whose window ends in the truth: hitl, delay)"
     ]
     caplog.clear()
