@@ -369,7 +369,12 @@ def sensitivity(
         )
     learners = sorted(data["learner"].unique())
     styles = learner_styles(learners)
-    refs = [r for r in references if r in set(data["reference"])]
+    present = [r for r in references if r in set(data["reference"])]
+    # a reference without a value of the metric (the corrected one of the effort-aware measures)
+    # has no line: the title says so, and the legend does not list it
+    valued = set(data.loc[data[metric].notna(), "reference"])
+    refs = [r for r in present if r in valued]
+    no_value = [r for r in present if r not in valued]
     rows, cols = grid_shape(len(families))
     axes_style, context = figure_style()
     with axes_style, context:
@@ -389,6 +394,8 @@ def sensitivity(
             f"{dataset}: sensitivity of {metric} to the waiting time\n"
             f"(last checkpoint, {last} instances; {read_over(metric, estimator, effort_scope)})"
         )
+        for ref in no_value:
+            title += f"\nno {ref} labels line: the {ref} reference has no value of {metric}"
         if unplaced:
             title += f"\nnot on a window axis: {unplaced_text(unplaced)}"
         figure_title(fig, title)

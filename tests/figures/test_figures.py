@@ -170,6 +170,29 @@ def test_sensitivity_axis_is_the_window_grid(table):
         )
 
 
+def test_a_reference_without_a_value_of_the_metric_has_no_line_in_the_sensitivity(table):
+    """The corrected reference has no value of the effort-aware measures: its line would be
+    absent, so the legend does not list it and the title says why (as the bias figure does)."""
+    corrected = table[table.reference == "true"].assign(reference="corrected")
+    valued = pd.concat([table, corrected], ignore_index=True)
+    empty = pd.concat([table, corrected.assign(accuracy=float("nan"))], ignore_index=True)
+
+    def legend(fig):
+        return [h.get_label() for h in fig.legends[0].legend_handles]
+
+    fig = sensitivity(valued, dataset="synth", metric="accuracy")
+    assert "corrected labels" in legend(fig)
+    assert "no corrected" not in fig._suptitle.get_text()
+    fig = sensitivity(empty, dataset="synth", metric="accuracy")
+    assert "corrected labels" not in legend(fig)
+    assert {"true labels", "observed labels"} <= set(legend(fig))
+    assert (
+        fig._suptitle.get_text()
+        .replace("\n", " ")
+        .endswith("no corrected labels line: the corrected reference has no value of accuracy")
+    )
+
+
 def test_the_sensitivity_of_rq3_draws_hitl_with_p_equal_to_n_as_one_line():
     rq3 = {"ideal": 0.0, **{f"hitl_{w}d_{w}d": 0.01 * w for w in (1, 7, 30)}}
     rq3 |= {f"verification_{w}d": -0.01 for w in (1, 7, 30)}
