@@ -31,11 +31,11 @@ log = logging.getLogger(__name__)
 
 
 def _sensitivity_figure(
-    sub, stem, *, dataset, metric, estimator, effort_scope, windows, policy_specs
+    sub, stem, *, dataset, metric, estimator, effort_scope, windows, policy_specs, say_no_grid
 ):
     """``(stem, figure)`` of the sensitivity figure, with a warning per policy it cannot place;
-    None when the dataset has no grid of windows: with a warning when it has several policies,
-    quietly when it has one (a study of one policy has no window to vary)."""
+    None when the dataset has no grid of windows: with a warning when it has several policies
+    and ``say_no_grid``, quietly when it has one (a study of one policy has no window to vary)."""
     if sub["policy"].nunique() < 2:
         return None
     try:
@@ -49,7 +49,8 @@ def _sensitivity_figure(
             policy_specs=policy_specs,
         )
     except NoPolicyGrid as err:
-        log.warning("no sensitivity figure of %s: %s", metric, err)
+        if say_no_grid:
+            log.warning("no sensitivity figure: %s", err)
         return None
     order = policy_order(sub["policy"].unique(), policy_specs)
     _, unplaced = window_placement(order, windows, policy_specs)
@@ -149,6 +150,7 @@ def _dataset_figures(sub, tests, *, dataset, estimator, tail, options) -> list[t
         **one,
         windows=options["windows"],
         policy_specs=options["policy_specs"],
+        say_no_grid=options["say_no_grid"],
     )
     if drawn is not None:
         figs.append(drawn)
@@ -173,6 +175,7 @@ def draw_figures(
     formats: Sequence[str] = defaults.FORMATS,
     dpi: int = defaults.DPI,
     seed: int = defaults.JITTER_SEED,
+    say_no_grid: bool = True,
 ) -> list[Path]:
     """Draw every figure that applies, per dataset (and estimator), into ``out_dir``.
 
@@ -239,6 +242,10 @@ def draw_figures(
         The resolution of the raster formats.
     seed : int, default 0
         The seed of the sideways jitter of the points of the final distributions.
+    say_no_grid : bool, default True
+        Whether a dataset of several policies with no grid of windows is a warning (no
+        sensitivity figure). The grid does not depend on the metric: a caller that draws several
+        metrics says it with one of them (:func:`delaycv.stages.figures.figures`).
 
     Returns
     -------
@@ -265,6 +272,7 @@ def draw_figures(
         "seed": seed,
         "windows": windows,
         "policy_specs": policy_specs,
+        "say_no_grid": say_no_grid,
     }
     datasets = sorted(table["dataset"].unique()) if datasets is None else list(datasets)
     written: list[Path] = []

@@ -158,6 +158,8 @@ def _draw(
             formats=settings.formats,
             dpi=settings.dpi,
             seed=settings.seed,
+            # a missing grid of windows is said once, not once per metric
+            say_no_grid=metric == settings.metrics[0],
         )
 
     kinds = ("set", "contrasts") if contrast_table is not None else ("set",)

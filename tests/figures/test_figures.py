@@ -485,9 +485,7 @@ def test_a_policy_the_figures_cannot_place_is_reported(odd_table, tmp_path, capl
         )
     assert not [p for p in paths if p.name.startswith("sensitivity")]
     (message,) = [r.getMessage() for r in caplog.records if r.name == "delaycv.figures.figure_set"]
-    assert message.startswith(
-        "no sensitivity figure of accuracy: no policy grid in dataset 'synth'"
-    )
+    assert message.startswith("no sensitivity figure: no policy grid in dataset 'synth'")
     assert "my_policy (name is not a preset pattern)" in message
     assert "ideal (no grid of windows to join)" in message
     # a dataset of one policy has no window to vary: no sensitivity figure, and no warning
