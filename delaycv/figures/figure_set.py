@@ -186,10 +186,9 @@ def draw_figures(
     when the dataset has several estimators. Each file is written atomically, and the same inputs
     give byte-identical files. A policy that the sensitivity figure cannot put on a window axis
     is named in the figure and logged as a warning (logger ``delaycv.figures.figure_set``), as
-    is a dataset of several policies with no sensitivity figure, a policy with no value at the
-    last checkpoint, and
-    ``tests`` given without a test of ``metric`` on ``reference`` labels (no strip, no pairwise
-    figure).
+    is a dataset of several policies with no sensitivity figure (``say_no_grid``), a policy with
+    no value at the last checkpoint, and ``tests`` given without a test of ``metric`` on
+    ``reference`` labels (no strip, no pairwise figure).
 
     Parameters
     ----------
