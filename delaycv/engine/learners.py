@@ -14,8 +14,7 @@ from typing import Any
 from delaycv.protocol.learners import (
     ENCODE_TEXT_ALONE,
     encoded_numbers_text,
-    encoder_first,
-    is_instance_spec,
+    learner_encoder_first,
     learner_label,
     make_river_learner,
 )
@@ -58,21 +57,17 @@ def every_feature_encoded(spec: Any, stream: Any, where: str = "learner") -> lis
     values): the encoder makes each of their values a feature (or a code) of its own, which
     river runs without a word. None for a MOA learner, any other learner, or numbers that are
     codes (phishing's 0, 0.5, 1)."""
-    if is_moa_spec(spec):
-        return []
-    import copy
-
-    model = make_river_learner(spec if is_instance_spec(spec) else copy.deepcopy(spec), 1)
-    encoder = encoder_first(model)
+    encoder = learner_encoder_first(spec)
     if encoder is None:
         return []
     categorical = set(stream.categories())
     numbers = [f for f in stream.metadata["features"] if f not in categorical]
     counts = stream.distinct_values(numbers, MEASURE_VALUES)
-    numbers = [f for f in numbers if counts[f] > MEASURE_VALUES]  # (codes may be one-hot)
-    if not numbers:
+    measures = [f for f in numbers if counts[f] > MEASURE_VALUES]  # (codes may be one-hot)
+    if not measures:
         return []
-    shown = ", ".join(numbers[:3]) + (f", ... {len(numbers)} in all" if len(numbers) > 3 else "")
-    numbers = f"the stream's numeric features ({shown})"
-    words = encoded_numbers_text(learner_label(spec), encoder, numbers)
+    shown = ", ".join(measures[:3])
+    shown += f", ... {len(measures)} in all" if len(measures) > 3 else ""
+    named = f"the stream's numeric features ({shown})"
+    words = encoded_numbers_text(learner_label(spec), encoder, named)
     return [f"key {where}: {words} (expected {ENCODE_TEXT_ALONE})"]

@@ -96,6 +96,17 @@ def encoder_first(model: Any) -> str | None:
     return type(first).__name__ if isinstance(first, kinds) else None
 
 
+def learner_encoder_first(spec: Any) -> str | None:
+    """:func:`encoder_first` of the river learner that ``spec`` makes (a copy of a spec is
+    built, an instance cloned); None for a MOA learner. What the study's checks and each run ask
+    before they warn of an encoder given the numbers too (:func:`encoded_numbers_text`)."""
+    if is_moa_spec(spec):
+        return None
+    return encoder_first(
+        make_river_learner(spec if is_instance_spec(spec) else copy.deepcopy(spec), 1)
+    )
+
+
 #: What a learner that encodes a stream's text should do instead (:func:`encoded_numbers_text`).
 ENCODE_TEXT_ALONE = (
     "the text alone encoded when the numbers are measures such as amounts: "

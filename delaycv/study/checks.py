@@ -701,11 +701,9 @@ def _warn_encoded_numbers(
     from delaycv.protocol.learners import (
         ENCODE_TEXT_ALONE,
         encoded_numbers_text,
-        encoder_first,
+        learner_encoder_first,
         learner_label,
-        make_river_learner,
     )
-    from delaycv.protocol.moa_spec import is_moa_spec
 
     with_numbers = {name: fact.numeric for name, fact in facts.items() if fact.numeric}
     if not with_numbers:
@@ -718,10 +716,8 @@ def _warn_encoded_numbers(
     )
     for name in checked:
         spec = config["learners"][name]
-        if is_moa_spec(spec) or ("pipeline" not in spec and ":" not in str(spec.get("class"))):
-            continue  # (a river class, not one's own, is no pipeline)
         with mistakes.guard():
-            encoder = encoder_first(make_river_learner(copy.deepcopy(spec), 1))
+            encoder = learner_encoder_first(spec)
             if encoder is not None:
                 mistakes.warnings.append(
                     ConfigError(

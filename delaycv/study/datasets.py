@@ -265,9 +265,10 @@ def _check_header(
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Check a raw file's header as the conversion checks it before it reads the data, and say
     which features will be categorical (an ARFF header's, a CSV file's header and first lines)
-    and which numbers (:func:`~delaycv.data.convert.header_numbers`). A header the conversion would refuse, or a column the mapping names that the file
-    lacks (a preset given to another kind of file), is a ConfigError before any job runs, at the
-    mapping key that named the column (``mapping.link``), else at the preset."""
+    and which numbers (:func:`~delaycv.data.convert.header_numbers`). A header the conversion
+    would refuse, or a column the mapping names that the file lacks (a preset given to another
+    kind of file), is a ConfigError before any job runs, at the mapping key that named the
+    column (``mapping.link``), else at the preset."""
     from delaycv.data.arff import read_arff_header
     from delaycv.data.convert import (
         check_mapping_columns,

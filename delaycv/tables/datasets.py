@@ -81,8 +81,9 @@ def dataset_row(dataset: str, path: str | os.PathLike) -> dict:
 def datasets_table(streams: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
     """One row per dataset (``streams``: dataset -> its stream file, in the study's order):
     ``file`` (the stream evaluated), ``source`` and ``source_sha256`` (the raw file it was
-    converted from, its name and SHA-256, or its generator: :func:`source_of`), ``rows``, ``positives`` and their share, ``positives_with_label_time`` (those
-    with a reveal time: a fix found, a chargeback), the span of arrival times (``time``: ``unix_seconds``,
+    converted from, its name and SHA-256, or its generator: :func:`source_of`), ``rows``,
+    ``positives`` and their share, ``positives_with_label_time`` (those with a reveal time: a
+    fix found, a chargeback), the span of arrival times (``time``: ``unix_seconds``,
     or ``position`` for a stream whose times are its instances' positions; ``first_time``,
     ``last_time``), ``features``, ``missing_values`` (over every feature), ``effort`` (where the
     effort comes from, ``la + ld``; empty without one) and ``notes`` (what its conversion left
