@@ -8,8 +8,12 @@ default format ``yyyy-MM-dd'T'HH:mm:ss``), keywords in any case, and ``?`` for a
 (a quoted ``'?'`` is the text ``?``; a ``NaN`` in a numeric attribute is missing too, ``inf`` stays
 infinite for the converter to report), and a comma after a line's last value (MOA's
 ``WriteStreamToARFFFile`` ends every data line with one; MOA reads them back): nothing follows
-it, so no value is read from it. Not supported (clear error): sparse data lines ``{0 x, 3 y}``,
-``relational`` attributes, instance weights.
+it, so no value is read from it. Sparse data lines ``{0 x, 3 y}`` (0-based attribute indices
+in increasing order; a line may be sparse or dense) are read as Weka and MOA read them: an
+omitted numeric value is 0 and an omitted nominal value the attribute's first declared value (not
+missing: ``?`` is); a sparse line that omits a ``string`` or ``date`` value is an error (Weka
+reads it as its first string, which its own writer loses, or as 1970-01-01). Not supported
+(clear error): ``relational`` attributes, instance weights (``{w}`` after a line's values).
 
 Dense data without quotes, comments or spaces is parsed by pyarrow's CSV reader (fast path).
 Anything else, and any error found by the fast path, goes through a line-by-line parser that names
@@ -244,11 +248,96 @@ def _convert_value(value: str, quoted: bool, col: Column):
     return value
 
 
+_SPARSE_EXPECTED = "{index value, ...}: 0-based attribute indices in increasing order, each once"
+
+
+def _is_sparse(text: str) -> bool:
+    return text.lstrip().startswith("{")
+
+
+def _sparse_entries(text: str, columns: list[Column]) -> list[tuple[int, object]]:
+    """Parse a sparse data line ``{i v, j w}`` into ``(attribute index, value)`` pairs, the
+    values converted as a dense line's (None for ``?``); raises _LineError."""
+    s = text.strip()
+    n, i, last = len(s), 1, -1
+    entries: list[tuple[int, object]] = []
+    while True:
+        while i < n and s[i] in " \t":
+            i += 1
+        if i < n and s[i] == "}" and not entries:
+            i += 1  # ({} : every value omitted)
+            break
+        j = i
+        while i < n and s[i].isdigit():
+            i += 1
+        if i == j:
+            raise _LineError(
+                f"a sparse entry without an attribute index in {s!r}", _SPARSE_EXPECTED
+            )
+        index = int(s[j:i])
+        if index >= len(columns):
+            raise _LineError(
+                f"attribute index {index} in a sparse line, beyond the last attribute "
+                f"({len(columns) - 1}, {columns[-1].name!r})",
+                _SPARSE_EXPECTED,
+            )
+        if index <= last:
+            raise _LineError(
+                f"attribute index {index} after index {last} in a sparse line", _SPARSE_EXPECTED
+            )
+        if i >= n or s[i] not in " \t":
+            raise _LineError(
+                f"no value after attribute index {index} in a sparse line", _SPARSE_EXPECTED
+            )
+        while i < n and s[i] in " \t":
+            i += 1
+        if i < n and s[i] in "'\"":
+            value, i = _read_quoted(s, i)
+            quoted = True
+        else:
+            j = i
+            while i < n and s[i] not in ",}%":
+                if s[i] in "'\"":
+                    raise _LineError(f"quote inside an unquoted value in {s!r}")
+                i += 1
+            value, quoted = s[j:i].strip(), False
+            if not value:
+                raise _LineError(
+                    f"attribute index {index} has no value in a sparse line", _SPARSE_EXPECTED
+                )
+        entries.append((index, _convert_value(value, quoted, columns[index])))
+        last = index
+        while i < n and s[i] in " \t":
+            i += 1
+        if i < n and s[i] == ",":
+            i += 1
+            continue
+        if i < n and s[i] == "}":
+            i += 1
+            break
+        raise _LineError(
+            f"unclosed sparse line {s!r}"
+            if i >= n or s[i] == "%"
+            else f"text after a value in a sparse line: {s[i:]!r}",
+            "a comma or the closing }",
+        )
+    rest = s[i:].strip()
+    rest = rest[1:].strip() if rest.startswith(",") else rest  # (MOA's comma after a line)
+    if rest.startswith("{"):
+        raise _LineError("instance weights are not supported", "a line without {weight}")
+    if rest and not rest.startswith("%"):
+        raise _LineError(f"text after a sparse line's }}: {rest!r}", "nothing, or a % comment")
+    return entries
+
+
+_OMITTED_EXPECTED = (
+    "every string and date value given (Weka reads an omitted one as the attribute's first "
+    "string, which its writer loses, or as 1970-01-01)"
+)
+
+
 def parse_data_line(text: str, columns: list[Column]) -> list:
     """Parse one dense data line into Python values (None for ``?``); raises _LineError."""
-    stripped = text.strip()
-    if stripped.startswith("{"):
-        raise _LineError("sparse ARFF data lines are not supported", "a dense data line")
     values = split_values(text)
     if len(values) == len(columns) + 1 and values[-1] == ("", False):
         values = values[:-1]  # (a comma after the last value, as MOA writes its lines)
@@ -259,14 +348,85 @@ def parse_data_line(text: str, columns: list[Column]) -> list:
     return [_convert_value(v, q, c) for (v, q), c in zip(values, columns, strict=True)]
 
 
+def _line_entries(text: str, columns: list[Column]) -> list[tuple[int, object]]:
+    """``(attribute index, value)`` pairs of a data line: every attribute of a dense line, those
+    a sparse line gives; raises _LineError."""
+    if _is_sparse(text):
+        return _sparse_entries(text, columns)
+    return list(enumerate(parse_data_line(text, columns)))
+
+
 def _arrow_type(col: Column) -> pa.DataType:
     return {NUMERIC: pa.float64(), DATE: pa.int64()}.get(col.kind, pa.string())
+
+
+def _data_line_numbers(lines: list[str], start: int) -> list[int]:
+    """The 1-based numbers of the data lines of ``lines[start:]`` (not blank, not a comment)."""
+    return [
+        i + 1
+        for i in range(start, len(lines))
+        if lines[i].strip() and not lines[i].lstrip().startswith("%")
+    ]
+
+
+def _sparse_parse(
+    lines: list[str], start: int, columns: list[Column], path: str
+) -> tuple[pa.Table, np.ndarray]:
+    """Parse data lines of which some are sparse, column by column from the values given (the
+    work grows with them, not with the columns a line omits); as :func:`_slow_parse`. An
+    omitted numeric value is 0, an omitted nominal value the first declared one; an omitted
+    string or date value is an InputError."""
+    numbers = _data_line_numbers(lines, start)
+    n = len(numbers)
+    given_rows: list[list[int]] = [[] for _ in columns]
+    given_values: list[list] = [[] for _ in columns]
+    for row, lineno in enumerate(numbers):
+        text = lines[lineno - 1]
+        try:
+            pairs = _line_entries(text, columns)
+        except _LineError as err:
+            raise InputError(
+                err.message, path=path, location=f"line {lineno}", expected=err.expected
+            ) from None
+        for index, value in pairs:
+            given_rows[index].append(row)
+            given_values[index].append(value)
+    arrays = []
+    for col, rows_given, values in zip(columns, given_rows, given_values, strict=True):
+        rows = np.asarray(rows_given, dtype=np.int64)
+        missing = np.zeros(n, dtype=bool)
+        missing[rows[[v is None for v in values]]] = True
+        if col.kind == NUMERIC:
+            data = np.zeros(n, dtype=np.float64)
+            data[rows] = [0.0 if v is None else v for v in values]
+            arrays.append(pa.array(data, mask=missing))
+        elif col.kind == NOMINAL:
+            code = {v: k for k, v in enumerate(col.values)}
+            codes = np.zeros(n, dtype=np.int32)
+            codes[rows] = [0 if v is None else code[v] for v in values]
+            dictionary = pa.array(col.values, type=pa.string())
+            indices = pa.array(codes, mask=missing)
+            arrays.append(pa.DictionaryArray.from_arrays(indices, dictionary).dictionary_decode())
+        else:
+            if len(rows) < n:
+                first = int(np.flatnonzero(np.bincount(rows, minlength=n) == 0)[0])
+                raise InputError(
+                    f"a sparse line omits the value of {col.kind} attribute {col.name!r}",
+                    path=path,
+                    location=f"line {numbers[first]}",
+                    expected=_OMITTED_EXPECTED,
+                )
+            arrays.append(pa.array(values, type=_arrow_type(col)))
+    table = pa.Table.from_arrays(arrays, names=[c.name for c in columns])
+    return table, np.asarray(numbers, dtype=np.int64)
 
 
 def _slow_parse(
     lines: list[str], start: int, columns: list[Column], path: str
 ) -> tuple[pa.Table, np.ndarray]:
     """Parse data lines ``lines[start:]`` one by one; return the table and 1-based line numbers."""
+    if any(_is_sparse(lines[i]) for i in range(start, len(lines))):
+        return _sparse_parse(lines, start, columns, path)
     cols: list[list] = [[] for _ in columns]
     line_numbers: list[int] = []
     for idx in range(start, len(lines)):
@@ -357,7 +517,7 @@ def _without_truncated_last_line(
     head, last = split_last_line(data)
     if last is not None and start < len(lines):
         try:
-            parse_data_line(lines[-1], columns)
+            _line_entries(lines[-1], columns)
         except _LineError as err:
             lineno = len(lines)
             if not drop:
@@ -434,12 +594,7 @@ def read_arff(path: str | os.PathLike, *, drop_truncated_last_line: bool = False
     def line_of_row(row: int) -> int | None:
         nonlocal line_numbers
         if line_numbers is None:
-            nums = [
-                i + 1
-                for i in range(start, len(lines))
-                if lines[i].strip() and not lines[i].lstrip().startswith("%")
-            ]
-            line_numbers = np.asarray(nums, dtype=np.int64)
+            line_numbers = np.asarray(_data_line_numbers(lines, start), dtype=np.int64)
         return int(line_numbers[row]) if 0 <= row < len(line_numbers) else None
 
     return RawTable(

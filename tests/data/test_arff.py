@@ -160,7 +160,15 @@ HEADER = "@relation r\n@attribute t numeric\n@attribute y {0,1}\n@data\n"
         (HEADER + "1,0\n2,2\n", "line 6", "unknown nominal value '2' of attribute 'y'"),
         (HEADER + "1,0\nabc,1\n", "line 6", "text 'abc' in numeric attribute 't'"),
         (HEADER + "1,0\n'2,1\n", "line 6", "unclosed quote"),
-        (HEADER + "{0 1, 1 0}\n", "line 5", "sparse ARFF data lines are not supported"),
+        (HEADER + "1,0\n{1 1, 0 2}\n", "line 6", "attribute index 0 after index 1"),
+        (HEADER + "{0 1, 0 2}\n", "line 5", "attribute index 0 after index 0"),
+        (HEADER + "{0 1, 2 1}\n", "line 5", "attribute index 2 .* beyond the last .*1, 'y'"),
+        (HEADER + "{0 1, 1}\n", "line 5", "no value after attribute index 1"),
+        (HEADER + "{0 1, y 1}\n", "line 5", "a sparse entry without an attribute index"),
+        (HEADER + "{0 1, 1 0\n", "line 5", "unclosed sparse line"),
+        (HEADER + "{0 1} x\n", "line 5", "text after a sparse line's }: 'x'"),
+        (HEADER + "{0 1, 1 2}\n", "line 5", "unknown nominal value '2' of attribute 'y'"),
+        (HEADER + "{0 1}, {2.5}\n", "line 5", "instance weights are not supported"),
         (HEADER + "1,0\n2,1\n3,", "line 7", "truncated last line"),
         (HEADER, "line 4", "no data lines"),
     ],
@@ -256,3 +264,101 @@ def test_nan_is_missing_and_inf_is_kept(tmp_path, slow):
     x = raw.table.column("x").to_pylist()
     assert x == [1.5, None, None, None, float("inf"), float("-inf")]
     assert raw.table.column("k").to_pylist() == ["a", "b", None, "a", "b", "a"]
+
+
+SPARSE_HEAD = (
+    "@relation words\n@attribute t numeric\n@attribute w1 numeric\n@attribute w2 numeric\n"
+    "@attribute kind {feat,'bug fix',doc}\n@attribute class {no,yes}\n@data\n"
+)
+
+
+def test_sparse_lines_read_as_weka_reads_them(tmp_path):
+    """An omitted numeric value is 0 and an omitted nominal value the first declared one (not
+    missing: ``?`` is); quoted values, ``{}``, MOA's comma after a line, dense lines among sparse
+    ones and comments are read as in a dense file."""
+    text = SPARSE_HEAD + (
+        "{0 1000, 1 3, 4 yes}\n"
+        "% a comment\n"
+        "{0 1001,2 2.5 , 3 'bug fix', 4 no}\n"
+        "{}\n"
+        "1003,?,7,doc,yes\n"
+        "{0 1004, 1 ?, 3 ?},\n"
+        '{ 0 1005 , 4 "yes" }   % trailing comment\n'
+    )
+    raw = read_arff(write(tmp_path, text))
+    t = raw.table
+    assert t.column("t").to_pylist() == [1000.0, 1001.0, 0.0, 1003.0, 1004.0, 1005.0]
+    assert t.column("w1").to_pylist() == [3.0, 0.0, 0.0, None, None, 0.0]
+    assert t.column("w2").to_pylist() == [0.0, 2.5, 0.0, 7.0, 0.0, 0.0]
+    assert t.column("kind").to_pylist() == ["feat", "bug fix", "feat", "doc", None, "feat"]
+    assert t.column("class").to_pylist() == ["yes", "no", "no", "yes", "no", "yes"]
+    assert [raw.location(i) for i in (0, 1, 5)] == [
+        "row 1 (line 8)",
+        "row 2 (line 10)",
+        "row 6 (line 14)",
+    ]
+
+
+def test_a_sparse_line_that_omits_a_string_or_date_value_is_an_error(tmp_path):
+    head = "@relation r\n@attribute t numeric\n@attribute who string\n@attribute y {0,1}\n@data\n"
+    path = write(tmp_path, head + "{0 1, 1 ann, 2 1}\n{0 2, 2 1}\n")
+    with pytest.raises(InputError, match="omits the value of string attribute 'who'") as info:
+        read_arff(path)
+    assert info.value.location == "line 7"
+    assert "1970-01-01" in info.value.expected
+    raw = read_arff(write(tmp_path, head + "{0 1, 1 ann, 2 1}\n{0 2, 1 'b c'}\n"))
+    assert raw.table.column("who").to_pylist() == ["ann", "b c"]
+    assert raw.table.column("y").to_pylist() == ["1", "0"]
+    with pytest.raises(InputError, match="omits the value of date attribute 'd'") as info:
+        read_arff(
+            write(tmp_path, "@relation r\n@attribute d date\n@attribute y {0,1}\n@data\n{1 1}\n")
+        )
+    assert info.value.location == "line 5"
+
+
+def test_a_truncated_sparse_last_line_is_dropped_or_named(tmp_path):
+    text = SPARSE_HEAD + "{0 1, 4 yes}\n{0 2, 1"
+    with pytest.raises(InputError, match="truncated last line") as info:
+        read_arff(write(tmp_path, text))
+    assert info.value.location == "line 9"
+    raw = read_arff(write(tmp_path, text), drop_truncated_last_line=True)
+    assert raw.table.column("t").to_pylist() == [1.0] and raw.dropped_last_line
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.just(0.0), values),
+            st.sampled_from(["a", "b c", "d", None]),
+            st.one_of(st.just(0.0), values),
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    st.booleans(),
+)
+def test_sparse_and_dense_files_of_the_same_data_agree(tmp_path_factory, rows, moa_commas):
+    """Any data written densely and sparsely (each 0 and first nominal value omitted) reads as
+    the same table."""
+
+    def fmt(v):
+        return "?" if v is None else repr(v)
+
+    def nominal(k):
+        return "?" if k is None else ("'b c'" if k == "b c" else k)
+
+    head = "@relation r\n@attribute x numeric\n@attribute k {a,'b c',d}\n@attribute y real\n@data\n"
+    end = ",\n" if moa_commas else "\n"
+    dense = [",".join([fmt(x), nominal(k), fmt(y)]) for x, k, y in rows]
+    sparse = []
+    for x, k, y in rows:
+        given = [(0, x, 0.0), (1, k, "a"), (2, y, 0.0)]
+        shown = [
+            f"{i} {nominal(v) if i == 1 else fmt(v)}" for i, v, zero in given if str(v) != str(zero)
+        ]  # (-0.0 shown)
+        sparse.append("{" + ", ".join(shown) + "}")
+    d = tmp_path_factory.mktemp("sparse")
+    (d / "dense.arff").write_text(head + end.join(dense) + end)
+    (d / "sparse.arff").write_text(head + end.join(sparse) + end)
+    assert read_arff(d / "sparse.arff").table.equals(read_arff(d / "dense.arff").table)
