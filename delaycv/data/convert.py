@@ -940,7 +940,7 @@ def convert_table(
         time, order, sorted_rows = np.arange(1, n + 1, dtype=np.int64), None, 0
     else:
         time = _times(raw, m.time, m, "time", required=True, offsets=offsets).astype(np.int64)
-        order, sorted_rows = _time_order(raw, time, sort)
+        order, sorted_rows = _time_order(raw, m.time, time, sort)
     copies = m.link is not None and m.link_kind == COMMIT_TYPE
     if copies:
         types = _commit_types(raw, m, label)
@@ -1006,10 +1006,24 @@ def convert_table(
     )
 
 
-def _time_order(raw: RawTable, time: np.ndarray, sort: bool) -> tuple[np.ndarray | None, int]:
-    """``(order, moved)``: the stable sort of the rows by ``time`` and how many rows it moves,
-    or ``(None, 0)`` when the times are already non-decreasing. Times out of order without
-    ``sort`` are an InputError naming the first row earlier than the one before."""
+def _as_written(raw: RawTable, column: str, row: int) -> str:
+    """The value of ``column`` on ``row`` as the file gives it: a number (an integer without
+    ``.0``), a text quoted, an ARFF date as its UTC time (``2020-01-01T00:00:00Z``)."""
+    value = raw.table.column(column)[row].as_py()
+    if raw.column(column).kind == DATE and value is not None:
+        return np.datetime_as_string(np.datetime64(value, "s")) + "Z"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _time_order(
+    raw: RawTable, column: str, time: np.ndarray, sort: bool
+) -> tuple[np.ndarray | None, int]:
+    """``(order, moved)``: the stable sort of the rows by ``time`` (the times of ``column``) and
+    how many rows it moves, or ``(None, 0)`` when the times are already non-decreasing. Times
+    out of order without ``sort`` are an InputError naming the first row earlier than the one
+    before, with both times as the file writes them."""
     n = len(time)
     dec = _first(np.diff(time) < 0) if n > 1 else -1
     if dec < 0:
@@ -1017,7 +1031,8 @@ def _time_order(raw: RawTable, time: np.ndarray, sort: bool) -> tuple[np.ndarray
     row = dec + 1
     if not sort:
         raise InputError(
-            f"time {time[row]} is earlier than {time[row - 1]} on the row before",
+            f"time {_as_written(raw, column, row)} is earlier than "
+            f"{_as_written(raw, column, row - 1)} on the row before",
             path=raw.path,
             location=raw.location(row),
             expected="non-decreasing times (the option sort (--sort) sorts rows stably)",

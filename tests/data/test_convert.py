@@ -242,7 +242,22 @@ ERRORS = [
     # (file text, mapping, options, message, location)
     ("t,y\n1,1\n2,\n3,0\n", {}, {}, "missing label", "row 2 (line 3)"),
     ("t,y\n1,1\n2,0\n3,2\n", {}, {}, "label '2' is outside the two classes", "row 3 (line 4)"),
-    ("t,y\n1,1\n3,0\n2,0\n", {}, {}, "time 2 is earlier than 3", "row 3 (line 4)"),
+    ("t,y\n1,1\n3,0\n2,0\n", {}, {}, "time 2 is earlier than 3 on", "row 3 (line 4)"),
+    # times out of order as the file writes them, not as the stream's Unix seconds
+    (
+        "t,y\n1500,1\n3000,0\n2000,0\n",
+        {"time_unit": "ms"},
+        {},
+        "time 2000 is earlier than 3000 on",
+        "row 3 (line 4)",
+    ),
+    (
+        "t,y\n2023-01-01T10:00:00+02:00,1\n2023-01-01T09:30:00Z,0\n2023-01-01T08:45:00Z,0\n",
+        {"time_unit": "datetime"},
+        {},
+        "time '2023-01-01T08:45:00Z' is earlier than '2023-01-01T09:30:00Z' on",
+        "row 3 (line 4)",
+    ),
     ("t,y\n1,1\n,0\n", {}, {}, "missing time", "row 2 (line 3)"),
     ("t,y\n1,1\n2.5,0\n", {}, {}, "time 2.5 is not a whole number", "row 2 (line 3)"),
     (
@@ -1150,3 +1165,12 @@ def test_a_header_says_which_features_will_be_categorical(tmp_path, changes, exp
     # every feature named is categorical, in the file's order; the string attribute may be too
     assert tuple(c for c in made if c != "note") == tuple(c for c in got if c != "note")
     assert set(got) <= set(made)
+
+
+def test_an_arff_date_out_of_order_is_named_as_a_utc_time(tmp_path):
+    text = '@relation r\n@attribute d date "yyyy-MM-dd"\n@attribute y {0,1}\n@data\n'
+    src = write(tmp_path, text + "2020-01-02,1\n2020-01-01,0\n", "d.arff")
+    with pytest.raises(InputError, match="time 2020-01-01T00:00:00Z is earlier than 2020-01-02T"):
+        convert_file(
+            src, tmp_path / "s.parquet", mapping={"time": "d", "label": "y", "positive": "1"}
+        )
