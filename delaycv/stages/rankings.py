@@ -79,7 +79,8 @@ class RankingResult:
         >>> from delaycv.stats.families import rank_across
         >>> across = rank_across(t, "gmean", ranked=("learner", "policy"))
         >>> print(RankingResult(t, across, pd.DataFrame()).summary().replace("; ", ";\\n"))
-        3 families across datasets (0 tested: 1 treatment: nothing to rank (2 families);
+        3 families across datasets (0 tested;
+        not tested: 1 treatment: nothing to rank (2 families);
         2 datasets: the tests need at least 3 (1 family)), 0 rows within datasets, 0 figure files
         """
         families = self.across.friedman.groupby(list(FAMILY), sort=False)["note"]
@@ -91,7 +92,7 @@ class RankingResult:
         )
         return (
             f"{len(self.across.families())} families across datasets ({int(tested.sum())} tested"
-            f"{': ' + why if why else ''}), "
+            f"{'; not tested: ' + why if why else ''}), "
             f"{len(self.within)} rows within datasets, {len(self.figures)} figure files"
         )
 
