@@ -35,7 +35,11 @@ import pandas as pd
 from delaycv.common.checks import EFFORT_EXPECTED, EFFORT_MAX, EFFORT_MIN
 from delaycv.common.errors import DelaycvError, shown
 from delaycv.data.identity import ContentDigest
-from delaycv.data.timeunits import implausible, implausible_message, number_text
+from delaycv.data.timeunits import (
+    implausible,
+    implausible_message,
+    seconds_and_date,
+)
 
 #: The columns every stream file starts with, in order; the features follow.
 BASE_COLUMNS: tuple[str, ...] = ("time", "label", "label_time")
@@ -252,20 +256,12 @@ def reveals_before_arrival_text(
     such as Commit Guru's fix links (backwards, ``-1`` for none)."""
     return (
         f"{where}: {count} of {positives} positives are revealed before their own time (the "
-        f"first at {at}: label_time {_when(label_time)}, time {_when(time)}): a policy "
+        f"first at {at}: label_time {seconds_and_date(label_time)}, time {seconds_and_date(time)}): a policy "
         "observes each such label as soon as its instance arrives (expected reveal times at or "
         "after each instance's time, NaN for a label never revealed: a column of fix links is "
         "none, such as Commit Guru's fix_unix_timestamp, the time of the commit a fix fixes, "
         "-1 for none; delaycv convert's preset commit-guru makes the reveal times from them)"
     )
-
-
-def _when(seconds: float) -> str:
-    """Unix seconds and their UTC date: ``-1 (1969-12-31 23:59:59 UTC)``."""
-    import datetime
-
-    date = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
-    return f"{number_text(seconds)} ({date:%Y-%m-%d %H:%M:%S} UTC)"
 
 
 def first_implausible_time(

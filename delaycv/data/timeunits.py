@@ -134,6 +134,18 @@ def number_text(value: float) -> str:
     return repr(value)
 
 
+def seconds_and_date(seconds: float) -> str:
+    """Unix seconds and their UTC date.
+
+    >>> seconds_and_date(-1)
+    '-1 (1969-12-31 23:59:59 UTC)'
+    """
+    import datetime
+
+    date = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
+    return f"{number_text(seconds)} ({date:%Y-%m-%d %H:%M:%S} UTC)"
+
+
 def implausible_message(
     value: float,
     given: str = "s",

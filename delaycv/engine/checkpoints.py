@@ -8,10 +8,13 @@ import numpy as np
 
 from delaycv.common.errors import ConfigError
 from delaycv.data.stream_file import StreamFile
+from delaycv.data.timeunits import number_text, seconds_and_date
 from delaycv.protocol.checkpoints import fraction_position
 
 
-def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) -> np.ndarray:
+def checkpoint_positions(
+    time: Any, every: int | None, checkpoints: Any = None, *, dated: bool = False
+) -> np.ndarray:
     """Sorted 1-based stream positions of the checkpoints.
 
     Every ``every`` instances (``every`` None or 0: none), the last instance, and from
@@ -25,7 +28,8 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
     checks); here only what needs the stream: a position beyond its length, and a time before
     its first instance or after its last (a time the stream does not reach asks for no
     checkpoint: a mistake, refused, never dropped), each a ``ConfigError`` naming the key, the
-    value and the stream's range.
+    value and the stream's range (``dated``: the times are Unix seconds, named with their UTC
+    dates; else instance positions).
 
     >>> t = np.array([1, 2, 2, 5, 9, 9, 9, 12, 20, 30])
     >>> checkpoint_positions(t, 4).tolist()
@@ -36,6 +40,10 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
     Traceback (most recent call last):
     ...
     delaycv.common.errors.ConfigError: key checkpoints.times: checkpoint time 31 is outside the stream (its times run from 1 to 30) (expected times from the stream's first instance to its last)
+    >>> checkpoint_positions(t + 1_700_000_000, None, {"times": [1_600_000_000]}, dated=True)
+    Traceback (most recent call last):
+    ...
+    delaycv.common.errors.ConfigError: key checkpoints.times: checkpoint time 1600000000 (2020-09-13 12:26:40 UTC) is outside the stream (its times run from 1700000001 (2023-11-14 22:13:21 UTC) to 1700000030 (2023-11-14 22:13:50 UTC)) (expected times from the stream's first instance to its last)
     """
     spec = (
         {"positions": list(checkpoints)} if isinstance(checkpoints, list | tuple) else checkpoints
@@ -64,11 +72,12 @@ def checkpoint_positions(time: Any, every: int | None, checkpoints: Any = None) 
         else:
             counts = np.searchsorted(time, times, side="right").tolist()
             first, last = time[0], time[-1]
+        shown = seconds_and_date if dated else number_text
         for t in times:
             if not first <= t <= last:
                 raise ConfigError(
-                    f"checkpoint time {t!r} is outside the stream (its times run from "
-                    f"{int(first)} to {int(last)})",
+                    f"checkpoint time {shown(t)} is outside the stream (its times run from "
+                    f"{shown(int(first))} to {shown(int(last))})",
                     location="key checkpoints.times",
                     expected="times from the stream's first instance to its last",
                 )

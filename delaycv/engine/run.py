@@ -16,6 +16,7 @@ from delaycv.common.errors import ConfigError, DelaycvError
 from delaycv.common.words import one_line
 from delaycv.data.stream import has_effort
 from delaycv.data.stream_file import StreamFile
+from delaycv.data.timeunits import POSITION
 from delaycv.engine.checkpoints import checkpoint_positions
 from delaycv.engine.compiled import run_loops, slow_loops
 from delaycv.engine.folds import learner_expected, run_folds
@@ -208,6 +209,7 @@ def evaluate(
         stream if isinstance(stream, StreamFile) else stream.time,
         settings.every,
         settings.checkpoints,
+        dated=stream.metadata.get("time") != POSITION,
     )
     moa, observed = is_moa_spec(settings.learner), observer_factory is not None
     before = _warnings_before(stream, settings, run_loops(moa, observed))

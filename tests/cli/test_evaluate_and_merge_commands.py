@@ -380,7 +380,9 @@ def test_a_checkpoint_time_may_be_a_date(tmp_path, capsys):
     capsys.readouterr()
     argv = ["evaluate", str(tmp_path / "g.parquet"), "--learner", "NoChange", "--out", "x"]
     assert main([*argv, "--checkpoint-time", "1999-12-31"]) == 2
-    assert (
-        "option --checkpoint-time: checkpoint time 946598400 is outside the stream (its times run "
-        f"from {int(times[0])} to {int(times[-1])})"
+    first, last = (pd.Timestamp(int(t), unit="s") for t in (times[0], times[-1]))
+    assert (  # the times as seconds and as the dates the user may have given
+        "option --checkpoint-time: checkpoint time 946598400 (1999-12-31 00:00:00 UTC) is outside "
+        f"the stream (its times run from {int(times[0])} ({first:%Y-%m-%d %H:%M:%S} UTC) to "
+        f"{int(times[-1])} ({last:%Y-%m-%d %H:%M:%S} UTC))"
     ) in capsys.readouterr().err

@@ -602,3 +602,25 @@ def test_missing_values_score_as_a_river_loop_without_them(spec):
             assert end[metric] == pytest.approx(want[metric], rel=1e-12), metric
         assert end["gmean"] == pytest.approx(gmean.get(), rel=1e-9)
     assert 0.3 < want["gmean"] < 1.0  # a real score, not a learner broken by NaN
+
+
+def test_a_checkpoint_time_outside_a_dated_stream_is_named_with_dates_and_not_of_positions():
+    """The times of a stream of Unix seconds are named with their UTC dates (the user may have
+    given a date); a stream of positions (no time column) has none."""
+    import delaycv
+
+    pairs = [({"x": float(i)}, i % 2) for i in range(20)]
+    with pytest.raises(ConfigError) as info:
+        delaycv.evaluate(pairs, "NoChange", folds=1, progress=False, checkpoints={"times": [25]})
+    assert "checkpoint time 25 is outside the stream (its times run from 1 to 20)" in str(
+        info.value
+    )
+    frame = pd.DataFrame({"t": 1_700_000_000 + np.arange(20), "label": [0, 1] * 10, "x": 1.0})
+    with pytest.raises(ConfigError) as info:
+        delaycv.evaluate(
+            frame, "NoChange", time="t", folds=1, progress=False, checkpoints={"times": [0]}
+        )
+    assert (
+        "checkpoint time 0 (1970-01-01 00:00:00 UTC) is outside the stream (its times run from "
+        "1700000000 (2023-11-14 22:13:20 UTC) to 1700000019 (2023-11-14 22:13:39 UTC))"
+    ) in str(info.value)
