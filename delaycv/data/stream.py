@@ -36,9 +36,9 @@ from delaycv.common.checks import EFFORT_EXPECTED, EFFORT_MAX, EFFORT_MIN
 from delaycv.common.errors import DelaycvError, shown
 from delaycv.data.identity import ContentDigest
 from delaycv.data.timeunits import (
+    describe_time,
     implausible,
     implausible_message,
-    seconds_and_date,
 )
 
 #: The columns every stream file starts with, in order; the features follow.
@@ -256,7 +256,7 @@ def reveals_before_arrival_text(
     such as Commit Guru's fix links (backwards, ``-1`` for none)."""
     return (
         f"{where}: {count} of {positives} positives are revealed before their own time (the "
-        f"first at {at}: label_time {seconds_and_date(label_time)}, time {seconds_and_date(time)}): a policy "
+        f"first at {at}: label_time {describe_time(label_time)}, time {describe_time(time)}): a policy "
         "observes each such label as soon as its instance arrives (expected reveal times at or "
         "after each instance's time, NaN for a label never revealed: a column of fix links is "
         "none, such as Commit Guru's fix_unix_timestamp, the time of the commit a fix fixes, "

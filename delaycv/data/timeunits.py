@@ -134,16 +134,19 @@ def number_text(value: float) -> str:
     return repr(value)
 
 
-def seconds_and_date(seconds: float) -> str:
-    """Unix seconds and their UTC date.
+def describe_time(seconds: float) -> str:
+    """A Unix time as a reader reads it, its fraction of a second dropped.
 
-    >>> seconds_and_date(-1)
-    '-1 (1969-12-31 23:59:59 UTC)'
+    >>> describe_time(1546300800.7)
+    '2019-01-01 00:00:00 UTC (Unix 1546300800)'
+    >>> describe_time(-1)
+    '1969-12-31 23:59:59 UTC (Unix -1)'
     """
     import datetime
 
-    date = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
-    return f"{number_text(seconds)} ({date:%Y-%m-%d %H:%M:%S} UTC)"
+    whole = int(seconds)
+    date = datetime.datetime.fromtimestamp(whole, datetime.UTC)
+    return f"{date:%Y-%m-%d %H:%M:%S} UTC (Unix {whole})"
 
 
 def implausible_message(

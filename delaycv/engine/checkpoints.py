@@ -8,7 +8,7 @@ import numpy as np
 
 from delaycv.common.errors import ConfigError
 from delaycv.data.stream_file import StreamFile
-from delaycv.data.timeunits import number_text, seconds_and_date
+from delaycv.data.timeunits import describe_time, number_text
 from delaycv.protocol.checkpoints import fraction_position
 
 
@@ -43,7 +43,7 @@ def checkpoint_positions(
     >>> checkpoint_positions(t + 1_700_000_000, None, {"times": [1_600_000_000]}, dated=True)
     Traceback (most recent call last):
     ...
-    delaycv.common.errors.ConfigError: key checkpoints.times: checkpoint time 1600000000 (2020-09-13 12:26:40 UTC) is outside the stream (its times run from 1700000001 (2023-11-14 22:13:21 UTC) to 1700000030 (2023-11-14 22:13:50 UTC)) (expected times from the stream's first instance to its last)
+    delaycv.common.errors.ConfigError: key checkpoints.times: checkpoint time 2020-09-13 12:26:40 UTC (Unix 1600000000) is outside the stream (its times run from 2023-11-14 22:13:21 UTC (Unix 1700000001) to 2023-11-14 22:13:50 UTC (Unix 1700000030)) (expected times from the stream's first instance to its last)
     """
     spec = (
         {"positions": list(checkpoints)} if isinstance(checkpoints, list | tuple) else checkpoints
@@ -72,7 +72,7 @@ def checkpoint_positions(
         else:
             counts = np.searchsorted(time, times, side="right").tolist()
             first, last = time[0], time[-1]
-        shown = seconds_and_date if dated else number_text
+        shown = describe_time if dated else number_text
         for t in times:
             if not first <= t <= last:
                 raise ConfigError(

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import InputError
+from delaycv.data.timeunits import describe_time
 from delaycv.metrics.uncorrected import uncorrected
 from delaycv.protocol.checkpoints import (
     check_checkpoint_request,
@@ -63,27 +64,6 @@ CHOSEN_COLUMNS = ["dataset", "at", "checkpoint", "note"]
 
 def _fraction_label(fraction: float) -> str:
     return f"fraction_{float(fraction)}"
-
-
-def describe_time(seconds: float) -> str:
-    """A Unix time as a reader reads it: ``2019-01-01 00:00:00 UTC (Unix 1546300800)``.
-
-    Parameters
-    ----------
-    seconds : float
-        A Unix time; its fraction of a second is dropped.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> describe_time(1546300800.7)
-    '2019-01-01 00:00:00 UTC (Unix 1546300800)'
-    """
-    stamp = pd.Timestamp(int(seconds), unit="s")
-    return f"{stamp:%Y-%m-%d %H:%M:%S} UTC (Unix {int(seconds)})"
 
 
 def describe_at(at: str) -> str:

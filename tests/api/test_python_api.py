@@ -470,8 +470,8 @@ def test_fix_links_left_on_the_positives_are_a_warning(brackets_csv, caplog):
     said = caplog.records[0].getMessage()
     assert said.startswith(
         "key label_time: 1 of 1 positives are revealed before their own time (the first at row "
-        "1: label_time 0 (1970-01-01 00:00:00 UTC), time 86400 (1970-01-02 00:00:00 UTC)): a "
-        "policy observes each such label as soon as its instance arrives"
+        "1: label_time 1970-01-01 00:00:00 UTC (Unix 0), time 1970-01-02 00:00:00 UTC (Unix "
+        "86400)): a policy observes each such label as soon as its instance arrives"
     ), said
     assert stream.label_time[0] == 0  # kept as given
     # reveals at or after arrival: no warning

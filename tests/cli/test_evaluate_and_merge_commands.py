@@ -171,11 +171,11 @@ def test_jobs_output_is_byte_identical(stream_file, tmp_path):
         # a run's own checkpoint at a time the stream does not reach (it starts after 1000)
         (
             ["--checkpoint-time", "5"],
-            ["option --checkpoint-time", "time 5 is outside the stream"],
+            ["option --checkpoint-time", "time 1970-01-01 00:00:05 UTC (Unix 5) is outside"],
         ),
         (
             ["--checkpoint-time", "4000000000"],
-            ["option --checkpoint-time", "4000000000 is outside"],
+            ["option --checkpoint-time", "(Unix 4000000000) is outside"],
         ),
         (
             ["--checkpoint-time", "1 Jan 2016"],
@@ -382,7 +382,7 @@ def test_a_checkpoint_time_may_be_a_date(tmp_path, capsys):
     assert main([*argv, "--checkpoint-time", "1999-12-31"]) == 2
     first, last = (pd.Timestamp(int(t), unit="s") for t in (times[0], times[-1]))
     assert (  # the times as seconds and as the dates the user may have given
-        "option --checkpoint-time: checkpoint time 946598400 (1999-12-31 00:00:00 UTC) is outside "
-        f"the stream (its times run from {int(times[0])} ({first:%Y-%m-%d %H:%M:%S} UTC) to "
-        f"{int(times[-1])} ({last:%Y-%m-%d %H:%M:%S} UTC))"
+        "option --checkpoint-time: checkpoint time 1999-12-31 00:00:00 UTC (Unix 946598400) is "
+        f"outside the stream (its times run from {first:%Y-%m-%d %H:%M:%S} UTC (Unix "
+        f"{int(times[0])}) to {last:%Y-%m-%d %H:%M:%S} UTC (Unix {int(times[-1])}))"
     ) in capsys.readouterr().err

@@ -115,8 +115,9 @@ def test_given_reveal_times_before_arrival_are_a_warning(tmp_path, caplog):
     assert s.metadata["label_time_before_time"] == 2
     assert (
         f"{tmp_path / 'd.csv'}: column reveal: 2 of 3 positives are revealed before their own "
-        "time (the first at row 1 (line 2): label_time 50 (1970-01-01 00:00:50 UTC), time 100 "
-        "(1970-01-01 00:01:40 UTC)): a policy observes each such label as soon" in caplog.text
+        "time (the first at row 1 (line 2): label_time 1970-01-01 00:00:50 UTC (Unix 50), time "
+        "1970-01-01 00:01:40 UTC (Unix 100)): a policy observes each such label as soon"
+        in caplog.text
     )
     caplog.clear()
     with caplog.at_level(logging.WARNING):

@@ -621,6 +621,7 @@ def test_a_checkpoint_time_outside_a_dated_stream_is_named_with_dates_and_not_of
             frame, "NoChange", time="t", folds=1, progress=False, checkpoints={"times": [0]}
         )
     assert (
-        "checkpoint time 0 (1970-01-01 00:00:00 UTC) is outside the stream (its times run from "
-        "1700000000 (2023-11-14 22:13:20 UTC) to 1700000019 (2023-11-14 22:13:39 UTC))"
+        "checkpoint time 1970-01-01 00:00:00 UTC (Unix 0) is outside the stream (its times run "
+        "from 2023-11-14 22:13:20 UTC (Unix 1700000000) to 2023-11-14 22:13:39 UTC (Unix "
+        "1700000019))"
     ) in str(info.value)
