@@ -34,3 +34,18 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
     close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
     return f" (did you mean {close[0]}?)" if close else ""
+
+
+def describe_time(seconds: float) -> str:
+    """A Unix time as a reader reads it, its fraction of a second dropped.
+
+    >>> describe_time(1546300800.7)
+    '2019-01-01 00:00:00 UTC (Unix 1546300800)'
+    >>> describe_time(-1)
+    '1969-12-31 23:59:59 UTC (Unix -1)'
+    """
+    import datetime
+
+    whole = int(seconds)
+    date = datetime.datetime.fromtimestamp(whole, datetime.UTC)
+    return f"{date:%Y-%m-%d %H:%M:%S} UTC (Unix {whole})"

@@ -34,12 +34,9 @@ import pandas as pd
 
 from delaycv.common.checks import EFFORT_EXPECTED, EFFORT_MAX, EFFORT_MIN
 from delaycv.common.errors import DelaycvError, shown
+from delaycv.common.words import describe_time
 from delaycv.data.identity import ContentDigest
-from delaycv.data.timeunits import (
-    describe_time,
-    implausible,
-    implausible_message,
-)
+from delaycv.data.timeunits import implausible, implausible_message
 
 #: The columns every stream file starts with, in order; the features follow.
 BASE_COLUMNS: tuple[str, ...] = ("time", "label", "label_time")

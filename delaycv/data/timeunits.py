@@ -134,21 +134,6 @@ def number_text(value: float) -> str:
     return repr(value)
 
 
-def describe_time(seconds: float) -> str:
-    """A Unix time as a reader reads it, its fraction of a second dropped.
-
-    >>> describe_time(1546300800.7)
-    '2019-01-01 00:00:00 UTC (Unix 1546300800)'
-    >>> describe_time(-1)
-    '1969-12-31 23:59:59 UTC (Unix -1)'
-    """
-    import datetime
-
-    whole = int(seconds)
-    date = datetime.datetime.fromtimestamp(whole, datetime.UTC)
-    return f"{date:%Y-%m-%d %H:%M:%S} UTC (Unix {whole})"
-
-
 def implausible_message(
     value: float,
     given: str = "s",

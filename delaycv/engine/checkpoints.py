@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from delaycv.common.errors import ConfigError
+from delaycv.common.words import describe_time
 from delaycv.data.stream_file import StreamFile
-from delaycv.data.timeunits import describe_time, number_text
+from delaycv.data.timeunits import number_text
 from delaycv.protocol.checkpoints import fraction_position
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from delaycv.common.errors import InputError
-from delaycv.data.timeunits import describe_time
+from delaycv.common.words import describe_time
 from delaycv.metrics.uncorrected import uncorrected
 from delaycv.protocol.checkpoints import (
     check_checkpoint_request,

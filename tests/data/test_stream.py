@@ -163,7 +163,8 @@ def test_a_file_delaycv_did_not_write_tells_its_features_and_reveals_as_a_read_d
     said = open_stream(foreign).read_warnings
     assert len(said) == 1 and said[0].startswith(
         f"{foreign}: column label_time: 2 of 3 positives are revealed before their own time (the "
-        "first at row 3: label_time 5 (1970-01-01 00:00:05 UTC), time 30 (1970-01-01 00:00:30 UTC))"
+        "first at row 3: label_time 1970-01-01 00:00:05 UTC (Unix 5), time 1970-01-01 00:00:30 UTC "
+        "(Unix 30))"
     ), said
     import delaycv
 
