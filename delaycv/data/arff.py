@@ -83,6 +83,20 @@ def _read_quoted(text: str, i: int) -> tuple[str, int]:
     raise _LineError(f"unclosed quote {quote} in {text.strip()!r}", "a closing quote")
 
 
+def _read_value(text: str, i: int, stops: str) -> tuple[str, bool, int]:
+    """Read the value at ``text[i]`` (after its leading blanks): a quoted one, or an unquoted one
+    up to a character of ``stops``, stripped; return (value, quoted, index after it)."""
+    if i < len(text) and text[i] in "'\"":
+        value, i = _read_quoted(text, i)
+        return value, True, i
+    j = i
+    while i < len(text) and text[i] not in stops:
+        if text[i] in "'\"":
+            raise _LineError(f"quote inside an unquoted value in {text.strip()!r}")
+        i += 1
+    return text[j:i].strip(), False, i
+
+
 def split_values(text: str) -> list[tuple[str, bool]]:
     """Split a data line (or a nominal declaration's inside) at commas.
 
@@ -96,20 +110,12 @@ def split_values(text: str) -> list[tuple[str, bool]]:
     while True:
         while i < n and text[i] in " \t":
             i += 1
-        if i < n and text[i] in "'\"":
-            value, i = _read_quoted(text, i)
-            quoted = True
+        value, quoted, i = _read_value(text, i, ",%")
+        if quoted:
             while i < n and text[i] in " \t":
                 i += 1
             if i < n and text[i] not in ",%":
                 raise _LineError(f"text after a quoted value: {text[i:].strip()!r}", "a comma")
-        else:
-            j = i
-            while i < n and text[i] not in ",%":
-                if text[i] in "'\"":
-                    raise _LineError(f"quote inside an unquoted value in {text.strip()!r}")
-                i += 1
-            value, quoted = text[j:i].strip(), False
         values.append((value, quoted))
         if i < n and text[i] == ",":
             i += 1
@@ -291,20 +297,11 @@ def _sparse_entries(text: str, columns: list[Column]) -> list[tuple[int, object]
             )
         while i < n and s[i] in " \t":
             i += 1
-        if i < n and s[i] in "'\"":
-            value, i = _read_quoted(s, i)
-            quoted = True
-        else:
-            j = i
-            while i < n and s[i] not in ",}%":
-                if s[i] in "'\"":
-                    raise _LineError(f"quote inside an unquoted value in {s!r}")
-                i += 1
-            value, quoted = s[j:i].strip(), False
-            if not value:
-                raise _LineError(
-                    f"attribute index {index} has no value in a sparse line", _SPARSE_EXPECTED
-                )
+        value, quoted, i = _read_value(s, i, ",}%")
+        if not quoted and not value:
+            raise _LineError(
+                f"attribute index {index} has no value in a sparse line", _SPARSE_EXPECTED
+            )
         entries.append((index, _convert_value(value, quoted, columns[index])))
         last = index
         while i < n and s[i] in " \t":
@@ -360,6 +357,17 @@ def _arrow_type(col: Column) -> pa.DataType:
     return {NUMERIC: pa.float64(), DATE: pa.int64()}.get(col.kind, pa.string())
 
 
+def _on_line(parse, text: str, columns: list[Column], path: str, lineno: int):
+    """``parse(text, columns)``, its _LineError raised as an InputError naming the file and the
+    line."""
+    try:
+        return parse(text, columns)
+    except _LineError as err:
+        raise InputError(
+            err.message, path=path, location=f"line {lineno}", expected=err.expected
+        ) from None
+
+
 def _data_line_numbers(lines: list[str], start: int) -> list[int]:
     """The 1-based numbers of the data lines of ``lines[start:]`` (not blank, not a comment)."""
     return [
@@ -381,14 +389,7 @@ def _sparse_parse(
     given_rows: list[list[int]] = [[] for _ in columns]
     given_values: list[list] = [[] for _ in columns]
     for row, lineno in enumerate(numbers):
-        text = lines[lineno - 1]
-        try:
-            pairs = _line_entries(text, columns)
-        except _LineError as err:
-            raise InputError(
-                err.message, path=path, location=f"line {lineno}", expected=err.expected
-            ) from None
-        for index, value in pairs:
+        for index, value in _on_line(_line_entries, lines[lineno - 1], columns, path, lineno):
             given_rows[index].append(row)
             given_values[index].append(value)
     arrays = []
@@ -434,12 +435,7 @@ def _slow_parse(
         stripped = text.strip()
         if not stripped or stripped.startswith("%"):
             continue
-        try:
-            row = parse_data_line(text, columns)
-        except _LineError as err:
-            raise InputError(
-                err.message, path=path, location=f"line {idx + 1}", expected=err.expected
-            ) from None
+        row = _on_line(parse_data_line, text, columns, path, idx + 1)
         for c, v in zip(cols, row, strict=True):
             c.append(v)
         line_numbers.append(idx + 1)
