@@ -64,7 +64,7 @@ import pyarrow.compute as pc
 
 from delaycv.common.checks import EFFORT_EXPECTED
 from delaycv.common.errors import ConfigError, InputError
-from delaycv.common.words import did_you_mean
+from delaycv.common.words import describe_time, did_you_mean
 from delaycv.data.formats import raw_format, raw_stem, read_table
 from delaycv.data.mapping import (
     COMMIT_TYPE,
@@ -104,6 +104,7 @@ from delaycv.data.timeunits import (
     coarser_unit_message,
     implausible,
     implausible_message,
+    number_text,
 )
 
 log = logging.getLogger(__name__)
@@ -1007,14 +1008,12 @@ def convert_table(
 
 
 def _as_written(raw: RawTable, column: str, row: int) -> str:
-    """The value of ``column`` on ``row`` as the file gives it: a number (an integer without
-    ``.0``), a text quoted, an ARFF date as its UTC time (``2020-01-01T00:00:00Z``)."""
+    """The value of ``column`` on ``row`` as the file gives it: a text quoted, a number (an
+    integer without ``.0``), an ARFF date (read as Unix seconds) as a time is named to a reader."""
     value = raw.table.column(column)[row].as_py()
-    if raw.column(column).kind == DATE and value is not None:
-        return np.datetime_as_string(np.datetime64(value, "s")) + "Z"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return repr(value) if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        return repr(value)
+    return describe_time(value) if raw.column(column).kind == DATE else number_text(value)
 
 
 def _time_order(

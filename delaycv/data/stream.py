@@ -253,9 +253,9 @@ def reveals_before_arrival_text(
     such as Commit Guru's fix links (backwards, ``-1`` for none)."""
     return (
         f"{where}: {count} of {positives} positives are revealed before their own time (the "
-        f"first at {at}: label_time {describe_time(label_time)}, time {describe_time(time)}): a policy "
-        "observes each such label as soon as its instance arrives (expected reveal times at or "
-        "after each instance's time, NaN for a label never revealed: a column of fix links is "
+        f"first at {at}: label_time {describe_time(label_time)}, time {describe_time(time)}): "
+        "a policy observes each such label as soon as its instance arrives (expected reveal "
+        "times at or after each instance's time, NaN for a label never revealed: a column of fix links is "
         "none, such as Commit Guru's fix_unix_timestamp, the time of the commit a fix fixes, "
         "-1 for none; delaycv convert's preset commit-guru makes the reveal times from them)"
     )
